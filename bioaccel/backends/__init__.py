@@ -1,0 +1,91 @@
+"""Backend registry.
+
+Every backend turns an aligned DNA tile into integer pair counts (see
+:mod:`bioaccel.dna_models`); the distances are then computed once, in NumPy, so all
+backends agree bit for bit.
+
+``backend="auto"`` takes the first available of :data:`AUTO_ORDER` -- ``cupy`` and
+``numba-cuda`` only with a real CUDA device (never the simulator), then ``cpu`` (the
+compiled OpenMP core), then ``reference`` -- and logs its choice once. A backend named
+explicitly that cannot run raises :class:`~bioaccel.errors.BackendUnavailableError`
+saying why; there is no silent fallback.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ..errors import BackendUnavailableError
+from .base import Backend, DnaData
+
+log = logging.getLogger("bioaccel")
+
+#: Resolution order of ``backend="auto"``.
+AUTO_ORDER = ("cupy", "numba-cuda", "cpu", "reference")
+
+_instances: dict[str, Backend] = {}
+_auto_logged: set[str] = set()
+
+
+def _make(name: str) -> Backend:
+    if name == "reference":
+        from .reference import ReferenceBackend
+        return ReferenceBackend()
+    if name == "cpu":
+        from .cpu import CpuBackend
+        return CpuBackend()
+    if name == "numba-cuda":
+        from .numba_cuda import NumbaCudaBackend
+        return NumbaCudaBackend()
+    if name == "cupy":
+        from .cupy_backend import CupyBackend
+        return CupyBackend()
+    raise BackendUnavailableError(
+        f"unknown backend {name!r}; expected 'auto' or one of {list(AUTO_ORDER)}"
+    )
+
+
+def backend_names() -> tuple[str, ...]:
+    return AUTO_ORDER
+
+
+def get_backend(name: str = "auto") -> Backend:
+    """Return a ready backend.
+
+    Raises
+    ------
+    BackendUnavailableError
+        ``name`` is unknown, or names a backend that cannot run here (with the reason).
+    """
+    key = str(name).lower().replace("_", "-")
+    if key == "numba":
+        key = "numba-cuda"
+    if key == "auto":
+        for candidate in AUTO_ORDER:
+            backend = _instances.get(candidate) or _make(candidate)
+            _instances[candidate] = backend
+            if backend.unavailable_reason(for_auto=True) is None:
+                if candidate not in _auto_logged:
+                    log.info("bioaccel: backend 'auto' resolved to %r", candidate)
+                    _auto_logged.add(candidate)
+                return backend
+        raise BackendUnavailableError("no backend available")  # reference always is
+    backend = _instances.get(key) or _make(key)
+    _instances[key] = backend
+    reason = backend.unavailable_reason(for_auto=False)
+    if reason is not None:
+        raise BackendUnavailableError(f"backend {key!r} is unavailable: {reason}")
+    return backend
+
+
+def available_backends() -> dict[str, str | None]:
+    """Map each backend name to None (available) or the reason it is not."""
+    out = {}
+    for name in AUTO_ORDER:
+        backend = _instances.get(name) or _make(name)
+        _instances[name] = backend
+        out[name] = backend.unavailable_reason(for_auto=False)
+    return out
+
+
+__all__ = ["AUTO_ORDER", "Backend", "DnaData", "available_backends", "backend_names", "get_backend"]

@@ -1,0 +1,57 @@
+"""What a backend is, and the input it receives."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from ..dna_models import pack_planes
+
+
+class DnaData:
+    """An aligned DNA tile source: the code matrix, and views of it built on demand.
+
+    ``alignment`` holds the DNA codes after any global deletion (n, sites). Backends
+    read :attr:`planes` (bit-packed, for popcount kernels) or :attr:`onehot`
+    (for the GEMM formulation); ``device_cache`` keeps per-backend device copies
+    for the life of one :func:`~bioaccel.distance_matrix` call.
+    """
+
+    def __init__(self, alignment: np.ndarray):
+        self.alignment = np.ascontiguousarray(alignment, dtype=np.uint8)
+        self.device_cache: dict[str, Any] = {}
+
+    @property
+    def n(self) -> int:
+        return self.alignment.shape[0]
+
+    @property
+    def sites(self) -> int:
+        return self.alignment.shape[1]
+
+    @cached_property
+    def planes(self) -> np.ndarray:
+        return pack_planes(self.alignment)
+
+
+class Backend:
+    """Base class: a named way of computing pair counts for a tile of sequence pairs."""
+
+    name = "base"
+
+    def unavailable_reason(self, for_auto: bool) -> str | None:
+        """None when usable; else why not. ``for_auto`` also rejects slow stand-ins."""
+        return None
+
+    def dna_counts(self, data: DnaData, i0: int, i1: int, j0: int, j1: int, *,
+                   table: bool, upper_only: bool, threads: int) -> np.ndarray:
+        """Counts (4 or 16, i1 - i0, j1 - j0) int32 for rows [i0, i1) x columns [j0, j1).
+
+        Pairs with ``j <= i`` may be left at zero when ``upper_only`` is set.
+        """
+        raise NotImplementedError(f"backend {self.name!r} does not compute DNA counts")
+
+    def __repr__(self) -> str:
+        return f"<bioaccel backend {self.name!r}>"

@@ -1,0 +1,26 @@
+"""The compiled C++ core (csrc/): bit-packed sites, popcount, OpenMP over pair tiles."""
+
+from __future__ import annotations
+
+from .base import Backend, DnaData
+
+
+def load_native():
+    """Import ``bioaccel._native``; raise ImportError with the reason when it is missing."""
+    from .. import _native
+    return _native
+
+
+class CpuBackend(Backend):
+    name = "cpu"
+
+    def unavailable_reason(self, for_auto: bool) -> str | None:
+        try:
+            load_native()
+        except ImportError as exc:
+            return f"the compiled module bioaccel._native did not load ({exc}); reinstall with `pip install .`"
+        return None
+
+    def dna_counts(self, data: DnaData, i0, i1, j0, j1, *, table, upper_only, threads):
+        return load_native().dna_pair_counts(data.planes, i0, i1, j0, j1, table, upper_only,
+                                             int(threads))

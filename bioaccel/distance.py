@@ -1,0 +1,113 @@
+"""``distance_matrix``: all-vs-all distances, computed in row tiles on a chosen backend."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import numpy as np
+
+from .alphabet import DNA
+from .backends import DnaData, get_backend
+from .distmatrix import DistanceMatrix
+from .dna_models import (TABLE_MODELS, base_frequencies, check_model, distances_from_counts,
+                         kept_sites)
+from .errors import ModelError
+from .io import read_sequences
+from .seqbatch import SeqBatch
+
+#: bytes of pair counts one tile may hold
+TILE_BYTES = 64 * 2 ** 20
+
+
+def as_batch(seqs) -> SeqBatch:
+    """Accept a SeqBatch, a path, or a sequence of strings."""
+    if isinstance(seqs, SeqBatch):
+        return seqs
+    if isinstance(seqs, (str, os.PathLike)):
+        return read_sequences(seqs)
+    return SeqBatch.from_strings(list(seqs))
+
+
+def row_tiles(n: int, counts_per_pair: int) -> list[tuple[int, int]]:
+    """Row ranges over the upper triangle, each tile's counts within :data:`TILE_BYTES`."""
+    rows = max(1, TILE_BYTES // max(1, counts_per_pair * 4 * n))
+    return [(i, min(n, i + rows)) for i in range(0, n, rows)]
+
+
+def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False,
+                    backend: str = "auto", threads: int = 0,
+                    progress: Callable[[int, int], None] | None = None) -> DistanceMatrix:
+    """All-vs-all evolutionary distances between aligned DNA sequences, as ``ape::dist.dna``.
+
+    Parameters
+    ----------
+    seqs : SeqBatch, path, or sequence of str
+        An alignment of nucleotide sequences (all the same length).
+    model : {"raw", "jc69", "k80", "f81", "tn93", "logdet"}
+        See :mod:`bioaccel.dna_models` for the formulas and missing-data rules.
+    pairwise_deletion : bool
+        False (ape's default) drops every site missing in any sequence; True drops
+        a site only for the pairs where it is missing.
+    backend : {"auto", "cupy", "numba-cuda", "cpu", "reference"}
+    threads : int
+        CPU threads for the ``cpu`` backend; 0 means all cores. Results do not depend on it.
+    progress : callable(done_pairs, total_pairs), optional
+        Called after every tile.
+
+    Returns
+    -------
+    DistanceMatrix
+        Zero diagonal; NaN or +Inf where the model is undefined (as ape gives).
+
+    Raises
+    ------
+    ModelError
+        Unknown model, or a protein alignment.
+    AlignmentLengthError
+        Sequences of different lengths (names the record).
+    BackendUnavailableError
+        A named backend cannot run here.
+
+    Examples
+    --------
+    >>> dm = distance_matrix(["ACGTACGTAC", "ACGTACGTAT", "ACGAACGTAC"], model="raw",
+    ...                      backend="reference")
+    >>> dm.data[0].tolist()
+    [0.0, 0.1, 0.1]
+    """
+    batch = as_batch(seqs)
+    model = check_model(model)
+    if batch.alphabet is not DNA:
+        raise ModelError(
+            f"model {model!r} needs nucleotide sequences, but {batch.source or 'the input'} "
+            "reads as protein"
+        )
+    if len(batch) < 2:
+        raise ValueError(f"need at least 2 sequences for a distance matrix, got {len(batch)}")
+    engine = get_backend(backend)
+    alignment = batch.as_alignment()
+    freqs = base_frequencies(alignment)
+    if not pairwise_deletion:
+        alignment = alignment[:, kept_sites(alignment)]
+    data = DnaData(alignment)
+    table = model in TABLE_MODELS
+    n = len(batch)
+    out = np.zeros((n, n))
+    tiles = row_tiles(n, 16 if table else 4)
+    total = n * (n - 1) // 2
+    done = 0
+    for i0, i1 in tiles:
+        counts = engine.dna_counts(data, i0, i1, i0, n, table=table, upper_only=True,
+                                   threads=threads)
+        dist = distances_from_counts(model, counts, freqs)
+        rows = np.arange(i0, i1)[:, None]
+        cols = np.arange(i0, n)[None, :]
+        upper = cols > rows
+        block = out[i0:i1, i0:n]
+        block[upper] = dist[upper]
+        done += int(upper.sum())
+        if progress is not None:
+            progress(done, total)
+    out = out + out.T  # lower triangle was zero; the diagonal stays zero
+    return DistanceMatrix(out, batch.ids)

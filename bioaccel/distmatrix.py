@@ -1,0 +1,229 @@
+"""``DistanceMatrix``: labelled square matrix of pairwise distances, and its file formats."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .errors import MatrixFormatError
+from .io import atomic_output
+from .seqbatch import check_unique_ids
+
+#: formats of :meth:`DistanceMatrix.write` / :meth:`DistanceMatrix.read`
+MATRIX_FORMATS = ("phylip", "phylip-lower", "tsv", "npy", "npz")
+
+
+def _fmt(v: float) -> str:
+    return repr(float(v))  # shortest text that reads back to the same double; nan, inf
+
+
+class DistanceMatrix:
+    """Square, symmetric float64 distances with unique labels.
+
+    Parameters
+    ----------
+    data : array-like, shape (n, n)
+    ids : sequence of str
+
+    Examples
+    --------
+    >>> dm = DistanceMatrix([[0, 1.5], [1.5, 0]], ["a", "b"])
+    >>> dm.condensed().tolist()
+    [1.5]
+    """
+
+    def __init__(self, data, ids):
+        data = np.asarray(data, dtype=np.float64)
+        ids = [str(i) for i in ids]
+        if data.ndim != 2 or data.shape[0] != data.shape[1]:
+            raise ValueError(f"distance matrix must be square, got shape {data.shape}")
+        if data.shape[0] != len(ids):
+            raise ValueError(f"{len(ids)} ids for a {data.shape[0]} x {data.shape[0]} matrix")
+        check_unique_ids(ids)
+        self.data = data
+        self.ids = ids
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __repr__(self) -> str:
+        return f"<DistanceMatrix {len(self)} x {len(self)}>"
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, DistanceMatrix):
+            return NotImplemented
+        return self.ids == other.ids and np.array_equal(self.data, other.data, equal_nan=True)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.data.shape
+
+    def condensed(self) -> np.ndarray:
+        """Upper triangle row by row: SciPy's ``squareform`` order, and R's ``dist`` order."""
+        i, j = np.triu_indices(len(self), k=1)
+        return self.data[i, j]
+
+    @classmethod
+    def from_condensed(cls, values, ids) -> DistanceMatrix:
+        values = np.asarray(values, dtype=np.float64)
+        n = len(ids)
+        if values.shape != (n * (n - 1) // 2,):
+            raise ValueError(f"{values.size} condensed values do not fit {n} ids")
+        data = np.zeros((n, n))
+        i, j = np.triu_indices(n, k=1)
+        data[i, j] = values
+        data[j, i] = values
+        return cls(data, ids)
+
+    def to_skbio(self):
+        """A ``skbio.DistanceMatrix`` (needs scikit-bio; NaN/Inf are rejected by it)."""
+        from skbio import DistanceMatrix as SkbioDistanceMatrix
+        return SkbioDistanceMatrix(self.data, self.ids)
+
+    # -- writing ---------------------------------------------------------------
+    def write(self, path: str | os.PathLike, format: str | None = None) -> None:
+        """Write atomically as ``phylip`` (square), ``phylip-lower``, ``tsv``, ``npy`` or ``npz``.
+
+        PHYLIP keeps full names (no 10-character cut); a name and its values are separated
+        by whitespace, so a reader takes the last n (or i) fields of a row as values.
+        ``npy`` holds the matrix alone and writes the ids to ``PATH.ids.txt`` beside it.
+        """
+        path = Path(path)
+        fmt = (format or _format_from_suffix(path)).lower()
+        if fmt not in MATRIX_FORMATS:
+            raise ValueError(f"unknown matrix format {format!r}; expected one of {list(MATRIX_FORMATS)}")
+        if fmt in ("npy", "npz"):
+            with atomic_output(path, "wb") as f:
+                if fmt == "npy":
+                    np.save(f, self.data)
+                else:
+                    np.savez(f, data=self.data, ids=np.array(self.ids, dtype=str))
+            if fmt == "npy":
+                with atomic_output(Path(str(path) + ".ids.txt")) as f:
+                    f.write("".join(i + "\n" for i in self.ids))
+            return
+        with atomic_output(path) as f:
+            if fmt == "tsv":
+                f.write("\t" + "\t".join(self.ids) + "\n")
+                for name, row in zip(self.ids, self.data):
+                    f.write(name + "\t" + "\t".join(_fmt(v) for v in row) + "\n")
+                return
+            f.write(f"{len(self)}\n")
+            for k, (name, row) in enumerate(zip(self.ids, self.data)):
+                values = row[:k] if fmt == "phylip-lower" else row
+                f.write(name + ("  " + " ".join(_fmt(v) for v in values) if len(values) else "") + "\n")
+
+    # -- reading ---------------------------------------------------------------
+    @classmethod
+    def read(cls, path: str | os.PathLike, format: str | None = None) -> DistanceMatrix:
+        """Read a matrix written by :meth:`write` (PHYLIP square or lower, TSV, npy, npz).
+
+        Raises
+        ------
+        MatrixFormatError
+            Names the file, line and field that could not be read.
+        """
+        path = Path(path)
+        fmt = (format or _format_from_suffix(path, sniff=True)).lower()
+        if not path.exists():
+            raise MatrixFormatError(f"{path}: no such file")
+        if fmt == "npz":
+            with np.load(path, allow_pickle=False) as z:
+                return cls(z["data"], [str(i) for i in z["ids"]])
+        if fmt == "npy":
+            data = np.load(path, allow_pickle=False)
+            side = Path(str(path) + ".ids.txt")
+            ids = side.read_text().splitlines() if side.exists() else [str(i) for i in range(len(data))]
+            return cls(data, ids)
+        lines = [ln for ln in path.read_text().splitlines() if ln.strip()]
+        if not lines:
+            raise MatrixFormatError(f"{path}: file is empty; expected a distance matrix")
+        if fmt == "tsv":
+            return _read_tsv(path, lines)
+        return _read_phylip(path, lines)
+
+
+def _format_from_suffix(path: Path, sniff: bool = False) -> str:
+    suffix = path.suffix.lower()
+    by_suffix = {".npy": "npy", ".npz": "npz", ".tsv": "tsv", ".txt": "tsv", ".csv": "tsv",
+                 ".phy": "phylip", ".phylip": "phylip", ".dist": "phylip", ".mat": "phylip"}
+    if suffix in by_suffix:
+        return by_suffix[suffix]
+    if sniff and path.exists():
+        with open(path, "rb") as f:
+            head = f.read(64)
+        if head.startswith(b"\x93NUMPY"):
+            return "npy"
+        if head.startswith(b"PK"):
+            return "npz"
+        if head.startswith(b"\t"):
+            return "tsv"
+    return "phylip"
+
+
+def _parse_float(path: Path, lineno: int, field: str) -> float:
+    try:
+        return float(field)
+    except ValueError:
+        raise MatrixFormatError(
+            f"{path}, line {lineno}: value {field!r} is not a number"
+        ) from None
+
+
+def _read_phylip(path: Path, lines: list[str]) -> DistanceMatrix:
+    head = lines[0].split()
+    if len(head) != 1 or not head[0].isdigit():
+        raise MatrixFormatError(
+            f"{path}, line 1: expected the number of taxa, got {lines[0][:40]!r}"
+        )
+    n = int(head[0])
+    if len(lines) - 1 != n:
+        raise MatrixFormatError(f"{path}: header says {n} taxa, found {len(lines) - 1} rows")
+    square = len(lines[1].split()) == n + 1 if n else True
+    data = np.zeros((n, n))
+    ids = []
+    for k, line in enumerate(lines[1:]):
+        fields = line.split()
+        want = n if square else k
+        if len(fields) < want + 1:
+            raise MatrixFormatError(
+                f"{path}, line {k + 2}: expected a name and {want} values, got {len(fields)} fields"
+            )
+        ids.append(" ".join(fields[:len(fields) - want]))
+        values = [_parse_float(path, k + 2, v) for v in fields[len(fields) - want:]]
+        if square:
+            data[k] = values
+        else:
+            data[k, :k] = values
+            data[:k, k] = values
+    dm = DistanceMatrix(data, ids)
+    if square and not np.array_equal(data, data.T, equal_nan=True):
+        i, j = np.argwhere(~((data == data.T) | (np.isnan(data) & np.isnan(data.T))))[0]
+        raise MatrixFormatError(
+            f"{path}: matrix is not symmetric: {ids[i]!r}/{ids[j]!r} = {data[i, j]!r} "
+            f"but {ids[j]!r}/{ids[i]!r} = {data[j, i]!r}"
+        )
+    return dm
+
+
+def _read_tsv(path: Path, lines: list[str]) -> DistanceMatrix:
+    ids = lines[0].split("\t")[1:]
+    n = len(ids)
+    if len(lines) - 1 != n:
+        raise MatrixFormatError(f"{path}: header names {n} taxa, found {len(lines) - 1} rows")
+    data = np.zeros((n, n))
+    for k, line in enumerate(lines[1:]):
+        fields = line.split("\t")
+        if len(fields) != n + 1:
+            raise MatrixFormatError(
+                f"{path}, line {k + 2}: expected a name and {n} values, got {len(fields)} fields"
+            )
+        if fields[0] != ids[k]:
+            raise MatrixFormatError(
+                f"{path}, line {k + 2}: row name {fields[0]!r} differs from column {ids[k]!r}"
+            )
+        data[k] = [_parse_float(path, k + 2, v) for v in fields[1:]]
+    return DistanceMatrix(data, ids)
+

@@ -1,0 +1,146 @@
+"""Evolutionary distances between aligned DNA sequences, with ``ape::dist.dna`` semantics.
+
+Every backend reduces a pair of sequences to integer site counts; this module turns
+the counts into distances, once, in NumPy, so every backend gives bit-identical values.
+
+Missing data: only A, C, G and T (U) are observed bases. Every other code (IUPAC
+ambiguity, N, gap, ``?``) is missing. With ``pairwise_deletion=False`` a site missing in
+*any* sequence is dropped for all pairs (ape's default); with ``True`` a site is dropped
+only for the pairs in which it is missing.
+
+Formulas, with L the number of compared sites, P1/P2 the proportions of purine (A<->G)
+and pyrimidine (C<->T) transitions, P = P1 + P2, Q the proportion of transversions and
+p = P + Q the proportion of differences (as in ape's C code):
+
+=======  ===================================================================
+raw      p
+jc69     -3/4 ln(1 - 4p/3)                                    (Jukes & Cantor 1969)
+k80      -1/2 ln((1 - 2P - Q) sqrt(1 - 2Q))                   (Kimura 1980)
+f81      -E ln(1 - p/E), E = 1 - sum(pi_i^2)                  (Felsenstein 1981)
+tn93     -k1 ln w1 - k2 ln w2 - k3 ln w3                      (Tamura & Nei 1993)
+logdet   -ln(det F) / 4 - ln 4, F the 4x4 table of site pairs / L   (ape's LogDet)
+=======  ===================================================================
+
+Base frequencies pi (f81, tn93) come from the whole alignment *before* any deletion:
+counts of A, C, G, T over all sequences and sites, as ``ape::base.freq``.
+
+Undefined values are what ape returns, never clamped: L = 0 gives NaN; saturation
+(a log argument of exactly 0) gives +Inf; a negative log argument gives NaN. For example,
+two sequences differing at 3/4 of the sites have jc69 = +Inf, and at more than 3/4, NaN.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .alphabet import DNA_KNOWN
+from .errors import ModelError
+
+MODELS = ("raw", "jc69", "k80", "f81", "tn93", "logdet")
+#: models whose counts are the full 4x4 table rather than the 4 summary counts
+TABLE_MODELS = frozenset({"logdet"})
+_LN4 = float(np.log(4.0))
+
+# Order of the summary counts every backend returns (matches csrc/dna_counts.hpp).
+SITES, TS_PURINE, TS_PYRIMIDINE, TRANSVERSIONS = range(4)
+
+
+def check_model(model: str) -> str:
+    m = str(model).lower()
+    if m not in MODELS:
+        raise ModelError(f"unknown aligned-DNA model {model!r}; expected one of {list(MODELS)}")
+    return m
+
+
+def base_frequencies(alignment: np.ndarray) -> np.ndarray:
+    """Frequencies of A, C, G, T over every site of every sequence (ape's ``base.freq``)."""
+    counts = np.bincount(alignment.ravel(), minlength=DNA_KNOWN)[:DNA_KNOWN].astype(np.float64)
+    total = counts.sum()
+    if total == 0:
+        return np.full(4, np.nan)
+    return counts / total
+
+
+def kept_sites(alignment: np.ndarray) -> np.ndarray:
+    """Boolean mask of sites where every sequence has an observed base (global deletion)."""
+    if alignment.shape[0] == 0:
+        return np.ones(alignment.shape[1], dtype=bool)
+    return np.all(alignment < DNA_KNOWN, axis=0)
+
+
+def pack_planes(alignment: np.ndarray) -> np.ndarray:
+    """Bit planes (n, 3, words) uint64: known, pyrimidine, G-or-T; sites LSB first.
+
+    With A=00, G=01, C=10, T=11 in (pyrimidine, G-or-T), a transversion is a pyrimidine
+    bit that differs and a transition a G-or-T bit that differs within one class.
+    """
+    n, s = alignment.shape
+    words = max(1, -(-s // 64))
+    known = alignment < DNA_KNOWN
+    # codes: A=0, C=1, G=2, T=3
+    pyr = known & ((alignment == 1) | (alignment == 3))
+    gt = known & ((alignment == 2) | (alignment == 3))
+    planes = np.zeros((n, 3, words * 8), dtype=np.uint8)
+    for k, bits in enumerate((known, pyr, gt)):
+        packed = np.packbits(bits, axis=1, bitorder="little")
+        planes[:, k, :packed.shape[1]] = packed
+    return planes.view("<u8").astype(np.uint64, copy=False).reshape(n, 3, words)
+
+
+def _det4(f: np.ndarray) -> np.ndarray:
+    """Determinant of (..., 4, 4) by cofactor expansion along the first row."""
+    def det3(m):
+        return (m[..., 0, 0] * (m[..., 1, 1] * m[..., 2, 2] - m[..., 1, 2] * m[..., 2, 1])
+                - m[..., 0, 1] * (m[..., 1, 0] * m[..., 2, 2] - m[..., 1, 2] * m[..., 2, 0])
+                + m[..., 0, 2] * (m[..., 1, 0] * m[..., 2, 1] - m[..., 1, 1] * m[..., 2, 0]))
+    total = np.zeros(f.shape[:-2])
+    rest = f[..., 1:, :]
+    for c in range(4):
+        minor = np.delete(rest, c, axis=-1)
+        total = total + (-1) ** c * f[..., 0, c] * det3(minor)
+    return total
+
+
+def distances_from_counts(model: str, counts: np.ndarray, freqs: np.ndarray) -> np.ndarray:
+    """Distances for a tile of pairs.
+
+    Parameters
+    ----------
+    model : str
+        One of :data:`MODELS`.
+    counts : ndarray of int, shape (4, ...) or (16, ...) for ``logdet``
+        Summary counts (sites, purine transitions, pyrimidine transitions, transversions),
+        or the 4x4 A/C/G/T contingency table flattened row-major.
+    freqs : ndarray, shape (4,)
+        Base frequencies (A, C, G, T), used by ``f81`` and ``tn93``.
+    """
+    c = counts.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if model == "logdet":
+            sites = c.sum(axis=0)
+            table = np.moveaxis(c / sites, 0, -1).reshape(*c.shape[1:], 4, 4)
+            return -np.log(_det4(table)) / 4 - _LN4
+        sites = c[SITES]
+        p1, p2, q = c[TS_PURINE] / sites, c[TS_PYRIMIDINE] / sites, c[TRANSVERSIONS] / sites
+        p = (c[TS_PURINE] + c[TS_PYRIMIDINE] + c[TRANSVERSIONS]) / sites
+        if model == "raw":
+            return p
+        if model == "jc69":
+            return -0.75 * np.log(1 - 4 * p / 3)
+        if model == "k80":
+            ts = (c[TS_PURINE] + c[TS_PYRIMIDINE]) / sites
+            return -0.5 * np.log((1 - 2 * ts - q) * np.sqrt(1 - 2 * q))
+        a, cc, g, t = (float(x) for x in freqs)
+        if model == "f81":
+            e = 1 - a * a - cc * cc - g * g - t * t
+            return -e * np.log(1 - p / e)
+        if model == "tn93":
+            g_r, g_y = a + g, cc + t
+            k1 = 2 * a * g / g_r
+            k2 = 2 * cc * t / g_y
+            k3 = 2 * (g_r * g_y - a * g * g_y / g_r - cc * t * g_r / g_y)
+            w1 = 1 - p1 / k1 - q / (2 * g_r)
+            w2 = 1 - p2 / k2 - q / (2 * g_y)
+            w3 = 1 - q / (2 * g_r * g_y)
+            return -k1 * np.log(w1) - k2 * np.log(w2) - k3 * np.log(w3)
+    raise ModelError(f"unknown aligned-DNA model {model!r}; expected one of {list(MODELS)}")

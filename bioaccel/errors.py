@@ -1,0 +1,35 @@
+"""Error types. Each subclasses a built-in, so ``except ValueError`` still works."""
+
+from __future__ import annotations
+
+
+class BioaccelError(Exception):
+    """Base class of every error bioaccel raises on purpose."""
+
+
+class SequenceFormatError(BioaccelError, ValueError):
+    """A sequence file is empty, unreadable, or not in the expected format."""
+
+
+class AlphabetError(BioaccelError, ValueError):
+    """A sequence holds a letter outside the alphabet it is read with."""
+
+
+class DuplicateIdError(BioaccelError, ValueError):
+    """Two records share one identifier."""
+
+
+class AlignmentLengthError(BioaccelError, ValueError):
+    """Sequences of an alignment do not all have the same length."""
+
+
+class ModelError(BioaccelError, ValueError):
+    """An unknown distance model, or a model that does not fit the input."""
+
+
+class MatrixFormatError(BioaccelError, ValueError):
+    """A distance-matrix file cannot be parsed."""
+
+
+class BackendUnavailableError(BioaccelError, RuntimeError):
+    """A backend was named explicitly but cannot run here; the message says why."""

@@ -1,0 +1,189 @@
+"""Reading sequence files (through Biopython) and writing results atomically."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from .alphabet import Alphabet
+from .errors import SequenceFormatError
+from .seqbatch import SeqBatch
+
+#: Formats read_sequences accepts, mapped to Biopython's SeqIO/AlignIO names.
+FORMATS = {
+    "fasta": "fasta",
+    "fastq": "fastq",
+    "clustal": "clustal",
+    "phylip": "phylip-relaxed",
+    "stockholm": "stockholm",
+    "nexus": "nexus",
+}
+
+_EXTENSIONS = {
+    ".fa": "fasta", ".fasta": "fasta", ".fna": "fasta", ".faa": "fasta", ".ffn": "fasta",
+    ".fas": "fasta", ".mfa": "fasta", ".afa": "fasta", ".aln.fa": "fasta",
+    ".fq": "fastq", ".fastq": "fastq",
+    ".aln": "clustal", ".clustal": "clustal", ".clw": "clustal",
+    ".phy": "phylip", ".phylip": "phylip",
+    ".sto": "stockholm", ".stockholm": "stockholm", ".stk": "stockholm",
+    ".nex": "nexus", ".nexus": "nexus", ".nxs": "nexus",
+}
+
+
+def _open_text(path: Path) -> str:
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise SequenceFormatError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise SequenceFormatError(f"{path}: is a directory, expected a sequence file") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise SequenceFormatError(f"{path}: damaged gzip file ({exc})") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SequenceFormatError(
+            f"{path}: byte {exc.start} is not text (0x{raw[exc.start]:02x}); expected a "
+            "FASTA/FASTQ/Clustal/PHYLIP/Stockholm/NEXUS file, plain or gzip"
+        ) from None
+
+
+def sniff_format(text: str, path: Path | None = None) -> str:
+    """Guess the format from the first non-blank line, else from the file extension."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if first.startswith(">"):
+        return "fasta"
+    if first.startswith("@"):
+        return "fastq"
+    if first.upper().startswith(("CLUSTAL", "MUSCLE", "PROBCONS")):
+        return "clustal"
+    if first.upper().startswith("# STOCKHOLM"):
+        return "stockholm"
+    if first.upper().startswith("#NEXUS"):
+        return "nexus"
+    if re.fullmatch(r"\d+\s+\d+(\s+.*)?", first):
+        return "phylip"
+    if path is not None:
+        suffixes = "".join(path.suffixes[-2:]).lower().removesuffix(".gz")
+        for ext, fmt in _EXTENSIONS.items():
+            if suffixes.endswith(ext):
+                return fmt
+    shown = first[:40] + ("..." if len(first) > 40 else "")
+    where = f"{path}: " if path else ""
+    raise SequenceFormatError(
+        f"{where}not a sequence file: first line {shown!r}; expected FASTA ('>'), FASTQ ('@'), "
+        "Clustal, PHYLIP, Stockholm or NEXUS"
+    )
+
+
+def _parse(text: str, fmt: str, path: Path) -> list[tuple[str, str]]:
+    from Bio import SeqIO
+
+    records: list[tuple[str, str]] = []
+    try:
+        for rec in SeqIO.parse(io.StringIO(text), FORMATS[fmt]):
+            records.append((rec.id, str(rec.seq)))
+    except (ValueError, IndexError, KeyError, AssertionError) as exc:
+        if fmt == "phylip":  # names of exactly 10 characters with no space: strict PHYLIP
+            with contextlib.suppress(ValueError, IndexError, KeyError, AssertionError):
+                return [(r.id, str(r.seq)) for r in SeqIO.parse(io.StringIO(text), "phylip")]
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        after = f" after record {records[-1][0]!r} (record {len(records)})" if records else ""
+        raise SequenceFormatError(f"{path}: not valid {fmt.upper()}{after}: {detail}") from None
+    return records
+
+
+def read_sequences(path: str | os.PathLike, format: str | None = None,
+                   alphabet: str | Alphabet = "auto") -> SeqBatch:
+    """Read a FASTA, FASTQ, Clustal, PHYLIP, Stockholm or NEXUS file, plain or gzip.
+
+    Parameters
+    ----------
+    path : path-like
+        The file. Gzip is recognised by its magic bytes, whatever the name.
+    format : str, optional
+        One of :data:`FORMATS`; sniffed from the content (then the extension) when omitted.
+    alphabet : {"auto", "dna", "rna", "protein"}
+        ``"auto"`` reads DNA when every letter is a nucleotide or IUPAC code.
+
+    Returns
+    -------
+    SeqBatch
+        Full ids as the file gives them (the first word of a FASTA header; PHYLIP names
+        are not cut to 10 characters).
+
+    Raises
+    ------
+    SequenceFormatError
+        Missing, empty or unparsable file, unknown format, empty id.
+    DuplicateIdError, AlphabetError
+        Name the records, position and letter at fault.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "x.fa")
+    >>> _ = open(p, "w").write(">A/Sao_Paulo/1/2009 HA\\nACGT\\n>b\\nAGGT\\n")
+    >>> read_sequences(p).ids
+    ['A/Sao_Paulo/1/2009', 'b']
+    """
+    path = Path(path)
+    text = _open_text(path)
+    if not text.strip():
+        raise SequenceFormatError(f"{path}: file is empty; expected sequence records")
+    if format is None:
+        fmt = sniff_format(text, path)
+    else:
+        fmt = format.lower()
+        if fmt not in FORMATS:
+            raise SequenceFormatError(
+                f"unknown sequence format {format!r}; expected one of {sorted(FORMATS)}"
+            )
+    records = _parse(text, fmt, path)
+    if not records:
+        raise SequenceFormatError(f"{path}: no {fmt.upper()} records found")
+    ids = [r[0] for r in records]
+    return SeqBatch.from_strings([r[1] for r in records], ids=ids, alphabet=alphabet,
+                                 source=str(path))
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[io.IOBase]:
+    """Open a temporary file beside ``path``; rename it over ``path`` only on success.
+
+    A crash or exception leaves no partial file at ``path`` (and removes the temporary).
+
+    Raises
+    ------
+    OSError
+        The directory does not exist or is not writable (the message names it).
+    """
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write {str(path)!r}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, mode) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file normal permissions
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

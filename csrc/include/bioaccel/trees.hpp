@@ -1,0 +1,33 @@
+// Distance-based tree building: neighbour joining and UPGMA.
+//
+// Both take a dense, symmetric n x n float64 matrix (row-major) and return the tree
+// as an edge list over node ids: tips are 0..n-1 (the matrix order), internal nodes
+// are numbered from n upwards in the order they are created.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace bioaccel {
+
+struct EdgeList {
+    std::vector<std::int64_t> parent;
+    std::vector<std::int64_t> child;
+    std::vector<double> length;
+    std::int64_t root = -1;
+};
+
+// Saitou & Nei (1987) neighbour joining with the pair criterion and branch-length
+// formulas of ape::nj. Unrooted result: the last three clusters hang off `root`.
+// The Q-matrix minimum is found RapidNJ-style (Simonsen et al. 2008): each row keeps
+// its distances sorted, and a row scan stops as soon as a lower bound exceeds the best
+// value found, so the result is exactly canonical NJ at far less than O(n^3) work.
+// Ties between equal Q values go to the pair with the smallest (slot, slot) indices,
+// the same for any thread count. Requires n >= 3, finite entries.
+EdgeList neighbor_joining(const double* d, std::int64_t n, int threads);
+
+// UPGMA (average linkage) by the nearest-neighbour-chain algorithm, O(n^2) time.
+// Rooted, ultrametric: a merge at distance h puts its node at height h / 2.
+EdgeList upgma(const double* d, std::int64_t n);
+
+}  // namespace bioaccel

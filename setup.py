@@ -1,0 +1,51 @@
+"""Native build only: the private extension ``bioaccel._native`` from csrc/.
+
+OpenMP is used when the compiler accepts ``-fopenmp``; set ``BIOACCEL_NO_OPENMP=1``
+to build without it. ``bioaccel.show_config()`` reports which build you got.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from glob import glob
+
+from pybind11.setup_helpers import Pybind11Extension, build_ext
+from setuptools import setup
+
+
+def compiler_accepts(flag: str) -> bool:
+    """True when the C++ compiler builds and links a tiny OpenMP program with ``flag``."""
+    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    if not cxx:
+        return False
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "probe.cpp")
+        with open(src, "w") as f:
+            f.write("#include <omp.h>\nint main() { return omp_get_max_threads() > 0 ? 0 : 1; }\n")
+        result = subprocess.run([cxx, flag, src, "-o", os.path.join(tmp, "probe")],
+                                capture_output=True)
+        return result.returncode == 0
+
+
+use_openmp = os.environ.get("BIOACCEL_NO_OPENMP", "") not in ("1", "true", "yes") and \
+    sys.platform != "win32" and compiler_accepts("-fopenmp")
+
+extra_compile = ["-O3"]
+extra_link = []
+if use_openmp:
+    extra_compile.append("-fopenmp")
+    extra_link.append("-fopenmp")
+
+ext = Pybind11Extension(
+    "bioaccel._native",
+    sorted(glob("csrc/*.cpp")) + ["csrc/bindings/module.cpp"],
+    include_dirs=["csrc/include"],
+    extra_compile_args=extra_compile,
+    extra_link_args=extra_link,
+    define_macros=[("BIOACCEL_BUILD_OPENMP", "1" if use_openmp else "0")],
+    cxx_std=17,
+)
+
+setup(ext_modules=[ext], cmdclass={"build_ext": build_ext})
