@@ -161,7 +161,7 @@ def collect(check_r: bool = True) -> Report:
         else:
             try:
                 import rpy2.robjects as ro
-                ape = bool(ro.r('requireNamespace("ape", quietly=TRUE)')[0])
+                ape = bool(ro.r('c(requireNamespace("ape", quietly=TRUE))')[0])
                 rep.add("rpy2", ape, f"rpy2 {rv} loads R {ro.r('R.version.string')[0]}; "
                         f"ape {'present' if ape else 'missing'}",
                         "" if ape else "apt-get install r-cran-ape")

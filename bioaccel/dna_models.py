@@ -87,18 +87,37 @@ def pack_planes(alignment: np.ndarray) -> np.ndarray:
     return planes.view("<u8").astype(np.uint64, copy=False).reshape(n, 3, words)
 
 
-def _det4(f: np.ndarray) -> np.ndarray:
-    """Determinant of (..., 4, 4) by cofactor expansion along the first row."""
-    def det3(m):
-        return (m[..., 0, 0] * (m[..., 1, 1] * m[..., 2, 2] - m[..., 1, 2] * m[..., 2, 1])
-                - m[..., 0, 1] * (m[..., 1, 0] * m[..., 2, 2] - m[..., 1, 2] * m[..., 2, 0])
-                + m[..., 0, 2] * (m[..., 1, 0] * m[..., 2, 1] - m[..., 1, 1] * m[..., 2, 0]))
-    total = np.zeros(f.shape[:-2])
-    rest = f[..., 1:, :]
-    for c in range(4):
-        minor = np.delete(rest, c, axis=-1)
-        total = total + (-1) ** c * f[..., 0, c] * det3(minor)
-    return total
+# ape lays the LogDet table out column-major with bases in A, G, C, T order; our counts
+# are row-major A, C, G, T. _APE_CELL[k] is our cell for ape's cell k.
+_AGCT = (0, 2, 1, 3)  # position of A, C, G, T in ape's order
+_APE_CELL = [0] * 16
+for _a in range(4):
+    for _b in range(4):
+        _APE_CELL[_AGCT[_a] + 4 * _AGCT[_b]] = 4 * _a + _b
+
+
+def _det4(x: list[np.ndarray]) -> np.ndarray:
+    """4x4 determinant, entries in ape's column-major cell order.
+
+    The Laplace expansion by 2x2 minors, with its terms summed in the order ape's
+    ``detFourByFour`` sums them, so that singular tables give exactly 0 (and +Inf
+    distances) where ape does, instead of a rounding residue.
+    """
+    m1 = x[10] * x[15] - x[14] * x[11]
+    m2 = x[14] * x[7] - x[6] * x[15]
+    m3 = x[6] * x[11] - x[10] * x[7]
+    m4 = x[2] * x[15] - x[14] * x[3]
+    m5 = x[10] * x[3] - x[2] * x[11]
+    m6 = x[14] * x[11] - x[10] * x[15]
+    m7 = x[2] * x[7] - x[6] * x[3]
+    m8 = x[6] * x[15] - x[14] * x[7]
+    m9 = x[14] * x[3] - x[2] * x[15]
+    m10 = x[10] * x[7] - x[6] * x[11]
+    m11 = x[2] * x[11] - x[10] * x[3]
+    m12 = x[6] * x[3] - x[2] * x[7]
+    return (x[0] * x[5] * m1 + x[0] * x[9] * m2 + x[0] * x[13] * m3 + x[4] * x[9] * m4
+            + x[4] * x[13] * m5 + x[4] * x[1] * m6 + x[8] * x[13] * m7 + x[8] * x[1] * m8
+            + x[8] * x[5] * m9 + x[12] * x[1] * m10 + x[12] * x[5] * m11 + x[12] * x[9] * m12)
 
 
 def distances_from_counts(model: str, counts: np.ndarray, freqs: np.ndarray) -> np.ndarray:
@@ -118,8 +137,7 @@ def distances_from_counts(model: str, counts: np.ndarray, freqs: np.ndarray) -> 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if model == "logdet":
             sites = c.sum(axis=0)
-            table = np.moveaxis(c / sites, 0, -1).reshape(*c.shape[1:], 4, 4)
-            return -np.log(_det4(table)) / 4 - _LN4
+            return -np.log(_det4([c[k] / sites for k in _APE_CELL])) / 4 - _LN4
         sites = c[SITES]
         p1, p2, q = c[TS_PURINE] / sites, c[TS_PYRIMIDINE] / sites, c[TRANSVERSIONS] / sites
         p = (c[TS_PURINE] + c[TS_PYRIMIDINE] + c[TRANSVERSIONS]) / sites

@@ -127,7 +127,7 @@ def _check_finite(data: np.ndarray, labels: list[str]) -> None:
     if bad.size:
         i, j = bad[0]
         raise ValueError(
-            f"distance between {labels[i]!r} and {labels[j]!r} is {data[i, j]!r}; tree building "
+            f"distance between {labels[i]!r} and {labels[j]!r} is {float(data[i, j])!r}; tree building "
             "needs finite distances (a saturated model gives Inf/NaN: try a simpler model or "
             "pairwise deletion)"
         )

@@ -1,0 +1,93 @@
+"""Real data sets, fetched at test time (they are GPL, so not committed) and cached
+under tests/.data/. Each fetcher skips the test with the reason when it cannot fetch."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+CACHE = Path(os.environ.get("BIOACCEL_TEST_DATA", Path(__file__).parent / ".data"))
+
+
+def _cached(name: str) -> Path:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    return CACHE / name
+
+
+def require_r_package(pkg: str):
+    ro = pytest.importorskip("rpy2.robjects", reason="rpy2 is needed to read R data sets")
+    if not bool(ro.r(f'c(requireNamespace("{pkg}", quietly=TRUE))')[0]):
+        pytest.skip(f"R package {pkg} is not installed (apt-get install r-cran-{pkg})")
+    return ro
+
+
+def woodmouse() -> Path:
+    """ape's woodmouse: 15 cytochrome b sequences, 965 sites, with N's."""
+    out = _cached("woodmouse.fasta")
+    if not out.exists():
+        ro = require_r_package("ape")
+        tmp = str(out) + ".tmp"
+        ro.r(f'library(ape); data(woodmouse); write.dna(woodmouse, "{tmp}", format="fasta", colsep="", nbcol=-1)')
+        os.replace(tmp, out)
+    return out
+
+
+def laurasiatherian() -> Path:
+    """phangorn's Laurasiatherian: 47 mammals, 3179 sites (phyDat, written as FASTA)."""
+    out = _cached("laurasiatherian.fasta")
+    if not out.exists():
+        ro = require_r_package("phangorn")
+        tmp = str(out) + ".tmp"
+        ro.r(f'library(phangorn); data(Laurasiatherian); '
+             f'write.phyDat(Laurasiatherian, "{tmp}", format="fasta", colsep="", nbcol=-1)')
+        os.replace(tmp, out)
+    return out
+
+
+def flu_ha() -> Path:
+    """mothur's influenza HA alignment (599 x 1701), from Debian's mothur package."""
+    out = _cached("HA.fasta.gz")
+    if out.exists():
+        return out
+    if shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
+        pytest.skip("apt-get/dpkg-deb needed to fetch mothur's HA.fasta.gz")
+    with tempfile.TemporaryDirectory() as tmp:
+        res = subprocess.run(["apt-get", "download", "mothur"], cwd=tmp, capture_output=True, text=True)
+        debs = list(Path(tmp).glob("mothur_*.deb"))
+        if res.returncode != 0 or not debs:
+            pytest.skip(f"apt-get download mothur failed: {res.stderr.strip()[-300:]}")
+        subprocess.run(["dpkg-deb", "-x", str(debs[0]), tmp + "/x"], check=True)
+        src = Path(tmp) / "x/usr/share/doc/mothur/HA.fasta.gz"
+        with gzip.open(src) as f:
+            f.read()  # damaged download -> error here, not later
+        shutil.copy(src, str(out) + ".tmp")
+        os.replace(str(out) + ".tmp", out)
+    return out
+
+
+def random_alignment(rng: np.random.Generator, n: int, sites: int, *, divergence: float = 0.3,
+                     missing: float = 0.05, missing_letters: str = "N-RYKM?",
+                     gap_runs: int = 2) -> list[str]:
+    """Seeded random alignment: a star phylogeny around an ancestor, with IUPAC codes,
+    N, '?' and gap runs sprinkled in."""
+    anc = rng.choice(list("ACGT"), sites)
+    seqs = []
+    for _ in range(n):
+        x = anc.copy()
+        mut = rng.random(sites) < divergence * rng.random()
+        x[mut] = rng.choice(list("ACGT"), int(mut.sum()))
+        msk = rng.random(sites) < missing
+        if missing_letters:
+            x[msk] = rng.choice(list(missing_letters), int(msk.sum()))
+        for _ in range(gap_runs if missing_letters else 0):
+            start = int(rng.integers(0, sites))
+            x[start:start + int(rng.integers(1, max(2, sites // 10)))] = "-"
+        seqs.append("".join(x))
+    return seqs
