@@ -76,7 +76,8 @@ def sniff_format(text: str, path: Path | None = None) -> str:
     if path is not None:
         suffixes = "".join(path.suffixes[-2:]).lower().removesuffix(".gz")
         for ext, fmt in _EXTENSIONS.items():
-            if suffixes.endswith(ext):
+            # a FASTA/FASTQ file always starts with '>'/'@', whatever its name says
+            if suffixes.endswith(ext) and fmt not in ("fasta", "fastq"):
                 return fmt
     shown = first[:40] + ("..." if len(first) > 40 else "")
     where = f"{path}: " if path else ""
@@ -97,7 +98,7 @@ def _parse(text: str, fmt: str, path: Path) -> list[tuple[str, str]]:
         if fmt == "phylip":  # names of exactly 10 characters with no space: strict PHYLIP
             with contextlib.suppress(ValueError, IndexError, KeyError, AssertionError):
                 return [(r.id, str(r.seq)) for r in SeqIO.parse(io.StringIO(text), "phylip")]
-        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        detail = " ".join(str(exc).split()) or type(exc).__name__
         after = f" after record {records[-1][0]!r} (record {len(records)})" if records else ""
         raise SequenceFormatError(f"{path}: not valid {fmt.upper()}{after}: {detail}") from None
     return records

@@ -1,0 +1,85 @@
+"""DistanceMatrix: condensed order, file round trips, atomic writes, read errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bioaccel import DistanceMatrix
+from bioaccel.errors import DuplicateIdError, MatrixFormatError
+from bioaccel.io import atomic_output
+
+IDS = ["A/Sao_Paulo/43812/2009", "name with spaces", "c", "d"]
+
+
+@pytest.fixture
+def dm(rng):
+    x = rng.random((4, 4))
+    data = x + x.T
+    np.fill_diagonal(data, 0)
+    data[0, 3] = data[3, 0] = np.nan
+    data[1, 2] = data[2, 1] = np.inf
+    return DistanceMatrix(data, IDS)
+
+
+def test_condensed_is_scipy_order(dm):
+    from scipy.spatial.distance import squareform
+    clean = DistanceMatrix(np.nan_to_num(dm.data, posinf=9.0, nan=7.0), IDS)
+    assert np.array_equal(clean.condensed(), squareform(clean.data, checks=False))
+    assert DistanceMatrix.from_condensed(clean.condensed(), IDS) == clean
+
+
+@pytest.mark.parametrize("fmt", ["phylip", "phylip-lower", "tsv", "npy", "npz"])
+def test_round_trip_exact(tmp_path, dm, fmt):
+    p = tmp_path / f"m.{fmt}"
+    dm.write(p, fmt)
+    back = DistanceMatrix.read(p, fmt)
+    assert back == dm  # bit-exact, NaN and Inf included, full names kept
+
+
+def test_phylip_full_names_no_truncation(tmp_path, dm):
+    p = tmp_path / "m.phy"
+    dm.write(p)
+    text = p.read_text().splitlines()
+    assert text[0] == "4" and text[1].startswith("A/Sao_Paulo/43812/2009  ")
+
+
+def test_duplicate_ids_rejected():
+    with pytest.raises(DuplicateIdError):
+        DistanceMatrix(np.zeros((2, 2)), ["a", "a"])
+
+
+@pytest.mark.parametrize("content,message", [
+    ("", "file is empty"),
+    ("x\n", "expected the number of taxa"),
+    ("3\na 0 1 2\nb 1 0 3\n", "header says 3 taxa, found 2 rows"),
+    ("2\na 0 1\nb 1 zero\n", r"line 3: value 'zero' is not a number"),
+    ("2\na 0 1\nb 2 0\n", "not symmetric"),
+])
+def test_phylip_read_errors(tmp_path, content, message):
+    p = tmp_path / "m.phy"
+    p.write_text(content)
+    with pytest.raises(MatrixFormatError, match=message):
+        DistanceMatrix.read(p)
+
+
+def test_atomic_output_leaves_nothing_on_failure(tmp_path):
+    target = tmp_path / "out.txt"
+    with pytest.raises(RuntimeError):
+        with atomic_output(target) as f:
+            f.write("half")
+            raise RuntimeError("crash")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_atomic_output_unwritable_directory(tmp_path):
+    with pytest.raises(OSError, match="cannot write"):
+        with atomic_output(tmp_path / "no" / "such" / "dir.txt") as f:
+            f.write("x")
+
+
+def test_to_skbio(rng):
+    skbio = pytest.importorskip("skbio")
+    data = np.array([[0, 1.5], [1.5, 0]])
+    s = DistanceMatrix(data, ["a", "b"]).to_skbio()
+    assert isinstance(s, skbio.DistanceMatrix) and list(s.ids) == ["a", "b"]

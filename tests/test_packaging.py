@@ -1,0 +1,56 @@
+"""Import hygiene, the native build's configuration, and nvcc compile checks."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bioaccel.kernels import KERNEL_DIR
+
+CUDA_SOURCES = sorted(KERNEL_DIR.glob("*.cu"))
+
+
+def test_import_needs_no_gpu_no_cupy_no_r():
+    # Make cupy, rpy2 and numba.cuda unimportable, then import bioaccel and use the CPU path.
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('cupy', 'rpy2') or name.startswith('numba'):\n"
+        "            raise ImportError('blocked ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import bioaccel\n"
+        "d = bioaccel.distance_matrix(['ACGT', 'ACGA', 'TCGA'], 'k80')\n"
+        "assert d.data.shape == (3, 3)\n"
+        "assert not any(m.split('.')[0] in ('cupy', 'rpy2', 'numba') for m in sys.modules)\n"
+        "print(bioaccel.available_backends()['cupy'])\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert "not installed" in res.stdout or "failed" in res.stdout
+
+
+def test_native_reports_openmp():
+    from bioaccel import _native
+    assert isinstance(_native.openmp_enabled(), bool)
+    assert _native.max_threads() >= 1
+
+
+def test_there_are_cuda_sources():
+    assert CUDA_SOURCES, "the CuPy backend's CUDA C sources are missing"
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("source", CUDA_SOURCES, ids=lambda p: p.name)
+def test_cuda_source_compiles(tmp_path, source: Path, arch: str):
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("nvcc is not on PATH")
+    res = subprocess.run([nvcc, f"-arch={arch}", "-Werror", "all-warnings", "-c", str(source),
+                          "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
