@@ -5,6 +5,13 @@ def dna_pair_counts(
     planes: npt.NDArray[np.uint64], i0: int, i1: int, j0: int, j1: int,
     table: bool, upper_only: bool, threads: int,
 ) -> npt.NDArray[np.int32]: ...
+def dna_distances_from_counts(
+    model: int, counts: npt.NDArray[np.int32], freqs: npt.NDArray[np.float64], threads: int
+) -> npt.NDArray[np.float64]: ...
+def dna_distance_rows(
+    planes: npt.NDArray[np.uint64], model: int, freqs: npt.NDArray[np.float64],
+    i0: int, i1: int, out: npt.NDArray[np.float64], threads: int,
+) -> None: ...
 def neighbor_joining(
     d: npt.NDArray[np.float64], threads: int
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], int]: ...

@@ -97,17 +97,21 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
     tiles = row_tiles(n, 16 if table else 4)
     total = n * (n - 1) // 2
     done = 0
+    mirror = False
     for i0, i1 in tiles:
-        counts = engine.dna_counts(data, i0, i1, i0, n, table=table, upper_only=True,
-                                   threads=threads)
-        dist = distances_from_counts(model, counts, freqs)
         rows = np.arange(i0, i1)[:, None]
-        cols = np.arange(i0, n)[None, :]
-        upper = cols > rows
-        block = out[i0:i1, i0:n]
-        block[upper] = dist[upper]
+        upper = np.arange(i0, n)[None, :] > rows
+        if not engine.fill_distance_rows(data, model, freqs, i0, i1, out, threads):
+            counts = engine.dna_counts(data, i0, i1, i0, n, table=table, upper_only=True,
+                                       threads=threads)
+            dist = distances_from_counts(model, counts, freqs, threads)
+            block = out[i0:i1, i0:n]
+            block[upper] = dist[upper]
+            mirror = True
         done += int(upper.sum())
         if progress is not None:
             progress(done, total)
-    out = out + out.T  # lower triangle was zero; the diagonal stays zero
+    if mirror:
+        lower = np.tril_indices(n, -1)
+        out[lower] = out.T[lower]
     return DistanceMatrix(out, batch.ids)

@@ -120,19 +120,33 @@ def _det4(x: list[np.ndarray]) -> np.ndarray:
             + x[8] * x[5] * m9 + x[12] * x[1] * m10 + x[12] * x[5] * m11 + x[12] * x[9] * m12)
 
 
-def distances_from_counts(model: str, counts: np.ndarray, freqs: np.ndarray) -> np.ndarray:
+def distances_from_counts(model: str, counts: np.ndarray, freqs: np.ndarray,
+                          threads: int = 0) -> np.ndarray:
     """Distances for a tile of pairs.
+
+    Uses the compiled formulas when ``bioaccel._native`` is present (every backend then
+    shares them, bit for bit), else :func:`numpy_distances`.
 
     Parameters
     ----------
     model : str
         One of :data:`MODELS`.
-    counts : ndarray of int, shape (4, ...) or (16, ...) for ``logdet``
+    counts : ndarray of int, shape (4, rows, cols) or (16, rows, cols) for ``logdet``
         Summary counts (sites, purine transitions, pyrimidine transitions, transversions),
         or the 4x4 A/C/G/T contingency table flattened row-major.
     freqs : ndarray, shape (4,)
         Base frequencies (A, C, G, T), used by ``f81`` and ``tn93``.
     """
+    try:
+        from . import _native
+    except ImportError:
+        return numpy_distances(model, counts, freqs)
+    return _native.dna_distances_from_counts(MODELS.index(model), np.asarray(counts, np.int32),
+                                             np.asarray(freqs, np.float64), int(threads))
+
+
+def numpy_distances(model: str, counts: np.ndarray, freqs: np.ndarray) -> np.ndarray:
+    """The same formulas in NumPy: used without the native module, and tested against it."""
     c = counts.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if model == "logdet":

@@ -123,6 +123,8 @@ def _as_matrix(d, labels) -> tuple[np.ndarray, list[str]]:
 
 
 def _check_finite(data: np.ndarray, labels: list[str]) -> None:
+    if np.isfinite(data).all():
+        return
     bad = np.argwhere(~np.isfinite(data))
     if bad.size:
         i, j = bad[0]

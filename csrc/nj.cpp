@@ -2,6 +2,7 @@
 #include "bioaccel/trees.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -21,11 +22,30 @@ struct Candidate {
     }
 };
 
-// One sorted row: float lower bounds of the distances (rounded down) and node ids.
+// One row of candidates: float lower bounds of the distances (rounded down) and node ids.
+// Only the first `sorted` entries are in ascending order, and every later entry is at
+// least as large as them (a partial sort: most row scans stop within a few entries).
 struct SortedRow {
     std::vector<float> bound;
     std::vector<std::int32_t> node;
+    std::size_t sorted = 0;
 };
+
+constexpr std::size_t kSortedPrefix = 256;
+
+// Order-preserving map of a float onto uint32, so (bound, node) pairs sort as plain integers.
+std::uint32_t orderable(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+float from_orderable(std::uint32_t u) {
+    u = (u & 0x80000000u) ? (u & 0x7fffffffu) : ~u;
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+}
 
 float round_down(double v) {
     float f = static_cast<float>(v);
@@ -51,9 +71,9 @@ public:
         EdgeList out;
         std::int64_t next_node = n_;
         while (alive_.size() > 3) {
-            const Candidate best = find_min_q();
+            const Candidate best = full_scan_ ? find_min_q_full() : find_min_q();
             join(best.lo, best.hi, next_node++, out);
-            if (alive_.size() * 2 <= alive_at_rebuild_) {
+            if (!full_scan_ && alive_.size() * 2 <= alive_at_rebuild_) {
                 recompute_sums();  // also sheds the rounding drift of the incremental sums
                 rebuild_rows();
             }
@@ -99,30 +119,74 @@ private:
         }
     }
 
-    void fill_row(std::int64_t i, std::vector<std::int64_t>& cols) {
-        std::sort(cols.begin(), cols.end(), [&](std::int64_t x, std::int64_t y) {
-            const double dx = at(i, x), dy = at(i, y);
-            return dx != dy ? dx < dy : x < y;
-        });
+    void fill_row(std::int64_t i, const std::vector<std::int64_t>& cols) {
+        // sort (rounded-down distance, node id) packed in one integer: no indirection
+        std::vector<std::uint64_t> keys(cols.size());
+        for (std::size_t t = 0; t < cols.size(); ++t)
+            keys[t] = (static_cast<std::uint64_t>(orderable(round_down(at(i, cols[t])))) << 32) |
+                      static_cast<std::uint32_t>(node_of_slot_[cols[t]]);
+        const std::size_t prefix = std::min(keys.size(), kSortedPrefix);
+        if (prefix < keys.size()) std::nth_element(keys.begin(), keys.begin() + prefix, keys.end());
+        std::sort(keys.begin(), keys.begin() + prefix);
         SortedRow& row = rows_[i];
-        row.bound.resize(cols.size());
-        row.node.resize(cols.size());
-        for (std::size_t t = 0; t < cols.size(); ++t) {
-            row.bound[t] = round_down(at(i, cols[t]));
-            row.node[t] = static_cast<std::int32_t>(node_of_slot_[cols[t]]);
+        row.sorted = prefix;
+        row.bound.resize(keys.size());
+        row.node.resize(keys.size());
+        for (std::size_t t = 0; t < keys.size(); ++t) {
+            row.bound[t] = from_orderable(static_cast<std::uint32_t>(keys[t] >> 32));
+            row.node[t] = static_cast<std::int32_t>(keys[t] & 0xffffffffu);
         }
         row.bound.shrink_to_fit();
         row.node.shrink_to_fit();
     }
 
-    Candidate find_min_q() const {
+    // Plain scan of every alive pair, row by row in memory order. Used once the bounds
+    // stop pruning (near-star data, where many Q values are close): then the sorted rows
+    // only cost memory and random accesses.
+    Candidate find_min_q_full() const {
+        const std::int64_t m = static_cast<std::int64_t>(alive_.size());
+        const double scale = static_cast<double>(m - 2);
+        Candidate best;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads_)
+#endif
+        {
+            Candidate local;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 16) nowait
+#endif
+            for (std::int64_t p = 0; p < m - 1; ++p) {
+                const std::int64_t i = alive_[p];
+                const double* wi = &w_[i * n_];
+                const double ri = r_[i];
+                for (std::int64_t t = p + 1; t < m; ++t) {
+                    const std::int64_t j = alive_[t];
+                    const double q = scale * wi[j] - ri - r_[j];
+                    if (q < local.q || (q == local.q && (i < local.lo || (i == local.lo && j < local.hi)))) {
+                        local.q = q;
+                        local.lo = i;  // alive_ is ascending, so i < j
+                        local.hi = j;
+                    }
+                }
+            }
+#ifdef _OPENMP
+#pragma omp critical
+#endif
+            if (local.better_than(best)) best = local;
+        }
+        if (best.lo < 0) throw std::runtime_error("neighbor_joining: no finite Q value (NaN distances?)");
+        return best;
+    }
+
+    Candidate find_min_q() {
         const std::int64_t m = static_cast<std::int64_t>(alive_.size());
         const double scale = static_cast<double>(m - 2);
         double rmax = -std::numeric_limits<double>::infinity();
         for (std::int64_t i : alive_) rmax = std::max(rmax, r_[i]);
         Candidate best;
+        std::int64_t visits = 0;
 #ifdef _OPENMP
-#pragma omp parallel num_threads(threads_)
+#pragma omp parallel num_threads(threads_) reduction(+ : visits)
 #endif
         {
             Candidate local;
@@ -136,9 +200,13 @@ private:
                 const std::size_t len = row.bound.size();
                 for (std::size_t t = 0; t < len; ++t) {
                     // fl() is monotone, so this bound never exceeds any q computed below
-                    if (scale * static_cast<double>(row.bound[t]) - ri - rmax > local.q) break;
+                    if (scale * static_cast<double>(row.bound[t]) - ri - rmax > local.q) {
+                        if (t < row.sorted) break;  // everything after is at least as large
+                        continue;                   // unsorted tail: skip just this one
+                    }
+                    ++visits;
                     const std::int64_t j = slot_of_node_[row.node[t]];
-                    if (j < 0) continue;  // that node has been joined since this row was sorted
+                    if (j < 0) continue;  // that node has been joined since this row was made
                     Candidate c;
                     c.q = scale * at(i, j) - ri - r_[j];
                     c.lo = std::min(i, j);
@@ -152,6 +220,13 @@ private:
             if (local.better_than(best)) best = local;
         }
         if (best.lo < 0) throw std::runtime_error("neighbor_joining: no finite Q value (NaN distances?)");
+        // Bounds that let through more than a quarter of all pairs no longer pay for the
+        // sorted rows: switch to plain scans for the rest of the run (same answer either way).
+        if (visits * 4 > m * (m - 1) / 2 && m > 64) {
+            full_scan_ = true;
+            rows_.clear();
+            rows_.shrink_to_fit();
+        }
         return best;
     }
 
@@ -165,7 +240,7 @@ private:
         slot_of_node_[node_of_slot_[i]] = -1;
         slot_of_node_[node_of_slot_[j]] = -1;
         alive_.erase(std::find(alive_.begin(), alive_.end(), j));
-        rows_[j] = SortedRow();
+        if (!full_scan_) rows_[j] = SortedRow();
 
         double ru = 0.0;
         for (std::int64_t k : alive_) {
@@ -181,6 +256,7 @@ private:
         node_of_slot_[i] = u;
         slot_of_node_[u] = i;
 
+        if (full_scan_) return;
         std::vector<std::int64_t> cols;
         cols.reserve(alive_.size());
         for (std::int64_t k : alive_)
@@ -197,6 +273,7 @@ private:
     std::vector<std::int64_t> alive_;       // alive slots, ascending
     std::vector<SortedRow> rows_;
     std::size_t alive_at_rebuild_ = 0;
+    bool full_scan_ = false;
 };
 
 }  // namespace

@@ -110,3 +110,17 @@ def test_deep_tree_newick_does_not_recurse():
     d = np.abs(x[:, None] - x[None])
     text = bioaccel.upgma(d).to_newick()
     assert text.count("(") == n - 1 and text.endswith(";")
+
+
+def test_nj_star_like_data_uses_full_scans_and_stays_exact(rng):
+    # d_ij = a_i + a_j + small noise: Q values nearly tie everywhere, the sorted-row bounds
+    # stop pruning and the joiner switches to plain scans; the tree must not change.
+    n = 150
+    a = rng.uniform(0.1, 0.3, n)
+    noise = rng.uniform(0, 1e-3, (n, n))
+    d = a[:, None] + a[None, :] + (noise + noise.T)
+    np.fill_diagonal(d, 0)
+    edges, gaps = nj_reference(d)
+    assert gaps.min() > 1e-12
+    np.testing.assert_allclose(bioaccel.nj(d).patristic(), _tree_from_edges(edges, n).patristic(),
+                               atol=1e-9)

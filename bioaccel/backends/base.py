@@ -53,5 +53,11 @@ class Backend:
         """
         raise NotImplementedError(f"backend {self.name!r} does not compute DNA counts")
 
+    def fill_distance_rows(self, data: DnaData, model: str, freqs: np.ndarray, i0: int, i1: int,
+                           out: np.ndarray, threads: int) -> bool:
+        """Optionally compute distances of rows [i0, i1) (j > i) straight into ``out`` (n, n),
+        both triangles. Returns False when this backend has no fused path."""
+        return False
+
     def __repr__(self) -> str:
         return f"<bioaccel backend {self.name!r}>"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..dna_models import MODELS
 from .base import Backend, DnaData
 
 
@@ -24,3 +25,9 @@ class CpuBackend(Backend):
     def dna_counts(self, data: DnaData, i0, i1, j0, j1, *, table, upper_only, threads):
         return load_native().dna_pair_counts(data.planes, i0, i1, j0, j1, table, upper_only,
                                              int(threads))
+
+    def fill_distance_rows(self, data: DnaData, model, freqs, i0, i1, out, threads) -> bool:
+        # counts and formulas fused in C++: no count tile is materialised
+        load_native().dna_distance_rows(data.planes, MODELS.index(model), freqs, i0, i1, out,
+                                        int(threads))
+        return True

@@ -9,6 +9,7 @@
 
 #include "bioaccel/common.hpp"
 #include "bioaccel/dna_counts.hpp"
+#include "bioaccel/dna_models.hpp"
 #include "bioaccel/trees.hpp"
 
 namespace py = pybind11;
@@ -39,6 +40,48 @@ py::array_t<std::int32_t> dna_pair_counts_py(U64Array planes, std::int64_t i0, s
         dna_pair_counts(src, n, words, i0, i1, j0, j1, table, upper_only, dst, threads);
     }
     return out;
+}
+
+using I32Array = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>;
+
+const double* freqs_ptr(const F64Array& freqs) {
+    if (freqs.ndim() != 1 || freqs.shape(0) != 4)
+        throw std::invalid_argument("freqs must hold 4 base frequencies (A, C, G, T)");
+    return freqs.data();
+}
+
+py::array_t<double> dna_distances_from_counts_py(int model, I32Array counts, F64Array freqs,
+                                                 int threads) {
+    const DnaModel m = dna_model_from_int(model);
+    const py::ssize_t k = m == DnaModel::LogDet ? kNumTableCounts : kNumPairCounts;
+    if (counts.ndim() != 3 || counts.shape(0) != k)
+        throw std::invalid_argument("counts must have shape (" + std::to_string(k) + ", rows, cols)");
+    const py::ssize_t rows = counts.shape(1), cols = counts.shape(2);
+    py::array_t<double> out({rows, cols});
+    const std::int32_t* src = counts.data();
+    const double* f = freqs_ptr(freqs);
+    double* dst = out.mutable_data();
+    {
+        py::gil_scoped_release release;
+        dna_distances_from_counts(m, src, rows, cols, f, dst, threads);
+    }
+    return out;
+}
+
+void dna_distance_rows_py(U64Array planes, int model, F64Array freqs, std::int64_t i0,
+                          std::int64_t i1, py::array_t<double, py::array::c_style> out, int threads) {
+    if (planes.ndim() != 3 || planes.shape(1) != 3)
+        throw std::invalid_argument("planes must have shape (n, 3, words)");
+    const std::int64_t n = planes.shape(0);
+    if (out.ndim() != 2 || out.shape(0) != n || out.shape(1) != n)
+        throw std::invalid_argument("out must be a C-contiguous float64 (n, n) array");
+    const DnaModel m = dna_model_from_int(model);
+    const std::uint64_t* src = planes.data();
+    const double* f = freqs_ptr(freqs);
+    double* dst = out.mutable_data();
+    const std::int64_t words = planes.shape(2);
+    py::gil_scoped_release release;
+    dna_distance_rows(src, n, words, m, f, i0, i1, dst, threads);
 }
 
 py::tuple edges_to_tuple(const EdgeList& e) {
@@ -86,6 +129,12 @@ PYBIND11_MODULE(_native, m) {
     m.def("dna_pair_counts", &dna_pair_counts_py, py::arg("planes"), py::arg("i0"), py::arg("i1"),
           py::arg("j0"), py::arg("j1"), py::arg("table"), py::arg("upper_only"), py::arg("threads"),
           "Pair counts (sites, purine ts, pyrimidine ts, tv) or the 4x4 table for a tile.");
+    m.def("dna_distances_from_counts", &dna_distances_from_counts_py, py::arg("model"),
+          py::arg("counts"), py::arg("freqs"), py::arg("threads"),
+          "Distances (rows, cols) from a (4 or 16, rows, cols) count tile; model ids follow bioaccel.MODELS.");
+    m.def("dna_distance_rows", &dna_distance_rows_py, py::arg("planes"), py::arg("model"),
+          py::arg("freqs"), py::arg("i0"), py::arg("i1"), py::arg("out"), py::arg("threads"),
+          "Fused counts + distances for rows [i0, i1), j > i, into the square `out` (both triangles).");
     m.def("neighbor_joining", &nj_py, py::arg("d"), py::arg("threads"),
           "Neighbour joining: (parent, child, length, root) edge arrays.");
     m.def("upgma", &upgma_py, py::arg("d"), "UPGMA: (parent, child, length, root) edge arrays.");
