@@ -7,7 +7,8 @@ import numpy as np
 
 
 def tree_alignment(n: int, sites: int, seed: int = 0, *, depth: float = 0.15,
-                   kappa: float = 4.0, missing: float = 0.002) -> list[str]:
+                   kappa: float = 4.0, missing: float = 2e-5,
+                   gapped: float = 0.02) -> list[str]:
     """``n`` aligned DNA sequences of ``sites`` columns evolved down a random tree.
 
     Each split mutates a lineage at rate ``depth / log2(n)``; transitions are ``kappa``
@@ -34,7 +35,7 @@ def tree_alignment(n: int, sites: int, seed: int = 0, *, depth: float = 0.15,
     for seq in lineages[:n]:
         s = letters[seq].copy()
         s[rng.random(sites) < missing] = ord("N")
-        if rng.random() < 0.3:
+        if rng.random() < gapped:
             start = int(rng.integers(0, sites))
             s[start:start + int(rng.integers(1, 12))] = ord("-")
         out.append(s.tobytes().decode())

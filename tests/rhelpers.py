@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
+
+from .datasets import require_r_package
 
 
 def r():
-    ro = pytest.importorskip("rpy2.robjects", reason="rpy2 is needed for the R oracle")
-    for pkg in ("ape", "phangorn"):
-        if not bool(ro.r(f'c(requireNamespace("{pkg}", quietly=TRUE))')[0]):
-            pytest.skip(f"R package {pkg} missing (apt-get install r-cran-{pkg})")
+    ro = require_r_package("ape")
+    require_r_package("phangorn")
     ro.r("suppressMessages({library(ape); library(phangorn)})")
     return ro
 

@@ -1,0 +1,43 @@
+"""GPU benchmark (run by scripts/gpu-check.sh on a GPU machine): K80 matrices on the
+cupy and numba-cuda backends beside the cpu backend, one run, ratios printed."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import bioaccel  # noqa: E402
+from benchmarks.simulate import tree_alignment  # noqa: E402
+
+
+def timed(fn, repeat=3):
+    fn()  # warm-up: kernel compilation, device transfer paths
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main() -> None:
+    for n, sites in ((2000, 1000), (10000, 1500)):
+        batch = bioaccel.SeqBatch.from_strings(tree_alignment(n, sites, seed=3))
+        cpu = timed(lambda: bioaccel.distance_matrix(batch, "k80", pairwise_deletion=True, backend="cpu"), 1)
+        line = f"K80 {n}x{sites}: cpu {cpu:.3f}s"
+        for backend in ("cupy", "numba-cuda"):
+            why = bioaccel.available_backends()[backend]
+            if why:
+                line += f", {backend} unavailable ({why})"
+                continue
+            t = timed(lambda: bioaccel.distance_matrix(batch, "k80", pairwise_deletion=True, backend=backend))
+            pairs = n * (n - 1) / 2
+            line += f", {backend} {t:.3f}s ({cpu / t:.1f}x cpu, {pairs * sites / t / 1e9:.1f} G site-pairs/s)"
+        print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# GPU checks for a machine with an NVIDIA GPU (never part of CI): installs CuPy for the
+# driver's CUDA major version, runs the gpu-marked and backend tests on the real device
+# (no simulator), then the GPU benchmarks. Meant to finish in under 8 minutes.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export BIOACCEL_GPU_TESTS=1 PYTHONUNBUFFERED=1
+unset NUMBA_ENABLE_CUDASIM
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || exit 1
+major=$(nvidia-smi | sed -n 's/.*CUDA Version: *\([0-9]*\)\..*/\1/p' | head -1)
+extra=cuda12; [ "${major:-12}" -ge 13 ] && extra=cuda13
+python3 -m pip install -q -e ".[test,$extra]" || exit 1
+bioaccel doctor --no-r --require gpu
+status=0
+python3 -m pytest -q -m "not r" tests/test_dna_distances.py tests/test_gpu.py || status=1
+python3 benchmarks/bench_gpu.py || status=1
+exit $status

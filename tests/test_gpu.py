@@ -1,0 +1,28 @@
+"""Real-GPU checks (scripts/gpu-check.sh sets BIOACCEL_GPU_TESTS=1; skipped elsewhere):
+the GPU backends on inputs too large for the simulator, against the cpu backend."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bioaccel
+
+from .datasets import random_alignment
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.mark.parametrize("backend", ["cupy", "numba-cuda"])
+@pytest.mark.parametrize("model", ["k80", "tn93", "logdet"])
+def test_gpu_backend_equals_cpu_at_scale(backend, model):
+    rng = np.random.default_rng(5)
+    seqs = random_alignment(rng, 700, 3000)
+    for pd in (False, True):
+        gpu = bioaccel.distance_matrix(seqs, model, pairwise_deletion=pd, backend=backend).data
+        cpu = bioaccel.distance_matrix(seqs, model, pairwise_deletion=pd, backend="cpu").data
+        assert np.array_equal(gpu, cpu, equal_nan=True)
+
+
+def test_auto_picks_a_gpu_backend():
+    assert bioaccel.get_backend("auto").name in ("cupy", "numba-cuda")
