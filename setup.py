@@ -32,7 +32,8 @@ def compiler_accepts(flag: str) -> bool:
 use_openmp = os.environ.get("BIOACCEL_NO_OPENMP", "") not in ("1", "true", "yes") and \
     sys.platform != "win32" and compiler_accepts("-fopenmp")
 
-extra_compile = ["-O3"]
+# no FMA contraction: every path computes the same expressions to the same bits
+extra_compile = ["-O3", "-ffp-contract=off"]
 extra_link = []
 if use_openmp:
     extra_compile.append("-fopenmp")

@@ -27,6 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bioaccel  # noqa: E402
+from bioaccel import _native  # noqa: E402
 from benchmarks.simulate import tree_alignment  # noqa: E402
 
 
@@ -130,7 +131,7 @@ def main() -> None:
         print(f"  (flu HA unavailable: {exc})")
 
     print(f"\nK80 distance matrix, bioaccel cpu backend, {args.threads} threads "
-          f"(OpenMP {'on' if bioaccel._native.openmp_enabled() else 'off'})")
+          f"(OpenMP {'on' if _native.openmp_enabled() else 'off'})")
     print(f"{'data':22s} {'bioaccel':>9s} {'ape':>9s} {'ratio':>8s} {'skbio':>9s} {'ratio':>8s} "
           f"{'FastTree':>9s} {'ratio':>8s}")
     matrices = {}

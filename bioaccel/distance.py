@@ -29,10 +29,21 @@ def as_batch(seqs) -> SeqBatch:
     return SeqBatch.from_strings(list(seqs))
 
 
-def row_tiles(n: int, counts_per_pair: int) -> list[tuple[int, int]]:
-    """Row ranges over the upper triangle, each tile's counts within :data:`TILE_BYTES`."""
-    rows = max(1, TILE_BYTES // max(1, counts_per_pair * 4 * n))
-    return [(i, min(n, i + rows)) for i in range(0, n, rows)]
+def row_tiles(n: int, counts_per_pair: int, parts: int = 32) -> list[tuple[int, int]]:
+    """Row ranges [i0, i1) over the upper triangle, about equal in pairs (``parts`` of
+    them, for a useful progress bar), each tile's count buffer within :data:`TILE_BYTES`."""
+    total = n * (n - 1) // 2
+    target = max(1, -(-total // parts), 2 ** 16)
+    cap_cells = max(1, TILE_BYTES // (counts_per_pair * 4))
+    tiles, i0 = [], 0
+    while i0 < n:
+        i1, pairs = i0, 0
+        while i1 < n and (i1 == i0 or (pairs < target and (i1 + 1 - i0) * (n - i0) <= cap_cells)):
+            pairs += n - i1 - 1
+            i1 += 1
+        tiles.append((i0, i1))
+        i0 = i1
+    return tiles
 
 
 def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False,

@@ -147,7 +147,7 @@ class DistanceMatrix:
 
 def _format_from_suffix(path: Path, sniff: bool = False) -> str:
     suffix = path.suffix.lower()
-    by_suffix = {".npy": "npy", ".npz": "npz", ".tsv": "tsv", ".txt": "tsv", ".csv": "tsv",
+    by_suffix = {".npy": "npy", ".npz": "npz", ".tsv": "tsv",
                  ".phy": "phylip", ".phylip": "phylip", ".dist": "phylip", ".mat": "phylip"}
     if suffix in by_suffix:
         return by_suffix[suffix]

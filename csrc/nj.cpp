@@ -53,15 +53,17 @@ float round_down(double v) {
     return f;
 }
 
+// Alive clusters occupy slots 0..m-1 of the working matrix (row stride n): a join puts
+// the new cluster in the lower slot and moves the last slot into the freed one, so every
+// scan runs over contiguous memory.
 class Joiner {
 public:
     Joiner(const double* d, std::int64_t n, int threads)
-        : n_(n), threads_(resolve_threads(threads)), w_(d, d + n * n), r_(n, 0.0),
+        : n_(n), m_(n), threads_(resolve_threads(threads)), w_(d, d + n * n), r_(n, 0.0),
           node_of_slot_(n), slot_of_node_(2 * n, -1), rows_(n) {
         for (std::int64_t i = 0; i < n; ++i) {
             node_of_slot_[i] = i;
             slot_of_node_[i] = i;
-            alive_.push_back(i);
         }
         recompute_sums();
         rebuild_rows();
@@ -70,20 +72,19 @@ public:
     EdgeList run() {
         EdgeList out;
         std::int64_t next_node = n_;
-        while (alive_.size() > 3) {
+        while (m_ > 3) {
             const Candidate best = full_scan_ ? find_min_q_full() : find_min_q();
             join(best.lo, best.hi, next_node++, out);
-            if (!full_scan_ && alive_.size() * 2 <= alive_at_rebuild_) {
+            if (!full_scan_ && m_ * 2 <= m_at_rebuild_) {
                 recompute_sums();  // also sheds the rounding drift of the incremental sums
                 rebuild_rows();
             }
         }
-        const std::int64_t a = alive_[0], b = alive_[1], c = alive_[2];
-        const double dab = at(a, b), dac = at(a, c), dbc = at(b, c);
+        const double dab = at(0, 1), dac = at(0, 2), dbc = at(1, 2);
         out.root = next_node;
-        add_edge(out, next_node, node_of_slot_[a], (dab + dac - dbc) / 2);
-        add_edge(out, next_node, node_of_slot_[b], (dab + dbc - dac) / 2);
-        add_edge(out, next_node, node_of_slot_[c], (dac + dbc - dab) / 2);
+        add_edge(out, next_node, node_of_slot_[0], (dab + dac - dbc) / 2);
+        add_edge(out, next_node, node_of_slot_[1], (dab + dbc - dac) / 2);
+        add_edge(out, next_node, node_of_slot_[2], (dac + dbc - dab) / 2);
         return out;
     }
 
@@ -97,34 +98,33 @@ private:
     }
 
     void recompute_sums() {
-        for (std::int64_t i : alive_) {
+        for (std::int64_t i = 0; i < m_; ++i) {
             double s = 0.0;
-            for (std::int64_t k : alive_) s += at(i, k);
+            const double* wi = &w_[i * n_];
+            for (std::int64_t k = 0; k < m_; ++k) s += wi[k];
             r_[i] = s;
         }
     }
 
-    // Row of slot i holds the alive slots after i in `alive_` order: every alive pair
-    // then sits in exactly one row. Rows made later by joins hold all alive nodes.
+    // Row of slot i holds the slots after i: every alive pair then sits in one row.
+    // Rows made later by joins hold all alive nodes.
     void rebuild_rows() {
-        alive_at_rebuild_ = alive_.size();
-        const std::int64_t m = static_cast<std::int64_t>(alive_.size());
+        m_at_rebuild_ = m_;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads_)
 #endif
-        for (std::int64_t p = 0; p < m; ++p) {
-            const std::int64_t i = alive_[p];
-            std::vector<std::int64_t> cols(alive_.begin() + p + 1, alive_.end());
-            fill_row(i, cols);
-        }
+        for (std::int64_t i = 0; i < m_; ++i) fill_row(i, i + 1);
     }
 
-    void fill_row(std::int64_t i, const std::vector<std::int64_t>& cols) {
+    // Candidates of slot i: the slots from `first` on, except i itself.
+    void fill_row(std::int64_t i, std::int64_t first) {
         // sort (rounded-down distance, node id) packed in one integer: no indirection
-        std::vector<std::uint64_t> keys(cols.size());
-        for (std::size_t t = 0; t < cols.size(); ++t)
-            keys[t] = (static_cast<std::uint64_t>(orderable(round_down(at(i, cols[t])))) << 32) |
-                      static_cast<std::uint32_t>(node_of_slot_[cols[t]]);
+        std::vector<std::uint64_t> keys;
+        keys.reserve(static_cast<std::size_t>(m_ - first));
+        for (std::int64_t k = first; k < m_; ++k)
+            if (k != i)
+                keys.push_back((static_cast<std::uint64_t>(orderable(round_down(at(i, k)))) << 32) |
+                               static_cast<std::uint32_t>(node_of_slot_[k]));
         const std::size_t prefix = std::min(keys.size(), kSortedPrefix);
         if (prefix < keys.size()) std::nth_element(keys.begin(), keys.begin() + prefix, keys.end());
         std::sort(keys.begin(), keys.begin() + prefix);
@@ -140,12 +140,12 @@ private:
         row.node.shrink_to_fit();
     }
 
-    // Plain scan of every alive pair, row by row in memory order. Used once the bounds
-    // stop pruning (near-star data, where many Q values are close): then the sorted rows
-    // only cost memory and random accesses.
+    // Plain scan of every alive pair in memory order: used once the bounds stop pruning
+    // (near-star data, where many Q values are close). A vectorisable pass finds each
+    // row's minimum; the exact pair is looked up only for rows that can win.
     Candidate find_min_q_full() const {
-        const std::int64_t m = static_cast<std::int64_t>(alive_.size());
-        const double scale = static_cast<double>(m - 2);
+        const double scale = static_cast<double>(m_ - 2);
+        const double* r = r_.data();
         Candidate best;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads_)
@@ -155,17 +155,23 @@ private:
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 16) nowait
 #endif
-            for (std::int64_t p = 0; p < m - 1; ++p) {
-                const std::int64_t i = alive_[p];
+            for (std::int64_t i = 0; i < m_ - 1; ++i) {
                 const double* wi = &w_[i * n_];
-                const double ri = r_[i];
-                for (std::int64_t t = p + 1; t < m; ++t) {
-                    const std::int64_t j = alive_[t];
-                    const double q = scale * wi[j] - ri - r_[j];
-                    if (q < local.q || (q == local.q && (i < local.lo || (i == local.lo && j < local.hi)))) {
-                        local.q = q;
-                        local.lo = i;  // alive_ is ascending, so i < j
-                        local.hi = j;
+                const double ri = r[i];
+                double row_min = std::numeric_limits<double>::infinity();
+#ifdef _OPENMP
+#pragma omp simd reduction(min : row_min)
+#endif
+                for (std::int64_t j = i + 1; j < m_; ++j) row_min = std::min(row_min, scale * wi[j] - ri - r[j]);
+                if (row_min > local.q) continue;
+                for (std::int64_t j = i + 1; j < m_; ++j) {
+                    if (scale * wi[j] - ri - r[j] == row_min) {
+                        Candidate c;
+                        c.q = row_min;
+                        c.lo = i;
+                        c.hi = j;
+                        if (c.better_than(local)) local = c;
+                        break;
                     }
                 }
             }
@@ -179,10 +185,9 @@ private:
     }
 
     Candidate find_min_q() {
-        const std::int64_t m = static_cast<std::int64_t>(alive_.size());
-        const double scale = static_cast<double>(m - 2);
+        const double scale = static_cast<double>(m_ - 2);
         double rmax = -std::numeric_limits<double>::infinity();
-        for (std::int64_t i : alive_) rmax = std::max(rmax, r_[i]);
+        for (std::int64_t i = 0; i < m_; ++i) rmax = std::max(rmax, r_[i]);
         Candidate best;
         std::int64_t visits = 0;
 #ifdef _OPENMP
@@ -193,8 +198,7 @@ private:
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 32) nowait
 #endif
-            for (std::int64_t p = 0; p < m; ++p) {
-                const std::int64_t i = alive_[p];
+            for (std::int64_t i = 0; i < m_; ++i) {
                 const SortedRow& row = rows_[i];
                 const double ri = r_[i];
                 const std::size_t len = row.bound.size();
@@ -222,7 +226,7 @@ private:
         if (best.lo < 0) throw std::runtime_error("neighbor_joining: no finite Q value (NaN distances?)");
         // Bounds that let through more than a quarter of all pairs no longer pay for the
         // sorted rows: switch to plain scans for the rest of the run (same answer either way).
-        if (visits * 4 > m * (m - 1) / 2 && m > 64) {
+        if (visits * 4 > m_ * (m_ - 1) / 2 && m_ > 64) {
             full_scan_ = true;
             rows_.clear();
             rows_.shrink_to_fit();
@@ -230,21 +234,19 @@ private:
         return best;
     }
 
+    // Join slots i < j into node u: u takes slot i, the last slot moves into slot j.
     void join(std::int64_t i, std::int64_t j, std::int64_t u, EdgeList& out) {
-        const double m = static_cast<double>(alive_.size());
+        const double m = static_cast<double>(m_);
         const double dij = at(i, j);
         const double li = (dij + (r_[i] - r_[j]) / (m - 2)) / 2;
         add_edge(out, u, node_of_slot_[i], li);
         add_edge(out, u, node_of_slot_[j], dij - li);
-
         slot_of_node_[node_of_slot_[i]] = -1;
         slot_of_node_[node_of_slot_[j]] = -1;
-        alive_.erase(std::find(alive_.begin(), alive_.end(), j));
-        if (!full_scan_) rows_[j] = SortedRow();
 
         double ru = 0.0;
-        for (std::int64_t k : alive_) {
-            if (k == i) continue;
+        for (std::int64_t k = 0; k < m_; ++k) {
+            if (k == i || k == j) continue;
             const double dik = at(i, k), djk = at(j, k);
             const double duk = (dik + djk - dij) / 2;
             r_[k] += duk - dik - djk;
@@ -256,23 +258,32 @@ private:
         node_of_slot_[i] = u;
         slot_of_node_[u] = i;
 
-        if (full_scan_) return;
-        std::vector<std::int64_t> cols;
-        cols.reserve(alive_.size());
-        for (std::int64_t k : alive_)
-            if (k != i) cols.push_back(k);
-        fill_row(i, cols);
+        const std::int64_t last = m_ - 1;
+        if (j != last) {  // move the last slot into j
+            for (std::int64_t k = 0; k < m_; ++k) {
+                w_[j * n_ + k] = w_[last * n_ + k];
+                w_[k * n_ + j] = w_[k * n_ + last];
+            }
+            w_[j * n_ + j] = 0.0;
+            r_[j] = r_[last];
+            node_of_slot_[j] = node_of_slot_[last];
+            slot_of_node_[node_of_slot_[j]] = j;
+            if (!full_scan_) rows_[j] = std::move(rows_[last]);
+        }
+        if (!full_scan_) rows_[last] = SortedRow();
+        --m_;
+        if (!full_scan_) fill_row(i, 0);
     }
 
-    std::int64_t n_;
+    std::int64_t n_;  // row stride of w_
+    std::int64_t m_;  // alive clusters, in slots 0..m_-1
     int threads_;
-    std::vector<double> w_;                 // working distances, indexed by slot
-    std::vector<double> r_;                 // row sums over alive slots
+    std::vector<double> w_;                   // working distances, indexed by slot
+    std::vector<double> r_;                   // row sums over alive slots
     std::vector<std::int64_t> node_of_slot_;
     std::vector<std::int64_t> slot_of_node_;  // -1 once a node has been joined
-    std::vector<std::int64_t> alive_;       // alive slots, ascending
     std::vector<SortedRow> rows_;
-    std::size_t alive_at_rebuild_ = 0;
+    std::int64_t m_at_rebuild_ = 0;
     bool full_scan_ = false;
 };
 

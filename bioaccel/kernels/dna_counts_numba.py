@@ -7,7 +7,7 @@ first numba import to run the kernels on the CPU simulator.
 
 from __future__ import annotations
 
-from numba import cuda
+from numba import cuda, int64
 
 #: threads per block along each axis of the (rows, cols) pair grid
 BLOCK = (16, 16)
@@ -49,7 +49,7 @@ def table_counts_kernel(planes, i0, j0, upper_only, out):
     j = j0 + c
     if upper_only and j <= i:
         return
-    acc = cuda.local.array(16, dtype=planes.dtype)
+    acc = cuda.local.array(16, dtype=int64)
     for t in range(16):
         acc[t] = 0
     for w in range(planes.shape[2]):
