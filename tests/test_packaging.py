@@ -15,12 +15,14 @@ CUDA_SOURCES = sorted(KERNEL_DIR.glob("*.cu"))
 
 
 def test_import_needs_no_gpu_no_cupy_no_r():
-    # Make cupy, rpy2 and numba.cuda unimportable, then import bioaccel and use the CPU path.
+    # Make cupy and rpy2 unimportable, import bioaccel, use the CPU path, and check that
+    # neither they nor numba (a required dependency, but slow to import) were loaded.
+    # (numba itself is not blocked: numba-cuda's import redirector looks it up on startup.)
     code = (
         "import sys\n"
         "class Block:\n"
         "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name.split('.')[0] in ('cupy', 'rpy2') or name.startswith('numba'):\n"
+        "        if name.split('.')[0] in ('cupy', 'rpy2'):\n"
         "            raise ImportError('blocked ' + name)\n"
         "sys.meta_path.insert(0, Block())\n"
         "import bioaccel\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import abc
 from functools import cached_property
 from typing import Any
 
@@ -36,7 +37,7 @@ class DnaData:
         return pack_planes(self.alignment)
 
 
-class Backend:
+class Backend(abc.ABC):
     """Base class: a named way of computing pair counts for a tile of sequence pairs."""
 
     name = "base"
@@ -45,13 +46,13 @@ class Backend:
         """None when usable; else why not. ``for_auto`` also rejects slow stand-ins."""
         return None
 
+    @abc.abstractmethod
     def dna_counts(self, data: DnaData, i0: int, i1: int, j0: int, j1: int, *,
                    table: bool, upper_only: bool, threads: int) -> np.ndarray:
         """Counts (4 or 16, i1 - i0, j1 - j0) int32 for rows [i0, i1) x columns [j0, j1).
 
         Pairs with ``j <= i`` may be left at zero when ``upper_only`` is set.
         """
-        raise NotImplementedError(f"backend {self.name!r} does not compute DNA counts")
 
     def fill_distance_rows(self, data: DnaData, model: str, freqs: np.ndarray, i0: int, i1: int,
                            out: np.ndarray, threads: int) -> bool:
