@@ -11,6 +11,16 @@ import numpy as np
 from ..dna_models import pack_planes
 
 
+def nvidia_driver_present() -> bool:
+    """True when the CUDA driver library loads: a cheap test before importing GPU stacks."""
+    import ctypes
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    return True
+
+
 class DnaData:
     """An aligned DNA tile source: the code matrix, and views of it built on demand.
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..alphabet import DNA_KNOWN
-from .base import Backend, DnaData
+from .base import Backend, DnaData, nvidia_driver_present
 
 _FLOAT32_EXACT = 2 ** 24
 _THREADS = 256
@@ -63,6 +63,11 @@ class CupyBackend(Backend):
     def unavailable_reason(self, for_auto: bool) -> str | None:
         if self._xp is not None:
             return None
+        import importlib.util
+        if importlib.util.find_spec("cupy") is None:
+            return "CuPy is not installed; pip install 'bioaccel[cuda12]' or '[cuda13]'"
+        if not nvidia_driver_present():
+            return "no NVIDIA driver (libcuda.so.1 does not load)"
         try:
             import cupy
         except ImportError as exc:

@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from .base import Backend, DnaData
+from .base import Backend, DnaData, nvidia_driver_present
 
 
 def _simulator() -> bool:
@@ -17,12 +17,16 @@ class NumbaCudaBackend(Backend):
     name = "numba-cuda"
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
+        if _simulator() and for_auto:
+            return "the CUDA simulator is slow; name backend='numba-cuda' to use it"
+        if not _simulator() and not nvidia_driver_present():
+            return "no NVIDIA driver (libcuda.so.1 does not load)"
         try:
             from numba import cuda
         except ImportError as exc:
             return f"numba-cuda is not installed ({exc}); pip install numba-cuda"
         if _simulator():
-            return "the CUDA simulator is slow; name backend='numba-cuda' to use it" if for_auto else None
+            return None
         try:
             if not cuda.is_available():
                 return "no CUDA GPU or driver visible to numba (numba.cuda.is_available() is False)"
