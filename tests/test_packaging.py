@@ -38,7 +38,8 @@ def test_import_needs_no_gpu_no_cupy_no_r():
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
-    assert res.stdout.startswith("cpu ") and "CuPy is not installed" in res.stdout
+    assert res.stdout.startswith("cpu ")
+    assert "CuPy is not installed" in res.stdout or "no NVIDIA driver" in res.stdout
 
 
 def test_native_reports_openmp():
