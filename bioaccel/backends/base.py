@@ -70,5 +70,11 @@ class Backend(abc.ABC):
         both triangles. Returns False when this backend has no fused path."""
         return False
 
+    def align_scores(self, queries, targets, scoring, mode: int, symmetric: bool,
+                     threads: int) -> np.ndarray:
+        """Alignment scores (len(queries), len(targets)) int32; see bioaccel.align_scores."""
+        from ..errors import BackendUnavailableError
+        raise BackendUnavailableError(f"backend {self.name!r} has no alignment kernels")
+
     def __repr__(self) -> str:
         return f"<bioaccel backend {self.name!r}>"

@@ -31,3 +31,9 @@ class CpuBackend(Backend):
         load_native().dna_distance_rows(data.planes, MODELS.index(model), freqs, i0, i1, out,
                                         int(threads))
         return True
+
+    def align_scores(self, queries, targets, scoring, mode, symmetric, threads):
+        scores, _stats = load_native().align_scores(
+            queries.codes, queries.offsets, targets.codes, targets.offsets, scoring.table, mode,
+            scoring.gap_open, scoring.gap_extend, bool(symmetric), int(threads))
+        return scores

@@ -4,9 +4,12 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <vector>
 #include <string>
 
+#include "bioaccel/align.hpp"
 #include "bioaccel/common.hpp"
 #include "bioaccel/dna_counts.hpp"
 #include "bioaccel/dna_models.hpp"
@@ -122,6 +125,113 @@ py::tuple upgma_py(F64Array d) {
 
 int max_threads() { return resolve_threads(0); }
 
+using U8Array = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>;
+using I64Array = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
+
+SeqView seq_view(const U8Array& codes, const I64Array& offsets, const char* what) {
+    if (codes.ndim() != 1 || offsets.ndim() != 1 || offsets.shape(0) < 1)
+        throw std::invalid_argument(std::string(what) + ": codes and offsets must be 1-d");
+    SeqView v;
+    v.codes = codes.data();
+    v.offsets = offsets.data();
+    v.count = offsets.shape(0) - 1;
+    if (v.offsets[0] != 0 || v.offsets[v.count] != codes.shape(0))
+        throw std::invalid_argument(std::string(what) + ": offsets do not span the code buffer");
+    for (std::int64_t i = 0; i < v.count; ++i)
+        if (v.offsets[i + 1] < v.offsets[i])
+            throw std::invalid_argument(std::string(what) + ": offsets must not decrease");
+    return v;
+}
+
+ScoreScheme scheme(const I32Array& table, int mode, int gap_open, int gap_extend,
+                   std::int64_t max_code) {
+    if (table.ndim() != 2 || table.shape(0) != table.shape(1) || table.shape(0) < 1 || table.shape(0) > 255)
+        throw std::invalid_argument("score table must be a square int32 matrix of at most 255 letters");
+    if (mode < 0 || mode > 2) throw std::invalid_argument("mode must be 0 (global), 1 (local) or 2 (semi-global)");
+    if (gap_open < 0 || gap_extend < 0) throw std::invalid_argument("gap penalties must be >= 0");
+    ScoreScheme s;
+    s.table = table.data();
+    s.alphabet = static_cast<int>(table.shape(0));
+    if (max_code >= s.alphabet)
+        throw std::invalid_argument("a sequence code (" + std::to_string(max_code) +
+                                    ") is outside the score table of " + std::to_string(s.alphabet) + " letters");
+    s.gap_open = gap_open;
+    s.gap_extend = gap_extend;
+    s.mode = static_cast<AlignMode>(mode);
+    s.max_score = *std::max_element(s.table, s.table + s.alphabet * s.alphabet);
+    s.min_score = *std::min_element(s.table, s.table + s.alphabet * s.alphabet);
+    return s;
+}
+
+std::int64_t max_code_of(const U8Array& a) {
+    const std::uint8_t* p = a.data();
+    std::uint8_t mx = 0;
+    for (py::ssize_t i = 0; i < a.shape(0); ++i) mx = std::max(mx, p[i]);
+    return a.shape(0) ? mx : -1;
+}
+
+py::tuple align_scores_py(U8Array q_codes, I64Array q_offsets, U8Array t_codes, I64Array t_offsets,
+                          I32Array table, int mode, int gap_open, int gap_extend, bool symmetric,
+                          int threads) {
+    const SeqView q = seq_view(q_codes, q_offsets, "queries");
+    const SeqView t = seq_view(t_codes, t_offsets, "targets");
+    const ScoreScheme s = scheme(table, mode, gap_open, gap_extend,
+                                 std::max(max_code_of(q_codes), max_code_of(t_codes)));
+    py::array_t<std::int32_t> out({static_cast<py::ssize_t>(q.count), static_cast<py::ssize_t>(t.count)});
+    std::int32_t* dst = out.mutable_data();
+    WidthStats st;
+    {
+        py::gil_scoped_release release;
+        st = align_scores(q, t, s, symmetric, dst, threads);
+    }
+    py::dict stats;
+    stats["cells_int8"] = st.cells8;
+    stats["cells_int16"] = st.cells16;
+    stats["cells_int32"] = st.cells32;
+    stats["reruns"] = st.reruns;
+    return py::make_tuple(out, stats);
+}
+
+std::int64_t align_score_scalar_py(U8Array a, U8Array b, I32Array table, int mode, int gap_open,
+                                   int gap_extend) {
+    const ScoreScheme s = scheme(table, mode, gap_open, gap_extend, std::max(max_code_of(a), max_code_of(b)));
+    const std::uint8_t *pa = a.data(), *pb = b.data();
+    const std::int64_t m = a.shape(0), n = b.shape(0);
+    py::gil_scoped_release release;
+    return align_score_scalar(pa, m, pb, n, s);
+}
+
+py::list align_pairs_py(U8Array q_codes, I64Array q_offsets, U8Array t_codes, I64Array t_offsets,
+                        I64Array pairs, I32Array table, int mode, int gap_open, int gap_extend,
+                        int threads) {
+    const SeqView q = seq_view(q_codes, q_offsets, "queries");
+    const SeqView t = seq_view(t_codes, t_offsets, "targets");
+    const ScoreScheme s = scheme(table, mode, gap_open, gap_extend,
+                                 std::max(max_code_of(q_codes), max_code_of(t_codes)));
+    if (pairs.ndim() != 2 || pairs.shape(1) != 2) throw std::invalid_argument("pairs must have shape (k, 2)");
+    const std::int64_t k = pairs.shape(0);
+    const std::int64_t* pp = pairs.data();
+    for (std::int64_t r = 0; r < k; ++r)
+        if (pp[2 * r] < 0 || pp[2 * r] >= q.count || pp[2 * r + 1] < 0 || pp[2 * r + 1] >= t.count)
+            throw std::invalid_argument("pair " + std::to_string(r) + " (" + std::to_string(pp[2 * r]) + ", " +
+                                        std::to_string(pp[2 * r + 1]) + ") is out of range");
+    std::vector<AlignmentResult> res(static_cast<std::size_t>(k));
+    {
+        py::gil_scoped_release release;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(resolve_threads(threads))
+#endif
+        for (std::int64_t r = 0; r < k; ++r) {
+            const std::int64_t qi = pp[2 * r], ti = pp[2 * r + 1];
+            res[r] = align_traceback(q.seq(qi), q.length(qi), t.seq(ti), t.length(ti), s);
+        }
+    }
+    py::list out;
+    for (const auto& r : res)
+        out.append(py::make_tuple(r.score, r.query_start, r.query_end, r.target_start, r.target_end, r.cigar));
+    return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -138,6 +248,17 @@ PYBIND11_MODULE(_native, m) {
     m.def("neighbor_joining", &nj_py, py::arg("d"), py::arg("threads"),
           "Neighbour joining: (parent, child, length, root) edge arrays.");
     m.def("upgma", &upgma_py, py::arg("d"), "UPGMA: (parent, child, length, root) edge arrays.");
+    m.def("align_scores", &align_scores_py, py::arg("q_codes"), py::arg("q_offsets"), py::arg("t_codes"),
+          py::arg("t_offsets"), py::arg("table"), py::arg("mode"), py::arg("gap_open"), py::arg("gap_extend"),
+          py::arg("symmetric"), py::arg("threads"),
+          "Alignment scores (queries x targets) int32 and width statistics; inter-sequence SIMD.");
+    m.def("align_score_scalar", &align_score_scalar_py, py::arg("a"), py::arg("b"), py::arg("table"),
+          py::arg("mode"), py::arg("gap_open"), py::arg("gap_extend"), "Scalar Gotoh score of one pair.");
+    m.def("align_pairs", &align_pairs_py, py::arg("q_codes"), py::arg("q_offsets"), py::arg("t_codes"),
+          py::arg("t_offsets"), py::arg("pairs"), py::arg("table"), py::arg("mode"), py::arg("gap_open"),
+          py::arg("gap_extend"), py::arg("threads"),
+          "Tracebacks: list of (score, q_start, q_end, t_start, t_end, cigar).");
+    m.def("align_isa", &align_isa, "Instruction set the alignment kernels dispatch to.");
     m.def("openmp_enabled", &openmp_enabled);
     m.def("max_threads", &max_threads);
 }

@@ -1,0 +1,40 @@
+// Interface between the alignment driver (align_scores.cpp) and the SIMD kernels it
+// dispatches to (align_simd_*.cpp). Internal to csrc/.
+#pragma once
+
+#include <cstdint>
+
+namespace bioaccel {
+
+constexpr int kMaxLanes = 32;  // int8 lanes of a 32-byte vector
+
+// One query against up to lanes() targets, all padded to the longest (nmax).
+struct GroupJob {
+    const std::uint8_t* q = nullptr;
+    std::int64_t m = 0;
+    const std::uint8_t* t[kMaxLanes] = {};
+    std::int64_t tlen[kMaxLanes] = {};  // every tlen >= 1
+    int lanes = 0;                      // targets in use (<= 32 / width)
+    std::int64_t nmax = 0;
+    const std::int32_t* table = nullptr;
+    int alphabet = 0;
+    int mode = 0;
+    std::int64_t gap_open = 0, gap_extend = 0;
+    int width = 4;                      // bytes per score: 1, 2 or 4
+    std::int64_t overflow_threshold = 0;  // local: a lane whose score passes this is re-run wider
+    std::uint8_t pad_code = 0;
+};
+
+// Bytes of workspace run_group needs (the same for every width: 32-byte vectors).
+inline std::int64_t group_workspace_bytes(std::int64_t m, int alphabet, std::int64_t nmax) {
+    return (2 * (m + 1) + alphabet + 2 * nmax) * 32;
+}
+
+namespace simd_avx2 {
+void run_group(const GroupJob& job, void* work, std::int32_t* result, std::uint8_t* overflow);
+}
+namespace simd_base {
+void run_group(const GroupJob& job, void* work, std::int32_t* result, std::uint8_t* overflow);
+}
+
+}  // namespace bioaccel
