@@ -137,6 +137,12 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
             if (top < lowest) { lowest = top; pad = static_cast<std::uint8_t>(c); }
         }
     }
+    // int8 score rows for the shuffle-built column profile (see GroupJob::table8)
+    alignas(32) std::int8_t table8[32 * 32] = {};
+    bool use_table8 = s.alphabet <= 32 && s.min_score >= -128 && s.max_score <= 127;
+    if (use_table8)
+        for (int x = 0; x < s.alphabet; ++x)
+            for (int c = 0; c < s.alphabet; ++c) table8[x * 32 + c] = static_cast<std::int8_t>(s.table[x * s.alphabet + c]);
     WidthStats stats;
     std::int64_t c8 = 0, c16 = 0, c32 = 0, reruns = 0;
     bool overflowed = false;
@@ -225,6 +231,7 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
                     job.width = kWidthBytes[w];
                     job.overflow_threshold = kLimits[w].hi - std::max<std::int64_t>(s.max_score, 0) - 1;
                     job.pad_code = pad;
+                    job.table8 = use_table8 ? table8 : nullptr;
                     kernel(job, worker.workspace(group_workspace_bytes(m, s.alphabet, job.nmax)),
                            res.data(), ovf.data());
                     const std::int64_t cells = m * job.nmax * job.lanes;

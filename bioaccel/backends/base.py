@@ -78,3 +78,33 @@ class Backend(abc.ABC):
 
     def __repr__(self) -> str:
         return f"<bioaccel backend {self.name!r}>"
+
+
+def all_pairs(nq: int, nt: int, symmetric: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(query, target) index arrays of every pair to score; i <= j when symmetric."""
+    if symmetric:
+        i, j = np.triu_indices(nq)
+        return i.astype(np.int64), j.astype(np.int64)
+    i, j = np.meshgrid(np.arange(nq), np.arange(nt), indexing="ij")
+    return i.ravel().astype(np.int64), j.ravel().astype(np.int64)
+
+
+def scatter_pairs(values: np.ndarray, pq: np.ndarray, pt: np.ndarray, nq: int, nt: int,
+                  symmetric: bool) -> np.ndarray:
+    out = np.zeros((nq, nt), dtype=np.int32)
+    out[pq, pt] = values
+    if symmetric:
+        out[pt, pq] = values
+    return out
+
+
+def check_int32_scores(queries, targets, scoring) -> None:
+    """OverflowError when some alignment score could leave the int32 range."""
+    longest = int(max(queries.lengths.max(initial=0), targets.lengths.max(initial=0)))
+    top = abs(int(scoring.table.max())) + abs(int(scoring.table.min()))
+    bound = 2 * longest * (top + scoring.gap_open + scoring.gap_extend) + scoring.gap_open
+    if bound >= 2 ** 30:
+        raise OverflowError(
+            f"alignment scores of sequences up to {longest} letters could exceed int32; "
+            "use the cpu backend, which checks each pair"
+        )

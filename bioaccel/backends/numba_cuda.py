@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from .base import Backend, DnaData, nvidia_driver_present
+from .base import Backend, DnaData, nvidia_driver_present, scatter_pairs
 
 
 def _simulator() -> bool:
@@ -50,3 +50,30 @@ class NumbaCudaBackend(Backend):
             kernel = k.table_counts_kernel if table else k.summary_counts_kernel
             kernel[grid, k.BLOCK](planes, i0, j0, bool(upper_only), out)
         return out.copy_to_host()
+
+    #: pairs per kernel launch (bounds the row buffers: 2 x pairs x (longest target + 1) int32)
+    align_chunk = 1 << 15
+
+    def align_scores(self, queries, targets, scoring, mode, symmetric, threads):
+        from numba import cuda
+
+        from ..kernels import align_numba as k
+        from .base import all_pairs, check_int32_scores
+
+        check_int32_scores(queries, targets, scoring)
+        pq, pt = all_pairs(len(queries), len(targets), symmetric)
+        out = np.zeros(len(pq), dtype=np.int32)
+        dev = [cuda.to_device(np.ascontiguousarray(a)) for a in
+               (queries.codes, queries.offsets, targets.codes, targets.offsets, scoring.table)]
+        width = int(targets.lengths.max(initial=0)) + 1
+        for s in range(0, len(pq), self.align_chunk):
+            cq, ct = pq[s:s + self.align_chunk], pt[s:s + self.align_chunk]
+            row_h = cuda.device_array((width, len(cq)), dtype=np.int32)
+            row_e = cuda.device_array((width, len(cq)), dtype=np.int32)
+            d_out = cuda.device_array(len(cq), dtype=np.int32)
+            blocks = -(-len(cq) // k.THREADS)
+            k.align_scores_kernel[blocks, k.THREADS](*dev, mode, scoring.gap_open, scoring.gap_extend,
+                                                     cuda.to_device(cq), cuda.to_device(ct),
+                                                     row_h, row_e, d_out)
+            out[s:s + len(cq)] = d_out.copy_to_host()
+        return scatter_pairs(out, pq, pt, len(queries), len(targets), symmetric)

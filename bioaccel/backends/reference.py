@@ -36,3 +36,58 @@ class ReferenceBackend(Backend):
                 out[2, i - i0, j - j0] = np.count_nonzero(pyrimidine_ts)
                 out[3, i - i0, j - j0] = np.count_nonzero(different & ~purine_ts & ~pyrimidine_ts)
         return out
+
+    def align_scores(self, queries, targets, scoring, mode, symmetric, threads):
+        from .base import all_pairs, scatter_pairs
+        pq, pt = all_pairs(len(queries), len(targets), symmetric)
+        values = np.array([gotoh_score(queries[int(i)], targets[int(j)], scoring, mode)
+                           for i, j in zip(pq, pt)], dtype=np.int64)
+        if values.size and (values.max() > 2 ** 31 - 1 or values.min() < -(2 ** 31)):
+            raise OverflowError("an alignment score does not fit int32")
+        return scatter_pairs(values.astype(np.int32), pq, pt, len(queries), len(targets), symmetric)
+
+
+def gotoh_score(a: np.ndarray, b: np.ndarray, scoring, mode: int) -> int:
+    """Gotoh (1982) affine-gap score, cell by cell in Python integers.
+
+    H = best score ending in a match/mismatch or anywhere, E = ending in a gap in ``a``
+    (horizontal), F = ending in a gap in ``b`` (vertical). Global: both sequences end to
+    end; local (mode 1): scores floored at 0, best cell anywhere; semi-global (mode 2):
+    leading and trailing gaps free on both sequences.
+    """
+    o, e = scoring.gap_open, scoring.gap_extend
+    m, n = len(a), len(b)
+    glob, local = mode == 0, mode == 1
+
+    def border(k):
+        return -(o + (k - 1) * e) if (glob and k > 0) else 0
+
+    if m == 0 or n == 0:
+        return border(m + n)
+    table = scoring.table
+    neg = float("-inf")
+    h_prev = [border(j) for j in range(n + 1)]
+    f_prev = [neg] * (n + 1)
+    best = 0 if not glob else None
+    if mode == 2:
+        best = h_prev[n]
+    for i in range(1, m + 1):
+        h = [border(i)] + [0] * n
+        f = [neg] * (n + 1)
+        e_run = neg
+        for j in range(1, n + 1):
+            e_run = max(e_run - e, h[j - 1] - o)
+            f[j] = max(f_prev[j] - e, h_prev[j] - o)
+            v = max(h_prev[j - 1] + int(table[a[i - 1], b[j - 1]]), e_run, f[j])
+            if local:
+                v = max(v, 0)
+                best = max(best, v)
+            h[j] = v
+        if mode == 2:
+            best = max(best, h[n])
+        h_prev, f_prev = h, f
+    if glob:
+        return int(h_prev[n])
+    if mode == 2:
+        best = max([best] + h_prev)
+    return int(best)

@@ -23,6 +23,10 @@ struct GroupJob {
     int width = 4;                      // bytes per score: 1, 2 or 4
     std::int64_t overflow_threshold = 0;  // local: a lane whose score passes this is re-run wider
     std::uint8_t pad_code = 0;
+    // The score table as int8 rows of 32 entries (row x: scores of query letter x against
+    // target letters 0..31), when the alphabet has <= 32 letters and every score fits int8:
+    // the column profile is then built with byte shuffles instead of scalar stores.
+    const std::int8_t* table8 = nullptr;
 };
 
 // Bytes of workspace run_group needs (the same for every width: 32-byte vectors).
