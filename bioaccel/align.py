@@ -158,7 +158,7 @@ def align(queries, targets=None, *, pairs: Sequence[tuple[int, int]] | None = No
     --------
     >>> a = align(["ACGTTGCA"], ["ACGTGCA"], matrix=(2, -3), gap_open=5, gap_extend=2)[0]
     >>> a.cigar, a.score, a.query_aligned, a.target_aligned
-    ('4M1I3M', 9, 'ACGTTGCA', 'ACGT-GCA')
+    ('3M1I4M', 9, 'ACGTTGCA', 'ACG-TGCA')
     """
     from .backends.cpu import load_native
 

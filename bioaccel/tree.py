@@ -169,7 +169,7 @@ def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0) -> Tre
     >>> d = [[0, 5, 9, 9, 8], [5, 0, 10, 10, 9], [9, 10, 0, 8, 7],
     ...      [9, 10, 8, 0, 3], [8, 9, 7, 3, 0]]
     >>> nj(d, list("abcde")).to_newick()
-    '((a:2.0,b:3.0):3.0,c:2.0,(d:2.0,e:1.0):2.0);'
+    '(((a:2.0,b:3.0):3.0,c:4.0):2.0,e:1.0,d:2.0);'
     """
     data, labels = _as_matrix(d, labels)
     _check_finite(data, labels)
