@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .align_distances import ALIGNMENT_MODELS, alignment_distances
 from .alphabet import DNA
 from .backends import DnaData, get_backend
 from .distmatrix import DistanceMatrix
@@ -48,15 +49,20 @@ def row_tiles(n: int, counts_per_pair: int, parts: int = 32) -> list[tuple[int, 
 
 def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False,
                     backend: str = "auto", threads: int = 0,
-                    progress: Callable[[int, int], None] | None = None) -> DistanceMatrix:
-    """All-vs-all evolutionary distances between aligned DNA sequences, as ``ape::dist.dna``.
+                    progress: Callable[[int, int], None] | None = None,
+                    matrix=None, gap_open: int | None = None,
+                    gap_extend: int | None = None) -> DistanceMatrix:
+    """All-vs-all distances: evolutionary models on aligned DNA (as ``ape::dist.dna``), or
+    alignment-based distances on unaligned sequences.
 
     Parameters
     ----------
     seqs : SeqBatch, path, or sequence of str
         An alignment of nucleotide sequences (all the same length).
-    model : {"raw", "jc69", "k80", "f81", "tn93", "logdet"}
-        See :mod:`bioaccel.dna_models` for the formulas and missing-data rules.
+    model : {"raw", "jc69", "k80", "f81", "tn93", "logdet", "identity", "scoredist"}
+        Aligned DNA models: see :mod:`bioaccel.dna_models` for the formulas and
+        missing-data rules. ``identity`` and ``scoredist`` align every pair globally
+        (C++ core): see :mod:`bioaccel.align_distances`.
     pairwise_deletion : bool
         False (ape's default) drops every site missing in any sequence; True drops
         a site only for the pairs where it is missing.
@@ -65,6 +71,9 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
         CPU threads for the ``cpu`` backend; 0 means all cores. Results do not depend on it.
     progress : callable(done_pairs, total_pairs), optional
         Called after every tile.
+    matrix, gap_open, gap_extend
+        Alignment scoring for ``identity``/``scoredist``: BLOSUM62 with 11/1 for
+        proteins, (2, -3) with 5/2 for nucleotides unless given.
 
     Returns
     -------
@@ -88,6 +97,9 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
     [0.0, 0.1, 0.1]
     """
     batch = as_batch(seqs)
+    if str(model).lower() in ALIGNMENT_MODELS:
+        return _alignment_model(batch, str(model).lower(), threads, progress, matrix, gap_open,
+                                gap_extend)
     model = check_model(model)
     if batch.alphabet is not DNA:
         raise ModelError(
@@ -126,3 +138,20 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
         lower = np.tril_indices(n, -1)
         out[lower] = out.T[lower]
     return DistanceMatrix(out, batch.ids)
+
+
+def _alignment_model(batch: SeqBatch, model: str, threads, progress, matrix, gap_open,
+                     gap_extend) -> DistanceMatrix:
+    from .scoring import make_scoring
+
+    if len(batch) < 2:
+        raise ValueError(f"need at least 2 sequences for a distance matrix, got {len(batch)}")
+    protein = batch.alphabet is not DNA
+    if model == "scoredist" and not protein:
+        raise ModelError("scoredist is calibrated for proteins; the input reads as nucleotides")
+    scoring = make_scoring(matrix if matrix is not None else ("BLOSUM62" if protein else (2, -3)),
+                           gap_open if gap_open is not None else (11 if protein else 5),
+                           gap_extend if gap_extend is not None else (1 if protein else 2),
+                           batch.alphabet)
+    scoring.check_batch(batch)
+    return alignment_distances(batch, model, scoring, threads, progress)

@@ -48,7 +48,8 @@ SITES, TS_PURINE, TS_PYRIMIDINE, TRANSVERSIONS = range(4)
 def check_model(model: str) -> str:
     m = str(model).lower()
     if m not in MODELS:
-        raise ModelError(f"unknown aligned-DNA model {model!r}; expected one of {list(MODELS)}")
+        raise ModelError(f"unknown distance model {model!r}; expected one of "
+                         f"{list(MODELS) + ['identity', 'scoredist']}")
     return m
 
 

@@ -179,3 +179,37 @@ def test_bad_inputs():
         align_scores(["MKVLEF"], bioaccel.SeqBatch.from_strings(["ACGT"], alphabet="dna"))
     with pytest.raises(ScoringError, match="integer"):
         align_scores(["ACGT"], matrix=(1.5, -1))
+
+
+def test_identity_distance_matches_alignments(rng):
+    seqs = random_family(rng, AA, 8, 10, 50)
+    dm = bioaccel.distance_matrix(seqs, "identity")
+    for aln in align(seqs):
+        i, j = int(aln.query_id[3:]), int(aln.target_id[3:])
+        assert dm.data[i, j] == pytest.approx(1 - aln.identity, abs=1e-15)
+    assert np.all(np.diag(dm.data) == 0)
+
+
+def test_scoredist_formula(rng):
+    # recompute Sonnhammer & Hollich's formula from the alignments bioaccel reports
+    seqs = random_family(rng, AA, 6, 30, 60) + ["".join(rng.choice(AA, 40))]
+    dm = bioaccel.distance_matrix(seqs, "scoredist")
+    sc = make_scoring("BLOSUM62", 11, 1, bioaccel.PROTEIN)
+    b = bioaccel.SeqBatch.from_strings(seqs)
+    counts = np.bincount(b.codes, minlength=sc.alphabet.size).astype(float)
+    p = counts / counts.sum()
+    per_column = p @ sc.table @ p
+    for aln in align(seqs):
+        i, j = int(aln.query_id[3:]), int(aln.target_id[3:])
+        cols = [(x, y) for x, y in zip(aln.query_aligned, aln.target_aligned) if "-" not in (x, y)]
+        code = bioaccel.PROTEIN.code
+        sigma_r = len(cols) * per_column
+        sigma_u = sum(sc.table[code(x), code(x)] + sc.table[code(y), code(y)] for x, y in cols) / 2
+        if aln.score - sigma_r <= 0:
+            assert dm.data[i, j] == np.inf
+        else:
+            want = -np.log((aln.score - sigma_r) / (sigma_u - sigma_r)) * 1.3370
+            assert dm.data[i, j] == pytest.approx(want, rel=1e-12)
+    assert dm.data[0, 0] == 0.0 and not np.signbit(dm.data).any()
+    with pytest.raises(bioaccel.ModelError, match="proteins"):
+        bioaccel.distance_matrix(["ACGT", "ACGA"], "scoredist")

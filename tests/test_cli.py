@@ -77,7 +77,7 @@ def test_bad_input(tmp_path, case, command):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["-m", "k81x"], "unknown aligned-DNA model 'k81x'"),
+    (["-m", "k81x"], "unknown distance model 'k81x'"),
     (["-b", "tpu"], "Invalid value for '-b' / '--backend'"),
 ])
 def test_unknown_model_or_backend(tmp_path, aln, args, message):

@@ -118,7 +118,7 @@ def test_rna_u_reads_as_t():
 
 
 def test_unknown_model():
-    with pytest.raises(ModelError, match=r"unknown aligned-DNA model 'k81x'.*'k80'"):
+    with pytest.raises(ModelError, match=r"unknown distance model 'k81x'.*'k80'"):
         bioaccel.distance_matrix(["AC", "AG"], "k81x")
 
 
