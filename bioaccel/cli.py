@@ -63,6 +63,31 @@ def main(verbose: bool) -> None:
 _BACKENDS = click.Choice(["auto", "cupy", "numba-cuda", "cpu", "reference"], case_sensitive=False)
 
 
+def _parse_matrix(text: str | None):
+    """A matrix name, or "match,mismatch" (e.g. "2,-3")."""
+    if text is None:
+        return None
+    parts = text.split(",")
+    if len(parts) == 2:
+        try:
+            return int(parts[0]), int(parts[1])
+        except ValueError:
+            _fail(f"--matrix {text!r}: expected a matrix name or MATCH,MISMATCH integers such as 2,-3")
+    return text
+
+
+def _scoring_options(f):
+    f = click.option("--gap-extend", type=int, default=None,
+                     help="Gap extension penalty (default 1 protein, 2 DNA).")(f)
+    f = click.option("--gap-open", type=int, default=None,
+                     help="Gap open penalty: a gap of length L costs open + (L-1) * extend "
+                          "(default 11 protein, 5 DNA).")(f)
+    f = click.option("--matrix", default=None,
+                     help="Substitution matrix name (BLOSUM62, PAM250, ...) or MATCH,MISMATCH "
+                          "(default BLOSUM62 protein, 2,-3 DNA).")(f)
+    return f
+
+
 @main.command()
 @click.argument("input", type=click.Path(path_type=Path))
 @click.option("-m", "--model", default="k80", show_default=True,
@@ -76,8 +101,14 @@ _BACKENDS = click.Choice(["auto", "cupy", "numba-cuda", "cpu", "reference"], cas
 @click.option("--format", "fmt", type=click.Choice(["phylip", "phylip-lower", "tsv", "npy", "npz"]),
               default=None, help="Output format; from the extension by default (else phylip).")
 @click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus.")
-def distance(input, model, pairwise_deletion, backend, threads, output, fmt, input_format):
-    """All-vs-all distance matrix of the sequences in INPUT."""
+@_scoring_options
+def distance(input, model, pairwise_deletion, backend, threads, output, fmt, input_format,
+             matrix, gap_open, gap_extend):
+    """All-vs-all distance matrix of the sequences in INPUT.
+
+    Models: raw, jc69, k80, f81, tn93, logdet (aligned DNA, as ape::dist.dna); identity,
+    scoredist (unaligned sequences, from global alignments).
+    """
     from .distance import distance_matrix
     from .io import read_sequences
     from .progress import progress_bar
@@ -87,7 +118,8 @@ def distance(input, model, pairwise_deletion, backend, threads, output, fmt, inp
         _fail(f"{input}: found {len(batch)} sequence; a distance matrix needs at least 2")
     with progress_bar(f"distances ({model})") as update:
         dm = distance_matrix(batch, model, pairwise_deletion=pairwise_deletion, backend=backend,
-                             threads=threads, progress=update)
+                             threads=threads, progress=update, matrix=_parse_matrix(matrix),
+                             gap_open=gap_open, gap_extend=gap_extend)
     dm.write(output, fmt)
     click.echo(f"wrote {len(dm)} x {len(dm)} {model} matrix to {output}", err=True)
 
@@ -129,6 +161,57 @@ def tree(input, method, model, pairwise_deletion, backend, threads, clamp_negati
     t = nj(dm, clamp_negative=clamp_negative, threads=threads) if method == "nj" else upgma(dm)
     t.write(output)
     click.echo(f"wrote {method} tree of {t.n_tips} tips to {output}", err=True)
+
+
+@main.command()
+@click.argument("queries", type=click.Path(path_type=Path))
+@click.argument("targets", type=click.Path(path_type=Path), required=False)
+@click.option("--mode", type=click.Choice(["global", "local", "semiglobal"]), default="global",
+              show_default=True)
+@_scoring_options
+@click.option("--traceback", is_flag=True,
+              help="Write alignments (TSV: coordinates, CIGAR, identity, aligned strings) "
+                   "instead of a score matrix.")
+@click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
+@click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+              help="Scores: .npy (matrix) or .tsv (labelled matrix). --traceback: TSV.")
+def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backend, threads, output):
+    """Align every sequence of QUERIES to every one of TARGETS (or all pairs of QUERIES)."""
+    import numpy as np
+
+    from .align import align as align_pairs
+    from .align import align_scores
+    from .io import atomic_output, read_sequences
+
+    q = read_sequences(queries)
+    t = read_sequences(targets, alphabet=q.alphabet) if targets is not None else None
+    protein = q.alphabet.name == "protein"
+    kw = dict(mode=mode, matrix=_parse_matrix(matrix) or ("BLOSUM62" if protein else (2, -3)),
+              gap_open=gap_open if gap_open is not None else (11 if protein else 5),
+              gap_extend=gap_extend if gap_extend is not None else (1 if protein else 2))
+    if traceback:
+        alns = align_pairs(q, t, threads=threads, **kw)
+        with atomic_output(output) as f:
+            f.write("query\ttarget\tscore\tquery_start\tquery_end\ttarget_start\ttarget_end\t"
+                    "cigar\tidentity\taligned_length\tquery_aligned\ttarget_aligned\n")
+            for a in alns:
+                f.write(f"{a.query_id}\t{a.target_id}\t{a.score}\t{a.query_start}\t{a.query_end}\t"
+                        f"{a.target_start}\t{a.target_end}\t{a.cigar}\t{a.identity:.6f}\t"
+                        f"{a.aligned_length}\t{a.query_aligned}\t{a.target_aligned}\n")
+        click.echo(f"wrote {len(alns)} {mode} alignments to {output}", err=True)
+        return
+    scores = align_scores(q, t, backend=backend, threads=threads, **kw)
+    tids = (t or q).ids
+    if output.suffix.lower() == ".tsv":
+        with atomic_output(output) as f:
+            f.write("\t" + "\t".join(tids) + "\n")
+            for name, row in zip(q.ids, scores):
+                f.write(name + "\t" + "\t".join(str(int(v)) for v in row) + "\n")
+    else:
+        with atomic_output(output, "wb") as f:
+            np.save(f, scores)
+    click.echo(f"wrote {scores.shape[0]} x {scores.shape[1]} {mode} scores to {output}", err=True)
 
 
 @main.command()

@@ -146,3 +146,45 @@ def test_cupy_fix_matches_driver():
     assert "cuda12" in cupy_fix_for_driver(12)
     assert "cuda13" in cupy_fix_for_driver(13)
     assert "upgrade the NVIDIA driver" in cupy_fix_for_driver(11)
+
+
+@pytest.fixture
+def proteins(tmp_path):
+    p = tmp_path / "p.fa"
+    p.write_text(">p1\nMKVLEAGHW\n>p2\nMKILDAGW\n>p3 desc\nWWPPMKV\n")
+    return p
+
+
+def test_align_scores_and_tracebacks(tmp_path, proteins):
+    from bioaccel.align import align, align_scores
+    out = tmp_path / "s.npy"
+    res = run("align", proteins, "--mode", "local", "-o", out)
+    assert res.returncode == 0, res.stderr
+    assert np.array_equal(np.load(out), align_scores(proteins, mode="local"))
+    tsv = tmp_path / "a.tsv"
+    res = run("align", proteins, proteins, "--traceback", "--matrix", "BLOSUM80", "--gap-open", "9",
+              "-o", tsv)
+    assert res.returncode == 0, res.stderr
+    rows = [line.split("\t") for line in tsv.read_text().splitlines()[1:]]
+    want = align(proteins, proteins, matrix="BLOSUM80", gap_open=9)
+    assert [(r[0], r[1], int(r[2]), r[7]) for r in rows] == [(a.query_id, a.target_id, a.score, a.cigar) for a in want]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--matrix", "BLOSUM99"], "unknown substitution matrix 'BLOSUM99'"),
+    (["--matrix", "2,x"], "expected a matrix name or MATCH,MISMATCH"),
+    (["--gap-open", "-3"], "gap_open must be >= 0"),
+])
+def test_align_bad_options(tmp_path, proteins, args, message):
+    out = tmp_path / "s.npy"
+    res = run("align", proteins, "-o", out, *args)
+    assert res.returncode == 2 and message in res.stderr and "Traceback" not in res.stderr
+    assert not out.exists()
+
+
+def test_align_letter_missing_from_matrix(tmp_path):
+    src = tmp_path / "j.fa"
+    src.write_text(">a\nMKV\n>b\nMKJL\n")
+    res = run("align", src, "-o", tmp_path / "s.npy")
+    assert res.returncode == 2
+    assert "letter 'J' of sequence 'b' at position 3 is not in the matrix BLOSUM62" in res.stderr
