@@ -119,6 +119,9 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
     if (symmetric && queries.count != targets.count)
         throw std::invalid_argument("symmetric alignment needs queries == targets");
     const KernelFn kernel = pick_kernel();
+    // query rows per strip: the row state of a strip (2 x 32 bytes per row) stays in L1
+    std::int64_t strip_rows = 256;
+    if (const char* env = std::getenv("BIOACCEL_ALIGN_STRIP")) strip_rows = std::max(1L, std::atol(env));
     const std::int64_t nq = queries.count, nt = targets.count;
     // targets sorted by length, so the lanes of a group finish together
     std::vector<std::int64_t> order(nt);
@@ -207,6 +210,12 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
                 next.clear();
                 const int L = lanes_for(w);
                 for (std::size_t g = 0; g < todo.size(); g += L) {
+                    // Most lanes of the last narrow group overflowed (similar sequences):
+                    // send the rest straight to the next width instead of computing twice.
+                    if (w < 2 && g > 0 && next.size() * 2 > g) {
+                        next.insert(next.end(), todo.begin() + g, todo.end());
+                        break;
+                    }
                     GroupJob job;
                     job.q = q;
                     job.m = m;
@@ -232,7 +241,8 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
                     job.overflow_threshold = kLimits[w].hi - std::max<std::int64_t>(s.max_score, 0) - 1;
                     job.pad_code = pad;
                     job.table8 = use_table8 ? table8 : nullptr;
-                    kernel(job, worker.workspace(group_workspace_bytes(m, s.alphabet, job.nmax)),
+                    job.strip = m <= 2 * strip_rows ? m : strip_rows;
+                    kernel(job, worker.workspace(group_workspace_bytes(job.strip, s.alphabet, job.nmax)),
                            res.data(), ovf.data());
                     const std::int64_t cells = m * job.nmax * job.lanes;
                     (w == 0 ? c8 : w == 1 ? c16 : c32) += cells;

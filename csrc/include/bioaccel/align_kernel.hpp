@@ -27,11 +27,12 @@ struct GroupJob {
     // target letters 0..31), when the alphabet has <= 32 letters and every score fits int8:
     // the column profile is then built with byte shuffles instead of scalar stores.
     const std::int8_t* table8 = nullptr;
+    std::int64_t strip = 0;               // query rows per strip (1..m)
 };
 
 // Bytes of workspace run_group needs (the same for every width: 32-byte vectors).
-inline std::int64_t group_workspace_bytes(std::int64_t m, int alphabet, std::int64_t nmax) {
-    return (2 * (m + 1) + alphabet + 2 * nmax) * 32;
+inline std::int64_t group_workspace_bytes(std::int64_t strip, int alphabet, std::int64_t nmax) {
+    return (2 * (strip + 1) + alphabet + 4 * nmax) * 32;
 }
 
 namespace simd_avx2 {
