@@ -68,22 +68,9 @@ def laurasiatherian() -> Path:
 
 def flu_ha() -> Path:
     """mothur's influenza HA alignment (599 x 1701), from Debian's mothur package."""
-    out = _cached("HA.fasta.gz")
-    if out.exists():
-        return out
-    if shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
-        unavailable("apt-get/dpkg-deb needed to fetch mothur's HA.fasta.gz")
-    with tempfile.TemporaryDirectory() as tmp:
-        res = subprocess.run(["apt-get", "download", "mothur"], cwd=tmp, capture_output=True, text=True)
-        debs = list(Path(tmp).glob("mothur_*.deb"))
-        if res.returncode != 0 or not debs:
-            unavailable(f"apt-get download mothur failed: {res.stderr.strip()[-300:]}")
-        subprocess.run(["dpkg-deb", "-x", str(debs[0]), tmp + "/x"], check=True)
-        src = Path(tmp) / "x/usr/share/doc/mothur/HA.fasta.gz"
-        with gzip.open(src) as f:
-            f.read()  # damaged download -> error here, not later
-        shutil.copy(src, str(out) + ".tmp")
-        os.replace(str(out) + ".tmp", out)
+    out = _debian_file("mothur", "usr/share/doc/mothur/HA.fasta.gz", "HA.fasta.gz")
+    with gzip.open(out) as f:
+        f.read()  # a damaged download fails here, not later
     return out
 
 
@@ -106,3 +93,28 @@ def random_alignment(rng: np.random.Generator, n: int, sites: int, *, divergence
             x[start:start + int(rng.integers(1, max(2, sites // 10)))] = "-"
         seqs.append("".join(x))
     return seqs
+
+
+def _debian_file(package: str, member: str, name: str) -> Path:
+    """A file from a Debian package, fetched with apt-get download and cached."""
+    out = _cached(name)
+    if out.exists():
+        return out
+    if shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
+        unavailable(f"apt-get/dpkg-deb needed to fetch {name} from {package}")
+    with tempfile.TemporaryDirectory() as tmp:
+        res = subprocess.run(["apt-get", "download", package], cwd=tmp, capture_output=True, text=True,
+                             env=dict(os.environ))
+        debs = list(Path(tmp).glob(f"{package}_*.deb"))
+        if res.returncode != 0 or not debs:
+            unavailable(f"apt-get download {package} failed: {res.stderr.strip()[-300:]}")
+        subprocess.run(["dpkg-deb", "-x", str(debs[0]), tmp + "/x"], check=True, env=dict(os.environ))
+        shutil.copy(Path(tmp) / "x" / member, str(out) + ".tmp")
+        os.replace(str(out) + ".tmp", out)
+    return out
+
+
+def dada2_16s() -> Path:
+    """dada2's ten_16s.100.fa.gz: 3,994 16S rRNA sequences (Debian r-bioc-dada2)."""
+    return _debian_file("r-bioc-dada2", "usr/lib/R/site-library/dada2/extdata/ten_16s.100.fa.gz",
+                        "ten_16s.100.fa.gz")

@@ -16,8 +16,10 @@ from bioaccel import DistanceMatrix
 
 
 def run(*args, cwd=None):
+    # env=os.environ on purpose: once rpy2 has started R in this process, R has changed the
+    # C-level environment (LD_LIBRARY_PATH) and a child inheriting it may load another libpython
     return subprocess.run([sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd)
+                          capture_output=True, text=True, cwd=cwd, env=dict(os.environ))
 
 
 @pytest.fixture

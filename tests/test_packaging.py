@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -36,7 +37,9 @@ def test_import_needs_no_gpu_no_cupy_no_r():
         "assert not any(m.split('.')[0] in ('cupy', 'rpy2', 'numba') for m in sys.modules)\n"
         "print(bioaccel.get_backend('auto').name, bioaccel.available_backends()['cupy'])\n"
     )
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    # env=os.environ: R, once started by rpy2 in this process, changes the C-level environment
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ))
     assert res.returncode == 0, res.stderr
     assert res.stdout.startswith("cpu ")
     assert "CuPy is not installed" in res.stdout or "no NVIDIA driver" in res.stdout

@@ -76,6 +76,12 @@ class Backend(abc.ABC):
         from ..errors import BackendUnavailableError
         raise BackendUnavailableError(f"backend {self.name!r} has no alignment kernels")
 
+    def edit_distances(self, queries, targets, mode: int, max_distance: int, symmetric: bool,
+                       threads: int) -> np.ndarray:
+        """Edit distances (len(queries), len(targets)) int32; see bioaccel.edit_distances."""
+        from ..errors import BackendUnavailableError
+        raise BackendUnavailableError(f"backend {self.name!r} has no edit-distance kernels")
+
     def __repr__(self) -> str:
         return f"<bioaccel backend {self.name!r}>"
 

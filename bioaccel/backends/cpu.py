@@ -37,3 +37,8 @@ class CpuBackend(Backend):
             queries.codes, queries.offsets, targets.codes, targets.offsets, scoring.table, mode,
             scoring.gap_open, scoring.gap_extend, bool(symmetric), int(threads))
         return scores
+
+    def edit_distances(self, queries, targets, mode, max_distance, symmetric, threads):
+        return load_native().edit_distances(queries.codes, queries.offsets, targets.codes,
+                                            targets.offsets, mode, int(max_distance),
+                                            queries.alphabet.size, bool(symmetric), int(threads))

@@ -77,3 +77,25 @@ class NumbaCudaBackend(Backend):
                                                      row_h, row_e, d_out)
             out[s:s + len(cq)] = d_out.copy_to_host()
         return scatter_pairs(out, pq, pt, len(queries), len(targets), symmetric)
+
+    def edit_distances(self, queries, targets, mode, max_distance, symmetric, threads):
+        from numba import cuda
+
+        from ..kernels import edit_numba as k
+        from .base import all_pairs
+
+        pq, pt = all_pairs(len(queries), len(targets), symmetric)
+        out = np.zeros(len(pq), dtype=np.int32)
+        dev = [cuda.to_device(np.ascontiguousarray(a)) for a in
+               (queries.codes, queries.offsets, targets.codes, targets.offsets)]
+        words = max(1, -(-int(queries.lengths.max(initial=0)) // 64))
+        for s in range(0, len(pq), self.align_chunk):
+            cq, ct = pq[s:s + self.align_chunk], pt[s:s + self.align_chunk]
+            pv = cuda.device_array((words, len(cq)), dtype=np.uint64)
+            mv = cuda.device_array((words, len(cq)), dtype=np.uint64)
+            d_out = cuda.device_array(len(cq), dtype=np.int32)
+            blocks = -(-len(cq) // k.THREADS)
+            k.edit_distance_kernel[blocks, k.THREADS](*dev, mode, max_distance, cuda.to_device(cq),
+                                                      cuda.to_device(ct), pv, mv, d_out)
+            out[s:s + len(cq)] = d_out.copy_to_host()
+        return scatter_pairs(out, pq, pt, len(queries), len(targets), symmetric)

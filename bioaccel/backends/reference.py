@@ -37,6 +37,16 @@ class ReferenceBackend(Backend):
                 out[3, i - i0, j - j0] = np.count_nonzero(different & ~purine_ts & ~pyrimidine_ts)
         return out
 
+    def edit_distances(self, queries, targets, mode, max_distance, symmetric, threads):
+        from ..edit import edit_distance_reference
+        from .base import all_pairs, scatter_pairs
+        pq, pt = all_pairs(len(queries), len(targets), symmetric)
+        values = np.array([edit_distance_reference(queries[int(i)], targets[int(j)], mode)
+                           for i, j in zip(pq, pt)], dtype=np.int64)
+        if max_distance >= 0:
+            values = np.minimum(values, max_distance + 1)
+        return scatter_pairs(values.astype(np.int32), pq, pt, len(queries), len(targets), symmetric)
+
     def align_scores(self, queries, targets, scoring, mode, symmetric, threads):
         from .base import all_pairs, scatter_pairs
         pq, pt = all_pairs(len(queries), len(targets), symmetric)

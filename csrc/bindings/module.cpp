@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 #include <string>
@@ -13,6 +14,7 @@
 #include "bioaccel/common.hpp"
 #include "bioaccel/dna_counts.hpp"
 #include "bioaccel/dna_models.hpp"
+#include "bioaccel/edit_distance.hpp"
 #include "bioaccel/trees.hpp"
 
 namespace py = pybind11;
@@ -201,6 +203,27 @@ std::int64_t align_score_scalar_py(U8Array a, U8Array b, I32Array table, int mod
     return align_score_scalar(pa, m, pb, n, s);
 }
 
+py::array_t<std::int32_t> edit_distances_py(U8Array q_codes, I64Array q_offsets, U8Array t_codes,
+                                            I64Array t_offsets, int mode, std::int64_t max_distance,
+                                            int alphabet, bool symmetric, int threads) {
+    const SeqView q = seq_view(q_codes, q_offsets, "queries");
+    const SeqView t = seq_view(t_codes, t_offsets, "targets");
+    if (mode < 0 || mode > 2) throw std::invalid_argument("mode must be 0 (global), 1 (infix) or 2 (prefix)");
+    const std::int64_t top = std::max(max_code_of(q_codes), max_code_of(t_codes));
+    if (top >= alphabet)
+        throw std::invalid_argument("a sequence code (" + std::to_string(top) + ") is outside the alphabet of " +
+                                    std::to_string(alphabet) + " letters");
+    for (std::int64_t i = 0; i < std::max(q.count, t.count); ++i)
+        if ((i < q.count && q.length(i) > std::numeric_limits<std::int32_t>::max()) ||
+            (i < t.count && t.length(i) > std::numeric_limits<std::int32_t>::max()))
+            throw std::overflow_error("sequences longer than 2^31 letters");
+    py::array_t<std::int32_t> out({static_cast<py::ssize_t>(q.count), static_cast<py::ssize_t>(t.count)});
+    std::int32_t* dst = out.mutable_data();
+    py::gil_scoped_release release;
+    edit_distances(q, t, static_cast<EditMode>(mode), max_distance, alphabet, symmetric, dst, threads);
+    return out;
+}
+
 py::list align_pairs_py(U8Array q_codes, I64Array q_offsets, U8Array t_codes, I64Array t_offsets,
                         I64Array pairs, I32Array table, int mode, int gap_open, int gap_extend,
                         int threads) {
@@ -258,6 +281,10 @@ PYBIND11_MODULE(_native, m) {
           py::arg("t_offsets"), py::arg("pairs"), py::arg("table"), py::arg("mode"), py::arg("gap_open"),
           py::arg("gap_extend"), py::arg("threads"),
           "Tracebacks: list of (score, q_start, q_end, t_start, t_end, cigar).");
+    m.def("edit_distances", &edit_distances_py, py::arg("q_codes"), py::arg("q_offsets"), py::arg("t_codes"),
+          py::arg("t_offsets"), py::arg("mode"), py::arg("max_distance"), py::arg("alphabet"),
+          py::arg("symmetric"), py::arg("threads"),
+          "Edit distances (queries x targets) int32, Myers/Hyyro bit-parallel; max_distance < 0: none.");
     m.def("align_isa", &align_isa, "Instruction set the alignment kernels dispatch to.");
     m.def("openmp_enabled", &openmp_enabled);
     m.def("max_threads", &max_threads);
