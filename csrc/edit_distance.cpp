@@ -2,6 +2,7 @@
 
 #include "bioaccel/common.hpp"
 
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,18 +29,18 @@ struct Pattern {
 };
 
 // One 64-row block of one column (Hyyro 2003). hin/hout: horizontal delta entering at the
-// top row / leaving at the bottom row (-1, 0, +1). Updates pv/mv in place.
+// top row / leaving at the bottom row (-1, 0, +1). Updates pv/mv in place. Branch-free:
+// the deltas vary from column to column, so branches would mispredict.
 inline int block_step(Word& pv, Word& mv, Word eq, int hin, Word out_bit) {
+    const Word neg = static_cast<Word>(hin < 0), pos = static_cast<Word>(hin > 0);
     const Word xv = eq | mv;
-    if (hin < 0) eq |= 1;
+    eq |= neg;
     const Word xh = (((eq & pv) + pv) ^ pv) | eq;
     Word ph = mv | ~(xh | pv);
     Word mh = pv & xh;
-    const int hout = (ph & out_bit) ? 1 : ((mh & out_bit) ? -1 : 0);
-    ph <<= 1;
-    mh <<= 1;
-    if (hin < 0) mh |= 1;
-    else if (hin > 0) ph |= 1;
+    const int hout = static_cast<int>((ph & out_bit) != 0) - static_cast<int>((mh & out_bit) != 0);
+    ph = (ph << 1) | pos;
+    mh = (mh << 1) | neg;
     pv = mh | ~(xv | ph);
     mv = ph & xv;
     return hout;
@@ -56,8 +57,8 @@ std::int64_t run(const Pattern& p, const std::uint8_t* b, std::int64_t n, EditMo
     for (std::int64_t j = 0; j < n; ++j) {
         const Word* eq = p.peq.data() + static_cast<std::size_t>(b[j]) * W;
         int h = top;
-        for (std::int64_t w = 0; w < W; ++w)
-            h = block_step(pv[w], mv[w], eq[w], h, w == W - 1 ? p.last_bit : kHigh);
+        for (std::int64_t w = 0; w + 1 < W; ++w) h = block_step(pv[w], mv[w], eq[w], h, kHigh);
+        h = block_step(pv[W - 1], mv[W - 1], eq[W - 1], h, p.last_bit);
         score += h;
         if (mode != EditMode::Global && score < best) best = score;
         if (k >= 0) {
@@ -68,6 +69,109 @@ std::int64_t run(const Pattern& p, const std::uint8_t* b, std::int64_t n, EditMo
     }
     const std::int64_t d = mode == EditMode::Global ? score : best;
     return (k >= 0 && d > k) ? k + 1 : d;
+}
+
+typedef Word V4 __attribute__((vector_size(32)));
+typedef std::int64_t S4 __attribute__((vector_size(32)));
+constexpr int kLanes = 4;
+// Vector types lose their attributes as template arguments: wrap them for std::vector.
+struct alignas(32) Lane4 {
+    V4 v;
+};
+
+// Four targets against one query at once, one per 64-bit lane: the column-to-column and
+// block-to-block dependency chains of Myers' algorithm are long, so independent pairs in
+// the lanes of one vector fill the pipeline. Lanes finish at their own target lengths.
+__attribute__((always_inline)) inline void run4_body(const Pattern& p, const std::uint8_t* const* t,
+                                                     const std::int64_t* n, EditMode mode, std::int64_t k,
+                                                     std::int64_t* result, Lane4* pv, Lane4* mv) {
+    const std::int64_t W = p.words;
+    V4 ones;
+    for (int l = 0; l < kLanes; ++l) ones[l] = ~Word(0);
+    for (std::int64_t w = 0; w < W; ++w) {
+        pv[w].v = ones;
+        mv[w].v = V4{};
+    }
+    const Word top_pos = mode == EditMode::Infix ? 0 : 1;
+    std::int64_t nmax = 0;
+    S4 len;
+    for (int l = 0; l < kLanes; ++l) {
+        nmax = n[l] > nmax ? n[l] : nmax;
+        len[l] = n[l];
+    }
+    S4 score, best;
+    for (int l = 0; l < kLanes; ++l) score[l] = best[l] = p.m;
+    const Word* peq = p.peq.data();
+    for (std::int64_t j = 0; j < nmax; ++j) {
+        V4 pos, neg{};
+        for (int l = 0; l < kLanes; ++l) pos[l] = top_pos;
+        S4 hout{};
+        std::size_t code[kLanes];
+        for (int l = 0; l < kLanes; ++l) code[l] = j < n[l] ? t[l][j] : 0;
+        for (std::int64_t w = 0; w < W; ++w) {
+            V4 eq;
+            for (int l = 0; l < kLanes; ++l) eq[l] = peq[code[l] * W + w];
+            const Word ob = w == W - 1 ? p.last_bit : kHigh;
+            const V4 pvw = pv[w].v, mvw = mv[w].v;
+            const V4 xv = eq | mvw;
+            eq |= neg;
+            const V4 xh = (((eq & pvw) + pvw) ^ pvw) | eq;
+            V4 ph = mvw | ~(xh | pvw);
+            V4 mh = pvw & xh;
+            const S4 hp = (S4)((ph & ob) != 0), hm = (S4)((mh & ob) != 0);  // -1 where set
+            hout = hm - hp;
+            ph = (ph << 1) | pos;
+            mh = (mh << 1) | neg;
+            pv[w].v = mh | ~(xv | ph);
+            mv[w].v = ph & xv;
+            pos = (V4)(hout > 0) & 1;
+            neg = (V4)(hout < 0) & 1;
+        }
+        const S4 live = (S4)(len > j);  // -1 for lanes still inside their target
+        score += hout & live;
+        best = live ? (score < best ? score : best) : best;
+        if (k >= 0 && (j & 63) == 63) {
+            bool all_out = true;
+            for (int l = 0; l < kLanes; ++l) {
+                const std::int64_t floor_left = score[l] - (n[l] - 1 - j);
+                const bool out = mode == EditMode::Global ? floor_left > k : (best[l] > k && floor_left > k);
+                all_out = all_out && (out || j >= n[l]);
+            }
+            if (all_out) break;
+        }
+    }
+    for (int l = 0; l < kLanes; ++l) {
+        const std::int64_t d = mode == EditMode::Global ? score[l] : best[l];
+        result[l] = (k >= 0 && d > k) ? k + 1 : d;
+    }
+}
+
+// The 4-lane kernel compiled twice, for AVX2 and the baseline, picked at run time.
+// (Explicit wrappers rather than target_clones: GCC's clones of this vector code crashed.)
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) void run4_avx2(const Pattern& p, const std::uint8_t* const* t,
+                                               const std::int64_t* n, EditMode mode, std::int64_t k,
+                                               std::int64_t* result, Lane4* pv, Lane4* mv) {
+    run4_body(p, t, n, mode, k, result, pv, mv);
+}
+#endif
+
+void run4_base(const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n, EditMode mode,
+               std::int64_t k, std::int64_t* result, Lane4* pv, Lane4* mv) {
+    run4_body(p, t, n, mode, k, result, pv, mv);
+}
+
+void run4(const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n, EditMode mode,
+          std::int64_t k, std::int64_t* result, std::vector<Lane4>& pv, std::vector<Lane4>& mv) {
+    if (pv.size() < static_cast<std::size_t>(p.words)) {
+        pv.resize(static_cast<std::size_t>(p.words));
+        mv.resize(static_cast<std::size_t>(p.words));
+    }
+#if defined(__x86_64__) && defined(__GNUC__)
+    static const bool avx2 = std::getenv("BIOACCEL_NO_AVX2") == nullptr && __builtin_cpu_supports("avx2");
+    if (avx2) return run4_avx2(p, t, n, mode, k, result, pv.data(), mv.data());
+#endif
+    run4_base(p, t, n, mode, k, result, pv.data(), mv.data());
 }
 
 }  // namespace
@@ -104,6 +208,7 @@ void edit_distances(const SeqView& queries, const SeqView& targets, EditMode mod
 #endif
     {
         std::vector<Word> pv, mv;
+        std::vector<Lane4> pv4, mv4;
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
@@ -118,15 +223,34 @@ void edit_distances(const SeqView& queries, const SeqView& targets, EditMode mod
                 continue;
             }
             const Pattern p(a, m, alphabet);
+            std::int64_t batch[kLanes];
+            int filled = 0;
+            auto flush = [&]() {
+                const std::uint8_t* tp[kLanes];
+                std::int64_t tn[kLanes], res[kLanes];
+                for (int l = 0; l < kLanes; ++l) {
+                    const std::int64_t t = batch[l < filled ? l : 0];
+                    tp[l] = targets.seq(t);
+                    tn[l] = targets.length(t);
+                }
+                run4(p, tp, tn, mode, max_distance, res, pv4, mv4);
+                for (int l = 0; l < filled; ++l) out[qi * nt + batch[l]] = static_cast<std::int32_t>(res[l]);
+                filled = 0;
+            };
             for (std::int64_t t = first; t < nt; ++t) {
                 const std::int64_t n = targets.length(t);
-                std::int64_t d;
                 if (n == 0) {
-                    d = (max_distance >= 0 && m > max_distance) ? max_distance + 1 : m;
-                } else {
-                    d = run(p, targets.seq(t), n, mode, max_distance, pv, mv);
+                    out[qi * nt + t] = static_cast<std::int32_t>((max_distance >= 0 && m > max_distance) ? max_distance + 1 : m);
+                    continue;
                 }
-                out[qi * nt + t] = static_cast<std::int32_t>(d);
+                batch[filled++] = t;
+                if (filled == kLanes) flush();
+            }
+            if (filled == 1) {
+                out[qi * nt + batch[0]] = static_cast<std::int32_t>(
+                    run(p, targets.seq(batch[0]), targets.length(batch[0]), mode, max_distance, pv, mv));
+            } else if (filled > 1) {
+                flush();
             }
         }
     }
