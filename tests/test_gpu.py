@@ -26,3 +26,19 @@ def test_gpu_backend_equals_cpu_at_scale(backend, model):
 
 def test_auto_picks_a_gpu_backend():
     assert bioaccel.get_backend("auto").name in ("cupy", "numba-cuda")
+
+
+def test_numba_alignment_and_edit_kernels_at_scale():
+    from bioaccel.align import align_scores
+    from bioaccel.edit import edit_distances
+    rng = np.random.default_rng(9)
+    aa = list("ARNDCQEGHILKMFPSTWYV")
+    prots = ["".join(rng.choice(aa, rng.integers(50, 400))) for _ in range(200)]
+    for mode in ("global", "local", "semiglobal"):
+        assert np.array_equal(align_scores(prots, mode=mode, backend="numba-cuda"),
+                              align_scores(prots, mode=mode, backend="cpu"))
+    dna = ["".join(rng.choice(list("ACGT"), rng.integers(100, 3000))) for _ in range(200)]
+    for mode in ("global", "infix", "prefix"):
+        q, t = dna[:50], dna
+        assert np.array_equal(edit_distances(q, t, mode=mode, backend="numba-cuda"),
+                              edit_distances(q, t, mode=mode, backend="cpu"))
