@@ -13,6 +13,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+#: The environment as the test session started, for child processes: once rpy2 has started
+#: R in this process it prepends R's library folders to LD_LIBRARY_PATH, and a Python child
+#: inheriting that can load another libpython (and then finds no site-packages).
+BASE_ENV = dict(os.environ)
+
+
+def child_env(**overrides: str) -> dict[str, str]:
+    env = dict(BASE_ENV)
+    env.update(overrides)
+    return env
+
+
 #: In CI (BIOACCEL_STRICT_TESTS=1) a missing R, R package or data set fails the test
 #: instead of skipping it: the R-marked tests must really run there.
 STRICT = os.environ.get("BIOACCEL_STRICT_TESTS") == "1"

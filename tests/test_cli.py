@@ -14,12 +14,12 @@ import pytest
 import bioaccel
 from bioaccel import DistanceMatrix
 
+from .datasets import child_env
+
 
 def run(*args, cwd=None):
-    # env=os.environ on purpose: once rpy2 has started R in this process, R has changed the
-    # C-level environment (LD_LIBRARY_PATH) and a child inheriting it may load another libpython
     return subprocess.run([sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, env=dict(os.environ))
+                          capture_output=True, text=True, cwd=cwd, env=child_env())
 
 
 @pytest.fixture
@@ -95,7 +95,7 @@ def test_unavailable_backend_is_named(tmp_path, aln):
     if not missing:
         pytest.skip("every GPU backend is available here")
     out = tmp_path / "o.phy"
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    env = {k: v for k, v in child_env().items() if k != "NUMBA_ENABLE_CUDASIM"}
     res = subprocess.run([sys.executable, "-m", "bioaccel.cli", "distance", str(aln), "-o", str(out),
                           "-b", missing[0]], capture_output=True, text=True, env=env)
     assert res.returncode == 2 and f"backend '{missing[0]}' is unavailable" in res.stderr

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -11,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from bioaccel.kernels import KERNEL_DIR
+
+from .datasets import child_env
 
 CUDA_SOURCES = sorted(KERNEL_DIR.glob("*.cu"))
 
@@ -37,9 +38,7 @@ def test_import_needs_no_gpu_no_cupy_no_r():
         "assert not any(m.split('.')[0] in ('cupy', 'rpy2', 'numba') for m in sys.modules)\n"
         "print(bioaccel.get_backend('auto').name, bioaccel.available_backends()['cupy'])\n"
     )
-    # env=os.environ: R, once started by rpy2 in this process, changes the C-level environment
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=dict(os.environ))
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
     assert res.returncode == 0, res.stderr
     assert res.stdout.startswith("cpu ")
     assert "CuPy is not installed" in res.stdout or "no NVIDIA driver" in res.stdout
