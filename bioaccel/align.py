@@ -91,7 +91,7 @@ def align_scores(queries, targets=None, *, mode: str = "global", matrix="BLOSUM6
     [[1]]
     """
     q, t, scoring, mode_id = _prepare(queries, targets, matrix, gap_open, gap_extend, mode)
-    engine = get_backend(backend)
+    engine = get_backend(backend, "align_scores")
     return engine.align_scores(q, t, scoring, mode_id, targets is None, threads)
 
 

@@ -63,7 +63,7 @@ def edit_distances(queries, targets=None, *, mode: str = "global", max_distance:
     symmetric = targets is None
     if symmetric and mode_id != 0:
         raise ValueError(f"{key} distances are not symmetric: give targets explicitly")
-    engine = get_backend(backend)
+    engine = get_backend(backend, "edit_distances")
     k = -1 if max_distance is None else int(max_distance)
     d = engine.edit_distances(q, t, mode_id, k, symmetric, threads)
     if not normalize:

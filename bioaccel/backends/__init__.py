@@ -24,7 +24,7 @@ log = logging.getLogger("bioaccel")
 AUTO_ORDER = ("cupy", "numba-cuda", "cpu", "reference")
 
 _instances: dict[str, Backend] = {}
-_auto_logged: set[str] = set()
+_auto_logged: set[tuple[str, str]] = set()
 
 
 def _make(name: str) -> Backend:
@@ -49,13 +49,18 @@ def backend_names() -> tuple[str, ...]:
     return AUTO_ORDER
 
 
-def get_backend(name: str = "auto") -> Backend:
-    """Return a ready backend.
+def get_backend(name: str = "auto", operation: str = "dna_counts") -> Backend:
+    """Return a ready backend that implements ``operation``.
+
+    ``operation`` is one of ``dna_counts``, ``align_scores``, ``edit_distances``:
+    ``"auto"`` takes the first available backend of :data:`AUTO_ORDER` that has kernels
+    for it.
 
     Raises
     ------
     BackendUnavailableError
-        ``name`` is unknown, or names a backend that cannot run here (with the reason).
+        ``name`` is unknown, names a backend that cannot run here, or one without kernels
+        for ``operation`` (with the reason).
     """
     key = str(name).lower().replace("_", "-")
     if key == "numba":
@@ -64,10 +69,10 @@ def get_backend(name: str = "auto") -> Backend:
         for candidate in AUTO_ORDER:
             backend = _instances.get(candidate) or _make(candidate)
             _instances[candidate] = backend
-            if backend.unavailable_reason(for_auto=True) is None:
-                if candidate not in _auto_logged:
-                    log.info("bioaccel: backend 'auto' resolved to %r", candidate)
-                    _auto_logged.add(candidate)
+            if operation in backend.operations and backend.unavailable_reason(for_auto=True) is None:
+                if (candidate, operation) not in _auto_logged:
+                    log.info("bioaccel: backend 'auto' resolved to %r for %s", candidate, operation)
+                    _auto_logged.add((candidate, operation))
                 return backend
         raise BackendUnavailableError("no backend available")  # reference always is
     backend = _instances.get(key) or _make(key)
@@ -75,6 +80,11 @@ def get_backend(name: str = "auto") -> Backend:
     reason = backend.unavailable_reason(for_auto=False)
     if reason is not None:
         raise BackendUnavailableError(f"backend {key!r} is unavailable: {reason}")
+    if operation not in backend.operations:
+        raise BackendUnavailableError(
+            f"backend {key!r} has no {operation} kernels yet; backends that do: "
+            f"{[n for n in AUTO_ORDER if operation in (_instances.get(n) or _make(n)).operations]}"
+        )
     return backend
 
 

@@ -51,6 +51,8 @@ class Backend(abc.ABC):
     """Base class: a named way of computing pair counts for a tile of sequence pairs."""
 
     name = "base"
+    #: what this backend has kernels for
+    operations: frozenset[str] = frozenset({"dna_counts"})
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
         """None when usable; else why not. ``for_auto`` also rejects slow stand-ins."""
@@ -72,15 +74,17 @@ class Backend(abc.ABC):
 
     def align_scores(self, queries, targets, scoring, mode: int, symmetric: bool,
                      threads: int) -> np.ndarray:
-        """Alignment scores (len(queries), len(targets)) int32; see bioaccel.align_scores."""
+        """Alignment scores (len(queries), len(targets)) int32; see bioaccel.align_scores.
+        Only backends listing ``align_scores`` in :attr:`operations` override this."""
         from ..errors import BackendUnavailableError
-        raise BackendUnavailableError(f"backend {self.name!r} has no alignment kernels")
+        raise BackendUnavailableError(f"backend {self.name!r} has no align_scores kernels")
 
     def edit_distances(self, queries, targets, mode: int, max_distance: int, symmetric: bool,
                        threads: int) -> np.ndarray:
-        """Edit distances (len(queries), len(targets)) int32; see bioaccel.edit_distances."""
+        """Edit distances (len(queries), len(targets)) int32; see bioaccel.edit_distances.
+        Only backends listing ``edit_distances`` in :attr:`operations` override this."""
         from ..errors import BackendUnavailableError
-        raise BackendUnavailableError(f"backend {self.name!r} has no edit-distance kernels")
+        raise BackendUnavailableError(f"backend {self.name!r} has no edit_distances kernels")
 
     def __repr__(self) -> str:
         return f"<bioaccel backend {self.name!r}>"

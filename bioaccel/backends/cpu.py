@@ -14,6 +14,7 @@ def load_native():
 
 class CpuBackend(Backend):
     name = "cpu"
+    operations = frozenset({"dna_counts", "align_scores", "edit_distances"})
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
         try:

@@ -15,6 +15,7 @@ def _simulator() -> bool:
 
 class NumbaCudaBackend(Backend):
     name = "numba-cuda"
+    operations = frozenset({"dna_counts", "align_scores", "edit_distances"})
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
         if _simulator() and for_auto:

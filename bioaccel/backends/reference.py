@@ -12,6 +12,7 @@ _A, _C, _G, _T = 0, 1, 2, 3
 
 class ReferenceBackend(Backend):
     name = "reference"
+    operations = frozenset({"dna_counts", "align_scores", "edit_distances"})
 
     def dna_counts(self, data: DnaData, i0, i1, j0, j1, *, table, upper_only, threads):
         aln = data.alignment
