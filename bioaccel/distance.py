@@ -51,7 +51,8 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
                     backend: str = "auto", threads: int = 0,
                     progress: Callable[[int, int], None] | None = None,
                     matrix=None, gap_open: int | None = None,
-                    gap_extend: int | None = None) -> DistanceMatrix:
+                    gap_extend: int | None = None, k: int | None = None,
+                    sketch_size: int = 1000, seed: int = 42) -> DistanceMatrix:
     """All-vs-all distances: evolutionary models on aligned DNA (as ``ape::dist.dna``), or
     alignment-based distances on unaligned sequences.
 
@@ -59,7 +60,7 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
     ----------
     seqs : SeqBatch, path, or sequence of str
         An alignment of nucleotide sequences (all the same length).
-    model : {"raw", "jc69", "k80", "f81", "tn93", "logdet", "identity", "scoredist"}
+    model : {"raw", "jc69", "k80", "f81", "tn93", "logdet", "identity", "scoredist", "kmer", "jaccard", "mash"}
         Aligned DNA models: see :mod:`bioaccel.dna_models` for the formulas and
         missing-data rules. ``identity`` and ``scoredist`` align every pair globally
         (C++ core): see :mod:`bioaccel.align_distances`.
@@ -74,6 +75,9 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
     matrix, gap_open, gap_extend
         Alignment scoring for ``identity``/``scoredist``: BLOSUM62 with 11/1 for
         proteins, (2, -3) with 5/2 for nucleotides unless given.
+    k, sketch_size, seed
+        For the k-mer models ``kmer``, ``jaccard`` and ``mash`` (see :mod:`bioaccel.kmers`);
+        ``seqs`` may then also be saved :class:`~bioaccel.kmers.Sketches`.
 
     Returns
     -------
@@ -96,6 +100,11 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
     >>> dm.data[0].tolist()
     [0.0, 0.1, 0.1]
     """
+    from .kmers import KMER_MODELS, Sketches, kmer_distance_matrix
+    if str(model).lower() in KMER_MODELS:
+        return kmer_distance_matrix(seqs if isinstance(seqs, Sketches) else as_batch(seqs),
+                                    str(model).lower(), k=k, sketch_size=sketch_size, seed=seed,
+                                    threads=threads)
     batch = as_batch(seqs)
     if str(model).lower() in ALIGNMENT_MODELS:
         return _alignment_model(batch, str(model).lower(), threads, progress, matrix, gap_open,

@@ -15,6 +15,7 @@
 #include "bioaccel/dna_counts.hpp"
 #include "bioaccel/dna_models.hpp"
 #include "bioaccel/edit_distance.hpp"
+#include "bioaccel/kmers.hpp"
 #include "bioaccel/trees.hpp"
 
 namespace py = pybind11;
@@ -224,6 +225,48 @@ py::array_t<std::int32_t> edit_distances_py(U8Array q_codes, I64Array q_offsets,
     return out;
 }
 
+using I8Array = py::array_t<std::int8_t, py::array::c_style | py::array::forcecast>;
+using U64Flat = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>;
+
+py::tuple kmer_sketch_py(U8Array codes, I64Array offsets, I8Array digit, int radix, int k, bool canonical,
+                         bool hashed, std::uint64_t seed, std::int64_t sketch_size, bool with_counts,
+                         int threads) {
+    const SeqView v = seq_view(codes, offsets, "sequences");
+    if (digit.ndim() != 1 || digit.shape(0) <= max_code_of(codes))
+        throw std::invalid_argument("digit map must cover every sequence code");
+    KmerTable t;
+    {
+        py::gil_scoped_release release;
+        t = kmer_table(v, digit.data(), radix, k, canonical, hashed, seed, sketch_size, with_counts, threads);
+    }
+    py::array_t<std::uint64_t> values(static_cast<py::ssize_t>(t.values.size()));
+    std::copy(t.values.begin(), t.values.end(), values.mutable_data());
+    py::array_t<std::int64_t> offs(static_cast<py::ssize_t>(t.offsets.size()));
+    std::copy(t.offsets.begin(), t.offsets.end(), offs.mutable_data());
+    py::array_t<std::uint32_t> counts(static_cast<py::ssize_t>(t.counts.size()));
+    std::copy(t.counts.begin(), t.counts.end(), counts.mutable_data());
+    return py::make_tuple(values, offs, counts);
+}
+
+py::array_t<double> kmer_pairwise_py(U64Flat values, I64Array offsets,
+                                     py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast> counts,
+                                     int metric, std::int64_t sketch_size, I64Array lengths, int k, int threads) {
+    KmerTable t;
+    t.values.assign(values.data(), values.data() + values.shape(0));
+    t.offsets.assign(offsets.data(), offsets.data() + offsets.shape(0));
+    t.counts.assign(counts.data(), counts.data() + counts.shape(0));
+    const std::int64_t n = offsets.shape(0) - 1;
+    if (n < 0 || t.offsets.back() != values.shape(0)) throw std::invalid_argument("offsets do not span the values");
+    if (lengths.shape(0) != n) throw std::invalid_argument("one length per sequence is needed");
+    if (metric < 0 || metric > 2) throw std::invalid_argument("metric must be 0 (jaccard), 1 (minhash) or 2 (count fraction)");
+    py::array_t<double> out({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(n)});
+    double* dst = out.mutable_data();
+    const std::int64_t* lens = lengths.data();
+    py::gil_scoped_release release;
+    kmer_pairwise(t, static_cast<KmerMetric>(metric), sketch_size, lens, k, dst, threads);
+    return out;
+}
+
 py::list align_pairs_py(U8Array q_codes, I64Array q_offsets, U8Array t_codes, I64Array t_offsets,
                         I64Array pairs, I32Array table, int mode, int gap_open, int gap_extend,
                         int threads) {
@@ -285,6 +328,13 @@ PYBIND11_MODULE(_native, m) {
           py::arg("t_offsets"), py::arg("mode"), py::arg("max_distance"), py::arg("alphabet"),
           py::arg("symmetric"), py::arg("threads"),
           "Edit distances (queries x targets) int32, Myers/Hyyro bit-parallel; max_distance < 0: none.");
+    m.def("kmer_sketch", &kmer_sketch_py, py::arg("codes"), py::arg("offsets"), py::arg("digit"),
+          py::arg("radix"), py::arg("k"), py::arg("canonical"), py::arg("hashed"), py::arg("seed"),
+          py::arg("sketch_size"), py::arg("with_counts"), py::arg("threads"),
+          "Sorted k-mer codes or hashes per sequence: (values, offsets, counts).");
+    m.def("kmer_pairwise", &kmer_pairwise_py, py::arg("values"), py::arg("offsets"), py::arg("counts"),
+          py::arg("metric"), py::arg("sketch_size"), py::arg("lengths"), py::arg("k"), py::arg("threads"),
+          "Pairwise Jaccard / MinHash estimate / shared k-mer count fraction (n x n).");
     m.def("align_isa", &align_isa, "Instruction set the alignment kernels dispatch to.");
     m.def("openmp_enabled", &openmp_enabled);
     m.def("max_threads", &max_threads);

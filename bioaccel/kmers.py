@@ -1,0 +1,150 @@
+"""Alignment-free distances from k-mers: MUSCLE's k-mer distance, exact Jaccard, and
+MinHash (Mash) sketches.
+
+``kmer`` (Edgar 2004, MUSCLE; Nucleic Acids Res 32:1792): with n_x(t) the count of k-mer t
+in x, F = sum_t min(n_x(t), n_y(t)) / (min(L_x, L_y) - k + 1) and d = 1 - F. Proteins use
+the compressed 6-letter Dayhoff alphabet {AGPST, C, DENQ, FWY, HKR, ILMV} with k = 6 (MUSCLE's
+"kmer6_6"); nucleotides the 4 bases with k = 6 unless given.
+
+``jaccard``: 1 - |A & B| / |A | B| over the sets of distinct k-mers (canonical for DNA).
+
+``mash`` (Ondov et al. 2016, Genome Biol 17:132): bottom-s MinHash sketches of canonical
+k-mers hashed with a seeded 64-bit mix; J is estimated as the share of the s smallest hashes
+of the union present in both sketches, and D = -ln(2J / (1 + J)) / k (Mash's definition,
+which reports 1 when no hash is shared and caps D at 1).
+
+k-mers with any letter outside the alphabet (N, IUPAC, gaps) are skipped.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .alphabet import DNA, PROTEIN
+from .distmatrix import DistanceMatrix
+from .errors import ModelError
+from .io import atomic_output
+from .seqbatch import SeqBatch
+
+KMER_MODELS = ("kmer", "jaccard", "mash")
+DAYHOFF6 = ("AGPST", "C", "DENQ", "FWY", "HKR", "ILMV")
+
+
+def _digits(batch: SeqBatch, compressed: bool) -> tuple[np.ndarray, int]:
+    """Map from the batch's codes to k-mer digits (-1: skip)."""
+    digit = np.full(256, -1, dtype=np.int8)
+    if batch.alphabet is DNA:
+        for d, ch in enumerate("ACGT"):
+            digit[DNA.code(ch)] = d
+        return digit, 4
+    if compressed:
+        for d, group in enumerate(DAYHOFF6):
+            for ch in group:
+                digit[PROTEIN.code(ch)] = d
+        return digit, 6
+    for d, ch in enumerate(PROTEIN.symbols[:20]):
+        digit[d] = d
+    return digit, 20
+
+
+@dataclass(frozen=True)
+class Sketches:
+    """Bottom-s MinHash sketches of a batch, reusable across runs (``save`` / ``load``)."""
+
+    ids: list[str]
+    lengths: np.ndarray
+    values: np.ndarray
+    offsets: np.ndarray
+    k: int
+    size: int
+    seed: int
+    alphabet: str
+
+    def save(self, path: str | os.PathLike) -> None:
+        with atomic_output(path, "wb") as f:
+            np.savez(f, ids=np.array(self.ids, dtype=str), lengths=self.lengths, values=self.values,
+                     offsets=self.offsets, params=np.array([self.k, self.size, self.seed]),
+                     alphabet=np.array(self.alphabet))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Sketches:
+        path = Path(path)
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                k, size, seed = (int(v) for v in z["params"])
+                return cls([str(i) for i in z["ids"]], z["lengths"], z["values"], z["offsets"], k,
+                           size, seed, str(z["alphabet"]))
+        except (OSError, KeyError, ValueError) as exc:
+            raise ModelError(f"{path}: not a bioaccel sketch file ({exc})") from None
+
+
+def sketch(seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0) -> Sketches:
+    """MinHash sketches (canonical k-mers for DNA).
+
+    >>> s = sketch(["ACGTACGTTGCA" * 5, "ACGTACGTTGCA" * 5], k=5, size=8)
+    >>> s.values[s.offsets[0]:s.offsets[1]].size <= 8
+    True
+    """
+    from .align import _as_batch
+    from .backends.cpu import load_native
+
+    batch = _as_batch(seqs)
+    _check_params(k, size)
+    digit, radix = _digits(batch, compressed=False)
+    values, offsets, _ = load_native().kmer_sketch(batch.codes, batch.offsets, digit, radix, int(k),
+                                                   batch.alphabet is DNA, True, int(seed), int(size),
+                                                   False, int(threads))
+    return Sketches(list(batch.ids), batch.lengths.copy(), values, offsets, int(k), int(size),
+                    int(seed), batch.alphabet.name)
+
+
+def _check_params(k, size) -> None:
+    if isinstance(k, bool) or int(k) != k or k < 1:
+        raise ModelError(f"k must be a positive integer, got {k!r}")
+    if isinstance(size, bool) or int(size) != size or size < 1:
+        raise ModelError(f"sketch size must be a positive integer, got {size!r}")
+
+
+def mash_distance(j: np.ndarray, k: int) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        d = 0.0 - np.log(2 * j / (1 + j)) / k  # 0.0 - : no -0.0 for identical sets
+    return np.where(j > 0, np.minimum(d, 1.0), 1.0)
+
+
+def kmer_distance_matrix(seqs, model: str, *, k: int | None = None, sketch_size: int = 1000,
+                         seed: int = 42, threads: int = 0) -> DistanceMatrix:
+    """Distances of :data:`KMER_MODELS` (see the module docstring)."""
+    from .backends.cpu import load_native
+
+    native = load_native()
+    if isinstance(seqs, Sketches):
+        if model != "mash":
+            raise ModelError(f"sketches give mash distances, not {model!r}")
+        if k is not None and k != seqs.k:
+            raise ModelError(f"the sketches were made with k={seqs.k}, not k={k}")
+        sim = native.kmer_pairwise(seqs.values, seqs.offsets, np.zeros(0, np.uint32), 1, seqs.size,
+                                   seqs.lengths, seqs.k, int(threads))
+        return DistanceMatrix(mash_distance(sim, seqs.k), seqs.ids)
+    from .align import _as_batch
+
+    batch = _as_batch(seqs)
+    if len(batch) < 2:
+        raise ValueError(f"need at least 2 sequences for a distance matrix, got {len(batch)}")
+    if model == "mash":
+        s = sketch(batch, k=21 if k is None else k, size=sketch_size, seed=seed, threads=threads)
+        return kmer_distance_matrix(s, "mash", threads=threads)
+    compressed = model == "kmer"
+    digit, radix = _digits(batch, compressed)
+    k = (6 if model == "kmer" else 21 if batch.alphabet is DNA else 5) if k is None else k
+    _check_params(k, 1)
+    counts = model == "kmer"
+    values, offsets, cnt = native.kmer_sketch(batch.codes, batch.offsets, digit, radix, int(k),
+                                              model == "jaccard" and batch.alphabet is DNA,
+                                              False, 0, 0, counts, int(threads))
+    sim = native.kmer_pairwise(values, offsets, cnt, 2 if counts else 0, 0,
+                               batch.lengths.astype(np.int64), int(k), int(threads))
+    return DistanceMatrix(1.0 - sim, batch.ids)

@@ -1,0 +1,146 @@
+#include "bioaccel/kmers.hpp"
+
+#include "bioaccel/common.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace bioaccel {
+namespace {
+
+// MurmurHash3's 64-bit finaliser, seeded: a bijective mix of the k-mer code.
+inline std::uint64_t mix64(std::uint64_t x, std::uint64_t seed) {
+    x ^= seed + 0x9e3779b97f4a7c15ULL;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+}  // namespace
+
+KmerTable kmer_table(const SeqView& seqs, const std::int8_t* digit, int radix, int k, bool canonical,
+                     bool hashed, std::uint64_t seed, std::int64_t sketch_size, bool with_counts,
+                     int threads) {
+    if (k < 1) throw std::invalid_argument("k must be >= 1, got " + std::to_string(k));
+    if (radix < 2) throw std::invalid_argument("the k-mer alphabet needs at least 2 letters");
+    double space = 1;
+    for (int i = 0; i < k; ++i) space *= radix;
+    if (space > 1.8e19)
+        throw std::invalid_argument("k = " + std::to_string(k) + " is too large for 64-bit k-mer codes with " +
+                                    std::to_string(radix) + " letters");
+    if (canonical && radix != 4) throw std::invalid_argument("canonical k-mers need the 4-letter DNA alphabet");
+    const std::int64_t n = seqs.count;
+    std::vector<std::vector<std::uint64_t>> vals(static_cast<std::size_t>(n));
+    std::vector<std::vector<std::uint32_t>> cnts(static_cast<std::size_t>(n));
+    std::uint64_t top = 1;  // radix^(k-1)
+    for (int i = 1; i < k; ++i) top *= static_cast<std::uint64_t>(radix);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 8) num_threads(resolve_threads(threads))
+#else
+    (void)threads;
+#endif
+    for (std::int64_t s = 0; s < n; ++s) {
+        const std::uint8_t* a = seqs.seq(s);
+        const std::int64_t len = seqs.length(s);
+        std::vector<std::uint64_t>& v = vals[s];
+        v.reserve(static_cast<std::size_t>(std::max<std::int64_t>(0, len - k + 1)));
+        std::uint64_t fwd = 0, rev = 0;
+        int valid = 0;  // letters since the last skipped one
+        const int shift = 2 * (k - 1);
+        for (std::int64_t i = 0; i < len; ++i) {
+            const int d = digit[a[i]];
+            if (d < 0) {
+                valid = 0;
+                fwd = rev = 0;
+                continue;
+            }
+            fwd = (valid == k ? (fwd % top) : fwd) * static_cast<std::uint64_t>(radix) + static_cast<std::uint64_t>(d);
+            if (canonical) rev = (rev >> 2) | (static_cast<std::uint64_t>(3 - d) << shift);
+            if (valid < k) ++valid;
+            if (valid == k) {
+                std::uint64_t code = canonical ? std::min(fwd, rev) : fwd;
+                v.push_back(hashed ? mix64(code, seed) : code);
+            }
+        }
+        std::sort(v.begin(), v.end());
+        if (with_counts) {
+            std::vector<std::uint32_t>& c = cnts[s];
+            std::size_t w = 0;
+            for (std::size_t r = 0; r < v.size();) {
+                std::size_t e = r;
+                while (e < v.size() && v[e] == v[r]) ++e;
+                v[w++] = v[r];
+                c.push_back(static_cast<std::uint32_t>(e - r));
+                r = e;
+            }
+            v.resize(w);
+        } else {
+            v.erase(std::unique(v.begin(), v.end()), v.end());
+        }
+        if (sketch_size > 0 && static_cast<std::int64_t>(v.size()) > sketch_size) {
+            v.resize(static_cast<std::size_t>(sketch_size));
+            if (with_counts) cnts[s].resize(static_cast<std::size_t>(sketch_size));
+        }
+    }
+    KmerTable t;
+    t.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
+    for (std::int64_t s = 0; s < n; ++s) t.offsets[s + 1] = t.offsets[s] + static_cast<std::int64_t>(vals[s].size());
+    t.values.resize(static_cast<std::size_t>(t.offsets[n]));
+    if (with_counts) t.counts.resize(t.values.size());
+    for (std::int64_t s = 0; s < n; ++s) {
+        std::copy(vals[s].begin(), vals[s].end(), t.values.begin() + t.offsets[s]);
+        if (with_counts) std::copy(cnts[s].begin(), cnts[s].end(), t.counts.begin() + t.offsets[s]);
+    }
+    return t;
+}
+
+void kmer_pairwise(const KmerTable& t, KmerMetric metric, std::int64_t sketch_size,
+                   const std::int64_t* lengths, int k, double* out, int threads) {
+    const std::int64_t n = static_cast<std::int64_t>(t.offsets.size()) - 1;
+    if (metric == KmerMetric::CountFraction && t.counts.size() != t.values.size())
+        throw std::invalid_argument("the k-mer-count distance needs counts");
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 4) num_threads(resolve_threads(threads))
+#else
+    (void)threads;
+#endif
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::uint64_t* a = t.values.data() + t.offsets[i];
+        const std::int64_t na = t.offsets[i + 1] - t.offsets[i];
+        out[i * n + i] = 1.0;
+        for (std::int64_t j = i + 1; j < n; ++j) {
+            const std::uint64_t* b = t.values.data() + t.offsets[j];
+            const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
+            std::int64_t x = 0, y = 0, shared = 0, seen = 0;
+            double value;
+            if (metric == KmerMetric::CountFraction) {
+                const std::uint32_t* ca = t.counts.data() + t.offsets[i];
+                const std::uint32_t* cb = t.counts.data() + t.offsets[j];
+                while (x < na && y < nb) {
+                    if (a[x] < b[y]) ++x;
+                    else if (b[y] < a[x]) ++y;
+                    else { shared += std::min(ca[x], cb[y]); ++x; ++y; }
+                }
+                const std::int64_t denom = std::min(lengths[i], lengths[j]) - k + 1;
+                value = denom > 0 ? static_cast<double>(shared) / static_cast<double>(denom) : 0.0;
+            } else {
+                // walk the union in order; MinHash stops at the sketch size
+                const std::int64_t limit = metric == KmerMetric::MinHash ? sketch_size : na + nb;
+                while (seen < limit && (x < na || y < nb)) {
+                    if (y >= nb || (x < na && a[x] < b[y])) ++x;
+                    else if (x >= na || b[y] < a[x]) ++y;
+                    else { ++shared; ++x; ++y; }
+                    ++seen;
+                }
+                value = seen > 0 ? static_cast<double>(shared) / static_cast<double>(seen) : 0.0;
+            }
+            out[i * n + j] = out[j * n + i] = value;
+        }
+    }
+}
+
+}  // namespace bioaccel

@@ -1,0 +1,129 @@
+"""k-mer distances against plain-Python references of the published formulas; MinHash
+estimates within their statistical error of the exact Jaccard index; sketches round-trip."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import bioaccel
+from bioaccel.kmers import DAYHOFF6, Sketches, mash_distance, sketch
+
+COMPLEMENT = str.maketrans("ACGT", "TGCA")
+
+
+def related(rng, n, length, rate=0.05):
+    base = rng.choice(list("ACGT"), length)
+    out = []
+    for _ in range(n):
+        s = base.copy()
+        hit = rng.random(length) < rate * rng.random() * 4
+        s[hit] = rng.choice(list("ACGT"), int(hit.sum()))
+        out.append("".join(s))
+    return out
+
+
+def kmers(s, k):
+    return [s[i:i + k] for i in range(len(s) - k + 1) if set(s[i:i + k]) <= set("ACGT")]
+
+
+def canonical(s, k):
+    return {min(x, x.translate(COMPLEMENT)[::-1]) for x in kmers(s, k)}
+
+
+def test_kmer_distance_equals_edgar_formula(rng):
+    seqs = related(rng, 8, 300) + ["ACGTNNACGT" * 20]
+    k = 6
+    got = bioaccel.distance_matrix(seqs, "kmer", k=k).data
+    for i, a in enumerate(seqs):
+        for j, b in enumerate(seqs):
+            if i == j:
+                continue
+            ca, cb = Counter(kmers(a, k)), Counter(kmers(b, k))
+            shared = sum(min(c, cb[t]) for t, c in ca.items())
+            f = shared / (min(len(a), len(b)) - k + 1)
+            assert got[i, j] == pytest.approx(1 - f, abs=1e-12)
+
+
+def test_protein_kmer_distance_uses_dayhoff6():
+    group = {ch: g for g, letters in enumerate(DAYHOFF6) for ch in letters}
+    a, b = "MKVLEAGHWKLLEMKVAAGT", "MRILDAGFWKVIEMRLSSGT"
+    got = bioaccel.distance_matrix([a, b], "kmer", k=3).data[0, 1]
+    ra = ["".join(str(group[c]) for c in a[i:i + 3]) for i in range(len(a) - 2)]
+    rb = ["".join(str(group[c]) for c in b[i:i + 3]) for i in range(len(b) - 2)]
+    ca, cb = Counter(ra), Counter(rb)
+    shared = sum(min(c, cb[t]) for t, c in ca.items())
+    assert got == pytest.approx(1 - shared / (min(len(a), len(b)) - 2))
+
+
+def test_exact_jaccard_uses_canonical_kmers(rng):
+    seqs = related(rng, 6, 400)
+    seqs.append(seqs[0].translate(COMPLEMENT)[::-1])  # reverse complement: identical k-mer set
+    got = bioaccel.distance_matrix(seqs, "jaccard", k=11).data
+    for i in range(len(seqs)):
+        for j in range(len(seqs)):
+            a, b = canonical(seqs[i], 11), canonical(seqs[j], 11)
+            assert got[i, j] == pytest.approx(1 - len(a & b) / len(a | b), abs=1e-12)
+    assert got[0, -1] == 0.0
+
+
+def test_minhash_within_sketch_error_of_exact_jaccard(rng):
+    seqs = related(rng, 12, 5000, rate=0.03)
+    size, k = 1000, 15
+    exact = 1 - bioaccel.distance_matrix(seqs, "jaccard", k=k).data
+    s = sketch(seqs, k=k, size=size, seed=7)
+    est_d = bioaccel.distance_matrix(s, "mash").data
+    for i in range(len(seqs)):
+        for j in range(i + 1, len(seqs)):
+            j_true = exact[i, j]
+            # the bottom-s estimator is hypergeometric-like: sd <= sqrt(J (1 - J) / s)
+            bound = 4 * np.sqrt(j_true * (1 - j_true) / size) + 2 / size
+            # invert D = -ln(2J/(1+J))/k to compare on the Jaccard scale
+            x = np.exp(-k * est_d[i, j])
+            j_est = x / (2 - x)
+            assert abs(j_est - j_true) <= bound, (i, j, j_est, j_true)
+
+
+def test_mash_distance_definition():
+    assert mash_distance(np.array([1.0, 0.0]), 21).tolist() == [0.0, 1.0]
+    j = 0.5
+    assert mash_distance(np.array([j]), 21)[0] == pytest.approx(-np.log(2 * j / (1 + j)) / 21)
+
+
+def test_sketches_round_trip(tmp_path, rng):
+    seqs = related(rng, 5, 2000)
+    s = sketch(seqs, k=17, size=200, seed=3)
+    p = tmp_path / "s.npz"
+    s.save(p)
+    back = Sketches.load(p)
+    assert back.k == 17 and back.size == 200 and back.ids == s.ids
+    assert bioaccel.distance_matrix(back, "mash") == bioaccel.distance_matrix(s, "mash")
+    assert bioaccel.distance_matrix(seqs, "mash", k=17, sketch_size=200, seed=3) == \
+        bioaccel.distance_matrix(back, "mash")
+    with pytest.raises(bioaccel.ModelError, match="k=17, not k=21"):
+        bioaccel.distance_matrix(back, "mash", k=21)
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a sketch")
+    with pytest.raises(bioaccel.ModelError, match="not a bioaccel sketch file"):
+        Sketches.load(bad)
+
+
+def test_bad_k():
+    with pytest.raises(bioaccel.ModelError, match="k must be a positive integer"):
+        bioaccel.distance_matrix(["ACGT", "ACGA"], "jaccard", k=0)
+    with pytest.raises(ValueError, match="too large"):
+        bioaccel.distance_matrix(["ACGT", "ACGA"], "jaccard", k=40)
+
+
+def test_real_16s_mash_tracks_jaccard():
+    from .datasets import dada2_16s
+    batch = bioaccel.read_sequences(dada2_16s()).subset(range(60))
+    exact = bioaccel.distance_matrix(batch, "jaccard", k=21).data
+    mash = bioaccel.distance_matrix(batch, "mash", k=21, sketch_size=1000).data
+    iu = np.triu_indices(len(batch), 1)
+    j_true = 1 - exact[iu]
+    x = np.exp(-21 * mash[iu])
+    j_est = x / (2 - x)  # Mash's D back on the Jaccard scale
+    assert np.all(np.abs(j_est - j_true) <= 4 * np.sqrt(j_true * (1 - j_true) / 1000) + 2e-3)
