@@ -102,24 +102,34 @@ def _scoring_options(f):
               default=None, help="Output format; from the extension by default (else phylip).")
 @click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus.")
 @_scoring_options
+@click.option("-k", "--kmer", "k", type=int, default=None, help="k for kmer/jaccard/mash.")
+@click.option("--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--seed", type=int, default=42, show_default=True, help="MinHash seed.")
 def distance(input, model, pairwise_deletion, backend, threads, output, fmt, input_format,
-             matrix, gap_open, gap_extend):
-    """All-vs-all distance matrix of the sequences in INPUT.
+             matrix, gap_open, gap_extend, k, sketch_size, seed):
+    """All-vs-all distance matrix of the sequences in INPUT (or of saved sketches).
 
     Models: raw, jc69, k80, f81, tn93, logdet (aligned DNA, as ape::dist.dna); identity,
-    scoredist (unaligned sequences, from global alignments).
+    scoredist (from global alignments); edit (Levenshtein); kmer (MUSCLE), jaccard, mash
+    (MinHash; INPUT may be a sketch file from `bioaccel sketch`).
     """
     from .distance import distance_matrix
     from .io import read_sequences
     from .progress import progress_bar
 
-    batch = read_sequences(input, format=input_format)
-    if len(batch) < 2:
-        _fail(f"{input}: found {len(batch)} sequence; a distance matrix needs at least 2")
+    from .kmers import Sketches
+
+    if str(input).endswith(".npz") and model == "mash":
+        batch = Sketches.load(input)
+    else:
+        batch = read_sequences(input, format=input_format)
+        if len(batch) < 2:
+            _fail(f"{input}: found {len(batch)} sequence; a distance matrix needs at least 2")
     with progress_bar(f"distances ({model})") as update:
         dm = distance_matrix(batch, model, pairwise_deletion=pairwise_deletion, backend=backend,
                              threads=threads, progress=update, matrix=_parse_matrix(matrix),
-                             gap_open=gap_open, gap_extend=gap_extend)
+                             gap_open=gap_open, gap_extend=gap_extend, k=k,
+                             sketch_size=sketch_size, seed=seed)
     dm.write(output, fmt)
     click.echo(f"wrote {len(dm)} x {len(dm)} {model} matrix to {output}", err=True)
 
@@ -161,6 +171,23 @@ def tree(input, method, model, pairwise_deletion, backend, threads, clamp_negati
     t = nj(dm, clamp_negative=clamp_negative, threads=threads) if method == "nj" else upgma(dm)
     t.write(output)
     click.echo(f"wrote {method} tree of {t.n_tips} tips to {output}", err=True)
+
+
+@main.command()
+@click.argument("input", type=click.Path(path_type=Path))
+@click.option("-k", "--kmer", "k", type=click.IntRange(min=1), default=21, show_default=True)
+@click.option("-s", "--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--seed", type=int, default=42, show_default=True)
+@click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Sketch file (.npz).")
+def sketch(input, k, sketch_size, seed, threads, output):
+    """MinHash sketches of INPUT, saved for `bioaccel distance -m mash SKETCHES.npz`."""
+    from .io import read_sequences
+    from .kmers import sketch as make_sketch
+
+    s = make_sketch(read_sequences(input), k=k, size=sketch_size, seed=seed, threads=threads)
+    s.save(output)
+    click.echo(f"wrote {len(s.ids)} sketches (k={k}, size={sketch_size}) to {output}", err=True)
 
 
 @main.command()

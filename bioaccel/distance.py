@@ -60,10 +60,12 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
     ----------
     seqs : SeqBatch, path, or sequence of str
         An alignment of nucleotide sequences (all the same length).
-    model : {"raw", "jc69", "k80", "f81", "tn93", "logdet", "identity", "scoredist", "kmer", "jaccard", "mash"}
+    model : {"raw", "jc69", "k80", "f81", "tn93", "logdet", "identity", "scoredist", "edit", "kmer", "jaccard", "mash"}
         Aligned DNA models: see :mod:`bioaccel.dna_models` for the formulas and
         missing-data rules. ``identity`` and ``scoredist`` align every pair globally
-        (C++ core): see :mod:`bioaccel.align_distances`.
+        (C++ core): see :mod:`bioaccel.align_distances`. ``edit``: global edit distance
+        (:func:`bioaccel.edit.edit_distances`). ``kmer``, ``jaccard``, ``mash``: see
+        :mod:`bioaccel.kmers`.
     pairwise_deletion : bool
         False (ape's default) drops every site missing in any sequence; True drops
         a site only for the pairs where it is missing.
@@ -101,6 +103,13 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
     [0.0, 0.1, 0.1]
     """
     from .kmers import KMER_MODELS, Sketches, kmer_distance_matrix
+    if str(model).lower() == "edit":
+        from .edit import edit_distances
+        batch = as_batch(seqs)
+        if len(batch) < 2:
+            raise ValueError(f"need at least 2 sequences for a distance matrix, got {len(batch)}")
+        return DistanceMatrix(edit_distances(batch, backend=backend, threads=threads).astype(np.float64),
+                              batch.ids)
     if str(model).lower() in KMER_MODELS:
         return kmer_distance_matrix(seqs if isinstance(seqs, Sketches) else as_batch(seqs),
                                     str(model).lower(), k=k, sketch_size=sketch_size, seed=seed,

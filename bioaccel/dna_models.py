@@ -49,7 +49,7 @@ def check_model(model: str) -> str:
     m = str(model).lower()
     if m not in MODELS:
         raise ModelError(f"unknown distance model {model!r}; expected one of "
-                         f"{list(MODELS) + ['identity', 'scoredist']}")
+                         f"{list(MODELS) + ['identity', 'scoredist', 'edit', 'kmer', 'jaccard', 'mash']}")
     return m
 
 

@@ -103,42 +103,52 @@ void kmer_pairwise(const KmerTable& t, KmerMetric metric, std::int64_t sketch_si
     const std::int64_t n = static_cast<std::int64_t>(t.offsets.size()) - 1;
     if (metric == KmerMetric::CountFraction && t.counts.size() != t.values.size())
         throw std::invalid_argument("the k-mer-count distance needs counts");
+#ifndef _OPENMP
+    (void)threads;
+#endif
+    for (std::int64_t i = 0; i < n; ++i) out[i * n + i] = 1.0;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 4) num_threads(resolve_threads(threads))
-#else
-    (void)threads;
 #endif
     for (std::int64_t i = 0; i < n; ++i) {
         const std::uint64_t* a = t.values.data() + t.offsets[i];
         const std::int64_t na = t.offsets[i + 1] - t.offsets[i];
-        out[i * n + i] = 1.0;
-        for (std::int64_t j = i + 1; j < n; ++j) {
-            const std::uint64_t* b = t.values.data() + t.offsets[j];
-            const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
-            std::int64_t x = 0, y = 0, shared = 0, seen = 0;
-            double value;
-            if (metric == KmerMetric::CountFraction) {
-                const std::uint32_t* ca = t.counts.data() + t.offsets[i];
+        if (metric == KmerMetric::CountFraction) {
+            const std::uint32_t* ca = t.counts.data() + t.offsets[i];
+            for (std::int64_t j = i + 1; j < n; ++j) {
+                const std::uint64_t* b = t.values.data() + t.offsets[j];
                 const std::uint32_t* cb = t.counts.data() + t.offsets[j];
+                const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
+                std::int64_t x = 0, y = 0, shared = 0;
                 while (x < na && y < nb) {
                     if (a[x] < b[y]) ++x;
                     else if (b[y] < a[x]) ++y;
                     else { shared += std::min(ca[x], cb[y]); ++x; ++y; }
                 }
                 const std::int64_t denom = std::min(lengths[i], lengths[j]) - k + 1;
-                value = denom > 0 ? static_cast<double>(shared) / static_cast<double>(denom) : 0.0;
-            } else {
-                // walk the union in order; MinHash stops at the sketch size
-                const std::int64_t limit = metric == KmerMetric::MinHash ? sketch_size : na + nb;
-                while (seen < limit && (x < na || y < nb)) {
-                    if (y >= nb || (x < na && a[x] < b[y])) ++x;
-                    else if (x >= na || b[y] < a[x]) ++y;
-                    else { ++shared; ++x; ++y; }
-                    ++seen;
-                }
-                value = seen > 0 ? static_cast<double>(shared) / static_cast<double>(seen) : 0.0;
+                out[i * n + j] = out[j * n + i] =
+                    denom > 0 ? static_cast<double>(shared) / static_cast<double>(denom) : 0.0;
             }
-            out[i * n + j] = out[j * n + i] = value;
+            continue;
+        }
+        // Walk the union in order (branch-free: the comparisons are unpredictable); MinHash
+        // stops after the sketch size's worth of distinct values (Mash's estimator).
+        for (std::int64_t j = i + 1; j < n; ++j) {
+            const std::uint64_t* b = t.values.data() + t.offsets[j];
+            const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
+            const std::int64_t limit = metric == KmerMetric::MinHash ? sketch_size : na + nb;
+            std::int64_t x = 0, y = 0, shared = 0, seen = 0;
+            while (x < na && y < nb && seen < limit) {
+                const std::uint64_t va = a[x], vb = b[y];
+                shared += va == vb;
+                x += va <= vb;
+                y += vb <= va;
+                ++seen;
+            }
+            // one side ran out: the rest of the union comes from the other alone
+            seen = std::min(limit, seen + (na - x) + (nb - y));
+            out[i * n + j] = out[j * n + i] =
+                seen > 0 ? static_cast<double>(shared) / static_cast<double>(seen) : 0.0;
         }
     }
 }
