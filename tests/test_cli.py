@@ -190,3 +190,28 @@ def test_align_letter_missing_from_matrix(tmp_path):
     res = run("align", src, "-o", tmp_path / "s.npy")
     assert res.returncode == 2
     assert "letter 'J' of sequence 'b' at position 3 is not in the matrix BLOSUM62" in res.stderr
+
+
+def test_unaligned_models_and_sketches(tmp_path):
+    from bioaccel.edit import edit_distances
+    from bioaccel.kmers import sketch
+    src = tmp_path / "u.fa"
+    src.write_text(">a\nACGTACGTTGCAAGGCTACGTACGTTGCAAGGCT\n>b\nACGTACGTTGCAAGGCAACGTACGTTGCAAGGC\n"
+                   ">c\nTTTTGGGGCCCCAAAATTTTGGGGCCCCAAAA\n")
+    out = tmp_path / "e.tsv"
+    assert run("distance", src, "-m", "edit", "-o", out).returncode == 0
+    assert np.array_equal(DistanceMatrix.read(out).data, edit_distances(src).astype(float))
+    sk = tmp_path / "s.npz"
+    res = run("sketch", src, "-k", "9", "-s", "50", "-o", sk)
+    assert res.returncode == 0, res.stderr
+    m = tmp_path / "m.tsv"
+    assert run("distance", sk, "-m", "mash", "-o", m).returncode == 0
+    assert DistanceMatrix.read(m) == bioaccel.distance_matrix(sketch(src, k=9, size=50), "mash")
+    for model in ("kmer", "jaccard"):
+        p = tmp_path / f"{model}.npy"
+        assert run("distance", src, "-m", model, "-k", "5", "-o", p).returncode == 0
+        assert DistanceMatrix.read(p) == bioaccel.distance_matrix(src, model, k=5)
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"junk")
+    res = run("distance", bad, "-m", "mash", "-o", tmp_path / "x.tsv")
+    assert res.returncode == 2 and "not a bioaccel sketch file" in res.stderr
