@@ -172,6 +172,18 @@ def _parse_float(path: Path, lineno: int, field: str) -> float:
         ) from None
 
 
+def _trailing_numbers(fields: list[str]) -> int:
+    """How many fields at the end of a row parse as numbers (a name may hold spaces)."""
+    count = 0
+    for f in reversed(fields[1:]):
+        try:
+            float(f)
+        except ValueError:
+            break
+        count += 1
+    return count
+
+
 def _read_phylip(path: Path, lines: list[str]) -> DistanceMatrix:
     head = lines[0].split()
     if len(head) != 1 or not head[0].isdigit():
@@ -181,7 +193,7 @@ def _read_phylip(path: Path, lines: list[str]) -> DistanceMatrix:
     n = int(head[0])
     if len(lines) - 1 != n:
         raise MatrixFormatError(f"{path}: header says {n} taxa, found {len(lines) - 1} rows")
-    square = len(lines[1].split()) == n + 1 if n else True
+    square = _trailing_numbers(lines[1].split()) >= n if n else True
     data = np.zeros((n, n))
     ids = []
     for k, line in enumerate(lines[1:]):

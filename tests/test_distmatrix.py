@@ -9,7 +9,7 @@ from bioaccel import DistanceMatrix
 from bioaccel.errors import DuplicateIdError, MatrixFormatError
 from bioaccel.io import atomic_output
 
-IDS = ["A/Sao_Paulo/43812/2009", "name with spaces", "c", "d"]
+IDS = ["name with spaces", "A/Sao_Paulo/43812/2009", "c", "d"]
 
 
 @pytest.fixture
@@ -41,7 +41,8 @@ def test_phylip_full_names_no_truncation(tmp_path, dm):
     p = tmp_path / "m.phy"
     dm.write(p)
     text = p.read_text().splitlines()
-    assert text[0] == "4" and text[1].startswith("A/Sao_Paulo/43812/2009  ")
+    assert text[0] == "4" and text[1].startswith("name with spaces  ")
+    assert text[2].startswith("A/Sao_Paulo/43812/2009  ")
 
 
 def test_duplicate_ids_rejected():
