@@ -20,6 +20,76 @@ inline std::uint64_t mix64(std::uint64_t x, std::uint64_t seed) {
     return x;
 }
 
+// Row i (bitmap `bits`, running counts `below`) against every later row. Cloned per
+// instruction set for hardware popcount.
+BIOACCEL_CLONES
+void minhash_row(const KmerTable& t, const std::vector<std::uint32_t>& rank,
+                 const std::vector<std::uint64_t>& bits, const std::vector<std::uint32_t>& below,
+                 std::int64_t i, std::int64_t s, double* out) {
+    const std::int64_t n = static_cast<std::int64_t>(t.offsets.size()) - 1;
+    const std::int64_t na = t.offsets[i + 1] - t.offsets[i];
+    for (std::int64_t j = i + 1; j < n; ++j) {
+        const std::uint32_t* b = rank.data() + t.offsets[j];
+        const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
+        std::int64_t shared = 0, seen = -1;
+        for (std::int64_t y = 0; y < nb; ++y) {
+            const std::uint32_t u = b[y];
+            const std::uint64_t word = bits[u >> 6];
+            const std::uint64_t bit = std::uint64_t(1) << (u & 63);
+            const std::int64_t lower = below[u >> 6] + __builtin_popcountll(word & (bit - 1));
+            // union values up to u: row i's below u, plus b's first y + 1, less those shared
+            if (lower + y + 1 - shared > s) {
+                seen = s;
+                break;
+            }
+            shared += (word & bit) != 0;
+        }
+        if (seen < 0) seen = std::min<std::int64_t>(s, na + nb - shared);
+        out[i * n + j] = out[j * n + i] = seen > 0 ? static_cast<double>(shared) / static_cast<double>(seen) : 0.0;
+    }
+}
+
+// Mash's estimator for all pairs: among the `s` smallest values of the union of two sketches,
+// the share present in both. Every distinct value gets its rank in the union of all sketches;
+// row i is a bitmap over those ranks with running counts per word, so for each value u of
+// another sketch, "how many of row i lie below u" and "is u in row i" are a popcount away,
+// with no dependence on the previous value (a merge would wait on its own loads).
+void minhash_pairwise(const KmerTable& t, std::int64_t s, double* out, int threads) {
+    const std::int64_t n = static_cast<std::int64_t>(t.offsets.size()) - 1;
+    std::vector<std::uint64_t> universe(t.values);
+    std::sort(universe.begin(), universe.end());
+    universe.erase(std::unique(universe.begin(), universe.end()), universe.end());
+    std::vector<std::uint32_t> rank(t.values.size());
+    for (std::size_t v = 0; v < t.values.size(); ++v)
+        rank[v] = static_cast<std::uint32_t>(std::lower_bound(universe.begin(), universe.end(), t.values[v]) -
+                                             universe.begin());
+    const std::size_t words = universe.size() / 64 + 1;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(resolve_threads(threads))
+#else
+    (void)threads;
+#endif
+    {
+        std::vector<std::uint64_t> bits(words, 0);
+        std::vector<std::uint32_t> below(words + 1, 0);  // row values in earlier words
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 4)
+#endif
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::uint32_t* a = rank.data() + t.offsets[i];
+            const std::int64_t na = t.offsets[i + 1] - t.offsets[i];
+            std::fill(bits.begin(), bits.end(), 0);
+            for (std::int64_t x = 0; x < na; ++x) bits[a[x] >> 6] |= std::uint64_t(1) << (a[x] & 63);
+            std::uint32_t run = 0;
+            for (std::size_t w = 0; w < words; ++w) {
+                below[w] = run;
+                run += static_cast<std::uint32_t>(__builtin_popcountll(bits[w]));
+            }
+            minhash_row(t, rank, bits, below, i, s, out);
+        }
+    }
+}
+
 }  // namespace
 
 KmerTable kmer_table(const SeqView& seqs, const std::int8_t* digit, int radix, int k, bool canonical,
@@ -107,6 +177,10 @@ void kmer_pairwise(const KmerTable& t, KmerMetric metric, std::int64_t sketch_si
     (void)threads;
 #endif
     for (std::int64_t i = 0; i < n; ++i) out[i * n + i] = 1.0;
+    if (metric == KmerMetric::MinHash) {
+        minhash_pairwise(t, sketch_size, out, threads);
+        return;
+    }
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 4) num_threads(resolve_threads(threads))
 #endif
@@ -131,22 +205,20 @@ void kmer_pairwise(const KmerTable& t, KmerMetric metric, std::int64_t sketch_si
             }
             continue;
         }
-        // Walk the union in order (branch-free: the comparisons are unpredictable); MinHash
-        // stops after the sketch size's worth of distinct values (Mash's estimator).
+        // exact Jaccard: walk the whole union (branch-free merge: the comparisons are
+        // unpredictable)
         for (std::int64_t j = i + 1; j < n; ++j) {
             const std::uint64_t* b = t.values.data() + t.offsets[j];
             const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
-            const std::int64_t limit = metric == KmerMetric::MinHash ? sketch_size : na + nb;
             std::int64_t x = 0, y = 0, shared = 0, seen = 0;
-            while (x < na && y < nb && seen < limit) {
+            while (x < na && y < nb) {
                 const std::uint64_t va = a[x], vb = b[y];
                 shared += va == vb;
                 x += va <= vb;
                 y += vb <= va;
                 ++seen;
             }
-            // one side ran out: the rest of the union comes from the other alone
-            seen = std::min(limit, seen + (na - x) + (nb - y));
+            seen += (na - x) + (nb - y);
             out[i * n + j] = out[j * n + i] =
                 seen > 0 ? static_cast<double>(shared) / static_cast<double>(seen) : 0.0;
         }

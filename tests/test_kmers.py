@@ -127,3 +127,18 @@ def test_real_16s_mash_tracks_jaccard():
     x = np.exp(-21 * mash[iu])
     j_est = x / (2 - x)  # Mash's D back on the Jaccard scale
     assert np.all(np.abs(j_est - j_true) <= 4 * np.sqrt(j_true * (1 - j_true) / 1000) + 2e-3)
+
+
+def test_minhash_estimator_equals_python_reference(rng):
+    # Mash's estimator, spelled out: the s smallest values of the union, share in both
+    seqs = related(rng, 9, 800, rate=0.2) + ["ACGT" * 10, "A" * 30]
+    size, k = 60, 9
+    s = sketch(seqs, k=k, size=size, seed=11)
+    got = bioaccel.distance_matrix(s, "mash").data
+    parts = [set(s.values[s.offsets[i]:s.offsets[i + 1]].tolist()) for i in range(len(seqs))]
+    for i in range(len(seqs)):
+        for j in range(i + 1, len(seqs)):
+            union = sorted(parts[i] | parts[j])[:size]
+            shared = sum(1 for v in union if v in parts[i] and v in parts[j])
+            j_est = shared / len(union) if union else 0.0
+            assert got[i, j] == mash_distance(np.array([j_est]), k)[0]
