@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import os
 import shutil
 import subprocess
 import sys
@@ -22,7 +21,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

@@ -13,7 +13,6 @@ position, then target position); for semiglobal, among the last column then the 
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,24 +21,15 @@ import numpy as np
 
 from .backends import get_backend
 from .errors import AlphabetError
-from .io import read_sequences
+from .io import as_batch
 from .scoring import Scoring, check_mode, make_scoring
-from .seqbatch import SeqBatch
 
 _CIGAR = re.compile(r"(\d+)([MID])")
 
 
-def _as_batch(seqs, alphabet=None) -> SeqBatch:
-    if isinstance(seqs, SeqBatch):
-        return seqs
-    if isinstance(seqs, (str, os.PathLike)):
-        return read_sequences(seqs)
-    return SeqBatch.from_strings(list(seqs), alphabet=alphabet or "auto")
-
-
 def _prepare(queries, targets, matrix, gap_open, gap_extend, mode):
-    q = _as_batch(queries)
-    t = q if targets is None else _as_batch(targets, alphabet=q.alphabet)
+    q = as_batch(queries)
+    t = q if targets is None else as_batch(targets, alphabet=q.alphabet)
     if t.alphabet is not q.alphabet:
         raise AlphabetError(
             f"queries read as {q.alphabet.name} but targets as {t.alphabet.name}; mismatched alphabets"

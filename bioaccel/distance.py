@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 import numpy as np
@@ -14,20 +13,11 @@ from .distmatrix import DistanceMatrix
 from .dna_models import (TABLE_MODELS, base_frequencies, check_model, distances_from_counts,
                          kept_sites)
 from .errors import ModelError
-from .io import read_sequences
+from .io import as_batch
 from .seqbatch import SeqBatch
 
 #: bytes of pair counts one tile may hold
 TILE_BYTES = 64 * 2 ** 20
-
-
-def as_batch(seqs) -> SeqBatch:
-    """Accept a SeqBatch, a path, or a sequence of strings."""
-    if isinstance(seqs, SeqBatch):
-        return seqs
-    if isinstance(seqs, (str, os.PathLike)):
-        return read_sequences(seqs)
-    return SeqBatch.from_strings(list(seqs))
 
 
 def row_tiles(n: int, counts_per_pair: int, parts: int = 32) -> list[tuple[int, int]]:

@@ -45,7 +45,7 @@ def edit_distances(queries, targets=None, *, mode: str = "global", max_distance:
     >>> edit_distances(["ACGT"], ["TTACGTTT"], mode="infix", backend="cpu").tolist()
     [[0]]
     """
-    from .align import _as_batch
+    from .io import as_batch
 
     key = str(mode).lower()
     if key not in EDIT_MODES:
@@ -54,8 +54,8 @@ def edit_distances(queries, targets=None, *, mode: str = "global", max_distance:
     if max_distance is not None and (isinstance(max_distance, bool) or int(max_distance) != max_distance
                                      or max_distance < 0):
         raise ValueError(f"max_distance must be a non-negative integer, got {max_distance!r}")
-    q = _as_batch(queries)
-    t = q if targets is None else _as_batch(targets, alphabet=q.alphabet)
+    q = as_batch(queries)
+    t = q if targets is None else as_batch(targets, alphabet=q.alphabet)
     if t.alphabet is not q.alphabet:
         raise AlphabetError(
             f"queries read as {q.alphabet.name} but targets as {t.alphabet.name}; mismatched alphabets"

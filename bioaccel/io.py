@@ -188,3 +188,12 @@ def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[io.IOBas
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def as_batch(seqs, alphabet: str | Alphabet = "auto") -> SeqBatch:
+    """Accept a SeqBatch (returned as is), a path (read), or a sequence of strings."""
+    if isinstance(seqs, SeqBatch):
+        return seqs
+    if isinstance(seqs, (str, os.PathLike)):
+        return read_sequences(seqs, alphabet=alphabet)
+    return SeqBatch.from_strings(list(seqs), alphabet=alphabet)

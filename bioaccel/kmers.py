@@ -89,10 +89,10 @@ def sketch(seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0
     >>> s.values[s.offsets[0]:s.offsets[1]].size <= 8
     True
     """
-    from .align import _as_batch
+    from .io import as_batch
     from .backends.cpu import load_native
 
-    batch = _as_batch(seqs)
+    batch = as_batch(seqs)
     _check_params(k, size)
     digit, radix = _digits(batch, compressed=False)
     values, offsets, _ = load_native().kmer_sketch(batch.codes, batch.offsets, digit, radix, int(k),
@@ -129,9 +129,9 @@ def kmer_distance_matrix(seqs, model: str, *, k: int | None = None, sketch_size:
         sim = native.kmer_pairwise(seqs.values, seqs.offsets, np.zeros(0, np.uint32), 1, seqs.size,
                                    seqs.lengths, seqs.k, int(threads))
         return DistanceMatrix(mash_distance(sim, seqs.k), seqs.ids)
-    from .align import _as_batch
+    from .io import as_batch
 
-    batch = _as_batch(seqs)
+    batch = as_batch(seqs)
     if len(batch) < 2:
         raise ValueError(f"need at least 2 sequences for a distance matrix, got {len(batch)}")
     if model == "mash":
