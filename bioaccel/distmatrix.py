@@ -15,10 +15,6 @@ from .seqbatch import check_unique_ids
 MATRIX_FORMATS = ("phylip", "phylip-lower", "tsv", "npy", "npz")
 
 
-def _fmt(v: float) -> str:
-    return repr(float(v))  # shortest text that reads back to the same double; nan, inf
-
-
 class DistanceMatrix:
     """Square, symmetric float64 distances with unique labels.
 
@@ -105,15 +101,16 @@ class DistanceMatrix:
                     f.write("".join(i + "\n" for i in self.ids))
             return
         with atomic_output(path) as f:
+            # repr of a Python float: the shortest text that reads back to the same double
             if fmt == "tsv":
                 f.write("\t" + "\t".join(self.ids) + "\n")
                 for name, row in zip(self.ids, self.data):
-                    f.write(name + "\t" + "\t".join(_fmt(v) for v in row) + "\n")
+                    f.write(name + "\t" + "\t".join(map(repr, row.tolist())) + "\n")
                 return
             f.write(f"{len(self)}\n")
             for k, (name, row) in enumerate(zip(self.ids, self.data)):
                 values = row[:k] if fmt == "phylip-lower" else row
-                f.write(name + ("  " + " ".join(_fmt(v) for v in values) if len(values) else "") + "\n")
+                f.write(name + ("  " + " ".join(map(repr, values.tolist())) if len(values) else "") + "\n")
 
     # -- reading ---------------------------------------------------------------
     @classmethod
