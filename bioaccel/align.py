@@ -20,20 +20,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .backends import get_backend
-from .errors import AlphabetError
-from .io import as_batch
+from .io import as_batch_pair
 from .scoring import Scoring, check_mode, make_scoring
 
 _CIGAR = re.compile(r"(\d+)([MID])")
 
 
 def _prepare(queries, targets, matrix, gap_open, gap_extend, mode):
-    q = as_batch(queries)
-    t = q if targets is None else as_batch(targets, alphabet=q.alphabet)
-    if t.alphabet is not q.alphabet:
-        raise AlphabetError(
-            f"queries read as {q.alphabet.name} but targets as {t.alphabet.name}; mismatched alphabets"
-        )
+    q, t = as_batch_pair(queries, targets)
     scoring = make_scoring(matrix, gap_open, gap_extend, q.alphabet)
     scoring.check_batch(q)
     if t is not q:

@@ -211,12 +211,12 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
     from .align import align_scores
     from .io import atomic_output, read_sequences
 
+    from .scoring import scoring_defaults
+
     q = read_sequences(queries)
     t = read_sequences(targets, alphabet=q.alphabet) if targets is not None else None
-    protein = q.alphabet.name == "protein"
-    kw = dict(mode=mode, matrix=_parse_matrix(matrix) or ("BLOSUM62" if protein else (2, -3)),
-              gap_open=gap_open if gap_open is not None else (11 if protein else 5),
-              gap_extend=gap_extend if gap_extend is not None else (1 if protein else 2))
+    spec, gap_open, gap_extend = scoring_defaults(q.alphabet, _parse_matrix(matrix), gap_open, gap_extend)
+    kw = dict(mode=mode, matrix=spec, gap_open=gap_open, gap_extend=gap_extend)
     if traceback:
         alns = align_pairs(q, t, threads=threads, **kw)
         with atomic_output(output) as f:

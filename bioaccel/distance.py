@@ -130,16 +130,15 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
     done = 0
     mirror = False
     for i0, i1 in tiles:
-        rows = np.arange(i0, i1)[:, None]
-        upper = np.arange(i0, n)[None, :] > rows
         if not engine.fill_distance_rows(data, model, freqs, i0, i1, out, threads):
             counts = engine.dna_counts(data, i0, i1, i0, n, table=table, upper_only=True,
                                        threads=threads)
             dist = distances_from_counts(model, counts, freqs, threads)
+            upper = np.arange(i0, n)[None, :] > np.arange(i0, i1)[:, None]
             block = out[i0:i1, i0:n]
             block[upper] = dist[upper]
             mirror = True
-        done += int(upper.sum())
+        done += sum(n - i - 1 for i in range(i0, i1))  # pairs (i, j > i) in this tile
         if progress is not None:
             progress(done, total)
     if mirror:
@@ -150,16 +149,12 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
 
 def _alignment_model(batch: SeqBatch, model: str, threads, progress, matrix, gap_open,
                      gap_extend) -> DistanceMatrix:
-    from .scoring import make_scoring
+    from .scoring import default_scoring
 
     if len(batch) < 2:
         raise ValueError(f"need at least 2 sequences for a distance matrix, got {len(batch)}")
-    protein = batch.alphabet is not DNA
-    if model == "scoredist" and not protein:
+    if model == "scoredist" and batch.alphabet is DNA:
         raise ModelError("scoredist is calibrated for proteins; the input reads as nucleotides")
-    scoring = make_scoring(matrix if matrix is not None else ("BLOSUM62" if protein else (2, -3)),
-                           gap_open if gap_open is not None else (11 if protein else 5),
-                           gap_extend if gap_extend is not None else (1 if protein else 2),
-                           batch.alphabet)
+    scoring = default_scoring(batch.alphabet, matrix, gap_open, gap_extend)
     scoring.check_batch(batch)
     return alignment_distances(batch, model, scoring, threads, progress)

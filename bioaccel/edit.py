@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 
 from .backends import get_backend
-from .errors import AlphabetError
 
 EDIT_MODES = {"global": 0, "nw": 0, "infix": 1, "hw": 1, "prefix": 2, "shw": 2}
 
@@ -45,7 +44,7 @@ def edit_distances(queries, targets=None, *, mode: str = "global", max_distance:
     >>> edit_distances(["ACGT"], ["TTACGTTT"], mode="infix", backend="cpu").tolist()
     [[0]]
     """
-    from .io import as_batch
+    from .io import as_batch_pair
 
     key = str(mode).lower()
     if key not in EDIT_MODES:
@@ -54,12 +53,7 @@ def edit_distances(queries, targets=None, *, mode: str = "global", max_distance:
     if max_distance is not None and (isinstance(max_distance, bool) or int(max_distance) != max_distance
                                      or max_distance < 0):
         raise ValueError(f"max_distance must be a non-negative integer, got {max_distance!r}")
-    q = as_batch(queries)
-    t = q if targets is None else as_batch(targets, alphabet=q.alphabet)
-    if t.alphabet is not q.alphabet:
-        raise AlphabetError(
-            f"queries read as {q.alphabet.name} but targets as {t.alphabet.name}; mismatched alphabets"
-        )
+    q, t = as_batch_pair(queries, targets)
     symmetric = targets is None
     if symmetric and mode_id != 0:
         raise ValueError(f"{key} distances are not symmetric: give targets explicitly")

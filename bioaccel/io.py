@@ -197,3 +197,17 @@ def as_batch(seqs, alphabet: str | Alphabet = "auto") -> SeqBatch:
     if isinstance(seqs, (str, os.PathLike)):
         return read_sequences(seqs, alphabet=alphabet)
     return SeqBatch.from_strings(list(seqs), alphabet=alphabet)
+
+
+def as_batch_pair(queries, targets) -> tuple[SeqBatch, SeqBatch]:
+    """Queries and targets as batches of one alphabet (targets read with the queries'
+    alphabet; ``targets=None`` means the queries themselves)."""
+    from .errors import AlphabetError
+
+    q = as_batch(queries)
+    t = q if targets is None else as_batch(targets, alphabet=q.alphabet)
+    if t.alphabet is not q.alphabet:
+        raise AlphabetError(
+            f"queries read as {q.alphabet.name} but targets as {t.alphabet.name}; mismatched alphabets"
+        )
+    return q, t

@@ -47,6 +47,20 @@ def gaps_from_skbio(open_: int, extend: int) -> tuple[int, int]:
     return open_ + extend, extend
 
 
+def scoring_defaults(alphabet: Alphabet, matrix=None, gap_open=None, gap_extend=None) -> tuple:
+    """(matrix, gap_open, gap_extend) with bioaccel's defaults for what is None: BLOSUM62
+    with 11/1 for proteins, +2/-3 with 5/2 for nucleotides."""
+    protein = alphabet is not DNA
+    return (matrix if matrix is not None else ("BLOSUM62" if protein else (2, -3)),
+            gap_open if gap_open is not None else (11 if protein else 5),
+            gap_extend if gap_extend is not None else (1 if protein else 2))
+
+
+def default_scoring(alphabet: Alphabet, matrix=None, gap_open=None, gap_extend=None) -> Scoring:
+    """``make_scoring`` with :func:`scoring_defaults` for what is not given."""
+    return make_scoring(*scoring_defaults(alphabet, matrix, gap_open, gap_extend), alphabet)
+
+
 def check_penalty(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ScoringError(f"{name} must be a non-negative integer, got {value!r}")

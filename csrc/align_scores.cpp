@@ -150,6 +150,15 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
     std::int64_t c8 = 0, c16 = 0, c32 = 0, reruns = 0;
     bool overflowed = false;
     std::string overflow_msg;
+    auto record_overflow = [&](const std::string& msg) {
+#ifdef _OPENMP
+#pragma omp critical
+#endif
+        {
+            overflowed = true;
+            overflow_msg = msg;
+        }
+    };
 
 #ifdef _OPENMP
 #pragma omp parallel num_threads(resolve_threads(threads)) reduction(+ : c8, c16, c32, reruns)
@@ -184,26 +193,14 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
                 w = 0;
                 while (w < 2 && (r.lo <= kLimits[w].lo || r.hi >= kLimits[w].hi)) ++w;
                 if (r.lo <= kLimits[2].lo || r.hi >= kLimits[2].hi) {
-#ifdef _OPENMP
-#pragma omp critical
-#endif
-                    {
-                        overflowed = true;
-                        overflow_msg = "alignment scores of query " + std::to_string(qi) +
-                                       " could exceed the int32 range";
-                    }
+                    record_overflow("alignment scores of query " + std::to_string(qi) +
+                                    " could exceed the int32 range");
                     continue;
                 }
             }
             if (s.mode == AlignMode::Local && std::int64_t(s.max_score) * std::min<std::int64_t>(m, max_len_target) >= kLimits[2].hi) {
-#ifdef _OPENMP
-#pragma omp critical
-#endif
-                {
-                    overflowed = true;
-                    overflow_msg = "local alignment scores of query " + std::to_string(qi) +
-                                   " could exceed the int32 range";
-                }
+                record_overflow("local alignment scores of query " + std::to_string(qi) +
+                                " could exceed the int32 range");
                 continue;
             }
             while (!todo.empty()) {
@@ -258,13 +255,7 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
                 if (!next.empty()) {
                     reruns += static_cast<std::int64_t>(next.size());
                     if (w == 2) {  // cannot happen given the bound checked above
-#ifdef _OPENMP
-#pragma omp critical
-#endif
-                        {
-                            overflowed = true;
-                            overflow_msg = "int32 overflow in local alignment of query " + std::to_string(qi);
-                        }
+                        record_overflow("int32 overflow in local alignment of query " + std::to_string(qi));
                         break;
                     }
                     ++w;

@@ -52,51 +52,58 @@ class NumbaCudaBackend(Backend):
             kernel[grid, k.BLOCK](planes, i0, j0, bool(upper_only), out)
         return out.copy_to_host()
 
-    #: pairs per kernel launch (bounds the row buffers: 2 x pairs x (longest target + 1) int32)
-    align_chunk = 1 << 15
+    #: pairs per kernel launch (bounds the per-pair work buffers on the device)
+    pair_chunk = 1 << 15
+
+    def _per_pair(self, nq: int, nt: int, symmetric: bool, launch) -> np.ndarray:
+        """Run ``launch(query_idx, target_idx) -> int32 values`` over every pair in chunks
+        of :attr:`pair_chunk`, and lay the values out as a (nq, nt) matrix."""
+        from .base import all_pairs
+
+        pq, pt = all_pairs(nq, nt, symmetric)
+        out = np.zeros(len(pq), dtype=np.int32)
+        for s in range(0, len(pq), self.pair_chunk):
+            cq, ct = pq[s:s + self.pair_chunk], pt[s:s + self.pair_chunk]
+            out[s:s + len(cq)] = launch(cq, ct)
+        return scatter_pairs(out, pq, pt, nq, nt, symmetric)
 
     def align_scores(self, queries, targets, scoring, mode, symmetric, threads):
         from numba import cuda
 
         from ..kernels import align_numba as k
-        from .base import all_pairs, check_int32_scores
+        from .base import check_int32_scores
 
         check_int32_scores(queries, targets, scoring)
-        pq, pt = all_pairs(len(queries), len(targets), symmetric)
-        out = np.zeros(len(pq), dtype=np.int32)
         dev = [cuda.to_device(np.ascontiguousarray(a)) for a in
                (queries.codes, queries.offsets, targets.codes, targets.offsets, scoring.table)]
         width = int(targets.lengths.max(initial=0)) + 1
-        for s in range(0, len(pq), self.align_chunk):
-            cq, ct = pq[s:s + self.align_chunk], pt[s:s + self.align_chunk]
+
+        def launch(cq, ct):
             row_h = cuda.device_array((width, len(cq)), dtype=np.int32)
             row_e = cuda.device_array((width, len(cq)), dtype=np.int32)
             d_out = cuda.device_array(len(cq), dtype=np.int32)
-            blocks = -(-len(cq) // k.THREADS)
-            k.align_scores_kernel[blocks, k.THREADS](*dev, mode, scoring.gap_open, scoring.gap_extend,
-                                                     cuda.to_device(cq), cuda.to_device(ct),
-                                                     row_h, row_e, d_out)
-            out[s:s + len(cq)] = d_out.copy_to_host()
-        return scatter_pairs(out, pq, pt, len(queries), len(targets), symmetric)
+            k.align_scores_kernel[-(-len(cq) // k.THREADS), k.THREADS](
+                *dev, mode, scoring.gap_open, scoring.gap_extend, cuda.to_device(cq),
+                cuda.to_device(ct), row_h, row_e, d_out)
+            return d_out.copy_to_host()
+
+        return self._per_pair(len(queries), len(targets), symmetric, launch)
 
     def edit_distances(self, queries, targets, mode, max_distance, symmetric, threads):
         from numba import cuda
 
         from ..kernels import edit_numba as k
-        from .base import all_pairs
 
-        pq, pt = all_pairs(len(queries), len(targets), symmetric)
-        out = np.zeros(len(pq), dtype=np.int32)
         dev = [cuda.to_device(np.ascontiguousarray(a)) for a in
                (queries.codes, queries.offsets, targets.codes, targets.offsets)]
         words = max(1, -(-int(queries.lengths.max(initial=0)) // 64))
-        for s in range(0, len(pq), self.align_chunk):
-            cq, ct = pq[s:s + self.align_chunk], pt[s:s + self.align_chunk]
+
+        def launch(cq, ct):
             pv = cuda.device_array((words, len(cq)), dtype=np.uint64)
             mv = cuda.device_array((words, len(cq)), dtype=np.uint64)
             d_out = cuda.device_array(len(cq), dtype=np.int32)
-            blocks = -(-len(cq) // k.THREADS)
-            k.edit_distance_kernel[blocks, k.THREADS](*dev, mode, max_distance, cuda.to_device(cq),
-                                                      cuda.to_device(ct), pv, mv, d_out)
-            out[s:s + len(cq)] = d_out.copy_to_host()
-        return scatter_pairs(out, pq, pt, len(queries), len(targets), symmetric)
+            k.edit_distance_kernel[-(-len(cq) // k.THREADS), k.THREADS](
+                *dev, mode, max_distance, cuda.to_device(cq), cuda.to_device(ct), pv, mv, d_out)
+            return d_out.copy_to_host()
+
+        return self._per_pair(len(queries), len(targets), symmetric, launch)
