@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .backends import get_backend
+from .sched.devices import select_devices
+from .sched.multigpu import pairwise_on_devices
 from .io import as_batch_pair
 from .scoring import Scoring, check_mode, make_scoring
 
@@ -37,7 +39,7 @@ def _prepare(queries, targets, matrix, gap_open, gap_extend, mode):
 
 def align_scores(queries, targets=None, *, mode: str = "global", matrix="BLOSUM62",
                  gap_open: int = 11, gap_extend: int = 1, backend: str = "auto",
-                 threads: int = 0) -> np.ndarray:
+                 threads: int = 0, devices=None) -> np.ndarray:
     """Optimal alignment scores of every query against every target.
 
     Parameters
@@ -53,6 +55,9 @@ def align_scores(queries, targets=None, *, mode: str = "global", matrix="BLOSUM6
     backend : {"auto", "cpu", "numba-cuda", "reference"}
     threads : int
         CPU threads (0 = all); results do not depend on it.
+    devices : None, "all", int, list of int or str such as "0,2"
+        Spread tiles of pairs (balanced by len_i * len_j) over these GPUs, with failover
+        (:mod:`bioaccel.sched.multigpu`); the result equals a single-device run.
 
     Returns
     -------
@@ -75,6 +80,12 @@ def align_scores(queries, targets=None, *, mode: str = "global", matrix="BLOSUM6
     [[1]]
     """
     q, t, scoring, mode_id = _prepare(queries, targets, matrix, gap_open, gap_extend, mode)
+    chosen = select_devices(devices)
+    if chosen is not None:
+        return pairwise_on_devices(
+            q, t, targets is None, chosen, backend, "align_scores",
+            lambda engine, qb, tb, diag, th: engine.align_scores(qb, tb, scoring, mode_id, diag, th),
+            np.int32, threads)
     engine = get_backend(backend, "align_scores")
     return engine.align_scores(q, t, scoring, mode_id, targets is None, threads)
 

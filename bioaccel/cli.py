@@ -269,5 +269,13 @@ def doctor(require: str, no_r: bool):
         sys.exit(1)
 
 
+def _register_scheduling_commands() -> None:
+    from .cli_sched import COMMANDS
+    for command in COMMANDS:
+        main.add_command(command)
+
+
+_register_scheduling_commands()
+
 if __name__ == "__main__":
     main()

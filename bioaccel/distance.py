@@ -10,10 +10,12 @@ from .align_distances import ALIGNMENT_MODELS, alignment_distances
 from .alphabet import DNA
 from .backends import DnaData, get_backend
 from .distmatrix import DistanceMatrix
-from .dna_models import (TABLE_MODELS, base_frequencies, check_model, distances_from_counts,
+from .dna_models import (MODELS, TABLE_MODELS, base_frequencies, check_model, distances_from_counts,
                          kept_sites)
 from .errors import ModelError
 from .io import as_batch
+from .sched.devices import select_devices
+from .sched.multigpu import dna_counts_on_devices
 from .seqbatch import SeqBatch
 
 #: bytes of pair counts one tile may hold
@@ -42,7 +44,7 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
                     progress: Callable[[int, int], None] | None = None,
                     matrix=None, gap_open: int | None = None,
                     gap_extend: int | None = None, k: int | None = None,
-                    sketch_size: int = 1000, seed: int = 42) -> DistanceMatrix:
+                    sketch_size: int = 1000, seed: int = 42, devices=None) -> DistanceMatrix:
     """All-vs-all distances: evolutionary models on aligned DNA (as ``ape::dist.dna``), or
     alignment-based distances on unaligned sequences.
 
@@ -67,6 +69,10 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
     matrix, gap_open, gap_extend
         Alignment scoring for ``identity``/``scoredist``: BLOSUM62 with 11/1 for
         proteins, (2, -3) with 5/2 for nucleotides unless given.
+    devices : None, "all", int, list of int or str such as "0,2"
+        Spread the tiles of pairs over these GPUs (:mod:`bioaccel.sched.multigpu`), with
+        failover; the result equals a single-device run. For the aligned-DNA models and
+        ``edit``.
     k, sketch_size, seed
         For the k-mer models ``kmer``, ``jaccard`` and ``mash`` (see :mod:`bioaccel.kmers`);
         ``seqs`` may then also be saved :class:`~bioaccel.kmers.Sketches`.
@@ -98,8 +104,11 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
         batch = as_batch(seqs)
         if len(batch) < 2:
             raise ValueError(f"need at least 2 sequences for a distance matrix, got {len(batch)}")
-        return DistanceMatrix(edit_distances(batch, backend=backend, threads=threads).astype(np.float64),
-                              batch.ids)
+        return DistanceMatrix(edit_distances(batch, backend=backend, threads=threads,
+                                             devices=devices).astype(np.float64), batch.ids)
+    if devices is not None and str(model).lower() not in MODELS:
+        raise ModelError(f"devices= applies to the aligned-DNA models and 'edit'; model "
+                         f"{model!r} runs on the CPU only")
     if str(model).lower() in KMER_MODELS:
         return kmer_distance_matrix(seqs if isinstance(seqs, Sketches) else as_batch(seqs),
                                     str(model).lower(), k=k, sketch_size=sketch_size, seed=seed,
@@ -116,7 +125,6 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
         )
     if len(batch) < 2:
         raise ValueError(f"need at least 2 sequences for a distance matrix, got {len(batch)}")
-    engine = get_backend(backend)
     alignment = batch.as_alignment()
     freqs = base_frequencies(alignment)
     if not pairwise_deletion:
@@ -124,6 +132,13 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
     data = DnaData(alignment)
     table = model in TABLE_MODELS
     n = len(batch)
+    chosen = select_devices(devices)
+    if chosen is not None:
+        out = dna_counts_on_devices(
+            data, n, table, chosen, backend,
+            lambda counts: distances_from_counts(model, counts, freqs, threads), threads)
+        return DistanceMatrix(out, batch.ids)
+    engine = get_backend(backend)
     out = np.zeros((n, n))
     tiles = row_tiles(n, 16 if table else 4)
     total = n * (n - 1) // 2

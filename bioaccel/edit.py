@@ -15,12 +15,15 @@ from __future__ import annotations
 import numpy as np
 
 from .backends import get_backend
+from .sched.devices import select_devices
+from .sched.multigpu import pairwise_on_devices
 
 EDIT_MODES = {"global": 0, "nw": 0, "infix": 1, "hw": 1, "prefix": 2, "shw": 2}
 
 
 def edit_distances(queries, targets=None, *, mode: str = "global", max_distance: int | None = None,
-                   normalize: bool = False, backend: str = "auto", threads: int = 0) -> np.ndarray:
+                   normalize: bool = False, backend: str = "auto", threads: int = 0,
+                   devices=None) -> np.ndarray:
     """Edit distances of every query to every target (Myers/Hyyrö bit-parallel on the CPU).
 
     Parameters
@@ -32,6 +35,9 @@ def edit_distances(queries, targets=None, *, mode: str = "global", max_distance:
         Early exit; distances above it are reported as ``max_distance + 1``.
     normalize : bool
         Divide by the longer length (global) or the query length (infix/prefix).
+    devices : None, "all", int, list of int or str such as "0,2"
+        Spread tiles of pairs over these GPUs, with failover; see
+        :mod:`bioaccel.sched.multigpu`.
 
     Returns
     -------
@@ -57,9 +63,16 @@ def edit_distances(queries, targets=None, *, mode: str = "global", max_distance:
     symmetric = targets is None
     if symmetric and mode_id != 0:
         raise ValueError(f"{key} distances are not symmetric: give targets explicitly")
-    engine = get_backend(backend, "edit_distances")
     k = -1 if max_distance is None else int(max_distance)
-    d = engine.edit_distances(q, t, mode_id, k, symmetric, threads)
+    chosen = select_devices(devices)
+    if chosen is not None:
+        d = pairwise_on_devices(
+            q, t, symmetric, chosen, backend, "edit_distances",
+            lambda engine, qb, tb, diag, th: engine.edit_distances(qb, tb, mode_id, k, diag, th),
+            np.int32, threads)
+    else:
+        d = get_backend(backend, "edit_distances").edit_distances(q, t, mode_id, k, symmetric,
+                                                                   threads)
     if not normalize:
         return d
     lq = q.lengths.astype(np.float64)[:, None]

@@ -33,3 +33,19 @@ class MatrixFormatError(BioaccelError, ValueError):
 
 class BackendUnavailableError(BioaccelError, RuntimeError):
     """A backend was named explicitly but cannot run here; the message says why."""
+
+
+class DeviceSelectionError(BioaccelError, ValueError):
+    """``devices=`` names a GPU that is not there; the message lists the valid ids."""
+
+
+class DeviceError(BioaccelError, RuntimeError):
+    """A GPU failed while working (its unfinished tiles go to the other devices)."""
+
+
+class LeaseTimeoutError(BioaccelError, TimeoutError):
+    """A GPU lease was not granted within its timeout; the message names the holders."""
+
+
+class SchedulerConfigError(BioaccelError, ValueError):
+    """A topology, workload, trace or scheduler setting is malformed (names file, row, key)."""

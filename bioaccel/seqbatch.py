@@ -113,6 +113,14 @@ class SeqBatch:
         codes = np.concatenate(parts) if parts else np.zeros(0, np.uint8)
         return SeqBatch([self.ids[int(i)] for i in idx], codes, offsets, self.alphabet, self.source)
 
+    def slice(self, start: int, stop: int) -> SeqBatch:
+        """The sequences [start, stop) as a new batch sharing this batch's code buffer."""
+        if not 0 <= start <= stop <= len(self):
+            raise IndexError(f"slice [{start}, {stop}) outside a batch of {len(self)} sequences")
+        offsets = self.offsets[start:stop + 1] - self.offsets[start]
+        codes = self.codes[self.offsets[start]:self.offsets[stop]]
+        return SeqBatch(list(self.ids[start:stop]), codes, offsets, self.alphabet, self.source)
+
     def as_alignment(self) -> np.ndarray:
         """The codes as an (n, sites) matrix; all sequences must have the same length.
 

@@ -1,0 +1,121 @@
+"""Scheduling comparison tables: queue policies in the simulator, placement optimizers.
+
+    python benchmarks/bench_sched.py [--budget 1.0] [--out benchmarks/results/sched.md]
+
+1. Policies (fcfs, priority, fair, predicted) on a heavy-tailed workload (Pareto
+   durations, Poisson arrivals, predictions off by a lognormal factor), on a flood workload
+   (one user submits 60 jobs at once), and on a workload made from real sequence sets
+   (the bundled alignment and the test data sets when present), 4 GPUs.
+2. Placement (greedy, lpt, local, ga, aco, pso) under one time budget each: identical GPUs,
+   and a heterogeneous two-node topology with NVLink/PCIe/network links and data locality;
+   makespan / lower bound and solve time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from bioaccel.sched.placement import ALGORITHMS, Stage, lower_bound, place, processing_times
+from bioaccel.sched.policies import POLICIES
+from bioaccel.sched.simulator import (flood_workload, heavy_tailed_workload, simulate,
+                                      workload_from_sequences)
+from bioaccel.sched.topology import Topology, parse_topology
+
+HETERO = {
+    "nodes": [{"name": "a", "gpus": [{"id": 0, "name": "H200", "speed": 2.0},
+                                     {"id": 1, "name": "H200", "speed": 2.0},
+                                     {"id": 2, "name": "A100", "speed": 1.0},
+                                     {"id": 3, "name": "V100", "speed": 0.4}]},
+              {"name": "b", "gpus": [{"id": 0, "name": "A100", "speed": 1.0},
+                                     {"id": 1, "name": "A100", "speed": 1.0},
+                                     {"id": 2, "name": "T4", "speed": 0.25},
+                                     {"id": 3, "name": "T4", "speed": 0.25}]}],
+    "links": {"nvlink": 300, "pcie": 25, "network": 3},
+    "data": {"runA": "a", "runB": "b", "cacheA": "a:0", "cacheB": "b:1"},
+}
+
+
+def md_table(header, rows) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def policy_tables() -> list[str]:
+    repo = Path(__file__).resolve().parents[1]
+    seq_files = [p for p in [repo / "bioaccel/data/msx2_mRNA.aln",
+                             *sorted((repo / "tests/.data").glob("*.fa*"))] if p.exists()]
+    workloads = {
+        "heavy-tailed, 300 jobs (seed 0)": heavy_tailed_workload(300, seed=0, arrival_s=4.0),
+        "heavy-tailed, 300 jobs (seed 1)": heavy_tailed_workload(300, seed=1, arrival_s=4.0),
+        "flood: 1 user x 60 jobs + 3 users x 5": flood_workload(),
+    }
+    if seq_files:
+        # each real sequence set, all-vs-all, becomes jobs of four users; 1 GCUPS per GPU
+        jobs = workload_from_sequences(seq_files * 6, cells_per_s=1e9,
+                                       users=["u0", "u1", "u2", "u3"], arrival_s=0.5)
+        workloads[f"real sequence sets ({len(jobs)} jobs from {len(seq_files)} files)"] = jobs
+    out = []
+    for name, jobs in workloads.items():
+        rows = []
+        base = None
+        for pol in POLICIES:
+            m = simulate(jobs, Topology.identical(4), pol).metrics()
+            base = base or m
+            rows.append([pol, f"{m['makespan_s']:.0f}", f"{m['avg_jct_s']:.1f}",
+                         f"{m['avg_jct_s'] / base['avg_jct_s']:.3f}", f"{m['p95_jct_s']:.0f}",
+                         f"{m['avg_wait_s']:.1f}", f"{m['utilization']:.3f}", f"{m['jain']:.3f}"])
+        out.append(f"### Policies: {name}, 4 GPUs\n\n" + md_table(
+            ["policy", "makespan s", "avg JCT s", "JCT / fcfs", "p95 JCT s", "avg wait s",
+             "GPU util", "Jain"], rows))
+    return out
+
+
+def placement_tables(budget: float) -> list[str]:
+    out = []
+    rng = np.random.default_rng(0)
+    identical = np.tile(rng.lognormal(0, 1, 300), (8, 1))
+    topo = parse_topology(HETERO)
+    hetero = []
+    for seed in range(3):
+        r = np.random.default_rng(seed)
+        stages = [Stage(f"s{k}", float(r.lognormal(2, 1)), float(r.uniform(0, 40e9)),
+                        str(r.choice(list(HETERO["data"])))) for k in range(150)]
+        hetero.append(processing_times(stages, topo))
+    for title, instances in (("identical GPUs: 300 stages on 8 GPUs", [identical]),
+                             ("heterogeneous 2 nodes x 4 GPUs (speeds 2-0.25), data locality, "
+                              "150 stages, 3 seeds", hetero)):
+        rows = []
+        lbs = [lower_bound(p) for p in instances]
+        for alg in ALGORITHMS:
+            res = [place(p, alg, time_budget_s=budget, seed=k, lb=lb)
+                   for k, (p, lb) in enumerate(zip(instances, lbs))]
+            rows.append([alg, " / ".join(f"{x.makespan:.1f}" for x in res),
+                         " / ".join(f"{x.ratio:.4f}" for x in res),
+                         f"{max(x.solve_s for x in res):.3f}"])
+        out.append(f"### Placement: {title}; budget {budget:g} s each\n\n"
+                   f"Lower bound(s): {' / '.join(f'{lb:.1f}' for lb in lbs)}\n\n" +
+                   md_table(["algorithm", "makespan", "makespan / LB", "solve s (max)"], rows))
+    return out
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--budget", type=float, default=1.0)
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args(argv)
+    text = "\n\n".join(policy_tables() + placement_tables(args.budget)) + "\n"
+    print(text)
+    if args.out:
+        from bioaccel.io import atomic_output
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_output(args.out) as f:
+            f.write("# bioaccel scheduling tables (benchmarks/bench_sched.py)\n\n" + text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

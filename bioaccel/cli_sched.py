@@ -1,0 +1,243 @@
+"""``bioaccel gpu-run``, ``bioaccel gpus`` and ``bioaccel sched ...`` (GPU scheduling)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import click
+
+
+@click.command("gpu-run", context_settings={"ignore_unknown_options": True})
+@click.option("--gpus", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--slots", type=click.IntRange(min=1), default=None,
+              help="Slots to take on each GPU (default: all of them, i.e. exclusive).")
+@click.option("--slots-per-gpu", type=click.IntRange(min=1), default=None,
+              help="Allow sharing: each GPU has K slots (fixed per run directory).")
+@click.option("--mem-gb", type=float, default=None, help="Memory budget per GPU.")
+@click.option("--priority", type=float, default=0, show_default=True)
+@click.option("--user", default=None, help="Fair-share account (default: the login name).")
+@click.option("--timeout", type=float, default=None, help="Seconds to wait for the GPUs.")
+@click.option("--kind", default="command", show_default=True,
+              help="What runs (e.g. align, distance): recorded for runtime prediction.")
+@click.option("--cells", type=float, default=None,
+              help="Cost of the job (sum of len_i * len_j): recorded, and with --kind used "
+                   "to predict its runtime for the 'predicted' policy.")
+@click.option("--predicted-s", type=float, default=None, help="Predicted runtime in seconds.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def gpu_run(gpus, slots, slots_per_gpu, mem_gb, priority, user, timeout, kind, cells,
+            predicted_s, command):
+    """Run COMMAND with GPU(s) of its own: waits for a lease, sets CUDA_VISIBLE_DEVICES,
+    returns COMMAND's exit status. Use `--` before COMMAND."""
+    from .sched.history import RuntimePredictor, Run
+    from .sched.leases import ENV_HELD, GpuBroker
+
+    broker = GpuBroker(slots_per_gpu=slots_per_gpu)
+    if not broker.devices:
+        click.echo("bioaccel gpu-run: no GPU is visible (no CUDA device, no "
+                   "BIOACCEL_VIRTUAL_GPUS): running on the CPU without a lease", err=True)
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+        try:
+            code = subprocess.run(list(command), env=env).returncode
+        except OSError as exc:
+            raise click.ClickException(f"cannot run {command[0]!r}: {exc.strerror}") from None
+        sys.exit(code if code >= 0 else 128 - code)
+    if predicted_s is None and cells is not None:
+        predicted_s = RuntimePredictor(broker.history.runs(kind)).predict(kind, cells)
+    label = " ".join(command)[:200]
+    held = broker.acquire(gpus, slots, mem_gb, timeout, priority, user, predicted_s, label)
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES=held.visible, **{ENV_HELD: held.visible})
+    click.echo(f"bioaccel gpu-run: GPU(s) {held.visible} "
+               f"({', '.join(d.name for d in held.devices)}) for: {label}", err=True)
+    start = time.time()
+    try:
+        # the child shares the lock descriptors: the GPUs stay taken while it runs, even
+        # if this wrapper is killed
+        child = subprocess.Popen(list(command), env=env, pass_fds=held._fds)
+    except OSError as exc:
+        held.release()
+        raise click.ClickException(f"cannot run {command[0]!r}: {exc.strerror}") from None
+
+    def forward(signum, _frame):
+        child.send_signal(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, forward)
+    code = child.wait()
+    end = time.time()
+    held.release()
+    broker.history.record(Run(kind, user or _login(), held.devices[0].name, len(held.devices),
+                              cells, None, start, end, code, label))
+    sys.exit(code if code >= 0 else 128 - code)
+
+
+def _login() -> str:
+    from .sched.leases import _user
+    return _user()
+
+
+@click.command("gpus")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def gpus(as_json):
+    """Show the GPUs, who holds them, and the queue of waiting requests."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .sched.leases import GpuBroker
+
+    broker = GpuBroker()
+    holders = broker.holders()
+    with broker._arbiter():
+        waiting = broker.policy.order(broker.queue(), time.time())
+    if as_json:
+        click.echo(json.dumps({
+            "run_dir": str(broker.dir), "slots_per_gpu": broker.slots_per_gpu,
+            "policy": broker.policy.name,
+            "devices": [{"index": d.index, "visible_id": d.visible_id, "name": d.name,
+                         "memory_gb": d.memory_gb, "virtual": d.virtual,
+                         "holders": holders[d.index]} for d in broker.devices],
+            "queue": [r.payload for r in waiting]}, indent=1))
+        return
+    console = Console()
+    table = Table(title=f"GPUs ({broker.dir}, {broker.slots_per_gpu} slot(s) each, "
+                        f"policy {broker.policy.name})")
+    for col in ("GPU", "name", "memory", "held slots", "holders"):
+        table.add_column(col)
+    for d in broker.devices:
+        hs = holders[d.index]
+        table.add_row(f"{d.index} ({d.visible_id})", d.name + (" (virtual)" if d.virtual else ""),
+                      f"{d.memory_gb:.0f} GB", f"{len(hs)}/{broker.slots_per_gpu}",
+                      "; ".join(f"pid {h.get('pid')} {h.get('user')}: {h.get('label', '')[:40]}"
+                                for h in hs) or "-")
+    console.print(table)
+    if waiting:
+        q = Table(title="queue (policy order)")
+        for col in ("request", "user", "priority", "gpus", "waited s", "predicted s"):
+            q.add_column(col)
+        now = time.time()
+        for r in waiting:
+            q.add_row(r.id, r.user, f"{r.priority:g}", str(r.gpus), f"{now - r.submit_time:.1f}",
+                      "-" if r.predicted_s is None else f"{r.predicted_s:.1f}")
+        console.print(q)
+    else:
+        console.print("queue: empty")
+
+
+@click.group("sched")
+def sched():
+    """Scheduling tools: simulate policies and placements, place a batch of stages."""
+
+
+def _cluster(spec: str):
+    from .sched.topology import Topology, load_topology
+    if spec.isdigit():
+        return Topology.identical(int(spec))
+    return load_topology(spec)
+
+
+def _workload(spec: str):
+    from .sched import simulator
+    if spec.startswith("heavy-tailed"):
+        _, _, n = spec.partition(":")
+        return simulator.heavy_tailed_workload(int(n or 200))
+    if spec.startswith("flood"):
+        return simulator.flood_workload()
+    path = Path(spec)
+    if path.suffix.lower() == ".csv":
+        return simulator.read_trace(path)
+    return simulator.workload_from_sequences([path])
+
+
+@sched.command("simulate")
+@click.option("--workload", "-w", required=True,
+              help="Trace CSV (job_id,num_gpu,submit_time,duration[,user,...]), a sequence "
+                   "file, 'heavy-tailed[:N]' or 'flood'.")
+@click.option("--cluster", "-c", required=True, help="Topology YAML, or a number of identical GPUs.")
+@click.option("--policy", "-p", default="fcfs", show_default=True,
+              help="fcfs, priority, fair, predicted, or 'all' to compare them.")
+@click.option("--placement", "-a", default="first-free", show_default=True,
+              help="first-free, locality, greedy, lpt, local, ga, aco, pso.")
+@click.option("--budget", type=float, default=1.0, show_default=True,
+              help="Seconds per placement optimizer.")
+def simulate_cmd(workload, cluster, policy, placement, budget):
+    """Discrete-event simulation: makespan, JCT, wait, utilization, fairness, bytes moved."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .sched.policies import POLICIES
+    from .sched.simulator import simulate
+
+    jobs = _workload(workload)
+    topo = _cluster(cluster)
+    table = Table(title=f"{len(jobs)} jobs on {len(topo.gpus)} GPU(s)")
+    cols = ("policy", "placement", "makespan s", "avg JCT s", "p95 JCT s", "avg wait s",
+            "GPU util", "Jain", "GB moved")
+    for c in cols:
+        table.add_column(c)
+    for pol in (POLICIES if policy == "all" else [policy]):
+        r = simulate(jobs, topo, pol, placement, placement_budget_s=budget)
+        m = r.metrics()
+        table.add_row(pol, placement, f"{m['makespan_s']:.1f}", f"{m['avg_jct_s']:.1f}",
+                      f"{m['p95_jct_s']:.1f}", f"{m['avg_wait_s']:.1f}",
+                      f"{m['utilization']:.3f}", f"{m['jain']:.3f}", f"{m['bytes_moved'] / 1e9:.2f}")
+    Console().print(table)
+
+
+@sched.command("place")
+@click.option("--topology", "-t", required=True, help="Topology YAML (nodes, GPUs, links, data).")
+@click.option("--stages", "-s", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="CSV name,work,bytes,data (work: seconds on a speed-1 GPU).")
+@click.option("--algorithm", "-a", default="all", show_default=True)
+@click.option("--budget", type=float, default=1.0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+def place_cmd(topology, stages, algorithm, budget, seed):
+    """Place a batch of stages on the GPUs of a topology; compare makespan to the lower bound."""
+    import csv
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from .errors import SchedulerConfigError
+    from .sched.placement import ALGORITHMS, Stage, lower_bound, place, processing_times
+
+    topo = _cluster(topology)
+    rows = []
+    with open(stages, newline="") as f:
+        for line, row in enumerate(csv.DictReader(f), start=2):
+            try:
+                rows.append(Stage(row["name"], float(row["work"]), float(row.get("bytes") or 0),
+                                  row.get("data") or None))
+            except (KeyError, TypeError, ValueError):
+                raise SchedulerConfigError(f"{stages}: line {line}: expected name,work,bytes,data "
+                                           f"with numbers, got {row}") from None
+    p = processing_times(rows, topo)
+    lb = lower_bound(p)
+    table = Table(title=f"{len(rows)} stages on {len(topo.gpus)} GPU(s), lower bound {lb:.2f} s")
+    for c in ("algorithm", "makespan s", "makespan / LB", "solve s"):
+        table.add_column(c)
+    for alg in (ALGORITHMS if algorithm == "all" else [algorithm]):
+        r = place(p, alg, time_budget_s=budget, seed=seed, lb=lb)
+        table.add_row(alg, f"{r.makespan:.2f}", f"{r.ratio:.4f}", f"{r.solve_s:.3f}")
+    Console().print(table)
+
+
+@sched.command("import-benchmark")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--kind", required=True, help="What the benchmarked rule runs (align, distance, ...).")
+@click.option("--cells", type=float, default=None, help="The job's cost (sum of len_i * len_j).")
+@click.option("--device-kind", default="unknown", show_default=True)
+def import_benchmark(files, kind, cells, device_kind):
+    """Add Snakemake benchmark: files to the run history (for runtime prediction)."""
+    from .sched.leases import GpuBroker
+    history = GpuBroker().history
+    n = sum(history.import_snakemake_benchmark(f, kind=kind, cells=cells, device_kind=device_kind)
+            for f in files)
+    click.echo(f"imported {n} run(s) into {history.path}")
+
+
+COMMANDS = (gpu_run, gpus, sched)

@@ -1,0 +1,137 @@
+"""Snakemake scheduler plugin: ``snakemake --scheduler bioaccel --scheduler-bioaccel-policy fair``.
+
+Selects, among the jobs Snakemake says are ready, those to start now: ranked by a bioaccel
+queue policy (:mod:`bioaccel.sched.policies`), then taken first-fit while every numeric
+resource (``_cores``, ``_nodes``, ``gpu``, ``mem_mb``, ...) stays within what is available.
+Which GPU a job gets is not decided here (the plugin API chooses jobs, not devices): GPU jobs
+run through ``bioaccel gpu-run``, whose leases bind them.
+
+Job attributes the policies read:
+
+- priority: the rule's ``priority:``;
+- user (fair share): the job's ``user`` resource, else its rule name, so rules share fairly;
+- predicted runtime: the ``runtime`` resource (minutes), else the history model
+  (``--scheduler-bioaccel-history``, kind = rule name, cells = input bytes), else the input
+  size as a relative cost.
+
+On any internal error the plugin logs it and returns None, and Snakemake falls back to its
+own greedy scheduler for that round.
+"""
+
+
+import time
+from dataclasses import dataclass, field
+from typing import Dict, Mapping, Optional, Sequence, Union
+
+from snakemake_interface_common.io import AnnotatedStringInterface
+from snakemake_interface_scheduler_plugins.base import SchedulerBase
+from snakemake_interface_scheduler_plugins.interfaces.jobs import JobSchedulerInterface
+from snakemake_interface_scheduler_plugins.settings import SchedulerSettingsBase
+
+
+@dataclass
+class SchedulerSettings(SchedulerSettingsBase):
+    policy: Optional[str] = field(
+        default="fcfs",
+        metadata={"help": "Queue policy: fcfs, priority, fair, predicted."},
+    )
+    shares: Optional[str] = field(
+        default=None,
+        metadata={"help": "Fair-share shares per user/rule, e.g. 'align=2,tree=1'."},
+    )
+    aging: Optional[float] = field(
+        default=0.1,
+        metadata={"help": "Aging of the predicted policy (seconds of predicted runtime "
+                          "forgiven per second waited)."},
+    )
+    history: Optional[str] = field(
+        default=None,
+        metadata={"help": "bioaccel run directory whose history.sqlite predicts runtimes."},
+    )
+
+
+def _rule_name(job) -> str:
+    rule = getattr(job, "rule", None)
+    name = getattr(rule, "name", None)
+    if name:
+        return str(name)
+    jobs = getattr(job, "jobs", None)
+    if callable(jobs):
+        names = sorted({_rule_name(j) for j in jobs()})
+        return "+".join(names) if names else "group"
+    return "job"
+
+
+class Scheduler(SchedulerBase):
+    def __post_init__(self) -> None:
+        from bioaccel.sched.policies import make_policy, parse_shares
+
+        settings = self.settings or SchedulerSettings()
+        self.policy = make_policy(settings.policy or "fcfs",
+                                  shares=parse_shares(settings.shares),
+                                  aging=settings.aging if settings.aging is not None else 0.1)
+        self._seen: Dict[int, float] = {}
+        self._usage: Dict[str, float] = {}
+        self._predictor = None
+        if settings.history:
+            from pathlib import Path
+
+            from bioaccel.sched.history import History, RuntimePredictor
+            self._predictor = RuntimePredictor(History(Path(settings.history) / "history.sqlite").runs())
+        self.logger.info(f"bioaccel scheduler: policy {self.policy.name}")
+
+    def _predicted(self, job, input_sizes) -> float:
+        res = job.scheduler_resources
+        runtime = res.get("runtime")
+        if isinstance(runtime, (int, float)) and runtime > 0:
+            return float(runtime) * 60.0
+        size = 0.0
+        for f in getattr(job, "input", ()) or ():
+            size += float(input_sizes.get(f) or 0)
+        if self._predictor is not None:
+            guess = self._predictor.predict(_rule_name(job), size)
+            if guess is not None:
+                return guess
+        return size
+
+    def select_jobs(
+        self,
+        selectable_jobs: Sequence[JobSchedulerInterface],
+        remaining_jobs: Sequence[JobSchedulerInterface],
+        available_resources: Mapping[str, Union[int, str]],
+        input_sizes: Dict[AnnotatedStringInterface, int],
+    ) -> Optional[Sequence[JobSchedulerInterface]]:
+        try:
+            return self._select(selectable_jobs, available_resources, input_sizes)
+        except Exception as exc:  # the interface asks for None: Snakemake's greedy takes over
+            self.logger.warning(f"bioaccel scheduler: {type(exc).__name__}: {exc}; "
+                                "falling back to Snakemake's greedy scheduler for this round")
+            return None
+
+    def _select(self, jobs, available, input_sizes):
+        from bioaccel.sched.policies import Request
+
+        now = time.time()
+        requests = []
+        for k, job in enumerate(jobs):
+            first = self._seen.setdefault(id(job), now)
+            res = job.scheduler_resources
+            user = res.get("user")
+            requests.append(Request(
+                str(k), str(user) if isinstance(user, str) else _rule_name(job),
+                float(job.priority or 0), int(res.get("gpu", 0) or 0), first,
+                self._predicted(job, input_sizes), payload=job))
+        remaining = {name: value for name, value in available.items()
+                     if isinstance(value, (int, float))}
+        chosen = []
+        for req in self.policy.order(requests, now, self._usage):
+            res = req.payload.scheduler_resources
+            need = {name: res.get(name, 0) for name in remaining}
+            if all(not isinstance(v, (int, float)) or v <= remaining[n] for n, v in need.items()):
+                for n, v in need.items():
+                    if isinstance(v, (int, float)):
+                        remaining[n] -= v
+                chosen.append(req.payload)
+                cost = req.predicted_s or 1.0
+                self._usage[req.user] = self._usage.get(req.user, 0.0) + cost
+        return chosen

@@ -1,0 +1,137 @@
+"""Snakemake with bioaccel: GPU jobs through ``gpu-run``, and the scheduler plugin."""
+
+import json
+import logging
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+import pytest
+
+from tests.datasets import child_env, unavailable
+
+pytestmark = pytest.mark.workflow
+
+
+@pytest.fixture
+def snakemake_exe():
+    exe = shutil.which("snakemake")
+    if exe is None:
+        unavailable("snakemake is not installed (pip install '.[workflows]')")
+    return exe
+
+SNAKEFILE = """
+rule all:
+    input: expand("out/{i}.json", i=range(12))
+
+rule gpu_job:
+    output: "out/{i}.json"
+    log: "logs/{i}.log"
+    resources: gpu=1
+    priority: lambda wildcards: int(wildcards.i) % 3
+    shell: "bioaccel gpu-run --kind test -- {PY} record.py {output} 2> {log}"
+"""
+
+RECORD = """
+import json, os, sys, time
+start = time.time()
+time.sleep(0.4)
+json.dump({"start": start, "end": time.time(), "gpu": os.environ["CUDA_VISIBLE_DEVICES"]},
+          open(sys.argv[1], "w"))
+"""
+
+
+def run_snakemake(exe, tmp_path, *extra):
+    (tmp_path / "Snakefile").write_text(f"PY = {sys.executable!r}\n" + SNAKEFILE)
+    (tmp_path / "record.py").write_text(RECORD)
+    env = child_env(BIOACCEL_VIRTUAL_GPUS="4", BIOACCEL_RUN_DIR=str(tmp_path / "run"))
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    proc = subprocess.run([exe, "--cores", "6", *extra],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    jobs = [json.loads((tmp_path / "out" / f"{i}.json").read_text()) for i in range(12)]
+    return jobs, proc
+
+
+def check_no_sharing(jobs):
+    for a in range(len(jobs)):
+        for b in range(a + 1, len(jobs)):
+            x, y = jobs[a], jobs[b]
+            if x["start"] < y["end"] and y["start"] < x["end"]:
+                assert x["gpu"] != y["gpu"], f"jobs {a} and {b} overlapped on GPU {x['gpu']}"
+    assert {j["gpu"] for j in jobs} == {"0", "1", "2", "3"}
+
+
+def test_snakemake_gpu_jobs_get_their_own_gpus(snakemake_exe, tmp_path):
+    # 6 cores, no gpu limit: 6 jobs run at once and two of them must queue for a GPU
+    jobs, _ = run_snakemake(snakemake_exe, tmp_path)
+    check_no_sharing(jobs)
+    overlaps = sum(1 for a in jobs for b in jobs if a is not b and a["start"] < b["end"]
+                   and b["start"] < a["end"])
+    assert overlaps > 0, "the jobs never ran concurrently: the test proves nothing"
+
+
+def test_snakemake_with_the_bioaccel_scheduler_plugin(snakemake_exe, tmp_path):
+    jobs, proc = run_snakemake(snakemake_exe, tmp_path, "--scheduler", "bioaccel",
+                               "--scheduler-bioaccel-policy", "fair", "--resources", "gpu=4")
+    check_no_sharing(jobs)
+    assert "bioaccel scheduler: policy fair" in proc.stderr  # the plugin was loaded and used
+    assert "falling back" not in proc.stderr
+
+
+# -- the plugin's selection logic, on stand-in jobs --------------------------------------------
+@dataclass
+class FakeJob:
+    name: str
+    priority: int = 0
+    scheduler_resources: dict = field(default_factory=dict)
+    input: tuple = ()
+
+    @property
+    def rule(self):
+        return type("Rule", (), {"name": self.name.split("-")[0]})()
+
+
+def make_scheduler(**settings):
+    from snakemake_scheduler_plugin_bioaccel import Scheduler, SchedulerSettings
+    return Scheduler(None, SchedulerSettings(**settings), logging.getLogger("test"))
+
+
+def test_plugin_selects_within_resources_by_policy():
+    jobs = [FakeJob(f"align-{k}", priority=k, scheduler_resources={"_cores": 1, "gpu": 1})
+            for k in range(5)]
+    sched = make_scheduler(policy="priority")
+    chosen = sched.select_jobs(jobs, jobs, {"_cores": 8, "gpu": 2}, {})
+    assert [j.name for j in chosen] == ["align-4", "align-3"]  # highest priority, gpu <= 2
+    sched = make_scheduler(policy="fcfs")
+    assert len(sched.select_jobs(jobs, jobs, {"_cores": 3, "gpu": 8}, {})) == 3
+
+
+def test_plugin_fair_share_alternates_between_rules():
+    jobs = [FakeJob(f"align-{k}", scheduler_resources={"_cores": 1}) for k in range(4)] + \
+           [FakeJob(f"tree-{k}", scheduler_resources={"_cores": 1}) for k in range(4)]
+    sched = make_scheduler(policy="fair")
+    picked = []
+    pool = list(jobs)
+    for _ in range(4):
+        (job,) = sched.select_jobs(pool, pool, {"_cores": 1}, {})
+        picked.append(job.rule.name)
+        pool.remove(job)
+    assert picked.count("align") == 2 and picked.count("tree") == 2
+
+
+def test_plugin_returns_none_on_internal_error(caplog):
+    class Broken(FakeJob):
+        @property
+        def scheduler_resources(self):
+            raise RuntimeError("boom")
+
+        @scheduler_resources.setter
+        def scheduler_resources(self, value):
+            pass
+
+    sched = make_scheduler()
+    with caplog.at_level(logging.WARNING):
+        assert sched.select_jobs([Broken("x")], [], {"_cores": 1}, {}) is None
+    assert "falling back" in caplog.text
