@@ -30,13 +30,24 @@ ALIGNMENT_MODELS = ("identity", "scoredist")
 
 def alignment_distances(batch, model: str, scoring: Scoring, threads: int = 0,
                         progress=None) -> DistanceMatrix:
-    from .backends.cpu import load_native
-
     n = len(batch)
-    native = load_native()
     i, j = np.triu_indices(n, k=1)
     pairs = np.stack([i, j], axis=1).astype(np.int64)
     data = np.zeros((n, n))
+    data[i, j] = alignment_pair_distances(batch, model, scoring, pairs, threads, progress)
+    data[j, i] = data[i, j]
+    return DistanceMatrix(data, batch.ids)
+
+
+def alignment_pair_distances(batch, model: str, scoring: Scoring, pairs: np.ndarray,
+                             threads: int = 0, progress=None) -> np.ndarray:
+    """Distances of the listed (i, j) pairs; scoredist's background is the composition of
+    the whole batch."""
+    from .backends.cpu import load_native
+
+    native = load_native()
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    out = np.zeros(len(pairs))
     table = scoring.table
     if model == "scoredist":
         counts = np.bincount(batch.codes, minlength=scoring.alphabet.size).astype(float)
@@ -48,7 +59,7 @@ def alignment_distances(batch, model: str, scoring: Scoring, threads: int = 0,
         part = pairs[s:s + chunk]
         rows = native.align_pairs(batch.codes, batch.offsets, batch.codes, batch.offsets, part,
                                   table, 0, scoring.gap_open, scoring.gap_extend, int(threads))
-        for (a, b), (score, qs, qe, ts, te, cigar) in zip(part.tolist(), rows):
+        for k, ((a, b), (score, qs, qe, ts, te, cigar)) in enumerate(zip(part.tolist(), rows)):
             x, y = _columns(batch[a], batch[b], cigar)
             if model == "identity":
                 columns = _column_count(cigar)
@@ -60,10 +71,10 @@ def alignment_distances(batch, model: str, scoring: Scoring, threads: int = 0,
                 with np.errstate(divide="ignore", invalid="ignore"):
                     d = (0.0 - np.log(sigma_n / sigma_un) * SCOREDIST_CALIBRATION
                          if sigma_n > 0 and sigma_un > 0 else np.inf)
-            data[a, b] = data[b, a] = d
+            out[s + k] = d
         if progress is not None:
             progress(min(s + chunk, len(pairs)), len(pairs))
-    return DistanceMatrix(data, batch.ids)
+    return out
 
 
 def _column_count(cigar: str) -> int:

@@ -33,7 +33,7 @@ class _Group(click.Group):
             _fail(str(exc) or type(exc).__name__)
 
 
-_MATRIX_SUFFIXES = {".npy", ".npz", ".tsv", ".dist", ".mat"}
+_MATRIX_SUFFIXES = {".npy", ".npz", ".tsv", ".dist", ".mat", ".cdist"}
 
 
 def _looks_like_matrix(path: Path) -> bool:
@@ -45,7 +45,7 @@ def _looks_like_matrix(path: Path) -> bool:
             head = f.read(4096)
     except OSError:
         return False
-    if head.startswith(b"\x93NUMPY") or head.startswith(b"PK") or head.startswith(b"\t"):
+    if head.startswith((b"\x93NUMPY", b"PK", b"\t", b"BACDIST1")):
         return True
     first = head.split(b"\n", 1)[0].strip()
     return first.isdigit()  # PHYLIP matrix: "n"; PHYLIP alignment: "n sites"
@@ -98,15 +98,21 @@ def _scoring_options(f):
 @click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True,
               help="CPU threads, 0 = all cores.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
-@click.option("--format", "fmt", type=click.Choice(["phylip", "phylip-lower", "tsv", "npy", "npz"]),
+@click.option("--format", "fmt", type=click.Choice(["phylip", "phylip-lower", "tsv", "npy", "npz", "cdist"]),
               default=None, help="Output format; from the extension by default (else phylip).")
 @click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus.")
 @_scoring_options
 @click.option("-k", "--kmer", "k", type=int, default=None, help="k for kmer/jaccard/mash.")
 @click.option("--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--seed", type=int, default=42, show_default=True, help="MinHash seed.")
+@click.option("--devices", default=None,
+              help="Spread the work over these GPUs: 'all' or ids such as 0,2 (with failover).")
+@click.option("--tile", default=None, metavar="A,B",
+              help="Compute only tile (A, B), A <= B, of a --tiles x --tiles grid (cut by "
+                   "sequence length) and write it as .npz; `bioaccel merge-tiles` assembles them.")
+@click.option("--tiles", type=click.IntRange(min=1), default=None, help="Grid size for --tile.")
 def distance(input, model, pairwise_deletion, backend, threads, output, fmt, input_format,
-             matrix, gap_open, gap_extend, k, sketch_size, seed):
+             matrix, gap_open, gap_extend, k, sketch_size, seed, devices, tile, tiles):
     """All-vs-all distance matrix of the sequences in INPUT (or of saved sketches).
 
     Models: raw, jc69, k80, f81, tn93, logdet (aligned DNA, as ape::dist.dna); identity,
@@ -125,13 +131,45 @@ def distance(input, model, pairwise_deletion, backend, threads, output, fmt, inp
         batch = read_sequences(input, format=input_format)
         if len(batch) < 2:
             _fail(f"{input}: found {len(batch)} sequence; a distance matrix needs at least 2")
+    if (tile is None) != (tiles is None):
+        _fail("--tile and --tiles go together")
+    if tile is not None:
+        from .tiles import distance_block, tile_bounds, write_tile
+        try:
+            a, b = (int(x) for x in tile.split(","))
+        except ValueError:
+            _fail(f"--tile {tile!r}: expected A,B such as 0,2")
+        bounds = tile_bounds(batch, a, b, tiles)
+        values = distance_block(batch, model, bounds[:2], bounds[2:],
+                                pairwise_deletion=pairwise_deletion, backend=backend,
+                                threads=threads, matrix=_parse_matrix(matrix), gap_open=gap_open,
+                                gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
+        write_tile(output, values, bounds, len(batch), batch.ids)
+        click.echo(f"wrote tile ({a}, {b}): rows {bounds[0]}:{bounds[1]} x columns "
+                   f"{bounds[2]}:{bounds[3]} of {len(batch)} ({model}) to {output}", err=True)
+        return
     with progress_bar(f"distances ({model})") as update:
         dm = distance_matrix(batch, model, pairwise_deletion=pairwise_deletion, backend=backend,
                              threads=threads, progress=update, matrix=_parse_matrix(matrix),
                              gap_open=gap_open, gap_extend=gap_extend, k=k,
-                             sketch_size=sketch_size, seed=seed)
+                             sketch_size=sketch_size, seed=seed, devices=devices)
     dm.write(output, fmt)
     click.echo(f"wrote {len(dm)} x {len(dm)} {model} matrix to {output}", err=True)
+
+
+@main.command("merge-tiles")
+@click.argument("tiles", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
+@click.option("--format", "fmt", type=click.Choice(["phylip", "phylip-lower", "tsv", "npy", "npz", "cdist"]),
+              default=None, help="Output format; from the extension by default (else phylip).")
+def merge_tiles_cmd(tiles, output, fmt):
+    """Assemble a distance matrix from the tiles of `bioaccel distance --tile`; fails, naming
+    a pair, when a pair is missing or covered twice."""
+    from .tiles import merge_tiles
+
+    dm = merge_tiles(list(tiles))
+    dm.write(output, fmt)
+    click.echo(f"merged {len(tiles)} tile(s) into a {len(dm)} x {len(dm)} matrix: {output}", err=True)
 
 
 @main.command()

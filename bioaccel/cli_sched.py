@@ -52,9 +52,10 @@ def gpu_run(gpus, slots, slots_per_gpu, mem_gb, priority, user, timeout, kind, c
     label = " ".join(command)[:200]
     held = broker.acquire(gpus, slots, mem_gb, timeout, priority, user, predicted_s, label)
     env = dict(os.environ, CUDA_VISIBLE_DEVICES=held.visible, **{ENV_HELD: held.visible})
-    click.echo(f"bioaccel gpu-run: GPU(s) {held.visible} "
-               f"({', '.join(d.name for d in held.devices)}) for: {label}", err=True)
     start = time.time()
+    click.echo(f"bioaccel gpu-run: GPU(s) {held.visible} "
+               f"({', '.join(d.name for d in held.devices)}) leased at {start:.6f} for: {label}",
+               err=True)
     try:
         # the child shares the lock descriptors: the GPUs stay taken while it runs, even
         # if this wrapper is killed
@@ -71,6 +72,8 @@ def gpu_run(gpus, slots, slots_per_gpu, mem_gb, priority, user, timeout, kind, c
     code = child.wait()
     end = time.time()
     held.release()
+    click.echo(f"bioaccel gpu-run: GPU(s) {held.visible} released at {end:.6f}, exit status "
+               f"{code}", err=True)
     broker.history.record(Run(kind, user or _login(), held.devices[0].name, len(held.devices),
                               cells, None, start, end, code, label))
     sys.exit(code if code >= 0 else 128 - code)

@@ -118,17 +118,9 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
         return _alignment_model(batch, str(model).lower(), threads, progress, matrix, gap_open,
                                 gap_extend)
     model = check_model(model)
-    if batch.alphabet is not DNA:
-        raise ModelError(
-            f"model {model!r} needs nucleotide sequences, but {batch.source or 'the input'} "
-            "reads as protein"
-        )
     if len(batch) < 2:
         raise ValueError(f"need at least 2 sequences for a distance matrix, got {len(batch)}")
-    alignment = batch.as_alignment()
-    freqs = base_frequencies(alignment)
-    if not pairwise_deletion:
-        alignment = alignment[:, kept_sites(alignment)]
+    alignment, freqs = dna_alignment(batch, model, pairwise_deletion)
     data = DnaData(alignment)
     table = model in TABLE_MODELS
     n = len(batch)
@@ -160,6 +152,21 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
         lower = np.tril_indices(n, -1)
         out[lower] = out.T[lower]
     return DistanceMatrix(out, batch.ids)
+
+
+def dna_alignment(batch: SeqBatch, model: str, pairwise_deletion: bool):
+    """The alignment codes the DNA models count on (sites with missing data dropped for all
+    pairs unless ``pairwise_deletion``) and the base frequencies of the whole alignment."""
+    if batch.alphabet is not DNA:
+        raise ModelError(
+            f"model {model!r} needs nucleotide sequences, but {batch.source or 'the input'} "
+            "reads as protein"
+        )
+    alignment = batch.as_alignment()
+    freqs = base_frequencies(alignment)
+    if not pairwise_deletion:
+        alignment = alignment[:, kept_sites(alignment)]
+    return alignment, freqs
 
 
 def _alignment_model(batch: SeqBatch, model: str, threads, progress, matrix, gap_open,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,14 @@ from .io import atomic_output
 from .seqbatch import check_unique_ids
 
 #: formats of :meth:`DistanceMatrix.write` / :meth:`DistanceMatrix.read`
-MATRIX_FORMATS = ("phylip", "phylip-lower", "tsv", "npy", "npz")
+MATRIX_FORMATS = ("phylip", "phylip-lower", "tsv", "npy", "npz", "cdist")
+
+#: The binary condensed format (``.cdist``), read by the R package (``read_bioaccel_dist``):
+#: 8 bytes ``BACDIST1``; uint32 bytes per value (8: float64, 4: float32); uint32 0;
+#: uint64 n; uint64 byte length L of the labels; L bytes of UTF-8 labels, each ending in
+#: "\n"; then n (n - 1) / 2 little-endian values, the upper triangle row by row (R's
+#: ``dist`` order).
+CDIST_MAGIC = b"BACDIST1"
 
 
 class DistanceMatrix:
@@ -90,6 +98,12 @@ class DistanceMatrix:
         fmt = (format or _format_from_suffix(path)).lower()
         if fmt not in MATRIX_FORMATS:
             raise ValueError(f"unknown matrix format {format!r}; expected one of {list(MATRIX_FORMATS)}")
+        if fmt == "cdist":
+            labels = "".join(i + "\n" for i in self.ids).encode()
+            with atomic_output(path, "wb") as f:
+                f.write(CDIST_MAGIC + struct.pack("<IIQQ", 8, 0, len(self), len(labels)) + labels)
+                f.write(self.condensed().astype("<f8").tobytes())
+            return
         if fmt in ("npy", "npz"):
             with atomic_output(path, "wb") as f:
                 if fmt == "npy":
@@ -126,6 +140,8 @@ class DistanceMatrix:
         fmt = (format or _format_from_suffix(path, sniff=True)).lower()
         if not path.exists():
             raise MatrixFormatError(f"{path}: no such file")
+        if fmt == "cdist":
+            return _read_cdist(path)
         if fmt == "npz":
             with np.load(path, allow_pickle=False) as z:
                 return cls(z["data"], [str(i) for i in z["ids"]])
@@ -144,7 +160,7 @@ class DistanceMatrix:
 
 def _format_from_suffix(path: Path, sniff: bool = False) -> str:
     suffix = path.suffix.lower()
-    by_suffix = {".npy": "npy", ".npz": "npz", ".tsv": "tsv",
+    by_suffix = {".npy": "npy", ".npz": "npz", ".tsv": "tsv", ".cdist": "cdist",
                  ".phy": "phylip", ".phylip": "phylip", ".dist": "phylip", ".mat": "phylip"}
     if suffix in by_suffix:
         return by_suffix[suffix]
@@ -153,11 +169,31 @@ def _format_from_suffix(path: Path, sniff: bool = False) -> str:
             head = f.read(64)
         if head.startswith(b"\x93NUMPY"):
             return "npy"
+        if head.startswith(CDIST_MAGIC):
+            return "cdist"
         if head.startswith(b"PK"):
             return "npz"
         if head.startswith(b"\t"):
             return "tsv"
     return "phylip"
+
+
+def _read_cdist(path: Path) -> DistanceMatrix:
+    raw = path.read_bytes()
+    head = 8 + struct.calcsize("<IIQQ")
+    if len(raw) < head or not raw.startswith(CDIST_MAGIC):
+        raise MatrixFormatError(f"{path}: not a bioaccel .cdist file (no {CDIST_MAGIC!r} header)")
+    width, _, n, nbytes = struct.unpack("<IIQQ", raw[8:head])
+    if width not in (4, 8):
+        raise MatrixFormatError(f"{path}: {width} bytes per value; expected 4 or 8")
+    labels = raw[head:head + nbytes].decode("utf-8").split("\n")[:-1]
+    if len(labels) != n:
+        raise MatrixFormatError(f"{path}: header says {n} labels, found {len(labels)}")
+    values = np.frombuffer(raw, dtype="<f8" if width == 8 else "<f4", offset=head + nbytes)
+    if values.size != n * (n - 1) // 2:
+        raise MatrixFormatError(f"{path}: {values.size} values for {n} labels; expected "
+                                f"{n * (n - 1) // 2} (truncated file?)")
+    return DistanceMatrix.from_condensed(values.astype(np.float64), labels)
 
 
 def _parse_float(path: Path, lineno: int, field: str) -> float:

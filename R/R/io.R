@@ -1,0 +1,108 @@
+# Reading and writing bioaccel's files.
+
+.read_u64 <- function(con) {
+  b <- readBin(con, "raw", 8)
+  if (length(b) < 8) stop("truncated header", call. = FALSE)
+  sum(as.numeric(b) * 256^(0:7))
+}
+
+.write_u64 <- function(con, x) {
+  bytes <- as.raw(floor(x / 256^(0:7)) %% 256)
+  writeBin(bytes, con)
+}
+
+#' Read a bioaccel binary condensed distance matrix (.cdist) into a `dist`.
+#'
+#' The format: 8 bytes "BACDIST1"; uint32 bytes per value (8 or 4); uint32 0; uint64 n;
+#' uint64 byte length of the labels; the labels (UTF-8, each ending in a newline); then
+#' n (n - 1) / 2 little-endian values, the upper triangle row by row, which is the order
+#' of R's `dist`.
+#'
+#' @param path file written by `bioaccel distance -o x.cdist` or `bioaccel merge-tiles`.
+#' @return a `dist` with the sequence ids as labels.
+read_bioaccel_dist <- function(path) {
+  if (!file.exists(path)) stop(sprintf("%s: no such file", path), call. = FALSE)
+  con <- file(path, "rb")
+  on.exit(close(con))
+  magic <- readBin(con, "raw", 8)
+  if (length(magic) < 8 || !identical(magic, charToRaw("BACDIST1"))) {
+    stop(sprintf("%s: not a bioaccel .cdist file (no BACDIST1 header)", path), call. = FALSE)
+  }
+  width <- readBin(con, "integer", 1, size = 4, endian = "little")
+  readBin(con, "integer", 1, size = 4, endian = "little")
+  if (!width %in% c(4L, 8L)) {
+    stop(sprintf("%s: %d bytes per value; expected 4 or 8", path, width), call. = FALSE)
+  }
+  n <- .read_u64(con)
+  nbytes <- .read_u64(con)
+  raw_labels <- readBin(con, "raw", nbytes)
+  labels <- strsplit(rawToChar(raw_labels), "\n", fixed = TRUE)[[1]]
+  Encoding(labels) <- "UTF-8"
+  if (length(labels) != n) {
+    stop(sprintf("%s: header says %.0f labels, found %d", path, n, length(labels)), call. = FALSE)
+  }
+  m <- n * (n - 1) / 2
+  values <- readBin(con, "double", m, size = width, endian = "little")
+  if (length(values) != m) {
+    stop(sprintf("%s: %d of %.0f values (truncated file?)", path, length(values), m), call. = FALSE)
+  }
+  structure(values, Size = as.integer(n), Labels = labels, Diag = FALSE, Upper = FALSE,
+            method = "bioaccel", call = match.call(), class = "dist")
+}
+
+#' Write a `dist` (or a symmetric matrix) as a bioaccel .cdist file, atomically.
+#'
+#' @param d a `dist`, or a square symmetric matrix with dimnames.
+#' @param path output file; written to a temporary file first, then renamed.
+write_bioaccel_dist <- function(d, path) {
+  if (is.matrix(d)) d <- as.dist(d)
+  if (!inherits(d, "dist")) stop("d must be a dist or a symmetric matrix", call. = FALSE)
+  n <- attr(d, "Size")
+  labels <- attr(d, "Labels")
+  if (is.null(labels)) labels <- as.character(seq_len(n))
+  if (any(grepl("\n", labels, fixed = TRUE))) stop("labels cannot contain newlines", call. = FALSE)
+  lab <- charToRaw(enc2utf8(paste0(labels, "\n", collapse = "")))
+  tmp <- tempfile(pattern = paste0(".", basename(path), "."), tmpdir = dirname(path))
+  con <- file(tmp, "wb")
+  ok <- FALSE
+  on.exit({
+    if (!ok) unlink(tmp)
+  })
+  writeBin(charToRaw("BACDIST1"), con)
+  writeBin(c(8L, 0L), con, size = 4, endian = "little")
+  .write_u64(con, n)
+  .write_u64(con, length(lab))
+  writeBin(lab, con)
+  writeBin(as.double(d), con, size = 8, endian = "little")
+  close(con)
+  if (!file.rename(tmp, path)) stop(sprintf("cannot write %s", path), call. = FALSE)
+  ok <- TRUE
+  invisible(path)
+}
+
+#' Read a bioaccel Newick tree into an ape `phylo`.
+#'
+#' bioaccel quotes labels with spaces or Newick punctuation ('a b', 'it''s'); ape's
+#' reader keeps the quotes and cannot read a doubled quote, so quoted labels are swapped
+#' for placeholders before parsing and restored, unquoted, afterwards.
+read_bioaccel_tree <- function(path) {
+  if (!file.exists(path)) stop(sprintf("%s: no such file", path), call. = FALSE)
+  text <- paste(readLines(path, warn = FALSE, encoding = "UTF-8"), collapse = "")
+  if (!nzchar(trimws(text))) stop(sprintf("%s: no Newick tree in the file", path), call. = FALSE)
+  quoted <- regmatches(text, gregexpr("'([^']|'')*'", text))[[1]]
+  keys <- sprintf("bioaccelQ%dQ", seq_along(quoted))
+  for (k in seq_along(quoted)) {
+    text <- sub(quoted[k], keys[k], text, fixed = TRUE)
+  }
+  tr <- read.tree(text = text)
+  if (is.null(tr)) stop(sprintf("%s: not a Newick tree", path), call. = FALSE)
+  plain <- gsub("''", "'", substr(quoted, 2, nchar(quoted) - 1), fixed = TRUE)
+  restore <- function(x) {
+    hit <- match(x, keys)
+    x[!is.na(hit)] <- plain[hit[!is.na(hit)]]
+    x
+  }
+  tr$tip.label <- restore(tr$tip.label)
+  if (!is.null(tr$node.label)) tr$node.label <- restore(tr$node.label)
+  tr
+}

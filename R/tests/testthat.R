@@ -1,0 +1,3 @@
+library(testthat)
+library(bioaccel)
+test_check("bioaccel")

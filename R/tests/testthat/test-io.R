@@ -1,0 +1,49 @@
+test_that("a dist survives write and read exactly, labels included", {
+  set.seed(1)
+  x <- matrix(rnorm(40), 10)
+  rownames(x) <- c(paste0("seq", 1:8), "with space", "\u00e9t\u00e9")
+  d <- dist(x)
+  path <- tempfile(fileext = ".cdist")
+  write_bioaccel_dist(d, path)
+  back <- read_bioaccel_dist(path)
+  expect_s3_class(back, "dist")
+  expect_identical(as.vector(back), as.vector(d))
+  expect_identical(attr(back, "Labels"), attr(d, "Labels"))
+  expect_identical(as.matrix(back), as.matrix(d))
+})
+
+test_that("NaN and Inf are kept", {
+  m <- matrix(c(0, NaN, Inf, NaN, 0, 1, Inf, 1, 0), 3, dimnames = list(letters[1:3], letters[1:3]))
+  path <- tempfile(fileext = ".cdist")
+  write_bioaccel_dist(m, path)
+  back <- as.matrix(read_bioaccel_dist(path))
+  expect_true(is.nan(back["a", "b"]))
+  expect_equal(back["a", "c"], Inf)
+})
+
+test_that("bad files give clear errors", {
+  path <- tempfile(fileext = ".cdist")
+  writeBin(charToRaw("NOTADIST0000"), path)
+  expect_error(read_bioaccel_dist(path), "not a bioaccel .cdist file")
+  write_bioaccel_dist(dist(matrix(1:20, 5)), path)
+  raw <- readBin(path, "raw", file.size(path))
+  writeBin(raw[seq_len(length(raw) - 8)], path)
+  expect_error(read_bioaccel_dist(path), "truncated")
+  expect_error(read_bioaccel_dist(tempfile()), "no such file")
+})
+
+test_that("a failed write leaves no file behind", {
+  dir <- tempfile()
+  dir.create(dir)
+  expect_error(write_bioaccel_dist("not a dist", file.path(dir, "x.cdist")))
+  expect_length(list.files(dir, all.files = TRUE, no.. = TRUE), 0)
+})
+
+test_that("trees round-trip through Newick and quoted labels lose their quotes", {
+  tr <- ape::read.tree(text = "((x:1,c:2):0.5,y:3,d:1);")
+  path <- tempfile(fileext = ".nwk")
+  writeLines("(('a b':1,c:2):0.5,'it''s':3,d:1);", path)
+  back <- read_bioaccel_tree(path)
+  expect_identical(back$tip.label, c("a b", "c", "it's", "d"))
+  expect_equal(back$edge.length, tr$edge.length)
+})
