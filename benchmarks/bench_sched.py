@@ -1,6 +1,6 @@
 """Scheduling comparison tables: queue policies in the simulator, placement optimizers.
 
-    python benchmarks/bench_sched.py [--budget 1.0] [--out benchmarks/results/sched.md]
+    python benchmarks/bench_sched.py [--budget 1.0] [--out benchmarks/sched_tables.md]
 
 1. Policies (fcfs, priority, fair, predicted) on a heavy-tailed workload (Pareto
    durations, Poisson arrivals, predictions off by a lognormal factor), on a flood workload
@@ -106,7 +106,7 @@ def placement_tables(budget: float) -> list[str]:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--budget", type=float, default=1.0)
-    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--out", type=Path, default=Path(__file__).parent / "sched_tables.md")
     args = ap.parse_args(argv)
     text = "\n\n".join(policy_tables() + placement_tables(args.budget)) + "\n"
     print(text)

@@ -3,24 +3,29 @@
 ``import bioaccel`` needs no GPU, no CuPy and no R: GPU and R modules load on first use.
 """
 
+from .align import Alignment, align, align_scores
 from .alphabet import DNA, PROTEIN, Alphabet
 from .backends import available_backends, get_backend
 from .config import show_config
 from .distance import distance_matrix
 from .distmatrix import DistanceMatrix
 from .dna_models import MODELS
+from .edit import edit_distances
 from .errors import (AlignmentLengthError, AlphabetError, BackendUnavailableError, BioaccelError,
-                     DuplicateIdError, MatrixFormatError, ModelError, SequenceFormatError)
+                     DeviceError, DeviceSelectionError, DuplicateIdError, LeaseTimeoutError,
+                     MatrixFormatError, ModelError, SchedulerConfigError, SequenceFormatError)
 from .io import read_sequences
 from .seqbatch import SeqBatch
+from .sched import lease
 from .tree import Tree, nj, upgma
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "DNA", "PROTEIN", "Alphabet", "AlignmentLengthError", "AlphabetError",
-    "BackendUnavailableError", "BioaccelError", "DistanceMatrix", "DuplicateIdError",
-    "MODELS", "MatrixFormatError", "ModelError", "SeqBatch", "SequenceFormatError", "Tree",
-    "available_backends", "distance_matrix", "get_backend", "nj", "read_sequences",
-    "show_config", "upgma",
+    "DNA", "PROTEIN", "Alignment", "Alphabet", "AlignmentLengthError", "AlphabetError",
+    "BackendUnavailableError", "BioaccelError", "DeviceError", "DeviceSelectionError",
+    "DistanceMatrix", "DuplicateIdError", "LeaseTimeoutError", "MODELS", "MatrixFormatError",
+    "ModelError", "SchedulerConfigError", "SeqBatch", "SequenceFormatError", "Tree", "align",
+    "align_scores", "available_backends", "distance_matrix", "edit_distances", "get_backend",
+    "lease", "nj", "read_sequences", "show_config", "upgma",
 ]

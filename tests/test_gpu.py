@@ -42,3 +42,20 @@ def test_numba_alignment_and_edit_kernels_at_scale():
         q, t = dna[:50], dna
         assert np.array_equal(edit_distances(q, t, mode=mode, backend="numba-cuda"),
                               edit_distances(q, t, mode=mode, backend="cpu"))
+
+
+def test_real_gpus_are_discovered_and_split_work():
+    """Device discovery through CUDA, and devices="all" on the real GPUs (numba-cuda and
+    cupy kernels bound per worker thread) equal to the CPU."""
+    from bioaccel.sched.devices import discover_devices
+    devices = discover_devices()
+    assert devices and not devices[0].virtual and devices[0].memory_bytes > 1e9
+    rng = np.random.default_rng(9)
+    prot = ["".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWY"), rng.integers(50, 400)))
+            for _ in range(300)]
+    np.testing.assert_array_equal(bioaccel.align_scores(prot, devices="all", backend="numba-cuda"),
+                                  bioaccel.align_scores(prot, backend="cpu"))
+    seqs = random_alignment(rng, 400, 2000)
+    np.testing.assert_array_equal(
+        bioaccel.distance_matrix(seqs, "k80", devices="all", backend="cupy").data,
+        bioaccel.distance_matrix(seqs, "k80", backend="cpu").data)

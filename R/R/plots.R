@@ -69,7 +69,7 @@ plot_tree <- function(tree, groups = NULL, file = NULL, main = "Tree") {
     tip_col <- pal[as.integer(g)]
   }
   plot.phylo(tree, tip.color = tip_col, cex = if (Ntip(tree) > 80) 0.35 else 0.7, main = main)
-  if (!is.null(groups)) legend("topleft", legend = levels(g), col = pal, pch = 15, bty = "n")
+  if (!is.null(groups)) legend("topright", legend = levels(g), col = pal, pch = 15, bty = "n")
   invisible(tree)
 }
 

@@ -1,0 +1,205 @@
+"""bioaccel results in R, through rpy2 (``pip install 'bioaccel[r]'``; R with ape).
+
+- :func:`to_r_dist` / :func:`from_r_dist`: :class:`~bioaccel.distmatrix.DistanceMatrix`
+  <-> R ``dist`` (built from the condensed vector; labels kept; NaN/Inf kept);
+- :func:`tree_to_phylo` / :func:`phylo_to_tree`: :class:`~bioaccel.tree.Tree` <-> ape
+  ``phylo`` (built from the edge list, not through Newick text, so labels with quotes or
+  spaces survive);
+- :func:`scores_to_dataframe`, :func:`alignments_to_dataframe`: R ``data.frame``;
+- :func:`hclust`, :func:`cutree`, :func:`pcoa`, :func:`plot_tree`: R's statistics and ape's
+  plotting, called from Python.
+
+Two rpy2 traps this module avoids: R functions with dots in their names are taken as
+``ro.r["dist.dna"]`` (``importr`` renames them), and no R function is called inside a NumPy
+conversion context (it drops R classes such as ``dist``); NumPy arrays cross as plain R
+vectors. rpy2 also prepends R's library directories to ``LD_LIBRARY_PATH`` in this
+process's environment: start Python subprocesses with the environment you had before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .distmatrix import DistanceMatrix
+from .tree import Tree
+
+
+def _ro():
+    try:
+        import rpy2.robjects as ro
+    except ImportError as exc:  # rpy2 missing, or R not found by it
+        raise ImportError(f"bioaccel.rinterop needs rpy2 and R ({exc}); "
+                          "pip install 'bioaccel[r]' and install R (r-base-core)") from exc
+    return ro
+
+
+def _ape(ro):
+    try:
+        ro.r("suppressMessages(library(ape))")
+    except Exception as exc:  # rpy2 raises RRuntimeError
+        raise ImportError(f"the R package ape is not installed ({exc}); "
+                          "apt-get install r-cran-ape or install.packages('ape')") from None
+
+
+def _numbers(vector) -> np.ndarray:
+    """An R numeric vector as float64, without a conversion context."""
+    try:
+        return np.array(memoryview(vector), dtype=np.float64)
+    except (TypeError, ValueError):
+        return np.array(list(vector), dtype=np.float64)
+
+
+def to_r_dist(dm: DistanceMatrix):
+    """An R ``dist`` with the ids as ``Labels`` (condensed order = R's ``dist`` order).
+
+    Examples
+    --------
+    >>> dm = DistanceMatrix([[0, 1, 2], [1, 0, 3], [2, 3, 0]], ["a", "b", "c"])
+    >>> d = to_r_dist(dm)                                     # doctest: +SKIP
+    >>> list(d.rclass)                                        # doctest: +SKIP
+    ['dist']
+    """
+    ro = _ro()
+    make = ro.r("function(v, n, labels) structure(v, Size = as.integer(n), Labels = labels, "
+                "Diag = FALSE, Upper = FALSE, method = 'bioaccel', class = 'dist')")
+    return make(ro.FloatVector(dm.condensed()), len(dm), ro.StrVector(dm.ids))
+
+
+def from_r_dist(d) -> DistanceMatrix:
+    """A :class:`DistanceMatrix` from an R ``dist`` (labels ``1..n`` when it has none)."""
+    ro = _ro()
+    if "dist" not in list(d.rclass):
+        raise TypeError(f"expected an R dist, got an R object of class {list(d.rclass)}")
+    n = int(ro.r["attr"](d, "Size")[0])
+    labels = ro.r["attr"](d, "Labels")
+    ids = [str(x) for x in labels] if labels is not ro.NULL else [str(i + 1) for i in range(n)]
+    return DistanceMatrix.from_condensed(_numbers(d), ids)
+
+
+def tree_to_phylo(tree: Tree):
+    """An ape ``phylo`` (cladewise edge order, children in the tree's order)."""
+    ro = _ro()
+    _ape(ro)
+    n = tree.n_tips
+    number = {}
+    nxt = n + 1
+    edges, lengths = [], []
+    stack = [tree.root]
+    while stack:  # preorder
+        node = stack.pop()
+        if node >= n:
+            number[node] = nxt
+            nxt += 1
+        kids = [int(e) for e in tree._children[node]]
+        for e in kids:
+            child = int(tree.child[e])
+            edges.append((node, child))
+            lengths.append(float(tree.length[e]))
+        stack.extend(int(tree.child[e]) for e in reversed(kids))
+    # cladewise: the edges in the order a preorder walk meets them
+    order = _cladewise(edges, tree.root)
+    num = lambda v: v + 1 if v < n else number[v]  # noqa: E731
+    edge = [num(edges[k][0]) for k in order] + [num(edges[k][1]) for k in order]
+    make = ro.r("function(edge, len, tips, nnode) { x <- list(edge = matrix(as.integer(edge), "
+                "ncol = 2), edge.length = len, tip.label = tips, Nnode = as.integer(nnode)); "
+                "class(x) <- 'phylo'; attr(x, 'order') <- 'cladewise'; x }")
+    return make(ro.IntVector(edge), ro.FloatVector([lengths[k] for k in order]),
+                ro.StrVector(tree.labels), len(number))
+
+
+def _cladewise(edges: list[tuple[int, int]], root: int) -> list[int]:
+    by_parent: dict[int, list[int]] = {}
+    for k, (p, _) in enumerate(edges):
+        by_parent.setdefault(p, []).append(k)
+    out: list[int] = []
+    stack = list(reversed(by_parent.get(root, [])))
+    while stack:
+        k = stack.pop()
+        out.append(k)
+        stack.extend(reversed(by_parent.get(edges[k][1], [])))
+    return out
+
+
+def phylo_to_tree(phylo) -> Tree:
+    """A :class:`~bioaccel.tree.Tree` from an ape ``phylo`` (branch lengths 0 if absent)."""
+    ro = _ro()
+    if "phylo" not in list(phylo.rclass):
+        raise TypeError(f"expected an ape phylo, got an R object of class {list(phylo.rclass)}")
+    get = ro.r("function(x, name) x[[name]]")
+    labels = [str(s) for s in get(phylo, "tip.label")]
+    edge = _numbers(get(phylo, "edge")).astype(np.int64).reshape(2, -1)
+    lengths = get(phylo, "edge.length")
+    length = np.zeros(edge.shape[1]) if lengths is ro.NULL else _numbers(lengths)
+    # ape: tips 1..n, root n + 1, other internal nodes after it -> 0-based, same order
+    return Tree(labels, edge[0] - 1, edge[1] - 1, length, len(labels))
+
+
+def scores_to_dataframe(scores: np.ndarray, query_ids: Sequence[str],
+                        target_ids: Sequence[str] | None = None):
+    """Alignment scores (queries x targets) as a long R data.frame: query, target, score."""
+    ro = _ro()
+    scores = np.asarray(scores)
+    target_ids = list(query_ids if target_ids is None else target_ids)
+    if scores.shape != (len(query_ids), len(target_ids)):
+        raise ValueError(f"scores of shape {scores.shape} do not fit {len(query_ids)} queries x "
+                         f"{len(target_ids)} targets")
+    q = np.repeat(np.asarray(query_ids, dtype=object), len(target_ids))
+    t = np.tile(np.asarray(target_ids, dtype=object), len(query_ids))
+    values = (ro.IntVector(scores.ravel().tolist()) if np.issubdtype(scores.dtype, np.integer)
+              else ro.FloatVector(scores.ravel().astype(float)))
+    return ro.r["data.frame"](query=ro.StrVector(q.tolist()), target=ro.StrVector(t.tolist()),
+                              score=values, stringsAsFactors=False)
+
+
+def alignments_to_dataframe(alignments):
+    """:class:`~bioaccel.align.Alignment` records as an R data.frame, one row each."""
+    ro = _ro()
+    fields = ("query_id", "target_id", "score", "query_start", "query_end", "target_start",
+              "target_end", "cigar", "identity", "query_aligned", "target_aligned")
+    cols = {f: [getattr(a, f) for a in alignments] for f in fields}
+    conv = {}
+    for f, values in cols.items():
+        if f in ("score", "query_start", "query_end", "target_start", "target_end"):
+            conv[f] = ro.IntVector([int(v) for v in values])
+        elif f == "identity":
+            conv[f] = ro.FloatVector([float(v) for v in values])
+        else:
+            conv[f] = ro.StrVector([str(v) for v in values])
+    return ro.r["data.frame"](**conv, stringsAsFactors=False)
+
+
+def hclust(dm: DistanceMatrix, method: str = "average"):
+    """R's ``hclust`` of the matrix (``average`` = UPGMA)."""
+    ro = _ro()
+    return ro.r["hclust"](to_r_dist(dm), method=method)
+
+
+def cutree(hc, h: float) -> np.ndarray:
+    """Cluster numbers (R's ``cutree`` at height ``h``), in the order of the labels."""
+    ro = _ro()
+    return _numbers(ro.r["cutree"](hc, h=h)).astype(np.int64)
+
+
+def pcoa(dm: DistanceMatrix, k: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Principal coordinates (R's ``cmdscale``): points (n x k) and all eigenvalues."""
+    ro = _ro()
+    fit = ro.r["cmdscale"](to_r_dist(dm), k=k, eig=True)
+    get = ro.r("function(x, name) x[[name]]")
+    points = _numbers(get(fit, "points")).reshape(k, len(dm)).T
+    return points, _numbers(get(fit, "eig"))
+
+
+def plot_tree(tree: Tree, path: str, *, width: float = 7, height: float = 7,
+              title: str | None = None) -> None:
+    """Draw the tree with ``ape::plot.phylo`` into a PNG or PDF file."""
+    ro = _ro()
+    _ape(ro)
+    suffix = str(path).lower().rsplit(".", 1)[-1]
+    if suffix not in ("png", "pdf"):
+        raise ValueError(f"{path}: expected a .png or .pdf file name")
+    draw = ro.r("function(tr, path, w, h, kind, main) { if (kind == 'png') png(path, width = w, "
+                "height = h, units = 'in', res = 150) else pdf(path, width = w, height = h); "
+                "on.exit(dev.off()); plot.phylo(ladderize(tr), main = main, cex = 0.6) }")
+    draw(tree_to_phylo(tree), str(path), width, height, suffix, title or "")
