@@ -52,6 +52,11 @@ def gpu_run(gpus, slots, slots_per_gpu, mem_gb, priority, user, timeout, kind, c
     label = " ".join(command)[:200]
     held = broker.acquire(gpus, slots, mem_gb, timeout, priority, user, predicted_s, label)
     env = dict(os.environ, CUDA_VISIBLE_DEVICES=held.visible, **{ENV_HELD: held.visible})
+    if os.environ.get("SLURM_JOB_ID"):
+        granted = os.environ.get("CUDA_VISIBLE_DEVICES") or os.environ.get("SLURM_STEP_GPUS") \
+            or os.environ.get("SLURM_JOB_GPUS") or "none"
+        click.echo(f"bioaccel gpu-run: inside Slurm job {os.environ['SLURM_JOB_ID']}, which "
+                   f"granted GPU(s) {granted}", err=True)
     start = time.time()
     click.echo(f"bioaccel gpu-run: GPU(s) {held.visible} "
                f"({', '.join(d.name for d in held.devices)}) leased at {start:.6f} for: {label}",

@@ -9,6 +9,11 @@ if ! command -v R >/dev/null || ! Rscript -e 'library(ape); library(phangorn); l
   apt-get update -qq
   apt-get install -y -qq r-base-core r-cran-ape r-cran-phangorn r-cran-testthat >/dev/null
 fi
+# a real single-node Slurm for the scale-out tests (tests/slurm_local.py)
+if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
+  apt-get update -qq
+  apt-get install -y -qq slurm-wlm munge >/dev/null
+fi
 # compat mode puts the checkout on sys.path, so Snakemake's plugin discovery (pkgutil)
 # finds snakemake_scheduler_plugin_bioaccel
 python3 -m pip install -q -e '.[test,r,workflows]' --config-settings editable_mode=compat
