@@ -21,8 +21,12 @@ import numpy as np
 
 from bioaccel.sched.placement import ALGORITHMS, Stage, lower_bound, place, processing_times
 from bioaccel.sched.policies import POLICIES
-from bioaccel.sched.simulator import (flood_workload, heavy_tailed_workload, simulate,
-                                      workload_from_sequences)
+from bioaccel.sched.simulator import (
+    flood_workload,
+    heavy_tailed_workload,
+    simulate,
+    workload_from_sequences,
+)
 from bioaccel.sched.topology import Topology, parse_topology
 
 HETERO = {

@@ -34,7 +34,7 @@ def gpu_run(gpus, slots, slots_per_gpu, mem_gb, priority, user, timeout, kind, c
             predicted_s, command):
     """Run COMMAND with GPU(s) of its own: waits for a lease, sets CUDA_VISIBLE_DEVICES,
     returns COMMAND's exit status. Use `--` before COMMAND."""
-    from .sched.history import RuntimePredictor, Run
+    from .sched.history import Run, RuntimePredictor
     from .sched.leases import ENV_HELD, GpuBroker
 
     broker = GpuBroker(slots_per_gpu=slots_per_gpu)

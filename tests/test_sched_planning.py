@@ -6,12 +6,25 @@ import numpy as np
 import pytest
 
 from bioaccel.errors import SchedulerConfigError
-from bioaccel.sched.history import History, RuntimePredictor, Run
-from bioaccel.sched.placement import (ALGORITHMS, Stage, lower_bound, makespan, place,
-                                      processing_times)
+from bioaccel.sched.history import History, Run, RuntimePredictor
+from bioaccel.sched.placement import (
+    ALGORITHMS,
+    Stage,
+    lower_bound,
+    makespan,
+    place,
+    processing_times,
+)
 from bioaccel.sched.policies import FairShare, Request, make_policy, parse_shares
-from bioaccel.sched.simulator import (Job, flood_workload, heavy_tailed_workload, read_trace,
-                                      simulate, workload_from_sequences, write_trace)
+from bioaccel.sched.simulator import (
+    Job,
+    flood_workload,
+    heavy_tailed_workload,
+    read_trace,
+    simulate,
+    workload_from_sequences,
+    write_trace,
+)
 from bioaccel.sched.topology import Topology, load_topology, parse_topology
 
 

@@ -15,7 +15,7 @@ from bioaccel.distmatrix import DistanceMatrix
 from bioaccel.io import read_sequences
 from tests.datasets import child_env, unavailable
 from tests.slurm_local import LocalSlurm, SlurmUnavailable
-from tests.test_workflow import WORKFLOW, copy_workflow
+from tests.test_workflow import copy_workflow
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 
@@ -23,7 +23,8 @@ pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def slurm(tmp_path_factory):
     cluster = LocalSlurm(tmp_path_factory.mktemp("slurm"), gpus=4)
-    cluster.env.update(child_env(SLURM_CONF=str(cluster.conf), BIOACCEL_VIRTUAL_GPUS="4"))
+    # the environment from before rpy2 touched LD_LIBRARY_PATH (see tests/datasets.py)
+    cluster.env = child_env(SLURM_CONF=str(cluster.conf), BIOACCEL_VIRTUAL_GPUS="4")
     cluster.env.pop("CUDA_VISIBLE_DEVICES", None)
     try:
         cluster.start()
@@ -72,7 +73,6 @@ def test_workflow_through_the_slurm_executor(slurm, tmp_path):
     if shutil.which("snakemake") is None:
         unavailable("snakemake is not installed (pip install '.[workflows]')")
     wd = copy_workflow(tmp_path / "wf")
-    shutil.copytree(WORKFLOW / "profiles", wd / "profiles")
     cfg = (wd / ".test/config/config.yaml").read_text()
     (wd / ".test/config/slurm.yaml").write_text(cfg.replace("report:\n  enabled: true",
                                                             "report:\n  enabled: false"))

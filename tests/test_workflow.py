@@ -43,7 +43,7 @@ def snakemake_exe():
 
 
 def copy_workflow(dest: Path) -> Path:
-    for part in ("workflow", "config", ".test"):
+    for part in ("workflow", "config", ".test", "profiles"):
         shutil.copytree(WORKFLOW / part, dest / part)
     return dest
 
@@ -223,5 +223,19 @@ def test_runs_on_the_cpu_without_any_gpu(tmp_path, snakemake_exe, r_library):
     assert proc.returncode == 0, proc.stderr[-3000:]
     log = (wd / "logs/distance_tile/0_0.log").read_text()
     assert "no GPU is visible" in log
+    pooled = read_sequences(wd / "results/pool/sequences.fasta")
+    assert DistanceMatrix.read(wd / "results/merge/distances.cdist") == distance_matrix(pooled, "edit")
+
+
+def test_local_profile_runs_with_the_bioaccel_scheduler(tmp_path, snakemake_exe, r_library):
+    wd = copy_workflow(tmp_path)
+    write_sheet(wd, "sam2\t.test/data/sam2.fasta\n")
+    cfg = (wd / ".test/config/config.yaml").read_text()
+    (wd / ".test/config/local.yaml").write_text(cfg.replace("report:\n  enabled: true",
+                                                            "report:\n  enabled: false"))
+    proc = run(snakemake_exe, wd, r_library, "--profile", "profiles/local", "--configfile",
+               ".test/config/local.yaml")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "bioaccel scheduler: policy predicted" in proc.stderr
     pooled = read_sequences(wd / "results/pool/sequences.fasta")
     assert DistanceMatrix.read(wd / "results/merge/distances.cdist") == distance_matrix(pooled, "edit")
