@@ -111,8 +111,13 @@ def _scoring_options(f):
               help="Compute only tile (A, B), A <= B, of a --tiles x --tiles grid (cut by "
                    "sequence length) and write it as .npz; `bioaccel merge-tiles` assembles them.")
 @click.option("--tiles", type=click.IntRange(min=1), default=None, help="Grid size for --tile.")
+@click.option("--float64", "float64", is_flag=True,
+              help=".cdist output: store float64 instead of float32.")
+@click.option("--restart", is_flag=True,
+              help=".cdist output: ignore the finished tiles of an interrupted run.")
 def distance(input, model, pairwise_deletion, backend, threads, output, fmt, input_format,
-             matrix, gap_open, gap_extend, k, sketch_size, seed, devices, tile, tiles):
+             matrix, gap_open, gap_extend, k, sketch_size, seed, devices, tile, tiles, float64,
+             restart):
     """All-vs-all distance matrix of the sequences in INPUT (or of saved sketches).
 
     Models: raw, jc69, k80, f81, tn93, logdet (aligned DNA, as ape::dist.dna); identity,
@@ -147,6 +152,21 @@ def distance(input, model, pairwise_deletion, backend, threads, output, fmt, inp
         write_tile(output, values, bounds, len(batch), batch.ids)
         click.echo(f"wrote tile ({a}, {b}): rows {bounds[0]}:{bounds[1]} x columns "
                    f"{bounds[2]}:{bounds[3]} of {len(batch)} ({model}) to {output}", err=True)
+        return
+    if (fmt or "").lower() == "cdist" or (fmt is None and output.suffix.lower() == ".cdist"):
+        if devices is not None:
+            _fail("--devices does not apply to streamed .cdist output yet; write .npy instead")
+        # condensed binary, streamed tile by tile: never a square in memory; an interrupted
+        # run resumes from its finished tiles
+        from .ondisk import stream_distances
+        with progress_bar(f"distances ({model}) -> {output.name}") as update:
+            d = stream_distances(batch, model, output, dtype="float64" if float64 else "float32",
+                                 backend=backend, threads=threads, resume=not restart,
+                                 progress=update, pairwise_deletion=pairwise_deletion,
+                                 matrix=_parse_matrix(matrix), gap_open=gap_open,
+                                 gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
+        click.echo(f"wrote {len(d)} x {len(d)} {model} matrix ({d.dtype.name}, condensed) to "
+                   f"{output}", err=True)
         return
     with progress_bar(f"distances ({model})") as update:
         dm = distance_matrix(batch, model, pairwise_deletion=pairwise_deletion, backend=backend,

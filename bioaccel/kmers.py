@@ -115,28 +115,58 @@ def mash_distance(j: np.ndarray, k: int) -> np.ndarray:
     return np.where(j > 0, np.minimum(d, 1.0), 1.0)
 
 
-def kmer_distance_matrix(seqs, model: str, *, k: int | None = None, sketch_size: int = 1000,
-                         seed: int = 42, threads: int = 0) -> DistanceMatrix:
-    """Distances of :data:`KMER_MODELS` (see the module docstring)."""
+@dataclass
+class KmerRows:
+    """k-mer sets, counts or sketches of n sequences, ready to give distances row by row
+    (condensed: rows [i0, i1) against every later row), so a matrix can be streamed in tiles.
+    """
+
+    model: str
+    ids: list[str]
+    lengths: np.ndarray
+    values: np.ndarray
+    offsets: np.ndarray
+    counts: np.ndarray
+    rank: np.ndarray
+    universe: int
+    k: int
+    sketch_size: int
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def distances(self, i0: int, i1: int, *, single: bool = False, threads: int = 0) -> np.ndarray:
+        from .backends.cpu import load_native
+        metric = {"jaccard": 0, "mash": 1, "kmer": 2}[self.model]
+        sim = load_native().kmer_rows(self.values, self.offsets, self.counts, self.rank,
+                                      self.universe, metric, self.sketch_size, self.lengths,
+                                      self.k, int(i0), int(i1), int(threads))
+        d = mash_distance(sim, self.k) if self.model == "mash" else 1.0 - sim
+        return d.astype(np.float32) if single else d
+
+
+def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int = 1000, seed: int = 42,
+              threads: int = 0) -> KmerRows:
+    """Prepare ``seqs`` (a batch, or :class:`Sketches` for ``mash``) for :data:`KMER_MODELS`."""
     from .backends.cpu import load_native
 
     native = load_native()
+    empty = np.zeros(0, np.uint32)
     if isinstance(seqs, Sketches):
         if model != "mash":
             raise ModelError(f"sketches give mash distances, not {model!r}")
         if k is not None and k != seqs.k:
             raise ModelError(f"the sketches were made with k={seqs.k}, not k={k}")
-        sim = native.kmer_pairwise(seqs.values, seqs.offsets, np.zeros(0, np.uint32), 1, seqs.size,
-                                   seqs.lengths, seqs.k, int(threads))
-        return DistanceMatrix(mash_distance(sim, seqs.k), seqs.ids)
+        universe, rank = np.unique(seqs.values, return_inverse=True)
+        return KmerRows("mash", list(seqs.ids), np.asarray(seqs.lengths, np.int64), seqs.values,
+                        seqs.offsets, empty, rank.astype(np.uint32).ravel(), len(universe), seqs.k,
+                        seqs.size)
     from .io import as_batch
 
     batch = as_batch(seqs)
-    if len(batch) < 2:
-        raise ValueError(f"need at least 2 sequences for a distance matrix, got {len(batch)}")
     if model == "mash":
         s = sketch(batch, k=21 if k is None else k, size=sketch_size, seed=seed, threads=threads)
-        return kmer_distance_matrix(s, "mash", threads=threads)
+        return kmer_rows(s, "mash", threads=threads)
     compressed = model == "kmer"
     digit, radix = _digits(batch, compressed)
     k = (6 if model == "kmer" else 21 if batch.alphabet is DNA else 5) if k is None else k
@@ -145,6 +175,17 @@ def kmer_distance_matrix(seqs, model: str, *, k: int | None = None, sketch_size:
     values, offsets, cnt = native.kmer_sketch(batch.codes, batch.offsets, digit, radix, int(k),
                                               model == "jaccard" and batch.alphabet is DNA,
                                               False, 0, 0, counts, int(threads))
-    sim = native.kmer_pairwise(values, offsets, cnt, 2 if counts else 0, 0,
-                               batch.lengths.astype(np.int64), int(k), int(threads))
-    return DistanceMatrix(1.0 - sim, batch.ids)
+    return KmerRows(model, list(batch.ids), batch.lengths.astype(np.int64), values, offsets,
+                    cnt if counts else empty, empty, 0, int(k), 0)
+
+
+def kmer_distance_matrix(seqs, model: str, *, k: int | None = None, sketch_size: int = 1000,
+                         seed: int = 42, threads: int = 0) -> DistanceMatrix:
+    """Distances of :data:`KMER_MODELS` (see the module docstring)."""
+    if not isinstance(seqs, Sketches):
+        from .io import as_batch
+        seqs = as_batch(seqs)
+        if len(seqs) < 2:
+            raise ValueError(f"need at least 2 sequences for a distance matrix, got {len(seqs)}")
+    rows = kmer_rows(seqs, model, k=k, sketch_size=sketch_size, seed=seed, threads=threads)
+    return DistanceMatrix.from_condensed(rows.distances(0, len(rows), threads=threads), rows.ids)

@@ -20,16 +20,15 @@ inline std::uint64_t mix64(std::uint64_t x, std::uint64_t seed) {
     return x;
 }
 
-// Row i (bitmap `bits`, running counts `below`) against every later row. Cloned per
-// instruction set for hardware popcount.
+// Row i (bitmap `bits` over value ranks, running counts `below` per word) against every
+// later row j, into row[j - i - 1]. Cloned per instruction set for hardware popcount.
 BIOACCEL_CLONES
-void minhash_row(const KmerTable& t, const std::vector<std::uint32_t>& rank,
-                 const std::vector<std::uint64_t>& bits, const std::vector<std::uint32_t>& below,
-                 std::int64_t i, std::int64_t s, double* out) {
-    const std::int64_t n = static_cast<std::int64_t>(t.offsets.size()) - 1;
+void minhash_row(const KmerView& t, const std::uint64_t* bits, const std::uint32_t* below,
+                 std::int64_t i, std::int64_t s, double* row) {
+    const std::int64_t n = t.n;
     const std::int64_t na = t.offsets[i + 1] - t.offsets[i];
     for (std::int64_t j = i + 1; j < n; ++j) {
-        const std::uint32_t* b = rank.data() + t.offsets[j];
+        const std::uint32_t* b = t.rank + t.offsets[j];
         const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
         std::int64_t shared = 0, seen = -1;
         for (std::int64_t y = 0; y < nb; ++y) {
@@ -45,25 +44,64 @@ void minhash_row(const KmerTable& t, const std::vector<std::uint32_t>& rank,
             shared += (word & bit) != 0;
         }
         if (seen < 0) seen = std::min<std::int64_t>(s, na + nb - shared);
-        out[i * n + j] = out[j * n + i] = seen > 0 ? static_cast<double>(shared) / static_cast<double>(seen) : 0.0;
+        row[j - i - 1] = seen > 0 ? static_cast<double>(shared) / static_cast<double>(seen) : 0.0;
     }
 }
 
-// Mash's estimator for all pairs: among the `s` smallest values of the union of two sketches,
-// the share present in both. Every distinct value gets its rank in the union of all sketches;
-// row i is a bitmap over those ranks with running counts per word, so for each value u of
-// another sketch, "how many of row i lie below u" and "is u in row i" are a popcount away,
-// with no dependence on the previous value (a merge would wait on its own loads).
-void minhash_pairwise(const KmerTable& t, std::int64_t s, double* out, int threads) {
-    const std::int64_t n = static_cast<std::int64_t>(t.offsets.size()) - 1;
-    std::vector<std::uint64_t> universe(t.values);
-    std::sort(universe.begin(), universe.end());
-    universe.erase(std::unique(universe.begin(), universe.end()), universe.end());
-    std::vector<std::uint32_t> rank(t.values.size());
-    for (std::size_t v = 0; v < t.values.size(); ++v)
-        rank[v] = static_cast<std::uint32_t>(std::lower_bound(universe.begin(), universe.end(), t.values[v]) -
-                                             universe.begin());
-    const std::size_t words = universe.size() / 64 + 1;
+// Edgar's fraction of shared k-mer counts of row i against every later row.
+void count_row(const KmerView& t, const std::int64_t* lengths, int k, std::int64_t i, double* row) {
+    const std::uint64_t* a = t.values + t.offsets[i];
+    const std::uint32_t* ca = t.counts + t.offsets[i];
+    const std::int64_t na = t.offsets[i + 1] - t.offsets[i];
+    for (std::int64_t j = i + 1; j < t.n; ++j) {
+        const std::uint64_t* b = t.values + t.offsets[j];
+        const std::uint32_t* cb = t.counts + t.offsets[j];
+        const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
+        std::int64_t x = 0, y = 0, shared = 0;
+        while (x < na && y < nb) {
+            if (a[x] < b[y]) ++x;
+            else if (b[y] < a[x]) ++y;
+            else { shared += std::min(ca[x], cb[y]); ++x; ++y; }
+        }
+        const std::int64_t denom = std::min(lengths[i], lengths[j]) - k + 1;
+        row[j - i - 1] = denom > 0 ? static_cast<double>(shared) / static_cast<double>(denom) : 0.0;
+    }
+}
+
+// Exact Jaccard of row i against every later row: walk the whole union (branch-free merge:
+// the comparisons are unpredictable).
+void jaccard_row(const KmerView& t, std::int64_t i, double* row) {
+    const std::uint64_t* a = t.values + t.offsets[i];
+    const std::int64_t na = t.offsets[i + 1] - t.offsets[i];
+    for (std::int64_t j = i + 1; j < t.n; ++j) {
+        const std::uint64_t* b = t.values + t.offsets[j];
+        const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
+        std::int64_t x = 0, y = 0, shared = 0, seen = 0;
+        while (x < na && y < nb) {
+            const std::uint64_t va = a[x], vb = b[y];
+            shared += va == vb;
+            x += va <= vb;
+            y += vb <= va;
+            ++seen;
+        }
+        seen += (na - x) + (nb - y);
+        row[j - i - 1] = seen > 0 ? static_cast<double>(shared) / static_cast<double>(seen) : 0.0;
+    }
+}
+
+}  // namespace
+
+void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size,
+               const std::int64_t* lengths, int k, std::int64_t i0, std::int64_t i1, double* out,
+               int threads) {
+    const std::int64_t n = t.n;
+    if (metric == KmerMetric::CountFraction && t.counts == nullptr)
+        throw std::invalid_argument("the k-mer-count distance needs counts");
+    if (metric == KmerMetric::MinHash && t.rank == nullptr)
+        throw std::invalid_argument("the MinHash estimate needs value ranks");
+    if (!(0 <= i0 && i0 <= i1 && i1 <= n)) throw std::invalid_argument("rows outside the table");
+    const std::size_t words = metric == KmerMetric::MinHash ? t.universe / 64 + 1 : 0;
+    const auto first = [n](std::int64_t i) { return i * n - i * (i + 1) / 2; };  // pairs before row i
 #ifdef _OPENMP
 #pragma omp parallel num_threads(resolve_threads(threads))
 #else
@@ -75,22 +113,27 @@ void minhash_pairwise(const KmerTable& t, std::int64_t s, double* out, int threa
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 4)
 #endif
-        for (std::int64_t i = 0; i < n; ++i) {
-            const std::uint32_t* a = rank.data() + t.offsets[i];
-            const std::int64_t na = t.offsets[i + 1] - t.offsets[i];
-            std::fill(bits.begin(), bits.end(), 0);
-            for (std::int64_t x = 0; x < na; ++x) bits[a[x] >> 6] |= std::uint64_t(1) << (a[x] & 63);
-            std::uint32_t run = 0;
-            for (std::size_t w = 0; w < words; ++w) {
-                below[w] = run;
-                run += static_cast<std::uint32_t>(__builtin_popcountll(bits[w]));
+        for (std::int64_t i = i0; i < i1; ++i) {
+            double* row = out + (first(i) - first(i0));
+            if (metric == KmerMetric::MinHash) {
+                const std::uint32_t* a = t.rank + t.offsets[i];
+                const std::int64_t na = t.offsets[i + 1] - t.offsets[i];
+                std::fill(bits.begin(), bits.end(), 0);
+                for (std::int64_t x = 0; x < na; ++x) bits[a[x] >> 6] |= std::uint64_t(1) << (a[x] & 63);
+                std::uint32_t run = 0;
+                for (std::size_t w = 0; w < words; ++w) {
+                    below[w] = run;
+                    run += static_cast<std::uint32_t>(__builtin_popcountll(bits[w]));
+                }
+                minhash_row(t, bits.data(), below.data(), i, sketch_size, row);
+            } else if (metric == KmerMetric::CountFraction) {
+                count_row(t, lengths, k, i, row);
+            } else {
+                jaccard_row(t, i, row);
             }
-            minhash_row(t, rank, bits, below, i, s, out);
         }
     }
 }
-
-}  // namespace
 
 KmerTable kmer_table(const SeqView& seqs, const std::int8_t* digit, int radix, int k, bool canonical,
                      bool hashed, std::uint64_t seed, std::int64_t sketch_size, bool with_counts,
@@ -166,63 +209,6 @@ KmerTable kmer_table(const SeqView& seqs, const std::int8_t* digit, int radix, i
         if (with_counts) std::copy(cnts[s].begin(), cnts[s].end(), t.counts.begin() + t.offsets[s]);
     }
     return t;
-}
-
-void kmer_pairwise(const KmerTable& t, KmerMetric metric, std::int64_t sketch_size,
-                   const std::int64_t* lengths, int k, double* out, int threads) {
-    const std::int64_t n = static_cast<std::int64_t>(t.offsets.size()) - 1;
-    if (metric == KmerMetric::CountFraction && t.counts.size() != t.values.size())
-        throw std::invalid_argument("the k-mer-count distance needs counts");
-#ifndef _OPENMP
-    (void)threads;
-#endif
-    for (std::int64_t i = 0; i < n; ++i) out[i * n + i] = 1.0;
-    if (metric == KmerMetric::MinHash) {
-        minhash_pairwise(t, sketch_size, out, threads);
-        return;
-    }
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 4) num_threads(resolve_threads(threads))
-#endif
-    for (std::int64_t i = 0; i < n; ++i) {
-        const std::uint64_t* a = t.values.data() + t.offsets[i];
-        const std::int64_t na = t.offsets[i + 1] - t.offsets[i];
-        if (metric == KmerMetric::CountFraction) {
-            const std::uint32_t* ca = t.counts.data() + t.offsets[i];
-            for (std::int64_t j = i + 1; j < n; ++j) {
-                const std::uint64_t* b = t.values.data() + t.offsets[j];
-                const std::uint32_t* cb = t.counts.data() + t.offsets[j];
-                const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
-                std::int64_t x = 0, y = 0, shared = 0;
-                while (x < na && y < nb) {
-                    if (a[x] < b[y]) ++x;
-                    else if (b[y] < a[x]) ++y;
-                    else { shared += std::min(ca[x], cb[y]); ++x; ++y; }
-                }
-                const std::int64_t denom = std::min(lengths[i], lengths[j]) - k + 1;
-                out[i * n + j] = out[j * n + i] =
-                    denom > 0 ? static_cast<double>(shared) / static_cast<double>(denom) : 0.0;
-            }
-            continue;
-        }
-        // exact Jaccard: walk the whole union (branch-free merge: the comparisons are
-        // unpredictable)
-        for (std::int64_t j = i + 1; j < n; ++j) {
-            const std::uint64_t* b = t.values.data() + t.offsets[j];
-            const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
-            std::int64_t x = 0, y = 0, shared = 0, seen = 0;
-            while (x < na && y < nb) {
-                const std::uint64_t va = a[x], vb = b[y];
-                shared += va == vb;
-                x += va <= vb;
-                y += vb <= va;
-                ++seen;
-            }
-            seen += (na - x) + (nb - y);
-            out[i * n + j] = out[j * n + i] =
-                seen > 0 ? static_cast<double>(shared) / static_cast<double>(seen) : 0.0;
-        }
-    }
 }
 
 }  // namespace bioaccel

@@ -248,22 +248,33 @@ py::tuple kmer_sketch_py(U8Array codes, I64Array offsets, I8Array digit, int rad
     return py::make_tuple(values, offs, counts);
 }
 
-py::array_t<double> kmer_pairwise_py(U64Flat values, I64Array offsets,
-                                     py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast> counts,
-                                     int metric, std::int64_t sketch_size, I64Array lengths, int k, int threads) {
-    KmerTable t;
-    t.values.assign(values.data(), values.data() + values.shape(0));
-    t.offsets.assign(offsets.data(), offsets.data() + offsets.shape(0));
-    t.counts.assign(counts.data(), counts.data() + counts.shape(0));
+py::array_t<double> kmer_rows_py(U64Flat values, I64Array offsets,
+                       py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast> counts,
+                       py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast> rank,
+                       std::int64_t universe, int metric, std::int64_t sketch_size, I64Array lengths,
+                       int k, std::int64_t i0, std::int64_t i1, int threads) {
     const std::int64_t n = offsets.shape(0) - 1;
-    if (n < 0 || t.offsets.back() != values.shape(0)) throw std::invalid_argument("offsets do not span the values");
+    if (n < 0 || offsets.data()[n] != values.shape(0)) throw std::invalid_argument("offsets do not span the values");
     if (lengths.shape(0) != n) throw std::invalid_argument("one length per sequence is needed");
     if (metric < 0 || metric > 2) throw std::invalid_argument("metric must be 0 (jaccard), 1 (minhash) or 2 (count fraction)");
-    py::array_t<double> out({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(n)});
-    double* dst = out.mutable_data();
+    if (counts.shape(0) != 0 && counts.shape(0) != values.shape(0)) throw std::invalid_argument("one count per value is needed");
+    if (rank.shape(0) != 0 && rank.shape(0) != values.shape(0)) throw std::invalid_argument("one rank per value is needed");
+    if (!(0 <= i0 && i0 <= i1 && i1 <= n)) throw std::invalid_argument("rows [i0, i1) outside the table");
+    KmerView t;
+    t.values = values.data();
+    t.counts = counts.shape(0) ? counts.data() : nullptr;
+    t.offsets = offsets.data();
+    t.n = n;
+    t.rank = rank.shape(0) ? rank.data() : nullptr;
+    t.universe = static_cast<std::size_t>(universe);
+    const auto first = [n](std::int64_t i) { return i * n - i * (i + 1) / 2; };
+    const py::ssize_t m = static_cast<py::ssize_t>(first(i1) - first(i0));
     const std::int64_t* lens = lengths.data();
+    const auto kind = static_cast<KmerMetric>(metric);
+    py::array_t<double> out(m);
+    double* dst = out.mutable_data();
     py::gil_scoped_release release;
-    kmer_pairwise(t, static_cast<KmerMetric>(metric), sketch_size, lens, k, dst, threads);
+    kmer_rows(t, kind, sketch_size, lens, k, i0, i1, dst, threads);
     return out;
 }
 
@@ -332,9 +343,11 @@ PYBIND11_MODULE(_native, m) {
           py::arg("radix"), py::arg("k"), py::arg("canonical"), py::arg("hashed"), py::arg("seed"),
           py::arg("sketch_size"), py::arg("with_counts"), py::arg("threads"),
           "Sorted k-mer codes or hashes per sequence: (values, offsets, counts).");
-    m.def("kmer_pairwise", &kmer_pairwise_py, py::arg("values"), py::arg("offsets"), py::arg("counts"),
-          py::arg("metric"), py::arg("sketch_size"), py::arg("lengths"), py::arg("k"), py::arg("threads"),
-          "Pairwise Jaccard / MinHash estimate / shared k-mer count fraction (n x n).");
+    m.def("kmer_rows", &kmer_rows_py, py::arg("values"), py::arg("offsets"), py::arg("counts"),
+          py::arg("rank"), py::arg("universe"), py::arg("metric"), py::arg("sketch_size"),
+          py::arg("lengths"), py::arg("k"), py::arg("i0"), py::arg("i1"), py::arg("threads"),
+          "Jaccard / MinHash estimate / shared k-mer count fraction of rows [i0, i1) against "
+          "every later row, condensed.");
     m.def("align_isa", &align_isa, "Instruction set the alignment kernels dispatch to.");
     m.def("openmp_enabled", &openmp_enabled);
     m.def("max_threads", &max_threads);

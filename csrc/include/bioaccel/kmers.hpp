@@ -26,10 +26,26 @@ KmerTable kmer_table(const SeqView& seqs, const std::int8_t* digit, int radix, i
 
 enum class KmerMetric : int { Jaccard = 0, MinHash = 1, CountFraction = 2 };
 
-// Pairwise values (n x n, symmetric): Jaccard index of full sets; MinHash Jaccard estimate
-// of bottom-k sketches (Mash's estimator: shared among the smallest `sketch_size` of the
-// union); or Edgar's fraction of shared k-mer counts sum(min) / (min(Lx, Ly) - k + 1).
-void kmer_pairwise(const KmerTable& t, KmerMetric metric, std::int64_t sketch_size,
-                   const std::int64_t* lengths, int k, double* out, int threads);
+// A read-only view of a table (arrays owned by the caller). `rank` (MinHash only): each
+// value's rank among the distinct values of all rows (`universe` of them), so a row is a
+// bitmap over ranks.
+struct KmerView {
+    const std::uint64_t* values = nullptr;
+    const std::uint32_t* counts = nullptr;  // CountFraction only
+    const std::int64_t* offsets = nullptr;  // n + 1
+    std::int64_t n = 0;
+    const std::uint32_t* rank = nullptr;    // MinHash only
+    std::size_t universe = 0;
+};
+
+// Similarities of rows [i0, i1) against every later row, condensed (pair (i, j > i) of
+// row i at out[first(i) - first(i0) + j - i - 1], first(i) = pairs before row i): the
+// Jaccard index of full sets; the MinHash Jaccard estimate of bottom-k sketches (Mash's
+// estimator: shared among the smallest `sketch_size` of the union); or Edgar's fraction of
+// shared k-mer counts sum(min) / (min(Lx, Ly) - k + 1). Rows are independent, so a matrix
+// computed in row tiles equals one computed at once.
+void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size,
+               const std::int64_t* lengths, int k, std::int64_t i0, std::int64_t i1, double* out,
+               int threads);
 
 }  // namespace bioaccel

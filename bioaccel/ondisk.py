@@ -1,0 +1,299 @@
+"""Distance matrices larger than memory: streamed to disk in row tiles, resumable.
+
+:func:`stream_distances` computes the upper triangle in row tiles of about equal work
+(sum of len_i * len_j over each tile's pairs; capped so a tile's buffers stay small) and
+writes each tile into a condensed binary file (``.cdist``, float32 by default; the format is
+in :mod:`bioaccel.distmatrix`), memory-mapped, never a square in memory and never text.
+
+Crash safety and resume: the file is filled as ``PATH.partial``; after each tile the data
+are flushed to disk and only then is the tile appended to ``PATH.partial.tiles`` (fsync'ed).
+Re-running the same command with the same input and parameters (checked against
+``PATH.partial.json``) skips the finished tiles; the finished file is renamed to ``PATH``
+only when every tile is in, so a file at ``PATH`` is always complete. Values do not depend
+on the tiling, the threads, or on interruptions.
+
+:func:`open_distances` maps a finished file without reading it: rows, single values and
+the condensed vector come from the page cache on demand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from .distmatrix import CDIST_MAGIC, DistanceMatrix
+from .errors import MatrixFormatError, ModelError
+from .io import as_batch, atomic_output
+
+_HEAD = struct.Struct("<IIQQ")
+
+#: pairs per tile at most (a tile's distances and count buffers stay within ~100 MB)
+MAX_TILE_PAIRS = 4_000_000
+
+
+def _first(i: np.ndarray | int, n: int):
+    """Pairs (a, b > a) before row i."""
+    return i * n - i * (i + 1) // 2
+
+
+def cdist_header(ids: list[str], width: int) -> bytes:
+    labels = "".join(i + "\n" for i in ids).encode()
+    return CDIST_MAGIC + _HEAD.pack(width, 0, len(ids), len(labels)) + labels
+
+
+class CondensedDistances:
+    """A ``.cdist`` file mapped read-only: ``len``, ``ids``, ``d[i, j]``, ``row(i)``,
+    ``condensed()`` (a memmap), ``to_memory()`` (a :class:`DistanceMatrix`)."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        try:
+            with open(self.path, "rb") as f:
+                head = f.read(8 + _HEAD.size)
+                if len(head) < 8 + _HEAD.size or not head.startswith(CDIST_MAGIC):
+                    raise MatrixFormatError(f"{self.path}: not a bioaccel .cdist file")
+                width, _, n, nbytes = _HEAD.unpack(head[8:])
+                labels = f.read(nbytes).decode("utf-8").split("\n")[:-1]
+        except OSError as exc:
+            raise MatrixFormatError(f"{self.path}: {exc.strerror}") from None
+        if width not in (4, 8) or len(labels) != n:
+            raise MatrixFormatError(f"{self.path}: corrupt header ({width} bytes per value, "
+                                    f"{len(labels)} labels for n = {n})")
+        self.ids = labels
+        self.n = int(n)
+        m = self.n * (self.n - 1) // 2
+        offset = 8 + _HEAD.size + nbytes
+        if self.path.stat().st_size != offset + m * width:
+            raise MatrixFormatError(f"{self.path}: {self.path.stat().st_size} bytes; a complete "
+                                    f"matrix of {n} has {offset + m * width} (truncated file?)")
+        self.dtype = np.dtype("<f4" if width == 4 else "<f8")
+        self._values = (np.memmap(self.path, dtype=self.dtype, mode="r", offset=offset, shape=(m,))
+                        if m else np.zeros(0, self.dtype))
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __repr__(self) -> str:
+        return f"<CondensedDistances {self.n} x {self.n} {self.dtype.name} at {str(self.path)!r}>"
+
+    def condensed(self) -> np.ndarray:
+        return self._values
+
+    def __getitem__(self, ij: tuple[int, int]) -> float:
+        i, j = (int(x) for x in ij)
+        if not (0 <= i < self.n and 0 <= j < self.n):
+            raise IndexError(f"({i}, {j}) outside a {self.n} x {self.n} matrix")
+        if i == j:
+            return 0.0
+        a, b = min(i, j), max(i, j)
+        return float(self._values[_first(a, self.n) + b - a - 1])
+
+    def row(self, i: int) -> np.ndarray:
+        """Distances from sequence ``i`` to all (float64, zero at ``i``)."""
+        n = self.n
+        out = np.zeros(n)
+        before = np.arange(i)
+        out[:i] = self._values[_first(before, n) + i - before - 1]
+        start = _first(i, n)
+        out[i + 1:] = self._values[start:start + n - i - 1]
+        return out
+
+    def to_memory(self) -> DistanceMatrix:
+        return DistanceMatrix.from_condensed(np.asarray(self._values, dtype=np.float64), self.ids)
+
+
+def open_distances(path: str | os.PathLike) -> CondensedDistances:
+    """Map a ``.cdist`` file without reading it (see :class:`CondensedDistances`)."""
+    return CondensedDistances(path)
+
+
+def plan_tiles(work: np.ndarray, n: int, parts: int = 256,
+               max_pairs: int = MAX_TILE_PAIRS) -> list[tuple[int, int]]:
+    """Row ranges [i0, i1) of about equal ``work`` (per-row work given), each holding at most
+    ``max_pairs`` pairs (a row longer than that is a tile of its own)."""
+    total = float(work.sum())
+    target = total / max(1, parts) if total > 0 else 1.0
+    tiles, i0 = [], 0
+    while i0 < n - 1:
+        i1, acc, pairs = i0, 0.0, 0
+        while i1 < n - 1 and (i1 == i0 or (acc + work[i1] <= target and
+                                            pairs + (n - i1 - 1) <= max_pairs)):
+            acc += work[i1]
+            pairs += n - i1 - 1
+            i1 += 1
+        tiles.append((i0, i1))
+        i0 = i1
+    return tiles
+
+
+def _row_computer(batch, model: str, *, backend: str, threads: int, single: bool,
+                  pairwise_deletion: bool, matrix, gap_open, gap_extend, k, sketch_size, seed):
+    """(per-row work, function (i0, i1) -> condensed distances of rows [i0, i1))."""
+    from .dna_models import MODELS, TABLE_MODELS, check_model, distances_from_counts
+    from .kmers import KMER_MODELS, Sketches, kmer_rows
+
+    dtype = np.float32 if single else np.float64
+    key = str(model).lower()
+    if isinstance(batch, Sketches) or key in KMER_MODELS:
+        rows = kmer_rows(batch, key, k=k, sketch_size=sketch_size, seed=seed, threads=threads)
+        n = len(rows)
+        work = np.diff(rows.offsets).astype(float) * (n - 1 - np.arange(n))
+        return rows.ids, work, lambda i0, i1: rows.distances(i0, i1, single=single,
+                                                             threads=threads)
+    lengths = batch.lengths.astype(np.float64)
+    n = len(batch)
+    suffix = np.concatenate([np.cumsum(lengths[::-1])[::-1][1:], [0.0]])
+    work = lengths * suffix
+
+    def upper(block: np.ndarray, i0: int, i1: int) -> np.ndarray:
+        """The j > i entries of rows [i0, i1) of a (i1 - i0, n - i0) block, condensed."""
+        return np.concatenate([block[r, r + 1:] for r in range(i1 - i0)]).astype(dtype)
+
+    if key == "edit":
+        from .edit import edit_distances
+        return batch.ids, work, lambda i0, i1: upper(
+            edit_distances(batch.slice(i0, i1), batch.slice(i0, n), backend=backend,
+                           threads=threads), i0, i1)
+    if key in ("identity", "scoredist"):
+        from .align_distances import alignment_pair_distances
+        from .scoring import default_scoring
+        if key == "scoredist" and batch.alphabet.name == "dna":
+            raise ModelError("scoredist is calibrated for proteins; the input reads as nucleotides")
+        scoring = default_scoring(batch.alphabet, matrix, gap_open, gap_extend)
+        scoring.check_batch(batch)
+
+        def aligned(i0, i1):
+            pairs = np.array([(i, j) for i in range(i0, i1) for j in range(i + 1, n)], np.int64)
+            return alignment_pair_distances(batch, key, scoring, pairs, threads).astype(dtype)
+        return batch.ids, work, aligned
+    model_name = check_model(key)
+    if model_name not in MODELS:
+        raise ModelError(f"unknown model {model!r}")
+    from .backends import DnaData, get_backend
+    from .distance import dna_alignment
+    alignment, freqs = dna_alignment(batch, model_name, pairwise_deletion)
+    data = DnaData(alignment)
+    engine = get_backend(backend)
+    table = model_name in TABLE_MODELS
+
+    def dna(i0, i1):
+        counts = engine.dna_counts(data, i0, i1, i0, n, table=table, upper_only=True,
+                                   threads=threads)
+        return upper(distances_from_counts(model_name, counts, freqs, threads), i0, i1)
+    return batch.ids, np.full(n, 1.0) * (n - 1 - np.arange(n)), dna
+
+
+def _fingerprint(batch, model: str, dtype: str, params: dict) -> str:
+    h = hashlib.sha256()
+    from .kmers import Sketches
+    if isinstance(batch, Sketches):
+        h.update(np.ascontiguousarray(batch.values).tobytes())
+        h.update(np.ascontiguousarray(batch.offsets).tobytes())
+    else:
+        h.update(np.ascontiguousarray(batch.codes).tobytes())
+        h.update(np.ascontiguousarray(batch.offsets).tobytes())
+    h.update("\n".join(batch.ids).encode())
+    h.update(json.dumps({"model": model, "dtype": dtype, **params}, sort_keys=True,
+                        default=str).encode())
+    return h.hexdigest()
+
+
+def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = "float32",
+                     backend: str = "auto", threads: int = 0, resume: bool = True,
+                     progress: Callable[[int, int], None] | None = None,
+                     pairwise_deletion: bool = False, matrix=None, gap_open: int | None = None,
+                     gap_extend: int | None = None, k: int | None = None,
+                     sketch_size: int = 1000, seed: int = 42,
+                     tiles: int = 256) -> CondensedDistances:
+    """All-vs-all distances of ``seqs`` written to ``path`` (``.cdist``), tile by tile.
+
+    Same models and options as :func:`bioaccel.distance_matrix`; the values equal its
+    matrix (rounded to float32 unless ``dtype="float64"``). See the module docstring for
+    resuming. Returns the finished file, mapped.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> out = os.path.join(tempfile.mkdtemp(), "d.cdist")
+    >>> d = stream_distances(["ACGTACGTAC", "ACGTACGTAT", "ACGAACGTAC"], "raw", out,
+    ...                      dtype="float64", backend="cpu")
+    >>> d.row(0).tolist(), d[1, 2]
+    ([0.0, 0.1, 0.1], 0.2)
+    """
+    from .kmers import Sketches
+    if dtype not in ("float32", "float64"):
+        raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
+    batch = seqs if isinstance(seqs, Sketches) else as_batch(seqs)
+    n = len(batch.ids)
+    if n < 2:
+        raise ValueError(f"need at least 2 sequences for a distance matrix, got {n}")
+    single = dtype == "float32"
+    params = dict(pairwise_deletion=pairwise_deletion, matrix=matrix, gap_open=gap_open,
+                  gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
+    ids, work, compute = _row_computer(batch, model, backend=backend, threads=threads,
+                                       single=single, **params)
+    plan = plan_tiles(work, n, parts=tiles)
+    path = Path(path)
+    partial = Path(str(path) + ".partial")
+    journal = Path(str(partial) + ".tiles")
+    meta = Path(str(partial) + ".json")
+    fingerprint = _fingerprint(batch, str(model).lower(), dtype, params)
+    header = cdist_header(list(ids), 4 if single else 8)
+    m = n * (n - 1) // 2
+    width = 4 if single else 8
+    done: set[tuple[int, int]] = set()
+    if resume and partial.exists() and meta.exists() and journal.exists():
+        try:
+            info = json.loads(meta.read_text())
+        except ValueError:
+            info = {}
+        if info.get("fingerprint") == fingerprint and info.get("tiles") == [list(t) for t in plan] \
+                and partial.stat().st_size == len(header) + m * width:
+            for line in journal.read_text().splitlines():
+                parts = line.split()
+                if len(parts) == 2:
+                    done.add((int(parts[0]), int(parts[1])))
+    if not done:
+        for f in (partial, journal, meta):
+            f.unlink(missing_ok=True)
+        with open(partial, "wb") as f:
+            f.write(header)
+            f.truncate(len(header) + m * width)
+        with atomic_output(meta) as f:
+            json.dump({"fingerprint": fingerprint, "model": str(model), "dtype": dtype, "n": n,
+                       "tiles": [list(t) for t in plan]}, f)
+        journal.write_text("")
+    values = np.memmap(partial, dtype="<f4" if single else "<f8", mode="r+", offset=len(header),
+                       shape=(m,))
+    total = m
+    finished = sum(_first(i1, n) - _first(i0, n) for i0, i1 in done)
+    if progress is not None:
+        progress(finished, total)
+    with open(journal, "a") as jf:
+        for i0, i1 in plan:
+            if (i0, i1) in done:
+                continue
+            a, b = _first(i0, n), _first(i1, n)
+            seg = compute(i0, i1)
+            if seg.shape != (b - a,):
+                raise RuntimeError(f"tile rows {i0}:{i1} gave {seg.shape} values, not {b - a}")
+            values[a:b] = seg
+            values.flush()  # the data reach the disk before the journal says so
+            jf.write(f"{i0} {i1}\n")
+            jf.flush()
+            os.fsync(jf.fileno())
+            finished += b - a
+            if progress is not None:
+                progress(finished, total)
+    values.flush()
+    del values
+    os.replace(partial, path)
+    journal.unlink(missing_ok=True)
+    meta.unlink(missing_ok=True)
+    return CondensedDistances(path)
