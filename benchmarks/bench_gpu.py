@@ -1,5 +1,6 @@
 """GPU benchmark (run by scripts/gpu-check.sh on a GPU machine): K80 matrices on the
-cupy and numba-cuda backends beside the cpu backend, one run, ratios printed."""
+cupy and numba-cuda backends beside the cpu backend, neighbour joining on cupy beside the
+C++ core, and edit distances on numba-cuda (GCUPS); one run, ratios printed."""
 
 from __future__ import annotations
 
@@ -37,6 +38,23 @@ def main() -> None:
             pairs = n * (n - 1) / 2
             line += f", {backend} {t:.3f}s ({cpu / t:.1f}x cpu, {pairs * sites / t / 1e9:.1f} G site-pairs/s)"
         print(line, flush=True)
+    if bioaccel.available_backends()["cupy"] is None:
+        import numpy as np
+        for n in (4000, 10000):
+            rng = np.random.default_rng(1)
+            x = rng.normal(size=(n, 8))
+            d = np.sqrt(((x[:, None] - x[None]) ** 2).sum(-1))
+            cpu = timed(lambda: bioaccel.nj(d), 1)
+            gpu = timed(lambda: bioaccel.nj(d, backend="cupy"), 1)
+            print(f"NJ n={n}: cpu {cpu:.2f}s, cupy {gpu:.2f}s ({cpu / gpu:.1f}x)", flush=True)
+    if bioaccel.available_backends()["numba-cuda"] is None:
+        import numpy as np
+        rng = np.random.default_rng(2)
+        reads = ["".join(rng.choice(list("ACGT"), 1000)) for _ in range(2000)]
+        cells = sum(len(a) * len(b) for a in reads for b in reads[:1]) * len(reads) / 2
+        t = timed(lambda: bioaccel.edit_distances(reads, backend="numba-cuda"), 1)
+        print(f"edit distance 2000 x 1 kb all-vs-all, numba-cuda: {t:.2f}s, "
+              f"{cells / t / 1e12:.3f} TCUPS", flush=True)
 
 
 if __name__ == "__main__":

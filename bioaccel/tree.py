@@ -145,7 +145,8 @@ def _native():
     return _native
 
 
-def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0) -> Tree:
+def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0,
+       backend: str = "cpu") -> Tree:
     """Neighbour-joining tree (Saitou & Nei 1987), as ``ape::nj``.
 
     Parameters
@@ -157,12 +158,17 @@ def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0) -> Tre
         Set negative branch lengths to 0 (ape keeps them; so does the default).
     threads : int
         0 = all cores; the tree does not depend on it.
+    backend : {"cpu", "cupy", "reference", "auto"}
+        ``cpu``: the C++ core (RapidNJ-style bounded search). ``cupy``: the Q minimum and
+        row updates on the GPU (:mod:`bioaccel.nj_array`, the same steps); ``reference``:
+        that code on NumPy. ``auto``: ``cupy`` for n >= 4,096 when a GPU is usable, else
+        ``cpu``.
 
     Returns
     -------
     Tree
         Unrooted: the root node carries the last three clusters. Ties among equal Q
-        values go to the pair with the smallest matrix indices.
+        values go to the pair with the smallest working slots (as the C++ core).
 
     Examples
     --------
@@ -180,11 +186,37 @@ def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0) -> Tre
         half = data[0, 1] / 2
         tree = Tree(labels, [2, 2], [0, 1], [half, half], 2)
     else:
-        parent, child, length, root = _native().neighbor_joining(data, int(threads))
+        engine = _nj_backend(backend, n)
+        if engine == "cpu":
+            parent, child, length, root = _native().neighbor_joining(data, int(threads))
+        else:
+            from .nj_array import neighbor_joining_arrays
+            xp = np
+            if engine == "cupy":
+                import cupy as xp
+            parent, child, length, root = neighbor_joining_arrays(data, xp)
         tree = Tree(labels, parent, child, length, root)
     if clamp_negative:
         tree.length = np.maximum(tree.length, 0.0)
     return tree
+
+
+def _nj_backend(backend: str, n: int) -> str:
+    from .errors import BackendUnavailableError
+    key = str(backend).lower()
+    if key not in ("auto", "cpu", "cupy", "reference"):
+        raise BackendUnavailableError(f"unknown NJ backend {backend!r}; expected 'auto', 'cpu', "
+                                      "'cupy' or 'reference'")
+    if key in ("cupy", "auto"):
+        from .backends import get_backend
+        try:
+            get_backend("cupy")
+        except BackendUnavailableError:
+            if key == "cupy":
+                raise
+            return "cpu"
+        return "cupy" if key == "cupy" or n >= 4096 else "cpu"
+    return key
 
 
 def upgma(d, labels=None) -> Tree:

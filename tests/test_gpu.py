@@ -59,3 +59,11 @@ def test_real_gpus_are_discovered_and_split_work():
     np.testing.assert_array_equal(
         bioaccel.distance_matrix(seqs, "k80", devices="all", backend="cupy").data,
         bioaccel.distance_matrix(seqs, "k80", backend="cpu").data)
+
+
+def test_cupy_nj_equals_cpu_nj():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(3000, 8))
+    d = np.sqrt(((x[:, None] - x[None]) ** 2).sum(-1))
+    gpu, cpu = bioaccel.nj(d, backend="cupy"), bioaccel.nj(d)
+    np.testing.assert_allclose(gpu.patristic()[:200, :200], cpu.patristic()[:200, :200], rtol=1e-10)

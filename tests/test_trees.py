@@ -124,3 +124,48 @@ def test_nj_star_like_data_uses_full_scans_and_stays_exact(rng):
     assert gaps.min() > 1e-12
     np.testing.assert_allclose(bioaccel.nj(d).patristic(), _tree_from_edges(edges, n).patristic(),
                                atol=1e-9)
+
+
+# -- the array NJ (NumPy here; the same code runs on CuPy for backend="cupy") -----------------
+def _splits(tree):
+    """Bipartitions of the tips (as frozensets of the side without tip 0)."""
+    n = tree.n_tips
+    below: dict[int, set[int]] = {}
+    order = []
+    stack = [tree.root]
+    while stack:
+        v = stack.pop()
+        order.append(v)
+        stack.extend(int(tree.child[e]) for e in tree._children[v])
+    for v in reversed(order):
+        below[v] = {v} if v < n else set().union(*(below[int(tree.child[e])] for e in tree._children[v]))
+    out = set()
+    for side in below.values():
+        s = side if 0 not in side else set(range(n)) - side
+        if 1 < len(s) < n - 1:
+            out.add(frozenset(s))
+    return out
+
+
+@pytest.mark.parametrize("n", [3, 4, 7, 60, 400])
+def test_array_nj_equals_the_cpu_nj(n):
+    rng = np.random.default_rng(n)
+    x = rng.normal(size=(n, 6))
+    d = np.sqrt(((x[:, None] - x[None]) ** 2).sum(-1))
+    cpu = bioaccel.nj(d)
+    ref = bioaccel.nj(d, backend="reference")
+    assert _splits(ref) == _splits(cpu)
+    np.testing.assert_allclose(ref.patristic(), cpu.patristic(), rtol=1e-12, atol=1e-12)
+    # integer distances: every step is exact, so the trees are identical to the bit,
+    # ties included (many equal Q values here)
+    di = rng.integers(1, 6, (n, n)).astype(float)
+    di = di + di.T
+    np.fill_diagonal(di, 0)
+    assert bioaccel.nj(di, backend="reference").to_newick() == bioaccel.nj(di).to_newick()
+
+
+def test_nj_backend_errors():
+    d = np.array([[0, 1, 2], [1, 0, 2], [2, 2, 0.0]])
+    with pytest.raises(bioaccel.BackendUnavailableError, match="'gpu'"):
+        bioaccel.nj(d, backend="gpu")
+    assert bioaccel.nj(d, backend="auto").to_newick() == bioaccel.nj(d).to_newick()
