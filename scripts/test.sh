@@ -5,9 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
-if ! command -v R >/dev/null || ! Rscript -e 'library(ape); library(phangorn); library(testthat)' >/dev/null 2>&1; then
+if ! command -v R >/dev/null || ! command -v mash >/dev/null || ! Rscript -e 'library(ape); library(phangorn); library(testthat)' >/dev/null 2>&1; then
   apt-get update -qq
-  apt-get install -y -qq r-base-core r-cran-ape r-cran-phangorn r-cran-testthat >/dev/null
+  apt-get install -y -qq r-base-core r-cran-ape r-cran-phangorn r-cran-testthat mash >/dev/null
 fi
 # a real single-node Slurm for the scale-out tests (tests/slurm_local.py)
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then

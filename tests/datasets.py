@@ -130,3 +130,11 @@ def dada2_16s() -> Path:
     """dada2's ten_16s.100.fa.gz: 3,994 16S rRNA sequences (Debian r-bioc-dada2)."""
     return _debian_file("r-bioc-dada2", "usr/lib/R/site-library/dada2/extdata/ten_16s.100.fa.gz",
                         "ten_16s.100.fa.gz")
+
+
+def dm3_upstream() -> Path:
+    """Biostrings' dm3_upstream2000.fa.gz: 26,454 Drosophila upstream sequences of 2 kb
+    (Debian r-bioc-biostrings)."""
+    return _debian_file("r-bioc-biostrings",
+                        "usr/lib/R/site-library/Biostrings/extdata/dm3_upstream2000.fa.gz",
+                        "dm3_upstream2000.fa.gz")

@@ -49,6 +49,7 @@ class CupyBackend(Backend):
     """``xp=None`` uses CuPy on the current device; pass ``numpy`` to run the array code on the CPU."""
 
     name = "cupy"
+    operations = frozenset({"dna_counts", "edit_distances"})
 
     def __init__(self, xp: Any = None):
         self._xp = xp
@@ -109,6 +110,15 @@ class CupyBackend(Backend):
             kernel(((total + _THREADS - 1) // _THREADS,), (_THREADS,),
                    (codes, out, np.int64(data.n), np.int64(data.sites)))
         return out
+
+    def edit_distances(self, queries, targets, mode, max_distance, symmetric, threads):
+        from .base import all_pairs, scatter_pairs
+        from .cupy_edit import edit_distances_cupy
+        if self.xp is np:
+            raise NotImplementedError("the edit-distance kernel is CUDA C; NumPy tests build_peq")
+        pq, pt = all_pairs(len(queries), len(targets), symmetric)
+        values = edit_distances_cupy(self.xp, queries, targets, mode, max_distance, pq, pt)
+        return scatter_pairs(values, pq, pt, len(queries), len(targets), symmetric)
 
     def dna_counts(self, data: DnaData, i0, i1, j0, j1, *, table, upper_only, threads):
         xp = self.xp
