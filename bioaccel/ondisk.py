@@ -5,8 +5,10 @@
 writes each tile into a condensed binary file (``.cdist``, float32 by default; the format is
 in :mod:`bioaccel.distmatrix`), memory-mapped, never a square in memory and never text.
 
-Crash safety and resume: the file is filled as ``PATH.partial``; after each tile the data
-are flushed to disk and only then is the tile appended to ``PATH.partial.tiles`` (fsync'ed).
+Crash safety and resume: the file is filled as ``PATH.partial``; about once a second (and
+when the run stops, however it stops) the data are flushed to disk and only then are the
+finished tiles appended to ``PATH.partial.tiles`` (fsync'ed), so the journal never vouches
+for data that could be lost, even on power failure.
 Re-running the same command with the same input and parameters (checked against
 ``PATH.partial.json``) skips the finished tiles; the finished file is renamed to ``PATH``
 only when every tile is in, so a file at ``PATH`` is always complete. Values do not depend
@@ -22,6 +24,7 @@ import hashlib
 import json
 import os
 import struct
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,6 +38,9 @@ _HEAD = struct.Struct("<IIQQ")
 
 #: pairs per tile at most (a tile's distances and count buffers stay within ~100 MB)
 MAX_TILE_PAIRS = 4_000_000
+#: seconds between checkpoints (msync of the data, then fsync of the journal): a killed run
+#: loses at most this much work
+CHECKPOINT_S = 1.0
 
 
 def _first(i: np.ndarray | int, n: int):
@@ -210,7 +216,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
                      pairwise_deletion: bool = False, matrix=None, gap_open: int | None = None,
                      gap_extend: int | None = None, k: int | None = None,
                      sketch_size: int = 1000, seed: int = 42,
-                     tiles: int = 256) -> CondensedDistances:
+                     tiles: int | None = None) -> CondensedDistances:
     """All-vs-all distances of ``seqs`` written to ``path`` (``.cdist``), tile by tile.
 
     Same models and options as :func:`bioaccel.distance_matrix`; the values equal its
@@ -238,6 +244,9 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
                   gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
     ids, work, compute = _row_computer(batch, model, backend=backend, threads=threads,
                                        single=single, **params)
+    m_pairs = n * (n - 1) // 2
+    if tiles is None:  # ~250,000 pairs a tile at least (parallel work), 16 to 256 tiles
+        tiles = int(min(256, max(16, m_pairs // 250_000)))
     plan = plan_tiles(work, n, parts=tiles)
     path = Path(path)
     partial = Path(str(path) + ".partial")
@@ -275,22 +284,38 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
     finished = sum(_first(i1, n) - _first(i0, n) for i0, i1 in done)
     if progress is not None:
         progress(finished, total)
+    pending: list[tuple[int, int]] = []
+    last_sync = time.monotonic()
+
+    def checkpoint(jf) -> None:
+        """Data to disk first, then the journal lines that vouch for them."""
+        if not pending:
+            return
+        values.flush()
+        jf.write("".join(f"{i0} {i1}\n" for i0, i1 in pending))
+        jf.flush()
+        os.fsync(jf.fileno())
+        pending.clear()
+
     with open(journal, "a") as jf:
-        for i0, i1 in plan:
-            if (i0, i1) in done:
-                continue
-            a, b = _first(i0, n), _first(i1, n)
-            seg = compute(i0, i1)
-            if seg.shape != (b - a,):
-                raise RuntimeError(f"tile rows {i0}:{i1} gave {seg.shape} values, not {b - a}")
-            values[a:b] = seg
-            values.flush()  # the data reach the disk before the journal says so
-            jf.write(f"{i0} {i1}\n")
-            jf.flush()
-            os.fsync(jf.fileno())
-            finished += b - a
-            if progress is not None:
-                progress(finished, total)
+        try:
+            for i0, i1 in plan:
+                if (i0, i1) in done:
+                    continue
+                a, b = _first(i0, n), _first(i1, n)
+                seg = compute(i0, i1)
+                if seg.shape != (b - a,):
+                    raise RuntimeError(f"tile rows {i0}:{i1} gave {seg.shape} values, not {b - a}")
+                values[a:b] = seg
+                pending.append((i0, i1))
+                finished += b - a
+                if time.monotonic() - last_sync >= CHECKPOINT_S:
+                    checkpoint(jf)
+                    last_sync = time.monotonic()
+                if progress is not None:
+                    progress(finished, total)
+        finally:
+            checkpoint(jf)  # the tiles computed so far stay done, whatever stopped us
     values.flush()
     del values
     os.replace(partial, path)
