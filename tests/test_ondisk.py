@@ -58,6 +58,21 @@ def test_plan_balances_work_and_covers_every_row():
     assert max(per_tile) <= 2.5 * work.sum() / 64
 
 
+def crash_on_tile(real, k: int, exc: BaseException):
+    """A stand-in for ondisk._row_computer whose k-th tile raises ``exc``."""
+    def wrapper(*args, **kw):
+        ids, work, compute = real(*args, **kw)
+        state = {"n": 0}
+
+        def compute_or_crash(i0, i1):
+            state["n"] += 1
+            if state["n"] == k:
+                raise exc
+            return compute(i0, i1)
+        return ids, work, compute_or_crash
+    return wrapper
+
+
 def test_interrupted_run_resumes_to_the_same_file(tmp_path, monkeypatch):
     rng = np.random.default_rng(2)
     seqs = random_dna(rng, 120, 40, 120)
@@ -73,19 +88,8 @@ def test_interrupted_run_resumes_to_the_same_file(tmp_path, monkeypatch):
     all_tiles = list(computed)
     assert len(all_tiles) >= 10
     target = tmp_path / "d.cdist"
-    calls = {"n": 0}
-
-    def crashing(*args, **kw):
-        ids, work, compute = real(*args, **kw)
-
-        def compute_then_crash(i0, i1):
-            calls["n"] += 1
-            if calls["n"] == 5:
-                raise KeyboardInterrupt("simulated interruption")
-            return compute(i0, i1)
-        return ids, work, compute_then_crash
-
-    monkeypatch.setattr(ondisk, "_row_computer", crashing)
+    monkeypatch.setattr(ondisk, "_row_computer",
+                        crash_on_tile(real, 5, KeyboardInterrupt("simulated interruption")))
     with pytest.raises(KeyboardInterrupt):
         stream_distances(seqs, "edit", target, tiles=12)
     assert not target.exists()  # nothing at the final path until every tile is in
@@ -106,19 +110,7 @@ def test_changed_parameters_start_over(tmp_path, monkeypatch):
     rng = np.random.default_rng(3)
     seqs = random_dna(rng, 60, 40, 100)
     real = ondisk._row_computer
-
-    def crash_at_second(*args, **kw):
-        ids, work, compute = real(*args, **kw)
-        state = {"n": 0}
-
-        def f(i0, i1):
-            state["n"] += 1
-            if state["n"] == 2:
-                raise RuntimeError("boom")
-            return compute(i0, i1)
-        return ids, work, f
-
-    monkeypatch.setattr(ondisk, "_row_computer", crash_at_second)
+    monkeypatch.setattr(ondisk, "_row_computer", crash_on_tile(real, 2, RuntimeError("boom")))
     with pytest.raises(RuntimeError):
         stream_distances(seqs, "jaccard", tmp_path / "d.cdist", k=9, tiles=6)
     monkeypatch.setattr(ondisk, "_row_computer", real)

@@ -57,8 +57,8 @@ bioaccel_distance <- function(seqs, model = "k80", ...) {
   dir.create(dir)
   on.exit(unlink(dir, recursive = TRUE))
   out <- file.path(dir, "d.cdist")
-  .run(c("distance", shQuote(.as_fasta(seqs, dir)), "-m", model, .options(list(...)), "-o",
-         shQuote(out)))
+  .run(c("distance", shQuote(.as_fasta(seqs, dir)), "-m", model, "--float64",
+         .options(list(...)), "-o", shQuote(out)))
   read_bioaccel_dist(out)
 }
 
