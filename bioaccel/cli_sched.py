@@ -64,7 +64,7 @@ def gpu_run(gpus, slots, slots_per_gpu, mem_gb, priority, user, timeout, kind, c
     try:
         # the child shares the lock descriptors: the GPUs stay taken while it runs, even
         # if this wrapper is killed
-        child = subprocess.Popen(list(command), env=env, pass_fds=held._fds)
+        child = subprocess.Popen(list(command), env=env, pass_fds=held.lock_fds)
     except OSError as exc:
         held.release()
         raise click.ClickException(f"cannot run {command[0]!r}: {exc.strerror}") from None

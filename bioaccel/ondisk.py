@@ -2,8 +2,8 @@
 
 :func:`stream_distances` computes the upper triangle in row tiles of about equal work
 (sum of len_i * len_j over each tile's pairs; capped so a tile's buffers stay small) and
-writes each tile into a condensed binary file (``.cdist``, float32 by default; the format is
-in :mod:`bioaccel.distmatrix`), memory-mapped, never a square in memory and never text.
+writes each tile into its place in a condensed binary file (``.cdist``, float32 by default;
+the format is in :mod:`bioaccel.distmatrix`): never a square in memory and never text.
 
 Crash safety and resume: the file is filled as ``PATH.partial``; about once a second (and
 when the run stops, however it stops) the data are flushed to disk and only then are the
@@ -278,8 +278,10 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
             json.dump({"fingerprint": fingerprint, "model": str(model), "dtype": dtype, "n": n,
                        "tiles": [list(t) for t in plan]}, f)
         journal.write_text("")
-    values = np.memmap(partial, dtype="<f4" if single else "<f8", mode="r+", offset=len(header),
-                       shape=(m,))
+    # positioned writes rather than a writable map: the output's pages then belong to the
+    # page cache, not to this process's resident memory
+    out_dtype = np.dtype("<f4" if single else "<f8")
+    fd = os.open(partial, os.O_RDWR)
     total = m
     finished = sum(_first(i1, n) - _first(i0, n) for i0, i1 in done)
     if progress is not None:
@@ -291,7 +293,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
         """Data to disk first, then the journal lines that vouch for them."""
         if not pending:
             return
-        values.flush()
+        os.fdatasync(fd)
         jf.write("".join(f"{i0} {i1}\n" for i0, i1 in pending))
         jf.flush()
         os.fsync(jf.fileno())
@@ -306,7 +308,8 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
                 seg = compute(i0, i1)
                 if seg.shape != (b - a,):
                     raise RuntimeError(f"tile rows {i0}:{i1} gave {seg.shape} values, not {b - a}")
-                values[a:b] = seg
+                os.pwrite(fd, np.ascontiguousarray(seg, dtype=out_dtype).tobytes(),
+                          len(header) + a * width)
                 pending.append((i0, i1))
                 finished += b - a
                 if time.monotonic() - last_sync >= CHECKPOINT_S:
@@ -316,8 +319,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
                     progress(finished, total)
         finally:
             checkpoint(jf)  # the tiles computed so far stay done, whatever stopped us
-    values.flush()
-    del values
+            os.close(fd)
     os.replace(partial, path)
     journal.unlink(missing_ok=True)
     meta.unlink(missing_ok=True)

@@ -105,6 +105,12 @@ class Lease:
     def visible(self) -> str:
         return ",".join(d.visible_id for d in self.devices)
 
+    @property
+    def lock_fds(self) -> list[int]:
+        """The slot locks' descriptors: pass them to a child (``pass_fds``) and the GPUs stay
+        held while either process lives."""
+        return list(self._fds)
+
     def release(self) -> None:
         for fd in self._fds:
             with contextlib.suppress(OSError):
