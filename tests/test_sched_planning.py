@@ -266,3 +266,17 @@ def test_workload_from_real_sequences(tmp_path):
     fasta.write_text(">a\nACGTACGTAC\n>b\nACGTAC\n>c\nACG\n")
     (job,) = workload_from_sequences([fasta], cells_per_s=1.0)
     assert job.duration == 10 * 6 + 10 * 3 + 6 * 3
+
+
+def test_fair_share_charges_usage_up_to_each_completion():
+    """One GPU, no decay. A1 (alice) runs 0-4; at t=4 bob has used nothing, so B1 runs 4-10.
+    At t=10 bob's 6 GPU-seconds end at this very event and must be charged before the queue
+    is ranked: alice (4) then goes before bob (6), although bob's B2 arrived first."""
+    jobs = [Job("A1", 1, 0.0, 4.0, "alice"), Job("B1", 1, 0.0, 6.0, "bob"),
+            Job("B2", 1, 1.0, 1.0, "bob"), Job("A2", 1, 2.0, 1.0, "alice")]
+    one = Topology.identical(1)
+    fcfs = {r.job.id: r.start for r in simulate(jobs, one, "fcfs").records}
+    fair = {r.job.id: r.start for r in simulate(jobs, one, "fair", half_life_s=1e12).records}
+    assert (fcfs["A1"], fcfs["B1"], fcfs["B2"], fcfs["A2"]) == (0.0, 4.0, 10.0, 11.0)
+    # fair: at t=4 alice 4 vs bob 0 -> B1; at t=10 alice 4 vs bob 6 -> A2 before B2
+    assert (fair["A1"], fair["B1"], fair["A2"], fair["B2"]) == (0.0, 4.0, 10.0, 11.0)

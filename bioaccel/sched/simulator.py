@@ -176,6 +176,14 @@ def simulate(jobs: list[Job], cluster: Topology, policy: str | Policy = "fcfs",
     running_users: dict[str, int] = {}
     while events:
         now = events[0][0]
+        # decayed usage, charged for what ran since the last event (before this instant's
+        # completions take their jobs out of the running set)
+        dt = now - usage_t
+        usage = {u: decay(v, dt, half_life_s) for u, v in usage.items()}
+        for u, g in running_users.items():
+            if g:
+                usage[u] = usage.get(u, 0.0) + g * dt
+        usage_t = now
         while events and events[0][0] == now:
             _, kind, _, data = heapq.heappop(events)
             if kind == 1:
@@ -184,13 +192,6 @@ def simulate(jobs: list[Job], cluster: Topology, policy: str | Policy = "fcfs",
                 rec: JobRecord = data
                 free.update(rec.gpus)
                 running_users[rec.job.user] -= len(rec.gpus)
-        # decayed usage, charged for what ran since the last event
-        dt = now - usage_t
-        usage = {u: decay(v, dt, half_life_s) for u, v in usage.items()}
-        for u, g in running_users.items():
-            if g:
-                usage[u] = usage.get(u, 0.0) + g * dt
-        usage_t = now
         if not waiting or not free:
             continue
         reqs = [Request(j.id, j.user, j.priority, j.num_gpu, j.submit_time, j.predicted_s, j)
