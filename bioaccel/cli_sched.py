@@ -37,6 +37,16 @@ def gpu_run(gpus, slots, slots_per_gpu, mem_gb, priority, user, timeout, kind, c
     from .sched.history import Run, RuntimePredictor
     from .sched.leases import ENV_HELD, GpuBroker
 
+    if os.environ.get(ENV_HELD) is not None:
+        # already inside a lease (gpu-run under gpu-run): leasing again from the same run
+        # directory would wait on our own parent; the GPUs are ours already
+        click.echo(f"bioaccel gpu-run: inside a lease on GPU(s) {os.environ[ENV_HELD]}: running "
+                   "there", err=True)
+        try:
+            code = subprocess.run(list(command)).returncode
+        except OSError as exc:
+            raise click.ClickException(f"cannot run {command[0]!r}: {exc.strerror}") from None
+        sys.exit(code if code >= 0 else 128 - code)
     broker = GpuBroker(slots_per_gpu=slots_per_gpu)
     if not broker.devices:
         click.echo("bioaccel gpu-run: no GPU is visible (no CUDA device, no "

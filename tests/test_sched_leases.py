@@ -250,3 +250,15 @@ def test_gpu_run_binds_returns_exit_code_and_records_history(gpus4, tmp_path):
     from bioaccel.sched.history import History
     runs = History(gpus4 / "history.sqlite").runs("align")
     assert len(runs) == 1 and runs[0].exit_code == 7 and runs[0].cells == 1e6 and runs[0].gpus == 2
+
+
+def test_gpu_run_inside_gpu_run_uses_the_parent_lease(gpus4):
+    inner = f"{sys.executable} -m bioaccel.cli gpu-run -- {sys.executable} -c " \
+            "\"import os; print('inner', os.environ['CUDA_VISIBLE_DEVICES'])\""
+    proc = subprocess.run([sys.executable, "-m", "bioaccel.cli", "gpu-run", "--gpus", "4",
+                           "--timeout", "20", "--", "sh", "-c", inner],
+                          env={**child_env(), "BIOACCEL_VIRTUAL_GPUS": "4",
+                               "BIOACCEL_RUN_DIR": str(gpus4)},
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "inner 0,1,2,3" in proc.stdout  # no deadlock on its own parent's GPUs
