@@ -118,7 +118,7 @@ class Scheduler(SchedulerBase):
             res = job.scheduler_resources
             user = res.get("user")
             requests.append(Request(
-                str(k), str(user) if isinstance(user, str) else _rule_name(job),
+                f"{k:09d}", str(user) if isinstance(user, str) else _rule_name(job),
                 float(job.priority or 0), int(res.get("gpu", 0) or 0), first,
                 self._predicted(job, input_sizes), payload=job))
         remaining = {name: value for name, value in available.items()

@@ -184,6 +184,7 @@ def write_sheet(wd: Path, rows: str) -> None:
     ("sam1\t.test/data/sam2.fasta\nsam1\t.test/data/sam2.fasta\n", "sample 'sam1' repeated"),
     ("bad name\t.test/data/sam2.fasta\n", "sample 'bad name'"),
     ("", "no samples"),
+    ("sam1\t\n", "sample 'sam1' has no path"),
 ])
 def test_bad_sample_sheets_stop_with_the_sample_named(tmp_path, snakemake_exe, r_library, rows,
                                                       message):

@@ -31,7 +31,6 @@ def read_sample_sheet(path):
         if not sample:
             problems.append(f"line {line}: empty sample name")
             continue
-        validate({"sample": sample, "path": file}, schema="../schemas/samples.schema.yaml")
         if not all(c.isalnum() or c in "._-" for c in sample):
             problems.append(f"line {line}: sample {sample!r}: use letters, digits, '.', '_', '-'")
         if sample in seen:
@@ -41,6 +40,8 @@ def read_sample_sheet(path):
             problems.append(f"line {line}: sample {sample!r} has no path")
         elif not Path(file).is_file():
             problems.append(f"line {line}: sample {sample!r}: file {file!r} does not exist")
+        else:
+            validate({"sample": sample, "path": file}, schema="../schemas/samples.schema.yaml")
         out[sample] = Sample(sample, file)
     if not rows:
         problems.append("no samples")
