@@ -47,6 +47,15 @@ def main() -> None:
             cpu = timed(lambda: bioaccel.nj(d), 1)
             gpu = timed(lambda: bioaccel.nj(d, backend="cupy"), 1)
             print(f"NJ n={n}: cpu {cpu:.2f}s, cupy {gpu:.2f}s ({cpu / gpu:.1f}x)", flush=True)
+    from benchmarks.simulate import protein_families
+    prots = protein_families(300, seed=1)
+    cells = sum(len(a) for a in prots) ** 2
+    for backend in ("cupy", "numba-cuda"):
+        if bioaccel.available_backends()[backend] is None:
+            for mode in ("global", "local"):
+                t = timed(lambda: bioaccel.align_scores(prots, prots, mode=mode, backend=backend), 1)
+                print(f"align {mode} protein 300 x 300 BLOSUM62 11/1, {backend}: {t:.3f}s, "
+                      f"{cells / t / 1e12:.3f} TCUPS", flush=True)
     if bioaccel.available_backends()["numba-cuda"] is None:
         import numpy as np
         rng = np.random.default_rng(2)

@@ -49,7 +49,7 @@ class CupyBackend(Backend):
     """``xp=None`` uses CuPy on the current device; pass ``numpy`` to run the array code on the CPU."""
 
     name = "cupy"
-    operations = frozenset({"dna_counts", "edit_distances"})
+    operations = frozenset({"dna_counts", "edit_distances", "align_scores"})
 
     def __init__(self, xp: Any = None):
         self._xp = xp
@@ -110,6 +110,14 @@ class CupyBackend(Backend):
             kernel(((total + _THREADS - 1) // _THREADS,), (_THREADS,),
                    (codes, out, np.int64(data.n), np.int64(data.sites)))
         return out
+
+    def align_scores(self, queries, targets, scoring, mode, symmetric, threads):
+        from .base import check_int32_scores
+        from .cupy_align import align_scores_cupy
+        if self.xp is np:
+            raise NotImplementedError("the alignment kernel is CUDA C; NumPy tests build_profiles")
+        check_int32_scores(queries, targets, scoring)
+        return align_scores_cupy(self.xp, queries, targets, scoring, mode, symmetric)
 
     def edit_distances(self, queries, targets, mode, max_distance, symmetric, threads):
         from .base import all_pairs, scatter_pairs
