@@ -61,8 +61,8 @@ def run_host(exe, q: SeqBatch, t: SeqBatch, scoring, mode: int) -> np.ndarray:
 def test_cuda_kernel_on_the_cpu_equals_the_cpp_core(host_kernel, mode, matrix, gaps):
     rng = np.random.default_rng(11)
     letters = "ACGT" if isinstance(matrix, tuple) else PROTEIN
-    # lengths around the kernel's 8-row passes, empty and length-1 sequences
-    lengths = [0, 1, 7, 8, 9, 16, 17, 40, 123]
+    # lengths around the kernel's 16-row passes, empty and length-1 sequences
+    lengths = [0, 1, 7, 15, 16, 17, 32, 33, 40, 123]
     base = "".join(rng.choice(list(letters), 130))
     queries = [base[:n] for n in lengths] + ["".join(rng.choice(list(letters), 60))]
     targets = [base, base[5:70], "".join(rng.choice(list(letters), 33)), "", letters[0]]

@@ -162,11 +162,13 @@ def test_real_data_backends_agree(backend_name, flu_ha):
 
 
 def test_auto_picks_per_operation(monkeypatch):
-    # with a usable cupy (its NumPy array path stands in here), auto takes it for every
-    # operation it has kernels for
+    # with a usable cupy (its NumPy array path stands in here), auto takes it for DNA
+    # counts; its CUDA C alignment and edit kernels (not yet run on a GPU) only when named
     from bioaccel import backends
     from bioaccel.backends.cupy_backend import CupyBackend
     monkeypatch.setitem(backends._instances, "cupy", CupyBackend(xp=np))
     assert bioaccel.get_backend("auto").name == "cupy"
-    assert bioaccel.get_backend("auto", "align_scores").name == "cupy"
-    assert bioaccel.get_backend("auto", "edit_distances").name == "cupy"
+    assert bioaccel.get_backend("auto", "align_scores").name != "cupy"
+    assert bioaccel.get_backend("auto", "edit_distances").name != "cupy"
+    assert bioaccel.get_backend("cupy", "align_scores").name == "cupy"
+    assert bioaccel.get_backend("cupy", "edit_distances").name == "cupy"

@@ -69,7 +69,8 @@ def get_backend(name: str = "auto", operation: str = "dna_counts") -> Backend:
         for candidate in AUTO_ORDER:
             backend = _instances.get(candidate) or _make(candidate)
             _instances[candidate] = backend
-            if operation in backend.operations and backend.unavailable_reason(for_auto=True) is None:
+            allowed = backend.operations if backend.auto_operations is None else backend.auto_operations
+            if operation in allowed and backend.unavailable_reason(for_auto=True) is None:
                 if (candidate, operation) not in _auto_logged:
                     log.info("bioaccel: backend 'auto' resolved to %r for %s", candidate, operation)
                     _auto_logged.add((candidate, operation))

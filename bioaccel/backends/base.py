@@ -53,6 +53,8 @@ class Backend(abc.ABC):
     name = "base"
     #: what this backend has kernels for
     operations: frozenset[str] = frozenset({"dna_counts"})
+    #: operations ``backend="auto"`` may pick this backend for (default: all of them)
+    auto_operations: frozenset[str] | None = None
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
         """None when usable; else why not. ``for_auto`` also rejects slow stand-ins."""

@@ -1,6 +1,6 @@
 """Alignment scores on the CuPy backend: array code builds the query profiles, the CUDA C
 kernel in ``kernels/align_scores.cu`` runs Gotoh's recurrences (one target per thread, a
-block per query, R query rows per pass in registers).
+block per query, 16 query rows per pass in registers).
 
 ``build_profiles`` takes the array module ``xp``, so it runs (and is tested) with NumPy.
 """

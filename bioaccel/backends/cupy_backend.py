@@ -50,6 +50,10 @@ class CupyBackend(Backend):
 
     name = "cupy"
     operations = frozenset({"dna_counts", "edit_distances", "align_scores"})
+    # The alignment and edit-distance kernels are CUDA C checked on the CPU (nvcc host
+    # builds) but not yet run on a GPU by scripts/gpu-check.sh: name backend="cupy" to use
+    # them; "auto" takes numba-cuda for those, whose kernels the simulator runs.
+    auto_operations = frozenset({"dna_counts"})
 
     def __init__(self, xp: Any = None):
         self._xp = xp

@@ -6,15 +6,15 @@
 // letter against every query position) sits in shared memory when it fits, else it is
 // read from global memory. The query is swept in chunks of R rows whose DP cells (H, E)
 // stay in registers; only the boundary row between chunks (H and F per target column) goes
-// through memory, in a (column, thread) layout so a warp's accesses coalesce: R times less
-// traffic than a kernel that keeps whole DP rows in memory. On sm_90 the max-plus steps use
+// through memory, in a (column, thread) layout so a warp's accesses coalesce: R = 16 times
+// less traffic than a kernel that keeps whole DP rows in memory (about 1 byte per cell). On sm_90 the max-plus steps use
 // DPX instructions (__viaddmax_s32, __vimax3_s32); elsewhere, plain max.
 //
 // align_pair() is __host__ __device__: tests/cuda_host/align_host.cu compiles it with nvcc
 // for the CPU and checks it against the C++ core on machines without a GPU. Plain C types
 // only: CuPy compiles this with NVRTC.
 
-#define BIOACCEL_ALIGN_ROWS 8
+#define BIOACCEL_ALIGN_ROWS 16
 #define BIOACCEL_NEG (-(1 << 28))
 
 typedef long long i64;
@@ -65,7 +65,10 @@ __host__ __device__ inline int align_pair(const short* prof, i64 m, const unsign
             int f = bound_f[j * stride];   // F[i0][j]
             int d = diag;                  // H[i0][j-1]
             diag = up;
-            for (int r = 0; r < R; ++r) {
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+            for (int r = 0; r < R; ++r) {  // unrolled on the device: h[] and e[] stay in registers
                 if (r >= rows) break;
                 const i64 i = i0 + r;  // query position of DP row i + 1
                 const int left = h[r];
