@@ -52,7 +52,9 @@ def align_scores(queries, targets=None, *, mode: str = "global", matrix="BLOSUM6
         A name known to ``Bio.Align.substitution_matrices`` (BLOSUM45/62/80, PAM250, ...).
     gap_open, gap_extend : int
         A gap of length L costs ``gap_open + (L - 1) * gap_extend``.
-    backend : {"auto", "cpu", "numba-cuda", "reference"}
+    backend : {"auto", "cpu", "numba-cuda", "cupy", "reference"}
+        ``auto`` takes numba-cuda on a GPU, else the C++ core; ``cupy`` (CUDA C kernel)
+        only when named.
     threads : int
         CPU threads (0 = all); results do not depend on it.
     devices : None, "all", int, list of int or str such as "0,2"

@@ -75,7 +75,11 @@ class LocalSlurm:
         for i in range(self.gpus):
             dev = self.dir / "dev" / f"nvidia{i}"
             if not dev.exists():
-                os.mknod(dev, 0o666 | 0o020000, os.makedev(1, 3))  # char device, as /dev/null
+                try:
+                    os.mknod(dev, 0o666 | 0o020000, os.makedev(1, 3))  # char device, as /dev/null
+                except OSError as exc:
+                    raise SlurmUnavailable(f"cannot create the GPU device stand-in {dev} "
+                                           f"(mknod: {exc.strerror})") from None
         d = self.dir
         self.conf.write_text(f"""ClusterName=bioaccel-test
 SlurmctldHost={self.host}
