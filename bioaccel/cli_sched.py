@@ -159,13 +159,20 @@ def _cluster(spec: str):
 
 
 def _workload(spec: str):
+    from .errors import SchedulerConfigError
     from .sched import simulator
     if spec.startswith("heavy-tailed"):
         _, _, n = spec.partition(":")
+        if n and not (n.isdigit() and int(n) > 0):
+            raise SchedulerConfigError(f"--workload {spec!r}: expected heavy-tailed:N with N a "
+                                       "positive number of jobs")
         return simulator.heavy_tailed_workload(int(n or 200))
     if spec.startswith("flood"):
         return simulator.flood_workload()
     path = Path(spec)
+    if not path.is_file():
+        raise SchedulerConfigError(f"--workload {spec!r}: no such file; expected a trace CSV, a "
+                                   "sequence file, 'heavy-tailed[:N]' or 'flood'")
     if path.suffix.lower() == ".csv":
         return simulator.read_trace(path)
     return simulator.workload_from_sequences([path])

@@ -1,10 +1,6 @@
 """The CuPy alignment path without a GPU: query profiles built by array code (NumPy), and
 the CUDA C kernel's per-pair function compiled by nvcc for the CPU, against the C++ core."""
 
-import shutil
-import subprocess
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -12,8 +8,8 @@ from bioaccel.align import align_scores
 from bioaccel.backends.cupy_align import build_profiles
 from bioaccel.scoring import MODES, make_scoring
 from bioaccel.seqbatch import SeqBatch
+from tests import nvcc_host
 
-HERE = Path(__file__).parent
 PROTEIN = "ACDEFGHIKLMNPQRSTVWY"
 
 
@@ -33,14 +29,7 @@ def test_profiles_equal_the_table_per_position():
 
 @pytest.fixture(scope="module")
 def host_kernel(tmp_path_factory):
-    nvcc = shutil.which("nvcc")
-    if nvcc is None:
-        pytest.skip("nvcc is not on PATH")
-    exe = tmp_path_factory.mktemp("cuda_host") / "align_host"
-    res = subprocess.run([nvcc, "-O2", "-x", "cu", str(HERE / "cuda_host/align_host.cu"), "-o",
-                          str(exe)], capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return exe
+    return nvcc_host.build(tmp_path_factory, "align_host.cu")
 
 
 def run_host(exe, q: SeqBatch, t: SeqBatch, scoring, mode: int) -> np.ndarray:
@@ -49,9 +38,7 @@ def run_host(exe, q: SeqBatch, t: SeqBatch, scoring, mode: int) -> np.ndarray:
              off.astype(np.int64), q.lengths.astype(np.int64), t.offsets.astype(np.int64),
              prof[:int(off[-1])].astype(np.int16), np.array([t.codes.size], np.int64),
              t.codes.astype(np.uint8)]
-    res = subprocess.run([str(exe)], input=b"".join(p.tobytes() for p in parts),
-                         capture_output=True, check=True)
-    return np.array(res.stdout.split(), dtype=np.int32).reshape(len(q), len(t))
+    return nvcc_host.run(exe, parts, (len(q), len(t)))
 
 
 @pytest.mark.nvcc

@@ -1,18 +1,14 @@
 """The CuPy edit-distance path without a GPU: the array code (Peq masks) with NumPy, and the
 CUDA C kernel's per-pair function compiled by nvcc for the CPU, against the C++ core."""
 
-import shutil
-import subprocess
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from bioaccel.backends.cupy_edit import build_peq
 from bioaccel.edit import EDIT_MODES, edit_distances
 from bioaccel.seqbatch import SeqBatch
+from tests import nvcc_host
 
-HERE = Path(__file__).parent
 
 
 def test_peq_masks_equal_a_per_letter_reference():
@@ -33,14 +29,7 @@ def test_peq_masks_equal_a_per_letter_reference():
 
 @pytest.fixture(scope="module")
 def host_kernel(tmp_path_factory):
-    nvcc = shutil.which("nvcc")
-    if nvcc is None:
-        pytest.skip("nvcc is not on PATH")
-    exe = tmp_path_factory.mktemp("cuda_host") / "edit_host"
-    res = subprocess.run([nvcc, "-O2", "-x", "cu", str(HERE / "cuda_host/edit_host.cu"), "-o",
-                          str(exe)], capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return exe
+    return nvcc_host.build(tmp_path_factory, "edit_host.cu")
 
 
 def run_host(exe, queries: SeqBatch, targets: SeqBatch, mode: int, max_distance: int):
@@ -52,9 +41,7 @@ def run_host(exe, queries: SeqBatch, targets: SeqBatch, mode: int, max_distance:
              queries.offsets.astype(np.int64), targets.offsets.astype(np.int64),
              np.array([total_words], np.int64), word_off.astype(np.int64), peq.astype(np.uint64),
              np.array([targets.codes.size], np.int64), targets.codes.astype(np.uint8)]
-    res = subprocess.run([str(exe)], input=b"".join(p.tobytes() for p in parts),
-                         capture_output=True, check=True)
-    return np.array(res.stdout.split(), dtype=np.int32).reshape(len(queries), len(targets))
+    return nvcc_host.run(exe, parts, (len(queries), len(targets)))
 
 
 @pytest.mark.nvcc

@@ -170,5 +170,5 @@ def test_auto_picks_per_operation(monkeypatch):
     assert bioaccel.get_backend("auto").name == "cupy"
     assert bioaccel.get_backend("auto", "align_scores").name != "cupy"
     assert bioaccel.get_backend("auto", "edit_distances").name != "cupy"
-    assert bioaccel.get_backend("cupy", "align_scores").name == "cupy"
-    assert bioaccel.get_backend("cupy", "edit_distances").name == "cupy"
+    # ... while a CuPy backend on a GPU has those kernels when named
+    assert {"align_scores", "edit_distances"} <= CupyBackend.operations

@@ -280,3 +280,17 @@ def test_fair_share_charges_usage_up_to_each_completion():
     assert (fcfs["A1"], fcfs["B1"], fcfs["B2"], fcfs["A2"]) == (0.0, 4.0, 10.0, 11.0)
     # fair: at t=4 alice 4 vs bob 0 -> B1; at t=10 alice 4 vs bob 6 -> A2 before B2
     assert (fair["A1"], fair["B1"], fair["A2"], fair["B2"]) == (0.0, 4.0, 10.0, 11.0)
+
+
+def test_simulate_cli_prints_the_table_and_names_bad_workloads(tmp_path):
+    from click.testing import CliRunner
+
+    from bioaccel.cli import main
+    runner = CliRunner()
+    ok = runner.invoke(main, ["sched", "simulate", "-w", "flood", "-c", "4", "-p", "all"])
+    assert ok.exit_code == 0, ok.output
+    assert "fair" in ok.output and "Jain" in ok.output
+    bad = runner.invoke(main, ["sched", "simulate", "-w", "heavy-tailed:abc", "-c", "4"])
+    assert bad.exit_code == 2 and "heavy-tailed:abc" in bad.output
+    missing = runner.invoke(main, ["sched", "simulate", "-w", str(tmp_path / "t.csv"), "-c", "4"])
+    assert missing.exit_code == 2 and "no such file" in missing.output

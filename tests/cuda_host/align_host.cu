@@ -4,21 +4,13 @@
 //   int64: profile offsets (nq + 1), query lengths (nq), target offsets (nt + 1)
 //   int16: profiles (profile offsets[nq] values); int64: target code count; uint8: codes
 // Output: nq * nt scores as text, queries major.
+#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
-#include "../../bioaccel/kernels/align_scores.cu"
+#include "host_io.hpp"
 
-template <typename T>
-static std::vector<T> read_n(long long count) {
-    std::vector<T> v(static_cast<size_t>(count));
-    if (count && std::fread(v.data(), sizeof(T), v.size(), stdin) != v.size()) {
-        std::fprintf(stderr, "short input\n");
-        std::exit(2);
-    }
-    return v;
-}
+#include "../../bioaccel/kernels/align_scores.cu"
 
 int main() {
     std::vector<long long> head = read_n<long long>(5);

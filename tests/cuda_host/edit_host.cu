@@ -5,21 +5,13 @@
 //   query word offsets (nq + 1), peq (total words * alpha, uint64),
 //   target codes length, target codes (uint8)
 // Output: nq * nt distances as text, one per line, queries major.
+#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
-#include "../../bioaccel/kernels/edit_distance.cu"
+#include "host_io.hpp"
 
-template <typename T>
-static std::vector<T> read_n(long long count) {
-    std::vector<T> v(static_cast<size_t>(count));
-    if (count && std::fread(v.data(), sizeof(T), v.size(), stdin) != v.size()) {
-        std::fprintf(stderr, "short input\n");
-        std::exit(2);
-    }
-    return v;
-}
+#include "../../bioaccel/kernels/edit_distance.cu"
 
 int main() {
     std::vector<long long> head = read_n<long long>(5);

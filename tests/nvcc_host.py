@@ -1,0 +1,30 @@
+"""CUDA kernels' per-pair functions built by nvcc as CPU programs (tests/cuda_host/), so
+their logic is checked on machines without a GPU."""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+HOST_DIR = Path(__file__).parent / "cuda_host"
+
+
+def build(tmp_path_factory, source: str) -> Path:
+    """Compile tests/cuda_host/<source> (skip when nvcc is missing)."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("nvcc is not on PATH")
+    exe = tmp_path_factory.mktemp("cuda_host") / Path(source).stem
+    res = subprocess.run([nvcc, "-O2", "-x", "cu", str(HOST_DIR / source), "-o", str(exe)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return exe
+
+
+def run(exe: Path, parts: list[np.ndarray], shape: tuple[int, int]) -> np.ndarray:
+    """Feed the arrays' bytes on stdin; the program prints one int32 per line."""
+    res = subprocess.run([str(exe)], input=b"".join(p.tobytes() for p in parts),
+                         capture_output=True, check=True)
+    return np.array(res.stdout.split(), dtype=np.int32).reshape(shape)
