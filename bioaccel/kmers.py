@@ -76,10 +76,40 @@ class Sketches:
         try:
             with np.load(path, allow_pickle=False) as z:
                 k, size, seed = (int(v) for v in z["params"])
-                return cls([str(i) for i in z["ids"]], z["lengths"], z["values"], z["offsets"], k,
-                           size, seed, str(z["alphabet"]))
+                out = cls([str(i) for i in z["ids"]], z["lengths"], z["values"], z["offsets"], k,
+                          size, seed, str(z["alphabet"]))
         except (OSError, KeyError, ValueError) as exc:
             raise ModelError(f"{path}: not a bioaccel sketch file ({exc})") from None
+        problem = out._inconsistency()
+        if problem:
+            raise ModelError(f"{path}: damaged sketch file: {problem}")
+        return out
+
+    def _inconsistency(self) -> str | None:
+        """What makes these arrays unusable as sketches, or None."""
+        n, values, offsets = len(self.ids), self.values, self.offsets
+        if values.dtype != np.uint64 or values.ndim != 1:
+            return f"values must be a 1-d uint64 array, got {values.dtype} with shape {values.shape}"
+        if offsets.ndim != 1 or len(offsets) != n + 1 or len(self.lengths) != n:
+            return (f"{n} ids need {n + 1} offsets and {n} lengths, got {len(offsets)} and "
+                    f"{len(self.lengths)}")
+        if offsets[0] != 0 or offsets[-1] != len(values) or np.any(np.diff(offsets) < 0):
+            return f"offsets must rise from 0 to {len(values)} values"
+        sizes = np.diff(offsets)
+        if self.k < 1 or self.size < 1 or np.any(sizes > self.size):
+            i = int(np.argmax(sizes))
+            return (f"k={self.k}, size={self.size}: sketch {self.ids[i]!r} holds {sizes[i]} "
+                    "values" if self.k >= 1 and self.size >= 1 else
+                    f"k={self.k} and size={self.size} must be positive")
+        rises = values[1:] > values[:-1]
+        inner = offsets[1:-1]
+        rises[inner[(inner > 0) & (inner < len(values))] - 1] = True  # nor across sketches
+        if not rises.all():
+            at = int(np.argmin(rises)) + 1
+            row = int(np.searchsorted(offsets, at, side="right")) - 1
+            return (f"sketch {self.ids[row]!r} is not strictly increasing at value "
+                    f"{at - offsets[row]}")
+        return None
 
 
 def sketch(seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0) -> Sketches:
@@ -110,6 +140,7 @@ def _check_params(k, size) -> None:
 
 
 def mash_distance(j: np.ndarray, k: int) -> np.ndarray:
+    """Mash's distance of Jaccard values (the formula the native rows apply, for arrays)."""
     with np.errstate(divide="ignore"):
         d = 0.0 - np.log(2 * j / (1 + j)) / k  # 0.0 - : no -0.0 for identical sets
     return np.where(j > 0, np.minimum(d, 1.0), 1.0)
@@ -138,11 +169,9 @@ class KmerRows:
     def distances(self, i0: int, i1: int, *, single: bool = False, threads: int = 0) -> np.ndarray:
         from .backends.cpu import load_native
         metric = {"jaccard": 0, "mash": 1, "kmer": 2}[self.model]
-        sim = load_native().kmer_rows(self.values, self.offsets, self.counts, self.rank,
-                                      self.universe, metric, self.sketch_size, self.lengths,
-                                      self.k, int(i0), int(i1), int(threads))
-        d = mash_distance(sim, self.k) if self.model == "mash" else 1.0 - sim
-        return d.astype(np.float32) if single else d
+        return load_native().kmer_rows(self.values, self.offsets, self.counts, self.rank,
+                                       self.universe, metric, self.sketch_size, self.lengths,
+                                       self.k, int(i0), int(i1), bool(single), int(threads))
 
 
 def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int = 1000, seed: int = 42,
@@ -157,10 +186,9 @@ def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int = 1000
             raise ModelError(f"sketches give mash distances, not {model!r}")
         if k is not None and k != seqs.k:
             raise ModelError(f"the sketches were made with k={seqs.k}, not k={k}")
-        universe, rank = np.unique(seqs.values, return_inverse=True)
+        rank, universe = native.kmer_ranks(seqs.values)
         return KmerRows("mash", list(seqs.ids), np.asarray(seqs.lengths, np.int64), seqs.values,
-                        seqs.offsets, empty, rank.astype(np.uint32).ravel(), len(universe), seqs.k,
-                        seqs.size)
+                        seqs.offsets, empty, rank, universe, seqs.k, seqs.size)
     from .io import as_batch
 
     batch = as_batch(seqs)

@@ -3,6 +3,8 @@
 #include "bioaccel/common.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -21,29 +23,43 @@ inline std::uint64_t mix64(std::uint64_t x, std::uint64_t seed) {
 }
 
 // Row i (bitmap `bits` over value ranks, running counts `below` per word) against every
-// later row j, into row[j - i - 1]. Cloned per instruction set for hardware popcount.
+// later row j, into row[j - i - 1]. The union's count up to b[y] (row i's values below
+// b[y], plus b's first y + 1, less those shared) never falls as y grows, so b is walked
+// in blocks of kBlock with bit tests only, and the count is taken once per block, at its
+// last value; only the block where it passes s is walked again value by value. Cloned per
+// instruction set for hardware popcount.
+constexpr std::int64_t kBlock = 16;
+
 BIOACCEL_CLONES
 void minhash_row(const KmerView& t, const std::uint64_t* bits, const std::uint32_t* below,
                  std::int64_t i, std::int64_t s, double* row) {
     const std::int64_t n = t.n;
     const std::int64_t na = t.offsets[i + 1] - t.offsets[i];
+    const auto in_a = [bits](std::uint32_t u) -> std::int64_t { return (bits[u >> 6] >> (u & 63)) & 1; };
+    const auto a_below = [bits, below](std::uint32_t u) -> std::int64_t {  // row i's values < u
+        return below[u >> 6] + __builtin_popcountll(bits[u >> 6] & ((std::uint64_t(1) << (u & 63)) - 1));
+    };
     for (std::int64_t j = i + 1; j < n; ++j) {
         const std::uint32_t* b = t.rank + t.offsets[j];
         const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
-        std::int64_t shared = 0, seen = -1;
-        for (std::int64_t y = 0; y < nb; ++y) {
+        std::int64_t shared = 0, y = 0;
+        bool full = false;  // the union's s smallest end before b[y]
+        for (; y + kBlock <= nb; y += kBlock) {
+            std::int64_t add = 0;
+            for (std::int64_t c = 0; c < kBlock; ++c) add += in_a(b[y + c]);
+            const std::uint32_t last = b[y + kBlock - 1];
+            if (a_below(last) + y + kBlock - (shared + add - in_a(last)) > s) break;
+            shared += add;
+        }
+        for (; y < nb; ++y) {  // the block that passes s (or the tail), value by value
             const std::uint32_t u = b[y];
-            const std::uint64_t word = bits[u >> 6];
-            const std::uint64_t bit = std::uint64_t(1) << (u & 63);
-            const std::int64_t lower = below[u >> 6] + __builtin_popcountll(word & (bit - 1));
-            // union values up to u: row i's below u, plus b's first y + 1, less those shared
-            if (lower + y + 1 - shared > s) {
-                seen = s;
+            if (a_below(u) + y + 1 - shared > s) {
+                full = true;
                 break;
             }
-            shared += (word & bit) != 0;
+            shared += in_a(u);
         }
-        if (seen < 0) seen = std::min<std::int64_t>(s, na + nb - shared);
+        const std::int64_t seen = full ? s : std::min<std::int64_t>(s, na + nb - shared);
         row[j - i - 1] = seen > 0 ? static_cast<double>(shared) / static_cast<double>(seen) : 0.0;
     }
 }
@@ -91,9 +107,18 @@ void jaccard_row(const KmerView& t, std::int64_t i, double* row) {
 
 }  // namespace
 
-void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size,
-               const std::int64_t* lengths, int k, std::int64_t i0, std::int64_t i1, double* out,
-               int threads) {
+namespace {
+
+// Mash's distance from a Jaccard estimate (0.0 - : no -0.0 for identical sets).
+inline double mash_from_jaccard(double j, int k) {
+    if (!(j > 0)) return 1.0;
+    return std::min(0.0 - std::log(2.0 * j / (1.0 + j)) / k, 1.0);
+}
+
+template <typename T>
+void kmer_rows_as(const KmerView& t, KmerMetric metric, std::int64_t sketch_size,
+                  const std::int64_t* lengths, int k, std::int64_t i0, std::int64_t i1, T* out,
+                  int threads) {
     const std::int64_t n = t.n;
     if (metric == KmerMetric::CountFraction && t.counts == nullptr)
         throw std::invalid_argument("the k-mer-count distance needs counts");
@@ -110,11 +135,11 @@ void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size,
     {
         std::vector<std::uint64_t> bits(words, 0);
         std::vector<std::uint32_t> below(words + 1, 0);  // row values in earlier words
+        std::vector<double> row(static_cast<std::size_t>(n));  // similarities of one row
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 4)
 #endif
         for (std::int64_t i = i0; i < i1; ++i) {
-            double* row = out + (first(i) - first(i0));
             if (metric == KmerMetric::MinHash) {
                 const std::uint32_t* a = t.rank + t.offsets[i];
                 const std::int64_t na = t.offsets[i + 1] - t.offsets[i];
@@ -125,14 +150,75 @@ void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size,
                     below[w] = run;
                     run += static_cast<std::uint32_t>(__builtin_popcountll(bits[w]));
                 }
-                minhash_row(t, bits.data(), below.data(), i, sketch_size, row);
+                minhash_row(t, bits.data(), below.data(), i, sketch_size, row.data());
             } else if (metric == KmerMetric::CountFraction) {
-                count_row(t, lengths, k, i, row);
+                count_row(t, lengths, k, i, row.data());
             } else {
-                jaccard_row(t, i, row);
+                jaccard_row(t, i, row.data());
+            }
+            T* dst = out + (first(i) - first(i0));
+            const std::int64_t m = n - i - 1;
+            if (metric == KmerMetric::MinHash) {
+                for (std::int64_t x = 0; x < m; ++x) dst[x] = static_cast<T>(mash_from_jaccard(row[x], k));
+            } else {
+                for (std::int64_t x = 0; x < m; ++x) dst[x] = static_cast<T>(1.0 - row[x]);
             }
         }
     }
+}
+
+}  // namespace
+
+void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size,
+               const std::int64_t* lengths, int k, std::int64_t i0, std::int64_t i1, double* out,
+               int threads) {
+    kmer_rows_as(t, metric, sketch_size, lengths, k, i0, i1, out, threads);
+}
+
+void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size,
+               const std::int64_t* lengths, int k, std::int64_t i0, std::int64_t i1, float* out,
+               int threads) {
+    kmer_rows_as(t, metric, sketch_size, lengths, k, i0, i1, out, threads);
+}
+
+std::size_t value_ranks(const std::uint64_t* values, std::size_t m, std::uint32_t* rank) {
+    if (m == 0) return 0;
+    if (m > std::numeric_limits<std::uint32_t>::max())
+        throw std::invalid_argument("more than 2^32 - 1 sketch values: " + std::to_string(m));
+    // A bucket sort on the leading bits of value - min (hashes are uniform, so buckets hold
+    // a few values each; any other distribution stays correct, only slower), values sorted
+    // within their bucket, then ranks handed out in order.
+    const auto [lo_it, hi_it] = std::minmax_element(values, values + m);
+    const std::uint64_t lo = *lo_it, span = *hi_it - lo;
+    int log_buckets = 0;
+    while (log_buckets < 24 && (std::size_t(1) << (log_buckets + 1)) <= m) ++log_buckets;
+    const int span_bits = span == 0 ? 0 : 64 - __builtin_clzll(span);
+    const int shift = std::max(0, span_bits - log_buckets);
+    const std::size_t buckets = std::size_t(1) << log_buckets;
+    std::vector<std::uint32_t> start(buckets + 1, 0), order(m);
+    for (std::size_t x = 0; x < m; ++x) ++start[((values[x] - lo) >> shift) + 1];
+    for (std::size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
+    {
+        std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+        for (std::size_t x = 0; x < m; ++x)
+            order[fill[(values[x] - lo) >> shift]++] = static_cast<std::uint32_t>(x);
+    }
+    std::uint32_t next = 0;
+    bool any = false;
+    std::uint64_t previous = 0;
+    for (std::size_t b = 0; b < buckets; ++b) {
+        std::uint32_t* first = order.data() + start[b];
+        std::uint32_t* last = order.data() + start[b + 1];
+        std::sort(first, last, [values](std::uint32_t p, std::uint32_t q) { return values[p] < values[q]; });
+        for (std::uint32_t* it = first; it != last; ++it) {
+            const std::uint64_t v = values[*it];
+            if (any && v != previous) ++next;
+            any = true;
+            previous = v;
+            rank[*it] = next;
+        }
+    }
+    return static_cast<std::size_t>(next) + 1;
 }
 
 KmerTable kmer_table(const SeqView& seqs, const std::int8_t* digit, int radix, int k, bool canonical,

@@ -3,6 +3,8 @@ estimates within their statistical error of the exact Jaccard index; sketches ro
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections import Counter
 
 import numpy as np
@@ -93,7 +95,7 @@ def test_mash_distance_definition():
 
 
 def test_sketches_round_trip(tmp_path, rng):
-    seqs = related(rng, 5, 2000)
+    seqs = related(rng, 5, 2000) + ["ACGT"]  # the last sketch is empty
     s = sketch(seqs, k=17, size=200, seed=3)
     p = tmp_path / "s.npz"
     s.save(p)
@@ -108,6 +110,17 @@ def test_sketches_round_trip(tmp_path, rng):
     bad.write_bytes(b"not a sketch")
     with pytest.raises(bioaccel.ModelError, match="not a bioaccel sketch file"):
         Sketches.load(bad)
+    # damaged arrays: values out of order in one sketch, offsets past the end, oversize
+    values = s.values.copy()
+    start = int(s.offsets[2])
+    values[start + 3], values[start + 4] = values[start + 4], values[start + 3]
+    damaged = [({"values": values}, rf"sketch '{s.ids[2]}' is not strictly increasing at value 4"),
+               ({"offsets": s.offsets + 1}, "offsets must rise from 0"),
+               ({"size": 100}, rf"size=100: sketch '{s.ids[0]}' holds 200 values")]
+    for change, message in damaged:
+        dataclasses.replace(s, **change).save(bad)
+        with pytest.raises(bioaccel.ModelError, match=message):
+            Sketches.load(bad)
 
 
 def test_bad_k():
@@ -129,10 +142,14 @@ def test_real_16s_mash_tracks_jaccard():
     assert np.all(np.abs(j_est - j_true) <= 4 * np.sqrt(j_true * (1 - j_true) / 1000) + 2e-3)
 
 
-def test_minhash_estimator_equals_python_reference(rng):
-    # Mash's estimator, spelled out: the s smallest values of the union, share in both
-    seqs = related(rng, 9, 800, rate=0.2) + ["ACGT" * 10, "A" * 30]
-    size, k = 60, 9
+@pytest.mark.parametrize("size", [1, 15, 16, 17, 60, 333])
+def test_minhash_estimator_equals_python_reference(rng, size):
+    # Mash's estimator, spelled out: the s smallest values of the union, share in both.
+    # Sizes around the kernel's 16-value blocks; sketches shorter than s (short sequences,
+    # an empty one) and pairs from identical to unrelated.
+    seqs = (related(rng, 9, 800, rate=0.2) + related(rng, 4, 300, rate=0.01)
+            + ["ACGT" * 10, "A" * 30, "ACG", "".join(rng.choice(list("ACGT"), 500))])
+    k = 9
     s = sketch(seqs, k=k, size=size, seed=11)
     got = bioaccel.distance_matrix(s, "mash").data
     parts = [set(s.values[s.offsets[i]:s.offsets[i + 1]].tolist()) for i in range(len(seqs))]
@@ -141,7 +158,27 @@ def test_minhash_estimator_equals_python_reference(rng):
             union = sorted(parts[i] | parts[j])[:size]
             shared = sum(1 for v in union if v in parts[i] and v in parts[j])
             j_est = shared / len(union) if union else 0.0
-            assert got[i, j] == mash_distance(np.array([j_est]), k)[0]
+            want = min(0.0 - math.log(2 * j_est / (1 + j_est)) / k, 1.0) if j_est > 0 else 1.0
+            assert got[i, j] == want, (size, i, j)
+            assert mash_distance(np.array([j_est]), k)[0] == pytest.approx(want, rel=1e-15)
+
+
+@pytest.mark.parametrize("kind", ["hashes", "repeats", "skewed", "one", "empty"])
+def test_value_ranks_equal_numpy_unique(rng, kind):
+    from bioaccel.backends.cpu import load_native
+    values = {
+        "hashes": rng.integers(0, 2**64 - 1, 50_000, dtype=np.uint64, endpoint=True),
+        "repeats": rng.integers(0, 300, 20_000).astype(np.uint64) * np.uint64(2**50),
+        "skewed": np.concatenate([rng.integers(0, 1000, 10_000).astype(np.uint64),
+                                  np.array([2**63, 2**64 - 1], np.uint64)]),
+        "one": np.full(7, 12345, np.uint64),
+        "empty": np.zeros(0, np.uint64),
+    }[kind]
+    rank, universe = load_native().kmer_ranks(values)
+    want_universe, want_rank = np.unique(values, return_inverse=True)
+    assert universe == len(want_universe)
+    np.testing.assert_array_equal(rank, want_rank.ravel())
+    assert rank.dtype == np.uint32
 
 
 def test_mash_distances_agree_with_the_mash_tool(tmp_path):

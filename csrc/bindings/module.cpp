@@ -248,11 +248,25 @@ py::tuple kmer_sketch_py(U8Array codes, I64Array offsets, I8Array digit, int rad
     return py::make_tuple(values, offs, counts);
 }
 
-py::array_t<double> kmer_rows_py(U64Flat values, I64Array offsets,
+py::tuple kmer_ranks_py(U64Flat values) {
+    if (values.ndim() != 1) throw std::invalid_argument("sketch values must be one-dimensional");
+    const std::size_t m = static_cast<std::size_t>(values.shape(0));
+    py::array_t<std::uint32_t> rank(static_cast<py::ssize_t>(m));
+    std::uint32_t* dst = rank.mutable_data();
+    const std::uint64_t* src = values.data();
+    std::size_t universe;
+    {
+        py::gil_scoped_release release;
+        universe = value_ranks(src, m, dst);
+    }
+    return py::make_tuple(rank, universe);
+}
+
+py::array kmer_rows_py(U64Flat values, I64Array offsets,
                        py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast> counts,
                        py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast> rank,
                        std::int64_t universe, int metric, std::int64_t sketch_size, I64Array lengths,
-                       int k, std::int64_t i0, std::int64_t i1, int threads) {
+                       int k, std::int64_t i0, std::int64_t i1, bool single, int threads) {
     const std::int64_t n = offsets.shape(0) - 1;
     if (n < 0 || offsets.data()[n] != values.shape(0)) throw std::invalid_argument("offsets do not span the values");
     if (lengths.shape(0) != n) throw std::invalid_argument("one length per sequence is needed");
@@ -271,11 +285,18 @@ py::array_t<double> kmer_rows_py(U64Flat values, I64Array offsets,
     const py::ssize_t m = static_cast<py::ssize_t>(first(i1) - first(i0));
     const std::int64_t* lens = lengths.data();
     const auto kind = static_cast<KmerMetric>(metric);
+    if (single) {
+        py::array_t<float> out(m);
+        float* dst = out.mutable_data();
+        py::gil_scoped_release release;
+        kmer_rows(t, kind, sketch_size, lens, k, i0, i1, dst, threads);
+        return std::move(out);
+    }
     py::array_t<double> out(m);
     double* dst = out.mutable_data();
     py::gil_scoped_release release;
     kmer_rows(t, kind, sketch_size, lens, k, i0, i1, dst, threads);
-    return out;
+    return std::move(out);
 }
 
 py::list align_pairs_py(U8Array q_codes, I64Array q_offsets, U8Array t_codes, I64Array t_offsets,
@@ -345,9 +366,13 @@ PYBIND11_MODULE(_native, m) {
           "Sorted k-mer codes or hashes per sequence: (values, offsets, counts).");
     m.def("kmer_rows", &kmer_rows_py, py::arg("values"), py::arg("offsets"), py::arg("counts"),
           py::arg("rank"), py::arg("universe"), py::arg("metric"), py::arg("sketch_size"),
-          py::arg("lengths"), py::arg("k"), py::arg("i0"), py::arg("i1"), py::arg("threads"),
-          "Jaccard / MinHash estimate / shared k-mer count fraction of rows [i0, i1) against "
-          "every later row, condensed.");
+          py::arg("lengths"), py::arg("k"), py::arg("i0"), py::arg("i1"), py::arg("single"),
+          py::arg("threads"),
+          "Distances (1 - Jaccard / Mash distance of the MinHash estimate / 1 - shared k-mer "
+          "count fraction) of rows [i0, i1) against every later row, condensed; float32 when "
+          "single, else float64.");
+    m.def("kmer_ranks", &kmer_ranks_py, py::arg("values"),
+          "(rank, universe): each value's rank among the distinct values, uint32.");
     m.def("align_isa", &align_isa, "Instruction set the alignment kernels dispatch to.");
     m.def("openmp_enabled", &openmp_enabled);
     m.def("max_threads", &max_threads);

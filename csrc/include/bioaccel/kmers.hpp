@@ -24,6 +24,10 @@ KmerTable kmer_table(const SeqView& seqs, const std::int8_t* digit, int radix, i
                      bool hashed, std::uint64_t seed, std::int64_t sketch_size, bool with_counts,
                      int threads);
 
+// Each of the m values' rank among the distinct values (0 for the smallest), written to
+// rank; returns the number of distinct values. Throws past 2^32 - 1 values.
+std::size_t value_ranks(const std::uint64_t* values, std::size_t m, std::uint32_t* rank);
+
 enum class KmerMetric : int { Jaccard = 0, MinHash = 1, CountFraction = 2 };
 
 // A read-only view of a table (arrays owned by the caller). `rank` (MinHash only): each
@@ -38,14 +42,19 @@ struct KmerView {
     std::size_t universe = 0;
 };
 
-// Similarities of rows [i0, i1) against every later row, condensed (pair (i, j > i) of
-// row i at out[first(i) - first(i0) + j - i - 1], first(i) = pairs before row i): the
-// Jaccard index of full sets; the MinHash Jaccard estimate of bottom-k sketches (Mash's
-// estimator: shared among the smallest `sketch_size` of the union); or Edgar's fraction of
-// shared k-mer counts sum(min) / (min(Lx, Ly) - k + 1). Rows are independent, so a matrix
-// computed in row tiles equals one computed at once.
+// Distances of rows [i0, i1) against every later row, condensed (pair (i, j > i) of
+// row i at out[first(i) - first(i0) + j - i - 1], first(i) = pairs before row i), from a
+// similarity computed in double: 1 - the Jaccard index of full sets; Mash's distance
+// min(1, -ln(2J / (1 + J)) / k) (1 when J = 0) of the MinHash Jaccard estimate J of bottom-k
+// sketches (Mash's estimator: shared among the smallest `sketch_size` of the union); or
+// 1 - Edgar's fraction of shared k-mer counts sum(min) / (min(Lx, Ly) - k + 1). The float
+// output is the double value rounded. Rows are independent, so a matrix computed in row
+// tiles equals one computed at once.
 void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size,
                const std::int64_t* lengths, int k, std::int64_t i0, std::int64_t i1, double* out,
+               int threads);
+void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size,
+               const std::int64_t* lengths, int k, std::int64_t i0, std::int64_t i1, float* out,
                int threads);
 
 }  // namespace bioaccel
