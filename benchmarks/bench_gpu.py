@@ -56,14 +56,31 @@ def main() -> None:
                 t = timed(lambda: bioaccel.align_scores(prots, prots, mode=mode, backend=backend), 1)
                 print(f"align {mode} protein 300 x 300 BLOSUM62 11/1, {backend}: {t:.3f}s, "
                       f"{cells / t / 1e12:.3f} TCUPS", flush=True)
-    if bioaccel.available_backends()["numba-cuda"] is None:
+    if bioaccel.available_backends()["cupy"] is None:
+        # throughput at scale: 1,000 x 10,000 proteins (one pair per thread), and long pairs
+        # (one pair per warp)
         import numpy as np
-        rng = np.random.default_rng(2)
-        reads = ["".join(rng.choice(list("ACGT"), 1000)) for _ in range(2000)]
-        cells = sum(len(a) * len(b) for a in reads for b in reads[:1]) * len(reads) / 2
-        t = timed(lambda: bioaccel.edit_distances(reads, backend="numba-cuda"), 1)
-        print(f"edit distance 2000 x 1 kb all-vs-all, numba-cuda: {t:.2f}s, "
-              f"{cells / t / 1e12:.3f} TCUPS", flush=True)
+        rng = np.random.default_rng(4)
+        aa = list("ACDEFGHIKLMNPQRSTVWY")
+        many = ["".join(rng.choice(aa, rng.integers(190, 400))) for _ in range(10_000)]
+        long = ["".join(rng.choice(aa, 30_000)) for _ in range(72)]
+        for name, q, t in (("1,000 x 10,000 proteins 190-400 aa", many[:1000], many),
+                           ("8 x 64 proteins of 30,000 aa", long[:8], long[8:])):
+            cells = sum(map(len, q)) * sum(map(len, t))
+            for mode in ("local", "global"):
+                sec = timed(lambda q=q, t=t, mode=mode: bioaccel.align_scores(
+                    q, t, mode=mode, backend="cupy"), 1)
+                print(f"align {mode} {name}, BLOSUM62 11/1, cupy: {sec:.3f}s, "
+                      f"{cells / sec / 1e12:.3f} TCUPS", flush=True)
+    import numpy as np
+    rng = np.random.default_rng(2)
+    reads = ["".join(rng.choice(list("ACGT"), 1000)) for _ in range(2000)]
+    cells = sum(len(a) * len(b) for a in reads for b in reads[:1]) * len(reads) / 2
+    for backend in ("cupy", "numba-cuda"):
+        if bioaccel.available_backends()[backend] is None:
+            t = timed(lambda backend=backend: bioaccel.edit_distances(reads, backend=backend), 1)
+            print(f"edit distance 2000 x 1 kb all-vs-all, {backend}: {t:.2f}s, "
+                  f"{cells / t / 1e12:.3f} TCUPS", flush=True)
 
 
 if __name__ == "__main__":

@@ -86,6 +86,22 @@ def flu_ha() -> Path:
     return out
 
 
+def ha_proteins(count: int | None = None) -> list[str]:
+    """Real proteins: mothur's influenza HA genes translated by Biopython (about 566 aa),
+    each cut at its first stop codon."""
+    from Bio import SeqIO
+    from Bio.Seq import Seq
+
+    out = []
+    with gzip.open(flu_ha(), "rt") as f:
+        for rec in SeqIO.parse(f, "fasta"):
+            nt = str(rec.seq).replace("-", "").upper()
+            out.append(str(Seq(nt[:len(nt) // 3 * 3]).translate(to_stop=True)))
+            if count is not None and len(out) == count:
+                break
+    return out
+
+
 def random_alignment(rng: np.random.Generator, n: int, sites: int, *, divergence: float = 0.3,
                      missing: float = 0.05, missing_letters: str = "N-RYKM?",
                      gap_runs: int = 2) -> list[str]:

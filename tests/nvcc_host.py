@@ -23,8 +23,10 @@ def build(tmp_path_factory, source: str) -> Path:
     return exe
 
 
-def run(exe: Path, parts: list[np.ndarray], shape: tuple[int, int]) -> np.ndarray:
+def run(exe: Path, parts: list[np.ndarray], shape: tuple[int, int],
+        args: tuple[str, ...] = ()) -> np.ndarray:
     """Feed the arrays' bytes on stdin; the program prints one int32 per line."""
-    res = subprocess.run([str(exe)], input=b"".join(p.tobytes() for p in parts),
-                         capture_output=True, check=True)
+    res = subprocess.run([str(exe), *args], input=b"".join(p.tobytes() for p in parts),
+                         capture_output=True, check=False)
+    assert res.returncode == 0, res.stderr.decode()
     return np.array(res.stdout.split(), dtype=np.int32).reshape(shape)

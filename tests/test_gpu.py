@@ -44,6 +44,22 @@ def test_numba_alignment_and_edit_kernels_at_scale():
                               edit_distances(q, t, mode=mode, backend="cpu"))
 
 
+@pytest.mark.parametrize("mode", ["global", "local", "semiglobal"])
+def test_cupy_alignment_kernels_equal_cpu(mode):
+    """Both CUDA C alignment kernels on a GPU: one pair per thread (many short pairs) and one
+    pair per warp (targets over 4,096 residues; and a call with few pairs)."""
+    from .datasets import ha_proteins
+    rng = np.random.default_rng(21)
+    aa = list("ACDEFGHIKLMNPQRSTVWY")
+    prots = ha_proteins(60) + ["".join(rng.choice(aa, rng.integers(1, 400))) for _ in range(150)]
+    long = ["".join(rng.choice(aa, n)) for n in (4097, 6000)] + [prots[0] * 9]
+    targets = prots + long  # 210 x 213 pairs: the short ones by thread, the long ones by warp
+    for q, t in ((prots, targets), (long + prots[:3], long)):  # the second: a few pairs only
+        np.testing.assert_array_equal(
+            bioaccel.align_scores(q, t, mode=mode, backend="cupy"),
+            bioaccel.align_scores(q, t, mode=mode, backend="cpu"))
+
+
 def test_real_gpus_are_discovered_and_split_work():
     """Device discovery through CUDA, and devices="all" on the real GPUs (numba-cuda and
     cupy kernels bound per worker thread) equal to the CPU."""

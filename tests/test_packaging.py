@@ -1,7 +1,9 @@
-"""Import hygiene, the native build's configuration, and nvcc compile checks."""
+"""Import hygiene, the native build's configuration, and compile checks of the CUDA C
+sources with nvcc and with NVRTC (the runtime compiler CuPy's RawModule uses)."""
 
 from __future__ import annotations
 
+import ctypes
 import shutil
 import subprocess
 import sys
@@ -11,7 +13,7 @@ import pytest
 
 from bioaccel.kernels import KERNEL_DIR
 
-from .datasets import child_env
+from .datasets import child_env, unavailable
 
 CUDA_SOURCES = sorted(KERNEL_DIR.glob("*.cu"))
 
@@ -64,3 +66,39 @@ def test_cuda_source_compiles(tmp_path, source: Path, arch: str):
     res = subprocess.run([nvcc, f"-arch={arch}", "-Werror", "all-warnings", "-c", str(source),
                           "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+def nvrtc_library():
+    """libnvrtc from the nvidia-cuda-nvrtc wheel (a test dependency), or None."""
+    try:
+        import nvidia
+    except ImportError:
+        return None
+    for root in nvidia.__path__:
+        for lib in sorted(Path(root).glob("*/lib/libnvrtc.so*")):
+            if "builtins" not in lib.name:
+                return ctypes.CDLL(str(lib))
+    return None
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("arch", ["compute_80", "compute_90"])
+@pytest.mark.parametrize("source", CUDA_SOURCES, ids=lambda p: p.name)
+def test_cuda_source_compiles_with_nvrtc(source: Path, arch: str):
+    lib = nvrtc_library()
+    if lib is None:
+        unavailable("libnvrtc is not installed (pip install nvidia-cuda-nvrtc)")
+    prog = ctypes.c_void_p()
+    assert lib.nvrtcCreateProgram(ctypes.byref(prog), source.read_bytes(),
+                                  source.name.encode(), 0, None, None) == 0
+    try:
+        options = (ctypes.c_char_p * 1)(f"--gpu-architecture={arch}".encode())
+        status = lib.nvrtcCompileProgram(prog, 1, options)
+        size = ctypes.c_size_t()
+        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetProgramLog(prog, log)
+        assert status == 0, log.value.decode()
+        assert "warning" not in log.value.decode(), log.value.decode()
+    finally:
+        lib.nvrtcDestroyProgram(ctypes.byref(prog))
