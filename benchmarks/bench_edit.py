@@ -4,7 +4,8 @@ all-vs-all, single thread, bioaccel beside stringzillas-cpus, edlib, rapidfuzz a
     python benchmarks/bench_edit.py [--repeat 3]
 
 Cells = len(a) x len(b) summed over the full 300 x 300 (no symmetry shortcut for anyone:
-bioaccel is given queries and targets). Timings are the best of --repeat, interleaved.
+bioaccel is given queries and targets), so GCUPS are effective ones: bioaccel and edlib
+compute only Ukkonen's band for these global distances, the others every cell. Timings are the best of --repeat, interleaved.
 Ratios are bioaccel speed / peer speed. Slow peers run on the first queries only and are
 scaled by cells.
 """

@@ -8,6 +8,12 @@ codes are plain letters here (``N`` matches only ``N``), case folded, U read as 
 ``max_distance=k`` lets a pair stop as soon as its distance is certain to exceed k; such
 pairs are reported as ``k + 1`` (a sentinel: "more than k"). ``normalize=True`` divides by
 the longer length (global) or the query length (infix, prefix), giving float64 in [0, 1].
+
+On the ``cpu`` backend, global distances of queries longer than 128 letters are computed in
+Ukkonen's band: only the diagonals i - j that a path of cost <= k can use, in 64-row blocks,
+for k = 64, 128, ... until the distance is found (a query's later targets start at the
+threshold that held its first targets' median), or up to ``max_distance``. The results are
+the same as without the band (tested against edlib and the plain DP).
 """
 
 from __future__ import annotations

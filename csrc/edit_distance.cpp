@@ -2,6 +2,7 @@
 
 #include "bioaccel/common.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -146,6 +147,92 @@ __attribute__((always_inline)) inline void run4_body(const Pattern& p, const std
     }
 }
 
+// Global distances of four targets to one query, exact when at most k, else k + 1 (Ukkonen's
+// band, computed in Myers' blocks). A global path of cost <= k through cell (i, j) has
+// |d| + |(m - n) - d| <= k, d = i - j, so only the diagonals
+// d in [ceil((m - n - k) / 2), floor((m - n + k) / 2)] matter; a block is computed while it
+// holds one of them for some lane (the union over lanes: the range only moves down). The
+// block at the top of the range gets a horizontal delta of +1 at its top edge, and a block
+// entering at the bottom starts from its upper neighbour's last value + 1 per row; both stand
+// in for values no smaller than the true ones (a path that can only cost more), so the cells
+// computed never fall below the true distances and equal them along any path of cost <= k.
+// Only the value at the last computed block's last row is tracked (row m once the band
+// reaches it).
+__attribute__((always_inline)) inline void run4_banded_body(const Pattern& p, const std::uint8_t* const* t,
+                                                            const std::int64_t* n, std::int64_t k,
+                                                            std::int64_t* result, Lane4* pv, Lane4* mv) {
+    const std::int64_t W = p.words, m = p.m;
+    const auto floor_div2 = [](std::int64_t x) { return x >= 0 ? x / 2 : -((-x + 1) / 2); };
+    std::int64_t d_lo = 0, d_hi = 0, nmax = 0;
+    bool any = false;
+    S4 len, unset;
+    for (int l = 0; l < kLanes; ++l) {
+        len[l] = n[l];
+        unset[l] = -1;
+        result[l] = -1;
+        const std::int64_t delta = m - n[l];
+        if (k < (delta < 0 ? -delta : delta)) {
+            result[l] = k + 1;  // the lengths alone differ by more than k
+            unset[l] = 0;
+            continue;
+        }
+        const std::int64_t lo = -floor_div2(k - delta), hi = floor_div2(delta + k);
+        d_lo = any ? std::min(d_lo, lo) : lo;
+        d_hi = any ? std::max(d_hi, hi) : hi;
+        nmax = std::max(nmax, n[l]);
+        any = true;
+    }
+    if (!any) return;
+    const auto block_of_row = [](std::int64_t row) { return (row - 1) / 64; };  // row >= 1
+    const Word* peq = p.peq.data();
+    V4 ones, one;
+    for (int l = 0; l < kLanes; ++l) {
+        ones[l] = ~Word(0);
+        one[l] = 1;
+    }
+    std::int64_t first = 0, last = -1;
+    S4 bottom{};  // the value at the last computed row, column j - 1 (D[0][0] = 0 to start)
+    S4 found{};   // the distances, for lanes past their last column
+    for (std::int64_t j = 1; j <= nmax; ++j) {
+        const std::int64_t want_last = std::min(W - 1, block_of_row(std::min(m, j + d_hi)));
+        for (std::int64_t b = last + 1; b <= want_last; ++b) {  // entering at the bottom
+            pv[b].v = ones;
+            mv[b].v = V4{};
+            const std::int64_t rows = b == W - 1 ? m - 64 * (W - 1) : 64;
+            for (int l = 0; l < kLanes; ++l) bottom[l] += rows;
+        }
+        last = std::max(last, want_last);
+        const std::int64_t row_lo = j + d_lo;
+        if (row_lo > 1) first = std::max(first, std::min(last, block_of_row(std::min(row_lo, m))));
+        std::size_t code[kLanes];
+        for (int l = 0; l < kLanes; ++l) code[l] = j <= n[l] ? t[l][j - 1] : 0;
+        V4 pos = one, neg{};  // D[0][j] - D[0][j-1], or the stand-in above the band
+        S4 hout{};
+        for (std::int64_t w = first; w <= last; ++w) {
+            V4 eq;
+            for (int l = 0; l < kLanes; ++l) eq[l] = peq[code[l] * W + w];
+            const Word ob = w == W - 1 ? p.last_bit : kHigh;
+            const V4 pvw = pv[w].v, mvw = mv[w].v;
+            const V4 xv = eq | mvw;
+            eq |= neg;
+            const V4 xh = (((eq & pvw) + pvw) ^ pvw) | eq;
+            V4 ph = mvw | ~(xh | pvw);
+            V4 mh = pvw & xh;
+            hout = (S4)((mh & ob) != 0) - (S4)((ph & ob) != 0);
+            ph = (ph << 1) | pos;
+            mh = (mh << 1) | neg;
+            pv[w].v = mh | ~(xv | ph);
+            mv[w].v = ph & xv;
+            pos = (V4)(hout > 0) & 1;
+            neg = (V4)(hout < 0) & 1;
+        }
+        bottom += hout;
+        found = (len == j) ? bottom : found;  // last == W - 1 at a lane's last column
+    }
+    for (int l = 0; l < kLanes; ++l)
+        if (unset[l]) result[l] = found[l] > k ? k + 1 : found[l];
+}
+
 // The 4-lane kernel compiled twice, for AVX2 and the baseline, picked at run time.
 // (Explicit wrappers rather than target_clones: GCC's clones of this vector code crashed.)
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -161,6 +248,32 @@ void run4_base(const Pattern& p, const std::uint8_t* const* t, const std::int64_
     run4_body(p, t, n, mode, k, result, pv, mv);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) void run4_banded_avx2(const Pattern& p, const std::uint8_t* const* t,
+                                                      const std::int64_t* n, std::int64_t k,
+                                                      std::int64_t* result, Lane4* pv, Lane4* mv) {
+    run4_banded_body(p, t, n, k, result, pv, mv);
+}
+#endif
+
+void run4_banded_base(const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n, std::int64_t k,
+                      std::int64_t* result, Lane4* pv, Lane4* mv) {
+    run4_banded_body(p, t, n, k, result, pv, mv);
+}
+
+void run4_banded(const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n, std::int64_t k,
+                 std::int64_t* result, std::vector<Lane4>& pv, std::vector<Lane4>& mv) {
+    if (pv.size() < static_cast<std::size_t>(p.words)) {
+        pv.resize(static_cast<std::size_t>(p.words));
+        mv.resize(static_cast<std::size_t>(p.words));
+    }
+#if defined(__x86_64__) && defined(__GNUC__)
+    static const bool avx2 = std::getenv("BIOACCEL_NO_AVX2") == nullptr && __builtin_cpu_supports("avx2");
+    if (avx2) return run4_banded_avx2(p, t, n, k, result, pv.data(), mv.data());
+#endif
+    run4_banded_base(p, t, n, k, result, pv.data(), mv.data());
+}
+
 void run4(const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n, EditMode mode,
           std::int64_t k, std::int64_t* result, std::vector<Lane4>& pv, std::vector<Lane4>& mv) {
     if (pv.size() < static_cast<std::size_t>(p.words)) {
@@ -172,6 +285,73 @@ void run4(const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n,
     if (avx2) return run4_avx2(p, t, n, mode, k, result, pv.data(), mv.data());
 #endif
     run4_base(p, t, n, mode, k, result, pv.data(), mv.data());
+}
+
+// Queries of at least this many words go through the band (fewer: the band saves little).
+constexpr std::int64_t kBandMinWords = 3;
+// The first band's threshold for a query's first targets (as edlib: 64, doubled while a
+// distance is larger).
+constexpr std::int64_t kFirstBand = 64;
+
+// Global distances of one query to the targets in todo (non-empty) into row: the band at
+// threshold k for every pair, then 2k for those over k, and so on, up to max_distance when
+// one is given (then over it is max_distance + 1). Lanes are refilled between rounds.
+void banded_rounds(const Pattern& p, const SeqView& targets, std::vector<std::int64_t> todo,
+                   std::int64_t k, std::int64_t max_distance, std::int32_t* row,
+                   std::vector<Lane4>& pv, std::vector<Lane4>& mv) {
+    std::vector<std::int64_t> next;
+    if (max_distance >= 0) k = std::min(k, max_distance);
+    while (!todo.empty()) {
+        const bool final_round = max_distance >= 0 && k >= max_distance;
+        next.clear();
+        for (std::size_t g = 0; g < todo.size(); g += kLanes) {
+            const int lanes = static_cast<int>(std::min<std::size_t>(kLanes, todo.size() - g));
+            const std::uint8_t* tp[kLanes];
+            std::int64_t tn[kLanes], res[kLanes];
+            for (int l = 0; l < kLanes; ++l) {
+                const std::int64_t t = todo[g + (l < lanes ? l : 0)];
+                tp[l] = targets.seq(t);
+                tn[l] = targets.length(t);
+            }
+            run4_banded(p, tp, tn, k, res, pv, mv);
+            for (int l = 0; l < lanes; ++l) {
+                if (res[l] <= k || final_round) {
+                    row[todo[g + l]] = static_cast<std::int32_t>(res[l]);
+                } else {
+                    next.push_back(todo[g + l]);
+                }
+            }
+        }
+        todo.swap(next);
+        k = max_distance >= 0 ? std::min(2 * k, max_distance) : 2 * k;
+    }
+}
+
+// Global distances of one query to targets [first, nt) into row. The first few targets
+// start at kFirstBand; the rest start at the band that held their median distance, so a set
+// of similar distances (all-vs-all of related sequences) wastes few rounds.
+void global_banded(const Pattern& p, const SeqView& targets, std::int64_t first, std::int64_t nt,
+                   std::int64_t max_distance, std::int32_t* row, std::vector<Lane4>& pv,
+                   std::vector<Lane4>& mv) {
+    std::vector<std::int64_t> todo;
+    for (std::int64_t t = first; t < nt; ++t) {
+        if (targets.length(t) == 0) {
+            row[t] = static_cast<std::int32_t>((max_distance >= 0 && p.m > max_distance) ? max_distance + 1 : p.m);
+        } else {
+            todo.push_back(t);
+        }
+    }
+    const std::size_t sample = std::min<std::size_t>(todo.size(), kLanes);
+    banded_rounds(p, targets, std::vector<std::int64_t>(todo.begin(), todo.begin() + sample), kFirstBand,
+                  max_distance, row, pv, mv);
+    if (sample == todo.size()) return;
+    std::vector<std::int64_t> seen;
+    for (std::size_t x = 0; x < sample; ++x) seen.push_back(row[todo[x]]);
+    std::nth_element(seen.begin(), seen.begin() + sample / 2, seen.end());
+    std::int64_t k = kFirstBand;
+    while (k < seen[sample / 2]) k *= 2;
+    banded_rounds(p, targets, std::vector<std::int64_t>(todo.begin() + sample, todo.end()), k, max_distance,
+                  row, pv, mv);
 }
 
 }  // namespace
@@ -223,6 +403,10 @@ void edit_distances(const SeqView& queries, const SeqView& targets, EditMode mod
                 continue;
             }
             const Pattern p(a, m, alphabet);
+            if (mode == EditMode::Global && p.words >= kBandMinWords) {
+                global_banded(p, targets, first, nt, max_distance, out + qi * nt, pv4, mv4);
+                continue;
+            }
             std::int64_t batch[kLanes];
             int filled = 0;
             auto flush = [&]() {

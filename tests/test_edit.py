@@ -86,6 +86,30 @@ def test_max_distance_sentinel(rng):
     assert np.array_equal(inf, np.minimum(edit_distances(seqs[:1], seqs, mode="infix"), 4))
 
 
+def test_banded_global_equals_edlib(rng):
+    # Global distances of queries over 128 letters go through Ukkonen's band with doubling
+    # thresholds (64, 128, ...), the first rounds set by the first targets' distances: a mix
+    # of near-identical, related and unrelated targets, in both orders, with length
+    # differences beyond the first band, and caps around the band edges.
+    base = "".join(rng.choice(LETTERS, 1500))
+    seqs = ([mutated(rng, base, r) for r in (0.0, 0.01, 0.02, 0.04)]       # similar first
+            + [mutated(rng, base, r) for r in rng.uniform(0, 0.5, 14)]
+            + [base[:200], base[100:1400], "".join(rng.choice(LETTERS, 1700)), base[5:]])
+    for order in (seqs, seqs[::-1]):
+        got = edit_distances(order[:6], order, backend="cpu")
+        want = np.array([[edlib_distance(q, t, "global") for t in order] for q in order[:6]])
+        np.testing.assert_array_equal(got, want)
+        for k in (0, 1, 63, 64, 65, 127, 128, 129, 300, 5000):
+            np.testing.assert_array_equal(
+                edit_distances(order[:6], order, max_distance=k, backend="cpu"),
+                np.minimum(want, k + 1), err_msg=f"max_distance={k}")
+    # all-vs-all (symmetric) of related sequences, 1 and 2 threads
+    family = [mutated(rng, base[:900], r) for r in rng.uniform(0, 0.3, 12)]
+    want = np.array([[edlib_distance(q, t, "global") for t in family] for q in family])
+    for threads in (1, 2):
+        np.testing.assert_array_equal(edit_distances(family, threads=threads, backend="cpu"), want)
+
+
 def test_normalize():
     d = edit_distances(["kitten"], ["sitting", ""], normalize=True, backend="cpu")
     assert d.tolist() == [[3 / 7, 1.0]]
