@@ -95,12 +95,12 @@ class Sketches:
                     f"{len(self.lengths)}")
         if offsets[0] != 0 or offsets[-1] != len(values) or np.any(np.diff(offsets) < 0):
             return f"offsets must rise from 0 to {len(values)} values"
+        if self.k < 1 or self.size < 1:
+            return f"k={self.k} and size={self.size} must be positive"
         sizes = np.diff(offsets)
-        if self.k < 1 or self.size < 1 or np.any(sizes > self.size):
+        if np.any(sizes > self.size):
             i = int(np.argmax(sizes))
-            return (f"k={self.k}, size={self.size}: sketch {self.ids[i]!r} holds {sizes[i]} "
-                    "values" if self.k >= 1 and self.size >= 1 else
-                    f"k={self.k} and size={self.size} must be positive")
+            return f"k={self.k}, size={self.size}: sketch {self.ids[i]!r} holds {sizes[i]} values"
         rises = values[1:] > values[:-1]
         inner = offsets[1:-1]
         rises[inner[(inner > 0) & (inner < len(values))] - 1] = True  # nor across sketches
