@@ -80,6 +80,27 @@ struct alignas(32) Lane4 {
     V4 v;
 };
 
+// block_step for four lanes: one 64-row block of one column. pos / neg: 1 in the lanes where
+// the horizontal delta entering at the top is +1 / -1; on return, those of the delta leaving
+// at the bottom (out_bit's row), which also goes to hout. (References only: vector values
+// passed by value would change the ABI between the AVX2 and baseline builds.)
+__attribute__((always_inline)) inline void block_step4(V4& pv, V4& mv, const V4& eq_in, V4& pos, V4& neg,
+                                                       Word out_bit, S4& hout) {
+    const V4 pvw = pv, mvw = mv;
+    const V4 xv = eq_in | mvw;
+    const V4 eq = eq_in | neg;
+    const V4 xh = (((eq & pvw) + pvw) ^ pvw) | eq;
+    V4 ph = mvw | ~(xh | pvw);
+    V4 mh = pvw & xh;
+    hout = (S4)((mh & out_bit) != 0) - (S4)((ph & out_bit) != 0);  // comparisons give -1
+    ph = (ph << 1) | pos;
+    mh = (mh << 1) | neg;
+    pv = mh | ~(xv | ph);
+    mv = ph & xv;
+    pos = (V4)(hout > 0) & 1;
+    neg = (V4)(hout < 0) & 1;
+}
+
 // Four targets against one query at once, one per 64-bit lane: the column-to-column and
 // block-to-block dependency chains of Myers' algorithm are long, so independent pairs in
 // the lanes of one vector fill the pipeline. Lanes finish at their own target lengths.
@@ -112,21 +133,7 @@ __attribute__((always_inline)) inline void run4_body(const Pattern& p, const std
         for (std::int64_t w = 0; w < W; ++w) {
             V4 eq;
             for (int l = 0; l < kLanes; ++l) eq[l] = peq[code[l] * W + w];
-            const Word ob = w == W - 1 ? p.last_bit : kHigh;
-            const V4 pvw = pv[w].v, mvw = mv[w].v;
-            const V4 xv = eq | mvw;
-            eq |= neg;
-            const V4 xh = (((eq & pvw) + pvw) ^ pvw) | eq;
-            V4 ph = mvw | ~(xh | pvw);
-            V4 mh = pvw & xh;
-            const S4 hp = (S4)((ph & ob) != 0), hm = (S4)((mh & ob) != 0);  // -1 where set
-            hout = hm - hp;
-            ph = (ph << 1) | pos;
-            mh = (mh << 1) | neg;
-            pv[w].v = mh | ~(xv | ph);
-            mv[w].v = ph & xv;
-            pos = (V4)(hout > 0) & 1;
-            neg = (V4)(hout < 0) & 1;
+            block_step4(pv[w].v, mv[w].v, eq, pos, neg, w == W - 1 ? p.last_bit : kHigh, hout);
         }
         const S4 live = (S4)(len > j);  // -1 for lanes still inside their target
         score += hout & live;
@@ -211,20 +218,7 @@ __attribute__((always_inline)) inline void run4_banded_body(const Pattern& p, co
         for (std::int64_t w = first; w <= last; ++w) {
             V4 eq;
             for (int l = 0; l < kLanes; ++l) eq[l] = peq[code[l] * W + w];
-            const Word ob = w == W - 1 ? p.last_bit : kHigh;
-            const V4 pvw = pv[w].v, mvw = mv[w].v;
-            const V4 xv = eq | mvw;
-            eq |= neg;
-            const V4 xh = (((eq & pvw) + pvw) ^ pvw) | eq;
-            V4 ph = mvw | ~(xh | pvw);
-            V4 mh = pvw & xh;
-            hout = (S4)((mh & ob) != 0) - (S4)((ph & ob) != 0);
-            ph = (ph << 1) | pos;
-            mh = (mh << 1) | neg;
-            pv[w].v = mh | ~(xv | ph);
-            mv[w].v = ph & xv;
-            pos = (V4)(hout > 0) & 1;
-            neg = (V4)(hout < 0) & 1;
+            block_step4(pv[w].v, mv[w].v, eq, pos, neg, w == W - 1 ? p.last_bit : kHigh, hout);
         }
         bottom += hout;
         found = (len == j) ? bottom : found;  // last == W - 1 at a lane's last column
