@@ -2,7 +2,12 @@
 
 #include "bioaccel/common.hpp"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -25,17 +30,19 @@ inline std::uint64_t mix64(std::uint64_t x, std::uint64_t seed) {
 // Row i (bitmap `bits` over value ranks, running counts `below` per word) against every
 // later row j, into row[j - i - 1]. The union's count up to b[y] (row i's values below
 // b[y], plus b's first y + 1, less those shared) never falls as y grows, so b is walked
-// in blocks of kBlock with bit tests only, and the count is taken once per block, at its
-// last value; only the block where it passes s is walked again value by value. Cloned per
-// instruction set for hardware popcount.
+// in blocks of kBlock with bit tests only (count_block: how many of a block's 16 values
+// row i holds), and the count is taken once per block, at its last value; only the block
+// where it passes s is walked again value by value.
 constexpr std::int64_t kBlock = 16;
 
-BIOACCEL_CLONES
-void minhash_row(const KmerView& t, const std::uint64_t* bits, const std::uint32_t* below,
-                 std::int64_t i, std::int64_t s, double* row) {
+inline std::int64_t in_row(const std::uint64_t* bits, std::uint32_t u) { return (bits[u >> 6] >> (u & 63)) & 1; }
+
+template <class CountBlock>
+__attribute__((always_inline)) inline void minhash_row_body(const KmerView& t, const std::uint64_t* bits,
+                                                            const std::uint32_t* below, std::int64_t i,
+                                                            std::int64_t s, double* row, CountBlock count_block) {
     const std::int64_t n = t.n;
     const std::int64_t na = t.offsets[i + 1] - t.offsets[i];
-    const auto in_a = [bits](std::uint32_t u) -> std::int64_t { return (bits[u >> 6] >> (u & 63)) & 1; };
     const auto a_below = [bits, below](std::uint32_t u) -> std::int64_t {  // row i's values < u
         return below[u >> 6] + __builtin_popcountll(bits[u >> 6] & ((std::uint64_t(1) << (u & 63)) - 1));
     };
@@ -45,10 +52,9 @@ void minhash_row(const KmerView& t, const std::uint64_t* bits, const std::uint32
         std::int64_t shared = 0, y = 0;
         bool full = false;  // the union's s smallest end before b[y]
         for (; y + kBlock <= nb; y += kBlock) {
-            std::int64_t add = 0;
-            for (std::int64_t c = 0; c < kBlock; ++c) add += in_a(b[y + c]);
+            const std::int64_t add = count_block(bits, b + y);
             const std::uint32_t last = b[y + kBlock - 1];
-            if (a_below(last) + y + kBlock - (shared + add - in_a(last)) > s) break;
+            if (a_below(last) + y + kBlock - (shared + add - in_row(bits, last)) > s) break;
             shared += add;
         }
         for (; y < nb; ++y) {  // the block that passes s (or the tail), value by value
@@ -57,11 +63,56 @@ void minhash_row(const KmerView& t, const std::uint64_t* bits, const std::uint32
                 full = true;
                 break;
             }
-            shared += in_a(u);
+            shared += in_row(bits, u);
         }
         const std::int64_t seen = full ? s : std::min<std::int64_t>(s, na + nb - shared);
         row[j - i - 1] = seen > 0 ? static_cast<double>(shared) / static_cast<double>(seen) : 0.0;
     }
+}
+
+BIOACCEL_CLONES
+void minhash_row_scalar(const KmerView& t, const std::uint64_t* bits, const std::uint32_t* below,
+                        std::int64_t i, std::int64_t s, double* row) {
+    minhash_row_body(t, bits, below, i, s, row, [](const std::uint64_t* w, const std::uint32_t* b) {
+        std::int64_t add = 0;
+        for (std::int64_t c = 0; c < kBlock; ++c) add += in_row(w, b[c]);
+        return add;
+    });
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The block's bit tests by AVX2 gathers: 8 ranks a load, their 32-bit words of the bitmap
+// gathered (bit u of the little-endian 64-bit words is bit u % 32 of 32-bit word u / 32).
+__attribute__((target("avx2,popcnt"))) void minhash_row_avx2(const KmerView& t, const std::uint64_t* bits,
+                                                             const std::uint32_t* below, std::int64_t i,
+                                                             std::int64_t s, double* row) {
+    minhash_row_body(t, bits, below, i, s, row,
+                     [](const std::uint64_t* w, const std::uint32_t* b) __attribute__((target("avx2"))) {
+                         const int* words = reinterpret_cast<const int*>(w);
+                         const __m256i low5 = _mm256_set1_epi32(31), one = _mm256_set1_epi32(1);
+                         const __m256i u0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+                         const __m256i u1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 8));
+                         const __m256i g0 = _mm256_i32gather_epi32(words, _mm256_srli_epi32(u0, 5), 4);
+                         const __m256i g1 = _mm256_i32gather_epi32(words, _mm256_srli_epi32(u1, 5), 4);
+                         const __m256i h0 = _mm256_and_si256(_mm256_srlv_epi32(g0, _mm256_and_si256(u0, low5)), one);
+                         const __m256i h1 = _mm256_and_si256(_mm256_srlv_epi32(g1, _mm256_and_si256(u1, low5)), one);
+                         // the 16 lanes' 0/1: add the two vectors, then fold to one lane
+                         const __m256i sum = _mm256_add_epi32(h0, h1);
+                         const __m128i x = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
+                         const __m128i y2 = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0x4e));
+                         const __m128i z = _mm_add_epi32(y2, _mm_shuffle_epi32(y2, 0xb1));
+                         return static_cast<std::int64_t>(_mm_cvtsi128_si32(z));
+                     });
+}
+#endif
+
+void minhash_row(const KmerView& t, const std::uint64_t* bits, const std::uint32_t* below, std::int64_t i,
+                 std::int64_t s, double* row) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    static const bool avx2 = std::getenv("BIOACCEL_NO_AVX2") == nullptr && __builtin_cpu_supports("avx2");
+    if (avx2) return minhash_row_avx2(t, bits, below, i, s, row);
+#endif
+    minhash_row_scalar(t, bits, below, i, s, row);
 }
 
 // Edgar's fraction of shared k-mer counts of row i against every later row.

@@ -163,6 +163,26 @@ def test_minhash_estimator_equals_python_reference(rng, size):
             assert mash_distance(np.array([j_est]), k)[0] == pytest.approx(want, rel=1e-15)
 
 
+def test_minhash_avx2_and_scalar_bit_tests_agree(tmp_path, rng):
+    # The pair loop tests 16 values at a time by AVX2 gathers where the CPU has AVX2, else
+    # by scalar loads; BIOACCEL_NO_AVX2=1 (read once per process) forces the scalar path.
+    import subprocess
+    import sys
+
+    from .datasets import child_env
+    seqs = related(rng, 30, 700, rate=0.1) + ["ACGT" * 10, "ACG"]
+    s = sketch(seqs, k=11, size=150, seed=5)
+    s.save(tmp_path / "s.npz")
+    here = bioaccel.distance_matrix(s, "mash").data
+    code = ("import sys, numpy as np, bioaccel\n"
+            "from bioaccel.kmers import Sketches\n"
+            "d = bioaccel.distance_matrix(Sketches.load(sys.argv[1]), 'mash').data\n"
+            "np.save(sys.argv[2], d)\n")
+    subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.npz"), str(tmp_path / "d.npy")],
+                   check=True, env=child_env(BIOACCEL_NO_AVX2="1"))
+    np.testing.assert_array_equal(np.load(tmp_path / "d.npy"), here)
+
+
 @pytest.mark.parametrize("kind", ["hashes", "repeats", "skewed", "one", "empty"])
 def test_value_ranks_equal_numpy_unique(rng, kind):
     from bioaccel.backends.cpu import load_native
