@@ -38,8 +38,8 @@ _HEAD = struct.Struct("<IIQQ")
 
 #: pairs per tile at most (a tile's distances and count buffers stay within ~100 MB)
 MAX_TILE_PAIRS = 4_000_000
-#: seconds between checkpoints (msync of the data, then fsync of the journal): a killed run
-#: loses at most this much work
+#: seconds between checkpoints (fdatasync of the data, then fsync of the journal): a killed
+#: run loses at most this much work
 CHECKPOINT_S = 1.0
 
 
@@ -103,6 +103,9 @@ class CondensedDistances:
     def row(self, i: int) -> np.ndarray:
         """Distances from sequence ``i`` to all (float64, zero at ``i``)."""
         n = self.n
+        if isinstance(i, bool) or not 0 <= int(i) < n:
+            raise IndexError(f"row {i!r} outside a {n} x {n} matrix")
+        i = int(i)
         out = np.zeros(n)
         before = np.arange(i)
         out[:i] = self._values[_first(before, n) + i - before - 1]
@@ -196,14 +199,11 @@ def _row_computer(batch, model: str, *, backend: str, threads: int, single: bool
 
 
 def _fingerprint(batch, model: str, dtype: str, params: dict) -> str:
-    h = hashlib.sha256()
     from .kmers import Sketches
-    if isinstance(batch, Sketches):
-        h.update(np.ascontiguousarray(batch.values).tobytes())
-        h.update(np.ascontiguousarray(batch.offsets).tobytes())
-    else:
-        h.update(np.ascontiguousarray(batch.codes).tobytes())
-        h.update(np.ascontiguousarray(batch.offsets).tobytes())
+    h = hashlib.sha256()
+    source = batch.values if isinstance(batch, Sketches) else batch.codes
+    h.update(np.ascontiguousarray(source).tobytes())
+    h.update(np.ascontiguousarray(batch.offsets).tobytes())
     h.update("\n".join(batch.ids).encode())
     h.update(json.dumps({"model": model, "dtype": dtype, **params}, sort_keys=True,
                         default=str).encode())
@@ -244,18 +244,17 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
                   gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
     ids, work, compute = _row_computer(batch, model, backend=backend, threads=threads,
                                        single=single, **params)
-    m_pairs = n * (n - 1) // 2
+    m = n * (n - 1) // 2
     if tiles is None:  # ~250,000 pairs a tile at least (parallel work), 16 to 256 tiles
-        tiles = int(min(256, max(16, m_pairs // 250_000)))
+        tiles = int(min(256, max(16, m // 250_000)))
     plan = plan_tiles(work, n, parts=tiles)
     path = Path(path)
     partial = Path(str(path) + ".partial")
     journal = Path(str(partial) + ".tiles")
     meta = Path(str(partial) + ".json")
     fingerprint = _fingerprint(batch, str(model).lower(), dtype, params)
-    header = cdist_header(list(ids), 4 if single else 8)
-    m = n * (n - 1) // 2
     width = 4 if single else 8
+    header = cdist_header(list(ids), width)
     done: set[tuple[int, int]] = set()
     if resume and partial.exists() and meta.exists() and journal.exists():
         try:
@@ -282,10 +281,9 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
     # page cache, not to this process's resident memory
     out_dtype = np.dtype("<f4" if single else "<f8")
     fd = os.open(partial, os.O_RDWR)
-    total = m
     finished = sum(_first(i1, n) - _first(i0, n) for i0, i1 in done)
     if progress is not None:
-        progress(finished, total)
+        progress(finished, m)
     pending: list[tuple[int, int]] = []
     last_sync = time.monotonic()
 
@@ -316,7 +314,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
                     checkpoint(jf)
                     last_sync = time.monotonic()
                 if progress is not None:
-                    progress(finished, total)
+                    progress(finished, m)
         finally:
             checkpoint(jf)  # the tiles computed so far stay done, whatever stopped us
             os.close(fd)

@@ -41,10 +41,23 @@ def run_host(exe, q: SeqBatch, t: SeqBatch, scoring, mode: int, kernel: str = "t
     return nvcc_host.run(exe, parts, (len(q), len(t)), (kernel,))
 
 
+#: gap regimes: open > extend, open == extend, extend == 0, and a DNA match/mismatch scheme
+REGIMES = [("BLOSUM62", (11, 1)), ("BLOSUM45", (5, 5)), ("PAM250", (8, 0)), ((2, -3), (5, 2))]
+
+
+def assert_host_kernel_equals_cpp_core(exe, kernel: str, queries, targets, mode, matrix="BLOSUM62",
+                                       gaps=(11, 1)):
+    q = SeqBatch.from_strings(queries)
+    t = SeqBatch.from_strings(targets, ids=[f"t{i}" for i in range(len(targets))])
+    scoring = make_scoring(matrix, gaps[0], gaps[1], q.alphabet)
+    want = align_scores(q, t, mode=mode, matrix=matrix, gap_open=gaps[0], gap_extend=gaps[1],
+                        backend="cpu")
+    np.testing.assert_array_equal(run_host(exe, q, t, scoring, MODES[mode], kernel), want)
+
+
 @pytest.mark.nvcc
 @pytest.mark.parametrize("mode", list(MODES))
-@pytest.mark.parametrize("matrix, gaps", [("BLOSUM62", (11, 1)), ("BLOSUM45", (5, 5)),
-                                          ("PAM250", (8, 0)), ((2, -3), (5, 2))])
+@pytest.mark.parametrize("matrix, gaps", REGIMES)
 def test_cuda_kernel_on_the_cpu_equals_the_cpp_core(host_kernel, mode, matrix, gaps):
     rng = np.random.default_rng(11)
     letters = "ACGT" if isinstance(matrix, tuple) else PROTEIN
@@ -53,19 +66,12 @@ def test_cuda_kernel_on_the_cpu_equals_the_cpp_core(host_kernel, mode, matrix, g
     base = "".join(rng.choice(list(letters), 130))
     queries = [base[:n] for n in lengths] + ["".join(rng.choice(list(letters), 60))]
     targets = [base, base[5:70], "".join(rng.choice(list(letters), 33)), "", letters[0]]
-    q = SeqBatch.from_strings(queries)
-    t = SeqBatch.from_strings(targets, ids=[f"t{i}" for i in range(len(targets))])
-    scoring = make_scoring(matrix, gaps[0], gaps[1], q.alphabet)
-    want = align_scores(q, t, mode=mode, matrix=matrix, gap_open=gaps[0], gap_extend=gaps[1],
-                        backend="cpu")
-    got = run_host(host_kernel, q, t, scoring, MODES[mode])
-    np.testing.assert_array_equal(got, want)
+    assert_host_kernel_equals_cpp_core(host_kernel, "thread", queries, targets, mode, matrix, gaps)
 
 
 @pytest.mark.nvcc
 @pytest.mark.parametrize("mode", list(MODES))
-@pytest.mark.parametrize("matrix, gaps", [("BLOSUM62", (11, 1)), ("BLOSUM45", (5, 5)),
-                                          ("PAM250", (8, 0)), ((2, -3), (5, 2))])
+@pytest.mark.parametrize("matrix, gaps", REGIMES)
 def test_warp_kernel_small_warp_on_the_cpu_equals_the_cpp_core(host_kernel, mode, matrix, gaps):
     # The warp-cooperative function with 4 lanes of 3 rows (strips of 12 rows, boundary
     # loads of 4 columns): short sequences cross many strips and loads; lanes left without
@@ -76,12 +82,7 @@ def test_warp_kernel_small_warp_on_the_cpu_equals_the_cpp_core(host_kernel, mode
     queries = [base[:n] for n in (0, 1, 2, 3, 4, 11, 12, 13, 25, 37, 80)]
     targets = [base[3:60], base[:4], base[:5], "".join(rng.choice(list(letters), 9)), "",
                letters[0], base[::-1][:33]]
-    q = SeqBatch.from_strings(queries)
-    t = SeqBatch.from_strings(targets, ids=[f"t{i}" for i in range(len(targets))])
-    scoring = make_scoring(matrix, gaps[0], gaps[1], q.alphabet)
-    want = align_scores(q, t, mode=mode, matrix=matrix, gap_open=gaps[0], gap_extend=gaps[1],
-                        backend="cpu")
-    np.testing.assert_array_equal(run_host(host_kernel, q, t, scoring, MODES[mode], "warp4"), want)
+    assert_host_kernel_equals_cpp_core(host_kernel, "warp4", queries, targets, mode, matrix, gaps)
 
 
 @pytest.mark.nvcc
@@ -94,11 +95,7 @@ def test_warp_kernel_as_launched_on_the_cpu_equals_the_cpp_core(host_kernel, mod
     real = ha_proteins(2)
     queries = [real[0][:511], real[0][:513], "".join(rng.choice(list(PROTEIN), 1100)), "W"]
     targets = [real[1][:97], real[1][200:232], "".join(rng.choice(list(PROTEIN), 70))]
-    q = SeqBatch.from_strings(queries)
-    t = SeqBatch.from_strings(targets, ids=[f"t{i}" for i in range(len(targets))])
-    scoring = make_scoring("BLOSUM62", 11, 1, q.alphabet)
-    want = align_scores(q, t, mode=mode, backend="cpu")
-    np.testing.assert_array_equal(run_host(host_kernel, q, t, scoring, MODES[mode], "warp"), want)
+    assert_host_kernel_equals_cpp_core(host_kernel, "warp", queries, targets, mode)
 
 
 def test_split_targets_routes_long_targets_and_small_calls_to_the_warp_kernel():

@@ -39,6 +39,10 @@ def test_streamed_matrix_equals_the_in_memory_one(tmp_path, model, kind):
     for i in (0, 41, 79):
         np.testing.assert_array_equal(d64.row(i), full[i])
         np.testing.assert_equal([d64[i, 3], d64[3, i]], [full[i, 3], full[3, i]])
+    n = len(seqs)
+    for bad in (-1, n):
+        with pytest.raises(IndexError, match=f"row {bad} outside a {n} x {n} matrix"):
+            d64.row(bad)
     assert (tmp_path / "b.cdist").stat().st_size < full.nbytes / 3  # condensed float32
 
 
