@@ -11,7 +11,7 @@ import sys
 import tempfile
 from glob import glob
 
-from pybind11.setup_helpers import Pybind11Extension, build_ext
+from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
 from setuptools import setup
 
 
@@ -29,6 +29,9 @@ def compiler_accepts(flag: str) -> bool:
         return result.returncode == 0
 
 
+# compile the sources in parallel (BIOACCEL_BUILD_JOBS, default: all cores)
+ParallelCompile("BIOACCEL_BUILD_JOBS", default=0).install()
+
 use_openmp = os.environ.get("BIOACCEL_NO_OPENMP", "") not in ("1", "true", "yes") and \
     sys.platform != "win32" and compiler_accepts("-fopenmp")
 
@@ -41,7 +44,8 @@ if use_openmp:
 
 ext = Pybind11Extension(
     "bioaccel._native",
-    sorted(glob("csrc/*.cpp")) + ["csrc/bindings/module.cpp"],
+    sorted(glob("csrc/*.cpp")) + sorted(glob("csrc/msa/*.cpp")) +
+    ["csrc/bindings/module.cpp", "csrc/bindings/msa.cpp"],
     include_dirs=["csrc/include"],
     extra_compile_args=extra_compile,
     extra_link_args=extra_link,

@@ -1,0 +1,181 @@
+"""``MultipleAlignment``: the rows of a multiple alignment, in input order, with writers and
+distances."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..alphabet import DNA, PROTEIN, Alphabet
+from ..distmatrix import DistanceMatrix
+from ..errors import ModelError
+
+#: formats of :meth:`MultipleAlignment.write` -> Biopython ``Bio.Align`` writer names
+FORMATS = {"fasta": "fasta", "clustal": "clustal", "stockholm": "stockholm", "a2m": "a2m",
+           "phylip": "phylip"}
+#: extensions :meth:`MultipleAlignment.write` reads a format from when none is given
+EXTENSIONS = {".fa": "fasta", ".fasta": "fasta", ".fas": "fasta", ".afa": "fasta",
+              ".aln": "clustal", ".clustal": "clustal", ".sto": "stockholm",
+              ".stockholm": "stockholm", ".a2m": "a2m", ".phy": "phylip", ".phylip": "phylip"}
+#: protein distance models of :meth:`MultipleAlignment.distance_matrix`
+PROTEIN_MODELS = ("p", "poisson", "kimura")
+
+
+class MultipleAlignment:
+    """A multiple alignment: ``ids`` and gapped ``sequences`` (``-`` for gaps, all of one
+    length), rows in input order.
+
+    Attributes
+    ----------
+    ids : list of str
+    sequences : list of str
+        Each row holds its input sequence's letters (case and IUPAC codes as given) and
+        ``-``; removing the gaps gives the input back.
+    alphabet : Alphabet
+    guide_tree : Tree or None
+        The guide tree the engine followed (tips labelled with ``ids``), None for fewer
+        than two sequences.
+    """
+
+    def __init__(self, ids, sequences, alphabet: Alphabet = PROTEIN, guide_tree=None):
+        self.ids = list(ids)
+        self.sequences = list(sequences)
+        self.alphabet = alphabet
+        self.guide_tree = guide_tree
+        if len(self.ids) != len(self.sequences):
+            raise ValueError(f"{len(self.ids)} ids for {len(self.sequences)} rows")
+        widths = {len(s) for s in self.sequences}
+        if len(widths) > 1:
+            raise ValueError(f"rows of different lengths: {sorted(widths)}")
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def width(self) -> int:
+        """Number of columns."""
+        return len(self.sequences[0]) if self.sequences else 0
+
+    def __repr__(self) -> str:
+        return f"<MultipleAlignment {len(self)} rows x {self.width} columns ({self.alphabet.name})>"
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            return self.sequences[self.ids.index(key)]
+        return self.sequences[key]
+
+    def to_biopython(self):
+        """A ``Bio.Align.Alignment`` of SeqRecords named by ``ids``."""
+        from Bio.Align import Alignment
+        from Bio.Seq import Seq
+        from Bio.SeqRecord import SeqRecord
+
+        gapped = self.sequences
+        records = [SeqRecord(Seq(s.replace("-", "")), id=i, description="")
+                   for i, s in zip(self.ids, gapped)]
+        coords = np.zeros((len(gapped), self.width + 1), dtype=np.int64)
+        for r, s in enumerate(gapped):
+            res = np.frombuffer(s.encode("ascii", "replace"), dtype=np.uint8) != ord("-")
+            np.cumsum(res, out=coords[r, 1:])
+        # keep only the column boundaries where some row changes between gap and residue
+        if self.width:
+            step = np.diff(coords, axis=1) > 0
+            keep = np.ones(self.width + 1, dtype=bool)
+            keep[1:-1] = np.any(step[:, 1:] != step[:, :-1], axis=0)
+            coords = coords[:, keep]
+        return Alignment(records, coords)
+
+    def write(self, path: str | os.PathLike, format: str | None = None) -> None:
+        """Write atomically in ``format`` (fasta, clustal, stockholm, a2m, phylip; None: from
+        the extension, FASTA for others) through Biopython's writers. PHYLIP is the relaxed
+        (sequential) kind: ids are written whole and must not hold spaces.
+
+        Raises
+        ------
+        ValueError
+            An unknown format, or ids PHYLIP cannot hold.
+        """
+        from ..io import atomic_output
+
+        fmt = _format_for(path, format)
+        if fmt == "phylip":
+            bad = next((i for i in self.ids if any(ch.isspace() for ch in i)), None)
+            if bad is not None:
+                raise ValueError(f"PHYLIP ids cannot hold spaces: {bad!r}; write FASTA, "
+                                 "Clustal or Stockholm instead")
+        if fmt == "fasta":
+            text = "".join(f">{i}\n{s}\n" for i, s in zip(self.ids, self.sequences))
+        else:
+            text = format_alignment(self.to_biopython(), FORMATS[fmt])
+        with atomic_output(path) as fh:
+            fh.write(text)
+
+    def distance_matrix(self, model: str = "auto", *, pairwise_deletion: bool = True,
+                        threads: int = 0) -> DistanceMatrix:
+        """Pairwise distances from the aligned columns.
+
+        Proteins: ``p`` (proportion of differing sites), ``poisson`` (-ln(1 - p)), ``kimura``
+        (Kimura 1983: -ln(1 - p - 0.2 p^2)); sites where either row has a gap (or X, ``*``,
+        ``?``) are left out of that pair (pairwise deletion, as ``ape::dist.aa``); a pair with no
+        site left, or past the model's saturation, gets NaN/Inf, never a clamped value.
+        Nucleotides: any model of :func:`bioaccel.distance_matrix` (``raw``, ``jc69``, ``k80``,
+        ``f81``, ``tn93``, ``logdet``...). ``auto``: ``kimura`` for proteins, ``k80`` for DNA.
+        """
+        key = str(model).lower()
+        if self.alphabet is DNA:
+            from ..distance import distance_matrix
+            from ..seqbatch import SeqBatch
+            batch = SeqBatch.from_strings(self.sequences, ids=self.ids, alphabet=DNA)
+            return distance_matrix(batch, "k80" if key == "auto" else key,
+                                   pairwise_deletion=pairwise_deletion, threads=threads)
+        key = "kimura" if key == "auto" else key
+        if key not in PROTEIN_MODELS:
+            raise ModelError(f"unknown protein distance model {model!r}; expected one of "
+                             f"{list(PROTEIN_MODELS)} or 'auto'")
+        diff, sites = protein_differences(self.sequences, pairwise_deletion)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = diff / sites
+            if key == "poisson":
+                d = -np.log1p(-p)
+            elif key == "kimura":
+                d = -np.log(1.0 - p - 0.2 * p * p)
+            else:
+                d = p
+        d = np.where(np.isnan(d) & (sites > 0), np.inf, d)  # past saturation
+        np.fill_diagonal(d, 0.0)
+        return DistanceMatrix(d + 0.0, self.ids)
+
+
+def format_alignment(alignment, fmt: str) -> str:
+    """Biopython's text of ``alignment`` in ``fmt``."""
+    return format(alignment, fmt)
+
+
+def _format_for(path, format: str | None) -> str:
+    if format is not None:
+        key = str(format).lower()
+        if key not in FORMATS:
+            raise ValueError(f"unknown alignment format {format!r}; expected one of {list(FORMATS)}")
+        return key
+    suffix = os.path.splitext(str(path))[1].lower()
+    return EXTENSIONS.get(suffix, "fasta")
+
+
+def protein_differences(rows: list[str], pairwise_deletion: bool = True):
+    """(differences, compared sites) for every pair of aligned protein rows, by one-hot
+    matrix products (counts are exact in float64)."""
+    codes = np.stack([PROTEIN.table[np.frombuffer(s.encode("ascii", "replace"), np.uint8)]
+                      for s in rows]) if rows else np.zeros((0, 0), np.uint8)
+    known = codes < 20  # the 20 amino acids; gaps, X, B, Z, ... are missing data
+    if not pairwise_deletion:
+        keep = known.all(axis=0)
+        codes, known = codes[:, keep], known[:, keep]
+    k = known.astype(np.float64)
+    sites = k @ k.T
+    same = np.zeros_like(sites)
+    for aa in range(20):
+        onehot = (codes == aa).astype(np.float64)
+        if onehot.any():
+            same += onehot @ onehot.T
+    return sites - same, sites

@@ -1,0 +1,208 @@
+"""``msa()``: read, order, guide tree, progressive alignment, refinement, rows back in input
+order.
+
+Determinism: the engine runs on the sequences sorted by (residues, id), so the alignment
+does not depend on the input order (rows come back in input order) nor on the thread count
+(independent merges run in parallel, each depending only on its children; refinement is
+sequential with a fixed seed).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..alphabet import Alphabet, get_alphabet
+from ..errors import BackendUnavailableError, SequenceFormatError
+from ..seqbatch import SeqBatch, check_unique_ids
+from ..tree import Tree
+from .alignment import MultipleAlignment
+from .guide import GUIDE_TREES, guide_merges, merges_for_labels
+from .scoring import gap_scale, msa_scoring
+
+#: "auto" refinement runs for at most this many sequences (FAMSA's rule)
+REFINE_UP_TO = 1000
+REFINE_ITERATIONS = 100
+REFINE_RADIUS = 50
+REFINE_SEED = 5489
+
+
+def _records(sequences) -> tuple[list[str], list[str], str | None]:
+    """(ids, raw residue strings, source) of a path, a SeqBatch, or records."""
+    if isinstance(sequences, (str, os.PathLike)):
+        from ..io import _open_text, _parse, sniff_format
+        path = Path(sequences)
+        text = _open_text(path)
+        fmt = sniff_format(text, path)
+        recs = _parse(text, fmt, path)
+        if not recs:
+            raise SequenceFormatError(f"{path}: no sequences found")
+        return [r[0] for r in recs], [r[1] for r in recs], str(path)
+    if isinstance(sequences, SeqBatch):
+        return list(sequences.ids), [sequences.sequence(i) for i in range(len(sequences))], \
+            sequences.source
+    ids, raw = [], []
+    for k, rec in enumerate(sequences):
+        if isinstance(rec, tuple) and len(rec) == 2:
+            i, s = rec
+        elif hasattr(rec, "seq") and hasattr(rec, "id"):
+            i, s = rec.id, rec.seq
+        elif isinstance(rec, (str, bytes)):
+            i, s = f"seq{k}", rec
+        else:
+            raise TypeError(f"record {k + 1}: expected (id, sequence), a SeqRecord or a string, "
+                            f"got {type(rec).__name__}")
+        ids.append(str(i))
+        raw.append(s.decode("ascii", "replace") if isinstance(s, bytes) else str(s))
+    return ids, raw, None
+
+
+def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matrix="auto",
+        gap_open: float | None = None, gap_extend: float | None = None,
+        term_gap: float | None = None, refine="auto", threads: int = 0,
+        backend: str = "auto", devices=None, progress: bool | None = None) -> MultipleAlignment:
+    """Multiple sequence alignment by progressive profile-profile alignment up a guide tree.
+
+    Parameters
+    ----------
+    sequences : path, SeqBatch, or iterable of (id, sequence) / SeqRecord / str
+        FASTA (gzip too) or any format :func:`bioaccel.read_sequences` reads. Gaps
+        (``-``, ``.``) in the input are removed first.
+    alphabet : {"auto", "protein", "dna", "rna"}
+        ``auto``: DNA/RNA when every letter is a nucleotide or IUPAC code, else protein.
+    guide_tree : {"auto", "single", "upgma", "nj", "medoid"}, Tree, or Newick path
+        ``single``: single linkage over LCS distances of all pairs (FAMSA's default);
+        ``upgma``/``nj`` over the same distances; ``medoid``: a recursive split by nearest
+        seeds, O(n x 100) distances per level, for 10^4+ sequences. ``auto``: ``single``
+        below 4,000 sequences, else ``medoid``. A Tree or Newick file must name every
+        sequence once.
+    matrix : str or matrix
+        ``auto``: PFASUM43 for proteins, NUC.4.4 for nucleotides; any name of the
+        ``scoring-matrices`` package or of Biopython's ``substitution_matrices``.
+    gap_open, gap_extend, term_gap : float
+        Penalties (positive, subtracted): opening and extending an internal gap, and each
+        column of a leading/trailing gap. Defaults 14.85, 1.25, 0.66 (FAMSA), scaled up by
+        ``1 + log2(n / 45) / 7`` from 45 sequences on.
+    refine : "auto", bool
+        Realign splits of the rows made by gap patterns (100 iterations) and keep improvements
+        of the sum-of-pairs score; ``auto``: for up to 1,000 sequences.
+    threads : int
+        0 = all cores. The result does not depend on it.
+    backend : {"auto", "cpu"}
+        The CPU engine (C++/OpenMP). GPU stages are not implemented yet: naming
+        ``cupy``/``numba-cuda`` raises :class:`BackendUnavailableError`.
+    devices : None
+        Reserved for the GPU stages; anything else raises.
+    progress : bool, optional
+        Progress bar on stderr (default: when stderr is a terminal).
+
+    Returns
+    -------
+    MultipleAlignment
+        Rows in input order; every row without gaps is its input sequence.
+
+    Examples
+    --------
+    >>> aln = msa([("a", "MKVLAAGIV"), ("b", "MKVLGIV"), ("c", "MKALAAGIV")])
+    >>> aln.sequences
+    ['MKVLAAGIV', 'MKVL--GIV', 'MKALAAGIV']
+    """
+    from ..threads import check_threads
+
+    threads = check_threads(threads)
+    key = str(backend).lower()
+    if key not in ("auto", "cpu"):
+        raise BackendUnavailableError(
+            f"the MSA engine runs on the CPU only so far; backend {backend!r} has no MSA stage "
+            "(use backend='auto' or 'cpu')")
+    if devices is not None:
+        raise BackendUnavailableError("the MSA engine has no GPU stage yet; devices= must be None")
+    ids, raw, source = _records(sequences)
+    check_unique_ids(ids, source)
+    ungapped = [s.replace("-", "").replace(".", "") for s in raw]
+    batch = SeqBatch.from_strings(ungapped, ids=ids, alphabet=alphabet if alphabet == "auto"
+                                  else get_alphabet(alphabet), source=source)
+    if alphabet == "auto" and all(len(s) == 0 for s in ungapped):
+        raise SequenceFormatError(f"{source or 'input'}: every sequence is empty")
+    scoring = msa_scoring(batch.alphabet, matrix, gap_open, gap_extend, term_gap, term_gap)
+    scoring = scoring.scaled(gap_scale(len(batch)))
+    # the engine's order: non-empty sequences sorted by (residues, id)
+    nonempty = [i for i in range(len(batch)) if batch.lengths[i] > 0]
+    order = sorted(nonempty, key=lambda i: (batch[i].tobytes(), ids[i]))
+    work = batch.subset(order)
+    n = len(work)
+    if isinstance(guide_tree, (str, os.PathLike)) and str(guide_tree).lower() not in GUIDE_TREES:
+        from ..newick import read_newick
+        guide_tree = read_newick(guide_tree)
+    if isinstance(guide_tree, Tree):
+        empty = [ids[i] for i in range(len(batch)) if batch.lengths[i] == 0]
+        labels = work.ids + empty
+        merges_all = merges_for_labels(guide_tree, labels, source or "guide tree") \
+            if len(labels) > 1 else np.zeros((0, 2), np.int64)
+        merges = _restrict(merges_all, len(labels), n)
+        method = "given"
+    else:
+        merges, method = guide_merges(work, guide_tree, threads)
+    from ..backends.cpu import load_native
+    native = load_native()
+    weights = np.ones(n)
+    total_steps = max(n - 1, 0)
+    from ..progress import progress_bar
+    with progress_bar("aligning", enabled=progress) as update:
+        callback = (lambda done: update(done, total_steps)) if total_steps else None
+        if n:
+            cols, width = native.msa_progressive(work.codes, work.offsets, scoring.letter_of,
+                                                 scoring.sub, scoring.gaps, merges, weights,
+                                                 threads, callback)
+        else:
+            cols, width = np.zeros(0, np.int32), 0
+    do_refine = (n <= REFINE_UP_TO) if refine == "auto" else bool(refine)
+    if do_refine and n > 2:
+        cols, width, _ = native.msa_refine_gaps(work.codes, work.offsets, scoring.letter_of,
+                                                scoring.sub, scoring.gaps, weights,
+                                                REFINE_ITERATIONS, REFINE_SEED, REFINE_RADIUS,
+                                                cols, width)
+    rows = _rows(raw, order, work, cols, int(width), len(batch))
+    tree = _tree_from_merges(merges, [ids[i] for i in order]) if n > 1 else None
+    return MultipleAlignment(ids, rows, batch.alphabet, tree)
+
+
+def _restrict(merges: np.ndarray, total: int, n: int) -> np.ndarray:
+    """Merges over tips 0..n-1 from merges over 0..total-1 (tips >= n dropped: empty
+    sequences, which take no part in the alignment)."""
+    if total == n:
+        return merges
+    alive: dict[int, int] = {t: t for t in range(n)}
+    out: list[tuple[int, int]] = []
+    for k, (a, b) in enumerate(merges.tolist()):
+        na, nb = alive.get(a), alive.get(b)
+        node = total + k
+        if na is not None and nb is not None:
+            out.append((na, nb))
+            alive[node] = n + len(out) - 1
+        elif na is not None or nb is not None:
+            alive[node] = na if na is not None else nb
+    return np.array(out, dtype=np.int64).reshape(-1, 2)
+
+
+def _rows(raw: list[str], order: list[int], work: SeqBatch, cols: np.ndarray, width: int,
+          total: int) -> list[str]:
+    """Gapped rows in input order, holding each input's own letters."""
+    rows = ["-" * width] * total
+    for k, i in enumerate(order):
+        letters = np.frombuffer(raw[i].replace("-", "").replace(".", "").encode("ascii", "replace"),
+                                dtype=np.uint8)
+        row = np.full(width, ord("-"), dtype=np.uint8)
+        row[cols[work.offsets[k]:work.offsets[k + 1]]] = letters
+        rows[i] = row.tobytes().decode("ascii")
+    return rows
+
+
+def _tree_from_merges(merges: np.ndarray, labels: list[str]) -> Tree:
+    """The guide tree as a rooted Tree (unit branch lengths: it is a topology)."""
+    n = len(labels)
+    parent = np.repeat(np.arange(n, 2 * n - 1, dtype=np.int64), 2)
+    child = merges.reshape(-1)
+    return Tree(labels, parent, child, np.ones(len(child)), 2 * n - 2)

@@ -1,0 +1,146 @@
+"""Scoring for multiple alignment: a substitution matrix over score letters, the map from
+bioaccel's alphabet codes to those letters, and the four gap penalties.
+
+Defaults follow FAMSA 2 (Deorowicz et al. 2016; PFASUM43 since FAMSA 2.4): proteins are
+scored with PFASUM43 (Keul et al. 2017, from the ``scoring-matrices`` package), gap open
+14.85, extend 1.25, and 0.66 for each column of a leading or trailing gap; nucleotides with
+NUC.4.4 (EDNAFULL: +5/-4 with partial IUPAC scores) and gaps 15/1.25/0.66. For 45 sequences
+or more every penalty is scaled by ``1 + log2(N / 45) / 7`` (FAMSA's rule: deep profiles
+need costlier gaps). Penalties are positive numbers that are subtracted.
+
+Letters outside a matrix's alphabet are mapped to its nearest letter: U (selenocysteine)
+to C, O (pyrrolysine) to K, ``*`` and ``?`` to X for proteins; ``?`` to N for nucleotides.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..alphabet import DNA, PROTEIN, Alphabet
+from ..scoring import ScoringError
+
+PROTEIN_DEFAULT = "PFASUM43"
+DNA_DEFAULT = "NUC.4.4"
+DEFAULT_GAPS = (14.85, 1.25, 0.66, 0.66)
+GAP_SCALE_FROM = 45
+
+_PROTEIN_FALLBACK = {"U": "C", "O": "K", "*": "X", "?": "X", "J": "X", "B": "X", "Z": "X"}
+_DNA_FALLBACK = {"?": "N", "U": "T"}
+
+
+@dataclass(frozen=True)
+class MsaScoring:
+    """A matrix over ``letters`` score letters and gap penalties, ready for the engine."""
+
+    name: str
+    alphabet: Alphabet
+    sub: np.ndarray          # float32 (K, K)
+    letter_of: np.ndarray    # int16 (256,): bioaccel code -> score letter, -1 for gaps
+    gap_open: float
+    gap_extend: float
+    term_open: float
+    term_extend: float
+
+    @property
+    def gaps(self) -> tuple[float, float, float, float]:
+        return (self.gap_open, self.gap_extend, self.term_open, self.term_extend)
+
+    def scaled(self, factor: float) -> MsaScoring:
+        """The same scoring with every gap penalty multiplied by ``factor``."""
+        return MsaScoring(self.name, self.alphabet, self.sub, self.letter_of,
+                          *(g * factor for g in self.gaps))
+
+
+def gap_scale(n: int) -> float:
+    """FAMSA's gap scaling for ``n`` sequences: 1 below 45, then 1 + log2(n / 45) / 7."""
+    return 1.0 if n < GAP_SCALE_FROM else 1.0 + math.log2(n / GAP_SCALE_FROM) / 7.0
+
+
+def _load_matrix(name: str) -> tuple[str, np.ndarray, str]:
+    """(letters, values, canonical name) of a matrix from ``scoring-matrices`` or Biopython."""
+    try:
+        import scoring_matrices
+    except ImportError:  # pragma: no cover - a declared dependency
+        scoring_matrices = None
+    if scoring_matrices is not None:
+        known = {k.upper(): k for k in scoring_matrices.ScoringMatrix.BUILTIN_MATRICES}
+        if str(name).upper() in known:
+            m = scoring_matrices.ScoringMatrix.from_name(known[str(name).upper()])
+            return m.alphabet, np.asarray(m, dtype=np.float64), known[str(name).upper()]
+    from Bio.Align import substitution_matrices
+    bio = {k.upper(): k for k in substitution_matrices.load()}
+    if str(name).upper() in bio:
+        m = substitution_matrices.load(bio[str(name).upper()])
+        return "".join(m.alphabet), np.asarray(m, dtype=np.float64), bio[str(name).upper()]
+    names = sorted(set(bio.values()) | set(
+        scoring_matrices.ScoringMatrix.BUILTIN_MATRICES if scoring_matrices else ()))
+    raise ScoringError(f"unknown substitution matrix {name!r}; known: {', '.join(names)}")
+
+
+def _matrix_from(matrix) -> tuple[str, np.ndarray, str]:
+    if isinstance(matrix, str):
+        return _load_matrix(matrix)
+    letters = getattr(matrix, "alphabet", None)
+    values = np.asarray(matrix, dtype=np.float64)
+    if letters is None or values.ndim != 2 or values.shape[0] != values.shape[1]:
+        raise ScoringError("matrix must be a name, a Biopython or scoring-matrices matrix, got "
+                           f"{type(matrix).__name__}")
+    return "".join(letters), values, "the given matrix"
+
+
+def _check_penalty(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ScoringError(f"{name} must be a finite number >= 0, got {value!r}")
+    if value < 0:
+        raise ScoringError(f"{name} must be >= 0 (a penalty, subtracted), got {value!r}")
+    return float(value)
+
+
+def msa_scoring(alphabet: Alphabet, matrix=None, gap_open=None, gap_extend=None,
+                term_open=None, term_extend=None) -> MsaScoring:
+    """Resolve the matrix and penalties for ``alphabet`` (None: the defaults above).
+
+    Raises
+    ------
+    ScoringError
+        An unknown matrix, a matrix that covers none of the alphabet's letters, a letter of
+        the alphabet the matrix cannot score, or a negative or non-finite penalty.
+    """
+    protein = alphabet is PROTEIN
+    if matrix is None or (isinstance(matrix, str) and matrix.lower() == "auto"):
+        matrix = PROTEIN_DEFAULT if protein else DNA_DEFAULT
+    letters, values, name = _matrix_from(matrix)
+    letters = letters.upper()
+    index = {ch: k for k, ch in enumerate(letters)}
+    fallback = _PROTEIN_FALLBACK if protein else _DNA_FALLBACK
+    letter_of = np.full(256, -1, dtype=np.int16)
+    for code, ch in enumerate(alphabet.symbols):
+        if ch in "-.":
+            continue
+        k = index.get(ch)
+        if k is None and ch in fallback:
+            k = index.get(fallback[ch])
+        if k is None and "X" in index and protein:
+            k = index["X"]
+        if k is None and "N" in index and not protein:
+            k = index["N"]
+        if k is None:
+            raise ScoringError(f"{name} cannot score the {alphabet.name} letter {ch!r} "
+                               f"(its letters: {letters})")
+        letter_of[code] = k
+    if not np.all(np.isfinite(values)):
+        raise ScoringError(f"{name} holds non-finite scores")
+    if len(letters) > 32:
+        raise ScoringError(f"{name} has {len(letters)} letters; the engine takes at most 32")
+    defaults = DEFAULT_GAPS
+    gaps = [defaults[k] if v is None else _check_penalty(label, v)
+            for k, (v, label) in enumerate(((gap_open, "gap_open"), (gap_extend, "gap_extend"),
+                                            (term_open, "term_open"), (term_extend, "term_extend")))]
+    return MsaScoring(name, alphabet, values.astype(np.float32), letter_of, *gaps)
+
+
+__all__ = ["MsaScoring", "msa_scoring", "gap_scale", "DNA", "PROTEIN"]

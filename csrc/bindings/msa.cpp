@@ -1,0 +1,226 @@
+// pybind11 wrappers of the MSA engine (csrc/msa/): shapes checked here, GIL released
+// around the C++ work, C++ exceptions translated by pybind11.
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bioaccel/msa.hpp"
+
+namespace py = pybind11;
+using namespace bioaccel;
+
+namespace {
+
+using U8Array = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>;
+using I16Array = py::array_t<std::int16_t, py::array::c_style | py::array::forcecast>;
+using I32Array = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>;
+using I64Array = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
+using F32Array = py::array_t<float, py::array::c_style | py::array::forcecast>;
+using F64Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+SeqView seq_view(const U8Array& codes, const I64Array& offsets) {
+    if (offsets.ndim() != 1 || offsets.shape(0) < 1)
+        throw std::invalid_argument("offsets must be a 1-d array of n + 1 entries");
+    SeqView v;
+    v.codes = codes.data();
+    v.offsets = offsets.data();
+    v.count = offsets.shape(0) - 1;
+    if (v.offsets[0] != 0 || v.offsets[v.count] != codes.size())
+        throw std::invalid_argument("offsets do not span the code buffer");
+    for (std::int64_t i = 0; i < v.count; ++i)
+        if (v.offsets[i + 1] < v.offsets[i]) throw std::invalid_argument("offsets decrease");
+    return v;
+}
+
+msa::MsaScoring scoring(const I16Array& letter_of, const F32Array& sub, py::tuple gaps) {
+    if (letter_of.ndim() != 1 || letter_of.shape(0) != 256)
+        throw std::invalid_argument("letter_of must map all 256 codes");
+    if (sub.ndim() != 2 || sub.shape(0) != sub.shape(1) || sub.shape(0) > msa::kMaxLetters ||
+        sub.shape(0) < 1)
+        throw std::invalid_argument("sub must be a square matrix of at most 32 letters");
+    if (gaps.size() != 4)
+        throw std::invalid_argument("gaps must be (gap_open, gap_extend, term_open, term_extend)");
+    msa::MsaScoring sc;
+    sc.letters = static_cast<int>(sub.shape(0));
+    sc.sub.assign(sub.data(), sub.data() + sub.size());
+    sc.letter_of.assign(letter_of.data(), letter_of.data() + 256);
+    for (std::int16_t x : sc.letter_of)
+        if (x >= sc.letters) throw std::invalid_argument("letter_of names a letter outside sub");
+    sc.gap_open = gaps[0].cast<float>();
+    sc.gap_extend = gaps[1].cast<float>();
+    sc.term_open = gaps[2].cast<float>();
+    sc.term_extend = gaps[3].cast<float>();
+    return sc;
+}
+
+const double* weights_for(const F64Array& weights, std::int64_t n) {
+    if (weights.ndim() != 1 || weights.shape(0) != n)
+        throw std::invalid_argument("weights must hold one value per sequence");
+    return weights.data();
+}
+
+struct ProgressCall {
+    py::object fn;
+};
+
+void call_progress(void* ctx, std::int64_t done) {
+    py::gil_scoped_acquire acquire;
+    static_cast<ProgressCall*>(ctx)->fn(done);
+}
+
+py::tuple progressive_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
+                         py::tuple gaps, I64Array merges, F64Array weights, int threads,
+                         py::object progress) {
+    const SeqView v = seq_view(codes, offsets);
+    const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
+    const double* w = weights_for(weights, v.count);
+    if (merges.ndim() != 2 || merges.shape(1) != 2)
+        throw std::invalid_argument("merges must have shape (n - 1, 2)");
+    py::array_t<std::int32_t> column_of(codes.size());
+    ProgressCall call{progress};
+    std::int64_t width;
+    {
+        py::gil_scoped_release release;
+        width = msa::progressive_align(v, sc, merges.data(), merges.shape(0), w, threads,
+                                       column_of.mutable_data(),
+                                       progress.is_none() ? nullptr : call_progress, &call);
+    }
+    return py::make_tuple(column_of, width);
+}
+
+py::tuple refine_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
+                    py::tuple gaps, F64Array weights, U8Array splits, int rounds,
+                    I32Array column_of, std::int64_t n_columns, int threads) {
+    const SeqView v = seq_view(codes, offsets);
+    const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
+    const double* w = weights_for(weights, v.count);
+    if (splits.ndim() != 2 || splits.shape(1) != v.count)
+        throw std::invalid_argument("splits must have shape (k, n)");
+    if (column_of.ndim() != 1 || column_of.shape(0) != codes.size())
+        throw std::invalid_argument("column_of must hold one column per residue");
+    py::array_t<std::int32_t> out(column_of.size());
+    std::copy(column_of.data(), column_of.data() + column_of.size(), out.mutable_data());
+    std::int64_t accepted = 0, width;
+    {
+        py::gil_scoped_release release;
+        width = msa::refine_alignment(v, sc, w, splits.data(), splits.shape(0), rounds,
+                                      out.mutable_data(), n_columns, threads, &accepted);
+    }
+    return py::make_tuple(out, width, accepted);
+}
+
+py::tuple refine_gaps_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
+                         py::tuple gaps, F64Array weights, int iterations, std::uint64_t seed,
+                         int radius, I32Array column_of, std::int64_t n_columns) {
+    const SeqView v = seq_view(codes, offsets);
+    const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
+    const double* w = weights_for(weights, v.count);
+    if (column_of.ndim() != 1 || column_of.shape(0) != codes.size())
+        throw std::invalid_argument("column_of must hold one column per residue");
+    py::array_t<std::int32_t> out(column_of.size());
+    std::copy(column_of.data(), column_of.data() + column_of.size(), out.mutable_data());
+    std::int64_t accepted = 0, width;
+    {
+        py::gil_scoped_release release;
+        width = msa::refine_gap_splits(v, sc, w, iterations, seed, radius, out.mutable_data(), n_columns,
+                                       &accepted);
+    }
+    return py::make_tuple(out, width, accepted);
+}
+
+// Aligns two sub-alignments (rows_a and rows_b of an alignment given by column_of) as
+// profiles: (path, DP score, path_score of that path, path_score of the current placement).
+py::tuple profile_pair_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
+                          py::tuple gaps, F64Array weights, I32Array column_of, I64Array rows_a,
+                          I64Array rows_b, std::int64_t full_limit) {
+    const SeqView v = seq_view(codes, offsets);
+    const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
+    const double* w = weights_for(weights, v.count);
+    for (const I64Array* rows : {&rows_a, &rows_b})
+        for (py::ssize_t k = 0; k < rows->size(); ++k)
+            if (rows->data()[k] < 0 || rows->data()[k] >= v.count)
+                throw std::invalid_argument("row index out of range");
+    std::vector<std::int32_t> cols_a, cols_b;
+    msa::Path path;
+    double score, rescored;
+    {
+        py::gil_scoped_release release;
+        const msa::Profile a = msa::rows_profile(v, column_of.data(), rows_a.data(), rows_a.size(), w, sc, cols_a);
+        const msa::Profile b = msa::rows_profile(v, column_of.data(), rows_b.data(), rows_b.size(), w, sc, cols_b);
+        score = msa::align_profiles(a, b, sc, path, full_limit);
+        rescored = msa::path_score(a, b, sc, path);
+    }
+    py::array_t<std::uint8_t> p(path.size());
+    std::copy(path.begin(), path.end(), p.mutable_data());
+    return py::make_tuple(p, score, rescored);
+}
+
+py::array_t<float> lcs_distances_py(U8Array codes, I64Array offsets, int letters, I64Array rows_a,
+                                    py::object rows_b, int threads) {
+    const SeqView v = seq_view(codes, offsets);
+    auto check = [&](const I64Array& rows) {
+        for (py::ssize_t k = 0; k < rows.size(); ++k)
+            if (rows.data()[k] < 0 || rows.data()[k] >= v.count)
+                throw std::invalid_argument("row index out of range");
+    };
+    check(rows_a);
+    const std::int64_t na = rows_a.size();
+    if (rows_b.is_none()) {
+        py::array_t<float> out(na * (na - 1) / 2);
+        py::gil_scoped_release release;
+        msa::lcs_distances(v, letters, rows_a.data(), na, nullptr, 0, true, out.mutable_data(), threads);
+        return out;
+    }
+    const I64Array rb = rows_b.cast<I64Array>();
+    check(rb);
+    py::array_t<float> out({na, static_cast<std::int64_t>(rb.size())});
+    py::gil_scoped_release release;
+    msa::lcs_distances(v, letters, rows_a.data(), na, rb.data(), rb.size(), false,
+                       out.mutable_data(), threads);
+    return out;
+}
+
+py::tuple single_linkage_py(F32Array condensed, std::int64_t n) {
+    if (n < 1 || condensed.ndim() != 1 || condensed.size() != n * (n - 1) / 2)
+        throw std::invalid_argument("condensed must hold n * (n - 1) / 2 distances");
+    py::array_t<std::int64_t> merges({std::max<std::int64_t>(n - 1, 0), std::int64_t(2)});
+    py::array_t<double> heights(std::max<std::int64_t>(n - 1, 0));
+    {
+        py::gil_scoped_release release;
+        msa::single_linkage(condensed.data(), n, merges.mutable_data(), heights.mutable_data());
+    }
+    return py::make_tuple(merges, heights);
+}
+
+}  // namespace
+
+void bind_msa(py::module_& m) {
+    m.def("msa_progressive", &progressive_py, py::arg("codes"), py::arg("offsets"),
+          py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("merges"),
+          py::arg("weights"), py::arg("threads"), py::arg("progress") = py::none(),
+          "Progressive MSA up a guide tree: (column of every residue, number of columns).");
+    m.def("msa_refine", &refine_py, py::arg("codes"), py::arg("offsets"), py::arg("letter_of"),
+          py::arg("sub"), py::arg("gaps"), py::arg("weights"), py::arg("splits"),
+          py::arg("rounds"), py::arg("column_of"), py::arg("n_columns"), py::arg("threads"),
+          "Tree-split refinement: (column_of, number of columns, splits accepted).");
+    m.def("msa_refine_gaps", &refine_gaps_py, py::arg("codes"), py::arg("offsets"),
+          py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),
+          py::arg("iterations"), py::arg("seed"), py::arg("radius"), py::arg("column_of"),
+          py::arg("n_columns"),
+          "Gap-pattern split refinement: (column_of, number of columns, splits accepted).");
+    m.def("msa_lcs_distances", &lcs_distances_py, py::arg("codes"), py::arg("offsets"),
+          py::arg("letters"), py::arg("rows_a"), py::arg("rows_b") = py::none(),
+          py::arg("threads") = 0,
+          "LCS guide-tree distances: condensed over rows_a, or rows_a x rows_b.");
+    m.def("msa_single_linkage", &single_linkage_py, py::arg("condensed"), py::arg("n"),
+          "Single-linkage merges (n - 1, 2) and heights of a condensed float32 matrix.");
+    m.def("msa_profile_pair", &profile_pair_py, py::arg("codes"), py::arg("offsets"),
+          py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),
+          py::arg("column_of"), py::arg("rows_a"), py::arg("rows_b"),
+          py::arg("full_limit") = std::int64_t(1) << 26,
+          "Profile-profile DP of two sub-alignments: (path, score, path score).");
+}

@@ -1,0 +1,141 @@
+// Progressive multiple sequence alignment: profiles, profile-profile DP, the merge schedule
+// and tree-split refinement. No pybind11 here (csrc/bindings/msa.cpp wraps it).
+//
+// A profile summarises weighted rows of an alignment column by column. Row weights are
+// normalised within a profile, so every per-column quantity is a fraction in [0, 1]:
+//   freq[c][x]  weight of rows holding score letter x in column c
+//   occ[c]      weight of rows holding a residue in column c (= sum over x of freq[c][x])
+//   and, for the rows holding a gap in c, the kind of gap character it is in its own row:
+//   gopen[c]    the first column of an internal gap run      (costs gap_open per residue pair)
+//   gext[c]     a later column of an internal gap run        (gap_extend)
+//   gtopen[c]   the first column of a leading or trailing run (term_open)
+//   gtext[c]    a later column of a leading or trailing run   (term_extend)
+// occ + gopen + gext + gtopen + gtext = 1 in every column.
+//
+// The objective is the sum of pairs (SP) of the merged alignment, each row pair (a in A,
+// b in B) scored as FAMSA does: residue pairs by the substitution matrix, a residue facing
+// a gap by the penalty of that gap character's kind, gap-gap pairs 0. Scores are bilinear
+// in A's and B's fractions, so normalising the rows of each profile scales all of them
+// by one positive factor and leaves the optimum unchanged.
+//   aligned columns:   t(i, j) = sum_xy fA[i][x] S[x][y] fB[j][y] - occB[j] GA[i] - occA[i] GB[j]
+//                      with G[c] = gap_open gopen[c] + gap_extend gext[c] + term_open gtopen[c]
+//                               + term_extend gtext[c]
+//   a gap column inserted into A at A's boundary k (between A's columns k-1 and k, 0-based;
+//   0 and n are the ends) facing B's column j costs occB[j] * start_A(k) for the first
+//   column of the run and occB[j] * cont_A(k) for the others, where start/cont weigh the
+//   penalties by the kind of gap character each row of A gets there. After such a run, A's
+//   column k's rows whose run opened at k now continue a run: the match that follows is
+//   credited occB[j] * (gopen[k] (gap_open - gap_extend) + gtopen[k] (term_open - term_extend)).
+// merge_profiles updates every fraction exactly along the path, so the progressive stage
+// needs no row data. The DP maximises (Gotoh's three states, any state after any other).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "bioaccel/align.hpp"  // SeqView
+
+namespace bioaccel {
+namespace msa {
+
+constexpr int kMaxLetters = 32;
+
+struct MsaScoring {
+    int letters = 0;                  // K score letters
+    std::vector<float> sub;           // K x K substitution scores (row-major)
+    std::vector<std::int16_t> letter_of;  // 256 entries: input code -> score letter, -1 = gap
+    float gap_open = 0, gap_extend = 0, term_open = 0, term_extend = 0;
+};
+
+struct Profile {
+    int len = 0;
+    int letters = 0;
+    double weight = 0;                // total raw weight of the rows (for merging)
+    std::int64_t rows = 0;
+    std::vector<float> freq;          // len x letters
+    std::vector<float> occ, gopen, gext, gtopen, gtext;  // len each
+    std::vector<std::int16_t> single; // one letter per column when the profile is one
+                                      // gap-free sequence (fast scoring), else empty
+};
+
+// One op per output column: both columns (Match), A's column against a gap (GapInB),
+// B's column against a gap (GapInA).
+enum PathOp : std::uint8_t { Match = 0, GapInB = 1, GapInA = 2 };
+using Path = std::vector<std::uint8_t>;
+
+// Profile of one ungapped sequence of score letters (codes mapped through sc.letter_of;
+// a gap code throws std::invalid_argument).
+Profile sequence_profile(const std::uint8_t* codes, std::int64_t len, const MsaScoring& sc,
+                         double weight);
+
+// Profile of rows of an alignment given by each residue's column: row r has residues
+// codes[offsets[r]..offsets[r+1]) at columns cols[...] (strictly increasing); columns
+// present in no row are dropped (their original indices go to kept_columns).
+Profile rows_profile(const SeqView& seqs, const std::int32_t* cols, const std::int64_t* rows,
+                     std::int64_t n_rows, const double* weights, const MsaScoring& sc,
+                     std::vector<std::int32_t>& kept_columns);
+
+// Optimal alignment of two profiles; returns its score and the path. Memory: a traceback
+// byte per cell when (n + 1) * (m + 1) <= full_limit cells, else checkpointed rows
+// (O((n / k + k) * m), k ~ sqrt(n)) with a second pass over the cells. With a band, only
+// cells (i, j) with band_lo[i] <= j <= band_hi[i] are computed (arrays of n + 1 entries,
+// non-decreasing, band_lo[0] = 0 and band_hi[n] = m): the optimum within the band.
+double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, Path& path,
+                      std::int64_t full_limit = std::int64_t(1) << 26,
+                      const int* band_lo = nullptr, const int* band_hi = nullptr);
+
+// The score align_profiles gives to `path` (equal to its optimum for the optimal path).
+double path_score(const Profile& a, const Profile& b, const MsaScoring& sc, const Path& path);
+
+// The profile of the merged alignment.
+Profile merge_profiles(const Profile& a, const Profile& b, const Path& path);
+
+// Progressive alignment of `seqs` up a guide tree given as merges: merge k joins nodes
+// merges[2k] and merges[2k+1] into node n + k (tips are 0..n-1; children come before
+// parents). Independent merges run in parallel; the result does not depend on `threads`.
+// Writes each residue's column (in the order of seqs.codes) and returns the column count.
+std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
+                               const std::int64_t* merges, std::int64_t n_merges,
+                               const double* weights, int threads, std::int32_t* column_of,
+                               void (*progress)(void*, std::int64_t) = nullptr,
+                               void* progress_ctx = nullptr);
+
+// Tree-split refinement: for each split (rows in one part, marked by side[r] = 1 for
+// rows[r] of part B), realign the two sub-alignments and keep the result when it scores
+// higher than the current placement by more than a relative 1e-6. Splits are tried in order;
+// `rounds` passes at most, stopping after a pass with no change. Updates column_of and
+// returns the new column count.
+std::int64_t refine_alignment(const SeqView& seqs, const MsaScoring& sc, const double* weights,
+                              const std::uint8_t* splits, std::int64_t n_splits, int rounds,
+                              std::int32_t* column_of, std::int64_t n_columns, int threads,
+                              std::int64_t* accepted);
+
+// Refinement by gap-pattern splits (as FAMSA): each iteration picks, with a seeded
+// generator, one not yet tried split of the rows made by a column's gaps (rows with a gap
+// there against the rest) and realigns it as above, within `radius` columns of the current
+// placement (0: unbanded). Updates column_of and returns the new
+// column count.
+std::int64_t refine_gap_splits(const SeqView& seqs, const MsaScoring& sc, const double* weights,
+                               int iterations, std::uint64_t seed, int radius,
+                               std::int32_t* column_of, std::int64_t n_columns,
+                               std::int64_t* accepted);
+
+// Guide-tree distance of two sequences from their longest common subsequence (FAMSA 2.4):
+// (la + lb - 2 lcs)^0.75 / lcs, or FLT_MAX when they share no letter.
+double lcs_distance(std::int64_t la, std::int64_t lb, std::int64_t lcs);
+
+// LCS distances (bit-parallel, 64 cells per word; only codes below `letters` can match):
+// condensed = true: all pairs of rows_a (n_a * (n_a - 1) / 2 values, row-major upper
+// triangle); else rows_a x rows_b (row-major). OpenMP over rows.
+void lcs_distances(const SeqView& seqs, int letters, const std::int64_t* rows_a,
+                   std::int64_t na, const std::int64_t* rows_b, std::int64_t nb, bool condensed,
+                   float* out, int threads);
+
+// Single-linkage merges of a condensed distance matrix (Prim's spanning tree, then its
+// edges by weight; ties by the lower tip indices): merges as for progressive_align, and the
+// merge heights.
+void single_linkage(const float* condensed, std::int64_t n, std::int64_t* merges,
+                    double* heights);
+
+}  // namespace msa
+}  // namespace bioaccel

@@ -1,0 +1,367 @@
+// Profile-profile dynamic programming (Gotoh, three states, position-specific gap costs),
+// with a full traceback for ordinary sizes and checkpointed rows for long profiles.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "bioaccel/msa.hpp"
+#include "gap_kinds.hpp"
+
+namespace bioaccel {
+namespace msa {
+
+namespace {
+
+constexpr float kNeg = -INFINITY;
+
+// Per-profile gap terms: the cost of the first and of a later gap column inserted at each
+// boundary (0..len), the penalty of each column's own gap characters facing a residue, and
+// the credit when a run inserted just before a column makes its opening gaps extensions.
+struct GapTerms {
+    std::vector<float> start, cont;  // len + 1
+    std::vector<float> own, credit;  // len
+};
+
+GapTerms gap_terms(const Profile& p, const MsaScoring& sc) {
+    GapTerms g;
+    g.start.resize(p.len + 1);
+    g.cont.resize(p.len + 1);
+    g.own.resize(p.len);
+    g.credit.resize(p.len);
+    for (int k = 0; k <= p.len; ++k) {
+        g.start[k] = gap_cost(gaps_starting(p, k), sc);
+        g.cont[k] = gap_cost(gaps_continuing(p, k), sc);
+    }
+    for (int c = 0; c < p.len; ++c) {
+        g.own[c] = p.gopen[c] * sc.gap_open + p.gext[c] * sc.gap_extend +
+                   p.gtopen[c] * sc.term_open + p.gtext[c] * sc.term_extend;
+        g.credit[c] = p.gopen[c] * (sc.gap_open - sc.gap_extend) +
+                      p.gtopen[c] * (sc.term_open - sc.term_extend);
+    }
+    return g;
+}
+
+// Column-pair scores s(i, j), a row of A against all of B at a time.
+class PairScores {
+public:
+    PairScores(const Profile& a, const Profile& b, const MsaScoring& sc, const GapTerms& ga,
+               const GapTerms& gb)
+        : a_(a), b_(b), ga_(ga), gb_(gb), K_(sc.letters) {
+        const int K = K_;
+        sa_.assign(static_cast<std::size_t>(a.len) * K, 0.0f);
+        for (int i = 0; i < a.len; ++i) {
+            float* out = sa_.data() + static_cast<std::size_t>(i) * K;
+            if (!a.single.empty()) {
+                const float* row = sc.sub.data() + static_cast<std::size_t>(a.single[i]) * K;
+                std::copy(row, row + K, out);
+                continue;
+            }
+            const float* f = a.freq.data() + static_cast<std::size_t>(i) * K;
+            for (int x = 0; x < K; ++x) {
+                if (f[x] == 0.0f) continue;
+                const float* row = sc.sub.data() + static_cast<std::size_t>(x) * K;
+                for (int y = 0; y < K; ++y) out[y] += f[x] * row[y];
+            }
+        }
+        if (b.single.empty()) {
+            fbt_.assign(static_cast<std::size_t>(K) * b.len, 0.0f);
+            for (int j = 0; j < b.len; ++j)
+                for (int y = 0; y < K; ++y)
+                    fbt_[static_cast<std::size_t>(y) * b.len + j] =
+                        b.freq[static_cast<std::size_t>(j) * K + y];
+            used_.assign(K, 0);
+            for (int y = 0; y < K; ++y)
+                for (int j = 0; j < b.len && !used_[y]; ++j)
+                    used_[y] = fbt_[static_cast<std::size_t>(y) * b.len + j] != 0.0f;
+        }
+    }
+
+    // out[j - 1] = t(i, j - 1) for j in [max(lo, 1), hi] (DP columns; all when lo = 0, hi = m)
+    void row(int i, float* out, int lo, int hi) const {
+        const int K = K_;
+        const int j0 = std::max(lo, 1) - 1, j1 = hi;  // B columns [j0, j1)
+        if (j1 <= j0) return;
+        const float* sa = sa_.data() + static_cast<std::size_t>(i) * K;
+        const float own_a = ga_.own[i], occ_a = a_.occ[i];
+        const float* occ_b = b_.occ.data();
+        const float* own_b = gb_.own.data();
+        if (!b_.single.empty()) {
+            const std::int16_t* lb = b_.single.data();
+            for (int j = j0; j < j1; ++j) out[j] = sa[lb[j]] - own_a;  // B: gap-free, occ 1
+            return;
+        }
+        const int m = b_.len;
+        std::fill(out + j0, out + j1, 0.0f);
+        for (int y = 0; y < K; ++y) {
+            if (!used_[y]) continue;
+            const float w = sa[y];
+            const float* fb = fbt_.data() + static_cast<std::size_t>(y) * m;
+            for (int j = j0; j < j1; ++j) out[j] += w * fb[j];
+        }
+        for (int j = j0; j < j1; ++j) out[j] -= occ_b[j] * own_a + occ_a * own_b[j];
+    }
+
+    // t(i, j) alone (the same arithmetic as row())
+    float cell(int i, int j) const {
+        const int K = K_;
+        const float* sa = sa_.data() + static_cast<std::size_t>(i) * K;
+        if (!b_.single.empty()) return sa[b_.single[j]] - ga_.own[i];
+        float v = 0.0f;
+        for (int y = 0; y < K; ++y)
+            if (used_[y]) v += sa[y] * fbt_[static_cast<std::size_t>(y) * b_.len + j];
+        return v - (b_.occ[j] * ga_.own[i] + a_.occ[i] * gb_.own[j]);
+    }
+
+private:
+    const Profile& a_;
+    const Profile& b_;
+    const GapTerms& ga_;
+    const GapTerms& gb_;
+    int K_;
+    std::vector<float> sa_;   // A's columns times the matrix: n x K
+    std::vector<float> fbt_;  // B's frequencies transposed: K x m
+    std::vector<char> used_;  // letters present anywhere in B
+};
+
+// One DP row. Outside [lo, hi] every value is -inf (cells outside a band).
+struct Rows {
+    std::vector<float> M, X, Y;
+    int lo = 0, hi = -1;
+    explicit Rows(int m) : M(m + 1, kNeg), X(m + 1, kNeg), Y(m + 1, kNeg) {}
+    void clear_outside(int lo_new, int hi_new) {
+        for (int j = lo; j <= hi; ++j)
+            if (j < lo_new || j > hi_new) M[j] = X[j] = Y[j] = kNeg;
+        lo = lo_new;
+        hi = hi_new;
+    }
+};
+
+class ProfileDP {
+public:
+    ProfileDP(const Profile& a, const Profile& b, const MsaScoring& sc)
+        : a_(a), b_(b), ga_(gap_terms(a, sc)), gb_(gap_terms(b, sc)), scores_(a, b, sc, ga_, gb_),
+          s_(b.len) {}
+
+    // band: the cells (i, j) computed are lo[i] <= j <= hi[i] (both non-decreasing in i,
+    // lo[0] = 0, hi[n] = m); null for all cells.
+    void set_band(const int* lo, const int* hi) {
+        lo_ = lo;
+        hi_ = hi;
+    }
+
+    void first_row(Rows& r) const {
+        const int m = hi_ ? hi_[0] : b_.len;
+        r.clear_outside(0, m);
+        r.M[0] = 0.0f;
+        r.X[0] = kNeg;
+        r.Y[0] = kNeg;
+        const float st = ga_.start[0], ct = ga_.cont[0];
+        for (int j = 1; j <= m; ++j) {
+            const float occ = b_.occ[j - 1];
+            r.M[j] = kNeg;
+            r.X[j] = kNeg;
+            float best = r.M[j - 1] - occ * st;
+            if (r.Y[j - 1] - occ * ct > best) best = r.Y[j - 1] - occ * ct;
+            if (r.X[j - 1] - occ * st > best) best = r.X[j - 1] - occ * st;
+            r.Y[j] = best;
+        }
+    }
+
+    // Rows (r0, r1] from row r0 held in `cur`; `cur` ends holding row r1. Traceback bytes of
+    // row i go to tb[(i - r0 - 1) * (m + 1) + j] when tb is not null: bits 0-1 the state
+    // before M, 2-3 before X, 4-5 before Y (0 = M, 1 = X, 2 = Y).
+    void fill(int r0, int r1, Rows& cur, Rows& prev, std::uint8_t* tb) {
+        const int m = b_.len;
+        float* s = s_.data();
+        const float* occ_b = b_.occ.data();
+        const float* start_b = gb_.start.data();
+        const float* cont_b = gb_.cont.data();
+        const float* credit_b = gb_.credit.data();
+        for (int i = r0 + 1; i <= r1; ++i) {
+            std::swap(cur, prev);
+            const int lo = lo_ ? lo_[i] : 0, hi = hi_ ? hi_[i] : m;
+            cur.clear_outside(lo, hi);
+            scores_.row(i - 1, s, lo, hi);
+            const float occ_a = a_.occ[i - 1];
+            const float credit_a = ga_.credit[i - 1];
+            const float start_a = ga_.start[i], cont_a = ga_.cont[i];
+            const float* pM = prev.M.data();
+            const float* pX = prev.X.data();
+            const float* pY = prev.Y.data();
+            float* M = cur.M.data();
+            float* X = cur.X.data();
+            float* Y = cur.Y.data();
+            std::uint8_t* t = tb ? tb + static_cast<std::size_t>(i - r0 - 1) * (m + 1) : nullptr;
+            if (lo == 0) {  // column 0: only a gap in B
+                const float so = occ_a * start_b[0], co = occ_a * cont_b[0];
+                float best = pM[0] - so;
+                std::uint8_t st = 0;
+                if (pX[0] - co > best) { best = pX[0] - co; st = 1; }
+                if (pY[0] - so > best) { best = pY[0] - so; st = 2; }
+                M[0] = kNeg;
+                Y[0] = kNeg;
+                X[0] = best;
+                if (t) t[0] = static_cast<std::uint8_t>(st << 2);
+            }
+            for (int j = std::max(lo, 1); j <= hi; ++j) {
+                const float ob = occ_b[j - 1];
+                // M: ties go to M, then X, then Y
+                float d = pM[j - 1];
+                std::uint8_t sm = 0;
+                const float dx = pX[j - 1] + occ_a * credit_b[j - 1];
+                const float dy = pY[j - 1] + ob * credit_a;
+                if (dx > d) { d = dx; sm = 1; }
+                if (dy > d) { d = dy; sm = 2; }
+                M[j] = d + s[j - 1];
+                // X (gap in B at boundary j): ties go to M, then X, then Y
+                const float sxo = occ_a * start_b[j];
+                float bx = pM[j] - sxo;
+                std::uint8_t sx = 0;
+                if (pX[j] - occ_a * cont_b[j] > bx) { bx = pX[j] - occ_a * cont_b[j]; sx = 1; }
+                if (pY[j] - sxo > bx) { bx = pY[j] - sxo; sx = 2; }
+                X[j] = bx;
+                // Y (gap in A at boundary i): ties go to M, then Y, then X
+                const float syo = ob * start_a;
+                float by = M[j - 1] - syo;
+                std::uint8_t sy = 0;
+                if (Y[j - 1] - ob * cont_a > by) { by = Y[j - 1] - ob * cont_a; sy = 2; }
+                if (X[j - 1] - syo > by) { by = X[j - 1] - syo; sy = 1; }
+                Y[j] = by;
+                if (t) t[j] = static_cast<std::uint8_t>(sm | (sx << 2) | (sy << 4));
+            }
+        }
+    }
+
+    const Profile& a_;
+    const Profile& b_;
+    GapTerms ga_, gb_;
+    PairScores scores_;
+    std::vector<float> s_;
+    const int* lo_ = nullptr;
+    const int* hi_ = nullptr;
+};
+
+int best_state(const Rows& r, int m, float& score) {
+    int st = 0;
+    score = r.M[m];
+    if (r.X[m] > score) { score = r.X[m]; st = 1; }
+    if (r.Y[m] > score) { score = r.Y[m]; st = 2; }
+    return st;
+}
+
+}  // namespace
+
+double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, Path& path,
+                      std::int64_t full_limit, const int* band_lo, const int* band_hi) {
+    if (a.letters != sc.letters || b.letters != sc.letters)
+        throw std::invalid_argument("align_profiles: profiles and scoring differ in alphabet");
+    const int n = a.len, m = b.len;
+    path.clear();
+    ProfileDP dp(a, b, sc);
+    if (band_lo && band_hi) {
+        if (band_lo[0] != 0 || band_hi[n] != m)
+            throw std::invalid_argument("align_profiles: the band must hold (0, 0) and (n, m)");
+        dp.set_band(band_lo, band_hi);
+    }
+    Rows cur(m), prev(m);
+    dp.first_row(cur);
+    const std::int64_t cells = static_cast<std::int64_t>(n + 1) * (m + 1);
+    // block boundaries: rows 0 = b_0 < b_1 < ... < b_B = n, with checkpoints at each b_k
+    int step = n;
+    if (cells > full_limit && n > 1) {
+        step = std::max(1, static_cast<int>(std::sqrt(static_cast<double>(n))));
+        // keep one block's traceback within the limit too
+        const std::int64_t max_rows = std::max<std::int64_t>(1, full_limit / (m + 1));
+        step = static_cast<int>(std::min<std::int64_t>(step, max_rows));
+    }
+    step = std::max(step, 1);
+    std::vector<Rows> checkpoints;
+    std::vector<int> marks;
+    std::vector<std::uint8_t> tb;
+    float score;
+    int state;
+    if (step >= n) {
+        tb.resize(static_cast<std::size_t>(n) * (m + 1));
+        dp.fill(0, n, cur, prev, tb.data());
+        state = best_state(cur, m, score);
+        marks = {0, n};
+    } else {
+        for (int r = 0; r < n; r += step) {
+            marks.push_back(r);
+            checkpoints.push_back(cur);
+            dp.fill(r, std::min(n, r + step), cur, prev, nullptr);
+        }
+        marks.push_back(n);
+        state = best_state(cur, m, score);
+        tb.resize(static_cast<std::size_t>(step) * (m + 1));
+    }
+    // traceback, block by block from the last
+    int i = n, j = m;
+    for (int blk = static_cast<int>(marks.size()) - 2; blk >= 0 && i > 0; --blk) {
+        const int r0 = marks[blk], r1 = marks[blk + 1];
+        if (!checkpoints.empty()) {
+            cur = checkpoints[blk];
+            dp.fill(r0, r1, cur, prev, tb.data());
+        }
+        while (i > r0) {
+            if (j == 0) {
+                path.push_back(GapInB);
+                --i;
+                continue;
+            }
+            const std::uint8_t t = tb[static_cast<std::size_t>(i - r0 - 1) * (m + 1) + j];
+            if (state == 0) {
+                path.push_back(Match);
+                state = t & 3;
+                --i;
+                --j;
+            } else if (state == 1) {
+                path.push_back(GapInB);
+                state = (t >> 2) & 3;
+                --i;
+            } else {
+                path.push_back(GapInA);
+                state = (t >> 4) & 3;
+                --j;
+            }
+        }
+    }
+    while (j > 0) {
+        path.push_back(GapInA);
+        --j;
+    }
+    std::reverse(path.begin(), path.end());
+    return score;
+}
+
+double path_score(const Profile& a, const Profile& b, const MsaScoring& sc, const Path& path) {
+    const GapTerms ga = gap_terms(a, sc), gb = gap_terms(b, sc);
+    PairScores scores(a, b, sc, ga, gb);
+    double total = 0;
+    int i = 0, j = 0;
+    std::uint8_t prev = Match;
+    for (std::uint8_t op : path) {
+        if (op == Match) {
+            if (i >= a.len || j >= b.len) throw std::invalid_argument("path_score: path too long");
+            total += scores.cell(i, j);
+            if (prev == GapInB) total += static_cast<double>(a.occ[i]) * gb.credit[j];
+            if (prev == GapInA) total += static_cast<double>(b.occ[j]) * ga.credit[i];
+            ++i;
+            ++j;
+        } else if (op == GapInB) {
+            if (i >= a.len) throw std::invalid_argument("path_score: path too long");
+            total -= static_cast<double>(a.occ[i]) * (prev == GapInB ? gb.cont[j] : gb.start[j]);
+            ++i;
+        } else {
+            if (j >= b.len) throw std::invalid_argument("path_score: path too long");
+            total -= static_cast<double>(b.occ[j]) * (prev == GapInA ? ga.cont[i] : ga.start[i]);
+            ++j;
+        }
+        prev = op;
+    }
+    if (i != a.len || j != b.len) throw std::invalid_argument("path_score: path does not cover both profiles");
+    return total;
+}
+
+}  // namespace msa
+}  // namespace bioaccel

@@ -1,0 +1,161 @@
+// The progressive stage: merges of the guide tree run as soon as both children are done
+// (a queue of ready merges, lowest merge index first), on `threads` workers. Each merge
+// depends only on its children, so the alignment is the same for any thread count.
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <queue>
+#include <stdexcept>
+#include <string>
+
+#include "bioaccel/common.hpp"
+#include "bioaccel/msa.hpp"
+
+namespace bioaccel {
+namespace msa {
+
+namespace {
+
+struct Merge {
+    std::int64_t left, right;
+};
+
+void check_merges(const std::int64_t* merges, std::int64_t n_merges, std::int64_t n,
+                  std::vector<std::int64_t>& parent) {
+    if (n_merges != n - 1)
+        throw std::invalid_argument("a guide tree of " + std::to_string(n) + " sequences needs " +
+                                    std::to_string(n - 1) + " merges, got " +
+                                    std::to_string(n_merges));
+    parent.assign(2 * n - 1, -1);
+    for (std::int64_t k = 0; k < n_merges; ++k) {
+        for (int side = 0; side < 2; ++side) {
+            const std::int64_t c = merges[2 * k + side];
+            if (c < 0 || c >= n + k)
+                throw std::invalid_argument("merge " + std::to_string(k) + " joins node " +
+                                            std::to_string(c) + ", which does not exist yet");
+            if (parent[c] >= 0)
+                throw std::invalid_argument("node " + std::to_string(c) + " is merged twice");
+            parent[c] = n + k;
+        }
+    }
+}
+
+}  // namespace
+
+std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
+                               const std::int64_t* merges, std::int64_t n_merges,
+                               const double* weights, int threads, std::int32_t* column_of,
+                               void (*progress)(void*, std::int64_t), void* progress_ctx) {
+    const std::int64_t n = seqs.count;
+    if (n == 0) return 0;
+    if (n == 1) {
+        for (std::int64_t k = 0; k < seqs.length(0); ++k) column_of[k] = static_cast<std::int32_t>(k);
+        return seqs.length(0);
+    }
+    std::vector<std::int64_t> parent;
+    check_merges(merges, n_merges, n, parent);
+    const std::int64_t nodes = 2 * n - 1;
+    std::vector<Profile> profile(nodes);
+    std::vector<std::vector<std::int32_t>> to_parent(nodes);  // node column -> parent column
+    std::vector<int> waiting(n_merges, 0);
+    for (std::int64_t k = 0; k < n_merges; ++k)
+        for (int side = 0; side < 2; ++side)
+            if (merges[2 * k + side] >= n) ++waiting[k];
+
+    auto run_merge = [&](std::int64_t k) {
+        const std::int64_t l = merges[2 * k], r = merges[2 * k + 1];
+        for (std::int64_t c : {l, r})
+            if (c < n) profile[c] = sequence_profile(seqs.seq(c), seqs.length(c), sc, weights[c]);
+        Path path;
+        align_profiles(profile[l], profile[r], sc, path);
+        Profile merged = merge_profiles(profile[l], profile[r], path);
+        std::vector<std::int32_t>& ml = to_parent[l];
+        std::vector<std::int32_t>& mr = to_parent[r];
+        ml.resize(profile[l].len);
+        mr.resize(profile[r].len);
+        std::int32_t i = 0, j = 0;
+        for (std::size_t c = 0; c < path.size(); ++c) {
+            if (path[c] != GapInA) ml[i++] = static_cast<std::int32_t>(c);
+            if (path[c] != GapInB) mr[j++] = static_cast<std::int32_t>(c);
+        }
+        profile[l] = Profile();
+        profile[r] = Profile();
+        profile[n + k] = std::move(merged);
+    };
+
+    const int workers = std::max(1, std::min<int>(resolve_threads(threads),
+                                                  static_cast<int>(n_merges)));
+    std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> ready;
+    for (std::int64_t k = 0; k < n_merges; ++k)
+        if (waiting[k] == 0) ready.push(k);
+    std::int64_t done = 0;
+    if (workers == 1) {
+        // merges are listed children first, so the listed order is a valid schedule
+        for (std::int64_t k = 0; k < n_merges; ++k) {
+            run_merge(k);
+            ++done;
+            if (progress) progress(progress_ctx, done);
+        }
+    } else {
+        std::mutex mu;
+        std::condition_variable cv;
+        std::exception_ptr failure;
+#pragma omp parallel num_threads(workers)
+        {
+            for (;;) {
+                std::int64_t k = -1;
+                {
+                    std::unique_lock<std::mutex> lock(mu);
+                    cv.wait(lock, [&] { return !ready.empty() || done == n_merges || failure; });
+                    if (done == n_merges || failure) break;
+                    k = ready.top();
+                    ready.pop();
+                }
+                try {
+                    run_merge(k);
+                } catch (...) {
+                    std::lock_guard<std::mutex> lock(mu);
+                    if (!failure) failure = std::current_exception();
+                    cv.notify_all();
+                    break;
+                }
+                {
+                    std::lock_guard<std::mutex> lock(mu);
+                    ++done;
+                    const std::int64_t p = parent[n + k];
+                    if (p >= 0 && --waiting[p - n] == 0) ready.push(p - n);
+                    if (progress) progress(progress_ctx, done);
+                }
+                cv.notify_all();
+            }
+        }
+        if (failure) std::rethrow_exception(failure);
+    }
+    // final columns, from the root down
+    const std::int64_t root = nodes - 1;
+    const std::int64_t width = profile[root].len;
+    std::vector<std::vector<std::int32_t>> final_cols(nodes);
+    final_cols[root].resize(width);
+    for (std::int64_t c = 0; c < width; ++c) final_cols[root][c] = static_cast<std::int32_t>(c);
+    for (std::int64_t k = n_merges - 1; k >= 0; --k) {
+        const std::int64_t node = n + k;
+        for (int side = 0; side < 2; ++side) {
+            const std::int64_t c = merges[2 * k + side];
+            std::vector<std::int32_t>& out = final_cols[c];
+            const std::vector<std::int32_t>& map = to_parent[c];
+            out.resize(map.size());
+            for (std::size_t x = 0; x < map.size(); ++x) out[x] = final_cols[node][map[x]];
+            std::vector<std::int32_t>().swap(to_parent[c]);
+        }
+        if (node != root) std::vector<std::int32_t>().swap(final_cols[node]);
+    }
+    for (std::int64_t s = 0; s < n; ++s) {
+        const std::vector<std::int32_t>& cols = final_cols[s];
+        std::copy(cols.begin(), cols.end(), column_of + seqs.offsets[s]);
+    }
+    return width;
+}
+
+}  // namespace msa
+}  // namespace bioaccel
