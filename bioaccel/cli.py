@@ -37,12 +37,14 @@ _TEMP_NAME = re.compile(r"(^|/)\.[^/]+\.[A-Za-z0-9_]{8}\.tmp$")
 
 def _os_error_message(exc: OSError) -> str:
     """``PATH: reason`` without the ``[Errno N]`` prefix and without temporary file names."""
-    reason = exc.strerror or str(exc)
-    if reason and exc.filename is None and exc.errno is not None:
+    reason = exc.strerror
+    if not reason or isinstance(exc, BioaccelError):
+        return str(exc)  # a message of our own (LeaseTimeoutError is a TimeoutError)
+    if exc.filename is None:
         return reason  # OSError(errno, "cannot write 'x': ...") as atomic_output raises it
     names = [str(n) for n in (exc.filename, exc.filename2) if n is not None]
     shown = [n for n in names if not _TEMP_NAME.search(n)]
-    reason = reason[:1].lower() + reason[1:] if reason else type(exc).__name__
+    reason = reason[:1].lower() + reason[1:]  # the system's "No such file or directory"
     if not shown:
         return reason
     if len(shown) < len(names):  # a rename of our temporary file onto the user's path failed
@@ -331,6 +333,7 @@ def tree(input, method, model, pairwise_deletion, backend, threads, matrix, gap_
     of a `bioaccel sketch` file (mash distances) in INPUT."""
     from .distance import distance_matrix
     from .distmatrix import DistanceMatrix
+    from .io import parse_sequences, read_sequences
     from .kmers import Sketches
     from .progress import progress_bar
     from .tree import nj, upgma
@@ -349,7 +352,14 @@ def tree(input, method, model, pairwise_deletion, backend, threads, matrix, gap_
         if matrix_output is not None:
             _fail(f"{input} is a distance matrix already: --matrix-output applies to sequence input")
     else:
-        batch = read_sequences_arg(input)
+        if is_stdio(input):
+            raw = sys.stdin.buffer.read()
+            lines = raw.lstrip().splitlines()
+            if lines and lines[0].strip().isdigit():
+                _fail("-: a distance matrix is not read from stdin; give its file name")
+            batch = parse_sequences(raw, "<stdin>")
+        else:
+            batch = read_sequences(input)
         if len(batch) < 2:
             _fail(f"{batch.source or input}: found {len(batch)} sequence; a tree needs at least 2")
     if batch is not None:

@@ -211,6 +211,9 @@ def test_os_errors_read_without_errno_or_temporary_names():
     assert error_message(OSError(28, "cannot write 'x': No space left on device")) == \
         "cannot write 'x': No space left on device"
     assert error_message(ValueError("line one\n  line two")) == "line one line two"
+    assert error_message(bioaccel.LeaseTimeoutError("GPU lease not granted in 5 s")) == \
+        "GPU lease not granted in 5 s"
+    assert error_message(OSError("[Errno 5] Input/output error")) == "Input/output error"
 
 
 def test_output_that_is_a_directory(tmp_path):
@@ -430,6 +433,8 @@ def test_dash_is_stdin_and_stdout(tmp_path, aln):
     assert res.returncode == 0 and res.stdout == bioaccel.nj(bioaccel.distance_matrix(aln)).to_newick() + "\n"
     res = run("align", aln, "-o", "-", cwd=tmp_path)
     assert res.returncode == 0 and res.stdout.splitlines()[0] == "\ta\tb\tc\td"
+    res = run("tree", "-", "-o", "t.nwk", cwd=tmp_path, stdin="2\na 0 1\nb 1 0\n")
+    assert res.returncode == 2 and "a distance matrix is not read from stdin" in res.stderr
     res = run("distance", "-", "-o", "-", cwd=tmp_path, stdin=">a\nACGT\n>b\nAC!T\n")
     assert res.returncode == 2 and res.stderr.startswith("bioaccel: error: ") and "<stdin>" in res.stderr
     for args, message in [(["distance", aln, "-o", "-", "--format", "npy"], "-o -: npy is binary"),
