@@ -122,14 +122,6 @@ def _is_sketch_file(path) -> bool:
         return False
 
 
-def _all_models() -> tuple[str, ...]:
-    """Every model `distance_matrix` takes, from the modules that define them."""
-    from .align_distances import ALIGNMENT_MODELS
-    from .dna_models import MODELS
-    from .kmers import KMER_MODELS
-    return (*MODELS, *ALIGNMENT_MODELS, "edit", *KMER_MODELS)
-
-
 def _models_help() -> str:
     from .align_distances import ALIGNMENT_MODELS
     from .dna_models import MODELS
@@ -141,7 +133,8 @@ def _models_help() -> str:
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", "-V", prog_name="bioaccel")
-@click.option("-v", "--verbose", is_flag=True, help="Log backend choices and timings to stderr; show the traceback of an error.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Log backend choices and timings to stderr; show the traceback of an error.")
 def main(verbose: bool) -> None:
     """GPU-accelerated pairwise sequence distances, alignments and guide trees."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
@@ -176,7 +169,12 @@ def _scoring_options(f):
     return f
 
 
-_MATRIX_FORMATS = ["phylip", "phylip-lower", "tsv", "npy", "npz", "cdist"]
+def _matrix_formats() -> list[str]:
+    from .distmatrix import MATRIX_FORMATS
+    return list(MATRIX_FORMATS)
+
+
+_MATRIX_FORMATS = _matrix_formats()
 _FORMAT_HELP = ("Output format; from the extension by default (else phylip). npy writes the "
                 "ids to OUTPUT.ids.txt beside it. With -o - (stdout): phylip, phylip-lower or tsv.")
 
@@ -198,7 +196,8 @@ def _matrix_stdout_format(output, fmt) -> None:
 
 
 def _write_matrix(dm, output, fmt) -> None:
-    write_via_file(output, lambda path: dm.write(path, fmt or ("phylip" if is_stdio(output) else None)))
+    fmt = fmt or ("phylip" if is_stdio(output) else None)
+    write_via_file(output, lambda path: dm.write(path, fmt))
 
 
 @main.command()
@@ -211,7 +210,8 @@ def _write_matrix(dm, output, fmt) -> None:
               help="CPU threads, 0 = all cores.")
 @click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
               help="Matrix file, or - for stdout.")
-@click.option("--format", "fmt", type=click.Choice(_MATRIX_FORMATS), default=None, help=_FORMAT_HELP)
+@click.option("--format", "fmt", type=click.Choice(_MATRIX_FORMATS), default=None,
+              help=_FORMAT_HELP)
 @click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus.")
 @_scoring_options
 @_sketch_options
@@ -294,7 +294,8 @@ def distance(input, model, pairwise_deletion, backend, threads, output, fmt, inp
 @click.argument("tiles", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
               help="Matrix file, or - for stdout.")
-@click.option("--format", "fmt", type=click.Choice(_MATRIX_FORMATS), default=None, help=_FORMAT_HELP)
+@click.option("--format", "fmt", type=click.Choice(_MATRIX_FORMATS), default=None,
+              help=_FORMAT_HELP)
 def merge_tiles_cmd(tiles, output, fmt):
     """Assemble a distance matrix from the tiles (.npz) of `bioaccel distance --tile`; fails,
     naming a pair, when a pair is missing or covered twice."""
@@ -350,7 +351,8 @@ def tree(input, method, model, pairwise_deletion, backend, threads, matrix, gap_
         batch = None
         dm = DistanceMatrix.read(input)
         if matrix_output is not None:
-            _fail(f"{input} is a distance matrix already: --matrix-output applies to sequence input")
+            _fail(f"{input} is a distance matrix already: --matrix-output applies to sequence "
+                  "input")
     else:
         if is_stdio(input):
             raw = sys.stdin.buffer.read()
