@@ -272,6 +272,13 @@ def test_simulate_json_and_csv_equal_simresult_metrics(tmp_path):
         assert {k: float(row[k]) for k in want} == want
         assert (g["placement"], g["jobs"], g["gpus"]) == ("first-free", 40, 3)
         assert row["policy"] == pol
+    res = CliRunner().invoke(main, ["sched", "simulate", "-w", "flood", "-c", "2", "--json",
+                                    "--csv", "-"])
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr == ("bioaccel: error: --json writes to stdout: give the other outputs "
+                          "file names\n")
+    res = CliRunner().invoke(main, ["sched", "simulate", "-w", "flood", "-c", "2", "--csv", "-"])
+    assert res.exit_code == 0 and res.stdout.splitlines()[0].startswith("policy,placement,jobs")
 
 
 def test_simulate_table_is_not_cut_in_a_pipe():
