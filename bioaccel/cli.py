@@ -1,21 +1,29 @@
 """The ``bioaccel`` command line.
 
-Bad input exits with status 2 and one line on stderr naming the file, record, position
-and value at fault; never a traceback. Outputs are written to a temporary file and
-renamed, so a failed run leaves no output behind.
+Exit status: 0 on success (``--help`` and ``--version`` included); 2 for a usage error
+(click's message) or bad input (one line on stderr naming the file, record, position and
+value at fault, never a traceback); 1 for an internal failure (one line saying so; the
+traceback with ``bioaccel -v``). Results go to stdout or to files, everything else to
+stderr. Outputs are written to a temporary file and renamed, so a failed run leaves no
+output behind.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from pathlib import Path
 
 import click
 
+from . import __version__
+from .cli_io import (TEXT_MATRIX_FORMATS, check_outputs, is_stdio, read_sequences_arg,
+                     refuse_stdio, shown, text_output, write_via_file)
 from .errors import BioaccelError
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 1
 
 
 def _fail(message: str) -> None:
@@ -23,14 +31,65 @@ def _fail(message: str) -> None:
     sys.exit(EXIT_BAD_INPUT)
 
 
+#: The temporary name ``atomic_output`` writes to before renaming: never shown to users.
+_TEMP_NAME = re.compile(r"(^|/)\.[^/]+\.[A-Za-z0-9_]{8}\.tmp$")
+
+
+def _os_error_message(exc: OSError) -> str:
+    """``PATH: reason`` without the ``[Errno N]`` prefix and without temporary file names."""
+    reason = exc.strerror
+    if not reason or isinstance(exc, BioaccelError):
+        return str(exc)  # a message of our own (LeaseTimeoutError is a TimeoutError)
+    if exc.filename is None:
+        return reason  # OSError(errno, "cannot write 'x': ...") as atomic_output raises it
+    names = [str(n) for n in (exc.filename, exc.filename2) if n is not None]
+    shown = [n for n in names if not _TEMP_NAME.search(n)]
+    reason = reason[:1].lower() + reason[1:]  # the system's "No such file or directory"
+    if not shown:
+        return reason
+    if len(shown) < len(names):  # a rename of our temporary file onto the user's path failed
+        return f"cannot write {shown[-1]!r}: {reason}"
+    return f"{shown[0]}: {reason}"
+
+
+def error_message(exc: BaseException) -> str:
+    """One line for an expected error: the message, whitespace runs (newlines) folded."""
+    text = _os_error_message(exc) if isinstance(exc, OSError) else str(exc)
+    text = re.sub(r"^\[Errno \d+\]\s*", "", text)
+    return " ".join(text.split()) or type(exc).__name__
+
+
+#: Errors that mean bad input or a bad environment (files, devices): one line, exit 2.
+#: Any other exception is a bug or an internal failure: exit 1, traceback with -v.
+EXPECTED_ERRORS = (BioaccelError, ValueError, OSError)
+
+
 class _Group(click.Group):
-    """Turns expected errors into one clean line instead of a traceback."""
+    """Turns expected errors into one clean line and unexpected ones into an 'internal
+    error' line (traceback with -v); click's own exits (help, version, usage) pass."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except (BioaccelError, ValueError, OSError, RuntimeError, MemoryError) as exc:
-            _fail(str(exc) or type(exc).__name__)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except EXPECTED_ERRORS as exc:
+            if ctx.params.get("verbose"):
+                import traceback
+                traceback.print_exc(file=sys.stderr)
+            _fail(error_message(exc))
+        except Exception as exc:
+            if ctx.params.get("verbose"):
+                import traceback
+                traceback.print_exc(file=sys.stderr)
+                hint = "a bug in bioaccel: please report it with the traceback above"
+            else:
+                hint = "a bug in bioaccel: rerun as `bioaccel -v ...` for the traceback"
+            what = "out of memory" if isinstance(exc, MemoryError) else type(exc).__name__
+            detail = " ".join(str(exc).split())
+            click.echo(f"bioaccel: internal error: {what}{': ' + detail if detail else ''} "
+                       f"({hint})", err=True)
+            sys.exit(EXIT_INTERNAL)
 
 
 _MATRIX_SUFFIXES = {".npy", ".npz", ".tsv", ".dist", ".mat", ".cdist"}
@@ -47,17 +106,39 @@ def _looks_like_matrix(path: Path) -> bool:
         return False
     if head.startswith((b"\x93NUMPY", b"PK", b"\t", b"BACDIST1")):
         return True
-    first = head.split(b"\n", 1)[0].strip()
-    return first.isdigit()  # PHYLIP matrix: "n"; PHYLIP alignment: "n sites"
+    lines = head.splitlines()  # LF, CR LF or CR alone
+    return bool(lines) and lines[0].strip().isdigit()  # PHYLIP matrix "n"; alignment "n sites"
+
+
+def _is_sketch_file(path) -> bool:
+    """A sketch file of `bioaccel sketch` (an .npz holding MinHash params and values)."""
+    import zipfile
+    if is_stdio(path):
+        return False
+    try:
+        with zipfile.ZipFile(path) as z:
+            return {"params.npy", "values.npy", "offsets.npy"} <= set(z.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def _models_help() -> str:
+    from .align_distances import ALIGNMENT_MODELS
+    from .dna_models import MODELS
+    from .kmers import KMER_MODELS
+    return (f"Distance model: {', '.join(MODELS)} (aligned DNA, as ape::dist.dna); "
+            f"{', '.join(ALIGNMENT_MODELS)} (from global alignments); edit (Levenshtein); "
+            f"{', '.join(KMER_MODELS)} (k-mers; mash also from a sketch file).")
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="bioaccel")
-@click.option("-v", "--verbose", is_flag=True, help="Log backend choices and timings to stderr.")
+@click.version_option(__version__, "--version", "-V", prog_name="bioaccel")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Log backend choices and timings to stderr; show the traceback of an error.")
 def main(verbose: bool) -> None:
     """GPU-accelerated pairwise sequence distances, alignments and guide trees."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
-                        format="%(message)s", stream=sys.stderr)
+                        format="%(message)s", stream=sys.stderr, force=True)
 
 
 _BACKENDS = click.Choice(["auto", "cupy", "numba-cuda", "cpu", "reference"], case_sensitive=False)
@@ -88,23 +169,52 @@ def _scoring_options(f):
     return f
 
 
+def _matrix_formats() -> list[str]:
+    from .distmatrix import MATRIX_FORMATS
+    return list(MATRIX_FORMATS)
+
+
+_MATRIX_FORMATS = _matrix_formats()
+_FORMAT_HELP = ("Output format; from the extension by default (else phylip). npy writes the "
+                "ids to OUTPUT.ids.txt beside it. With -o - (stdout): phylip, phylip-lower or tsv.")
+
+
+def _sketch_options(f):
+    f = click.option("--seed", type=int, default=42, show_default=True, help="MinHash seed.")(f)
+    f = click.option("--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True,
+                     help="MinHash sketch size (mash).")(f)
+    f = click.option("-k", "--kmer", "k", type=int, default=None,
+                     help="k for kmer/jaccard/mash (default: the model's).")(f)
+    return f
+
+
+def _matrix_stdout_format(output, fmt) -> None:
+    """Refuse a binary matrix format on stdout."""
+    if is_stdio(output) and (fmt or "phylip").lower() not in TEXT_MATRIX_FORMATS:
+        refuse_stdio(output, "-o", f"{fmt} is binary; stdout takes "
+                                   f"{', '.join(TEXT_MATRIX_FORMATS)} (--format)")
+
+
+def _write_matrix(dm, output, fmt) -> None:
+    fmt = fmt or ("phylip" if is_stdio(output) else None)
+    write_via_file(output, lambda path: dm.write(path, fmt))
+
+
 @main.command()
-@click.argument("input", type=click.Path(path_type=Path))
-@click.option("-m", "--model", default="k80", show_default=True,
-              help="raw, jc69, k80, f81, tn93 or logdet (aligned DNA).")
+@click.argument("input", type=click.Path(path_type=Path, allow_dash=True))
+@click.option("-m", "--model", default="k80", show_default=True, help=_models_help())
 @click.option("--pairwise-deletion", is_flag=True,
               help="Drop missing sites per pair instead of for all pairs.")
 @click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
 @click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True,
               help="CPU threads, 0 = all cores.")
-@click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
-@click.option("--format", "fmt", type=click.Choice(["phylip", "phylip-lower", "tsv", "npy", "npz", "cdist"]),
-              default=None, help="Output format; from the extension by default (else phylip).")
+@click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
+              help="Matrix file, or - for stdout.")
+@click.option("--format", "fmt", type=click.Choice(_MATRIX_FORMATS), default=None,
+              help=_FORMAT_HELP)
 @click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus.")
 @_scoring_options
-@click.option("-k", "--kmer", "k", type=int, default=None, help="k for kmer/jaccard/mash.")
-@click.option("--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--seed", type=int, default=42, show_default=True, help="MinHash seed.")
+@_sketch_options
 @click.option("--devices", default=None,
               help="Spread the work over these GPUs: 'all' or ids such as 0,2 (with failover).")
 @click.option("--tile", default=None, metavar="A,B",
@@ -118,26 +228,29 @@ def _scoring_options(f):
 def distance(input, model, pairwise_deletion, backend, threads, output, fmt, input_format,
              matrix, gap_open, gap_extend, k, sketch_size, seed, devices, tile, tiles, float64,
              restart):
-    """All-vs-all distance matrix of the sequences in INPUT (or of saved sketches).
-
-    Models: raw, jc69, k80, f81, tn93, logdet (aligned DNA, as ape::dist.dna); identity,
-    scoredist (from global alignments); edit (Levenshtein); kmer (MUSCLE), jaccard, mash
-    (MinHash; INPUT may be a sketch file from `bioaccel sketch`).
-    """
+    """All-vs-all distance matrix of the sequences in INPUT (- for stdin), or of the sketches
+    of a `bioaccel sketch` file with -m mash."""
     from .distance import distance_matrix
-    from .io import read_sequences
+    from .kmers import Sketches
     from .progress import progress_bar
 
-    from .kmers import Sketches
-
+    if (tile is None) != (tiles is None):
+        _fail("--tile and --tiles go together")
+    streamed = (fmt or "").lower() == "cdist" or (fmt is None and output.suffix.lower() == ".cdist")
+    if tile is not None:
+        refuse_stdio(output, "-o", "a tile is binary (.npz); give a file name")
+    elif streamed:
+        refuse_stdio(output, "-o", "cdist is binary; give a file name")
+    else:
+        _matrix_stdout_format(output, fmt)
+    check_outputs(output=output)
     if str(input).endswith(".npz") and model == "mash":
         batch = Sketches.load(input)
     else:
-        batch = read_sequences(input, format=input_format)
+        batch = read_sequences_arg(input, format=input_format)
         if len(batch) < 2:
-            _fail(f"{input}: found {len(batch)} sequence; a distance matrix needs at least 2")
-    if (tile is None) != (tiles is None):
-        _fail("--tile and --tiles go together")
+            _fail(f"{batch.source or input}: found {len(batch)} sequence; a distance matrix "
+                  "needs at least 2")
     if tile is not None:
         from .tiles import distance_block, tile_bounds, write_tile
         try:
@@ -153,7 +266,7 @@ def distance(input, model, pairwise_deletion, backend, threads, output, fmt, inp
         click.echo(f"wrote tile ({a}, {b}): rows {bounds[0]}:{bounds[1]} x columns "
                    f"{bounds[2]}:{bounds[3]} of {len(batch)} ({model}) to {output}", err=True)
         return
-    if (fmt or "").lower() == "cdist" or (fmt is None and output.suffix.lower() == ".cdist"):
+    if streamed:
         if devices is not None:
             _fail("--devices does not apply to streamed .cdist output yet; write .npy instead")
         # condensed binary, streamed tile by tile: never a square in memory; an interrupted
@@ -173,84 +286,122 @@ def distance(input, model, pairwise_deletion, backend, threads, output, fmt, inp
                              threads=threads, progress=update, matrix=_parse_matrix(matrix),
                              gap_open=gap_open, gap_extend=gap_extend, k=k,
                              sketch_size=sketch_size, seed=seed, devices=devices)
-    dm.write(output, fmt)
-    click.echo(f"wrote {len(dm)} x {len(dm)} {model} matrix to {output}", err=True)
+    _write_matrix(dm, output, fmt)
+    click.echo(f"wrote {len(dm)} x {len(dm)} {model} matrix to {shown(output)}", err=True)
 
 
 @main.command("merge-tiles")
 @click.argument("tiles", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
-@click.option("--format", "fmt", type=click.Choice(["phylip", "phylip-lower", "tsv", "npy", "npz", "cdist"]),
-              default=None, help="Output format; from the extension by default (else phylip).")
+@click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
+              help="Matrix file, or - for stdout.")
+@click.option("--format", "fmt", type=click.Choice(_MATRIX_FORMATS), default=None,
+              help=_FORMAT_HELP)
 def merge_tiles_cmd(tiles, output, fmt):
-    """Assemble a distance matrix from the tiles of `bioaccel distance --tile`; fails, naming
-    a pair, when a pair is missing or covered twice."""
+    """Assemble a distance matrix from the tiles (.npz) of `bioaccel distance --tile`; fails,
+    naming a pair, when a pair is missing or covered twice."""
     from .tiles import merge_tiles
 
+    for t in tiles:
+        refuse_stdio(t, "TILES", "tiles are binary files; give their names")
+    _matrix_stdout_format(output, fmt)
+    check_outputs(output=output)
     dm = merge_tiles(list(tiles))
-    dm.write(output, fmt)
-    click.echo(f"merged {len(tiles)} tile(s) into a {len(dm)} x {len(dm)} matrix: {output}", err=True)
+    _write_matrix(dm, output, fmt)
+    click.echo(f"merged {len(tiles)} tile(s) into a {len(dm)} x {len(dm)} matrix: {shown(output)}",
+               err=True)
 
 
 @main.command()
-@click.argument("input", type=click.Path(path_type=Path))
+@click.argument("input", type=click.Path(path_type=Path, allow_dash=True))
 @click.option("--method", type=click.Choice(["nj", "upgma"]), default="nj", show_default=True)
-@click.option("-m", "--model", default="k80", show_default=True,
-              help="Distance model when INPUT is an alignment.")
+@click.option("-m", "--model", default=None,
+              help="Distance model when INPUT holds sequences (default k80; mash for a sketch "
+                   "file). " + _models_help().removeprefix("Distance model: "))
 @click.option("--pairwise-deletion", is_flag=True)
 @click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
 @click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True)
+@_scoring_options
+@_sketch_options
 @click.option("--clamp-negative", is_flag=True, help="NJ: set negative branch lengths to 0.")
-@click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
-@click.option("--matrix-output", type=click.Path(path_type=Path), default=None,
-              help="Also write the distance matrix computed from an alignment.")
-def tree(input, method, model, pairwise_deletion, backend, threads, clamp_negative, output,
-         matrix_output):
-    """Guide tree (Newick) from an alignment or a distance matrix in INPUT."""
+@click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
+              help="Newick file, or - for stdout.")
+@click.option("--matrix-output", type=click.Path(path_type=Path, allow_dash=True), default=None,
+              help="Also write the distance matrix computed from sequences or sketches "
+                   "(format from the extension; - for stdout as PHYLIP).")
+def tree(input, method, model, pairwise_deletion, backend, threads, matrix, gap_open, gap_extend,
+         k, sketch_size, seed, clamp_negative, output, matrix_output):
+    """Guide tree (Newick) from sequences (- for stdin), a distance matrix, or the sketches
+    of a `bioaccel sketch` file (mash distances) in INPUT."""
     from .distance import distance_matrix
     from .distmatrix import DistanceMatrix
-    from .io import read_sequences
+    from .io import parse_sequences, read_sequences
+    from .kmers import Sketches
     from .progress import progress_bar
     from .tree import nj, upgma
 
-    if not input.exists():
+    check_outputs(output=output, matrix_output=matrix_output)
+    if not is_stdio(input) and not input.exists():
         _fail(f"{input}: no such file")
-    if _looks_like_matrix(input):
+    if _is_sketch_file(input):
+        if (model or "mash").lower() != "mash":
+            _fail(f"{input}: a sketch file gives mash distances only, not -m {model}; give the "
+                  "sequences for other models")
+        batch, model = Sketches.load(input), "mash"
+    elif not is_stdio(input) and _looks_like_matrix(input):
+        batch = None
         dm = DistanceMatrix.read(input)
+        if matrix_output is not None:
+            _fail(f"{input} is a distance matrix already: --matrix-output applies to sequence "
+                  "input")
     else:
-        batch = read_sequences(input)
+        if is_stdio(input):
+            raw = sys.stdin.buffer.read()
+            lines = raw.lstrip().splitlines()
+            if lines and lines[0].strip().isdigit():
+                _fail("-: a distance matrix is not read from stdin; give its file name")
+            batch = parse_sequences(raw, "<stdin>")
+        else:
+            batch = read_sequences(input)
         if len(batch) < 2:
-            _fail(f"{input}: found {len(batch)} sequence; a tree needs at least 2")
+            _fail(f"{batch.source or input}: found {len(batch)} sequence; a tree needs at least 2")
+    if batch is not None:
+        model = model or "k80"
         with progress_bar(f"distances ({model})") as update:
             dm = distance_matrix(batch, model, pairwise_deletion=pairwise_deletion,
-                                 backend=backend, threads=threads, progress=update)
-        if matrix_output is not None:
-            dm.write(matrix_output)
+                                 backend=backend, threads=threads, progress=update,
+                                 matrix=_parse_matrix(matrix), gap_open=gap_open,
+                                 gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
     t = nj(dm, clamp_negative=clamp_negative, threads=threads) if method == "nj" else upgma(dm)
-    t.write(output)
-    click.echo(f"wrote {method} tree of {t.n_tips} tips to {output}", err=True)
+    # written only once everything is computed: a failure leaves neither file behind
+    if matrix_output is not None:
+        _write_matrix(dm, matrix_output, None)
+    with text_output(output) as f:
+        f.write(t.to_newick() + "\n")
+    click.echo(f"wrote {method} tree of {t.n_tips} tips to {shown(output)}", err=True)
 
 
 @main.command()
-@click.argument("input", type=click.Path(path_type=Path))
+@click.argument("input", type=click.Path(path_type=Path, allow_dash=True))
 @click.option("-k", "--kmer", "k", type=click.IntRange(min=1), default=21, show_default=True)
 @click.option("-s", "--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Sketch file (.npz).")
 def sketch(input, k, sketch_size, seed, threads, output):
-    """MinHash sketches of INPUT, saved for `bioaccel distance -m mash SKETCHES.npz`."""
-    from .io import read_sequences
+    """MinHash sketches of INPUT (- for stdin), saved for `bioaccel distance -m mash
+    SKETCHES.npz` and `bioaccel tree SKETCHES.npz`."""
     from .kmers import sketch as make_sketch
 
-    s = make_sketch(read_sequences(input), k=k, size=sketch_size, seed=seed, threads=threads)
+    refuse_stdio(output, "-o", "a sketch file is binary (.npz); give a file name")
+    check_outputs(output=output)
+    s = make_sketch(read_sequences_arg(input), k=k, size=sketch_size, seed=seed, threads=threads)
     s.save(output)
     click.echo(f"wrote {len(s.ids)} sketches (k={k}, size={sketch_size}) to {output}", err=True)
 
 
 @main.command()
-@click.argument("queries", type=click.Path(path_type=Path))
-@click.argument("targets", type=click.Path(path_type=Path), required=False)
+@click.argument("queries", type=click.Path(path_type=Path, allow_dash=True))
+@click.argument("targets", type=click.Path(path_type=Path, allow_dash=True), required=False)
 @click.option("--mode", type=click.Choice(["global", "local", "semiglobal"]), default="global",
               show_default=True)
 @_scoring_options
@@ -259,45 +410,62 @@ def sketch(input, k, sketch_size, seed, threads, output):
                    "instead of a score matrix.")
 @click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
 @click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
-              help="Scores: .npy (matrix) or .tsv (labelled matrix). --traceback: TSV.")
-def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backend, threads, output):
-    """Align every sequence of QUERIES to every one of TARGETS (or all pairs of QUERIES)."""
+@click.option("--devices", default=None,
+              help="Scores: spread the work over these GPUs: 'all' or ids such as 0,2 (with "
+                   "failover).")
+@click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
+              help="Scores: .npy (matrix; query ids to OUTPUT.ids.txt, target ids to "
+                   "OUTPUT.target_ids.txt when TARGETS is given) or .tsv (labelled matrix). "
+                   "--traceback: TSV. - for stdout (TSV).")
+def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backend, threads,
+          devices, output):
+    """Align every sequence of QUERIES to every one of TARGETS (or all pairs of QUERIES);
+    either may be - for stdin."""
     import numpy as np
 
     from .align import align as align_pairs
     from .align import align_scores
-    from .io import atomic_output, read_sequences
-
+    from .io import atomic_output
     from .scoring import scoring_defaults
 
-    q = read_sequences(queries)
-    t = read_sequences(targets, alphabet=q.alphabet) if targets is not None else None
+    if is_stdio(queries) and is_stdio(targets):
+        _fail("QUERIES and TARGETS cannot both be - (stdin)")
+    if traceback and devices is not None:
+        _fail("--devices applies to scores; --traceback alignments run on the CPU")
+    check_outputs(output=output)
+    q = read_sequences_arg(queries)
+    t = read_sequences_arg(targets, alphabet=q.alphabet) if targets is not None else None
     spec, gap_open, gap_extend = scoring_defaults(q.alphabet, _parse_matrix(matrix), gap_open, gap_extend)
     kw = dict(mode=mode, matrix=spec, gap_open=gap_open, gap_extend=gap_extend)
     if traceback:
         alns = align_pairs(q, t, threads=threads, **kw)
-        with atomic_output(output) as f:
+        with text_output(output) as f:
             f.write("query\ttarget\tscore\tquery_start\tquery_end\ttarget_start\ttarget_end\t"
                     "cigar\tidentity\taligned_length\tquery_aligned\ttarget_aligned\n")
             for a in alns:
                 f.write(f"{a.query_id}\t{a.target_id}\t{a.score}\t{a.query_start}\t{a.query_end}\t"
                         f"{a.target_start}\t{a.target_end}\t{a.cigar}\t{a.identity:.6f}\t"
                         f"{a.aligned_length}\t{a.query_aligned}\t{a.target_aligned}\n")
-        click.echo(f"wrote {len(alns)} {mode} alignments to {output}", err=True)
+        click.echo(f"wrote {len(alns)} {mode} alignments to {shown(output)}", err=True)
         return
-    scores = align_scores(q, t, backend=backend, threads=threads, **kw)
+    scores = align_scores(q, t, backend=backend, threads=threads, devices=devices, **kw)
     tids = (t or q).ids
-    if output.suffix.lower() == ".tsv":
-        with atomic_output(output) as f:
+    if is_stdio(output) or output.suffix.lower() == ".tsv":
+        with text_output(output) as f:
             f.write("\t" + "\t".join(tids) + "\n")
             for name, row in zip(q.ids, scores):
                 f.write(name + "\t" + "\t".join(str(int(v)) for v in row) + "\n")
     else:
         with atomic_output(output, "wb") as f:
             np.save(f, scores)
-    click.echo(f"wrote {scores.shape[0]} x {scores.shape[1]} {mode} scores to {output}", err=True)
-
+        # the ids beside the matrix, as DistanceMatrix.write does for .npy
+        with atomic_output(Path(str(output) + ".ids.txt")) as f:
+            f.write("".join(i + "\n" for i in q.ids))
+        if t is not None:
+            with atomic_output(Path(str(output) + ".target_ids.txt")) as f:
+                f.write("".join(i + "\n" for i in t.ids))
+    click.echo(f"wrote {scores.shape[0]} x {scores.shape[1]} {mode} scores to {shown(output)}",
+               err=True)
 
 @main.command()
 @click.option("--require", default="", help="Comma-separated: cpu, openmp, cupy, numba-cuda, gpu, r, nvcc. "
@@ -336,4 +504,4 @@ def _register_scheduling_commands() -> None:
 _register_scheduling_commands()
 
 if __name__ == "__main__":
-    main()
+    main(prog_name="bioaccel")

@@ -158,7 +158,45 @@ def _cluster(spec: str):
     return load_topology(spec)
 
 
-def _workload(spec: str):
+def _print_table(table) -> None:
+    """A rich table on stdout; uncut when stdout is a pipe or a file (rich would otherwise
+    squeeze it into 80 columns and cut the cells: "prior…")."""
+    from rich.console import Console
+    console = Console() if sys.stdout.isatty() else Console(width=100_000)
+    console.print(table)
+
+
+def _write_csv(path, header: list[str], rows: list[list]) -> None:
+    """A CSV table to ``path`` (written atomically) or to stdout for ``-``."""
+    import csv
+
+    from .cli_io import text_output
+    with text_output(path) as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def _check_stdout(as_json: bool, *paths) -> None:
+    from .cli_io import check_outputs, is_stdio
+    from .errors import SchedulerConfigError
+    names = {f"--{k.replace('_', '-')}": v for k, v in paths}
+    if as_json and any(is_stdio(p) for p in names.values()):
+        raise SchedulerConfigError("--json writes to stdout: give the other outputs file names")
+    check_outputs(**{k: v for k, v in paths})
+
+
+def _topology_schema() -> str:
+    """The topology YAML schema, as the topology module documents it."""
+    from .sched import topology
+    doc = topology.__doc__
+    block = doc[doc.index("::") + 2:doc.index("``speed``")].strip("\n")
+    rest = " ".join(doc[doc.index("``speed``"):].split()).replace("``", "")
+    return ("\b\nTopology YAML (or JSON):\n" + "\n".join(line[2:] for line in block.splitlines())
+            + "\n\n" + rest + " A node may give a count instead of the list: gpus: 4.")
+
+
+def _workload(spec: str, seed: int):
     from .errors import SchedulerConfigError
     from .sched import simulator
     if spec.startswith("heavy-tailed"):
@@ -166,9 +204,9 @@ def _workload(spec: str):
         if n and not (n.isdigit() and int(n) > 0):
             raise SchedulerConfigError(f"--workload {spec!r}: expected heavy-tailed:N with N a "
                                        "positive number of jobs")
-        return simulator.heavy_tailed_workload(int(n or 200))
-    if spec.startswith("flood"):
-        return simulator.flood_workload()
+        return simulator.heavy_tailed_workload(int(n or 200), seed=seed)
+    if spec == "flood":
+        return simulator.flood_workload(seed=seed)
     path = Path(spec)
     if not path.is_file():
         raise SchedulerConfigError(f"--workload {spec!r}: no such file; expected a trace CSV, a "
@@ -178,77 +216,180 @@ def _workload(spec: str):
     return simulator.workload_from_sequences([path])
 
 
-@sched.command("simulate")
+def _names(values) -> str:
+    return ", ".join(values)
+
+
+def _policies() -> tuple[str, ...]:
+    from .sched.policies import POLICIES
+    return tuple(POLICIES)
+
+
+def _placements() -> tuple[str, ...]:
+    from .sched.simulator import PLACEMENTS
+    return tuple(PLACEMENTS)
+
+
+@sched.command("simulate", epilog=_topology_schema())
 @click.option("--workload", "-w", required=True,
-              help="Trace CSV (job_id,num_gpu,submit_time,duration[,user,...]), a sequence "
-                   "file, 'heavy-tailed[:N]' or 'flood'.")
-@click.option("--cluster", "-c", required=True, help="Topology YAML, or a number of identical GPUs.")
+              help="Trace CSV (job_id,num_gpu,submit_time,duration[,user,priority,predicted_s,"
+                   "bytes,data]), a sequence file (one all-vs-all job), 'heavy-tailed[:N]' "
+                   "(N jobs, default 200, some of 2 GPUs) or 'flood' (one user floods the "
+                   "queue); built-in workloads run with every placement.")
+@click.option("--cluster", "-c", required=True,
+              help="Topology YAML (schema below), or a number of identical GPUs.")
 @click.option("--policy", "-p", default="fcfs", show_default=True,
-              help="fcfs, priority, fair, predicted, or 'all' to compare them.")
+              help=f"{_names(_policies())}, or 'all' to compare them.")
 @click.option("--placement", "-a", default="first-free", show_default=True,
-              help="first-free, locality, greedy, lpt, local, ga, aco, pso.")
+              help=f"{_names(_placements())}. The optimizers ({_names(_placements()[2:])}) place "
+                   "the single-GPU jobs offline; jobs of several GPUs take the first free ones.")
 @click.option("--budget", type=float, default=1.0, show_default=True,
               help="Seconds per placement optimizer.")
-def simulate_cmd(workload, cluster, policy, placement, budget):
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the built-in workloads and of the placement optimizers.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the metrics as JSON instead of the table: a list with one object per "
+                   "policy (policy, placement, jobs, gpus and the keys of SimResult.metrics()).")
+@click.option("--csv", "csv_out", type=click.Path(allow_dash=True), default=None,
+              help="Also write the table as CSV (same columns as --json; - for stdout).")
+def simulate_cmd(workload, cluster, policy, placement, budget, seed, as_json, csv_out):
     """Discrete-event simulation: makespan, JCT, wait, utilization, fairness, bytes moved."""
-    from rich.console import Console
     from rich.table import Table
 
-    from .sched.policies import POLICIES
+    from .cli_io import is_stdio
     from .sched.simulator import simulate
 
-    jobs = _workload(workload)
+    _check_stdout(as_json, ("csv", csv_out))
+    jobs = _workload(workload, seed)
     topo = _cluster(cluster)
+    rows = []
+    for pol in (_policies() if policy == "all" else [policy]):
+        r = simulate(jobs, topo, pol, placement, placement_budget_s=budget, seed=seed)
+        rows.append({"policy": r.policy, "placement": r.placement, "jobs": len(jobs),
+                     "gpus": len(topo.gpus), **r.metrics()})
+    if csv_out is not None:
+        _write_csv(csv_out, list(rows[0]), [list(row.values()) for row in rows])
+    if as_json:
+        click.echo(json.dumps(rows, indent=1))
+        return
+    if is_stdio(csv_out):
+        return
     table = Table(title=f"{len(jobs)} jobs on {len(topo.gpus)} GPU(s)")
-    cols = ("policy", "placement", "makespan s", "avg JCT s", "p95 JCT s", "avg wait s",
-            "GPU util", "Jain", "GB moved")
-    for c in cols:
+    for c in ("policy", "placement", "makespan s", "avg JCT s", "p95 JCT s", "avg wait s",
+              "GPU util", "Jain", "GB moved"):
         table.add_column(c)
-    for pol in (POLICIES if policy == "all" else [policy]):
-        r = simulate(jobs, topo, pol, placement, placement_budget_s=budget)
-        m = r.metrics()
-        table.add_row(pol, placement, f"{m['makespan_s']:.1f}", f"{m['avg_jct_s']:.1f}",
-                      f"{m['p95_jct_s']:.1f}", f"{m['avg_wait_s']:.1f}",
-                      f"{m['utilization']:.3f}", f"{m['jain']:.3f}", f"{m['bytes_moved'] / 1e9:.2f}")
-    Console().print(table)
+    for m in rows:
+        table.add_row(m["policy"], m["placement"], f"{m['makespan_s']:.1f}",
+                      f"{m['avg_jct_s']:.1f}", f"{m['p95_jct_s']:.1f}", f"{m['avg_wait_s']:.1f}",
+                      f"{m['utilization']:.3f}", f"{m['jain']:.3f}",
+                      f"{m['bytes_moved'] / 1e9:.2f}")
+    _print_table(table)
 
 
-@sched.command("place")
-@click.option("--topology", "-t", required=True, help="Topology YAML (nodes, GPUs, links, data).")
-@click.option("--stages", "-s", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="CSV name,work,bytes,data (work: seconds on a speed-1 GPU).")
-@click.option("--algorithm", "-a", default="all", show_default=True)
-@click.option("--budget", type=float, default=1.0, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
-def place_cmd(topology, stages, algorithm, budget, seed):
-    """Place a batch of stages on the GPUs of a topology; compare makespan to the lower bound."""
+def _read_stages(path):
     import csv
 
-    from rich.console import Console
-    from rich.table import Table
-
     from .errors import SchedulerConfigError
-    from .sched.placement import ALGORITHMS, Stage, lower_bound, place, processing_times
-
-    topo = _cluster(topology)
+    from .sched.placement import Stage
     rows = []
-    with open(stages, newline="") as f:
-        for line, row in enumerate(csv.DictReader(f), start=2):
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        missing = [c for c in ("name", "work") if c not in (reader.fieldnames or [])]
+        if missing:
+            raise SchedulerConfigError(f"{path}: line 1: missing column(s) {missing}; expected "
+                                       "name,work,bytes,data")
+        for line, row in enumerate(reader, start=2):
             try:
                 rows.append(Stage(row["name"], float(row["work"]), float(row.get("bytes") or 0),
                                   row.get("data") or None))
             except (KeyError, TypeError, ValueError):
-                raise SchedulerConfigError(f"{stages}: line {line}: expected name,work,bytes,data "
+                raise SchedulerConfigError(f"{path}: line {line}: expected name,work,bytes,data "
                                            f"with numbers, got {row}") from None
+    if not rows:
+        raise SchedulerConfigError(f"{path}: no stages; expected a header name,work,bytes,data "
+                                   "and one row per stage")
+    return rows
+
+
+def _schedule(stages, placement, p, topo) -> list[dict]:
+    """Each stage's GPU, start and end: the stages of a GPU run one after another, in the
+    order of the stage file."""
+    load = [0.0] * p.shape[0]
+    out = []
+    for j, s in enumerate(stages):
+        i = int(placement.assignment[j])
+        start, load[i] = load[i], load[i] + float(p[i, j])
+        out.append({"stage": s.name, "gpu": topo.gpus[i].key, "gpu_name": topo.gpus[i].name,
+                    "start_s": start, "end_s": load[i]})
+    return out
+
+
+@sched.command("place", epilog=_topology_schema())
+@click.option("--topology", "-t", required=True,
+              help="Topology YAML (schema below), or a number of identical GPUs.")
+@click.option("--stages", "-s", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="CSV name,work,bytes,data (work: seconds on a speed-1 GPU; bytes: input to "
+                   "move; data: a data set of the topology or a node[:gpu] it sits on).")
+@click.option("--algorithm", "-a", default="all", show_default=True,
+              help="greedy, lpt, local, ga, aco, pso, or 'all' to compare them.")
+@click.option("--budget", type=float, default=1.0, show_default=True,
+              help="Seconds per iterative algorithm.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON instead of tables: one object per algorithm (algorithm, "
+                   "makespan_s, lower_bound_s, ratio, solve_s, and the assignment: stage, gpu, "
+                   "start_s, end_s).")
+@click.option("--csv", "csv_out", type=click.Path(allow_dash=True), default=None,
+              help="Also write the comparison table as CSV (- for stdout).")
+@click.option("--assignment", "assignment_out", type=click.Path(allow_dash=True), default=None,
+              help="Also write every algorithm's stage -> GPU assignment with start and end as "
+                   "CSV (algorithm,stage,gpu,gpu_name,start_s,end_s; - for stdout).")
+def place_cmd(topology, stages, algorithm, budget, seed, as_json, csv_out, assignment_out):
+    """Place a batch of stages on the GPUs of a topology; compare makespan to the lower bound
+    and show which stage runs on which GPU, when (for the best algorithm)."""
+    from rich.table import Table
+
+    from .cli_io import is_stdio
+    from .sched.placement import ALGORITHMS, lower_bound, place, processing_times
+
+    _check_stdout(as_json, ("csv", csv_out), ("assignment", assignment_out))
+    topo = _cluster(topology)
+    rows = _read_stages(stages)
     p = processing_times(rows, topo)
     lb = lower_bound(p)
+    results = []
+    for alg in (ALGORITHMS if algorithm == "all" else [algorithm]):
+        r = place(p, alg, time_budget_s=budget, seed=seed, lb=lb)
+        results.append({"algorithm": r.algorithm, "makespan_s": r.makespan, "lower_bound_s": lb,
+                        "ratio": r.ratio, "solve_s": r.solve_s,
+                        "assignment": _schedule(rows, r, p, topo)})
+    columns = ["algorithm", "makespan_s", "lower_bound_s", "ratio", "solve_s"]
+    if csv_out is not None:
+        _write_csv(csv_out, columns, [[r[c] for c in columns] for r in results])
+    if assignment_out is not None:
+        _write_csv(assignment_out, ["algorithm", "stage", "gpu", "gpu_name", "start_s", "end_s"],
+                   [[r["algorithm"], *a.values()] for r in results for a in r["assignment"]])
+    if as_json:
+        click.echo(json.dumps(results, indent=1))
+        return
+    if is_stdio(csv_out) or is_stdio(assignment_out):
+        return
     table = Table(title=f"{len(rows)} stages on {len(topo.gpus)} GPU(s), lower bound {lb:.2f} s")
     for c in ("algorithm", "makespan s", "makespan / LB", "solve s"):
         table.add_column(c)
-    for alg in (ALGORITHMS if algorithm == "all" else [algorithm]):
-        r = place(p, alg, time_budget_s=budget, seed=seed, lb=lb)
-        table.add_row(alg, f"{r.makespan:.2f}", f"{r.ratio:.4f}", f"{r.solve_s:.3f}")
-    Console().print(table)
+    for r in results:
+        table.add_row(r["algorithm"], f"{r['makespan_s']:.2f}", f"{r['ratio']:.4f}",
+                      f"{r['solve_s']:.3f}")
+    _print_table(table)
+    best = min(results, key=lambda r: r["makespan_s"])
+    sched_table = Table(title=f"assignment of {best['algorithm']} (makespan "
+                              f"{best['makespan_s']:.2f} s)")
+    for c in ("stage", "GPU", "start s", "end s"):
+        sched_table.add_column(c)
+    for a in sorted(best["assignment"], key=lambda a: (a["gpu"], a["start_s"])):
+        sched_table.add_row(a["stage"], f"{a['gpu']} ({a['gpu_name']})", f"{a['start_s']:.2f}",
+                            f"{a['end_s']:.2f}")
+    _print_table(sched_table)
 
 
 @sched.command("import-benchmark")
@@ -262,7 +403,7 @@ def import_benchmark(files, kind, cells, device_kind):
     history = GpuBroker().history
     n = sum(history.import_snakemake_benchmark(f, kind=kind, cells=cells, device_kind=device_kind)
             for f in files)
-    click.echo(f"imported {n} run(s) into {history.path}")
+    click.echo(f"imported {n} run(s) into {history.path}", err=True)
 
 
 COMMANDS = (gpu_run, gpus, sched)

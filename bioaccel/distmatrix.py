@@ -142,11 +142,22 @@ class DistanceMatrix:
             raise MatrixFormatError(f"{path}: no such file")
         if fmt == "cdist":
             return _read_cdist(path)
+        if fmt in ("npz", "npy"):
+            import zipfile
+            try:
+                loaded = np.load(path, allow_pickle=False)
+            except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+                # NumPy's own words ("pickled data", "allow_pickle") would mislead here
+                raise MatrixFormatError(f"{path}: not a NumPy .{fmt} distance matrix") from None
         if fmt == "npz":
-            with np.load(path, allow_pickle=False) as z:
+            with loaded as z:
+                if not {"data", "ids"} <= set(z.files):
+                    raise MatrixFormatError(
+                        f"{path}: not a distance matrix .npz (it holds {sorted(z.files)}, not "
+                        "'data' and 'ids')")
                 return cls(z["data"], [str(i) for i in z["ids"]])
         if fmt == "npy":
-            data = np.load(path, allow_pickle=False)
+            data = loaded
             side = Path(str(path) + ".ids.txt")
             ids = side.read_text().splitlines() if side.exists() else [str(i) for i in range(len(data))]
             return cls(data, ids)

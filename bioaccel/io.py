@@ -44,18 +44,36 @@ def _open_text(path: Path) -> str:
         raise SequenceFormatError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise SequenceFormatError(f"{path}: is a directory, expected a sequence file") from None
+    return _decode(raw, path)
+
+
+def _decode(raw: bytes, path: Path | str) -> str:
+    """Text of a plain or gzip file's bytes, line ends as LF."""
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError) as exc:
             raise SequenceFormatError(f"{path}: damaged gzip file ({exc})") from None
     try:
-        return raw.decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SequenceFormatError(
             f"{path}: byte {exc.start} is not text (0x{raw[exc.start]:02x}); expected a "
             "FASTA/FASTQ/Clustal/PHYLIP/Stockholm/NEXUS file, plain or gzip"
         ) from None
+    return normalize_line_ends(text)
+
+
+def normalize_line_ends(text: str) -> str:
+    """Windows (CR LF) and classic Mac (CR only) line ends as LF: Biopython's parsers split
+    lines on LF alone and would read a CR-only file as one line (one record).
+
+    >>> normalize_line_ends(">a\\rACGT\\r>b\\r\\nACGA\\r")
+    '>a\\nACGT\\n>b\\nACGA\\n'
+    """
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def sniff_format(text: str, path: Path | None = None) -> str:
@@ -139,7 +157,17 @@ def read_sequences(path: str | os.PathLike, format: str | None = None,
     ['A/Sao_Paulo/1/2009', 'b']
     """
     path = Path(path)
-    text = _open_text(path)
+    return _read_text(_open_text(path), path, format, alphabet)
+
+
+def parse_sequences(raw: bytes, source: str, format: str | None = None,
+                    alphabet: str | Alphabet = "auto") -> SeqBatch:
+    """:func:`read_sequences` for bytes already read (e.g. from stdin); messages name
+    ``source`` where they would name the file."""
+    return _read_text(_decode(raw, source), Path(source), format, alphabet)
+
+
+def _read_text(text: str, path: Path, format: str | None, alphabet) -> SeqBatch:
     if not text.strip():
         raise SequenceFormatError(f"{path}: file is empty; expected sequence records")
     if format is None:

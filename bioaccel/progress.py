@@ -9,7 +9,12 @@ from collections.abc import Callable, Iterator
 
 @contextlib.contextmanager
 def progress_bar(description: str, enabled: bool | None = None) -> Iterator[Callable[[int, int], None]]:
-    """Yield an ``update(done, total)`` callback drawing a rich progress bar with ETA."""
+    """Yield an ``update(done, total)`` callback drawing a rich progress bar with ETA.
+
+    The bar appears at the first ``update``, so it always has a total and an ETA; a
+    computation that never reports its progress shows no bar at all (never one that only
+    spins).
+    """
     if enabled is None:
         enabled = sys.stderr.isatty()
     if not enabled:
@@ -21,10 +26,18 @@ def progress_bar(description: str, enabled: bool | None = None) -> Iterator[Call
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(description, total=None)
+    bar = Progress(*columns, console=Console(stderr=True), transient=True)
+    task = None
 
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+    def update(done: int, total: int) -> None:
+        nonlocal task
+        if task is None:
+            bar.start()
+            task = bar.add_task(description, total=total)
+        bar.update(task, completed=done, total=total)
 
+    try:
         yield update
+    finally:
+        if task is not None:
+            bar.stop()

@@ -11,6 +11,7 @@ matrix. Every value comes from the pair in (i < j) orientation, as in
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -131,8 +132,10 @@ def merge_tiles(paths: list[str | Path]) -> DistanceMatrix:
         try:
             with np.load(path, allow_pickle=False) as z:
                 data, bounds, tn, tids = z["data"], z["bounds"].tolist(), int(z["n"]), list(z["ids"])
-        except (OSError, KeyError, ValueError) as exc:
-            raise MatrixFormatError(f"{path}: not a bioaccel distance tile ({exc})") from None
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
+            # NumPy's own words ("pickled data", "allow_pickle") would mislead here
+            raise MatrixFormatError(f"{path}: not a bioaccel distance tile; expected an .npz "
+                                    "written by `bioaccel distance --tile A,B --tiles N`") from None
         if n is None:
             n, ids = tn, [str(i) for i in tids]
             out, cover = np.zeros((n, n)), np.zeros((n, n), dtype=np.int32)

@@ -10,8 +10,10 @@ Which free GPUs a job gets (``placement``):
 - ``first-free`` (default): the lowest-numbered free GPUs, blind to speed and data;
 - ``locality``: the free GPUs on which the job finishes first (speed, then data transfer);
 - an optimizer of :mod:`bioaccel.sched.placement` (``greedy``, ``lpt``, ``local``, ``ga``,
-  ``aco``, ``pso``): the whole batch is placed offline on the predicted times (single-GPU
-  jobs only), then each GPU serves its own jobs in policy order.
+  ``aco``, ``pso``): the single-GPU jobs of the batch are placed offline on the predicted
+  times, then each GPU serves its own jobs in policy order; a job of several GPUs takes the
+  lowest-numbered free GPUs when its turn comes (as with ``first-free``), so every
+  workload runs with every placement.
 
 A job of ``num_gpu`` GPUs runs for ``duration / min(speed of its GPUs)`` plus the time to
 move its input from where it sits (``bytes``, ``data``) to the slowest-linked of them.
@@ -154,15 +156,12 @@ def simulate(jobs: list[Job], cluster: Topology, policy: str | Policy = "fcfs",
             raise SchedulerConfigError(f"job {j.id!r}: duration {j.duration!r} must be >= 0")
     owner = None
     if key in ALGORITHMS:
-        multi = [j.id for j in jobs if j.num_gpu != 1]
-        if multi:
-            raise SchedulerConfigError(f"placement {key!r} places single-GPU jobs; job(s) "
-                                       f"{multi[:5]} ask for more")
+        single = [j for j in jobs if j.num_gpu == 1]  # jobs of several GPUs: first free
         p = np.array([[(j.predicted_s if j.predicted_s is not None else j.duration) / g.speed
                        + cluster.transfer_s(j.bytes, cluster.location_of(j.data), g)
-                       for j in jobs] for g in cluster.gpus])
-        owner = {j.id: int(i) for j, i in zip(jobs, place(p, key, time_budget_s=placement_budget_s,
-                                                          seed=seed).assignment)}
+                       for j in single] for g in cluster.gpus])
+        owner = {j.id: int(i) for j, i in zip(single, place(p, key, time_budget_s=placement_budget_s,
+                                                            seed=seed).assignment)}
     events: list[tuple[float, int, int, object]] = []  # (time, kind 0=end 1=arrival, seq, data)
     seq = 0
     for j in sorted(jobs, key=lambda j: j.submit_time):
@@ -198,7 +197,7 @@ def simulate(jobs: list[Job], cluster: Topology, policy: str | Policy = "fcfs",
                 for j in waiting.values()]
         for r in pol.order(reqs, now, usage):
             job: Job = r.payload
-            if owner is not None:
+            if owner is not None and job.id in owner:
                 if owner[job.id] not in free:
                     continue
                 gpus = [owner[job.id]]

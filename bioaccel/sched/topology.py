@@ -179,11 +179,21 @@ def load_topology(path: str | Path) -> Topology:
     except OSError as exc:
         raise SchedulerConfigError(f"cannot read topology {str(path)!r}: {exc.strerror}") from None
     if path.suffix.lower() == ".json":
-        doc = json.loads(text)
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SchedulerConfigError(f"{path}, line {exc.lineno}, column {exc.colno}: not "
+                                       f"valid JSON: {exc.msg}") from None
     else:
         import yaml
         try:
             doc = yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            raise SchedulerConfigError(f"{path}: not valid YAML: {exc}") from None
+            # one line naming the file and the line (PyYAML's own text spans several lines)
+            mark = getattr(exc, "problem_mark", None)
+            where = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            what = " ".join(str(x) for x in (getattr(exc, "context", None),
+                                             getattr(exc, "problem", None)) if x) or str(exc)
+            raise SchedulerConfigError(f"{path}{where}: not valid YAML: "
+                                       f"{' '.join(what.split())}") from None
     return parse_topology(doc, str(path))
