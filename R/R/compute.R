@@ -1,7 +1,17 @@
 # Computing with bioaccel from R, through its command line.
 
-#' The bioaccel executable: option `bioaccel.command`, else the BIOACCEL environment
-#' variable, else `bioaccel` on the PATH.
+#' The bioaccel executable
+#'
+#' The option `bioaccel.command`, else the `BIOACCEL` environment variable, else
+#' `bioaccel` on the `PATH`.
+#'
+#' @return the path of the executable.
+#' @export
+#' @examples
+#' \dontrun{
+#' bioaccel_command()
+#' options(bioaccel.command = "/opt/venv/bin/bioaccel")
+#' }
 bioaccel_command <- function() {
   cmd <- getOption("bioaccel.command", Sys.getenv("BIOACCEL", "bioaccel"))
   path <- Sys.which(cmd)
@@ -12,7 +22,10 @@ bioaccel_command <- function() {
   if (nzchar(path)) unname(path) else cmd
 }
 
-.run <- function(args) {
+# Runs `bioaccel ARGS`. On failure the message names what the user gave, not what this
+# package made of it: `inputs` are the sequence files written by .seq_input, whose
+# temporary paths and placeholder ids are put back as the argument name and the real ids.
+.run <- function(args, inputs = list()) {
   err <- tempfile()
   # R puts its own library directories on LD_LIBRARY_PATH; a Python started with them can
   # load another installation's libpython and miss bioaccel. The child gets the variable
@@ -27,81 +40,272 @@ bioaccel_command <- function() {
   status <- system2(bioaccel_command(), args, stdout = FALSE, stderr = err)
   if (!identical(status, 0L)) {
     msg <- paste(readLines(err, warn = FALSE), collapse = "\n")
+    msg <- sub("^bioaccel: error: ", "", msg)
+    for (input in inputs) msg <- .user_terms(msg, input)
     stop(sprintf("bioaccel %s failed (status %s): %s", args[1], status, msg), call. = FALSE)
   }
   invisible(TRUE)
 }
 
-.as_fasta <- function(seqs, dir) {
-  if (is.character(seqs) && length(seqs) == 1 && is.null(names(seqs)) && file.exists(seqs)) {
-    return(seqs)
+# --- command-line arguments ----------------------------------------------------------
+
+# One option value as command-line text: whole numbers without scientific notation
+# (1e5 -> "100000"), other numbers with enough digits to read back exactly, vectors
+# joined by commas (devices = c(0, 2) -> "0,2", matrix = c(2, -3) -> "2,-3").
+.cli_value <- function(name, v) {
+  if (is.factor(v)) v <- as.character(v)
+  if (!length(v) || anyNA(v) || !(is.numeric(v) || is.character(v))) {
+    stop(sprintf("%s = %s: expected a number, a string or TRUE/FALSE", name,
+                 paste(deparse(v), collapse = "")), call. = FALSE)
   }
-  if (!is.character(seqs)) seqs <- vapply(seqs, function(s) paste(as.character(s), collapse = ""), "")
-  ids <- names(seqs)
-  if (is.null(ids) || any(!nzchar(ids))) stop("seqs must be a named character vector or a file path", call. = FALSE)
-  if (anyDuplicated(ids)) stop(sprintf("sequence name %s repeated", ids[anyDuplicated(ids)]), call. = FALSE)
-  path <- file.path(dir, "input.fasta")
-  writeLines(paste0(">", ids, "\n", seqs), path)
-  path
+  if (is.numeric(v)) {
+    if (any(!is.finite(v))) stop(sprintf("%s = %s: expected finite numbers", name,
+                                         paste(v, collapse = ",")), call. = FALSE)
+    v <- vapply(v, function(x) {
+      if (x == round(x) && abs(x) < 2^53) return(format(x, scientific = FALSE, trim = TRUE))
+      for (digits in 15:17) {
+        text <- format(x, scientific = FALSE, trim = TRUE, digits = digits)
+        if (as.numeric(text) == x) break
+      }
+      text
+    }, "")
+  }
+  paste(v, collapse = ",")
 }
 
-#' All-vs-all distances with bioaccel.
+#' Command-line arguments from R arguments
 #'
-#' @param seqs a named character vector of sequences, or a FASTA/FASTQ/alignment file.
-#' @param model raw, jc69, k80, f81, tn93, logdet (aligned DNA); identity, scoredist, edit,
-#'   kmer, jaccard, mash (unaligned).
-#' @param ... further options of `bioaccel distance`, e.g. `backend = "cpu"`, `k = 15`.
-#' @return a `dist`.
-bioaccel_distance <- function(seqs, model = "k80", ...) {
+#' `pairwise_deletion = TRUE` becomes `--pairwise-deletion`, `FALSE` nothing, `NULL` is
+#' left out, `k` becomes `-k`, numbers are written without scientific notation.
+#'
+#' @param opts a named list of option values.
+#' @return a character vector of (shell-quoted) arguments.
+#' @noRd
+.cli_args <- function(opts) {
+  opts <- opts[!vapply(opts, is.null, TRUE)]
+  if (!length(opts)) return(character())
+  keys <- names(opts)
+  if (is.null(keys) || any(!nzchar(keys))) {
+    stop("options for bioaccel must be named, e.g. backend = \"cpu\"", call. = FALSE)
+  }
+  args <- lapply(keys, function(key) {
+    v <- opts[[key]]
+    flag <- if (key == "k") "-k" else paste0("--", gsub("_", "-", key, fixed = TRUE))
+    if (is.logical(v)) {
+      if (length(v) != 1 || is.na(v)) {
+        stop(sprintf("%s = %s: expected TRUE or FALSE", key, paste(deparse(v), collapse = "")),
+             call. = FALSE)
+      }
+      return(if (v) flag else character())
+    }
+    c(flag, shQuote(.cli_value(key, v)))
+  })
+  unlist(args)
+}
+
+# --- sequences ---------------------------------------------------------------------
+
+# Sequences as named strings: a character vector, or ape's DNAbin / AAbin (a matrix of an
+# alignment or a list of sequences).
+.seq_strings <- function(seqs, what) {
+  if (inherits(seqs, c("DNAbin", "AAbin"))) {
+    chars <- as.character(seqs)
+    if (is.matrix(chars)) {
+      strings <- apply(chars, 1, paste, collapse = "")
+      names(strings) <- rownames(chars)
+    } else if (is.list(chars)) {
+      strings <- vapply(chars, paste, "", collapse = "")
+    } else {
+      stop(sprintf("%s: a single unnamed %s sequence; give a named list or matrix of sequences",
+                   what, class(seqs)[1]), call. = FALSE)
+    }
+    if (!length(strings)) stop(sprintf("%s: the %s holds no sequences", what, class(seqs)[1]), call. = FALSE)
+    return(strings)
+  }
+  if (!is.character(seqs)) {
+    stop(sprintf(paste("%s: got an object of class %s; expected a named character vector of",
+                       "sequences, an ape DNAbin or AAbin, or a sequence file path"),
+                 what, paste(class(seqs), collapse = "/")), call. = FALSE)
+  }
+  seqs
+}
+
+# The sequences as a FASTA file for the command line. Returns list(path, label, ids, keys):
+# a sequence file given by path is used as it is (ids from the file); sequences given in R
+# are written under placeholder ids (so that names with spaces or any other character
+# survive the FASTA header) that are put back on the results.
+.seq_input <- function(seqs, dir, what = "seqs") {
+  if (is.character(seqs) && length(seqs) == 1 && is.null(names(seqs))) {
+    path <- path.expand(seqs)
+    if (!file.exists(path)) {
+      stop(sprintf(paste("%s: no such file %s (a single unnamed string is taken as a file path;",
+                         "give sequences as a named character vector)"), what, seqs), call. = FALSE)
+    }
+    return(list(path = path, label = seqs, ids = NULL, keys = NULL))
+  }
+  strings <- .seq_strings(seqs, what)
+  ids <- names(strings)
+  if (is.null(ids)) {
+    stop(sprintf("%s: the sequences have no names; name them with their ids, e.g. c(a = \"ACGT\", b = \"ACCT\")",
+                 what), call. = FALSE)
+  }
+  bad <- which(is.na(ids) | !nzchar(ids))
+  if (length(bad)) stop(sprintf("%s: sequence %d has no name", what, bad[1]), call. = FALSE)
+  dup <- anyDuplicated(ids)
+  if (dup) {
+    stop(sprintf("%s: sequence name '%s' is used twice (sequences %d and %d); names must be unique",
+                 what, ids[dup], match(ids[dup], ids), dup), call. = FALSE)
+  }
+  if (anyNA(strings)) stop(sprintf("%s: sequence '%s' is NA", what, ids[which(is.na(strings))[1]]), call. = FALSE)
+  keys <- sprintf("bioaccel.%s%d.", what, seq_along(ids))
+  path <- file.path(dir, paste0(what, ".fasta"))
+  writeLines(paste0(">", keys, "\n", unname(strings)), path, useBytes = TRUE)
+  list(path = path, label = what, ids = unname(ids), keys = keys)
+}
+
+# Real ids for the ids of a result.
+.real_ids <- function(x, input) {
+  if (is.null(input$keys)) return(x)
+  hit <- match(x, input$keys)
+  x[!is.na(hit)] <- input$ids[hit[!is.na(hit)]]
+  x
+}
+
+# A message of the command line in the user's terms: the temporary file as the argument
+# name, placeholder ids as the real ids.
+.user_terms <- function(msg, input) {
+  if (is.null(input$keys)) return(msg)
+  msg <- gsub(input$path, input$label, msg, fixed = TRUE)
+  pattern <- sprintf("bioaccel\\.%s[0-9]+\\.", input$label)
+  m <- gregexpr(pattern, msg)
+  regmatches(msg, m) <- list(.real_ids(regmatches(msg, m)[[1]], input))
+  msg
+}
+
+# A temporary directory, removed when the calling function exits.
+.scratch <- function(env = parent.frame()) {
   dir <- tempfile("bioaccel")
   dir.create(dir)
-  on.exit(unlink(dir, recursive = TRUE))
-  out <- file.path(dir, "d.cdist")
-  .run(c("distance", shQuote(.as_fasta(seqs, dir)), "-m", model, "--float64",
-         .options(list(...)), "-o", shQuote(out)))
-  read_bioaccel_dist(out)
+  do.call(on.exit, list(substitute(unlink(d, recursive = TRUE), list(d = dir)), add = TRUE),
+          envir = env)
+  dir
 }
 
-#' Optimal alignment scores (global, local or semiglobal) with bioaccel.
+#' All-vs-all distances with bioaccel
 #'
-#' @return an integer matrix, queries in rows, targets in columns.
+#' Runs `bioaccel distance` and reads its result.
+#'
+#' @param seqs a named character vector of sequences (names are the ids; any character,
+#'   spaces included), an ape `DNAbin` or `AAbin` (an alignment matrix or a list), or the
+#'   path of a FASTA, FASTQ, Clustal, PHYLIP, Stockholm or NEXUS file.
+#' @param model `raw`, `jc69`, `k80`, `f81`, `tn93`, `logdet` (aligned DNA); `identity`,
+#'   `scoredist`, `edit`, `kmer`, `jaccard`, `mash` (unaligned).
+#' @param pairwise_deletion drop missing sites per pair rather than for all pairs.
+#' @param devices spread the work over these GPUs: `"all"` or ids such as `c(0, 2)`.
+#' @param float64 keep the distances as double precision (else they pass through single
+#'   precision on the way to R).
+#' @param ... further options of `bioaccel distance`, named as there with `_` for `-`:
+#'   e.g. `backend = "cpu"`, `threads = 4`, `k = 15`, `sketch_size = 1e5`, `seed = 7`,
+#'   `matrix = "BLOSUM62"`. `TRUE` gives a flag, `FALSE` leaves it out.
+#' @return a `dist` labelled with the sequence ids.
+#' @export
+#' @examples
+#' \dontrun{
+#' bioaccel_distance(c(a = "ACGTACGT", b = "ACGTTCGT", c = "ACGAACGA"), "k80")
+#' data(woodmouse, package = "ape")
+#' bioaccel_distance(woodmouse, "tn93", pairwise_deletion = TRUE)
+#' }
+bioaccel_distance <- function(seqs, model = "k80", pairwise_deletion = FALSE, devices = NULL,
+                              float64 = TRUE, ...) {
+  dir <- .scratch()
+  input <- .seq_input(seqs, dir)
+  # the streamed .cdist output does not take --devices; the in-memory .npy output does
+  out <- file.path(dir, if (is.null(devices)) "d.cdist" else "d.npy")
+  .run(c("distance", shQuote(input$path), "-m", shQuote(model),
+         .cli_args(c(list(pairwise_deletion = pairwise_deletion, devices = devices,
+                          float64 = float64 && is.null(devices)), list(...))),
+         "-o", shQuote(out)), list(input))
+  d <- if (is.null(devices)) read_bioaccel_dist(out) else .read_npy_dist(out)
+  attr(d, "Labels") <- .real_ids(attr(d, "Labels"), input)
+  d
+}
+
+#' Pairwise alignments with bioaccel: scores or the alignments themselves
+#'
+#' Runs `bioaccel align`: every query against every target (or all pairs of queries).
+#'
+#' @param queries,targets sequences as for [bioaccel_distance()]; `targets = NULL` aligns
+#'   the queries with each other.
+#' @param mode `global`, `local` or `semiglobal`.
+#' @param matrix a substitution matrix name (`BLOSUM62`, `PAM250`, ...) or match and
+#'   mismatch scores such as `c(2, -3)`; `NULL` for the default of the alphabet.
+#' @param gap_open,gap_extend gap penalties: a gap of length L costs
+#'   `gap_open + (L - 1) * gap_extend`.
+#' @param traceback `FALSE` for the score matrix, `TRUE` for the alignments.
+#' @param ... further options of `bioaccel align`, e.g. `backend = "cpu"`, `threads = 2`.
+#' @return `traceback = FALSE`: an integer matrix of scores, queries in rows, targets in
+#'   columns. `traceback = TRUE`: a data.frame with one row per pair: `query`, `target`,
+#'   `score`, `query_start`, `query_end`, `target_start`, `target_end` (0-based, end
+#'   exclusive), `cigar`, `identity`, `aligned_length`, `query_aligned`, `target_aligned`.
+#' @export
+#' @examples
+#' \dontrun{
+#' bioaccel_align_scores(c(q = "HEAGAWGHEE"), c(t = "PAWHEAE"), matrix = "BLOSUM50",
+#'                       gap_open = 8, gap_extend = 8)
+#' bioaccel_align_scores(c(q = "HEAGAWGHEE"), c(t = "PAWHEAE"), matrix = "BLOSUM50",
+#'                       gap_open = 8, gap_extend = 8, traceback = TRUE)
+#' }
 bioaccel_align_scores <- function(queries, targets = NULL, mode = "global", matrix = NULL,
-                                  gap_open = NULL, gap_extend = NULL, ...) {
-  dir <- tempfile("bioaccel")
-  dir.create(dir)
-  on.exit(unlink(dir, recursive = TRUE))
-  qdir <- file.path(dir, "q"); dir.create(qdir)
-  args <- c("align", shQuote(.as_fasta(queries, qdir)))
+                                  gap_open = NULL, gap_extend = NULL, traceback = FALSE, ...) {
+  dir <- .scratch()
+  q <- .seq_input(queries, dir, "queries")
+  inputs <- list(q)
+  args <- c("align", shQuote(q$path))
   if (!is.null(targets)) {
-    tdir <- file.path(dir, "t"); dir.create(tdir)
-    args <- c(args, shQuote(.as_fasta(targets, tdir)))
+    t <- .seq_input(targets, dir, "targets")
+    inputs <- c(inputs, list(t))
+    args <- c(args, shQuote(t$path))
+  } else {
+    t <- q
   }
   out <- file.path(dir, "scores.tsv")
-  args <- c(args, "--mode", mode, .options(list(matrix = matrix, gap_open = gap_open,
-                                                gap_extend = gap_extend, ...)), "-o", shQuote(out))
-  .run(args)
-  tab <- read.delim(out, row.names = 1, check.names = FALSE, quote = "")
+  args <- c(args, "--mode", shQuote(mode),
+            .cli_args(c(list(matrix = matrix, gap_open = gap_open, gap_extend = gap_extend,
+                             traceback = traceback), list(...))), "-o", shQuote(out))
+  .run(args, inputs)
+  if (isTRUE(traceback)) {
+    tab <- read.delim(out, quote = "", comment.char = "", na.strings = character(),
+                      colClasses = c(query = "character", target = "character",
+                                     cigar = "character", query_aligned = "character",
+                                     target_aligned = "character"))
+    tab$query <- .real_ids(tab$query, q)
+    tab$target <- .real_ids(tab$target, t)
+    return(tab)
+  }
+  tab <- read.delim(out, row.names = 1, check.names = FALSE, quote = "", comment.char = "",
+                    na.strings = character())
   m <- as.matrix(tab)
   storage.mode(m) <- "integer"
+  dimnames(m) <- list(.real_ids(rownames(m), q), .real_ids(colnames(m), t))
   m
 }
 
-#' A guide tree (NJ or UPGMA) of a `dist`, computed by bioaccel.
+#' A guide tree (neighbour joining or UPGMA) of a `dist`, computed by bioaccel
+#'
+#' @param d a `dist` (or a symmetric matrix with dimnames).
+#' @param method `nj` or `upgma`.
+#' @return an ape `phylo`.
+#' @export
+#' @examples
+#' \dontrun{
+#' d <- dist(matrix(rnorm(20), 5, dimnames = list(letters[1:5], NULL)))
+#' plot(bioaccel_tree(d, "nj"))
+#' }
 bioaccel_tree <- function(d, method = c("nj", "upgma")) {
   method <- match.arg(method)
-  dir <- tempfile("bioaccel")
-  dir.create(dir)
-  on.exit(unlink(dir, recursive = TRUE))
+  dir <- .scratch()
   write_bioaccel_dist(d, file.path(dir, "d.cdist"))
   .run(c("tree", shQuote(file.path(dir, "d.cdist")), "--method", method, "-o",
          shQuote(file.path(dir, "t.nwk"))))
   read_bioaccel_tree(file.path(dir, "t.nwk"))
-}
-
-.options <- function(opts) {
-  opts <- opts[!vapply(opts, is.null, TRUE)]
-  if (!length(opts)) return(character())
-  flags <- paste0("--", gsub("_", "-", names(opts)))
-  flags[names(opts) == "k"] <- "-k"
-  as.vector(rbind(flags, vapply(opts, function(v) shQuote(as.character(v)), "")))
 }

@@ -11,7 +11,7 @@
   writeBin(bytes, con)
 }
 
-#' Read a bioaccel binary condensed distance matrix (.cdist) into a `dist`.
+#' Read a bioaccel binary condensed distance matrix (.cdist) into a `dist`
 #'
 #' The format: 8 bytes "BACDIST1"; uint32 bytes per value (8 or 4); uint32 0; uint64 n;
 #' uint64 byte length of the labels; the labels (UTF-8, each ending in a newline); then
@@ -20,6 +20,11 @@
 #'
 #' @param path file written by `bioaccel distance -o x.cdist` or `bioaccel merge-tiles`.
 #' @return a `dist` with the sequence ids as labels.
+#' @export
+#' @examples
+#' path <- tempfile(fileext = ".cdist")
+#' write_bioaccel_dist(dist(matrix(1:6, 3, dimnames = list(c("a", "b", "c"), NULL))), path)
+#' read_bioaccel_dist(path)
 read_bioaccel_dist <- function(path) {
   if (!file.exists(path)) stop(sprintf("%s: no such file", path), call. = FALSE)
   con <- file(path, "rb")
@@ -50,10 +55,15 @@ read_bioaccel_dist <- function(path) {
             method = "bioaccel", call = match.call(), class = "dist")
 }
 
-#' Write a `dist` (or a symmetric matrix) as a bioaccel .cdist file, atomically.
+#' Write a `dist` (or a symmetric matrix) as a bioaccel .cdist file, atomically
 #'
 #' @param d a `dist`, or a square symmetric matrix with dimnames.
 #' @param path output file; written to a temporary file first, then renamed.
+#' @return `path`, invisibly.
+#' @export
+#' @examples
+#' path <- tempfile(fileext = ".cdist")
+#' write_bioaccel_dist(dist(matrix(1:6, 3, dimnames = list(c("a", "b", "c"), NULL))), path)
 write_bioaccel_dist <- function(d, path) {
   if (is.matrix(d)) d <- as.dist(d)
   if (!inherits(d, "dist")) stop("d must be a dist or a symmetric matrix", call. = FALSE)
@@ -80,19 +90,31 @@ write_bioaccel_dist <- function(d, path) {
   invisible(path)
 }
 
-#' Read a bioaccel Newick tree into an ape `phylo`.
+#' Read a bioaccel Newick tree into an ape `phylo`
 #'
-#' bioaccel quotes labels with spaces or Newick punctuation ('a b', 'it''s'); ape's
+#' bioaccel quotes labels with spaces or Newick punctuation (`'a b'`, `'it''s'`); ape's
 #' reader keeps the quotes and cannot read a doubled quote, so quoted labels are swapped
-#' for placeholders before parsing and restored, unquoted, afterwards.
+#' for placeholders before parsing and restored, unquoted, afterwards (in time linear in
+#' the length of the file).
+#'
+#' @param path a Newick file written by `bioaccel tree`.
+#' @return an ape `phylo`.
+#' @export
+#' @examples
+#' path <- tempfile(fileext = ".nwk")
+#' writeLines("(('a b':1,c:2):0.5,'it''s':3,d:1);", path)
+#' read_bioaccel_tree(path)$tip.label
 read_bioaccel_tree <- function(path) {
   if (!file.exists(path)) stop(sprintf("%s: no such file", path), call. = FALSE)
   text <- paste(readLines(path, warn = FALSE, encoding = "UTF-8"), collapse = "")
   if (!nzchar(trimws(text))) stop(sprintf("%s: no Newick tree in the file", path), call. = FALSE)
-  quoted <- regmatches(text, gregexpr("'([^']|'')*'", text))[[1]]
+  found <- gregexpr("'([^']|'')*'", text)
+  quoted <- regmatches(text, found)[[1]]
   keys <- sprintf("bioaccelQ%dQ", seq_along(quoted))
-  for (k in seq_along(quoted)) {
-    text <- sub(quoted[k], keys[k], text, fixed = TRUE)
+  if (length(quoted)) {
+    # the text between the quoted labels, interleaved with the placeholders: one pass
+    between <- regmatches(text, found, invert = TRUE)[[1]]
+    text <- paste(c(rbind(between, c(keys, ""))), collapse = "")
   }
   tr <- read.tree(text = text)
   if (is.null(tr)) stop(sprintf("%s: not a Newick tree", path), call. = FALSE)
@@ -105,4 +127,38 @@ read_bioaccel_tree <- function(path) {
   tr$tip.label <- restore(tr$tip.label)
   if (!is.null(tr$node.label)) tr$node.label <- restore(tr$node.label)
   tr
+}
+
+# A square float matrix saved by NumPy (.npy, C or Fortran order) with its ids in the side
+# file PATH.ids.txt (what `bioaccel distance -o x.npy` writes), as a `dist`.
+.read_npy_dist <- function(path) {
+  con <- file(path, "rb")
+  on.exit(close(con))
+  magic <- readBin(con, "raw", 8)
+  if (length(magic) < 8 || !identical(magic[1:6], c(as.raw(0x93), charToRaw("NUMPY")))) {
+    stop(sprintf("%s: not a NumPy .npy file", path), call. = FALSE)
+  }
+  size <- if (as.integer(magic[7]) == 1L) 2 else 4
+  header_len <- sum(as.numeric(readBin(con, "raw", size)) * 256^(seq_len(size) - 1))
+  header <- rawToChar(readBin(con, "raw", header_len))
+  descr <- sub(".*'descr': *'([^']*)'.*", "\\1", header)
+  shape <- as.numeric(strsplit(sub(".*'shape': *\\(([^)]*)\\).*", "\\1", header), ", *")[[1]])
+  width <- c("<f8" = 8L, "<f4" = 4L)[descr]
+  if (is.na(width) || length(shape) != 2 || shape[1] != shape[2]) {
+    stop(sprintf("%s: expected a square little-endian float matrix, found %s of shape (%s)",
+                 path, descr, paste(shape, collapse = ", ")), call. = FALSE)
+  }
+  n <- shape[1]
+  values <- readBin(con, "double", n * n, size = width, endian = "little")
+  if (length(values) != n * n) {
+    stop(sprintf("%s: %d of %.0f values (truncated file?)", path, length(values), n * n), call. = FALSE)
+  }
+  m <- matrix(values, n, n, byrow = !grepl("'fortran_order': *True", header))
+  ids_path <- paste0(path, ".ids.txt")
+  ids <- if (file.exists(ids_path)) readLines(ids_path, warn = FALSE, encoding = "UTF-8")
+  if (length(ids) != n) {
+    stop(sprintf("%s: %d ids for a %.0f x %.0f matrix", ids_path, length(ids), n, n), call. = FALSE)
+  }
+  dimnames(m) <- list(ids, ids)
+  as.dist(m)
 }
