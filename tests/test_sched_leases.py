@@ -248,7 +248,7 @@ def test_gpu_run_binds_returns_exit_code_and_records_history(gpus4, tmp_path):
     assert proc.returncode == 7, proc.stderr
     assert len(out.read_text().split(",")) == 2
     from bioaccel.sched.history import History
-    runs = History(gpus4 / "history.sqlite").runs("align")
+    runs = History(gpus4).runs("align")
     assert len(runs) == 1 and runs[0].exit_code == 7 and runs[0].cells == 1e6 and runs[0].gpus == 2
 
 
