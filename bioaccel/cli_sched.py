@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -37,58 +38,82 @@ def gpu_run(gpus, slots, slots_per_gpu, mem_gb, priority, user, timeout, kind, c
     """Run COMMAND with GPU(s) of its own: waits for a lease, sets CUDA_VISIBLE_DEVICES,
     returns COMMAND's exit status (127: COMMAND not found, 126: not executable, as shells
     do). Use `--` before COMMAND."""
+    import sqlite3
+
+    from .errors import SchedulerConfigError
     from .sched.history import Run, RuntimePredictor
     from .sched.leases import ENV_HELD, GpuBroker, human_duration, human_time
 
-    _check_command(command)  # before waiting, possibly for hours, for a GPU
-    if os.environ.get(ENV_HELD) is not None:
-        # already inside a lease (gpu-run under gpu-run): leasing again from the same run
-        # directory would wait on our own parent; the GPUs are ours already
-        click.echo(f"bioaccel gpu-run: inside a lease on GPU(s) {os.environ[ENV_HELD]}: running "
-                   "there", err=True)
-        _exit(_spawn(command).wait())
-    broker = GpuBroker(slots_per_gpu=slots_per_gpu)
-    if not broker.devices:
-        click.echo("bioaccel gpu-run: no GPU is visible (no CUDA device, no "
-                   "BIOACCEL_VIRTUAL_GPUS): running on the CPU without a lease", err=True)
-        _exit(_spawn(command, dict(os.environ, CUDA_VISIBLE_DEVICES="")).wait())
-    if predicted_s is None and cells is not None:
-        predicted_s = RuntimePredictor(broker.history.runs(kind)).predict(kind, cells)
-    label = " ".join(command)[:200]
-    asked = time.time()
-    held = broker.acquire(gpus, slots, mem_gb, timeout, priority, user, predicted_s, label)
-    env = dict(os.environ, CUDA_VISIBLE_DEVICES=held.visible, **{ENV_HELD: held.visible})
-    if os.environ.get("SLURM_JOB_ID"):
-        granted = os.environ.get("CUDA_VISIBLE_DEVICES") or os.environ.get("SLURM_STEP_GPUS") \
-            or os.environ.get("SLURM_JOB_GPUS") or "none"
-        click.echo(f"bioaccel gpu-run: inside Slurm job {os.environ['SLURM_JOB_ID']}, which "
-                   f"granted GPU(s) {granted}", err=True)
-    start = time.time()
-    click.echo(f"bioaccel gpu-run: GPU(s) {held.visible} "
-               f"({', '.join(d.name for d in held.devices)}) leased at {human_time(start)} "
-               f"after waiting {human_duration(start - asked)}, for: {label}", err=True)
-    # the child shares the lock descriptors: the GPUs stay taken while it runs, even
-    # if this wrapper is killed
-    try:
-        child = _spawn(command, env, held.lock_fds)
-    except SystemExit:
+    with _arbiter_warnings():
+        _check_command(command)  # before waiting, possibly for hours, for a GPU
+        if os.environ.get(ENV_HELD) is not None:
+            # already inside a lease (gpu-run under gpu-run): leasing again from the same run
+            # directory would wait on our own parent; the GPUs are ours already
+            click.echo(f"bioaccel gpu-run: inside a lease on GPU(s) {os.environ[ENV_HELD]}: "
+                       "running there", err=True)
+            _exit(_spawn(command).wait())
+        broker = GpuBroker(slots_per_gpu=slots_per_gpu)
+        if not broker.devices:
+            click.echo("bioaccel gpu-run: no GPU is visible (no CUDA device, no "
+                       "BIOACCEL_VIRTUAL_GPUS): running on the CPU without a lease", err=True)
+            _exit(_spawn(command, dict(os.environ, CUDA_VISIBLE_DEVICES="")).wait())
+        if predicted_s is None and cells is not None:
+            predicted_s = RuntimePredictor(broker.history.runs(kind)).predict(kind, cells)
+        label = " ".join(command)[:200]
+        asked = time.time()
+        held = broker.acquire(gpus, slots, mem_gb, timeout, priority, user, predicted_s, label)
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES=held.visible, **{ENV_HELD: held.visible})
+        if os.environ.get("SLURM_JOB_ID"):
+            granted = os.environ.get("CUDA_VISIBLE_DEVICES") or os.environ.get("SLURM_STEP_GPUS") \
+                or os.environ.get("SLURM_JOB_GPUS") or "none"
+            click.echo(f"bioaccel gpu-run: inside Slurm job {os.environ['SLURM_JOB_ID']}, which "
+                       f"granted GPU(s) {granted}", err=True)
+        start = time.time()
+        click.echo(f"bioaccel gpu-run: GPU(s) {held.visible} "
+                   f"({', '.join(d.name for d in held.devices)}) leased at {human_time(start)} "
+                   f"after waiting {human_duration(start - asked)}, for: {label}", err=True)
+        # the child shares the lock descriptors: the GPUs stay taken while it runs, even
+        # if this wrapper is killed
+        try:
+            child = _spawn(command, env, held.lock_fds)
+        except SystemExit:
+            held.release()
+            raise
+
+        def forward(signum, _frame):
+            child.send_signal(signum)
+
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, forward)
+        code = child.wait()
+        end = time.time()
         held.release()
-        raise
+        click.echo(f"bioaccel gpu-run: GPU(s) {held.visible} released at {human_time(end)} after "
+                   f"{human_duration(end - start)}, exit status {code}", err=True)
+        try:
+            broker.history.record(Run(kind, broker.config.check_account(_login(), user),
+                                      held.devices[0].name, len(held.devices), cells, None, start,
+                                      end, code, label))
+        except (SchedulerConfigError, sqlite3.Error, OSError) as exc:  # the run itself is done
+            click.echo(f"bioaccel gpu-run: warning: this run is not recorded in the history: {exc}",
+                       err=True)
+        _exit(code)
 
-    def forward(signum, _frame):
-        child.send_signal(signum)
 
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, forward)
-    code = child.wait()
-    end = time.time()
-    held.release()
-    click.echo(f"bioaccel gpu-run: GPU(s) {held.visible} released at {human_time(end)} after "
-               f"{human_duration(end - start)}, exit status {code}", err=True)
-    broker.history.record(Run(kind, broker.config.check_account(_login(), user),
-                              held.devices[0].name, len(held.devices), cells, None, start, end,
-                              code, label))
-    _exit(code)
+@contextlib.contextmanager
+def _arbiter_warnings():
+    """Show each warning about the run directory once, as a line of gpu-run's."""
+    import warnings
+
+    from .errors import ArbiterWarning
+
+    def show(message, *_args, **_kwargs):
+        click.echo(f"bioaccel gpu-run: warning: {message}", err=True)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default", ArbiterWarning)
+        warnings.showwarning = show
+        yield
 
 
 def _check_command(command) -> None:
@@ -99,7 +124,8 @@ def _check_command(command) -> None:
         if not os.path.exists(name):
             _fail(127, f"{name}: no such file")
         if os.path.isdir(name) or not os.access(name, os.X_OK):
-            _fail(126, f"{name}: {'is a directory' if os.path.isdir(name) else 'permission denied'}")
+            why = "is a directory" if os.path.isdir(name) else "permission denied"
+            _fail(126, f"{name}: {why}")
     elif shutil.which(name) is None:
         _fail(127, f"{name}: command not found")
 
@@ -160,8 +186,8 @@ def gpus(as_json):
     hint = None
     if not broker.devices:
         hint = ("no GPU is visible here: CuPy, numba-cuda and nvidia-smi found none "
-                f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '(unset)')!r}); set "
-                "BIOACCEL_VIRTUAL_GPUS=N for N virtual GPUs")
+                f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '(unset)')!r}); "
+                "set BIOACCEL_VIRTUAL_GPUS=N for N virtual GPUs")
     listed = {lease["lease"] for hs in holders.values() for lease in hs}
     elsewhere = [rec for rec in leases if rec["lease"] not in listed]  # GPUs not visible here
     queue = []

@@ -140,7 +140,8 @@ class History:
                 run = Run(*r)
                 float(run.start), float(run.end), int(run.gpus)
             except (TypeError, ValueError):
-                warn(f"skipping a malformed record in history file {describe(path, st)}: {r!r:.120}")
+                warn(f"skipping a malformed record in history file {describe(path, st)}: "
+                     f"{r!r:.120}")
                 continue
             account, honoured = self.shares.charged(owner, run.user)
             if not honoured:

@@ -281,7 +281,8 @@ class GpuBroker:
                             os.unlink(path)
                     continue
                 if not _ID.match(rid):
-                    rundir.warn(f"skipping {rundir.describe(path, st)}: {rid!r} is not a request id")
+                    rundir.warn(f"skipping {rundir.describe(path, st)}: {rid!r} is not a "
+                                "request id")
                     continue
                 info = rundir.read_record(fd, st, path, fields)
             finally:
@@ -295,7 +296,8 @@ class GpuBroker:
         account, honoured = self.config.charged(user, info.get("account"))
         if not honoured:
             rundir.warn(f"{path_kind}.{rid}.json of {user} names account "
-                        f"{info.get('account')!r}, which {user} may not charge: charged to {account}")
+                        f"{info.get('account')!r}, which {user} may not charge: charged to "
+                        f"{account}")
         return {"user": user, "uid": st.st_uid, "account": account}
 
     def leases(self) -> list[dict]:
