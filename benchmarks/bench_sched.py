@@ -129,7 +129,8 @@ def two_user_tables(workers: int = 3, jobs: int = 10, hold_s: float = 0.2) -> li
                      " / ".join(f"{acc[a]['configured']:.3f}" for a in shares)])
     return [f"### Two users, fair share through the host-wide arbiter ({mode}; {workers} job "
             f"streams each of {jobs} jobs x {hold_s:g} s; virtual GPUs)\n\n"
-            "GPU-seconds counted until the first user ran out of jobs (both competing).\n\n" + md_table(
+            "GPU-seconds counted until the first user ran out of jobs (both competing).\n\n"
+            + md_table(
                 ["shares (alice / bob)", "GPUs", "contested s", "GPU-s alice / bob",
                  "measured share", "configured share"], rows)]
 
