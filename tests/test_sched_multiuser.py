@@ -345,3 +345,19 @@ def test_snakemake_plugin_of_two_users_uses_the_host_wide_arbiter(shared):
     seen = [json.loads((shared / f"{u}.json").read_text()) for u in USERS]
     assert seen[0] == seen[1] == {"arbiter": str(DEFAULT_RUN_DIR), "policy": "fair",
                                   "shares": {"alice": 2.0, "bob": 1.0}}
+
+
+def test_a_planted_lock_file_stops_with_an_error_naming_it_and_its_owner(shared):
+    run = shared / "run"
+    env = base_env(BIOACCEL_RUN_DIR=str(run))
+    GpuBroker(run)
+    (run / "arbiter.lock").unlink(missing_ok=True)
+
+    def plant():
+        os.close(os.open(run / "arbiter.lock", os.O_CREAT | os.O_WRONLY, 0o600))
+
+    assert run_as("bob", plant, env=env) == 0
+    log = shared / "alice.log"
+    assert run_as("alice", gpu_run, "--", "true", env=env, output=log) != 0
+    text = log.read_text()
+    assert f"'{run / 'arbiter.lock'}' (owner bob, mode 0600) is not readable by alice" in text

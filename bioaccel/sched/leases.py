@@ -488,7 +488,8 @@ def lease(gpus: int = 1, slots: int | None = None, mem_gb: float | None = None,
     timeout : float, optional
         Seconds to wait; :class:`~bioaccel.errors.LeaseTimeoutError` after that.
     priority, user, predicted_s
-        What the queue policy ranks by.
+        What the queue policy ranks by; ``user`` is the fair-share account to charge (default:
+        the real user's own; another only if the shares file lists the user in it).
 
     Examples
     --------

@@ -144,6 +144,11 @@ def open_shared(path: Path, content: bytes = b"") -> int:
                     f"{describe(path, os.lstat(path))} is a symlink; bioaccel never follows one "
                     "in its run directory (someone planted it: an administrator should remove "
                     "it)") from None
+            if exc.errno == errno.EACCES:
+                raise SchedulerConfigError(
+                    f"{describe(path, os.lstat(path))} is not readable by "
+                    f"{user_name(os.getuid())}, so its lock cannot be shared (an administrator "
+                    "should remove it)") from None
             raise
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
