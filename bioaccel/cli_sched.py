@@ -225,7 +225,7 @@ def gpus(as_json):
             table.add_column(col)
         for d in broker.devices:
             hs = holders[d.index]
-            first = [f"{d.index} ({d.visible_id})", d.name + (" (virtual)" if d.virtual else ""),
+            first = [f"{d.index} ({d.visible_id})", d.name + (" (virtual)" if d.virtual and "virtual" not in d.name else ""),
                      f"{d.memory_gb:.0f} GB",
                      f"{sum(len(h['slots']) for h in hs)}/{broker.slots_per_gpu}"]
             if not hs:

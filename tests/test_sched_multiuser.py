@@ -283,7 +283,7 @@ def test_hostile_files_in_the_run_directory_are_skipped_with_a_warning(shared):
     env = base_env(BIOACCEL_RUN_DIR=str(run), BIOACCEL_SHARES_FILE=str(shares))
     GpuBroker(run)  # the administrator makes the directory
     alice_uid = pwd.getpwnam("alice").pw_uid
-    ids = [f"1.00000{k}-1-0000000{k}" for k in range(7)]
+    ids = [f"1.00000{k}-1-0000000{k}" for k in range(8)]
     planted = {
         f"queue.{ids[0]}.json": b"{not json",
         f"queue.{ids[1]}.json": b" " * (1 << 20),
@@ -291,6 +291,10 @@ def test_hostile_files_in_the_run_directory_are_skipped_with_a_warning(shared):
         f"lease.{ids[3]}.json": b"[1, 2]",
         f"history.{alice_uid}.sqlite": b"bob was here",
         f"history.{pwd.getpwnam('bob').pw_uid}.sqlite": b"not a database",
+        # a request no GPU set here can serve, queued first: it must not block the queue
+        f"queue.{ids[7]}.json": json.dumps(
+            {"priority": 0, "gpus": 99, "slots": 1, "mem_gb": None, "submit_time": 0.0,
+             "predicted_s": None, "label": "impossible", "account": None}).encode(),
     }
 
     def plant():
@@ -317,6 +321,12 @@ def test_hostile_files_in_the_run_directory_are_skipped_with_a_warning(shared):
         for name in [*planted, f"queue.{ids[4]}.json", f"queue.{ids[5]}.json"]:
             assert name in text, f"no warning names {name}:\n{text}"
         assert "not recorded in the history" in text  # bob planted alice's file
+
+        def starving_queue():  # the impossible request has waited past starve_after_s
+            GpuBroker(poll_s=0.01, starve_after_s=0.0).acquire(1, timeout=10).release()
+
+        assert run_as("alice", starving_queue, env=env, output=log) == 0
+        assert "is impossible on 1 GPU(s)" in log.read_text()
         view = root_view(run, BIOACCEL_SHARES_FILE=str(shares))
         assert view["queue"] == [] and all(not d["holders"] for d in view["devices"])
         assert any(f"lease.{ids[6]}.json" in w for w in view["warnings"])

@@ -62,9 +62,11 @@ _ID = re.compile(r"^[0-9]+\.[0-9]{6}-[0-9]+-[0-9a-f]{8}$")
 _QUEUE_FIELDS = {"priority": (int, float), "gpus": (int,), "slots": (int,),
                  "mem_gb": (int, float, type(None)), "submit_time": (int, float),
                  "predicted_s": (int, float, type(None)), "label": (str,),
-                 "account": (str, type(None))}
+                 "account": (str, type(None)), "pid": (int, type(None)),
+                 "host": (str, type(None))}
 _LEASE_FIELDS = {"since": (int, float), "label": (str,), "mem_gb": (int, float, type(None)),
-                 "slots": (dict,), "account": (str, type(None))}
+                 "slots": (dict,), "account": (str, type(None)), "pid": (int, type(None)),
+                 "host": (str, type(None))}
 
 
 def run_dir(env=None) -> Path:
@@ -341,6 +343,14 @@ class GpuBroker:
         their owner); identity from the entry file's owner."""
         out = []
         for rid, info, st in self._records("queue", _QUEUE_FIELDS):
+            if not (1 <= info["gpus"] <= max(1, len(self.devices))
+                    and 1 <= info["slots"] <= self.slots_per_gpu):
+                # it could never be served here: left in, it would block the queue once it
+                # had waited starve_after_s
+                rundir.warn(f"skipping queue.{rid}.json of {user_name(st.st_uid)}: "
+                            f"{info['gpus']} GPU(s) x {info['slots']} slot(s) is impossible on "
+                            f"{len(self.devices)} GPU(s) of {self.slots_per_gpu} slot(s)")
+                continue
             who = self._who("queue", rid, info, st)
             # the file's change time is the kernel's: nobody queues earlier than it appeared
             submit = max(float(info["submit_time"]), st.st_ctime - 1.0)
