@@ -1,6 +1,7 @@
 """Scheduling comparison tables: queue policies in the simulator, placement optimizers.
 
     python benchmarks/bench_sched.py [--budget 1.0] [--out benchmarks/sched_tables.md]
+    python benchmarks/bench_sched.py --only two-users    # print that table only
 
 1. Policies (fcfs, priority, fair, predicted) on a heavy-tailed workload (Pareto
    durations, Poisson arrivals, predictions off by a lognormal factor), on a flood workload
@@ -9,6 +10,10 @@
 2. Placement (greedy, lpt, local, ga, aco, pso) under one time budget each: identical GPUs,
    and a heterogeneous two-node topology with NVLink/PCIe/network links and data locality;
    makespan / lower bound and solve time.
+3. Two users on one server (real leases, not the simulator): alice and bob (real Unix users
+   when run as root, else two accounts of the invoking user) each run job streams on
+   virtual GPUs through the host-wide arbiter under the ``fair`` policy; their GPU-seconds
+   while both had work waiting, against the shares configured in the shares file.
 """
 
 from __future__ import annotations
@@ -107,12 +112,40 @@ def placement_tables(budget: float) -> list[str]:
     return out
 
 
+def two_user_tables(workers: int = 3, jobs: int = 10, hold_s: float = 0.2) -> list[str]:
+    from benchmarks.two_users import fair_share_run
+
+    rows = []
+    mode = ""
+    for shares, gpus in (({"alice": 2, "bob": 1}, 1), ({"alice": 2, "bob": 1}, 2),
+                         ({"alice": 1, "bob": 3}, 2), ({"alice": 1, "bob": 1}, 2)):
+        r = fair_share_run(shares, gpus=gpus, workers=workers, jobs=jobs, hold_s=hold_s)
+        mode = r["mode"]
+        acc = r["accounts"]
+        rows.append([" / ".join(f"{a}={s:g}" for a, s in shares.items()), gpus,
+                     f"{r['window_s']:.1f}",
+                     " / ".join(f"{acc[a]['gpu_s']:.1f}" for a in shares),
+                     " / ".join(f"{acc[a]['fraction']:.3f}" for a in shares),
+                     " / ".join(f"{acc[a]['configured']:.3f}" for a in shares)])
+    return [f"### Two users, fair share through the host-wide arbiter ({mode}; {workers} job "
+            f"streams each of {jobs} jobs x {hold_s:g} s; virtual GPUs)\n\n"
+            "GPU-seconds counted until the first user ran out of jobs (both competing).\n\n"
+            + md_table(
+                ["shares (alice / bob)", "GPUs", "contested s", "GPU-s alice / bob",
+                 "measured share", "configured share"], rows)]
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--budget", type=float, default=1.0)
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "sched_tables.md")
+    ap.add_argument("--only", choices=["two-users"], default=None,
+                    help="Print one part only (nothing is written).")
     args = ap.parse_args(argv)
-    text = "\n\n".join(policy_tables() + placement_tables(args.budget)) + "\n"
+    if args.only == "two-users":
+        print("\n\n".join(two_user_tables()))
+        return
+    text = "\n\n".join(policy_tables() + placement_tables(args.budget) + two_user_tables()) + "\n"
     print(text)
     if args.out:
         from bioaccel.io import atomic_output

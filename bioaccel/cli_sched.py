@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -21,7 +22,9 @@ import click
               help="Allow sharing: each GPU has K slots (fixed per run directory).")
 @click.option("--mem-gb", type=float, default=None, help="Memory budget per GPU.")
 @click.option("--priority", type=float, default=0, show_default=True)
-@click.option("--user", default=None, help="Fair-share account (default: the login name).")
+@click.option("--user", default=None,
+              help="Fair-share account to charge (default: your own; another one only if the "
+                   "shares file lists you in it).")
 @click.option("--timeout", type=float, default=None, help="Seconds to wait for the GPUs.")
 @click.option("--kind", default="command", show_default=True,
               help="What runs (e.g. align, distance): recorded for runtime prediction.")
@@ -33,117 +36,226 @@ import click
 def gpu_run(gpus, slots, slots_per_gpu, mem_gb, priority, user, timeout, kind, cells,
             predicted_s, command):
     """Run COMMAND with GPU(s) of its own: waits for a lease, sets CUDA_VISIBLE_DEVICES,
-    returns COMMAND's exit status. Use `--` before COMMAND."""
-    from .sched.history import Run, RuntimePredictor
-    from .sched.leases import ENV_HELD, GpuBroker
+    returns COMMAND's exit status (127: COMMAND not found, 126: not executable, as shells
+    do). Use `--` before COMMAND."""
+    import sqlite3
 
-    if os.environ.get(ENV_HELD) is not None:
-        # already inside a lease (gpu-run under gpu-run): leasing again from the same run
-        # directory would wait on our own parent; the GPUs are ours already
-        click.echo(f"bioaccel gpu-run: inside a lease on GPU(s) {os.environ[ENV_HELD]}: running "
-                   "there", err=True)
-        try:
-            code = subprocess.run(list(command)).returncode
-        except OSError as exc:
-            raise click.ClickException(f"cannot run {command[0]!r}: {exc.strerror}") from None
-        sys.exit(code if code >= 0 else 128 - code)
-    broker = GpuBroker(slots_per_gpu=slots_per_gpu)
-    if not broker.devices:
-        click.echo("bioaccel gpu-run: no GPU is visible (no CUDA device, no "
-                   "BIOACCEL_VIRTUAL_GPUS): running on the CPU without a lease", err=True)
-        env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
-        try:
-            code = subprocess.run(list(command), env=env).returncode
-        except OSError as exc:
-            raise click.ClickException(f"cannot run {command[0]!r}: {exc.strerror}") from None
-        sys.exit(code if code >= 0 else 128 - code)
-    if predicted_s is None and cells is not None:
-        predicted_s = RuntimePredictor(broker.history.runs(kind)).predict(kind, cells)
-    label = " ".join(command)[:200]
-    held = broker.acquire(gpus, slots, mem_gb, timeout, priority, user, predicted_s, label)
-    env = dict(os.environ, CUDA_VISIBLE_DEVICES=held.visible, **{ENV_HELD: held.visible})
-    if os.environ.get("SLURM_JOB_ID"):
-        granted = os.environ.get("CUDA_VISIBLE_DEVICES") or os.environ.get("SLURM_STEP_GPUS") \
-            or os.environ.get("SLURM_JOB_GPUS") or "none"
-        click.echo(f"bioaccel gpu-run: inside Slurm job {os.environ['SLURM_JOB_ID']}, which "
-                   f"granted GPU(s) {granted}", err=True)
-    start = time.time()
-    click.echo(f"bioaccel gpu-run: GPU(s) {held.visible} "
-               f"({', '.join(d.name for d in held.devices)}) leased at {start:.6f} for: {label}",
-               err=True)
-    try:
+    from .errors import SchedulerConfigError
+    from .sched.history import Run, RuntimePredictor
+    from .sched.leases import ENV_HELD, GpuBroker, human_duration, human_time
+
+    with _arbiter_warnings():
+        _check_command(command)  # before waiting, possibly for hours, for a GPU
+        if os.environ.get(ENV_HELD) is not None:
+            # already inside a lease (gpu-run under gpu-run): leasing again from the same run
+            # directory would wait on our own parent; the GPUs are ours already
+            click.echo(f"bioaccel gpu-run: inside a lease on GPU(s) {os.environ[ENV_HELD]}: "
+                       "running there", err=True)
+            _exit(_spawn(command).wait())
+        broker = GpuBroker(slots_per_gpu=slots_per_gpu)
+        if not broker.devices:
+            click.echo("bioaccel gpu-run: no GPU is visible (no CUDA device, no "
+                       "BIOACCEL_VIRTUAL_GPUS): running on the CPU without a lease", err=True)
+            _exit(_spawn(command, dict(os.environ, CUDA_VISIBLE_DEVICES="")).wait())
+        if predicted_s is None and cells is not None:
+            predicted_s = RuntimePredictor(broker.history.runs(kind)).predict(kind, cells)
+        label = " ".join(command)[:200]
+        asked = time.time()
+        held = broker.acquire(gpus, slots, mem_gb, timeout, priority, user, predicted_s, label)
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES=held.visible, **{ENV_HELD: held.visible})
+        if os.environ.get("SLURM_JOB_ID"):
+            granted = os.environ.get("CUDA_VISIBLE_DEVICES") or os.environ.get("SLURM_STEP_GPUS") \
+                or os.environ.get("SLURM_JOB_GPUS") or "none"
+            click.echo(f"bioaccel gpu-run: inside Slurm job {os.environ['SLURM_JOB_ID']}, which "
+                       f"granted GPU(s) {granted}", err=True)
+        start = time.time()
+        click.echo(f"bioaccel gpu-run: GPU(s) {held.visible} "
+                   f"({', '.join(d.name for d in held.devices)}) leased at {human_time(start)} "
+                   f"after waiting {human_duration(start - asked)}, for: {label}", err=True)
         # the child shares the lock descriptors: the GPUs stay taken while it runs, even
         # if this wrapper is killed
-        child = subprocess.Popen(list(command), env=env, pass_fds=held.lock_fds)
-    except OSError as exc:
+        try:
+            child = _spawn(command, env, held.lock_fds)
+        except SystemExit:
+            held.release()
+            raise
+
+        def forward(signum, _frame):
+            child.send_signal(signum)
+
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, forward)
+        code = child.wait()
+        end = time.time()
         held.release()
-        raise click.ClickException(f"cannot run {command[0]!r}: {exc.strerror}") from None
+        click.echo(f"bioaccel gpu-run: GPU(s) {held.visible} released at {human_time(end)} after "
+                   f"{human_duration(end - start)}, exit status {code}", err=True)
+        try:
+            broker.history.record(Run(kind, broker.config.check_account(_login(), user),
+                                      held.devices[0].name, len(held.devices), cells, None, start,
+                                      end, code, label))
+        except (SchedulerConfigError, sqlite3.Error, OSError) as exc:  # the run itself is done
+            click.echo(f"bioaccel gpu-run: warning: this run is not recorded in the history: {exc}",
+                       err=True)
+        _exit(code)
 
-    def forward(signum, _frame):
-        child.send_signal(signum)
 
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, forward)
-    code = child.wait()
-    end = time.time()
-    held.release()
-    click.echo(f"bioaccel gpu-run: GPU(s) {held.visible} released at {end:.6f}, exit status "
-               f"{code}", err=True)
-    broker.history.record(Run(kind, user or _login(), held.devices[0].name, len(held.devices),
-                              cells, None, start, end, code, label))
+@contextlib.contextmanager
+def _arbiter_warnings():
+    """Show each warning about the run directory once, as a line of gpu-run's."""
+    import warnings
+
+    from .errors import ArbiterWarning
+
+    def show(message, *_args, **_kwargs):
+        click.echo(f"bioaccel gpu-run: warning: {message}", err=True)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default", ArbiterWarning)
+        warnings.showwarning = show
+        yield
+
+
+def _check_command(command) -> None:
+    """Exit 127 (not found) or 126 (not executable) like a shell, before any lease."""
+    import shutil
+    name = command[0]
+    if "/" in name:
+        if not os.path.exists(name):
+            _fail(127, f"{name}: no such file")
+        if os.path.isdir(name) or not os.access(name, os.X_OK):
+            why = "is a directory" if os.path.isdir(name) else "permission denied"
+            _fail(126, f"{name}: {why}")
+    elif shutil.which(name) is None:
+        _fail(127, f"{name}: command not found")
+
+
+def _spawn(command, env=None, pass_fds=()):
+    try:
+        return subprocess.Popen(list(command), env=env, pass_fds=pass_fds)
+    except FileNotFoundError:
+        _fail(127, f"{command[0]}: command not found")
+    except OSError as exc:
+        _fail(126, f"{command[0]}: {exc.strerror.lower()}")
+
+
+def _fail(code: int, message: str):
+    click.echo(f"bioaccel gpu-run: {message}", err=True)
+    sys.exit(code)
+
+
+def _exit(code: int):
     sys.exit(code if code >= 0 else 128 - code)
 
 
 def _login() -> str:
-    from .sched.leases import _user
-    return _user()
+    from .sched.identity import current_user
+    return current_user()
 
 
 @click.command("gpus")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (for monitoring).")
 def gpus(as_json):
-    """Show the GPUs, who holds them, and the queue of waiting requests."""
+    """Show the GPUs, every user's holders and the queue of waiting requests (policy order),
+    with user names, ages and labels."""
+    import warnings
+
     from rich.console import Console
     from rich.table import Table
 
-    from .sched.leases import GpuBroker
+    from .errors import ArbiterWarning
+    from .sched.leases import GpuBroker, human_duration, human_time
 
-    broker = GpuBroker()
-    holders = broker.holders()
-    with broker._arbiter():
-        waiting = broker.policy.order(broker.queue(), time.time())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ArbiterWarning)
+        broker = GpuBroker()
+        now = time.time()
+        holders = broker.holders()
+        leases = broker.leases()
+        waiting = broker.policy.order(broker.queue(), now, broker._usage(now))
+        busy = broker.arbiter_busy()
+    notes = list(dict.fromkeys(str(w.message) for w in caught))
+    from .sched.identity import user_name
+    dir_owner = user_name(broker.dir_uid)
+    if broker.dir_uid not in (0, os.getuid()):
+        notes.append(f"the run directory {broker.dir} belongs to {dir_owner}, who can remove "
+                     "other users' files in it: an administrator should create it (see README)")
+    if busy:
+        notes.append("the arbiter lock has been held for over 1 s: no waiting request can be "
+                     "served while a process holds it")
+    hint = None
+    if not broker.devices:
+        hint = ("no GPU is visible here: CuPy, numba-cuda and nvidia-smi found none "
+                f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '(unset)')!r}); "
+                "set BIOACCEL_VIRTUAL_GPUS=N for N virtual GPUs")
+    listed = {lease["lease"] for hs in holders.values() for lease in hs}
+    elsewhere = [rec for rec in leases if rec["lease"] not in listed]  # GPUs not visible here
+    queue = []
+    for r in waiting:
+        info = r.payload
+        queue.append({"id": r.id, "user": info["user"], "uid": info["uid"],
+                      "account": info["account"], "priority": r.priority, "gpus": r.gpus,
+                      "slots": info["slots"], "mem_gb": info["mem_gb"], "pid": info.get("pid"),
+                      "host": info.get("host"), "submit_time": r.submit_time,
+                      "waited_s": now - r.submit_time, "predicted_s": r.predicted_s,
+                      "label": info["label"]})
     if as_json:
+        def age(h):
+            return {**h, "age_s": None if h["since"] is None else now - h["since"]}
         click.echo(json.dumps({
-            "run_dir": str(broker.dir), "slots_per_gpu": broker.slots_per_gpu,
-            "policy": broker.policy.name,
+            "run_dir": str(broker.dir), "run_dir_owner": dir_owner,
+            "slots_per_gpu": broker.slots_per_gpu, "policy": broker.policy.name,
+            "shares_file": str(broker.config.path) if broker.config.path else None,
+            "time": now, "hint": hint, "warnings": notes,
             "devices": [{"index": d.index, "visible_id": d.visible_id, "name": d.name,
                          "memory_gb": d.memory_gb, "virtual": d.virtual,
-                         "holders": holders[d.index]} for d in broker.devices],
-            "queue": [r.payload for r in waiting]}, indent=1))
+                         "held_slots": sum(len(h["slots"]) for h in holders[d.index]),
+                         "holders": [age(h) for h in holders[d.index]]} for d in broker.devices],
+            "other_leases": [age(h) for h in elsewhere],
+            "queue": queue}, indent=1))
         return
-    console = Console()
-    table = Table(title=f"GPUs ({broker.dir}, {broker.slots_per_gpu} slot(s) each, "
-                        f"policy {broker.policy.name})")
-    for col in ("GPU", "name", "memory", "held slots", "holders"):
-        table.add_column(col)
-    for d in broker.devices:
-        hs = holders[d.index]
-        table.add_row(f"{d.index} ({d.visible_id})", d.name + (" (virtual)" if d.virtual else ""),
-                      f"{d.memory_gb:.0f} GB", f"{len(hs)}/{broker.slots_per_gpu}",
-                      "; ".join(f"pid {h.get('pid')} {h.get('user')}: {h.get('label', '')[:40]}"
-                                for h in hs) or "-")
-    console.print(table)
-    if waiting:
+    console = Console(width=max(Console().width, 160))
+    if hint:
+        console.print(f"GPUs: none. {hint}")
+    else:
+        table = Table(title=f"GPUs ({broker.dir}, {broker.slots_per_gpu} slot(s) each, "
+                            f"policy {broker.policy.name})")
+        for col in ("GPU", "name", "memory", "held slots", "holder", "account", "pid",
+                    "held for", "since", "label"):
+            table.add_column(col)
+        for d in broker.devices:
+            hs = holders[d.index]
+            first = [f"{d.index} ({d.visible_id})", d.name + (" (virtual)" if d.virtual and "virtual" not in d.name else ""),
+                     f"{d.memory_gb:.0f} GB",
+                     f"{sum(len(h['slots']) for h in hs)}/{broker.slots_per_gpu}"]
+            if not hs:
+                table.add_row(*first, "-", "", "", "", "", "")
+            for k, h in enumerate(hs):
+                table.add_row(*(first if k == 0 else [""] * 4), h["user"], h["account"] or "",
+                              str(h["pid"] or ""),
+                              human_duration(now - h["since"]) if h["since"] else "?",
+                              human_time(h["since"]) if h["since"] else "?",
+                              (h["label"] or "")[:60])
+        console.print(table)
+    if elsewhere:
+        console.print("leases on GPUs not visible here: " + "; ".join(
+            f"{h['user']} ({h['account']}) GPU(s) {','.join(h['slots'])} for "
+            f"{human_duration(now - h['since'])}: {h['label'][:40]}" for h in elsewhere))
+    if queue:
         q = Table(title="queue (policy order)")
-        for col in ("request", "user", "priority", "gpus", "waited s", "predicted s"):
+        for col in ("request", "user", "account", "priority", "gpus", "waited", "predicted",
+                    "label"):
             q.add_column(col)
-        now = time.time()
-        for r in waiting:
-            q.add_row(r.id, r.user, f"{r.priority:g}", str(r.gpus), f"{now - r.submit_time:.1f}",
-                      "-" if r.predicted_s is None else f"{r.predicted_s:.1f}")
+        for r in queue:
+            q.add_row(r["id"], r["user"], r["account"], f"{r['priority']:g}", str(r["gpus"]),
+                      human_duration(r["waited_s"]),
+                      "-" if r["predicted_s"] is None else human_duration(r["predicted_s"]),
+                      r["label"][:60])
         console.print(q)
     else:
         console.print("queue: empty")
+    for note in notes:
+        console.print(f"warning: {note}", style="yellow", markup=False)
 
 
 @click.group("sched")

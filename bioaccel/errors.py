@@ -49,3 +49,12 @@ class LeaseTimeoutError(BioaccelError, TimeoutError):
 
 class SchedulerConfigError(BioaccelError, ValueError):
     """A topology, workload, trace or scheduler setting is malformed (names file, row, key)."""
+
+
+class AccountError(BioaccelError, PermissionError):
+    """A fair-share account that the shares file does not let this Unix user charge."""
+
+
+class ArbiterWarning(UserWarning):
+    """A file in the shared GPU run directory was skipped (malformed, hostile or not owned
+    as expected); the message names it and its owner."""

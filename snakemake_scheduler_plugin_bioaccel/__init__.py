@@ -14,6 +14,13 @@ Job attributes the policies read:
   (``--scheduler-bioaccel-history``, kind = rule name, cells = input bytes), else the input
   size as a relative cost.
 
+The plugin and the ``bioaccel gpu-run`` jobs of a workflow use the host-wide arbiter (the
+run directory of :func:`bioaccel.sched.leases.run_dir`, ``/tmp/bioaccel`` by default), so
+the workflows of several users on one server share its GPUs by one policy: without
+``--scheduler-bioaccel-policy``/``-shares`` the plugin takes the policy and shares of the
+host's shares file (``/etc/bioaccel/shares``), and it predicts runtimes from every user's
+history there unless ``--scheduler-bioaccel-history`` names another run directory.
+
 On any internal error the plugin logs it and returns None, and Snakemake falls back to its
 own greedy scheduler for that round.
 """
@@ -32,12 +39,14 @@ from snakemake_interface_scheduler_plugins.settings import SchedulerSettingsBase
 @dataclass
 class SchedulerSettings(SchedulerSettingsBase):
     policy: Optional[str] = field(
-        default="fcfs",
-        metadata={"help": "Queue policy: fcfs, priority, fair, predicted."},
+        default=None,
+        metadata={"help": "Queue policy: fcfs, priority, fair, predicted (default: the "
+                          "host's shares file, else fcfs)."},
     )
     shares: Optional[str] = field(
         default=None,
-        metadata={"help": "Fair-share shares per user/rule, e.g. 'align=2,tree=1'."},
+        metadata={"help": "Fair-share shares per user/rule, e.g. 'align=2,tree=1' (default: "
+                          "the host's shares file)."},
     )
     aging: Optional[float] = field(
         default=0.1,
@@ -46,7 +55,8 @@ class SchedulerSettings(SchedulerSettingsBase):
     )
     history: Optional[str] = field(
         default=None,
-        metadata={"help": "bioaccel run directory whose history.sqlite predicts runtimes."},
+        metadata={"help": "bioaccel run directory whose history predicts runtimes (default: "
+                          "the host-wide one)."},
     )
 
 
@@ -64,21 +74,29 @@ def _rule_name(job) -> str:
 
 class Scheduler(SchedulerBase):
     def __post_init__(self) -> None:
+        from pathlib import Path
+
+        from bioaccel.sched.history import History, RuntimePredictor
+        from bioaccel.sched.identity import load_shares
+        from bioaccel.sched.leases import run_dir
         from bioaccel.sched.policies import make_policy, parse_shares
 
         settings = self.settings or SchedulerSettings()
-        self.policy = make_policy(settings.policy or "fcfs",
-                                  shares=parse_shares(settings.shares),
+        arbiter = Path(settings.history) if settings.history else run_dir()
+        config = load_shares(arbiter.stat().st_uid)
+        self.arbiter = arbiter
+        self.policy = make_policy(settings.policy or config.policy or "fcfs",
+                                  shares=parse_shares(settings.shares) if settings.shares
+                                  else config.shares,
                                   aging=settings.aging if settings.aging is not None else 0.1)
         self._seen: Dict[int, float] = {}
         self._usage: Dict[str, float] = {}
-        self._predictor = None
-        if settings.history:
-            from pathlib import Path
-
-            from bioaccel.sched.history import History, RuntimePredictor
-            self._predictor = RuntimePredictor(History(Path(settings.history) / "history.sqlite").runs())
-        self.logger.info(f"bioaccel scheduler: policy {self.policy.name}")
+        history = History(arbiter, config)
+        self._predictor = RuntimePredictor(history.runs())
+        if self.policy.name == "fair":
+            self._usage = dict(history.usage())  # every user's recorded use on this host
+        self.logger.info(f"bioaccel scheduler: policy {self.policy.name}; GPU jobs lease "
+                         f"through the arbiter in {arbiter} (bioaccel gpu-run)")
 
     def _predicted(self, job, input_sizes) -> float:
         res = job.scheduler_resources

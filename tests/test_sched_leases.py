@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -248,7 +249,7 @@ def test_gpu_run_binds_returns_exit_code_and_records_history(gpus4, tmp_path):
     assert proc.returncode == 7, proc.stderr
     assert len(out.read_text().split(",")) == 2
     from bioaccel.sched.history import History
-    runs = History(gpus4 / "history.sqlite").runs("align")
+    runs = History(gpus4).runs("align")
     assert len(runs) == 1 and runs[0].exit_code == 7 and runs[0].cells == 1e6 and runs[0].gpus == 2
 
 
@@ -262,3 +263,109 @@ def test_gpu_run_inside_gpu_run_uses_the_parent_lease(gpus4):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "inner 0,1,2,3" in proc.stdout  # no deadlock on its own parent's GPUs
+
+
+# -- bioaccel gpus / gpu-run output (issue 15 items 28, 29) -------------------------------------
+def cli(*args, **env):
+    return subprocess.run([sys.executable, "-m", "bioaccel.cli", *args],
+                          env={**child_env(BIOACCEL_VIRTUAL_GPUS="4"), **env},
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_gpus_without_a_gpu_says_so_and_how_to_get_virtual_ones(gpus4):
+    env = {k: v for k, v in child_env().items() if k != "BIOACCEL_VIRTUAL_GPUS"}
+    env.update(CUDA_VISIBLE_DEVICES="", BIOACCEL_RUN_DIR=str(gpus4))
+    for args in ((), ("--json",)):
+        proc = subprocess.run([sys.executable, "-m", "bioaccel.cli", "gpus", *args], env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert "no GPU is visible" in proc.stdout and "BIOACCEL_VIRTUAL_GPUS=N" in proc.stdout
+    assert json.loads(proc.stdout)["devices"] == []
+
+
+def test_gpus_lists_a_holder_of_two_slots_once_with_its_age_and_label(gpus4):
+    held = GpuBroker(slots_per_gpu=2).acquire(1, slots=2, label="two-slot job")
+    try:
+        view = json.loads(cli("gpus", "--json", BIOACCEL_RUN_DIR=str(gpus4)).stdout)
+        text = cli("gpus", BIOACCEL_RUN_DIR=str(gpus4)).stdout
+    finally:
+        held.release()
+    (gpu,) = [d for d in view["devices"] if d["holders"]]
+    (holder,) = gpu["holders"]
+    assert holder["slots"] == [0, 1] and gpu["held_slots"] == 2
+    assert holder["label"] == "two-slot job" and holder["age_s"] >= 0
+    assert text.count("two-slot job") == 1 and "2/2" in text
+
+
+def test_gpu_run_exits_127_and_126_like_a_shell(gpus4, tmp_path):
+    plain = tmp_path / "not-executable"
+    plain.write_text("echo hi\n")
+    for cmd, code, message in (("no-such-command-xyz", 127, "command not found"),
+                               (str(plain), 126, "permission denied"),
+                               (str(tmp_path), 126, "is a directory")):
+        proc = cli("gpu-run", "--", cmd, BIOACCEL_RUN_DIR=str(gpus4))
+        assert proc.returncode == code, proc.stderr
+        assert proc.stderr.strip() == f"bioaccel gpu-run: {cmd}: {message}"
+
+
+def test_gpu_run_prints_lease_times_for_people(gpus4):
+    proc = cli("gpu-run", "--", "true", BIOACCEL_RUN_DIR=str(gpus4))
+    assert proc.returncode == 0, proc.stderr
+    stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
+    assert re.search(rf"leased at {stamp} after waiting \d+\.\d s", proc.stderr), proc.stderr
+    assert re.search(rf"released at {stamp} after \d+\.\d s, exit status 0", proc.stderr)
+    assert not re.search(r"\d{9,}\.\d", proc.stderr), "an epoch float is printed"
+
+
+def test_human_durations():
+    from bioaccel.sched.leases import human_duration
+    seconds = (0.04, 59.94, 61, 3599, 3600 * 2 + 180, 86400 * 3 + 3600 * 4)
+    assert [human_duration(s) for s in seconds] == [
+        "0.0 s", "59.9 s", "1 min 01 s", "59 min 59 s", "2 h 03 min", "3 d 04 h"]
+
+
+# -- run directory and shares file, one user ----------------------------------------------------
+def test_run_directory_is_made_sticky_whatever_the_umask_and_never_through_a_symlink(tmp_path):
+    from bioaccel.sched.rundir import ensure_dir
+    old = os.umask(0o077)
+    try:
+        ensure_dir(tmp_path / "a" / "run")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a" / "run").stat().st_mode & 0o7777 == 0o1777
+    (tmp_path / "link").symlink_to(tmp_path / "a" / "run")
+    with pytest.raises(SchedulerConfigError, match="is a symlink"):
+        ensure_dir(tmp_path / "link")
+    (tmp_path / "open").mkdir()
+    os.chmod(tmp_path / "open", 0o777)
+    with pytest.raises(SchedulerConfigError, match="without the sticky bit"):
+        ensure_dir(tmp_path / "open")
+
+
+def test_shares_file_format_trust_and_accounts(tmp_path, monkeypatch):
+    from bioaccel.errors import AccountError
+    from bioaccel.sched.identity import load_shares
+    path = tmp_path / "shares"
+    monkeypatch.setenv("BIOACCEL_SHARES_FILE", str(path))
+    path.write_text("# comment\npolicy fair\nalice 2\nbob 1 # trailing\nlab 3 alice,carol\n")
+    os.chmod(path, 0o644)
+    cfg = load_shares()
+    assert cfg.policy == "fair" and cfg.shares == {"alice": 2, "bob": 1, "lab": 3}
+    assert cfg.check_account("carol", "lab") == "lab" and cfg.check_account("bob", None) == "bob"
+    assert cfg.accounts_of("alice") == ["alice", "lab"]
+    with pytest.raises(AccountError, match="'bob' may not charge account 'lab'"):
+        cfg.check_account("bob", "lab")
+    for text, match in (("alice two\n", "line 1.*not a positive number"),
+                        ("alice 1\nalice 2\n", "line 2.*listed twice"),
+                        ("policy best\n", "line 1.*policy NAME"),
+                        ("a 1 b c\n", "line 1.*account share")):
+        path.write_text(text)
+        with pytest.raises(SchedulerConfigError, match=match):
+            load_shares()
+    path.write_text("alice 1\n")
+    os.chmod(path, 0o666)
+    with pytest.raises(SchedulerConfigError, match="not trusted"):
+        load_shares()
+    monkeypatch.setenv("BIOACCEL_SHARES_FILE", str(tmp_path / "missing"))
+    with pytest.raises(SchedulerConfigError, match="no such file"):
+        load_shares()

@@ -77,7 +77,8 @@ def test_predicted_policy_never_starves_a_long_job():
 
 # -- history and prediction ---------------------------------------------------------------------
 def test_runtime_predictor_recovers_a_linear_model(tmp_path):
-    h = History(tmp_path / "h.sqlite")
+    from bioaccel.sched.identity import SharesConfig, current_user
+    h = History(tmp_path, SharesConfig(members={"u": {current_user()}}))
     for cells in (1e6, 2e6, 5e6, 1e7):
         h.record(Run("align", "u", "H200", 1, cells, 10, 0.0, 2.0 + cells / 1e6, 0))
     h.record(Run("align", "u", "H200", 1, 3e6, 10, 0.0, 999.0, 1))  # failed runs are ignored
@@ -96,7 +97,8 @@ def test_runtime_predictor_recovers_a_linear_model(tmp_path):
 
 
 def test_usage_decays_with_half_life(tmp_path):
-    h = History(tmp_path / "h.sqlite")
+    from bioaccel.sched.identity import SharesConfig, current_user
+    h = History(tmp_path, SharesConfig(members={"alice": {current_user()}}))
     h.record(Run("x", "alice", "g", 2, None, None, 0.0, 100.0, 0))
     assert h.usage(now=100.0, half_life_s=50)["alice"] == pytest.approx(200.0)
     assert h.usage(now=150.0, half_life_s=50)["alice"] == pytest.approx(100.0)

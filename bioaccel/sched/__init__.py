@@ -1,7 +1,9 @@
 """GPU scheduling on one server and beyond.
 
 - :mod:`.devices`: which GPUs this process may use (CUDA, Slurm, virtual GPUs);
-- :mod:`.leases`: exclusive or K-way shared GPU leases across processes (``flock``);
+- :mod:`.leases`: exclusive or K-way shared GPU leases across the processes and users of a
+  host (``flock``), through :mod:`.rundir` (files safe in a shared folder) and
+  :mod:`.identity` (the kernel's user, the shares file and its accounts);
 - :mod:`.multigpu`: ``devices=`` data parallelism with failover inside one call;
 - :mod:`.policies`: fcfs, priority, fair-share, predicted (aged shortest-first);
 - :mod:`.history`: run history in SQLite and the runtime predictor fitted from it;

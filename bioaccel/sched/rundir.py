@@ -1,0 +1,230 @@
+"""Files in a run directory shared by many Unix users, created and read safely.
+
+- Folders are made with their mode set explicitly (``1777``: sticky and world-writable, like
+  ``/tmp``; ``0700`` for a private one) and put in place by one ``rename``, so nobody ever
+  sees one with the creator's umask.
+- Files are written beside their name under a temporary name, given their mode with
+  ``fchmod`` and then linked to their name: another user sees either no file or the whole
+  file, readable whatever the creator's umask. An existing shared file is never opened with
+  ``O_CREAT`` (Linux's ``protected_regular`` refuses that in sticky folders).
+- Nothing follows a symlink (``O_NOFOLLOW``) or opens a FIFO or device; a record larger than
+  :data:`MAX_RECORD_BYTES` is not read. A bad record is skipped with an
+  :class:`~bioaccel.errors.ArbiterWarning` naming it and its owner, never a crash.
+- Lock files are opened read-only: ``flock`` needs no write access, so nobody needs to be
+  able to write another user's file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import stat
+import uuid
+import warnings
+from pathlib import Path
+
+from ..errors import ArbiterWarning, SchedulerConfigError
+from .identity import user_name
+
+#: Queue entries and lease records are small; anything larger is not read.
+MAX_RECORD_BYTES = 64 * 1024
+SHARED_DIR_MODE = 0o1777
+PRIVATE_DIR_MODE = 0o700
+RECORD_MODE = 0o644
+
+
+def owner_of(st: os.stat_result) -> str:
+    return user_name(st.st_uid)
+
+
+def describe(path: Path, st: os.stat_result) -> str:
+    return f"{str(path)!r} (owner {owner_of(st)}, mode {stat.S_IMODE(st.st_mode):04o})"
+
+
+def warn(message: str) -> None:
+    warnings.warn(message, ArbiterWarning, stacklevel=3)
+
+
+def ensure_dir(path: Path, mode: int = SHARED_DIR_MODE) -> os.stat_result:
+    """Make ``path`` a folder with ``mode`` (atomically) unless it exists; check what is there.
+
+    Raises
+    ------
+    SchedulerConfigError
+        ``path`` is a symlink or not a folder, is world-writable without the sticky bit (any
+        user could delete the others' files), is private but not ours, or is not usable.
+    """
+    path = Path(path)
+    for _ in range(10):
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
+            os.mkdir(tmp, 0o700)
+            try:
+                os.chmod(tmp, mode)
+                os.rename(tmp, path)  # atomic; fails if another user was faster
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.rmdir(tmp)
+            continue
+        _check_dir(path, st, mode)
+        return st
+    raise SchedulerConfigError(f"cannot create the run directory {str(path)!r}")
+
+
+def _check_dir(path: Path, st: os.stat_result, mode: int) -> None:
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        kind = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a folder"
+        raise SchedulerConfigError(
+            f"run directory {describe(path, st)} is {kind}; expected a folder (remove it, or "
+            "set BIOACCEL_RUN_DIR to another path)")
+    bits = stat.S_IMODE(st.st_mode)
+    if bits & 0o002 and not bits & stat.S_ISVTX:
+        raise SchedulerConfigError(
+            f"run directory {describe(path, st)} is world-writable without the sticky bit: "
+            f"any user could delete the others' leases; expected mode 1777 (chmod +t)")
+    if mode == PRIVATE_DIR_MODE and st.st_uid != os.getuid():
+        raise SchedulerConfigError(
+            f"private run directory {describe(path, st)} belongs to another user")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise SchedulerConfigError(
+            f"run directory {describe(path, st)} is not writable by {user_name(os.getuid())}; "
+            "an administrator should make it mode 1777 (or group-writable for a group; see "
+            "the README), or set BIOACCEL_RUN_DIR")
+
+
+def publish(path: Path, data: bytes = b"", mode: int = RECORD_MODE, *, lock: bool = False,
+            keep_fd: bool = False) -> int | None:
+    """Create ``path`` holding ``data`` with ``mode``, atomically (see the module).
+
+    ``lock``: the file is ``flock``ed before it appears. ``keep_fd``: return its descriptor
+    (else it is closed). Raises :class:`FileExistsError` if ``path`` exists.
+    """
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fchmod(fd, mode)
+        if lock:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        os.link(tmp, path)
+    except BaseException:
+        os.close(fd)
+        raise
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    if keep_fd:
+        return fd
+    os.close(fd)
+    return None
+
+
+def open_shared(path: Path, content: bytes = b"") -> int:
+    """A read-only descriptor of the shared file ``path`` (a lock file), creating it with
+    ``content`` if it is missing. Raises :class:`SchedulerConfigError` for a symlink or a
+    file that is not a regular file."""
+    for _ in range(10):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except FileNotFoundError:
+            with contextlib.suppress(FileExistsError):
+                publish(path, content)
+            continue
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise SchedulerConfigError(
+                    f"{describe(path, os.lstat(path))} is a symlink; bioaccel never follows one "
+                    "in its run directory (someone planted it: an administrator should remove "
+                    "it)") from None
+            if exc.errno == errno.EACCES:
+                raise SchedulerConfigError(
+                    f"{describe(path, os.lstat(path))} is not readable by "
+                    f"{user_name(os.getuid())}, so its lock cannot be shared (an administrator "
+                    "should remove it)") from None
+            raise
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            raise SchedulerConfigError(
+                f"{describe(path, st)} is not a regular file (an administrator should remove it)")
+        return fd
+    raise SchedulerConfigError(f"cannot create {str(path)!r}")
+
+
+def open_record(path: Path) -> tuple[int, os.stat_result] | None:
+    """Open a queue entry or lease record read-only; None, with a warning, for a symlink, a
+    FIFO or other non-file, or one larger than :data:`MAX_RECORD_BYTES`; None, silently, if
+    it is gone (its owner finished)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            st = os.lstat(path)
+            warn(f"skipping {describe(path, st)}: "
+                 + ("a symlink" if exc.errno == errno.ELOOP else exc.strerror))
+            return None
+        return None
+    st = os.fstat(fd)
+    problem = None
+    if not stat.S_ISREG(st.st_mode):
+        problem = "not a regular file"
+    elif st.st_size > MAX_RECORD_BYTES:
+        problem = f"{st.st_size} bytes, over the {MAX_RECORD_BYTES} bytes a record may have"
+    if problem:
+        os.close(fd)
+        warn(f"skipping {describe(path, st)}: {problem}")
+        return None
+    return fd, st
+
+
+def read_record(fd: int, st: os.stat_result, path: Path, fields: dict[str, tuple]) -> dict | None:
+    """The JSON object in ``fd``, if it is one and each of ``fields`` (name -> allowed types)
+    has an allowed type; else None with a warning."""
+    data = os.pread(fd, MAX_RECORD_BYTES + 1, 0)
+    try:
+        info = json.loads(data.decode())
+    except (UnicodeDecodeError, ValueError) as exc:
+        warn(f"skipping {describe(path, st)}: not JSON ({exc})")
+        return None
+    if not isinstance(info, dict):
+        warn(f"skipping {describe(path, st)}: expected a JSON object, got {type(info).__name__}")
+        return None
+    for name, types in fields.items():
+        value = info.get(name)
+        if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
+            warn(f"skipping {describe(path, st)}: field {name!r} = {value!r:.60} is not "
+                 f"{' or '.join('null' if t is type(None) else t.__name__ for t in types)}")
+            return None
+    return info
+
+
+def try_lock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+def is_locked(fd: int) -> bool:
+    """Someone else holds ``fd``'s file locked (probed by taking and dropping the lock)."""
+    if not try_lock(fd):
+        return True
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    return False
+
+
+def may_remove(st: os.stat_result) -> bool:
+    """Files of a dead owner are removed by that owner (or root): the sticky bit forbids
+    anyone else."""
+    return os.getuid() in (0, st.st_uid)
