@@ -15,6 +15,8 @@ from .errors import (AlignmentLengthError, AlphabetError, BackendUnavailableErro
                      DeviceError, DeviceSelectionError, DuplicateIdError, LeaseTimeoutError,
                      MatrixFormatError, ModelError, SchedulerConfigError, SequenceFormatError)
 from .io import read_sequences
+from .msa_engine import MultipleAlignment, msa
+from .newick import read_newick
 from .seqbatch import SeqBatch
 from .sched import lease
 from .tree import Tree, nj, upgma
@@ -27,5 +29,5 @@ __all__ = [
     "DistanceMatrix", "DuplicateIdError", "LeaseTimeoutError", "MODELS", "MatrixFormatError",
     "ModelError", "SchedulerConfigError", "SeqBatch", "SequenceFormatError", "Tree", "align",
     "align_scores", "available_backends", "distance_matrix", "edit_distances", "get_backend",
-    "lease", "nj", "read_sequences", "show_config", "upgma",
+    "lease", "msa", "nj", "read_newick", "read_sequences", "show_config", "upgma",
 ]

@@ -499,6 +499,8 @@ def _register_scheduling_commands() -> None:
     from .cli_sched import COMMANDS
     for command in COMMANDS:
         main.add_command(command)
+    from .cli_msa import msa_cmd
+    main.add_command(msa_cmd)
 
 
 _register_scheduling_commands()

@@ -1,0 +1,17 @@
+"""Multiple sequence alignment: a progressive engine with FAMSA-style scoring.
+
+Stages, each in its own module (the C++ core is csrc/msa/):
+
+- :mod:`.scoring`: substitution matrix and gap penalties (PFASUM43, FAMSA's gaps);
+- :mod:`.guide`: guide-tree distances (bit-parallel LCS) and trees as a flat list of merges
+  (single linkage, UPGMA, NJ, medoid tree, or a given tree);
+- :mod:`.engine`: :func:`msa`, which runs the progressive stage (profile-profile DP with
+  sum-of-pairs columns and gap costs by gap kind, merges on a queue of ready merges across
+  threads) and refinement (gap-pattern splits);
+- :mod:`.alignment`: :class:`MultipleAlignment`, writers and distances.
+"""
+
+from .alignment import MultipleAlignment
+from .engine import msa
+
+__all__ = ["MultipleAlignment", "msa"]
