@@ -19,9 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .backends import get_backend
-from .sched.devices import select_devices
-from .sched.multigpu import pairwise_on_devices
+from .dispatch import pairwise
 from .io import as_batch_pair
 from .scoring import Scoring, check_mode, make_scoring
 
@@ -82,14 +80,10 @@ def align_scores(queries, targets=None, *, mode: str = "global", matrix="BLOSUM6
     [[1]]
     """
     q, t, scoring, mode_id = _prepare(queries, targets, matrix, gap_open, gap_extend, mode)
-    chosen = select_devices(devices)
-    if chosen is not None:
-        return pairwise_on_devices(
-            q, t, targets is None, chosen, backend, "align_scores",
-            lambda engine, qb, tb, diag, th: engine.align_scores(qb, tb, scoring, mode_id, diag, th),
-            np.int32, threads)
-    engine = get_backend(backend, "align_scores")
-    return engine.align_scores(q, t, scoring, mode_id, targets is None, threads)
+    return pairwise(q, t, targets is None, operation="align_scores", dtype=np.int32,
+                    backend=backend, devices=devices, threads=threads,
+                    kernel=lambda engine, qb, tb, sym, th: engine.align_scores(qb, tb, scoring,
+                                                                               mode_id, sym, th))
 
 
 @dataclass(frozen=True)

@@ -49,3 +49,7 @@ class LeaseTimeoutError(BioaccelError, TimeoutError):
 
 class SchedulerConfigError(BioaccelError, ValueError):
     """A topology, workload, trace or scheduler setting is malformed (names file, row, key)."""
+
+
+class ThreadCountError(BioaccelError, ValueError):
+    """A ``threads`` value outside 0 (all cores) .. the cap of :mod:`bioaccel.threads`."""

@@ -16,9 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from .distmatrix import DistanceMatrix
-from .errors import MatrixFormatError, ModelError
-from .io import as_batch, atomic_output
+from .errors import MatrixFormatError
+from .io import atomic_output
 from .seqbatch import SeqBatch
+from .threads import check_threads
 
 
 def grid_cuts(lengths: np.ndarray, blocks: int) -> list[int]:
@@ -46,65 +47,22 @@ def distance_block(seqs, model: str, rows: tuple[int, int], cols: tuple[int, int
     """``distance_matrix(seqs, model, ...).data[i0:i1, j0:j1]`` without the rest of the matrix.
 
     Values depending on the whole input (base frequencies of F81/TN93, the sites kept
-    without pairwise deletion, scoredist's background) are computed from the whole input.
+    without pairwise deletion, scoredist's background) are computed from the whole input;
+    the model and its checks are :func:`bioaccel.distance_models.prepare`'s.
     """
-    from .dna_models import MODELS, TABLE_MODELS, check_model
-    from .kmers import KMER_MODELS, kmer_distance_matrix
+    from .distance_models import prepare
 
-    batch = as_batch(seqs)
+    threads = check_threads(threads)
+    pm = prepare(seqs, model, pairwise_deletion=pairwise_deletion, backend=backend,
+                 threads=threads, matrix=matrix, gap_open=gap_open, gap_extend=gap_extend, k=k,
+                 sketch_size=sketch_size, seed=seed)
     (i0, i1), (j0, j1) = rows, cols
-    n = len(batch)
+    n = pm.n
     if not (0 <= i0 <= i1 <= n and 0 <= j0 <= j1 <= n):
         raise ValueError(f"block rows {rows} x columns {cols} outside {n} sequences")
-    key = str(model).lower()
-    out = np.zeros((i1 - i0, j1 - j0))
-    if out.size == 0:
-        return out
-    ii, jj = np.meshgrid(np.arange(i0, i1), np.arange(j0, j1), indexing="ij")
-    if key == "edit":
-        from .edit import edit_distances
-        d = edit_distances(batch.slice(i0, i1), batch.slice(j0, j1), backend=backend,
-                           threads=threads).astype(np.float64)
-        d[ii == jj] = 0.0
-        return d
-    if key in KMER_MODELS:  # pairwise values depend on the two sequences only
-        union = sorted(set(range(i0, i1)) | set(range(j0, j1)))
-        where = {g: k_ for k_, g in enumerate(union)}
-        sub = kmer_distance_matrix(batch.subset(union), key, k=k, sketch_size=sketch_size,
-                                   seed=seed, threads=threads).data
-        return sub[np.ix_([where[i] for i in range(i0, i1)], [where[j] for j in range(j0, j1)])]
-    if key in ("identity", "scoredist"):
-        from .align_distances import alignment_pair_distances
-        from .scoring import default_scoring
-        scoring = default_scoring(batch.alphabet, matrix, gap_open, gap_extend)
-        scoring.check_batch(batch)
-        lo, hi = np.minimum(ii, jj).ravel(), np.maximum(ii, jj).ravel()
-        off = lo != hi
-        values = np.zeros(lo.size)
-        values[off] = alignment_pair_distances(batch, key, scoring,
-                                               np.stack([lo[off], hi[off]], 1), threads)
-        return values.reshape(out.shape)
-    model = check_model(key)
-    if model not in MODELS:
-        raise ModelError(f"unknown model {model!r}")
-    from .backends import DnaData, get_backend
-    from .distance import dna_alignment
-    data, freqs = dna_alignment(batch, model, pairwise_deletion)
-    engine = get_backend(backend)
-    from .dna_models import distances_from_counts
-    table = model in TABLE_MODELS
-    # (i < j) orientation everywhere: compute the block and its mirror, take each pair once
-    d = distances_from_counts(model, engine.dna_counts(DnaData(data), i0, i1, j0, j1, table=table,
-                                                       upper_only=False, threads=threads),
-                              freqs, threads)
-    below = ii > jj
-    if below.any():
-        mirror = distances_from_counts(model, engine.dna_counts(DnaData(data), j0, j1, i0, i1,
-                                                                table=table, upper_only=False,
-                                                                threads=threads), freqs, threads).T
-        d[below] = mirror[below]
-    d[ii == jj] = 0.0
-    return d
+    if i1 == i0 or j1 == j0:
+        return np.zeros((i1 - i0, j1 - j0))
+    return pm.block(i0, i1, j0, j1)
 
 
 def write_tile(path, values: np.ndarray, bounds: tuple[int, int, int, int], n: int,
