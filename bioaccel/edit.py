@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from .dispatch import pairwise
+from .scoring import parse_mode
+from .threads import check_threads
 
 EDIT_MODES = {"global": 0, "nw": 0, "infix": 1, "hw": 1, "prefix": 2, "shw": 2}
 
@@ -56,10 +58,9 @@ def edit_distances(queries, targets=None, *, mode: str = "global", max_distance:
     """
     from .io import as_batch_pair
 
+    threads = check_threads(threads)
+    mode_id = parse_mode(mode, EDIT_MODES, "edit-distance")
     key = str(mode).lower()
-    if key not in EDIT_MODES:
-        raise ValueError(f"unknown edit-distance mode {mode!r}; expected 'global', 'infix' or 'prefix'")
-    mode_id = EDIT_MODES[key]
     if max_distance is not None and (isinstance(max_distance, bool) or int(max_distance) != max_distance
                                      or max_distance < 0):
         raise ValueError(f"max_distance must be a non-negative integer, got {max_distance!r}")
