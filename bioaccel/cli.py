@@ -63,6 +63,28 @@ def main(verbose: bool) -> None:
 _BACKENDS = click.Choice(["auto", "cupy", "numba-cuda", "cpu", "reference"], case_sensitive=False)
 
 
+class _Threads(click.ParamType):
+    """``-t/--threads``: bioaccel.threads.check_threads, the check of the Python API."""
+
+    name = "integer"
+
+    def convert(self, value, param, ctx):
+        from .errors import ThreadCountError
+        from .threads import check_threads
+        if isinstance(value, str):
+            try:
+                value = int(value)
+            except ValueError:
+                pass  # refused below, with the allowed range
+        try:
+            return check_threads(value)
+        except ThreadCountError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+_THREADS = _Threads()
+
+
 def _parse_matrix(text: str | None):
     """A matrix name, or "match,mismatch" (e.g. "2,-3")."""
     if text is None:
@@ -95,7 +117,7 @@ def _scoring_options(f):
 @click.option("--pairwise-deletion", is_flag=True,
               help="Drop missing sites per pair instead of for all pairs.")
 @click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
-@click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True,
               help="CPU threads, 0 = all cores.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
 @click.option("--format", "fmt", type=click.Choice(["phylip", "phylip-lower", "tsv", "npy", "npz", "cdist"]),
@@ -103,8 +125,10 @@ def _scoring_options(f):
 @click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus.")
 @_scoring_options
 @click.option("-k", "--kmer", "k", type=int, default=None, help="k for kmer/jaccard/mash.")
-@click.option("--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--seed", type=int, default=42, show_default=True, help="MinHash seed.")
+@click.option("--sketch-size", type=click.IntRange(min=1), default=None,
+              help="MinHash sketch size [default: 1000; a sketch file's own].")
+@click.option("--seed", type=int, default=None,
+              help="MinHash seed [default: 42; a sketch file's own].")
 @click.option("--devices", default=None,
               help="Spread the work over these GPUs: 'all' or ids such as 0,2 (with failover).")
 @click.option("--tile", default=None, metavar="A,B",
@@ -139,17 +163,17 @@ def distance(input, model, pairwise_deletion, backend, threads, output, fmt, inp
     if (tile is None) != (tiles is None):
         _fail("--tile and --tiles go together")
     if tile is not None:
-        from .tiles import distance_block, tile_bounds, write_tile
+        from .tiles import distance_tile, tile_bounds, write_tile
         try:
             a, b = (int(x) for x in tile.split(","))
         except ValueError:
             _fail(f"--tile {tile!r}: expected A,B such as 0,2")
         bounds = tile_bounds(batch, a, b, tiles)
-        values = distance_block(batch, model, bounds[:2], bounds[2:],
-                                pairwise_deletion=pairwise_deletion, backend=backend,
-                                threads=threads, matrix=_parse_matrix(matrix), gap_open=gap_open,
-                                gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
-        write_tile(output, values, bounds, len(batch), batch.ids)
+        values, params = distance_tile(
+            batch, model, bounds[:2], bounds[2:], pairwise_deletion=pairwise_deletion,
+            backend=backend, threads=threads, matrix=_parse_matrix(matrix), gap_open=gap_open,
+            gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
+        write_tile(output, values, bounds, len(batch), batch.ids, params)
         click.echo(f"wrote tile ({a}, {b}): rows {bounds[0]}:{bounds[1]} x columns "
                    f"{bounds[2]}:{bounds[3]} of {len(batch)} ({model}) to {output}", err=True)
         return
@@ -199,7 +223,7 @@ def merge_tiles_cmd(tiles, output, fmt):
               help="Distance model when INPUT is an alignment.")
 @click.option("--pairwise-deletion", is_flag=True)
 @click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
-@click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True)
 @click.option("--clamp-negative", is_flag=True, help="NJ: set negative branch lengths to 0.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
 @click.option("--matrix-output", type=click.Path(path_type=Path), default=None,
@@ -236,7 +260,7 @@ def tree(input, method, model, pairwise_deletion, backend, threads, clamp_negati
 @click.option("-k", "--kmer", "k", type=click.IntRange(min=1), default=21, show_default=True)
 @click.option("-s", "--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--seed", type=int, default=42, show_default=True)
-@click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Sketch file (.npz).")
 def sketch(input, k, sketch_size, seed, threads, output):
     """MinHash sketches of INPUT, saved for `bioaccel distance -m mash SKETCHES.npz`."""
@@ -258,7 +282,7 @@ def sketch(input, k, sketch_size, seed, threads, output):
               help="Write alignments (TSV: coordinates, CIGAR, identity, aligned strings) "
                    "instead of a score matrix.")
 @click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
-@click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Scores: .npy (matrix) or .tsv (labelled matrix). --traceback: TSV.")
 def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backend, threads, output):

@@ -18,7 +18,8 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
                     progress: Callable[[int, int], None] | None = None,
                     matrix=None, gap_open: int | None = None,
                     gap_extend: int | None = None, k: int | None = None,
-                    sketch_size: int = 1000, seed: int = 42, devices=None) -> DistanceMatrix:
+                    sketch_size: int | None = None, seed: int | None = None,
+                    devices=None) -> DistanceMatrix:
     """All-vs-all distances: evolutionary models on aligned DNA (as ``ape::dist.dna``), or
     alignment-based distances on unaligned sequences.
 
@@ -49,7 +50,9 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
         ``edit``.
     k, sketch_size, seed
         For the k-mer models ``kmer``, ``jaccard`` and ``mash`` (see :mod:`bioaccel.kmers`);
-        ``seqs`` may then also be saved :class:`~bioaccel.kmers.Sketches`.
+        ``seqs`` may then also be saved :class:`~bioaccel.kmers.Sketches`, compared with the
+        k, sketch size and seed they were made with (a different value given is refused).
+        Sketch size and seed default to 1000 and 42 for sequences.
 
     Returns
     -------

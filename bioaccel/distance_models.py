@@ -28,7 +28,7 @@ from .dna_models import (MODELS, TABLE_MODELS, base_frequencies, distances_from_
                          kept_sites)
 from .errors import ModelError
 from .io import as_batch
-from .kmers import KMER_MODELS, Sketches, kmer_rows
+from .kmers import DEFAULT_SEED, KMER_MODELS, Sketches, kmer_rows
 from .sched.devices import select_devices
 from .sched.multigpu import dna_counts_on_devices
 from .seqbatch import SeqBatch
@@ -49,8 +49,8 @@ def check_model_name(model) -> str:
 
 def prepare(seqs, model: str, *, pairwise_deletion: bool = False, backend: str = "auto",
             threads: int = 0, matrix=None, gap_open: int | None = None,
-            gap_extend: int | None = None, k: int | None = None, sketch_size: int = 1000,
-            seed: int = 42, devices=None) -> PairModel:
+            gap_extend: int | None = None, k: int | None = None, sketch_size: int | None = None,
+            seed: int | None = None, devices=None) -> PairModel:
     """Check ``model`` against ``seqs`` (a batch, path, list of str, or Sketches for mash)
     and return the :class:`PairModel` computing it (``devices``: GPUs for its
     :meth:`~PairModel.matrix`, for the aligned-DNA models and ``edit``).
@@ -107,12 +107,18 @@ def _upper(block: np.ndarray, i0: int, i1: int) -> np.ndarray:
 
 
 class PairModel:
-    """Distances of one model over one input: :meth:`block`, :meth:`rows`, :meth:`matrix`."""
+    """Distances of one model over one input: :meth:`block`, :meth:`rows`, :meth:`matrix`;
+    :meth:`params`: the model and every option that changes its values."""
 
     def __init__(self, model: str, batch, threads: int):
         self.model, self.batch, self.threads = model, batch, threads
         self.ids = list(batch.ids)
         self.n = len(self.ids)
+
+    def params(self) -> dict:
+        """The model and every option that changes values, resolved (defaults filled in):
+        what tiles record so that tiles of different settings are never merged."""
+        return {"model": self.model}
 
     def work(self) -> np.ndarray:
         """Relative work of each row's pairs (i, j > i), for planning row tiles."""
@@ -144,8 +150,18 @@ class PairModel:
 class KmerModel(PairModel):
     def __init__(self, model, batch, threads, *, k, sketch_size, seed):
         super().__init__(model, batch, threads)
-        self.params = dict(k=k, sketch_size=sketch_size, seed=seed)
-        self.kmer_rows = kmer_rows(batch, model, threads=threads, **self.params)
+        self.options = dict(k=k, sketch_size=sketch_size, seed=seed)
+        self.kmer_rows = kmer_rows(batch, model, threads=threads, **self.options)
+        if isinstance(batch, Sketches):
+            self.seed = batch.seed
+        else:
+            self.seed = DEFAULT_SEED if seed is None else int(seed)
+
+    def params(self):
+        out = {"model": self.model, "k": int(self.kmer_rows.k)}
+        if self.model == "mash":
+            out.update(sketch_size=int(self.kmer_rows.sketch_size), seed=self.seed)
+        return out
 
     def work(self) -> np.ndarray:
         r = self.kmer_rows
@@ -163,7 +179,7 @@ class KmerModel(PairModel):
         where = {g: k for k, g in enumerate(union)}
         sub = (self.batch.subset(union) if isinstance(self.batch, SeqBatch)
                else _sketch_subset(self.batch, union))
-        rows = kmer_rows(sub, self.model, threads=self.threads, **self.params)
+        rows = kmer_rows(sub, self.model, threads=self.threads, **self.options)
         full = DistanceMatrix.from_condensed(rows.distances(0, len(union), threads=self.threads),
                                              rows.ids).data
         return full[np.ix_([where[i] for i in range(i0, i1)], [where[j] for j in range(j0, j1)])]
@@ -207,6 +223,11 @@ class AlignmentModel(PairModel):
             raise ModelError("scoredist is calibrated for proteins; the input reads as nucleotides")
         self.scoring = default_scoring(batch.alphabet, matrix, gap_open, gap_extend)
         self.scoring.check_batch(batch)
+
+    def params(self):
+        s = self.scoring
+        return {"model": self.model, "matrix": s.name, "gap_open": int(s.gap_open),
+                "gap_extend": int(s.gap_extend)}
 
     def _pairs(self, pairs: np.ndarray, progress=None) -> np.ndarray:
         return alignment_pair_distances(self.batch, self.model, self.scoring, pairs,
@@ -257,9 +278,13 @@ class DnaModel(PairModel):
         alignment, self.freqs = dna_alignment(batch, model, pairwise_deletion)
         self.data = DnaData(alignment)
         self.table = model in TABLE_MODELS
+        self.pairwise_deletion = bool(pairwise_deletion)
         self.devices = select_devices(devices)
         self.engine = (get_backend(backend) if self.devices is None
                        else backend_for_devices(self.devices, backend, "dna_counts"))
+
+    def params(self):
+        return {"model": self.model, "pairwise_deletion": self.pairwise_deletion}
 
     def work(self):
         return np.full(self.n, 1.0) * (self.n - 1 - np.arange(self.n))

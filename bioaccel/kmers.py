@@ -29,8 +29,12 @@ from .distmatrix import DistanceMatrix
 from .errors import ModelError
 from .io import atomic_output
 from .seqbatch import SeqBatch
+from .threads import check_threads
 
 KMER_MODELS = ("kmer", "jaccard", "mash")
+#: MinHash defaults for sequences (saved sketches carry their own)
+DEFAULT_SKETCH_SIZE = 1000
+DEFAULT_SEED = 42
 DAYHOFF6 = ("AGPST", "C", "DENQ", "FWY", "HKR", "ILMV")
 
 
@@ -122,6 +126,7 @@ def sketch(seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0
     from .io import as_batch
     from .backends.cpu import load_native
 
+    threads = check_threads(threads)
     batch = as_batch(seqs)
     _check_params(k, size)
     digit, radix = _digits(batch, compressed=False)
@@ -174,18 +179,28 @@ class KmerRows:
                                        self.k, int(i0), int(i1), bool(single), int(threads))
 
 
-def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int = 1000, seed: int = 42,
-              threads: int = 0) -> KmerRows:
-    """Prepare ``seqs`` (a batch, or :class:`Sketches` for ``mash``) for :data:`KMER_MODELS`."""
+def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int | None = None,
+              seed: int | None = None, threads: int = 0) -> KmerRows:
+    """Prepare ``seqs`` (a batch, or :class:`Sketches` for ``mash``) for :data:`KMER_MODELS`.
+
+    ``sketch_size`` and ``seed`` (mash): :data:`DEFAULT_SKETCH_SIZE` and
+    :data:`DEFAULT_SEED` for sequences when None; :class:`Sketches` are compared with the
+    ``k``, size and seed they were made with, and a different value given here is refused
+    (:class:`ModelError`), never silently ignored.
+    """
     from .backends.cpu import load_native
 
+    threads = check_threads(threads)
     native = load_native()
     empty = np.zeros(0, np.uint32)
     if isinstance(seqs, Sketches):
         if model != "mash":
             raise ModelError(f"sketches give mash distances, not {model!r}")
-        if k is not None and k != seqs.k:
-            raise ModelError(f"the sketches were made with k={seqs.k}, not k={k}")
+        for name, made, given in (("k", seqs.k, k), ("sketch_size", seqs.size, sketch_size),
+                                  ("seed", seqs.seed, seed)):
+            if given is not None and given != made:
+                raise ModelError(f"the sketches were made with {name}={made}, not {name}={given}: "
+                                 "sketch the sequences again, or leave the option out")
         rank, universe = native.kmer_ranks(seqs.values)
         return KmerRows("mash", list(seqs.ids), np.asarray(seqs.lengths, np.int64), seqs.values,
                         seqs.offsets, empty, rank, universe, seqs.k, seqs.size)
@@ -193,7 +208,9 @@ def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int = 1000
 
     batch = as_batch(seqs)
     if model == "mash":
-        s = sketch(batch, k=21 if k is None else k, size=sketch_size, seed=seed, threads=threads)
+        s = sketch(batch, k=21 if k is None else k,
+                   size=DEFAULT_SKETCH_SIZE if sketch_size is None else sketch_size,
+                   seed=DEFAULT_SEED if seed is None else seed, threads=threads)
         return kmer_rows(s, "mash", threads=threads)
     compressed = model == "kmer"
     digit, radix = _digits(batch, compressed)
@@ -207,9 +224,11 @@ def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int = 1000
                     cnt if counts else empty, empty, 0, int(k), 0)
 
 
-def kmer_distance_matrix(seqs, model: str, *, k: int | None = None, sketch_size: int = 1000,
-                         seed: int = 42, threads: int = 0) -> DistanceMatrix:
+def kmer_distance_matrix(seqs, model: str, *, k: int | None = None,
+                         sketch_size: int | None = None, seed: int | None = None,
+                         threads: int = 0) -> DistanceMatrix:
     """Distances of :data:`KMER_MODELS` (see the module docstring)."""
+    threads = check_threads(threads)
     if not isinstance(seqs, Sketches):
         from .io import as_batch
         seqs = as_batch(seqs)

@@ -170,7 +170,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
                      progress: Callable[[int, int], None] | None = None,
                      pairwise_deletion: bool = False, matrix=None, gap_open: int | None = None,
                      gap_extend: int | None = None, k: int | None = None,
-                     sketch_size: int = 1000, seed: int = 42,
+                     sketch_size: int | None = None, seed: int | None = None,
                      tiles: int | None = None) -> CondensedDistances:
     """All-vs-all distances of ``seqs`` written to ``path`` (``.cdist``), tile by tile.
 
