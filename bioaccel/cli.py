@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from .errors import BioaccelError
+from .threads import MAX_THREADS_PER_CPU
 
 EXIT_BAD_INPUT = 2
 
@@ -83,6 +84,7 @@ class _Threads(click.ParamType):
 
 
 _THREADS = _Threads()
+_THREADS_HELP = f"CPU threads: 0 = all cores, at most {MAX_THREADS_PER_CPU} x the logical CPUs."
 
 
 def _parse_matrix(text: str | None):
@@ -118,7 +120,7 @@ def _scoring_options(f):
               help="Drop missing sites per pair instead of for all pairs.")
 @click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
 @click.option("-t", "--threads", type=_THREADS, default=0, show_default=True,
-              help="CPU threads, 0 = all cores.")
+              help=_THREADS_HELP)
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
 @click.option("--format", "fmt", type=click.Choice(["phylip", "phylip-lower", "tsv", "npy", "npz", "cdist"]),
               default=None, help="Output format; from the extension by default (else phylip).")
@@ -223,7 +225,7 @@ def merge_tiles_cmd(tiles, output, fmt):
               help="Distance model when INPUT is an alignment.")
 @click.option("--pairwise-deletion", is_flag=True)
 @click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
-@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True)
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
 @click.option("--clamp-negative", is_flag=True, help="NJ: set negative branch lengths to 0.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
 @click.option("--matrix-output", type=click.Path(path_type=Path), default=None,
@@ -260,7 +262,7 @@ def tree(input, method, model, pairwise_deletion, backend, threads, clamp_negati
 @click.option("-k", "--kmer", "k", type=click.IntRange(min=1), default=21, show_default=True)
 @click.option("-s", "--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--seed", type=int, default=42, show_default=True)
-@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True)
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Sketch file (.npz).")
 def sketch(input, k, sketch_size, seed, threads, output):
     """MinHash sketches of INPUT, saved for `bioaccel distance -m mash SKETCHES.npz`."""
@@ -282,7 +284,7 @@ def sketch(input, k, sketch_size, seed, threads, output):
               help="Write alignments (TSV: coordinates, CIGAR, identity, aligned strings) "
                    "instead of a score matrix.")
 @click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
-@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True)
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Scores: .npy (matrix) or .tsv (labelled matrix). --traceback: TSV.")
 def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backend, threads, output):
