@@ -13,7 +13,8 @@ from .dna_models import MODELS
 from .edit import edit_distances
 from .errors import (AlignmentLengthError, AlphabetError, BackendUnavailableError, BioaccelError,
                      DeviceError, DeviceSelectionError, DuplicateIdError, LeaseTimeoutError,
-                     MatrixFormatError, ModelError, SchedulerConfigError, SequenceFormatError)
+                     MatrixFormatError, ModelError, SchedulerConfigError, SequenceFormatError,
+                     ThreadCountError)
 from .io import read_sequences
 from .seqbatch import SeqBatch
 from .sched import lease
@@ -27,5 +28,5 @@ __all__ = [
     "DistanceMatrix", "DuplicateIdError", "LeaseTimeoutError", "MODELS", "MatrixFormatError",
     "ModelError", "SchedulerConfigError", "SeqBatch", "SequenceFormatError", "Tree", "align",
     "align_scores", "available_backends", "distance_matrix", "edit_distances", "get_backend",
-    "lease", "nj", "read_sequences", "show_config", "upgma",
+    "ThreadCountError", "lease", "nj", "read_sequences", "show_config", "upgma",
 ]

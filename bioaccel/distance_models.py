@@ -17,6 +17,7 @@ Kinds: the aligned-DNA models (:mod:`bioaccel.dna_models`), ``identity``/``score
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from .dna_models import (MODELS, TABLE_MODELS, base_frequencies, distances_from_
                          kept_sites)
 from .errors import ModelError
 from .io import as_batch
-from .kmers import DEFAULT_SEED, KMER_MODELS, Sketches, kmer_rows
+from .kmers import KMER_MODELS, Sketches, kmer_params, kmer_rows
 from .sched.devices import select_devices
 from .sched.multigpu import dna_counts_on_devices
 from .seqbatch import SeqBatch
@@ -150,18 +151,16 @@ class PairModel:
 class KmerModel(PairModel):
     def __init__(self, model, batch, threads, *, k, sketch_size, seed):
         super().__init__(model, batch, threads)
-        self.options = dict(k=k, sketch_size=sketch_size, seed=seed)
-        self.kmer_rows = kmer_rows(batch, model, threads=threads, **self.options)
-        if isinstance(batch, Sketches):
-            self.seed = batch.seed
-        else:
-            self.seed = DEFAULT_SEED if seed is None else int(seed)
+        self.options = kmer_params(batch, model, k=k, sketch_size=sketch_size, seed=seed)
+
+    @cached_property
+    def kmer_rows(self):
+        """The whole input's k-mer sets or sketches (made on first use: a tile needs only
+        its own sequences')."""
+        return kmer_rows(self.batch, self.model, threads=self.threads, **self.options)
 
     def params(self):
-        out = {"model": self.model, "k": int(self.kmer_rows.k)}
-        if self.model == "mash":
-            out.update(sketch_size=int(self.kmer_rows.sketch_size), seed=self.seed)
-        return out
+        return {"model": self.model, **self.options}
 
     def work(self) -> np.ndarray:
         r = self.kmer_rows

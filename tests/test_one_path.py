@@ -173,3 +173,14 @@ def test_native_stub_lists_every_bound_function():
     assert _cpp_functions() == bound, "module.cpp and the built module disagree: rebuild"
     assert _stub_functions() == bound, (f"missing from _native.pyi: {bound - _stub_functions()}; "
                                         f"not bound: {_stub_functions() - bound}")
+
+
+def test_a_kmer_tile_sketches_only_its_own_sequences():
+    from bioaccel.distance_models import prepare
+    seqs = ["ACGTACGTTGCAAGGC" * 3, "ACGTACGTTGCAAGGA" * 3, "TTTTGGGGCCCCAAAA" * 3, "ACGTTT" * 8]
+    pm = prepare(seqs, "mash", k=7, sketch_size=20)
+    assert pm.params() == {"model": "mash", "k": 7, "sketch_size": 20, "seed": 42}
+    got = pm.block(0, 2, 2, 4)
+    assert "kmer_rows" not in vars(pm)  # the whole input was never sketched for the tile
+    np.testing.assert_array_equal(got, bioaccel.distance_matrix(seqs, "mash", k=7,
+                                                                sketch_size=20).data[0:2, 2:4])
