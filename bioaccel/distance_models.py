@@ -21,7 +21,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .align_distances import ALIGNMENT_MODELS, alignment_pair_distances
+from .align_distances import ALIGNMENT_MODELS, alignment_distances, alignment_pair_distances
 from .alphabet import DNA
 from .backends import DnaData, backend_for_devices, get_backend
 from .distmatrix import DistanceMatrix
@@ -246,12 +246,7 @@ class AlignmentModel(PairModel):
         return values.reshape(ii.shape)
 
     def matrix(self, progress=None):
-        n = self.n
-        i, j = np.triu_indices(n, k=1)
-        data = np.zeros((n, n))
-        data[i, j] = self._pairs(np.stack([i, j], axis=1).astype(np.int64), progress)
-        data[j, i] = data[i, j]
-        return DistanceMatrix(data, self.ids)
+        return alignment_distances(self.batch, self.model, self.scoring, self.threads, progress)
 
 
 def row_tiles(n: int, counts_per_pair: int, parts: int = 32) -> list[tuple[int, int]]:
