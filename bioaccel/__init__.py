@@ -13,7 +13,8 @@ from .dna_models import MODELS
 from .edit import edit_distances
 from .errors import (AlignmentLengthError, AlphabetError, BackendUnavailableError, BioaccelError,
                      DeviceError, DeviceSelectionError, DuplicateIdError, LeaseTimeoutError,
-                     MatrixFormatError, ModelError, SchedulerConfigError, SequenceFormatError)
+                     MatrixFormatError, ModelError, SchedulerConfigError, SequenceFormatError,
+                     ThreadCountError)
 from .io import read_sequences
 from .msa_engine import MultipleAlignment, msa
 from .newick import read_newick
@@ -29,5 +30,6 @@ __all__ = [
     "DistanceMatrix", "DuplicateIdError", "LeaseTimeoutError", "MODELS", "MatrixFormatError",
     "ModelError", "SchedulerConfigError", "SeqBatch", "SequenceFormatError", "Tree", "align",
     "align_scores", "available_backends", "distance_matrix", "edit_distances", "get_backend",
-    "lease", "msa", "nj", "read_newick", "read_sequences", "show_config", "upgma",
+    "ThreadCountError", "lease", "msa", "nj", "read_newick", "read_sequences", "show_config",
+    "upgma",
 ]

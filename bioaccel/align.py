@@ -13,20 +13,16 @@ position, then target position); for semiglobal, among the last column then the 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .backends import get_backend
-from .sched.devices import select_devices
-from .sched.multigpu import pairwise_on_devices
+from .cigar import cigar_runs
+from .dispatch import pairwise
 from .io import as_batch_pair
 from .scoring import Scoring, check_mode, make_scoring
-
-_CIGAR = re.compile(r"(\d+)([MID])")
-
+from .threads import check_threads
 
 def _prepare(queries, targets, matrix, gap_open, gap_extend, mode):
     q, t = as_batch_pair(queries, targets)
@@ -81,15 +77,12 @@ def align_scores(queries, targets=None, *, mode: str = "global", matrix="BLOSUM6
     ...              gap_open=8, gap_extend=8, backend="cpu").tolist()
     [[1]]
     """
+    threads = check_threads(threads)
     q, t, scoring, mode_id = _prepare(queries, targets, matrix, gap_open, gap_extend, mode)
-    chosen = select_devices(devices)
-    if chosen is not None:
-        return pairwise_on_devices(
-            q, t, targets is None, chosen, backend, "align_scores",
-            lambda engine, qb, tb, diag, th: engine.align_scores(qb, tb, scoring, mode_id, diag, th),
-            np.int32, threads)
-    engine = get_backend(backend, "align_scores")
-    return engine.align_scores(q, t, scoring, mode_id, targets is None, threads)
+    return pairwise(q, t, targets is None, operation="align_scores", dtype=np.int32,
+                    backend=backend, devices=devices, threads=threads,
+                    kernel=lambda engine, qb, tb, sym, th: engine.align_scores(qb, tb, scoring,
+                                                                               mode_id, sym, th))
 
 
 @dataclass(frozen=True)
@@ -126,19 +119,11 @@ class Alignment:
         return self.matches / n if n else float("nan")
 
 
-def cigar_ops(cigar: str) -> list[tuple[int, str]]:
-    return [(int(n), op) for n, op in _CIGAR.findall(cigar)]
-
-
 def _render(q: str, t: str, cigar: str) -> tuple[str, str]:
-    qa, ta, i, j = [], [], 0, 0
-    for n, op in cigar_ops(cigar):
-        if op == "M":
-            qa.append(q[i:i + n]); ta.append(t[j:j + n]); i += n; j += n
-        elif op == "I":
-            qa.append(q[i:i + n]); ta.append("-" * n); i += n
-        else:
-            qa.append("-" * n); ta.append(t[j:j + n]); j += n
+    qa, ta = [], []
+    for op, n, i, j in cigar_runs(cigar):
+        qa.append(q[i:i + n] if op != "D" else "-" * n)
+        ta.append(t[j:j + n] if op != "I" else "-" * n)
     return "".join(qa), "".join(ta)
 
 
@@ -159,6 +144,7 @@ def align(queries, targets=None, *, pairs: Sequence[tuple[int, int]] | None = No
     """
     from .backends.cpu import load_native
 
+    threads = check_threads(threads)
     q, t, scoring, mode_id = _prepare(queries, targets, matrix, gap_open, gap_extend, mode)
     if pairs is None:
         if targets is None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .cigar import cigar_columns, cigar_runs
 from .distmatrix import DistanceMatrix
 from .scoring import Scoring
 
@@ -62,7 +63,7 @@ def alignment_pair_distances(batch, model: str, scoring: Scoring, pairs: np.ndar
         for k, ((a, b), (score, qs, qe, ts, te, cigar)) in enumerate(zip(part.tolist(), rows)):
             x, y = _columns(batch[a], batch[b], cigar)
             if model == "identity":
-                columns = _column_count(cigar)
+                columns = cigar_columns(cigar)
                 d = 1.0 - (np.count_nonzero(x == y) / columns) if columns else float("nan")
             else:
                 sigma_r = len(x) * expected
@@ -77,25 +78,10 @@ def alignment_pair_distances(batch, model: str, scoring: Scoring, pairs: np.ndar
     return out
 
 
-def _column_count(cigar: str) -> int:
-    from .align import cigar_ops
-    return sum(n for n, _ in cigar_ops(cigar))
-
-
 def _columns(a: np.ndarray, b: np.ndarray, cigar: str) -> tuple[np.ndarray, np.ndarray]:
     """Codes of the aligned (non-gap) column pairs of a global alignment."""
-    from .align import cigar_ops
-    xs, ys, i, j = [], [], 0, 0
-    for n, op in cigar_ops(cigar):
-        if op == "M":
-            xs.append(a[i:i + n])
-            ys.append(b[j:j + n])
-            i += n
-            j += n
-        elif op == "I":
-            i += n
-        else:
-            j += n
-    if not xs:
+    runs = [(i, j, n) for op, n, i, j in cigar_runs(cigar) if op == "M"]
+    if not runs:
         return np.zeros(0, np.uint8), np.zeros(0, np.uint8)
-    return np.concatenate(xs), np.concatenate(ys)
+    return (np.concatenate([a[i:i + n] for i, _, n in runs]),
+            np.concatenate([b[j:j + n] for _, j, n in runs]))

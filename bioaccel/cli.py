@@ -21,6 +21,7 @@ from . import __version__
 from .cli_io import (TEXT_MATRIX_FORMATS, check_outputs, is_stdio, read_sequences_arg,
                      refuse_stdio, shown, text_output, write_via_file)
 from .errors import BioaccelError
+from .threads import MAX_THREADS_PER_CPU
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
@@ -144,6 +145,29 @@ def main(verbose: bool) -> None:
 _BACKENDS = click.Choice(["auto", "cupy", "numba-cuda", "cpu", "reference"], case_sensitive=False)
 
 
+class _Threads(click.ParamType):
+    """``-t/--threads``: bioaccel.threads.check_threads, the check of the Python API."""
+
+    name = "integer"
+
+    def convert(self, value, param, ctx):
+        from .errors import ThreadCountError
+        from .threads import check_threads
+        if isinstance(value, str):
+            try:
+                value = int(value)
+            except ValueError:
+                pass  # refused below, with the allowed range
+        try:
+            return check_threads(value)
+        except ThreadCountError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+_THREADS = _Threads()
+_THREADS_HELP = f"CPU threads: 0 = all cores, at most {MAX_THREADS_PER_CPU} x the logical CPUs."
+
+
 def _parse_matrix(text: str | None):
     """A matrix name, or "match,mismatch" (e.g. "2,-3")."""
     if text is None:
@@ -180,9 +204,10 @@ _FORMAT_HELP = ("Output format; from the extension by default (else phylip). npy
 
 
 def _sketch_options(f):
-    f = click.option("--seed", type=int, default=42, show_default=True, help="MinHash seed.")(f)
-    f = click.option("--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True,
-                     help="MinHash sketch size (mash).")(f)
+    f = click.option("--seed", type=int, default=None,
+                     help="MinHash seed [default: 42; a sketch file's own].")(f)
+    f = click.option("--sketch-size", type=click.IntRange(min=1), default=None,
+                     help="MinHash sketch size [default: 1000; a sketch file's own].")(f)
     f = click.option("-k", "--kmer", "k", type=int, default=None,
                      help="k for kmer/jaccard/mash (default: the model's).")(f)
     return f
@@ -206,8 +231,8 @@ def _write_matrix(dm, output, fmt) -> None:
 @click.option("--pairwise-deletion", is_flag=True,
               help="Drop missing sites per pair instead of for all pairs.")
 @click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
-@click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True,
-              help="CPU threads, 0 = all cores.")
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True,
+              help=_THREADS_HELP)
 @click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
               help="Matrix file, or - for stdout.")
 @click.option("--format", "fmt", type=click.Choice(_MATRIX_FORMATS), default=None,
@@ -252,17 +277,17 @@ def distance(input, model, pairwise_deletion, backend, threads, output, fmt, inp
             _fail(f"{batch.source or input}: found {len(batch)} sequence; a distance matrix "
                   "needs at least 2")
     if tile is not None:
-        from .tiles import distance_block, tile_bounds, write_tile
+        from .tiles import distance_tile, tile_bounds, write_tile
         try:
             a, b = (int(x) for x in tile.split(","))
         except ValueError:
             _fail(f"--tile {tile!r}: expected A,B such as 0,2")
         bounds = tile_bounds(batch, a, b, tiles)
-        values = distance_block(batch, model, bounds[:2], bounds[2:],
-                                pairwise_deletion=pairwise_deletion, backend=backend,
-                                threads=threads, matrix=_parse_matrix(matrix), gap_open=gap_open,
-                                gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
-        write_tile(output, values, bounds, len(batch), batch.ids)
+        values, params = distance_tile(
+            batch, model, bounds[:2], bounds[2:], pairwise_deletion=pairwise_deletion,
+            backend=backend, threads=threads, matrix=_parse_matrix(matrix), gap_open=gap_open,
+            gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
+        write_tile(output, values, bounds, len(batch), batch.ids, params)
         click.echo(f"wrote tile ({a}, {b}): rows {bounds[0]}:{bounds[1]} x columns "
                    f"{bounds[2]}:{bounds[3]} of {len(batch)} ({model}) to {output}", err=True)
         return
@@ -319,7 +344,8 @@ def merge_tiles_cmd(tiles, output, fmt):
                    "file). " + _models_help().removeprefix("Distance model: "))
 @click.option("--pairwise-deletion", is_flag=True)
 @click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
-@click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True,
+              help=_THREADS_HELP)
 @_scoring_options
 @_sketch_options
 @click.option("--clamp-negative", is_flag=True, help="NJ: set negative branch lengths to 0.")
@@ -385,7 +411,7 @@ def tree(input, method, model, pairwise_deletion, backend, threads, matrix, gap_
 @click.option("-k", "--kmer", "k", type=click.IntRange(min=1), default=21, show_default=True)
 @click.option("-s", "--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--seed", type=int, default=42, show_default=True)
-@click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Sketch file (.npz).")
 def sketch(input, k, sketch_size, seed, threads, output):
     """MinHash sketches of INPUT (- for stdin), saved for `bioaccel distance -m mash
@@ -409,7 +435,8 @@ def sketch(input, k, sketch_size, seed, threads, output):
               help="Write alignments (TSV: coordinates, CIGAR, identity, aligned strings) "
                    "instead of a score matrix.")
 @click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
-@click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True,
+              help=_THREADS_HELP)
 @click.option("--devices", default=None,
               help="Scores: spread the work over these GPUs: 'all' or ids such as 0,2 (with "
                    "failover).")

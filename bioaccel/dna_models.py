@@ -45,14 +45,6 @@ _LN4 = float(np.log(4.0))
 SITES, TS_PURINE, TS_PYRIMIDINE, TRANSVERSIONS = range(4)
 
 
-def check_model(model: str) -> str:
-    m = str(model).lower()
-    if m not in MODELS:
-        raise ModelError(f"unknown distance model {model!r}; expected one of "
-                         f"{list(MODELS) + ['identity', 'scoredist', 'edit', 'kmer', 'jaccard', 'mash']}")
-    return m
-
-
 def base_frequencies(alignment: np.ndarray) -> np.ndarray:
     """Frequencies of A, C, G, T over every site of every sequence (ape's ``base.freq``)."""
     counts = np.bincount(alignment.ravel(), minlength=DNA_KNOWN)[:DNA_KNOWN].astype(np.float64)

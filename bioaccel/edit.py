@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .backends import get_backend
-from .sched.devices import select_devices
-from .sched.multigpu import pairwise_on_devices
+from .dispatch import pairwise
+from .scoring import parse_mode
+from .threads import check_threads
 
 EDIT_MODES = {"global": 0, "nw": 0, "infix": 1, "hw": 1, "prefix": 2, "shw": 2}
 
@@ -58,10 +58,9 @@ def edit_distances(queries, targets=None, *, mode: str = "global", max_distance:
     """
     from .io import as_batch_pair
 
+    threads = check_threads(threads)
+    mode_id = parse_mode(mode, EDIT_MODES, "edit-distance")
     key = str(mode).lower()
-    if key not in EDIT_MODES:
-        raise ValueError(f"unknown edit-distance mode {mode!r}; expected 'global', 'infix' or 'prefix'")
-    mode_id = EDIT_MODES[key]
     if max_distance is not None and (isinstance(max_distance, bool) or int(max_distance) != max_distance
                                      or max_distance < 0):
         raise ValueError(f"max_distance must be a non-negative integer, got {max_distance!r}")
@@ -70,15 +69,10 @@ def edit_distances(queries, targets=None, *, mode: str = "global", max_distance:
     if symmetric and mode_id != 0:
         raise ValueError(f"{key} distances are not symmetric: give targets explicitly")
     k = -1 if max_distance is None else int(max_distance)
-    chosen = select_devices(devices)
-    if chosen is not None:
-        d = pairwise_on_devices(
-            q, t, symmetric, chosen, backend, "edit_distances",
-            lambda engine, qb, tb, diag, th: engine.edit_distances(qb, tb, mode_id, k, diag, th),
-            np.int32, threads)
-    else:
-        d = get_backend(backend, "edit_distances").edit_distances(q, t, mode_id, k, symmetric,
-                                                                   threads)
+    d = pairwise(q, t, symmetric, operation="edit_distances", dtype=np.int32, backend=backend,
+                 devices=devices, threads=threads,
+                 kernel=lambda engine, qb, tb, sym, th: engine.edit_distances(qb, tb, mode_id, k,
+                                                                              sym, th))
     if not normalize:
         return d
     lq = q.lengths.astype(np.float64)[:, None]
@@ -88,18 +82,3 @@ def edit_distances(queries, targets=None, *, mode: str = "global", max_distance:
         out = d / denom
     out[denom == 0] = 0.0
     return out
-
-
-def edit_distance_reference(a: np.ndarray, b: np.ndarray, mode: int) -> int:
-    """The textbook DP, one row at a time; the left-to-right dependency of a row is a
-    running minimum: D[i][j] = min_k<=j (X[k] + j - k) = j + cummin(X - k)."""
-    n = len(b)
-    prev = np.arange(n + 1) if mode != 1 else np.zeros(n + 1, dtype=np.int64)
-    j = np.arange(n + 1)
-    for i in range(1, len(a) + 1):
-        x = np.empty(n + 1, dtype=np.int64)
-        x[0] = i
-        x[1:] = np.minimum(prev[1:] + 1, prev[:-1] + (b != a[i - 1]))
-        prev = j + np.minimum.accumulate(x - j)
-    return int(prev[n] if mode == 0 else prev.min())
-

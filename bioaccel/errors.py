@@ -58,3 +58,7 @@ class AccountError(BioaccelError, PermissionError):
 class ArbiterWarning(UserWarning):
     """A file in the shared GPU run directory was skipped (malformed, hostile or not owned
     as expected); the message names it and its owner."""
+
+
+class ThreadCountError(BioaccelError, ValueError):
+    """A ``threads`` value outside 0 (all cores) .. the cap of :mod:`bioaccel.threads`."""

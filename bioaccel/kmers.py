@@ -29,8 +29,12 @@ from .distmatrix import DistanceMatrix
 from .errors import ModelError
 from .io import atomic_output
 from .seqbatch import SeqBatch
+from .threads import check_threads
 
 KMER_MODELS = ("kmer", "jaccard", "mash")
+#: MinHash defaults for sequences (saved sketches carry their own)
+DEFAULT_SKETCH_SIZE = 1000
+DEFAULT_SEED = 42
 DAYHOFF6 = ("AGPST", "C", "DENQ", "FWY", "HKR", "ILMV")
 
 
@@ -122,6 +126,7 @@ def sketch(seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0
     from .io import as_batch
     from .backends.cpu import load_native
 
+    threads = check_threads(threads)
     batch = as_batch(seqs)
     _check_params(k, size)
     digit, radix = _digits(batch, compressed=False)
@@ -174,42 +179,76 @@ class KmerRows:
                                        self.k, int(i0), int(i1), bool(single), int(threads))
 
 
-def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int = 1000, seed: int = 42,
-              threads: int = 0) -> KmerRows:
-    """Prepare ``seqs`` (a batch, or :class:`Sketches` for ``mash``) for :data:`KMER_MODELS`."""
-    from .backends.cpu import load_native
+def kmer_params(seqs, model: str, *, k: int | None = None, sketch_size: int | None = None,
+                seed: int | None = None) -> dict:
+    """The values of the options that change :data:`KMER_MODELS` distances of ``seqs`` (a
+    batch, or :class:`Sketches`), checked, defaults filled in: ``k`` for every model, and
+    ``sketch_size`` and ``seed`` for ``mash``.
 
-    native = load_native()
-    empty = np.zeros(0, np.uint32)
+    Defaults: ``k`` 6 for ``kmer``, 21 for DNA and mash, 5 for protein ``jaccard``;
+    :data:`DEFAULT_SKETCH_SIZE` and :data:`DEFAULT_SEED`. :class:`Sketches` carry their own:
+    a different value given here is refused (:class:`ModelError`), never silently ignored.
+    """
     if isinstance(seqs, Sketches):
         if model != "mash":
             raise ModelError(f"sketches give mash distances, not {model!r}")
-        if k is not None and k != seqs.k:
-            raise ModelError(f"the sketches were made with k={seqs.k}, not k={k}")
+        for name, made, given in (("k", seqs.k, k), ("sketch_size", seqs.size, sketch_size),
+                                  ("seed", seqs.seed, seed)):
+            if given is not None and given != made:
+                raise ModelError(f"the sketches were made with {name}={made}, not {name}={given}: "
+                                 "sketch the sequences again, or leave the option out")
+        return {"k": int(seqs.k), "sketch_size": int(seqs.size), "seed": int(seqs.seed)}
+    if model == "mash":
+        out = {"k": 21 if k is None else k,
+               "sketch_size": DEFAULT_SKETCH_SIZE if sketch_size is None else sketch_size,
+               "seed": DEFAULT_SEED if seed is None else seed}
+        _check_params(out["k"], out["sketch_size"])
+        if isinstance(out["seed"], bool) or int(out["seed"]) != out["seed"]:
+            raise ModelError(f"seed must be an integer, got {seed!r}")
+        return {key: int(v) for key, v in out.items()}
+    if k is None:
+        k = 6 if model == "kmer" else 21 if seqs.alphabet is DNA else 5
+    _check_params(k, 1)
+    return {"k": int(k)}
+
+
+def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int | None = None,
+              seed: int | None = None, threads: int = 0) -> KmerRows:
+    """Prepare ``seqs`` (a batch, or :class:`Sketches` for ``mash``) for :data:`KMER_MODELS`,
+    with the options of :func:`kmer_params`."""
+    from .backends.cpu import load_native
+
+    threads = check_threads(threads)
+    native = load_native()
+    empty = np.zeros(0, np.uint32)
+    if not isinstance(seqs, Sketches):
+        from .io import as_batch
+        seqs = as_batch(seqs)
+    params = kmer_params(seqs, model, k=k, sketch_size=sketch_size, seed=seed)
+    if isinstance(seqs, Sketches):
         rank, universe = native.kmer_ranks(seqs.values)
         return KmerRows("mash", list(seqs.ids), np.asarray(seqs.lengths, np.int64), seqs.values,
                         seqs.offsets, empty, rank, universe, seqs.k, seqs.size)
-    from .io import as_batch
-
-    batch = as_batch(seqs)
+    batch = seqs
     if model == "mash":
-        s = sketch(batch, k=21 if k is None else k, size=sketch_size, seed=seed, threads=threads)
+        s = sketch(batch, k=params["k"], size=params["sketch_size"], seed=params["seed"],
+                   threads=threads)
         return kmer_rows(s, "mash", threads=threads)
-    compressed = model == "kmer"
-    digit, radix = _digits(batch, compressed)
-    k = (6 if model == "kmer" else 21 if batch.alphabet is DNA else 5) if k is None else k
-    _check_params(k, 1)
+    k = params["k"]
+    digit, radix = _digits(batch, compressed=model == "kmer")
     counts = model == "kmer"
-    values, offsets, cnt = native.kmer_sketch(batch.codes, batch.offsets, digit, radix, int(k),
+    values, offsets, cnt = native.kmer_sketch(batch.codes, batch.offsets, digit, radix, k,
                                               model == "jaccard" and batch.alphabet is DNA,
                                               False, 0, 0, counts, int(threads))
     return KmerRows(model, list(batch.ids), batch.lengths.astype(np.int64), values, offsets,
-                    cnt if counts else empty, empty, 0, int(k), 0)
+                    cnt if counts else empty, empty, 0, k, 0)
 
 
-def kmer_distance_matrix(seqs, model: str, *, k: int | None = None, sketch_size: int = 1000,
-                         seed: int = 42, threads: int = 0) -> DistanceMatrix:
+def kmer_distance_matrix(seqs, model: str, *, k: int | None = None,
+                         sketch_size: int | None = None, seed: int | None = None,
+                         threads: int = 0) -> DistanceMatrix:
     """Distances of :data:`KMER_MODELS` (see the module docstring)."""
+    threads = check_threads(threads)
     if not isinstance(seqs, Sketches):
         from .io import as_batch
         seqs = as_batch(seqs)

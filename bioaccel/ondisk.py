@@ -31,8 +31,9 @@ from pathlib import Path
 import numpy as np
 
 from .distmatrix import CDIST_MAGIC, DistanceMatrix
-from .errors import MatrixFormatError, ModelError
+from .errors import MatrixFormatError
 from .io import as_batch, atomic_output
+from .threads import check_threads
 
 _HEAD = struct.Struct("<IIQQ")
 
@@ -143,59 +144,13 @@ def plan_tiles(work: np.ndarray, n: int, parts: int = 256,
 
 def _row_computer(batch, model: str, *, backend: str, threads: int, single: bool,
                   pairwise_deletion: bool, matrix, gap_open, gap_extend, k, sketch_size, seed):
-    """(per-row work, function (i0, i1) -> condensed distances of rows [i0, i1))."""
-    from .dna_models import MODELS, TABLE_MODELS, check_model, distances_from_counts
-    from .kmers import KMER_MODELS, Sketches, kmer_rows
+    """(ids, per-row work, function (i0, i1) -> condensed distances of rows [i0, i1))."""
+    from .distance_models import prepare
 
-    dtype = np.float32 if single else np.float64
-    key = str(model).lower()
-    if isinstance(batch, Sketches) or key in KMER_MODELS:
-        rows = kmer_rows(batch, key, k=k, sketch_size=sketch_size, seed=seed, threads=threads)
-        n = len(rows)
-        work = np.diff(rows.offsets).astype(float) * (n - 1 - np.arange(n))
-        return rows.ids, work, lambda i0, i1: rows.distances(i0, i1, single=single,
-                                                             threads=threads)
-    lengths = batch.lengths.astype(np.float64)
-    n = len(batch)
-    suffix = np.concatenate([np.cumsum(lengths[::-1])[::-1][1:], [0.0]])
-    work = lengths * suffix
-
-    def upper(block: np.ndarray, i0: int, i1: int) -> np.ndarray:
-        """The j > i entries of rows [i0, i1) of a (i1 - i0, n - i0) block, condensed."""
-        return np.concatenate([block[r, r + 1:] for r in range(i1 - i0)]).astype(dtype)
-
-    if key == "edit":
-        from .edit import edit_distances
-        return batch.ids, work, lambda i0, i1: upper(
-            edit_distances(batch.slice(i0, i1), batch.slice(i0, n), backend=backend,
-                           threads=threads), i0, i1)
-    if key in ("identity", "scoredist"):
-        from .align_distances import alignment_pair_distances
-        from .scoring import default_scoring
-        if key == "scoredist" and batch.alphabet.name == "dna":
-            raise ModelError("scoredist is calibrated for proteins; the input reads as nucleotides")
-        scoring = default_scoring(batch.alphabet, matrix, gap_open, gap_extend)
-        scoring.check_batch(batch)
-
-        def aligned(i0, i1):
-            pairs = np.array([(i, j) for i in range(i0, i1) for j in range(i + 1, n)], np.int64)
-            return alignment_pair_distances(batch, key, scoring, pairs, threads).astype(dtype)
-        return batch.ids, work, aligned
-    model_name = check_model(key)
-    if model_name not in MODELS:
-        raise ModelError(f"unknown model {model!r}")
-    from .backends import DnaData, get_backend
-    from .distance import dna_alignment
-    alignment, freqs = dna_alignment(batch, model_name, pairwise_deletion)
-    data = DnaData(alignment)
-    engine = get_backend(backend)
-    table = model_name in TABLE_MODELS
-
-    def dna(i0, i1):
-        counts = engine.dna_counts(data, i0, i1, i0, n, table=table, upper_only=True,
-                                   threads=threads)
-        return upper(distances_from_counts(model_name, counts, freqs, threads), i0, i1)
-    return batch.ids, np.full(n, 1.0) * (n - 1 - np.arange(n)), dna
+    pm = prepare(batch, model, backend=backend, threads=threads,
+                 pairwise_deletion=pairwise_deletion, matrix=matrix, gap_open=gap_open,
+                 gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
+    return pm.ids, pm.work(), lambda i0, i1: pm.rows(i0, i1, single=single)
 
 
 def _fingerprint(batch, model: str, dtype: str, params: dict) -> str:
@@ -215,7 +170,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
                      progress: Callable[[int, int], None] | None = None,
                      pairwise_deletion: bool = False, matrix=None, gap_open: int | None = None,
                      gap_extend: int | None = None, k: int | None = None,
-                     sketch_size: int = 1000, seed: int = 42,
+                     sketch_size: int | None = None, seed: int | None = None,
                      tiles: int | None = None) -> CondensedDistances:
     """All-vs-all distances of ``seqs`` written to ``path`` (``.cdist``), tile by tile.
 
@@ -233,6 +188,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
     ([0.0, 0.1, 0.1], 0.2)
     """
     from .kmers import Sketches
+    threads = check_threads(threads)
     if dtype not in ("float32", "float64"):
         raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
     batch = seqs if isinstance(seqs, Sketches) else as_batch(seqs)

@@ -75,11 +75,19 @@ def check_penalty(name: str, value) -> int:
     return v
 
 
+def parse_mode(mode, modes: dict[str, int], what: str) -> int:
+    """The id of ``mode`` in ``modes`` (case, ``-`` and ``_`` ignored); the one check of a
+    mode name for every operation: :class:`ScoringError` (a ``ValueError``) naming the
+    mode and the choices otherwise."""
+    key = str(mode).lower().replace("-", "").replace("_", "")
+    if isinstance(mode, str) and key in modes:
+        return modes[key]
+    raise ScoringError(f"unknown {what} mode {mode!r}; expected one of {list(modes)}")
+
+
 def check_mode(mode: str) -> int:
-    try:
-        return MODES[str(mode).lower().replace("-", "").replace("_", "")]
-    except KeyError:
-        raise ScoringError(f"unknown alignment mode {mode!r}; expected one of {list(MODES)}") from None
+    """The id of an alignment mode (:data:`MODES`)."""
+    return parse_mode(mode, MODES, "alignment")
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,15 +11,17 @@ matrix. Every value comes from the pair in (i < j) orientation, as in
 
 from __future__ import annotations
 
+import json
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from .distmatrix import DistanceMatrix
-from .errors import MatrixFormatError, ModelError
-from .io import as_batch, atomic_output
+from .errors import MatrixFormatError
+from .io import atomic_output
 from .seqbatch import SeqBatch
+from .threads import check_threads
 
 
 def grid_cuts(lengths: np.ndarray, blocks: int) -> list[int]:
@@ -43,76 +45,51 @@ def tile_bounds(batch: SeqBatch, a: int, b: int, blocks: int) -> tuple[int, int,
 def distance_block(seqs, model: str, rows: tuple[int, int], cols: tuple[int, int], *,
                    pairwise_deletion: bool = False, backend: str = "auto", threads: int = 0,
                    matrix=None, gap_open: int | None = None, gap_extend: int | None = None,
-                   k: int | None = None, sketch_size: int = 1000, seed: int = 42) -> np.ndarray:
+                   k: int | None = None, sketch_size: int | None = None,
+                   seed: int | None = None) -> np.ndarray:
     """``distance_matrix(seqs, model, ...).data[i0:i1, j0:j1]`` without the rest of the matrix.
 
     Values depending on the whole input (base frequencies of F81/TN93, the sites kept
-    without pairwise deletion, scoredist's background) are computed from the whole input.
+    without pairwise deletion, scoredist's background) are computed from the whole input;
+    the model and its checks are :func:`bioaccel.distance_models.prepare`'s.
     """
-    from .dna_models import MODELS, TABLE_MODELS, check_model
-    from .kmers import KMER_MODELS, kmer_distance_matrix
+    return distance_tile(seqs, model, rows, cols, pairwise_deletion=pairwise_deletion,
+                         backend=backend, threads=threads, matrix=matrix, gap_open=gap_open,
+                         gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)[0]
 
-    batch = as_batch(seqs)
+
+def distance_tile(seqs, model: str, rows: tuple[int, int], cols: tuple[int, int],
+                  **options) -> tuple[np.ndarray, dict]:
+    """(:func:`distance_block`'s values, the model and every option that changes them,
+    resolved) -- what :func:`write_tile` records."""
+    from .distance_models import prepare
+
+    options["threads"] = check_threads(options.get("threads", 0))
+    pm = prepare(seqs, model, **options)
     (i0, i1), (j0, j1) = rows, cols
-    n = len(batch)
+    n = pm.n
     if not (0 <= i0 <= i1 <= n and 0 <= j0 <= j1 <= n):
         raise ValueError(f"block rows {rows} x columns {cols} outside {n} sequences")
-    key = str(model).lower()
-    out = np.zeros((i1 - i0, j1 - j0))
-    if out.size == 0:
-        return out
-    ii, jj = np.meshgrid(np.arange(i0, i1), np.arange(j0, j1), indexing="ij")
-    if key == "edit":
-        from .edit import edit_distances
-        d = edit_distances(batch.slice(i0, i1), batch.slice(j0, j1), backend=backend,
-                           threads=threads).astype(np.float64)
-        d[ii == jj] = 0.0
-        return d
-    if key in KMER_MODELS:  # pairwise values depend on the two sequences only
-        union = sorted(set(range(i0, i1)) | set(range(j0, j1)))
-        where = {g: k_ for k_, g in enumerate(union)}
-        sub = kmer_distance_matrix(batch.subset(union), key, k=k, sketch_size=sketch_size,
-                                   seed=seed, threads=threads).data
-        return sub[np.ix_([where[i] for i in range(i0, i1)], [where[j] for j in range(j0, j1)])]
-    if key in ("identity", "scoredist"):
-        from .align_distances import alignment_pair_distances
-        from .scoring import default_scoring
-        scoring = default_scoring(batch.alphabet, matrix, gap_open, gap_extend)
-        scoring.check_batch(batch)
-        lo, hi = np.minimum(ii, jj).ravel(), np.maximum(ii, jj).ravel()
-        off = lo != hi
-        values = np.zeros(lo.size)
-        values[off] = alignment_pair_distances(batch, key, scoring,
-                                               np.stack([lo[off], hi[off]], 1), threads)
-        return values.reshape(out.shape)
-    model = check_model(key)
-    if model not in MODELS:
-        raise ModelError(f"unknown model {model!r}")
-    from .backends import DnaData, get_backend
-    from .distance import dna_alignment
-    data, freqs = dna_alignment(batch, model, pairwise_deletion)
-    engine = get_backend(backend)
-    from .dna_models import distances_from_counts
-    table = model in TABLE_MODELS
-    # (i < j) orientation everywhere: compute the block and its mirror, take each pair once
-    d = distances_from_counts(model, engine.dna_counts(DnaData(data), i0, i1, j0, j1, table=table,
-                                                       upper_only=False, threads=threads),
-                              freqs, threads)
-    below = ii > jj
-    if below.any():
-        mirror = distances_from_counts(model, engine.dna_counts(DnaData(data), j0, j1, i0, i1,
-                                                                table=table, upper_only=False,
-                                                                threads=threads), freqs, threads).T
-        d[below] = mirror[below]
-    d[ii == jj] = 0.0
-    return d
+    if i1 == i0 or j1 == j0:
+        return np.zeros((i1 - i0, j1 - j0)), pm.params()
+    return pm.block(i0, i1, j0, j1), pm.params()
 
 
 def write_tile(path, values: np.ndarray, bounds: tuple[int, int, int, int], n: int,
-               ids: list[str]) -> None:
+               ids: list[str], params: dict) -> None:
+    """Save a tile with its coordinates, the input's size and ids, and ``params`` (the
+    model and its value-changing options, from :func:`distance_tile`) plus the values'
+    dtype: :func:`merge_tiles` refuses tiles that differ in any of them."""
+    params = {**params, "dtype": np.asarray(values).dtype.name}
     with atomic_output(path, "wb") as f:
         np.savez(f, data=values, bounds=np.array(bounds, dtype=np.int64), n=np.int64(n),
-                 ids=np.array(ids, dtype=str))
+                 ids=np.array(ids, dtype=str), params=np.array(json.dumps(params, sort_keys=True)))
+
+
+def _differences(params: dict, first: dict) -> str:
+    keys = sorted(set(params) | set(first), key=lambda k: (k != "model", k))
+    return ", ".join(f"{k}={params.get(k, '(none)')!r} (not {first.get(k, '(none)')!r})"
+                     for k in keys if params.get(k) != first.get(k))
 
 
 def merge_tiles(paths: list[str | Path]) -> DistanceMatrix:
@@ -121,26 +98,35 @@ def merge_tiles(paths: list[str | Path]) -> DistanceMatrix:
     Raises
     ------
     MatrixFormatError
-        A tile of another input (different n or ids), an overlap, or uncovered pairs
-        (the first missing pair is named).
+        A tile of another input (different n or ids), of another model or options (the
+        tile and the differing options are named), an overlap, or uncovered pairs (the
+        first missing pair is named).
     """
     if not paths:
         raise MatrixFormatError("no tiles to merge")
-    n = ids = None
+    n = ids = first = None
     out = cover = None
     for path in paths:
         try:
             with np.load(path, allow_pickle=False) as z:
                 data, bounds, tn, tids = z["data"], z["bounds"].tolist(), int(z["n"]), list(z["ids"])
+                params = json.loads(str(z["params"])) if "params" in z.files else None
         except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
             # NumPy's own words ("pickled data", "allow_pickle") would mislead here
             raise MatrixFormatError(f"{path}: not a bioaccel distance tile; expected an .npz "
                                     "written by `bioaccel distance --tile A,B --tiles N`") from None
+        if not isinstance(params, dict):
+            raise MatrixFormatError(f"{path}: the tile records no model and options (made by an "
+                                    "older bioaccel?); compute it again")
         if n is None:
-            n, ids = tn, [str(i) for i in tids]
+            n, ids, first = tn, [str(i) for i in tids], (path, params)
             out, cover = np.zeros((n, n)), np.zeros((n, n), dtype=np.int32)
         elif tn != n or [str(i) for i in tids] != ids:
             raise MatrixFormatError(f"{path}: tile of a different input ({tn} sequences, not {n})")
+        elif params != first[1]:
+            raise MatrixFormatError(f"{path}: tile made with {_differences(params, first[1])} as "
+                                    f"in {first[0]}; the tiles of one matrix must share the model "
+                                    "and its options")
         i0, i1, j0, j1 = bounds
         if data.shape != (i1 - i0, j1 - j0) or i0 > j0:
             raise MatrixFormatError(f"{path}: rows {i0}:{i1} x columns {j0}:{j1} is not an upper "

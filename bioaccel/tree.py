@@ -10,6 +10,7 @@ import numpy as np
 from .distmatrix import DistanceMatrix
 from .errors import BackendUnavailableError
 from .io import atomic_output
+from .threads import check_threads
 
 _NEEDS_QUOTES = re.compile(r"[\s;,:()'\[\]]")
 
@@ -177,6 +178,7 @@ def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0,
     >>> nj(d, list("abcde")).to_newick()
     '(((a:2.0,b:3.0):3.0,c:4.0):2.0,e:1.0,d:2.0);'
     """
+    threads = check_threads(threads)
     data, labels = _as_matrix(d, labels)
     _check_finite(data, labels)
     n = data.shape[0]
@@ -188,7 +190,7 @@ def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0,
     else:
         engine = _nj_backend(backend, n)
         if engine == "cpu":
-            parent, child, length, root = _native().neighbor_joining(data, int(threads))
+            parent, child, length, root = _native().neighbor_joining(data, threads)
         else:
             from .nj_array import neighbor_joining_arrays
             xp = np

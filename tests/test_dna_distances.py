@@ -42,7 +42,7 @@ def test_tiles_cover_the_matrix(monkeypatch, rng):
     # force many row tiles: the result must not depend on tiling
     seqs = random_alignment(rng, 31, 200)
     whole = bioaccel.distance_matrix(seqs, "tn93", backend="cpu").data
-    monkeypatch.setattr(bioaccel.distance, "TILE_BYTES", 1)
+    monkeypatch.setattr(bioaccel.distance_models, "TILE_BYTES", 1)
     tiled = bioaccel.distance_matrix(seqs, "tn93", backend="cpu").data
     assert np.array_equal(whole, tiled, equal_nan=True)
 

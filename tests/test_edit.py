@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import bioaccel
-from bioaccel.edit import edit_distance_reference, edit_distances
+from bioaccel.backends.reference import edit_distance_reference
+from bioaccel.edit import edit_distances
 
 edlib = pytest.importorskip("edlib", reason="edlib is the oracle (pip install edlib)")
 

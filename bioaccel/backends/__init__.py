@@ -89,6 +89,33 @@ def get_backend(name: str = "auto", operation: str = "dna_counts") -> Backend:
     return backend
 
 
+def backend_for_devices(devices, name: str = "auto", operation: str = "dna_counts") -> Backend:
+    """The backend that runs ``operation`` on ``devices`` (objects with a ``virtual`` flag,
+    such as :class:`bioaccel.sched.Device`): the CPU core for virtual GPUs, a GPU backend
+    for real ones.
+
+    Raises
+    ------
+    BackendUnavailableError
+        A GPU backend named for virtual GPUs, virtual and real GPUs mixed, or a CPU
+        backend named for real GPUs.
+    """
+    key = str(name).lower()
+    if all(d.virtual for d in devices):
+        if key not in ("auto", "cpu", "reference"):
+            raise BackendUnavailableError(
+                f"virtual GPUs run the CPU backend; backend {name!r} needs real devices")
+        return get_backend("cpu" if key == "auto" else key, operation)
+    if any(d.virtual for d in devices):
+        raise BackendUnavailableError("devices= mixes virtual and real GPUs")
+    engine = get_backend(name, operation)
+    if engine.name not in ("cupy", "numba-cuda"):
+        raise BackendUnavailableError(
+            f"devices= names GPUs but backend {engine.name!r} runs on the CPU; use backend="
+            "'auto', 'cupy' or 'numba-cuda', or drop devices=")
+    return engine
+
+
 def available_backends() -> dict[str, str | None]:
     """Map each backend name to None (available) or the reason it is not."""
     out = {}
@@ -99,4 +126,5 @@ def available_backends() -> dict[str, str | None]:
     return out
 
 
-__all__ = ["AUTO_ORDER", "Backend", "DnaData", "available_backends", "backend_names", "get_backend"]
+__all__ = ["AUTO_ORDER", "Backend", "DnaData", "available_backends", "backend_for_devices",
+           "backend_names", "get_backend"]

@@ -39,7 +39,6 @@ class ReferenceBackend(Backend):
         return out
 
     def edit_distances(self, queries, targets, mode, max_distance, symmetric, threads):
-        from ..edit import edit_distance_reference
         from .base import all_pairs, scatter_pairs
         pq, pt = all_pairs(len(queries), len(targets), symmetric)
         values = np.array([edit_distance_reference(queries[int(i)], targets[int(j)], mode)
@@ -102,3 +101,17 @@ def gotoh_score(a: np.ndarray, b: np.ndarray, scoring, mode: int) -> int:
     if mode == 2:
         best = max([best] + h_prev)
     return int(best)
+
+def edit_distance_reference(a: np.ndarray, b: np.ndarray, mode: int) -> int:
+    """The textbook DP, one row at a time; the left-to-right dependency of a row is a
+    running minimum: D[i][j] = min_k<=j (X[k] + j - k) = j + cummin(X - k)."""
+    n = len(b)
+    prev = np.arange(n + 1) if mode != 1 else np.zeros(n + 1, dtype=np.int64)
+    j = np.arange(n + 1)
+    for i in range(1, len(a) + 1):
+        x = np.empty(n + 1, dtype=np.int64)
+        x[0] = i
+        x[1:] = np.minimum(prev[1:] + 1, prev[:-1] + (b != a[i - 1]))
+        prev = j + np.minimum.accumulate(x - j)
+    return int(prev[n] if mode == 0 else prev.min())
+

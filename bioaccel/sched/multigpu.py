@@ -18,6 +18,10 @@ Failures:
   single pair that does not fit raises MemoryError).
 
 Virtual devices (``BIOACCEL_VIRTUAL_GPUS``) run their tiles on the CPU backend.
+
+The runner does not look backends up (``sched`` and ``backends`` are sibling layers, see
+``tests/test_layering.py``): the caller hands it the engine, chosen by
+:func:`bioaccel.backends.backend_for_devices`.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import BackendUnavailableError, DeviceError
+from ..errors import DeviceError
 from .devices import Device
 
 log = logging.getLogger("bioaccel")
@@ -147,25 +151,6 @@ def device_scope(device: Device, backend_name: str):
         yield
 
 
-def engine_for(devices: Sequence[Device], backend: str, operation: str):
-    """The backend each device runs: the CPU core for virtual devices, else a GPU backend."""
-    from ..backends import get_backend
-    key = str(backend).lower()
-    if all(d.virtual for d in devices):
-        if key not in ("auto", "cpu", "reference"):
-            raise BackendUnavailableError(
-                f"virtual GPUs run the CPU backend; backend {backend!r} needs real devices")
-        return get_backend("cpu" if key == "auto" else key, operation)
-    if any(d.virtual for d in devices):
-        raise BackendUnavailableError("devices= mixes virtual and real GPUs")
-    engine = get_backend(backend, operation)
-    if engine.name not in ("cupy", "numba-cuda"):
-        raise BackendUnavailableError(
-            f"devices= names GPUs but backend {engine.name!r} runs on the CPU; use backend="
-            "'auto', 'cupy' or 'numba-cuda', or drop devices=")
-    return engine
-
-
 _DONE = object()
 
 
@@ -277,11 +262,12 @@ def _worker_threads(devices: Sequence[Device], threads: int) -> int:
     return max(1, total // len(devices)) if all(d.virtual for d in devices) else int(threads)
 
 
-def pairwise_on_devices(queries, targets, symmetric: bool, devices: Sequence[Device],
-                        backend: str, operation: str, kernel, dtype, threads: int = 0) -> np.ndarray:
+def pairwise_on_devices(queries, targets, symmetric: bool, devices: Sequence[Device], engine,
+                        kernel, dtype, threads: int = 0) -> np.ndarray:
     """All query x target values of ``kernel(engine, q_block, t_block, diagonal, threads)``
-    computed tile by tile on ``devices``; symmetric runs compute each unordered pair once."""
-    engine = engine_for(devices, backend, operation)
+    computed tile by tile on ``devices``; symmetric runs compute each unordered pair once.
+    ``engine``: the backend the devices run (the caller picks it:
+    :func:`bioaccel.backends.backend_for_devices`)."""
     per_worker = _worker_threads(devices, threads)
     q_len = queries.lengths
     t_len = q_len if symmetric else targets.lengths
@@ -304,11 +290,10 @@ def pairwise_on_devices(queries, targets, symmetric: bool, devices: Sequence[Dev
     return out
 
 
-def dna_counts_on_devices(data, n: int, table: bool, devices: Sequence[Device], backend: str,
+def dna_counts_on_devices(data, n: int, table: bool, devices: Sequence[Device], engine,
                           to_distances, threads: int = 0) -> np.ndarray:
-    """Aligned-DNA distances of all pairs, tiles of pair counts on ``devices``;
+    """Aligned-DNA distances of all pairs, tiles of pair counts of ``engine`` on ``devices``;
     ``to_distances(counts)`` turns a tile's counts into distances (global base frequencies)."""
-    engine = engine_for(devices, backend, "dna_counts")
     per_worker = _worker_threads(devices, threads)
     lengths = np.ones(n)
     out = np.zeros((n, n))

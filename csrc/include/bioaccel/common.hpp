@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <thread>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -9,9 +12,19 @@
 
 namespace bioaccel {
 
-// Number of worker threads for a `threads` argument: 0 means all cores.
-// Without OpenMP every call runs on one thread.
+// At most this many threads per logical CPU (the same rule as bioaccel.threads in Python).
+constexpr int kMaxThreadsPerCpu = 4;
+
+// Number of worker threads for a `threads` argument: 0 means all cores, 1 .. 4 x the
+// logical CPUs as given; anything else throws std::invalid_argument (never handed to
+// OpenMP: a huge team crashes the process). Without OpenMP every call runs on one thread.
 inline int resolve_threads(int threads) {
+    const unsigned cpus = std::thread::hardware_concurrency();
+    const long cap = static_cast<long>(kMaxThreadsPerCpu) * (cpus > 0 ? cpus : 1);
+    if (threads < 0 || threads > cap)
+        throw std::invalid_argument("threads=" + std::to_string(threads) +
+                                    " is out of range: expected 0 (all cores) to " +
+                                    std::to_string(cap));
 #ifdef _OPENMP
     return threads > 0 ? threads : omp_get_max_threads();
 #else
