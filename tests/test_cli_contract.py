@@ -65,7 +65,7 @@ def test_help_and_version_of_the_real_process():
 @pytest.fixture
 def work(tmp_path):
     """Inputs for every command, in one directory."""
-    from bioaccel.tiles import distance_block, tile_bounds, write_tile
+    from bioaccel.tiles import distance_tile, tile_bounds, write_tile
     (tmp_path / "aln.fa").write_text(">a\nACGTACGTAC\n>b\nACGTACGTAT\n>c\nACGAACGTAC\n"
                                      ">d\nTCGAACGTTC\n")
     (tmp_path / "bad.fa").write_text(">a\nACGT\n>b\nAC!T\n")
@@ -73,8 +73,8 @@ def work(tmp_path):
     (tmp_path / "prot.fa").write_text(">p1\nMKVLEAGHW\n>p2\nMKILDAGW\n>p3\nWWPPMKV\n")
     batch = bioaccel.read_sequences(tmp_path / "aln.fa")
     bounds = tile_bounds(batch, 0, 0, 1)
-    write_tile(tmp_path / "t00.npz", distance_block(batch, "k80", bounds[:2], bounds[2:]), bounds,
-               len(batch), batch.ids)
+    values, params = distance_tile(batch, "k80", bounds[:2], bounds[2:])
+    write_tile(tmp_path / "t00.npz", values, bounds, len(batch), batch.ids, params)
     (tmp_path / "stages.csv").write_text("name,work,bytes,data\ns1,3,0,\ns2,2,0,\ns3,2,0,\n")
     (tmp_path / "nostages.csv").write_text("name,work,bytes,data\n")
     (tmp_path / "bench.tsv").write_text("s\th:m:s\n1.5\t0:00:01.5\n")
@@ -103,6 +103,8 @@ COMMAND_CASES = {
                   ["aln.fa", "-k", "0", "-o", "s.npz"]),
     ("align",): ((["prot.fa", "-o", "a.npy"], _empty), ["prot.fa", "--matrix", "BLOSUM99", "-o",
                                                        "a.npy"], ["prot.fa", "--mode", "fuzzy"]),
+    ("msa",): ((["prot.fa", "-o", "m.fa"], _empty), ["bad.fa", "-o", "m.fa"],
+                ["prot.fa", "-o", "m.fa", "--format", "nexus-xml"]),
     ("doctor",): ((["--no-r"], lambda out: "backend:reference" in out),
                   ["--require", "warp-drive"], ["--bogus"]),
     ("gpu-run",): (([sys.executable, "-c", "print('child')"], lambda out: out == "child\n"),

@@ -24,8 +24,8 @@ rank  layer       modules
                   handed the engine, it never looks one up
 4     operations  ``align``, ``align_distances``, ``edit``, ``kmers``, ``distance``,
                   ``distance_models``, ``dispatch``, ``tree``, ``nj_array``, ``tiles``,
-                  ``ondisk``, ``msa`` (the MSA engine, a package)
-5     interface   the package ``bioaccel`` itself (``__init__``), ``cli``, ``cli_sched``,
+                  ``ondisk``, ``msa_engine`` (the MSA engine, a package), ``newick``
+5     interface   the package ``bioaccel`` itself (``__init__``), ``cli``, ``cli_io``, ``cli_msa``, ``cli_sched``,
                   ``rinterop``, ``config``
 ====  ==========  ==========================================================================
 
@@ -50,8 +50,8 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
     (3, "sched", ("sched",)),
     (4, "operations", ("align", "align_distances", "edit", "kmers", "distance",
                        "distance_models", "dispatch", "tree", "nj_array", "tiles", "ondisk",
-                       "msa")),
-    (5, "interface", ("", "cli", "cli_sched", "rinterop", "config")),
+                       "msa", "msa_engine", "newick")),
+    (5, "interface", ("", "cli", "cli_io", "cli_msa", "cli_sched", "rinterop", "config")),
 ]
 
 

@@ -88,7 +88,8 @@ class MultipleAlignment:
 
     def write(self, path: str | os.PathLike, format: str | None = None) -> None:
         """Write atomically in ``format`` (fasta, clustal, stockholm, a2m, phylip; None: from
-        the extension, FASTA for others) through Biopython's writers. PHYLIP is the relaxed
+        the extension, FASTA for others) through Biopython's writers (A2M: columns with residues in at least half of the rows
+        are match states). PHYLIP is the relaxed
         (sequential) kind: ids are written whole and must not hold spaces.
 
         Raises
@@ -148,8 +149,20 @@ class MultipleAlignment:
 
 
 def format_alignment(alignment, fmt: str) -> str:
-    """Biopython's text of ``alignment`` in ``fmt``."""
-    return format(alignment, fmt)
+    """Biopython's text of ``alignment`` in ``fmt``; Clustal gets its header line
+    (``CLUSTAL (bioaccel VERSION) multiple sequence alignment``), which Clustal readers need."""
+    from .. import __version__
+
+    if fmt == "stockholm" and not hasattr(alignment, "column_annotations"):
+        alignment.column_annotations = {}
+    if fmt == "a2m":  # match states: columns with residues in at least half of the rows
+        occupied = np.array([[c != "-" for c in row] for row in alignment], dtype=bool)
+        match = occupied.mean(axis=0) >= 0.5 if occupied.size else np.zeros(0, bool)
+        alignment.column_annotations = {"state": "".join("D" if m else "I" for m in match)}
+    text = format(alignment, fmt)
+    if fmt == "clustal":
+        text = f"CLUSTAL (bioaccel {__version__}) multiple sequence alignment\n\n\n" + text
+    return text
 
 
 def _format_for(path, format: str | None) -> str:
