@@ -19,6 +19,7 @@ from typing import Sequence
 import numpy as np
 
 GAP_BYTES = (ord("-"), ord("."))
+_CHUNK = 4096
 
 
 def residue_columns(rows: Sequence[str], what: str = "alignment"):
@@ -32,12 +33,17 @@ def residue_columns(rows: Sequence[str], what: str = "alignment"):
     for i, r in enumerate(rows):
         if len(r) != width:
             raise ValueError(f"{what}: row {i} is {len(r)} columns long, row 0 is {width}")
-    grid = np.frombuffer("".join(rows).encode("ascii"), dtype=np.uint8).reshape(len(rows), width)
-    residue = (grid != GAP_BYTES[0]) & (grid != GAP_BYTES[1])
-    row_of, col = np.nonzero(residue)
-    letters = grid[row_of, col]
-    letters = np.where((letters >= ord("a")) & (letters <= ord("z")), letters - 32, letters).astype(np.uint8)
-    return col.astype(np.int64), residue.sum(axis=1), letters
+    cols, counts, letters = [], [], []
+    for start in range(0, len(rows), _CHUNK):      # in row chunks: memory ~ residues, not rows x width
+        part = rows[start:start + _CHUNK]
+        grid = np.frombuffer("".join(part).encode("ascii"), dtype=np.uint8).reshape(len(part), width)
+        residue = (grid != GAP_BYTES[0]) & (grid != GAP_BYTES[1])
+        row_of, col = np.nonzero(residue)
+        got = grid[row_of, col]
+        letters.append(np.where((got >= ord("a")) & (got <= ord("z")), got - 32, got).astype(np.uint8))
+        cols.append(col.astype(np.int64))
+        counts.append(residue.sum(axis=1))
+    return np.concatenate(cols), np.concatenate(counts), np.concatenate(letters)
 
 
 def score_columns(test_col: np.ndarray, true_col: np.ndarray) -> dict[str, float]:

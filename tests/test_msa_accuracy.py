@@ -86,3 +86,13 @@ def test_family_columns_score_like_rendered_rows():
     assert sp_tc_family(dict(zip(fam.ids, fam.alignment)), fam)["sp"] == 1.0
     with pytest.raises(ValueError, match="missing"):
         sp_tc_family(dict(zip(fam.ids[1:], test[1:])), fam)
+
+
+def test_row_chunks_do_not_change_the_score(monkeypatch):
+    from benchmarks import msa_accuracy
+
+    fam = simulate_family(50, 60, seed=11, indel_rate=0.05)
+    test = _left_packed(fam.alignment)
+    whole = sp_tc(test, fam.alignment)
+    monkeypatch.setattr(msa_accuracy, "_CHUNK", 7)
+    assert sp_tc(test, fam.alignment) == whole and 0 < whole["sp"] < 1
