@@ -1,0 +1,38 @@
+"""The MSA benchmark driver (benchmarks/bench_msa.py) end to end on a tiny set: BAliBASE cases
+scored by the shared scorer, a simulated family scored against its truth, a JSON report."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks import bench_msa
+from benchmarks.msa_accuracy import shared_msa_dir
+
+
+def test_tiny_run_reports_scores_time_and_memory(tmp_path, capsys):
+    pytest.importorskip("pyfamsa")
+    shared = shared_msa_dir()
+    if shared is None:
+        pytest.skip("../shared/msa not found (set BIOACCEL_SHARED_MSA)")
+    out = tmp_path / "r.json"
+    bench_msa.main(["--balibase", str(shared / "balibase-rv11-rv12"), "--cases", "2", "--bali-tools", "famsa",
+                    "--sizes", "40", "--family-tools", "famsa", "--threads", "1", "--json", str(out)])
+    report = json.loads(out.read_text())
+    bali = report["balibase"]["famsa"]
+    assert bali["all"]["cases"] == 2 and not bali["failed"] and 0 < bali["all"]["sp"] <= 1
+    (run,) = report["families"][0]["runs"]
+    assert run["tool"] == "famsa" and run["threads"] == 1 and "error" not in run
+    assert 0.5 < run["sp"] <= 1 and 0 <= run["tc"] <= 1 and run["seconds"] > 0
+    assert run["rss_mib"] > 10 and run["base_rss_mib"] > 10
+    assert "FAMSA2" in capsys.readouterr().out
+
+
+def test_missing_tools_say_why(monkeypatch):
+    import bioaccel
+
+    monkeypatch.delattr(bioaccel, "msa", raising=False)
+    assert "bioaccel.msa" in bench_msa.why_missing("bioaccel")
+    monkeypatch.setattr(bench_msa.shutil, "which", lambda name: None)
+    assert "apt-get install -y mafft" in bench_msa.why_missing("mafft")
