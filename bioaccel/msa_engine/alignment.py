@@ -150,9 +150,7 @@ class MultipleAlignment:
 
 def format_alignment(alignment, fmt: str) -> str:
     """Biopython's text of ``alignment`` in ``fmt``; Clustal gets its header line
-    (``CLUSTAL (bioaccel VERSION) multiple sequence alignment``), which Clustal readers need."""
-    from .. import __version__
-
+    (``CLUSTAL (bioaccel) multiple sequence alignment``), which Clustal readers need."""
     if fmt == "stockholm" and not hasattr(alignment, "column_annotations"):
         alignment.column_annotations = {}
     if fmt == "a2m":  # match states: columns with residues in at least half of the rows
@@ -161,7 +159,7 @@ def format_alignment(alignment, fmt: str) -> str:
         alignment.column_annotations = {"state": "".join("D" if m else "I" for m in match)}
     text = format(alignment, fmt)
     if fmt == "clustal":
-        text = f"CLUSTAL (bioaccel {__version__}) multiple sequence alignment\n\n\n" + text
+        text = "CLUSTAL (bioaccel) multiple sequence alignment\n\n\n" + text
     return text
 
 
