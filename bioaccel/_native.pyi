@@ -44,3 +44,30 @@ def kmer_rows(values: npt.NDArray[np.uint64], offsets: npt.NDArray[np.int64],
               i1: int, single: bool, threads: int,
               ) -> npt.NDArray[np.float32] | npt.NDArray[np.float64]: ...
 def kmer_ranks(values: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.uint32], int]: ...
+# multiple alignment (csrc/msa, bound in csrc/bindings/msa.cpp)
+def msa_progressive(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
+                    letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
+                    gaps: tuple[float, float, float, float], merges: npt.NDArray[np.int64],
+                    weights: npt.NDArray[np.float64], threads: int,
+                    progress: object = None) -> tuple[npt.NDArray[np.int32], int]: ...
+def msa_refine(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
+               letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
+               gaps: tuple[float, float, float, float], weights: npt.NDArray[np.float64],
+               splits: npt.NDArray[np.uint8], rounds: int, column_of: npt.NDArray[np.int32],
+               n_columns: int, threads: int) -> tuple[npt.NDArray[np.int32], int, int]: ...
+def msa_refine_gaps(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
+                    letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
+                    gaps: tuple[float, float, float, float], weights: npt.NDArray[np.float64],
+                    iterations: int, seed: int, radius: int, column_of: npt.NDArray[np.int32],
+                    n_columns: int) -> tuple[npt.NDArray[np.int32], int, int]: ...
+def msa_lcs_distances(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64], letters: int,
+                      rows_a: npt.NDArray[np.int64], rows_b: npt.NDArray[np.int64] | None = None,
+                      threads: int = 0) -> npt.NDArray[np.float32]: ...
+def msa_single_linkage(condensed: npt.NDArray[np.float32],
+                       n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
+def msa_profile_pair(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
+                     letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
+                     gaps: tuple[float, float, float, float], weights: npt.NDArray[np.float64],
+                     column_of: npt.NDArray[np.int32], rows_a: npt.NDArray[np.int64],
+                     rows_b: npt.NDArray[np.int64],
+                     full_limit: int = 67108864) -> tuple[npt.NDArray[np.uint8], float, float]: ...

@@ -48,15 +48,21 @@ Profile sequence_profile(const std::uint8_t* codes, std::int64_t len, const MsaS
 Profile rows_profile(const SeqView& seqs, const std::int32_t* cols, const std::int64_t* rows,
                      std::int64_t n_rows, const double* weights, const MsaScoring& sc,
                      std::vector<std::int32_t>& kept_columns) {
-    // columns used by these rows, in order
+    // columns used by these rows, in order (marked in a map over the columns)
     kept_columns.clear();
-    for (std::int64_t r = 0; r < n_rows; ++r) {
-        const std::int64_t s = rows[r];
-        for (std::int64_t k = seqs.offsets[s]; k < seqs.offsets[s + 1]; ++k)
-            kept_columns.push_back(cols[k]);
-    }
-    std::sort(kept_columns.begin(), kept_columns.end());
-    kept_columns.erase(std::unique(kept_columns.begin(), kept_columns.end()), kept_columns.end());
+    std::int32_t top = -1;
+    for (std::int64_t r = 0; r < n_rows; ++r)
+        for (std::int64_t k = seqs.offsets[rows[r]]; k < seqs.offsets[rows[r] + 1]; ++k)
+            top = std::max(top, cols[k]);
+    std::vector<int> compact(static_cast<std::size_t>(top + 1), -1);
+    for (std::int64_t r = 0; r < n_rows; ++r)
+        for (std::int64_t k = seqs.offsets[rows[r]]; k < seqs.offsets[rows[r] + 1]; ++k)
+            compact[cols[k]] = 0;
+    for (std::int32_t c = 0; c <= top; ++c)
+        if (compact[c] == 0) {
+            compact[c] = static_cast<int>(kept_columns.size());
+            kept_columns.push_back(c);
+        }
     const int len = static_cast<int>(kept_columns.size());
     Profile p;
     resize_profile(p, len, sc.letters);
@@ -83,9 +89,7 @@ Profile rows_profile(const SeqView& seqs, const std::int32_t* cols, const std::i
         const std::int64_t k0 = seqs.offsets[s], k1 = seqs.offsets[s + 1];
         int prev = -1;
         for (std::int64_t k = k0; k < k1; ++k) {
-            const int c = static_cast<int>(
-                std::lower_bound(kept_columns.begin(), kept_columns.end(), cols[k]) -
-                kept_columns.begin());
+            const int c = compact[cols[k]];
             const int x = sc.letter_of[seqs.codes[k]];
             if (x < 0)
                 throw std::invalid_argument("rows_profile: gap or unscored code in row " +

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "bioaccel/common.hpp"
 #include "bioaccel/msa.hpp"
 #include "gap_kinds.hpp"
 
@@ -136,6 +137,38 @@ struct Rows {
     }
 };
 
+// M and X of DP columns j0..j1 of a row: both depend on the previous row only, so this loop
+// vectorises (compiled for AVX2 and the baseline; the same IEEE operations either way).
+// Ties: M before X before Y. Writes the states before M (bits 0-1) and X (bits 2-3) to t.
+BIOACCEL_CLONES
+void diagonal_and_down(int j0, int j1, const float* __restrict pM, const float* __restrict pX,
+                       const float* __restrict pY, const float* __restrict s,
+                       const float* __restrict occ_b, const float* __restrict credit_b,
+                       const float* __restrict start_b, const float* __restrict cont_b,
+                       float occ_a, float credit_a, float* __restrict M, float* __restrict X,
+                       std::uint8_t* __restrict t) {
+    for (int j = j0; j <= j1; ++j) {
+        // max(a, b) keeps a on ties, as the strict comparisons of the tie rule do
+        const float d0 = pM[j - 1];
+        const float dx = pX[j - 1] + occ_a * credit_b[j - 1];
+        const float dy = pY[j - 1] + occ_b[j - 1] * credit_a;
+        const float d1 = std::max(d0, dx);
+        const float d2 = std::max(d1, dy);
+        const int m1 = dx > d0;
+        const int sm = m1 + (dy > d1) * (2 - m1);
+        M[j] = d2 + s[j - 1];
+        const float sxo = occ_a * start_b[j];
+        const float b0 = pM[j] - sxo;
+        const float cx = pX[j] - occ_a * cont_b[j];
+        const float yx = pY[j] - sxo;
+        const float b1 = std::max(b0, cx);
+        const int x1 = cx > b0;
+        const int sx = x1 + (yx > b1) * (2 - x1);
+        X[j] = std::max(b1, yx);
+        t[j] = static_cast<std::uint8_t>(sm | (sx << 2));
+    }
+}
+
 class ProfileDP {
 public:
     ProfileDP(const Profile& a, const Profile& b, const MsaScoring& sc)
@@ -203,31 +236,22 @@ public:
                 X[0] = best;
                 if (t) t[0] = static_cast<std::uint8_t>(st << 2);
             }
-            for (int j = std::max(lo, 1); j <= hi; ++j) {
+            const int j0 = std::max(lo, 1);
+            std::uint8_t* tt = t ? t : scratch_.data();
+            diagonal_and_down(j0, hi, pM, pX, pY, s, occ_b, credit_b, start_b, cont_b, occ_a,
+                              credit_a, M, X, tt);
+            // Y (gap in A at boundary i) runs along the row: ties go to M, then Y, then X
+            for (int j = j0; j <= hi; ++j) {
                 const float ob = occ_b[j - 1];
-                // M: ties go to M, then X, then Y
-                float d = pM[j - 1];
-                std::uint8_t sm = 0;
-                const float dx = pX[j - 1] + occ_a * credit_b[j - 1];
-                const float dy = pY[j - 1] + ob * credit_a;
-                if (dx > d) { d = dx; sm = 1; }
-                if (dy > d) { d = dy; sm = 2; }
-                M[j] = d + s[j - 1];
-                // X (gap in B at boundary j): ties go to M, then X, then Y
-                const float sxo = occ_a * start_b[j];
-                float bx = pM[j] - sxo;
-                std::uint8_t sx = 0;
-                if (pX[j] - occ_a * cont_b[j] > bx) { bx = pX[j] - occ_a * cont_b[j]; sx = 1; }
-                if (pY[j] - sxo > bx) { bx = pY[j] - sxo; sx = 2; }
-                X[j] = bx;
-                // Y (gap in A at boundary i): ties go to M, then Y, then X
                 const float syo = ob * start_a;
                 float by = M[j - 1] - syo;
                 std::uint8_t sy = 0;
-                if (Y[j - 1] - ob * cont_a > by) { by = Y[j - 1] - ob * cont_a; sy = 2; }
-                if (X[j - 1] - syo > by) { by = X[j - 1] - syo; sy = 1; }
+                const float cy = Y[j - 1] - ob * cont_a;
+                if (cy > by) { by = cy; sy = 2; }
+                const float cx = X[j - 1] - syo;
+                if (cx > by) { by = cx; sy = 1; }
                 Y[j] = by;
-                if (t) t[j] = static_cast<std::uint8_t>(sm | (sx << 2) | (sy << 4));
+                tt[j] = static_cast<std::uint8_t>(tt[j] | (sy << 4));
             }
         }
     }
@@ -237,6 +261,7 @@ public:
     GapTerms ga_, gb_;
     PairScores scores_;
     std::vector<float> s_;
+    std::vector<std::uint8_t> scratch_ = std::vector<std::uint8_t>(b_.len + 1);
     const int* lo_ = nullptr;
     const int* hi_ = nullptr;
 };
