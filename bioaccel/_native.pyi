@@ -50,11 +50,6 @@ def msa_progressive(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
                     gaps: tuple[float, float, float, float], merges: npt.NDArray[np.int64],
                     weights: npt.NDArray[np.float64], threads: int,
                     progress: object = None) -> tuple[npt.NDArray[np.int32], int]: ...
-def msa_refine(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
-               letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
-               gaps: tuple[float, float, float, float], weights: npt.NDArray[np.float64],
-               splits: npt.NDArray[np.uint8], rounds: int, column_of: npt.NDArray[np.int32],
-               n_columns: int, threads: int) -> tuple[npt.NDArray[np.int32], int, int]: ...
 def msa_refine_gaps(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
                     letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
                     gaps: tuple[float, float, float, float], weights: npt.NDArray[np.float64],

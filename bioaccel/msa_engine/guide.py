@@ -47,31 +47,6 @@ def merges_from_tree(tree: Tree) -> np.ndarray:
     return out
 
 
-def splits_from_merges(merges: np.ndarray, n: int) -> np.ndarray:
-    """Bipartitions of the tips along every internal edge of the merge tree, as an
-    (k, n) uint8 array (1 = the tips below the edge). Trivial splits (one tip, or the two
-    sides of the root, which repeat each other) are left out; each split appears once."""
-    below = np.zeros((2 * n - 1, n), dtype=np.uint8)
-    below[np.arange(n), np.arange(n)] = 1
-    for k, (a, b) in enumerate(merges.tolist()):
-        below[n + k] = below[a] | below[b]
-    rows = []
-    seen = set()
-    root = 2 * n - 2
-    for node in range(n, 2 * n - 2):
-        side = below[node]
-        size = int(side.sum())
-        if size <= 1 or size >= n - 1:
-            continue
-        key = side.tobytes() if side[0] == 0 else (1 - side).tobytes()
-        if key in seen:
-            continue
-        seen.add(key)
-        rows.append(side)
-    del root
-    return np.array(rows, dtype=np.uint8).reshape(-1, n)
-
-
 GUIDE_TREES = ("auto", "single", "upgma", "nj", "medoid")
 #: sequences above which "auto" builds a medoid tree instead of all pairwise distances
 MEDOID_FROM = 4000

@@ -92,27 +92,6 @@ py::tuple progressive_py(U8Array codes, I64Array offsets, I16Array letter_of, F3
     return py::make_tuple(column_of, width);
 }
 
-py::tuple refine_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
-                    py::tuple gaps, F64Array weights, U8Array splits, int rounds,
-                    I32Array column_of, std::int64_t n_columns, int threads) {
-    const SeqView v = seq_view(codes, offsets);
-    const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
-    const double* w = weights_for(weights, v.count);
-    if (splits.ndim() != 2 || splits.shape(1) != v.count)
-        throw std::invalid_argument("splits must have shape (k, n)");
-    if (column_of.ndim() != 1 || column_of.shape(0) != codes.size())
-        throw std::invalid_argument("column_of must hold one column per residue");
-    py::array_t<std::int32_t> out(column_of.size());
-    std::copy(column_of.data(), column_of.data() + column_of.size(), out.mutable_data());
-    std::int64_t accepted = 0, width;
-    {
-        py::gil_scoped_release release;
-        width = msa::refine_alignment(v, sc, w, splits.data(), splits.shape(0), rounds,
-                                      out.mutable_data(), n_columns, threads, &accepted);
-    }
-    return py::make_tuple(out, width, accepted);
-}
-
 py::tuple refine_gaps_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
                          py::tuple gaps, F64Array weights, int iterations, std::uint64_t seed,
                          int radius, I32Array column_of, std::int64_t n_columns) {
@@ -203,10 +182,6 @@ void bind_msa(py::module_& m) {
           py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("merges"),
           py::arg("weights"), py::arg("threads"), py::arg("progress") = py::none(),
           "Progressive MSA up a guide tree: (column of every residue, number of columns).");
-    m.def("msa_refine", &refine_py, py::arg("codes"), py::arg("offsets"), py::arg("letter_of"),
-          py::arg("sub"), py::arg("gaps"), py::arg("weights"), py::arg("splits"),
-          py::arg("rounds"), py::arg("column_of"), py::arg("n_columns"), py::arg("threads"),
-          "Tree-split refinement: (column_of, number of columns, splits accepted).");
     m.def("msa_refine_gaps", &refine_gaps_py, py::arg("codes"), py::arg("offsets"),
           py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),
           py::arg("iterations"), py::arg("seed"), py::arg("radius"), py::arg("column_of"),

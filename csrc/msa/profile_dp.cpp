@@ -2,7 +2,9 @@
 // with a full traceback for ordinary sizes and checkpointed rows for long profiles.
 #include <algorithm>
 #include <cmath>
+#include <atomic>
 #include <stdexcept>
+#include <thread>
 
 #include "bioaccel/common.hpp"
 #include "bioaccel/msa.hpp"
@@ -14,6 +16,8 @@ namespace msa {
 namespace {
 
 constexpr float kNeg = -INFINITY;
+// DPs of at least this many cells run as a wavefront when threads are offered
+constexpr std::int64_t kWavefrontCells = std::int64_t(1) << 20;
 
 // Per-profile gap terms: the cost of the first and of a later gap column inserted at each
 // boundary (0..len), the penalty of each column's own gap characters facing a residue, and
@@ -172,8 +176,7 @@ void diagonal_and_down(int j0, int j1, const float* __restrict pM, const float* 
 class ProfileDP {
 public:
     ProfileDP(const Profile& a, const Profile& b, const MsaScoring& sc)
-        : a_(a), b_(b), ga_(gap_terms(a, sc)), gb_(gap_terms(b, sc)), scores_(a, b, sc, ga_, gb_),
-          s_(b.len) {}
+        : a_(a), b_(b), ga_(gap_terms(a, sc)), gb_(gap_terms(b, sc)), scores_(a, b, sc, ga_, gb_) {}
 
     // band: the cells (i, j) computed are lo[i] <= j <= hi[i] (both non-decreasing in i,
     // lo[0] = 0, hi[n] = m); null for all cells.
@@ -200,68 +203,107 @@ public:
         }
     }
 
+    // DP columns j0..j1 (inclusive, within 0..m) of row i from the previous row; the columns
+    // left of j0 of row i must be done. s: a scratch row of m scores; t: row i's traceback
+    // bytes (bits 0-1 the state before M, 2-3 before X, 4-5 before Y; 0 = M, 1 = X, 2 = Y).
+    void row_segment(int i, int j0, int j1, const Rows& prev, Rows& cur, float* s,
+                     std::uint8_t* t) const {
+        scores_.row(i - 1, s, j0, j1);
+        const float occ_a = a_.occ[i - 1];
+        const float credit_a = ga_.credit[i - 1];
+        const float start_a = ga_.start[i], cont_a = ga_.cont[i];
+        const float* occ_b = b_.occ.data();
+        const float* pM = prev.M.data();
+        const float* pX = prev.X.data();
+        const float* pY = prev.Y.data();
+        float* M = cur.M.data();
+        float* X = cur.X.data();
+        float* Y = cur.Y.data();
+        if (j0 == 0) {  // column 0: only a gap in B
+            const float so = occ_a * gb_.start[0], co = occ_a * gb_.cont[0];
+            float best = pM[0] - so;
+            std::uint8_t st = 0;
+            if (pX[0] - co > best) { best = pX[0] - co; st = 1; }
+            if (pY[0] - so > best) { best = pY[0] - so; st = 2; }
+            M[0] = kNeg;
+            Y[0] = kNeg;
+            X[0] = best;
+            t[0] = static_cast<std::uint8_t>(st << 2);
+        }
+        const int jf = std::max(j0, 1);
+        diagonal_and_down(jf, j1, pM, pX, pY, s, occ_b, gb_.credit.data(), gb_.start.data(),
+                          gb_.cont.data(), occ_a, credit_a, M, X, t);
+        // Y (gap in A at boundary i) runs along the row: ties go to M, then Y, then X
+        for (int j = jf; j <= j1; ++j) {
+            const float ob = occ_b[j - 1];
+            const float syo = ob * start_a;
+            float by = M[j - 1] - syo;
+            std::uint8_t sy = 0;
+            const float cy = Y[j - 1] - ob * cont_a;
+            if (cy > by) { by = cy; sy = 2; }
+            const float cx = X[j - 1] - syo;
+            if (cx > by) { by = cx; sy = 1; }
+            Y[j] = by;
+            t[j] = static_cast<std::uint8_t>(t[j] | (sy << 4));
+        }
+    }
+
     // Rows (r0, r1] from row r0 held in `cur`; `cur` ends holding row r1. Traceback bytes of
-    // row i go to tb[(i - r0 - 1) * (m + 1) + j] when tb is not null: bits 0-1 the state
-    // before M, 2-3 before X, 4-5 before Y (0 = M, 1 = X, 2 = Y).
+    // row i go to tb[(i - r0 - 1) * (m + 1) + j] when tb is not null.
     void fill(int r0, int r1, Rows& cur, Rows& prev, std::uint8_t* tb) {
         const int m = b_.len;
-        float* s = s_.data();
-        const float* occ_b = b_.occ.data();
-        const float* start_b = gb_.start.data();
-        const float* cont_b = gb_.cont.data();
-        const float* credit_b = gb_.credit.data();
         for (int i = r0 + 1; i <= r1; ++i) {
             std::swap(cur, prev);
             const int lo = lo_ ? lo_[i] : 0, hi = hi_ ? hi_[i] : m;
             cur.clear_outside(lo, hi);
-            scores_.row(i - 1, s, lo, hi);
-            const float occ_a = a_.occ[i - 1];
-            const float credit_a = ga_.credit[i - 1];
-            const float start_a = ga_.start[i], cont_a = ga_.cont[i];
-            const float* pM = prev.M.data();
-            const float* pX = prev.X.data();
-            const float* pY = prev.Y.data();
-            float* M = cur.M.data();
-            float* X = cur.X.data();
-            float* Y = cur.Y.data();
-            std::uint8_t* t = tb ? tb + static_cast<std::size_t>(i - r0 - 1) * (m + 1) : nullptr;
-            if (lo == 0) {  // column 0: only a gap in B
-                const float so = occ_a * start_b[0], co = occ_a * cont_b[0];
-                float best = pM[0] - so;
-                std::uint8_t st = 0;
-                if (pX[0] - co > best) { best = pX[0] - co; st = 1; }
-                if (pY[0] - so > best) { best = pY[0] - so; st = 2; }
-                M[0] = kNeg;
-                Y[0] = kNeg;
-                X[0] = best;
-                if (t) t[0] = static_cast<std::uint8_t>(st << 2);
-            }
-            const int j0 = std::max(lo, 1);
-            std::uint8_t* tt = t ? t : scratch_.data();
-            diagonal_and_down(j0, hi, pM, pX, pY, s, occ_b, credit_b, start_b, cont_b, occ_a,
-                              credit_a, M, X, tt);
-            // Y (gap in A at boundary i) runs along the row: ties go to M, then Y, then X
-            for (int j = j0; j <= hi; ++j) {
-                const float ob = occ_b[j - 1];
-                const float syo = ob * start_a;
-                float by = M[j - 1] - syo;
-                std::uint8_t sy = 0;
-                const float cy = Y[j - 1] - ob * cont_a;
-                if (cy > by) { by = cy; sy = 2; }
-                const float cx = X[j - 1] - syo;
-                if (cx > by) { by = cx; sy = 1; }
-                Y[j] = by;
-                tt[j] = static_cast<std::uint8_t>(tt[j] | (sy << 4));
-            }
+            std::uint8_t* t = tb ? tb + static_cast<std::size_t>(i - r0 - 1) * (m + 1)
+                                 : scratch_.data();
+            row_segment(i, lo, hi, prev, cur, s_.data(), t);
         }
+    }
+
+    // All rows (no band) with a full traceback, on `threads` threads: thread k computes rows
+    // k + 1, k + 1 + threads, ... in column segments, each segment once the row above has
+    // passed it (a wavefront). Every cell is computed as by fill(), so the result is the same.
+    // Returns the last row.
+    Rows fill_wavefront(int threads, std::uint8_t* tb) {
+        const int n = a_.len, m = b_.len;
+        const int ring_size = threads + 1;
+        std::vector<Rows> ring(ring_size, Rows(m));
+        first_row(ring[0]);
+        for (Rows& r : ring) r.clear_outside(0, m);
+        std::vector<std::atomic<int>> done(n + 1);  // columns finished per row
+        for (auto& d : done) d.store(0, std::memory_order_relaxed);
+        done[0].store(m + 1, std::memory_order_release);
+        const int width = std::max(64, std::min(1024, (m + 1) / (4 * threads) + 1));
+        auto work = [&](int k) {
+            std::vector<float> s(m > 0 ? m : 1);
+            for (int i = 1 + k; i <= n; i += threads) {
+                const Rows& prev = ring[(i - 1) % ring_size];
+                Rows& cur = ring[i % ring_size];
+                std::uint8_t* t = tb + static_cast<std::size_t>(i - 1) * (m + 1);
+                for (int j0 = 0; j0 <= m; j0 += width) {
+                    const int j1 = std::min(m, j0 + width - 1);
+                    while (done[i - 1].load(std::memory_order_acquire) <= j1)
+                        std::this_thread::yield();
+                    row_segment(i, j0, j1, prev, cur, s.data(), t);
+                    done[i].store(j1 + 1, std::memory_order_release);
+                }
+            }
+        };
+        std::vector<std::thread> pool;
+        for (int k = 1; k < threads; ++k) pool.emplace_back(work, k);
+        work(0);
+        for (std::thread& th : pool) th.join();
+        return ring[n % ring_size];
     }
 
     const Profile& a_;
     const Profile& b_;
     GapTerms ga_, gb_;
     PairScores scores_;
-    std::vector<float> s_;
-    std::vector<std::uint8_t> scratch_ = std::vector<std::uint8_t>(b_.len + 1);
+    mutable std::vector<float> s_ = std::vector<float>(b_.len > 0 ? b_.len : 1);
+    mutable std::vector<std::uint8_t> scratch_ = std::vector<std::uint8_t>(b_.len + 1);
     const int* lo_ = nullptr;
     const int* hi_ = nullptr;
 };
@@ -277,7 +319,8 @@ int best_state(const Rows& r, int m, float& score) {
 }  // namespace
 
 double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, Path& path,
-                      std::int64_t full_limit, const int* band_lo, const int* band_hi) {
+                      std::int64_t full_limit, const int* band_lo, const int* band_hi,
+                      int threads) {
     if (a.letters != sc.letters || b.letters != sc.letters)
         throw std::invalid_argument("align_profiles: profiles and scoring differ in alphabet");
     const int n = a.len, m = b.len;
@@ -305,7 +348,14 @@ double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, 
     std::vector<std::uint8_t> tb;
     float score;
     int state;
-    if (step >= n) {
+    const bool wavefront = threads > 1 && !(band_lo && band_hi) &&
+                           cells >= kWavefrontCells && m >= 256 && n >= 2 * threads;
+    if (step >= n && wavefront) {
+        tb.resize(static_cast<std::size_t>(n) * (m + 1));
+        cur = dp.fill_wavefront(threads, tb.data());
+        state = best_state(cur, m, score);
+        marks = {0, n};
+    } else if (step >= n) {
         tb.resize(static_cast<std::size_t>(n) * (m + 1));
         dp.fill(0, n, cur, prev, tb.data());
         state = best_state(cur, m, score);

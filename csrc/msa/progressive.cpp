@@ -63,12 +63,13 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
         for (int side = 0; side < 2; ++side)
             if (merges[2 * k + side] >= n) ++waiting[k];
 
-    auto run_merge = [&](std::int64_t k) {
+    auto run_merge = [&](std::int64_t k, int dp_threads) {
         const std::int64_t l = merges[2 * k], r = merges[2 * k + 1];
         for (std::int64_t c : {l, r})
             if (c < n) profile[c] = sequence_profile(seqs.seq(c), seqs.length(c), sc, weights[c]);
         Path path;
-        align_profiles(profile[l], profile[r], sc, path);
+        align_profiles(profile[l], profile[r], sc, path, std::int64_t(1) << 26, nullptr, nullptr,
+                       dp_threads);
         Profile merged = merge_profiles(profile[l], profile[r], path);
         std::vector<std::int32_t>& ml = to_parent[l];
         std::vector<std::int32_t>& mr = to_parent[r];
@@ -93,7 +94,7 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
     if (workers == 1) {
         // merges are listed children first, so the listed order is a valid schedule
         for (std::int64_t k = 0; k < n_merges; ++k) {
-            run_merge(k);
+            run_merge(k, 1);
             ++done;
             if (progress) progress(progress_ctx, done);
         }
@@ -101,19 +102,25 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
         std::mutex mu;
         std::condition_variable cv;
         std::exception_ptr failure;
+        int active = 0;  // workers inside a merge
 #pragma omp parallel num_threads(workers)
         {
             for (;;) {
                 std::int64_t k = -1;
+                int dp_threads = 1;
                 {
                     std::unique_lock<std::mutex> lock(mu);
                     cv.wait(lock, [&] { return !ready.empty() || done == n_merges || failure; });
                     if (done == n_merges || failure) break;
                     k = ready.top();
                     ready.pop();
+                    // alone with nothing else ready (the top of the tree): the other workers
+                    // would idle, so a large DP takes them as a wavefront
+                    if (ready.empty() && active == 0) dp_threads = workers;
+                    ++active;
                 }
                 try {
-                    run_merge(k);
+                    run_merge(k, dp_threads);
                 } catch (...) {
                     std::lock_guard<std::mutex> lock(mu);
                     if (!failure) failure = std::current_exception();
@@ -123,6 +130,7 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
                 {
                     std::lock_guard<std::mutex> lock(mu);
                     ++done;
+                    --active;
                     const std::int64_t p = parent[n + k];
                     if (p >= 0 && --waiting[p - n] == 0) ready.push(p - n);
                     if (progress) progress(progress_ctx, done);

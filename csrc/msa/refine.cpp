@@ -1,6 +1,6 @@
-// Tree-split refinement (Hirosawa et al. 1995; MUSCLE's stage 3): split the rows in two
-// along an edge of the guide tree, realign the two sub-alignments as profiles, and keep the
-// new alignment when it scores higher than the current placement of the same two profiles.
+// Refinement (as FAMSA's): split the rows in two by the gap pattern of a column, realign the
+// two sub-alignments as profiles near their current placement, and keep the new alignment
+// when it scores higher than the current placement of the same two profiles.
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -122,26 +122,6 @@ std::vector<std::vector<std::uint8_t>> gap_pattern_splits(const SeqView& seqs,
 }
 
 }  // namespace
-
-std::int64_t refine_alignment(const SeqView& seqs, const MsaScoring& sc, const double* weights,
-                              const std::uint8_t* splits, std::int64_t n_splits, int rounds,
-                              std::int32_t* column_of, std::int64_t n_columns, int threads,
-                              std::int64_t* accepted) {
-    (void)threads;  // splits change the alignment one after another
-    std::int64_t kept = 0;
-    // tree splits
-    for (int round = 0; round < rounds; ++round) {
-        bool changed = false;
-        for (std::int64_t s = 0; s < n_splits; ++s)
-            if (try_split(seqs, sc, weights, splits + s * seqs.count, column_of, n_columns, 0)) {
-                changed = true;
-                ++kept;
-            }
-        if (!changed) break;
-    }
-    if (accepted) *accepted = kept;
-    return n_columns;
-}
 
 std::int64_t refine_gap_splits(const SeqView& seqs, const MsaScoring& sc, const double* weights,
                                int iterations, std::uint64_t seed, int radius,

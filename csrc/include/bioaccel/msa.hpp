@@ -80,9 +80,12 @@ Profile rows_profile(const SeqView& seqs, const std::int32_t* cols, const std::i
 // (O((n / k + k) * m), k ~ sqrt(n)) with a second pass over the cells. With a band, only
 // cells (i, j) with band_lo[i] <= j <= band_hi[i] are computed (arrays of n + 1 entries,
 // non-decreasing, band_lo[0] = 0 and band_hi[n] = m): the optimum within the band.
+// threads > 1: a large unbanded DP runs as a wavefront of rows over that many threads
+// (std::thread; the same cells, so the same result).
 double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, Path& path,
                       std::int64_t full_limit = std::int64_t(1) << 26,
-                      const int* band_lo = nullptr, const int* band_hi = nullptr);
+                      const int* band_lo = nullptr, const int* band_hi = nullptr,
+                      int threads = 1);
 
 // The score align_profiles gives to `path` (equal to its optimum for the optimal path).
 double path_score(const Profile& a, const Profile& b, const MsaScoring& sc, const Path& path);
@@ -100,20 +103,11 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
                                void (*progress)(void*, std::int64_t) = nullptr,
                                void* progress_ctx = nullptr);
 
-// Tree-split refinement: for each split (rows in one part, marked by side[r] = 1 for
-// rows[r] of part B), realign the two sub-alignments and keep the result when it scores
-// higher than the current placement by more than a relative 1e-6. Splits are tried in order;
-// `rounds` passes at most, stopping after a pass with no change. Updates column_of and
-// returns the new column count.
-std::int64_t refine_alignment(const SeqView& seqs, const MsaScoring& sc, const double* weights,
-                              const std::uint8_t* splits, std::int64_t n_splits, int rounds,
-                              std::int32_t* column_of, std::int64_t n_columns, int threads,
-                              std::int64_t* accepted);
-
 // Refinement by gap-pattern splits (as FAMSA): each iteration picks, with a seeded
 // generator, one not yet tried split of the rows made by a column's gaps (rows with a gap
-// there against the rest) and realigns it as above, within `radius` columns of the current
-// placement (0: unbanded). Updates column_of and returns the new
+// there against the rest), realigns the two sub-alignments (all-gap columns dropped) as
+// profiles within `radius` columns of their current placement (0: unbanded), and keeps the
+// result when its profile-profile score beats the current placement's by a relative 1e-6. Updates column_of and returns the new
 // column count.
 std::int64_t refine_gap_splits(const SeqView& seqs, const MsaScoring& sc, const double* weights,
                                int iterations, std::uint64_t seed, int radius,
