@@ -167,8 +167,15 @@ def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0,
     Returns
     -------
     Tree
-        Unrooted: the root node carries the last three clusters. Ties among equal Q
-        values go to the pair with the smallest working slots (as the C++ core).
+        Unrooted: the root node carries the last three clusters.
+
+    Notes
+    -----
+    Ties, the same in every backend: Q values within ``1e-9 x max |row sum|`` of the
+    minimum Q (:data:`bioaccel.nj_array.TIE_RTOL`) are ties, so last-bit differences between
+    backends' sums never decide a join; a tie goes to the pair with the smallest (lower
+    node id, higher node id), where tips are ``0..n-1`` in matrix order and the k-th join
+    makes node ``n + k``. Distinct Q values closer than that window count as tied.
 
     Examples
     --------
