@@ -129,7 +129,12 @@ def distance(input, model, pairwise_deletion, backend, threads, output, fmt, inp
     from .progress import progress_bar
 
     from .kmers import Sketches
+    from .outputs import MATRIX, TILE, output_format
 
+    if tile is not None:
+        output_format(output, TILE, "tile", fmt, default="npz")
+    else:
+        fmt = output_format(output, MATRIX, "distance matrix", fmt, default="phylip")
     if str(input).endswith(".npz") and model == "mash":
         batch = Sketches.load(input)
     else:
@@ -153,7 +158,7 @@ def distance(input, model, pairwise_deletion, backend, threads, output, fmt, inp
         click.echo(f"wrote tile ({a}, {b}): rows {bounds[0]}:{bounds[1]} x columns "
                    f"{bounds[2]}:{bounds[3]} of {len(batch)} ({model}) to {output}", err=True)
         return
-    if (fmt or "").lower() == "cdist" or (fmt is None and output.suffix.lower() == ".cdist"):
+    if fmt == "cdist":
         if devices is not None:
             _fail("--devices does not apply to streamed .cdist output yet; write .npy instead")
         # condensed binary, streamed tile by tile: never a square in memory; an interrupted
@@ -185,8 +190,10 @@ def distance(input, model, pairwise_deletion, backend, threads, output, fmt, inp
 def merge_tiles_cmd(tiles, output, fmt):
     """Assemble a distance matrix from the tiles of `bioaccel distance --tile`; fails, naming
     a pair, when a pair is missing or covered twice."""
+    from .outputs import MATRIX, output_format
     from .tiles import merge_tiles
 
+    fmt = output_format(output, MATRIX, "distance matrix", fmt, default="phylip")
     dm = merge_tiles(list(tiles))
     dm.write(output, fmt)
     click.echo(f"merged {len(tiles)} tile(s) into a {len(dm)} x {len(dm)} matrix: {output}", err=True)
@@ -211,8 +218,12 @@ def tree(input, method, model, pairwise_deletion, backend, threads, clamp_negati
     from .distmatrix import DistanceMatrix
     from .io import read_sequences
     from .progress import progress_bar
+    from .outputs import MATRIX, NEWICK, output_format
     from .tree import nj, upgma
 
+    output_format(output, NEWICK, "Newick tree", default="newick")
+    if matrix_output is not None:
+        output_format(matrix_output, MATRIX, "distance matrix", default="phylip")
     if not input.exists():
         _fail(f"{input}: no such file")
     if _looks_like_matrix(input):
@@ -242,7 +253,9 @@ def sketch(input, k, sketch_size, seed, threads, output):
     """MinHash sketches of INPUT, saved for `bioaccel distance -m mash SKETCHES.npz`."""
     from .io import read_sequences
     from .kmers import sketch as make_sketch
+    from .outputs import SKETCHES, output_format
 
+    output_format(output, SKETCHES, "sketch file", default="npz")
     s = make_sketch(read_sequences(input), k=k, size=sketch_size, seed=seed, threads=threads)
     s.save(output)
     click.echo(f"wrote {len(s.ids)} sketches (k={k}, size={sketch_size}) to {output}", err=True)
@@ -269,8 +282,11 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
     from .align import align_scores
     from .io import atomic_output, read_sequences
 
+    from .outputs import ALIGNMENTS, SCORES, output_format
     from .scoring import scoring_defaults
 
+    fmt = (output_format(output, ALIGNMENTS, "alignment table (--traceback)", default="tsv") if traceback
+           else output_format(output, SCORES, "score matrix", default="npy"))
     q = read_sequences(queries)
     t = read_sequences(targets, alphabet=q.alphabet) if targets is not None else None
     spec, gap_open, gap_extend = scoring_defaults(q.alphabet, _parse_matrix(matrix), gap_open, gap_extend)
@@ -288,7 +304,7 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
         return
     scores = align_scores(q, t, backend=backend, threads=threads, **kw)
     tids = (t or q).ids
-    if output.suffix.lower() == ".tsv":
+    if fmt == "tsv":
         with atomic_output(output) as f:
             f.write("\t" + "\t".join(tids) + "\n")
             for name, row in zip(q.ids, scores):

@@ -10,6 +10,7 @@ import numpy as np
 
 from .errors import MatrixFormatError
 from .io import atomic_output
+from .outputs import MATRIX, output_format
 from .seqbatch import check_unique_ids
 
 #: formats of :meth:`DistanceMatrix.write` / :meth:`DistanceMatrix.read`
@@ -88,16 +89,16 @@ class DistanceMatrix:
 
     # -- writing ---------------------------------------------------------------
     def write(self, path: str | os.PathLike, format: str | None = None) -> None:
-        """Write atomically as ``phylip`` (square), ``phylip-lower``, ``tsv``, ``npy`` or ``npz``.
+        """Write atomically as ``phylip`` (square), ``phylip-lower``, ``tsv``, ``npy``, ``npz``
+        or ``cdist``: the format of the extension (:data:`bioaccel.outputs.MATRIX`; another
+        extension is refused), ``format`` when the name has none, else PHYLIP.
 
         PHYLIP keeps full names (no 10-character cut); a name and its values are separated
         by whitespace, so a reader takes the last n (or i) fields of a row as values.
         ``npy`` holds the matrix alone and writes the ids to ``PATH.ids.txt`` beside it.
         """
         path = Path(path)
-        fmt = (format or _format_from_suffix(path)).lower()
-        if fmt not in MATRIX_FORMATS:
-            raise ValueError(f"unknown matrix format {format!r}; expected one of {list(MATRIX_FORMATS)}")
+        fmt = output_format(path, MATRIX, "distance matrix", format, default="phylip")
         if fmt == "cdist":
             labels = "".join(i + "\n" for i in self.ids).encode()
             with atomic_output(path, "wb") as f:

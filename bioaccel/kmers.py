@@ -28,6 +28,7 @@ from .alphabet import DNA, PROTEIN
 from .distmatrix import DistanceMatrix
 from .errors import ModelError
 from .io import atomic_output
+from .outputs import SKETCHES, output_format
 from .seqbatch import SeqBatch
 
 KMER_MODELS = ("kmer", "jaccard", "mash")
@@ -65,6 +66,8 @@ class Sketches:
     alphabet: str
 
     def save(self, path: str | os.PathLike) -> None:
+        """Write as .npz (a name without an extension is written as is)."""
+        output_format(path, SKETCHES, "sketch file", default="npz")
         with atomic_output(path, "wb") as f:
             np.savez(f, ids=np.array(self.ids, dtype=str), lengths=self.lengths, values=self.values,
                      offsets=self.offsets, params=np.array([self.k, self.size, self.seed]),

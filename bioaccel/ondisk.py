@@ -33,6 +33,7 @@ import numpy as np
 from .distmatrix import CDIST_MAGIC, DistanceMatrix
 from .errors import MatrixFormatError, ModelError
 from .io import as_batch, atomic_output
+from .outputs import CONDENSED, output_format
 
 _HEAD = struct.Struct("<IIQQ")
 
@@ -233,6 +234,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
     ([0.0, 0.1, 0.1], 0.2)
     """
     from .kmers import Sketches
+    output_format(path, CONDENSED, "streamed distance matrix", default="cdist")
     if dtype not in ("float32", "float64"):
         raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
     batch = seqs if isinstance(seqs, Sketches) else as_batch(seqs)

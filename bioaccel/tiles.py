@@ -18,6 +18,7 @@ import numpy as np
 from .distmatrix import DistanceMatrix
 from .errors import MatrixFormatError, ModelError
 from .io import as_batch, atomic_output
+from .outputs import TILE, output_format
 from .seqbatch import SeqBatch
 
 
@@ -109,6 +110,7 @@ def distance_block(seqs, model: str, rows: tuple[int, int], cols: tuple[int, int
 
 def write_tile(path, values: np.ndarray, bounds: tuple[int, int, int, int], n: int,
                ids: list[str]) -> None:
+    output_format(path, TILE, "tile", default="npz")
     with atomic_output(path, "wb") as f:
         np.savez(f, data=values, bounds=np.array(bounds, dtype=np.int64), n=np.int64(n),
                  ids=np.array(ids, dtype=str))

@@ -10,6 +10,7 @@ import numpy as np
 from .distmatrix import DistanceMatrix
 from .errors import BackendUnavailableError
 from .io import atomic_output
+from .outputs import NEWICK, output_format
 
 _NEEDS_QUOTES = re.compile(r"[\s;,:()'\[\]]")
 
@@ -85,7 +86,8 @@ class Tree:
         return "".join(parts) + ";"
 
     def write(self, path: str | os.PathLike) -> None:
-        """Write Newick atomically."""
+        """Write Newick atomically (names: :data:`bioaccel.outputs.NEWICK`, or no extension)."""
+        output_format(path, NEWICK, "Newick tree", default="newick")
         with atomic_output(path) as f:
             f.write(self.to_newick() + "\n")
 
