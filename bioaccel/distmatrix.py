@@ -10,7 +10,7 @@ import numpy as np
 
 from .errors import MatrixFormatError
 from .io import atomic_output
-from .outputs import MATRIX, output_format
+from .outputs import MATRIX, output_format, without_negative_zero
 from .seqbatch import check_unique_ids
 
 #: formats of :meth:`DistanceMatrix.write` / :meth:`DistanceMatrix.read`
@@ -99,18 +99,19 @@ class DistanceMatrix:
         """
         path = Path(path)
         fmt = output_format(path, MATRIX, "distance matrix", format, default="phylip")
+        data = without_negative_zero(self.data)
         if fmt == "cdist":
             labels = "".join(i + "\n" for i in self.ids).encode()
             with atomic_output(path, "wb") as f:
                 f.write(CDIST_MAGIC + struct.pack("<IIQQ", 8, 0, len(self), len(labels)) + labels)
-                f.write(self.condensed().astype("<f8").tobytes())
+                f.write(without_negative_zero(self.condensed()).astype("<f8").tobytes())
             return
         if fmt in ("npy", "npz"):
             with atomic_output(path, "wb") as f:
                 if fmt == "npy":
-                    np.save(f, self.data)
+                    np.save(f, data)
                 else:
-                    np.savez(f, data=self.data, ids=np.array(self.ids, dtype=str))
+                    np.savez(f, data=data, ids=np.array(self.ids, dtype=str))
             if fmt == "npy":
                 with atomic_output(Path(str(path) + ".ids.txt")) as f:
                     f.write("".join(i + "\n" for i in self.ids))
@@ -119,11 +120,11 @@ class DistanceMatrix:
             # repr of a Python float: the shortest text that reads back to the same double
             if fmt == "tsv":
                 f.write("\t" + "\t".join(self.ids) + "\n")
-                for name, row in zip(self.ids, self.data):
+                for name, row in zip(self.ids, data):
                     f.write(name + "\t" + "\t".join(map(repr, row.tolist())) + "\n")
                 return
             f.write(f"{len(self)}\n")
-            for k, (name, row) in enumerate(zip(self.ids, self.data)):
+            for k, (name, row) in enumerate(zip(self.ids, data)):
                 values = row[:k] if fmt == "phylip-lower" else row
                 f.write(name + ("  " + " ".join(map(repr, values.tolist())) if len(values) else "") + "\n")
 

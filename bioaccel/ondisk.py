@@ -33,7 +33,7 @@ import numpy as np
 from .distmatrix import CDIST_MAGIC, DistanceMatrix
 from .errors import MatrixFormatError, ModelError
 from .io import as_batch, atomic_output
-from .outputs import CONDENSED, output_format
+from .outputs import CONDENSED, output_format, without_negative_zero
 
 _HEAD = struct.Struct("<IIQQ")
 
@@ -308,7 +308,8 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
                 seg = compute(i0, i1)
                 if seg.shape != (b - a,):
                     raise RuntimeError(f"tile rows {i0}:{i1} gave {seg.shape} values, not {b - a}")
-                os.pwrite(fd, np.ascontiguousarray(seg, dtype=out_dtype).tobytes(),
+                seg = without_negative_zero(np.ascontiguousarray(seg, dtype=out_dtype))
+                os.pwrite(fd, seg.tobytes(),
                           len(header) + a * width)
                 pending.append((i0, i1))
                 finished += b - a

@@ -65,5 +65,12 @@ def output_format(path: str | os.PathLike, allowed: Mapping[str, tuple[str, ...]
     return default
 
 
+def without_negative_zero(values):
+    """``values`` with every -0.0 turned into 0.0 (IEEE: -0.0 + 0.0 == +0.0; NaN, Inf and
+    every other value unchanged). Every matrix writer passes its values through this, so no
+    file holds "-0.0" (``-log(1)`` of identical sequences gives -0.0 in several models)."""
+    return values + values.dtype.type(0) if values.dtype.kind == "f" else values
+
+
 def _or_list(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]

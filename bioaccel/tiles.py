@@ -18,7 +18,7 @@ import numpy as np
 from .distmatrix import DistanceMatrix
 from .errors import MatrixFormatError, ModelError
 from .io import as_batch, atomic_output
-from .outputs import TILE, output_format
+from .outputs import TILE, output_format, without_negative_zero
 from .seqbatch import SeqBatch
 
 
@@ -112,7 +112,7 @@ def write_tile(path, values: np.ndarray, bounds: tuple[int, int, int, int], n: i
                ids: list[str]) -> None:
     output_format(path, TILE, "tile", default="npz")
     with atomic_output(path, "wb") as f:
-        np.savez(f, data=values, bounds=np.array(bounds, dtype=np.int64), n=np.int64(n),
+        np.savez(f, data=without_negative_zero(np.asarray(values)), bounds=np.array(bounds, dtype=np.int64), n=np.int64(n),
                  ids=np.array(ids, dtype=str))
 
 

@@ -90,3 +90,21 @@ def test_commands_write_what_the_name_says(tmp_path, fasta, monkeypatch):
     assert (tmp_path / "d.cdist").read_bytes().startswith(b"BACDIST1")
     res = cli("distance", fasta, "-m", "raw", "--format", "tsv", "-o", "d")
     assert res.exit_code == 0 and (tmp_path / "d").read_text().startswith("\ts0")
+
+
+def test_identical_sequences_never_write_negative_zero(tmp_path):
+    # issue 15 item 19: -b log(1) is -0.0 in jc69/k80/f81/tn93
+    seqs = [SEQS[0], SEQS[0], SEQS[1]]
+    dm = bioaccel.distance_matrix(seqs, "k80", backend="cpu")
+    assert np.signbit(dm.data[0, 1])  # the in-memory value the writers must clean
+    for name, fmt in [("d.phy", None), ("l.phy", "phylip-lower"), ("d.tsv", None)]:
+        dm.write(tmp_path / name, fmt)
+        assert "-0.0" not in (tmp_path / name).read_text()
+    for name in ("d.npy", "d.npz", "d.cdist"):
+        dm.write(tmp_path / name)
+        assert not np.signbit(bioaccel.DistanceMatrix.read(tmp_path / name).data).any()
+    streamed = stream_distances(seqs, "k80", tmp_path / "s.cdist", backend="cpu", dtype="float64")
+    assert not np.signbit(np.asarray(streamed.condensed())).any()
+    write_tile(tmp_path / "t.npz", dm.data, (0, 3, 0, 3), 3, dm.ids)
+    with np.load(tmp_path / "t.npz") as z:
+        assert not np.signbit(z["data"]).any()
