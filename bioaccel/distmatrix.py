@@ -228,7 +228,19 @@ def _read_phylip(path: Path, lines: list[str]) -> DistanceMatrix:
     n = int(head[0])
     if len(lines) - 1 != n:
         raise MatrixFormatError(f"{path}: header says {n} taxa, found {len(lines) - 1} rows")
-    square = _trailing_numbers(lines[1].split()) >= n if n else True
+    first = _trailing_numbers(lines[1].split()) if n else 0
+    square = first >= n if n else True
+    if not square and first:
+        # a lower-triangular first row holds a name only (numbers there end the name), but
+        # a full row further down (n values, 0 on the diagonal) says the rows are square
+        # and this one is short
+        for k, line in enumerate(lines[2:], start=1):
+            fields = line.split()
+            if _trailing_numbers(fields) >= n and float(fields[len(fields) - n + k]) == 0.0:
+                raise MatrixFormatError(
+                    f"{path}, line 2: {first} value(s) after the name, but line {k + 2} holds {n}: "
+                    f"a ragged matrix (square rows need {n} values; a lower-triangular "
+                    "matrix has none on its first row)")
     data = np.zeros((n, n))
     ids = []
     for k, line in enumerate(lines[1:]):

@@ -56,6 +56,9 @@ def test_duplicate_ids_rejected():
     ("3\na 0 1 2\nb 1 0 3\n", "header says 3 taxa, found 2 rows"),
     ("2\na 0 1\nb 1 zero\n", r"line 3: value 'zero' is not a number"),
     ("2\na 0 1\nb 2 0\n", "not symmetric"),
+    # issue 15 item 26: a short first row must not turn the file lower-triangular
+    ("3\na 0 1\nb 1 0 2\nc 1 2 0\n", r"line 2: 2 value\(s\) after the name, but line 3 holds 3: a ragged"),
+    ("3\na 0\nb 1 0 2\nc 1 2 0\n", r"line 2: 1 value\(s\) after the name, but line 3 holds 3"),
 ])
 def test_phylip_read_errors(tmp_path, content, message):
     p = tmp_path / "m.phy"
@@ -84,3 +87,10 @@ def test_to_skbio(rng):
     data = np.array([[0, 1.5], [1.5, 0]])
     s = DistanceMatrix(data, ["a", "b"]).to_skbio()
     assert isinstance(s, skbio.DistanceMatrix) and list(s.ids) == ["a", "b"]
+
+
+def test_lower_triangular_names_ending_in_numbers_still_read(tmp_path):
+    p = tmp_path / "m.phy"
+    p.write_text("3\nstrain 1\nstrain 2 0.5\nstrain 3 0.25 0.75\n")
+    dm = DistanceMatrix.read(p)
+    assert dm.ids == ["strain 1", "strain 2", "strain 3"] and dm.data[2, 1] == 0.75
