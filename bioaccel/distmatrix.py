@@ -23,9 +23,37 @@ MATRIX_FORMATS = ("phylip", "phylip-lower", "tsv", "npy", "npz", "cdist")
 #: ``dist`` order).
 CDIST_MAGIC = b"BACDIST1"
 
+#: Symmetry tolerance of every distance matrix (DistanceMatrix, nj, upgma, every reader):
+#: d[i, j] and d[j, i] agree when equal (NaN with NaN, Inf with Inf) or when
+#: ``|d[i, j] - d[j, i]| <= SYMMETRY_RTOL * max(|d[i, j]|, |d[j, i]|)`` (rounding). The R
+#: package's write_bioaccel_dist applies the same rule.
+SYMMETRY_RTOL = 1e-9
+
+
+def check_symmetric(data: np.ndarray, ids) -> None:
+    """Raise :class:`MatrixFormatError` naming the first pair (row order) whose two entries
+    disagree beyond :data:`SYMMETRY_RTOL`. Works in row blocks: no n x n temporary."""
+    n = data.shape[0]
+    step = max(1, (1 << 22) // max(n, 1))
+    with np.errstate(invalid="ignore", over="ignore"):
+        for s in range(0, n, step):
+            a, b = data[s:s + step], data[:, s:s + step].T
+            ok = (a == b) | (np.isnan(a) & np.isnan(b)) | \
+                (np.abs(a - b) <= SYMMETRY_RTOL * np.maximum(np.abs(a), np.abs(b)))
+            if not ok.all():
+                i, j = np.argwhere(~ok)[0]
+                i += s
+                raise MatrixFormatError(
+                    f"matrix is not symmetric: {ids[i]!r}/{ids[j]!r} = {float(data[i, j])!r} but "
+                    f"{ids[j]!r}/{ids[i]!r} = {float(data[j, i])!r} (distances must agree to a "
+                    f"relative {SYMMETRY_RTOL:g})")
+
 
 class DistanceMatrix:
     """Square, symmetric float64 distances with unique labels.
+
+    Symmetric up to :data:`SYMMETRY_RTOL` (rounding); anything else is refused with
+    :class:`~bioaccel.errors.MatrixFormatError` naming the pair.
 
     Parameters
     ----------
@@ -47,6 +75,7 @@ class DistanceMatrix:
         if data.shape[0] != len(ids):
             raise ValueError(f"{len(ids)} ids for a {data.shape[0]} x {data.shape[0]} matrix")
         check_unique_ids(ids)
+        check_symmetric(data, ids)
         self.data = data
         self.ids = ids
 
@@ -142,6 +171,15 @@ class DistanceMatrix:
         fmt = (format or _format_from_suffix(path, sniff=True)).lower()
         if not path.exists():
             raise MatrixFormatError(f"{path}: no such file")
+        try:
+            return cls._read(path, fmt)
+        except MatrixFormatError as exc:
+            if str(exc).startswith(str(path)):
+                raise
+            raise MatrixFormatError(f"{path}: {exc}") from None
+
+    @classmethod
+    def _read(cls, path: Path, fmt: str) -> DistanceMatrix:
         if fmt == "cdist":
             return _read_cdist(path)
         if fmt == "npz":
@@ -257,14 +295,7 @@ def _read_phylip(path: Path, lines: list[str]) -> DistanceMatrix:
         else:
             data[k, :k] = values
             data[:k, k] = values
-    dm = DistanceMatrix(data, ids)
-    if square and not np.array_equal(data, data.T, equal_nan=True):
-        i, j = np.argwhere(~((data == data.T) | (np.isnan(data) & np.isnan(data.T))))[0]
-        raise MatrixFormatError(
-            f"{path}: matrix is not symmetric: {ids[i]!r}/{ids[j]!r} = {data[i, j]!r} "
-            f"but {ids[j]!r}/{ids[i]!r} = {data[j, i]!r}"
-        )
-    return dm
+    return DistanceMatrix(data, ids)
 
 
 def _read_tsv(path: Path, lines: list[str]) -> DistanceMatrix:

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from .distmatrix import DistanceMatrix
+from .distmatrix import DistanceMatrix, check_symmetric
 from .errors import BackendUnavailableError
 from .io import atomic_output
 from .outputs import NEWICK, output_format
@@ -121,7 +121,11 @@ def _as_matrix(d, labels) -> tuple[np.ndarray, list[str]]:
         raise ValueError(f"distance matrix must be square, got shape {data.shape}")
     if labels is None:
         labels = [str(i) for i in range(data.shape[0])]
-    return data, list(labels)
+    labels = list(labels)
+    if len(labels) != data.shape[0]:
+        raise ValueError(f"{len(labels)} labels for a {data.shape[0]} x {data.shape[0]} matrix")
+    check_symmetric(data, labels)
+    return data, labels
 
 
 def _check_finite(data: np.ndarray, labels: list[str]) -> None:

@@ -94,3 +94,30 @@ def test_lower_triangular_names_ending_in_numbers_still_read(tmp_path):
     p.write_text("3\nstrain 1\nstrain 2 0.5\nstrain 3 0.25 0.75\n")
     dm = DistanceMatrix.read(p)
     assert dm.ids == ["strain 1", "strain 2", "strain 3"] and dm.data[2, 1] == 0.75
+
+
+def test_asymmetric_matrices_refused_everywhere_with_one_tolerance(tmp_path):
+    # issue 15 item 27: DistanceMatrix, every reader, nj and upgma share one check
+    import bioaccel
+    from bioaccel.distmatrix import SYMMETRY_RTOL
+    d = np.array([[0, 1, 2, 4], [1, 0, 3, 4], [2, 3.5, 0, 4], [4, 4, 4, 0.0]])
+    message = r"not symmetric: 'b'/'c' = 3.0 but 'c'/'b' = 3.5 \(distances must agree to a relative 1e-09\)"
+    with pytest.raises(MatrixFormatError, match=message):
+        DistanceMatrix(d, list("abcd"))
+    for build in (bioaccel.nj, bioaccel.upgma):
+        with pytest.raises(MatrixFormatError, match=message):
+            build(d, list("abcd"))
+    p = tmp_path / "m.tsv"
+    p.write_text("\ta\tb\tc\td\n" + "".join(f"{n}\t" + "\t".join(map(str, row)) + "\n"
+                                             for n, row in zip("abcd", d)))
+    with pytest.raises(MatrixFormatError, match=f"{p}: matrix is " + message):
+        DistanceMatrix.read(p)
+    np.save(tmp_path / "m.npy", d)
+    with pytest.raises(MatrixFormatError, match="m.npy: matrix is not symmetric"):
+        DistanceMatrix.read(tmp_path / "m.npy")
+    # rounding-level differences are within the tolerance
+    d[2, 1] = 3.0 * (1 + SYMMETRY_RTOL / 10)
+    assert bioaccel.nj(d, list("abcd")).n_tips == 4
+    DistanceMatrix(d, list("abcd"))
+    nan = np.array([[0, np.nan, np.inf], [np.nan, 0, 1], [np.inf, 1, 0]])
+    DistanceMatrix(nan, list("xyz"))

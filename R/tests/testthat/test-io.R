@@ -47,3 +47,13 @@ test_that("trees round-trip through Newick and quoted labels lose their quotes",
   expect_identical(back$tip.label, c("a b", "c", "it's", "d"))
   expect_equal(back$edge.length, tr$edge.length)
 })
+
+test_that("an asymmetric matrix is refused, naming the pair; rounding is tolerated", {
+  m <- matrix(c(0, 1, 2, 1, 0, 3, 2, 3.5, 0), 3, dimnames = list(letters[1:3], letters[1:3]))
+  path <- tempfile(fileext = ".cdist")
+  expect_error(write_bioaccel_dist(m, path), "not symmetric: 'b'/'c' = 3.5 but 'c'/'b' = 3")
+  expect_false(file.exists(path))
+  m["b", "c"] <- 3 * (1 + 1e-12)
+  write_bioaccel_dist(m, path)
+  expect_equal(as.matrix(read_bioaccel_dist(path))["b", "c"], 3)
+})
