@@ -94,6 +94,39 @@ class DistanceMatrix:
     def shape(self) -> tuple[int, int]:
         return self.data.shape
 
+    def __array__(self, dtype=None, copy=None):
+        """``np.asarray(dm)``: the (n, n) data (a copy only when asked or for another dtype)."""
+        if copy:
+            return np.array(self.data, dtype=dtype)
+        return self.data if dtype is None else self.data.astype(dtype)
+
+    def __getitem__(self, key) -> float:
+        """``dm[i, j]``: one distance, each of ``i`` and ``j`` an index (negative counts
+        from the end) or an id.
+
+        >>> dm = DistanceMatrix([[0, 1.5], [1.5, 0]], ["a", "b"])
+        >>> dm[0, 1], dm["a", "b"], dm["b", 0], dm[-1, 0]
+        (1.5, 1.5, 1.5, 1.5)
+        """
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise TypeError(f"index a DistanceMatrix by a pair: dm[i, j] or dm[id_i, id_j], not {key!r}")
+        i, j = (self._position(k) for k in key)
+        return float(self.data[i, j])
+
+    def _position(self, key) -> int:
+        n = len(self)
+        if isinstance(key, str):
+            if not hasattr(self, "_index"):
+                self._index = {name: k for k, name in enumerate(self.ids)}
+            if key not in self._index:
+                raise KeyError(f"no id {key!r} in this {n} x {n} distance matrix")
+            return self._index[key]
+        if isinstance(key, (bool, np.bool_)) or not isinstance(key, (int, np.integer)):
+            raise TypeError(f"a DistanceMatrix index is an int or an id, not {type(key).__name__}")
+        if not -n <= key < n:
+            raise IndexError(f"index {key} outside a {n} x {n} distance matrix")
+        return int(key) % n
+
     def condensed(self) -> np.ndarray:
         """Upper triangle row by row: SciPy's ``squareform`` order, and R's ``dist`` order."""
         i, j = np.triu_indices(len(self), k=1)

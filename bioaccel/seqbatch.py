@@ -97,7 +97,25 @@ class SeqBatch:
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
 
-    def __getitem__(self, i: int) -> np.ndarray:
+    def __getitem__(self, i):
+        """``batch[i]``: the codes of sequence ``i`` (negative counts from the end);
+        ``batch[a:b:s]``: a new SeqBatch (step 1 shares this batch's code buffer).
+
+        >>> b = SeqBatch.from_strings(["AC", "GGT", "T", "CA"], ids=list("wxyz"))
+        >>> b[1:3].ids, b[::-2].ids, b.alphabet.decode(b[-1])
+        (['x', 'y'], ['z', 'x'], 'CA')
+        """
+        if isinstance(i, slice):
+            start, stop, step = i.indices(len(self))
+            if step == 1:
+                return self.slice(start, max(start, stop))
+            return self.subset(range(start, stop, step))
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"SeqBatch indices are integers or slices, not {type(i).__name__}")
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"sequence index {i} outside a batch of {n} sequences")
+        i = int(i) % n
         return self.codes[self.offsets[i]:self.offsets[i + 1]]
 
     def sequence(self, i: int) -> str:

@@ -121,3 +121,22 @@ def test_asymmetric_matrices_refused_everywhere_with_one_tolerance(tmp_path):
     DistanceMatrix(d, list("abcd"))
     nan = np.array([[0, np.nan, np.inf], [np.nan, 0, 1], [np.inf, 1, 0]])
     DistanceMatrix(nan, list("xyz"))
+
+
+def test_distance_matrix_pair_indexing_and_array(dm):
+    # issue 15 item 35: dm[i, j] by index or id, and np.asarray(dm)
+    n = len(dm)
+    for i in range(n):
+        for j in range(n):
+            want = dm.data[i, j]
+            for got in (dm[i, j], dm[dm.ids[i], dm.ids[j]], dm[i, dm.ids[j]], dm[i - n, j - n]):
+                assert got == want or (np.isnan(got) and np.isnan(want))
+    assert np.asarray(dm) is dm.data
+    assert np.asarray(dm, dtype=np.float32).dtype == np.float32
+    assert np.array(dm) is not dm.data and np.array_equal(np.array(dm), dm.data, equal_nan=True)
+    with pytest.raises(KeyError, match="no id 'nope'"):
+        dm["nope", 0]
+    with pytest.raises(IndexError, match=f"index {n} outside"):
+        dm[0, n]
+    with pytest.raises(TypeError, match="by a pair"):
+        dm[0]
