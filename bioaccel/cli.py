@@ -76,6 +76,18 @@ def _parse_matrix(text: str | None):
     return text
 
 
+def _given(ctx: click.Context, names) -> list[str]:
+    """The options among ``names`` that the user gave on the command line (or environment)."""
+    from click.core import ParameterSource
+    return [n for n in names if ctx.get_parameter_source(n) not in (None, ParameterSource.DEFAULT)]
+
+
+def _spelling(ctx: click.Context):
+    """An option's name as the user writes it (``-k/--kmer``)."""
+    opts = {p.name: "/".join(p.opts) for p in ctx.command.params}
+    return lambda name: opts.get(name, name)
+
+
 def _scoring_options(f):
     f = click.option("--gap-extend", type=int, default=None,
                      help="Gap extension penalty (default 1 protein, 2 DNA).")(f)
@@ -115,9 +127,12 @@ def _scoring_options(f):
               help=".cdist output: store float64 instead of float32.")
 @click.option("--restart", is_flag=True,
               help=".cdist output: ignore the finished tiles of an interrupted run.")
-def distance(input, model, pairwise_deletion, backend, threads, output, fmt, input_format,
+@click.option("--ungap", is_flag=True,
+              help="Remove alignment gaps ('-', '.') first (identity, scoredist, edit, k-mer models).")
+@click.pass_context
+def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt, input_format,
              matrix, gap_open, gap_extend, k, sketch_size, seed, devices, tile, tiles, float64,
-             restart):
+             restart, ungap):
     """All-vs-all distance matrix of the sequences in INPUT (or of saved sketches).
 
     Models: raw, jc69, k80, f81, tn93, logdet (aligned DNA, as ape::dist.dna); identity,
@@ -129,16 +144,26 @@ def distance(input, model, pairwise_deletion, backend, threads, output, fmt, inp
     from .progress import progress_bar
 
     from .kmers import Sketches
+    from .model_options import USED_BY, check_model_options
     from .outputs import MATRIX, TILE, output_format
 
     if tile is not None:
         output_format(output, TILE, "tile", fmt, default="npz")
     else:
         fmt = output_format(output, MATRIX, "distance matrix", fmt, default="phylip")
+    check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
+    for name in _given(ctx, ["float64", "restart"]):
+        if fmt != "cdist":
+            _fail(f"{_spelling(ctx)(name)} does nothing here: it applies to .cdist output only "
+                  "(PHYLIP and TSV hold exact decimals, .npy/.npz float64)")
     if str(input).endswith(".npz") and model == "mash":
+        if ungap:
+            _fail("--ungap applies to sequences, not to a sketch file")
         batch = Sketches.load(input)
     else:
         batch = read_sequences(input, format=input_format)
+        if ungap:
+            batch = batch.ungapped()
         if len(batch) < 2:
             _fail(f"{input}: found {len(batch)} sequence; a distance matrix needs at least 2")
     if (tile is None) != (tiles is None):
@@ -274,7 +299,9 @@ def sketch(input, k, sketch_size, seed, threads, output):
 @click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Scores: .npy (matrix) or .tsv (labelled matrix). --traceback: TSV.")
-def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backend, threads, output):
+@click.option("--ungap", is_flag=True, help="Remove alignment gaps ('-', '.') from the input first.")
+def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backend, threads, output,
+          ungap):
     """Align every sequence of QUERIES to every one of TARGETS (or all pairs of QUERIES)."""
     import numpy as np
 
@@ -289,6 +316,8 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
            else output_format(output, SCORES, "score matrix", default="npy"))
     q = read_sequences(queries)
     t = read_sequences(targets, alphabet=q.alphabet) if targets is not None else None
+    if ungap:
+        q, t = q.ungapped(), (t.ungapped() if t is not None else None)
     spec, gap_open, gap_extend = scoring_defaults(q.alphabet, _parse_matrix(matrix), gap_open, gap_extend)
     kw = dict(mode=mode, matrix=spec, gap_open=gap_open, gap_extend=gap_extend)
     if traceback:

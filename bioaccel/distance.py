@@ -77,6 +77,9 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
         For the k-mer models ``kmer``, ``jaccard`` and ``mash`` (see :mod:`bioaccel.kmers`);
         ``seqs`` may then also be saved :class:`~bioaccel.kmers.Sketches`.
 
+    An option the model does not use (``k`` with k80, ``pairwise_deletion`` with mash, a
+    scoring with k80) is refused with :class:`ModelError` (:mod:`bioaccel.model_options`).
+
     Returns
     -------
     DistanceMatrix
@@ -99,6 +102,9 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
     [0.0, 0.1, 0.1]
     """
     from .kmers import KMER_MODELS, Sketches, kmer_distance_matrix
+    from .model_options import check_model_options, given_options
+
+    check_model_options(model, given_options(pairwise_deletion, k, matrix, gap_open, gap_extend))
     if str(model).lower() == "edit":
         from .edit import edit_distances
         batch = as_batch(seqs)

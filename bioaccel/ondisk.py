@@ -147,7 +147,9 @@ def _row_computer(batch, model: str, *, backend: str, threads: int, single: bool
     """(per-row work, function (i0, i1) -> condensed distances of rows [i0, i1))."""
     from .dna_models import MODELS, TABLE_MODELS, check_model, distances_from_counts
     from .kmers import KMER_MODELS, Sketches, kmer_rows
+    from .model_options import check_model_options, given_options
 
+    check_model_options(model, given_options(pairwise_deletion, k, matrix, gap_open, gap_extend))
     dtype = np.float32 if single else np.float64
     key = str(model).lower()
     if isinstance(batch, Sketches) or key in KMER_MODELS:

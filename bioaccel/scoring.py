@@ -112,10 +112,12 @@ class Scoring:
             pos = int(np.flatnonzero(bad)[0])
             rec = int(np.searchsorted(batch.offsets, pos, side="right")) - 1
             letter = self.alphabet.symbols[int(batch.codes[pos])]
+            hint = ("; the sequences look aligned: remove the gaps with SeqBatch.ungapped() "
+                    "(command line: --ungap)") if letter == "-" else ""
             raise AlphabetError(
                 f"{batch.source + ': ' if batch.source else ''}letter {letter!r} of sequence "
                 f"{batch.ids[rec]!r} at position {pos - int(batch.offsets[rec]) + 1} is not in "
-                f"the matrix {self.name}"
+                f"the matrix {self.name}{hint}"
             )
 
 

@@ -139,6 +139,19 @@ class SeqBatch:
         codes = self.codes[self.offsets[start]:self.offsets[stop]]
         return SeqBatch(list(self.ids[start:stop]), codes, offsets, self.alphabet, self.source)
 
+    def ungapped(self) -> SeqBatch:
+        """The sequences with their gaps (``-``, also read from ``.``) removed, ids kept: aligned
+        input made usable for alignment-based work (``align``, ``identity``, ``scoredist``),
+        which refuses gaps rather than guess. ``?`` and every other letter stay.
+
+        >>> SeqBatch.from_strings(["AC--GT", "-A.C-"], ids=["a", "b"]).ungapped().sequence(1)
+        'AC'
+        """
+        keep = self.codes != self.alphabet.symbols.index("-")
+        kept = np.zeros(len(keep) + 1, dtype=np.int64)
+        np.cumsum(keep, out=kept[1:])
+        return SeqBatch(list(self.ids), self.codes[keep], kept[self.offsets], self.alphabet, self.source)
+
     def as_alignment(self) -> np.ndarray:
         """The codes as an (n, sites) matrix; all sequences must have the same length.
 

@@ -51,7 +51,9 @@ def distance_block(seqs, model: str, rows: tuple[int, int], cols: tuple[int, int
     """
     from .dna_models import MODELS, TABLE_MODELS, check_model
     from .kmers import KMER_MODELS, kmer_distance_matrix
+    from .model_options import check_model_options, given_options
 
+    check_model_options(model, given_options(pairwise_deletion, k, matrix, gap_open, gap_extend))
     batch = as_batch(seqs)
     (i0, i1), (j0, j1) = rows, cols
     n = len(batch)

@@ -1,0 +1,110 @@
+"""Options that do nothing for the chosen model or output are refused by name (issue 15
+item 22), and gapped input is made usable for alignment-based work by an explicit
+ungapping (item 18)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import bioaccel
+from bioaccel import SeqBatch
+from bioaccel.cli import main
+from bioaccel.errors import AlphabetError, ModelError
+from bioaccel.ondisk import stream_distances
+from bioaccel.tiles import distance_block
+
+DNA = ["ACGTACGTACGTAAGTACGA", "ACGTACGTACGTAAGAACGA", "ACGAACGTACGTTAGTACGT", "TCGAACGTTCGTAAGTACGA"]
+GAPPED_PROTEIN = {"p1": "MKV-LEFW-HHK", "p2": "MKVILEFWQHHK", "p3": "MR-VLEAW--HK"}
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture
+def dna(tmp_path):
+    p = tmp_path / "dna.fa"
+    p.write_text("".join(f">s{i}\n{s}\n" for i, s in enumerate(DNA)))
+    return p
+
+
+@pytest.fixture
+def gapped(tmp_path):
+    p = tmp_path / "aln.fa"
+    p.write_text("".join(f">{k}\n{v}\n" for k, v in GAPPED_PROTEIN.items()))
+    return p
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-m", "k80", "-k", "5"], "-k/--kmer does nothing for model 'k80': it sets the k-mer length for "
+                               "kmer, jaccard and mash only"),
+    (["-m", "mash", "--pairwise-deletion"], "--pairwise-deletion does nothing for model 'mash'"),
+    (["-m", "jc69", "--seed", "7"], "--seed does nothing for model 'jc69': it seeds the MinHash hashes for mash only"),
+    (["-m", "jaccard", "--sketch-size", "50"], "--sketch-size does nothing for model 'jaccard'"),
+    (["-m", "edit", "--matrix", "BLOSUM62"], "--matrix does nothing for model 'edit'"),
+    (["-m", "k80", "--ungap"], "--ungap does nothing for model 'k80'"),
+    (["-m", "k80", "--float64"], "--float64 does nothing here: it applies to .cdist output only"),
+    (["-m", "k80", "--restart"], "--restart does nothing here"),
+])
+def test_cli_refuses_options_that_do_nothing(tmp_path, dna, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    res = cli("distance", dna, *args, "-o", "d.phy")
+    assert res.exit_code == 2, res.output
+    assert message in res.output
+    assert not (tmp_path / "d.phy").exists()
+
+
+def test_cli_accepts_options_that_apply(tmp_path, dna, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for args in (["-m", "k80", "--pairwise-deletion"], ["-m", "mash", "-k", "5", "--seed", "3"],
+                 ["-m", "k80", "--float64", "-o", "d.cdist"]):
+        out = args[-1] if args[-2] == "-o" else "d.phy"
+        res = cli("distance", dna, *[a for a in args if a != out and a != "-o"], "-o", out)
+        assert res.exit_code == 0, res.output
+
+
+def test_python_refuses_options_that_do_nothing(tmp_path):
+    with pytest.raises(ModelError, match="k= does nothing for model 'k80'"):
+        bioaccel.distance_matrix(DNA, "k80", k=5)
+    with pytest.raises(ModelError, match="pairwise_deletion= does nothing for model 'mash'"):
+        bioaccel.distance_matrix(DNA, "mash", pairwise_deletion=True)
+    with pytest.raises(ModelError, match="gap_open= does nothing for model 'jc69'"):
+        stream_distances(DNA, "jc69", tmp_path / "d.cdist", gap_open=3)
+    with pytest.raises(ModelError, match="matrix= does nothing for model 'raw'"):
+        distance_block(DNA, "raw", (0, 2), (0, 2), matrix=(2, -3))
+    assert not list(tmp_path.iterdir())
+
+
+def test_gapped_input_error_suggests_ungapping():
+    batch = SeqBatch.from_strings(list(GAPPED_PROTEIN.values()), ids=list(GAPPED_PROTEIN))
+    with pytest.raises(AlphabetError, match=r"letter '-' of sequence 'p1' at position 4 is not in the "
+                                            r"matrix BLOSUM62; the sequences look aligned: remove the "
+                                            r"gaps with SeqBatch.ungapped\(\) \(command line: --ungap\)"):
+        bioaccel.align_scores(batch)
+    plain = {k: v.replace("-", "") for k, v in GAPPED_PROTEIN.items()}
+    ungapped = batch.ungapped()
+    assert [ungapped.sequence(i) for i in range(3)] == list(plain.values())
+    assert ungapped.ids == list(GAPPED_PROTEIN)
+    assert np.array_equal(bioaccel.align_scores(ungapped), bioaccel.align_scores(list(plain.values())))
+    for model in ("identity", "scoredist"):
+        assert np.array_equal(bioaccel.distance_matrix(ungapped, model).data,
+                              bioaccel.distance_matrix(list(plain.values()), model).data)
+    # empty and all-gap sequences, DNA with '.'
+    dna = SeqBatch.from_strings(["A-C.G", "----", ""], ids=list("xyz")).ungapped()
+    assert [dna.sequence(i) for i in range(3)] == ["ACG", "", ""]
+
+
+def test_cli_ungap(tmp_path, gapped, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    res = cli("align", gapped, "-o", "s.npy")
+    assert res.exit_code == 2 and "remove the gaps with SeqBatch.ungapped() (command line: --ungap)" in res.output
+    assert cli("align", gapped, "--ungap", "-o", "s.npy").exit_code == 0
+    plain = [v.replace("-", "") for v in GAPPED_PROTEIN.values()]
+    assert np.array_equal(np.load(tmp_path / "s.npy"), bioaccel.align_scores(plain))
+    for model in ("identity", "scoredist"):
+        res = cli("distance", gapped, "-m", model, "--ungap", "-o", f"{model}.tsv")
+        assert res.exit_code == 0, res.output
+        got = bioaccel.DistanceMatrix.read(tmp_path / f"{model}.tsv")
+        assert np.array_equal(got.data, bioaccel.distance_matrix(plain, model).data)
