@@ -140,7 +140,7 @@ def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt
     (MinHash; INPUT may be a sketch file from `bioaccel sketch`).
     """
     from .distance import distance_matrix
-    from .io import read_sequences
+    from .io import is_sketch_file, read_sequences
     from .progress import progress_bar
 
     from .kmers import Sketches
@@ -156,7 +156,7 @@ def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt
         if fmt != "cdist":
             _fail(f"{_spelling(ctx)(name)} does nothing here: it applies to .cdist output only "
                   "(PHYLIP and TSV hold exact decimals, .npy/.npz float64)")
-    if str(input).endswith(".npz") and model == "mash":
+    if model.lower() == "mash" and (str(input).endswith(".npz") or is_sketch_file(input)):
         if ungap:
             _fail("--ungap applies to sequences, not to a sketch file")
         batch = Sketches.load(input)

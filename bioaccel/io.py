@@ -36,6 +36,34 @@ _EXTENSIONS = {
 }
 
 
+_SKETCH_MEMBERS = {"params.npy", "values.npy", "offsets.npy", "ids.npy"}
+
+
+def is_sketch_file(path: str | os.PathLike) -> bool:
+    """True when ``path`` is a zip holding the arrays of a bioaccel sketch file."""
+    import zipfile
+    try:
+        with zipfile.ZipFile(path) as z:
+            return _SKETCH_MEMBERS <= set(z.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def _binary_kind(path: Path, raw: bytes) -> str | None:
+    """What a binary file given as sequences is, with what to do instead, or None."""
+    if raw.startswith(b"PK\x03\x04"):
+        if is_sketch_file(path):
+            return ("a bioaccel sketch file (from `bioaccel sketch`), not sequences: compare the "
+                    f"sketches with the mash model (`bioaccel distance {path} -m mash`, or "
+                    "distance_matrix(Sketches.load(path), 'mash'))")
+        return "a zip/NumPy .npz archive (a tile or a matrix?), not sequences"
+    if raw.startswith(b"\x93NUMPY"):
+        return "a NumPy .npy array (a matrix?), not sequences"
+    if raw.startswith(b"BACDIST1"):
+        return "a bioaccel .cdist distance matrix, not sequences (`bioaccel tree` reads it)"
+    return None
+
+
 def _open_text(path: Path) -> str:
     try:
         with open(path, "rb") as f:
@@ -49,6 +77,9 @@ def _open_text(path: Path) -> str:
             raw = gzip.decompress(raw)
         except (OSError, EOFError) as exc:
             raise SequenceFormatError(f"{path}: damaged gzip file ({exc})") from None
+    kind = _binary_kind(path, raw)
+    if kind is not None:
+        raise SequenceFormatError(f"{path}: {kind}")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -108,3 +108,26 @@ def test_cli_ungap(tmp_path, gapped, monkeypatch):
         assert res.exit_code == 0, res.output
         got = bioaccel.DistanceMatrix.read(tmp_path / f"{model}.tsv")
         assert np.array_equal(got.data, bioaccel.distance_matrix(plain, model).data)
+
+
+def test_binary_files_given_as_sequences_say_what_they_are(tmp_path, dna, monkeypatch):
+    # issue 15 item 21: a sketch file without -m mash gave "byte 16 is not text"
+    from bioaccel.errors import SequenceFormatError
+    from bioaccel.kmers import sketch
+    monkeypatch.chdir(tmp_path)
+    sk = tmp_path / "s.npz"
+    sketch(DNA, k=5).save(sk)
+    for model in ("k80", "jaccard"):
+        res = cli("distance", sk, "-m", model, "-o", "d.phy")
+        assert res.exit_code == 2
+        assert (f"{sk}: a bioaccel sketch file (from `bioaccel sketch`), not sequences: compare the "
+                f"sketches with the mash model (`bioaccel distance {sk} -m mash`") in res.output
+    renamed = tmp_path / "sketches.bin"  # found by content with -m mash, whatever the name
+    renamed.write_bytes(sk.read_bytes())
+    assert cli("distance", renamed, "-m", "mash", "-o", "m.phy").exit_code == 0
+    dm = bioaccel.distance_matrix(DNA, "raw")
+    dm.write(tmp_path / "d.npy")
+    dm.write(tmp_path / "d.cdist")
+    for path, kind in [("d.npy", "a NumPy .npy array"), ("d.cdist", "a bioaccel .cdist distance matrix")]:
+        with pytest.raises(SequenceFormatError, match=f"{path}: {kind}"):
+            bioaccel.read_sequences(tmp_path / path)
