@@ -128,11 +128,27 @@ def sketch(seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0
     batch = as_batch(seqs)
     _check_params(k, size)
     digit, radix = _digits(batch, compressed=False)
+    _check_k_fits(k, radix, batch.alphabet.name)
     values, offsets, _ = load_native().kmer_sketch(batch.codes, batch.offsets, digit, radix, int(k),
                                                    batch.alphabet is DNA, True, int(seed), int(size),
                                                    False, int(threads))
     return Sketches(list(batch.ids), batch.lengths.copy(), values, offsets, int(k), int(size),
                     int(seed), batch.alphabet.name)
+
+
+def max_k(radix: int) -> int:
+    """The largest k whose k-mer codes fit 64 bits (radix**k <= 2**64): 32 for DNA (2 bits a
+    letter, as in mash), 24 for Dayhoff-6 protein k-mers, 14 for 20-letter protein."""
+    k = 1
+    while radix ** (k + 1) <= 2 ** 64:
+        k += 1
+    return k
+
+
+def _check_k_fits(k: int, radix: int, alphabet: str) -> None:
+    if int(k) > max_k(radix):
+        raise ModelError(f"k = {k} is too large for {alphabet} k-mers: at most {max_k(radix)} "
+                         f"letters of {radix} fit one 64-bit code")
 
 
 def _check_params(k, size) -> None:
@@ -202,6 +218,7 @@ def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int = 1000
     digit, radix = _digits(batch, compressed)
     k = (6 if model == "kmer" else 21 if batch.alphabet is DNA else 5) if k is None else k
     _check_params(k, 1)
+    _check_k_fits(k, radix, "Dayhoff-6 protein" if radix == 6 else batch.alphabet.name)
     counts = model == "kmer"
     values, offsets, cnt = native.kmer_sketch(batch.codes, batch.offsets, digit, radix, int(k),
                                               model == "jaccard" and batch.alphabet is DNA,
