@@ -268,20 +268,21 @@ def tree(input, method, model, pairwise_deletion, backend, threads, clamp_negati
 
 
 @main.command()
-@click.argument("input", type=click.Path(path_type=Path))
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-k", "--kmer", "k", type=click.IntRange(min=1), default=21, show_default=True)
 @click.option("-s", "--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("-t", "--threads", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Sketch file (.npz).")
-def sketch(input, k, sketch_size, seed, threads, output):
-    """MinHash sketches of INPUT, saved for `bioaccel distance -m mash SKETCHES.npz`."""
-    from .io import read_sequences
+def sketch(inputs, k, sketch_size, seed, threads, output):
+    """MinHash sketches of every sequence in INPUTS (files, and directories standing for
+    their sequence files), saved for `bioaccel distance -m mash SKETCHES.npz`."""
+    from .io import read_many
     from .kmers import sketch as make_sketch
     from .outputs import SKETCHES, output_format
 
     output_format(output, SKETCHES, "sketch file", default="npz")
-    s = make_sketch(read_sequences(input), k=k, size=sketch_size, seed=seed, threads=threads)
+    s = make_sketch(read_many(inputs), k=k, size=sketch_size, seed=seed, threads=threads)
     s.save(output)
     click.echo(f"wrote {len(s.ids)} sketches (k={k}, size={sketch_size}) to {output}", err=True)
 

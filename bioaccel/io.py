@@ -11,8 +11,10 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
+
 from .alphabet import Alphabet
-from .errors import SequenceFormatError
+from .errors import DuplicateIdError, SequenceFormatError
 from .seqbatch import SeqBatch
 
 #: Formats read_sequences accepts, mapped to Biopython's SeqIO/AlignIO names.
@@ -187,6 +189,64 @@ def read_sequences(path: str | os.PathLike, format: str | None = None,
     ids = [r[0] for r in records]
     return SeqBatch.from_strings([r[1] for r in records], ids=ids, alphabet=alphabet,
                                  source=str(path))
+
+
+def sequence_files(paths) -> list[Path]:
+    """``paths`` with each directory replaced by its sequence files (names ending in one of
+    the sequence extensions, plain or ``.gz``; sorted; not descending into subdirectories).
+
+    Raises
+    ------
+    SequenceFormatError
+        A path that does not exist, or a directory holding no sequence file.
+    """
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith(".")
+                           and _sequence_extension(f.name))
+            if not found:
+                raise SequenceFormatError(
+                    f"{p}: directory holds no sequence file (names ending in "
+                    f"{', '.join(sorted(_EXTENSIONS))}, plain or .gz)")
+            out.extend(found)
+        elif not p.exists():
+            raise SequenceFormatError(f"{p}: no such file or directory")
+        else:
+            out.append(p)
+    return out
+
+
+def _sequence_extension(name: str) -> bool:
+    name = name.lower()
+    name = name[:-3] if name.endswith(".gz") else name
+    return any(name.endswith(ext) for ext in _EXTENSIONS)
+
+
+def read_many(paths, format: str | None = None, alphabet: str | Alphabet = "auto") -> SeqBatch:
+    """The records of several files and directories (see :func:`sequence_files`) as one
+    batch, in order; the alphabet is the first file's. Ids must be unique across files
+    (a repeat names both files)."""
+    files = sequence_files(paths)
+    if not files:
+        raise SequenceFormatError("no input files given")
+    batches = []
+    seen: dict[str, Path] = {}
+    for f in files:
+        b = read_sequences(f, format=format, alphabet=batches[0].alphabet if batches else alphabet)
+        for i in b.ids:
+            if i in seen:
+                raise DuplicateIdError(f"duplicate id {i!r}: in {seen[i]} and in {f}; ids must be "
+                                       "unique across the inputs")
+            seen[i] = f
+        batches.append(b)
+    if len(batches) == 1:
+        return batches[0]
+    lengths = np.concatenate([b.lengths for b in batches])
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return SeqBatch([i for b in batches for i in b.ids], np.concatenate([b.codes for b in batches]),
+                    offsets, batches[0].alphabet, f"{files[0]} and {len(files) - 1} more file(s)")
 
 
 @contextlib.contextmanager

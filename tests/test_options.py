@@ -131,3 +131,37 @@ def test_binary_files_given_as_sequences_say_what_they_are(tmp_path, dna, monkey
     for path, kind in [("d.npy", "a NumPy .npy array"), ("d.cdist", "a bioaccel .cdist distance matrix")]:
         with pytest.raises(SequenceFormatError, match=f"{path}: {kind}"):
             bioaccel.read_sequences(tmp_path / path)
+
+
+def test_sketch_takes_many_files_and_directories(tmp_path, monkeypatch):
+    # issue 15 item 34
+    import gzip
+
+    from bioaccel.kmers import Sketches, sketch
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(5)
+    seqs = {f"r{i}": "".join(rng.choice(list("ACGT"), 200)) for i in range(6)}
+    names = list(seqs)
+    (tmp_path / "one.fa").write_text("".join(f">{n}\n{seqs[n]}\n" for n in names[:2]))
+    d = tmp_path / "genomes"
+    d.mkdir()
+    (d / "b.fasta").write_text("".join(f">{n}\n{seqs[n]}\n" for n in names[3:5]))
+    (d / "a.fna.gz").write_bytes(gzip.compress(f">{names[2]}\n{seqs[names[2]]}\n".encode()))
+    (d / "README.txt").write_text("not sequences\n")
+    (tmp_path / "last.fq").write_text(f"@{names[5]}\n{seqs[names[5]]}\n+\n{'I' * 200}\n")
+    res = cli("sketch", "one.fa", "genomes", "last.fq", "-k", "15", "-s", "40", "-o", "all.npz")
+    assert res.exit_code == 0, res.output
+    got = Sketches.load(tmp_path / "all.npz")
+    want = sketch(list(seqs.values()), k=15, size=40)
+    assert got.ids == names  # files in order, a directory's files sorted by name
+    assert np.array_equal(got.values, want.values) and np.array_equal(got.offsets, want.offsets)
+    # duplicates across files name both files; an empty directory and a missing path are named
+    (tmp_path / "again.fa").write_text(f">{names[0]}\nACGTACGTACGTACGTACGT\n")
+    res = cli("sketch", "one.fa", "again.fa", "-o", "x.npz")
+    assert res.exit_code == 2 and "duplicate id 'r0': in one.fa and in again.fa" in res.output
+    (tmp_path / "empty").mkdir()
+    res = cli("sketch", "one.fa", "empty", "-o", "x.npz")
+    assert res.exit_code == 2 and "empty: directory holds no sequence file" in res.output
+    res = cli("sketch", "one.fa", "nope.fa", "-o", "x.npz")
+    assert res.exit_code == 2 and "nope.fa: no such file or directory" in res.output
+    assert not (tmp_path / "x.npz").exists()
