@@ -236,13 +236,17 @@ def merge_tiles_cmd(tiles, output, fmt):
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
 @click.option("--matrix-output", type=click.Path(path_type=Path), default=None,
               help="Also write the distance matrix computed from an alignment.")
-def tree(input, method, model, pairwise_deletion, backend, threads, clamp_negative, output,
-         matrix_output):
+@click.option("--ungap", is_flag=True,
+              help="Remove alignment gaps first (identity, scoredist, edit, k-mer models).")
+@click.pass_context
+def tree(ctx, input, method, model, pairwise_deletion, backend, threads, clamp_negative, output,
+         matrix_output, ungap):
     """Guide tree (Newick) from an alignment or a distance matrix in INPUT."""
     from .distance import distance_matrix
     from .distmatrix import DistanceMatrix
     from .io import read_sequences
     from .progress import progress_bar
+    from .model_options import USED_BY, check_model_options
     from .outputs import MATRIX, NEWICK, output_format
     from .tree import nj, upgma
 
@@ -252,9 +256,14 @@ def tree(input, method, model, pairwise_deletion, backend, threads, clamp_negati
     if not input.exists():
         _fail(f"{input}: no such file")
     if _looks_like_matrix(input):
+        for name in _given(ctx, ["model", "pairwise_deletion", "ungap", "matrix_output"]):
+            _fail(f"{_spelling(ctx)(name)} does nothing here: {input} is a distance matrix already")
         dm = DistanceMatrix.read(input)
     else:
+        check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
         batch = read_sequences(input)
+        if ungap:
+            batch = batch.ungapped()
         if len(batch) < 2:
             _fail(f"{input}: found {len(batch)} sequence; a tree needs at least 2")
         with progress_bar(f"distances ({model})") as update:

@@ -165,3 +165,21 @@ def test_sketch_takes_many_files_and_directories(tmp_path, monkeypatch):
     res = cli("sketch", "one.fa", "nope.fa", "-o", "x.npz")
     assert res.exit_code == 2 and "nope.fa: no such file or directory" in res.output
     assert not (tmp_path / "x.npz").exists()
+
+
+def test_tree_refuses_options_that_do_nothing_and_ungaps(tmp_path, dna, gapped, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    bioaccel.distance_matrix(DNA, "raw").write(tmp_path / "m.phy")
+    for args, message in [(["m.phy", "-m", "tn93"], "-m/--model does nothing here: m.phy is a distance matrix"),
+                          (["m.phy", "--pairwise-deletion"], "--pairwise-deletion does nothing here"),
+                          ([dna, "-m", "mash", "--pairwise-deletion"],
+                           "--pairwise-deletion does nothing for model 'mash'"),
+                          ([dna, "--ungap"], "--ungap does nothing for model 'k80'")]:
+        res = cli("tree", *args, "-o", "t.nwk")
+        assert res.exit_code == 2 and message in res.output, res.output
+    assert not (tmp_path / "t.nwk").exists()
+    res = cli("tree", gapped, "-m", "identity", "--ungap", "-o", "t.nwk")
+    assert res.exit_code == 0, res.output
+    plain = [v.replace("-", "") for v in GAPPED_PROTEIN.values()]
+    want = bioaccel.nj(bioaccel.distance_matrix(plain, "identity").data, list(GAPPED_PROTEIN))
+    assert (tmp_path / "t.nwk").read_text().strip() == want.to_newick()
