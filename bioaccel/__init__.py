@@ -14,7 +14,7 @@ from .edit import edit_distances
 from .errors import (AlignmentLengthError, AlphabetError, BackendUnavailableError, BioaccelError,
                      DeviceError, DeviceSelectionError, DuplicateIdError, LeaseTimeoutError,
                      MatrixFormatError, ModelError, SchedulerConfigError, SequenceFormatError)
-from .io import read_sequences
+from .io import read_many, read_sequences
 from .seqbatch import SeqBatch
 from .sched import lease
 from .tree import Tree, nj, upgma
@@ -27,5 +27,5 @@ __all__ = [
     "DistanceMatrix", "DuplicateIdError", "LeaseTimeoutError", "MODELS", "MatrixFormatError",
     "ModelError", "SchedulerConfigError", "SeqBatch", "SequenceFormatError", "Tree", "align",
     "align_scores", "available_backends", "distance_matrix", "edit_distances", "get_backend",
-    "lease", "nj", "read_sequences", "show_config", "upgma",
+    "lease", "nj", "read_many", "read_sequences", "show_config", "upgma",
 ]

@@ -152,6 +152,7 @@ def test_sketch_takes_many_files_and_directories(tmp_path, monkeypatch):
     res = cli("sketch", "one.fa", "genomes", "last.fq", "-k", "15", "-s", "40", "-o", "all.npz")
     assert res.exit_code == 0, res.output
     got = Sketches.load(tmp_path / "all.npz")
+    assert bioaccel.read_many(["one.fa", "genomes", "last.fq"]).ids == names
     want = sketch(list(seqs.values()), k=15, size=40)
     assert got.ids == names  # files in order, a directory's files sorted by name
     assert np.array_equal(got.values, want.values) and np.array_equal(got.offsets, want.offsets)
