@@ -13,7 +13,7 @@ from bioaccel import SeqBatch
 from bioaccel.cli import main
 from bioaccel.errors import AlphabetError, ModelError
 from bioaccel.ondisk import stream_distances
-from bioaccel.tiles import distance_block
+from bioaccel.tiles import distance_block, distance_tile
 
 DNA = ["ACGTACGTACGTAAGTACGA", "ACGTACGTACGTAAGAACGA", "ACGAACGTACGTTAGTACGT", "TCGAACGTTCGTAAGTACGA"]
 GAPPED_PROTEIN = {"p1": "MKV-LEFW-HHK", "p2": "MKVILEFWQHHK", "p3": "MR-VLEAW--HK"}
@@ -74,6 +74,11 @@ def test_python_refuses_options_that_do_nothing(tmp_path):
         stream_distances(DNA, "jc69", tmp_path / "d.cdist", gap_open=3)
     with pytest.raises(ModelError, match="matrix= does nothing for model 'raw'"):
         distance_block(DNA, "raw", (0, 2), (0, 2), matrix=(2, -3))
+    # the one dispatch (distance_models.prepare) checks the MinHash options too
+    with pytest.raises(ModelError, match="sketch_size= does nothing for model 'k80'"):
+        bioaccel.distance_matrix(DNA, "k80", sketch_size=50)
+    with pytest.raises(ModelError, match="seed= does nothing for model 'jaccard'"):
+        distance_tile(DNA, "jaccard", (0, 2), (0, 2), seed=3)
     assert not list(tmp_path.iterdir())
 
 
@@ -163,6 +168,13 @@ def test_sketch_takes_many_files_and_directories(tmp_path, monkeypatch):
     (tmp_path / "empty").mkdir()
     res = cli("sketch", "one.fa", "empty", "-o", "x.npz")
     assert res.exit_code == 2 and "empty: directory holds no sequence file" in res.output
+    # - (stdin) as the one input, as the other commands read it
+    res = CliRunner().invoke(main, ["sketch", "-", "-k", "15", "-s", "40", "-o", "in.npz"],
+                             input=(tmp_path / "one.fa").read_text())
+    assert res.exit_code == 0, res.output
+    assert Sketches.load(tmp_path / "in.npz").ids == names[:2]
+    res = cli("sketch", "-", "one.fa", "-o", "x.npz")
+    assert res.exit_code == 2 and "- (stdin) is the only input" in res.output
     res = cli("sketch", "one.fa", "nope.fa", "-o", "x.npz")
     assert res.exit_code == 2 and "nope.fa: no such file or directory" in res.output
     assert not (tmp_path / "x.npz").exists()
@@ -173,6 +185,8 @@ def test_tree_refuses_options_that_do_nothing_and_ungaps(tmp_path, dna, gapped, 
     bioaccel.distance_matrix(DNA, "raw").write(tmp_path / "m.phy")
     for args, message in [(["m.phy", "-m", "tn93"], "-m/--model does nothing here: m.phy is a distance matrix"),
                           (["m.phy", "--pairwise-deletion"], "--pairwise-deletion does nothing here"),
+                          (["m.phy", "-k", "5"], "-k/--kmer does nothing here: m.phy is a distance"),
+                          (["m.phy", "--matrix", "BLOSUM62"], "--matrix does nothing here"),
                           ([dna, "-m", "mash", "--pairwise-deletion"],
                            "--pairwise-deletion does nothing for model 'mash'"),
                           ([dna, "--ungap"], "--ungap does nothing for model 'k80'")]:
