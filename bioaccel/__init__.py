@@ -15,7 +15,7 @@ from .errors import (AlignmentLengthError, AlphabetError, BackendUnavailableErro
                      DeviceError, DeviceSelectionError, DuplicateIdError, LeaseTimeoutError,
                      MatrixFormatError, ModelError, SchedulerConfigError, SequenceFormatError,
                      ThreadCountError)
-from .io import read_sequences
+from .io import read_many, read_sequences
 from .msa_engine import MultipleAlignment, msa
 from .newick import read_newick
 from .seqbatch import SeqBatch
@@ -30,6 +30,6 @@ __all__ = [
     "DistanceMatrix", "DuplicateIdError", "LeaseTimeoutError", "MODELS", "MatrixFormatError",
     "ModelError", "SchedulerConfigError", "SeqBatch", "SequenceFormatError", "Tree", "align",
     "align_scores", "available_backends", "distance_matrix", "edit_distances", "get_backend",
-    "ThreadCountError", "lease", "msa", "nj", "read_newick", "read_sequences", "show_config",
-    "upgma",
+    "ThreadCountError", "lease", "msa", "nj", "read_many", "read_newick", "read_sequences",
+    "show_config", "upgma",
 ]

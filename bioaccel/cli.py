@@ -112,15 +112,9 @@ def _looks_like_matrix(path: Path) -> bool:
 
 
 def _is_sketch_file(path) -> bool:
-    """A sketch file of `bioaccel sketch` (an .npz holding MinHash params and values)."""
-    import zipfile
-    if is_stdio(path):
-        return False
-    try:
-        with zipfile.ZipFile(path) as z:
-            return {"params.npy", "values.npy", "offsets.npy"} <= set(z.namelist())
-    except (OSError, zipfile.BadZipFile):
-        return False
+    """A sketch file of `bioaccel sketch` (:func:`bioaccel.io.is_sketch_file`); never stdin."""
+    from .io import is_sketch_file
+    return not is_stdio(path) and is_sketch_file(path)
 
 
 def _models_help() -> str:
@@ -179,6 +173,18 @@ def _parse_matrix(text: str | None):
         except ValueError:
             _fail(f"--matrix {text!r}: expected a matrix name or MATCH,MISMATCH integers such as 2,-3")
     return text
+
+
+def _given(ctx: click.Context, names) -> list[str]:
+    """The options among ``names`` that the user gave on the command line (or environment)."""
+    from click.core import ParameterSource
+    return [n for n in names if ctx.get_parameter_source(n) not in (None, ParameterSource.DEFAULT)]
+
+
+def _spelling(ctx: click.Context):
+    """An option's name as the user writes it (``-k/--kmer``)."""
+    opts = {p.name: "/".join(p.opts) for p in ctx.command.params}
+    return lambda name: opts.get(name, name)
 
 
 def _scoring_options(f):
@@ -250,29 +256,46 @@ def _write_matrix(dm, output, fmt) -> None:
               help=".cdist output: store float64 instead of float32.")
 @click.option("--restart", is_flag=True,
               help=".cdist output: ignore the finished tiles of an interrupted run.")
-def distance(input, model, pairwise_deletion, backend, threads, output, fmt, input_format,
+@click.option("--ungap", is_flag=True,
+              help="Remove alignment gaps ('-', '.') first (identity, scoredist, edit, k-mer models).")
+@click.pass_context
+def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt, input_format,
              matrix, gap_open, gap_extend, k, sketch_size, seed, devices, tile, tiles, float64,
-             restart):
+             restart, ungap):
     """All-vs-all distance matrix of the sequences in INPUT (- for stdin), or of the sketches
     of a `bioaccel sketch` file with -m mash."""
     from .distance import distance_matrix
     from .kmers import Sketches
+    from .model_options import USED_BY, check_model_options
+    from .outputs import MATRIX, TILE, output_format
     from .progress import progress_bar
 
     if (tile is None) != (tiles is None):
         _fail("--tile and --tiles go together")
-    streamed = (fmt or "").lower() == "cdist" or (fmt is None and output.suffix.lower() == ".cdist")
     if tile is not None:
         refuse_stdio(output, "-o", "a tile is binary (.npz); give a file name")
-    elif streamed:
-        refuse_stdio(output, "-o", "cdist is binary; give a file name")
+        output_format(output, TILE, "tile", fmt, default="npz")
     else:
-        _matrix_stdout_format(output, fmt)
+        fmt = output_format(output, MATRIX, "distance matrix", fmt, default="phylip")
+        if fmt == "cdist":
+            refuse_stdio(output, "-o", "cdist is binary; give a file name")
+        else:
+            _matrix_stdout_format(output, fmt)
+    streamed = tile is None and fmt == "cdist"
+    check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
+    for name in _given(ctx, ["float64", "restart"]):
+        if not streamed:
+            _fail(f"{_spelling(ctx)(name)} does nothing here: it applies to .cdist output only "
+                  "(PHYLIP and TSV hold exact decimals, .npy/.npz float64)")
     check_outputs(output=output)
-    if str(input).endswith(".npz") and model == "mash":
+    if model.lower() == "mash" and (str(input).endswith(".npz") or _is_sketch_file(input)):
+        if ungap:
+            _fail("--ungap applies to sequences, not to a sketch file")
         batch = Sketches.load(input)
     else:
         batch = read_sequences_arg(input, format=input_format)
+        if ungap:
+            batch = batch.ungapped()
         if len(batch) < 2:
             _fail(f"{batch.source or input}: found {len(batch)} sequence; a distance matrix "
                   "needs at least 2")
@@ -324,10 +347,12 @@ def distance(input, model, pairwise_deletion, backend, threads, output, fmt, inp
 def merge_tiles_cmd(tiles, output, fmt):
     """Assemble a distance matrix from the tiles (.npz) of `bioaccel distance --tile`; fails,
     naming a pair, when a pair is missing or covered twice."""
+    from .outputs import MATRIX, output_format
     from .tiles import merge_tiles
 
     for t in tiles:
         refuse_stdio(t, "TILES", "tiles are binary files; give their names")
+    fmt = output_format(output, MATRIX, "distance matrix", fmt, default="phylip")
     _matrix_stdout_format(output, fmt)
     check_outputs(output=output)
     dm = merge_tiles(list(tiles))
@@ -354,8 +379,11 @@ def merge_tiles_cmd(tiles, output, fmt):
 @click.option("--matrix-output", type=click.Path(path_type=Path, allow_dash=True), default=None,
               help="Also write the distance matrix computed from sequences or sketches "
                    "(format from the extension; - for stdout as PHYLIP).")
-def tree(input, method, model, pairwise_deletion, backend, threads, matrix, gap_open, gap_extend,
-         k, sketch_size, seed, clamp_negative, output, matrix_output):
+@click.option("--ungap", is_flag=True,
+              help="Remove alignment gaps first (identity, scoredist, edit, k-mer models).")
+@click.pass_context
+def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix, gap_open,
+         gap_extend, k, sketch_size, seed, clamp_negative, output, matrix_output, ungap):
     """Guide tree (Newick) from sequences (- for stdin), a distance matrix, or the sketches
     of a `bioaccel sketch` file (mash distances) in INPUT."""
     from .distance import distance_matrix
@@ -363,23 +391,38 @@ def tree(input, method, model, pairwise_deletion, backend, threads, matrix, gap_
     from .io import parse_sequences, read_sequences
     from .kmers import Sketches
     from .progress import progress_bar
+    from .model_options import USED_BY, check_model_options
+    from .outputs import MATRIX, NEWICK, output_format
     from .tree import nj, upgma
 
     check_outputs(output=output, matrix_output=matrix_output)
+    output_format(output, NEWICK, "Newick tree", default="newick")
+    if matrix_output is not None:
+        _matrix_stdout_format(matrix_output, output_format(matrix_output, MATRIX,
+                                                           "distance matrix", default="phylip"))
     if not is_stdio(input) and not input.exists():
         _fail(f"{input}: no such file")
     if _is_sketch_file(input):
         if (model or "mash").lower() != "mash":
             _fail(f"{input}: a sketch file gives mash distances only, not -m {model}; give the "
                   "sequences for other models")
+        if ungap:
+            _fail("--ungap applies to sequences, not to a sketch file")
         batch, model = Sketches.load(input), "mash"
+        check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
     elif not is_stdio(input) and _looks_like_matrix(input):
+        for name in _given(ctx, ["model", "pairwise_deletion", "ungap", "matrix", "gap_open",
+                                 "gap_extend", "k", "sketch_size", "seed"]):
+            _fail(f"{_spelling(ctx)(name)} does nothing here: {input} is a distance matrix "
+                  "already")
         batch = None
         dm = DistanceMatrix.read(input)
         if matrix_output is not None:
             _fail(f"{input} is a distance matrix already: --matrix-output applies to sequence "
                   "input")
     else:
+        model = model or "k80"
+        check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
         if is_stdio(input):
             raw = sys.stdin.buffer.read()
             lines = raw.lstrip().splitlines()
@@ -388,6 +431,8 @@ def tree(input, method, model, pairwise_deletion, backend, threads, matrix, gap_
             batch = parse_sequences(raw, "<stdin>")
         else:
             batch = read_sequences(input)
+        if ungap:
+            batch = batch.ungapped()
         if len(batch) < 2:
             _fail(f"{batch.source or input}: found {len(batch)} sequence; a tree needs at least 2")
     if batch is not None:
@@ -407,20 +452,31 @@ def tree(input, method, model, pairwise_deletion, backend, threads, matrix, gap_
 
 
 @main.command()
-@click.argument("input", type=click.Path(path_type=Path, allow_dash=True))
+@click.argument("inputs", nargs=-1, required=True,
+                type=click.Path(path_type=Path, allow_dash=True))
 @click.option("-k", "--kmer", "k", type=click.IntRange(min=1), default=21, show_default=True)
 @click.option("-s", "--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Sketch file (.npz).")
-def sketch(input, k, sketch_size, seed, threads, output):
-    """MinHash sketches of INPUT (- for stdin), saved for `bioaccel distance -m mash
-    SKETCHES.npz` and `bioaccel tree SKETCHES.npz`."""
+def sketch(inputs, k, sketch_size, seed, threads, output):
+    """MinHash sketches of every sequence in INPUTS (files, directories standing for their
+    sequence files, or - for stdin), saved for `bioaccel distance -m mash SKETCHES.npz` and
+    `bioaccel tree SKETCHES.npz`."""
+    from .io import read_many
     from .kmers import sketch as make_sketch
+    from .outputs import SKETCHES, output_format
 
     refuse_stdio(output, "-o", "a sketch file is binary (.npz); give a file name")
+    output_format(output, SKETCHES, "sketch file", default="npz")
     check_outputs(output=output)
-    s = make_sketch(read_sequences_arg(input), k=k, size=sketch_size, seed=seed, threads=threads)
+    if any(is_stdio(p) for p in inputs):
+        if len(inputs) > 1:
+            _fail("- (stdin) is the only input when given; give the other inputs as files")
+        seqs = read_sequences_arg(inputs[0])
+    else:
+        seqs = read_many(inputs)
+    s = make_sketch(seqs, k=k, size=sketch_size, seed=seed, threads=threads)
     s.save(output)
     click.echo(f"wrote {len(s.ids)} sketches (k={k}, size={sketch_size}) to {output}", err=True)
 
@@ -444,8 +500,10 @@ def sketch(input, k, sketch_size, seed, threads, output):
               help="Scores: .npy (matrix; query ids to OUTPUT.ids.txt, target ids to "
                    "OUTPUT.target_ids.txt when TARGETS is given) or .tsv (labelled matrix). "
                    "--traceback: TSV. - for stdout (TSV).")
+@click.option("--ungap", is_flag=True,
+              help="Remove alignment gaps ('-', '.') from the input first.")
 def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backend, threads,
-          devices, output):
+          devices, output, ungap):
     """Align every sequence of QUERIES to every one of TARGETS (or all pairs of QUERIES);
     either may be - for stdin."""
     import numpy as np
@@ -453,15 +511,25 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
     from .align import align as align_pairs
     from .align import align_scores
     from .io import atomic_output
+    from .outputs import ALIGNMENTS, SCORES, output_format
     from .scoring import scoring_defaults
 
     if is_stdio(queries) and is_stdio(targets):
         _fail("QUERIES and TARGETS cannot both be - (stdin)")
     if traceback and devices is not None:
         _fail("--devices applies to scores; --traceback alignments run on the CPU")
+    if traceback:
+        fmt = output_format(output, ALIGNMENTS, "alignment table (--traceback)", default="tsv")
+    else:
+        fmt = output_format(output, SCORES, "score matrix",
+                            default="tsv" if is_stdio(output) else "npy")
+        if fmt != "tsv":
+            refuse_stdio(output, "-o", "npy is binary; stdout takes the TSV score matrix")
     check_outputs(output=output)
     q = read_sequences_arg(queries)
     t = read_sequences_arg(targets, alphabet=q.alphabet) if targets is not None else None
+    if ungap:
+        q, t = q.ungapped(), (t.ungapped() if t is not None else None)
     spec, gap_open, gap_extend = scoring_defaults(q.alphabet, _parse_matrix(matrix), gap_open, gap_extend)
     kw = dict(mode=mode, matrix=spec, gap_open=gap_open, gap_extend=gap_extend)
     if traceback:
@@ -477,7 +545,7 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
         return
     scores = align_scores(q, t, backend=backend, threads=threads, devices=devices, **kw)
     tids = (t or q).ids
-    if is_stdio(output) or output.suffix.lower() == ".tsv":
+    if fmt == "tsv":
         with text_output(output) as f:
             f.write("\t" + "\t".join(tids) + "\n")
             for name, row in zip(q.ids, scores):
@@ -493,6 +561,7 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
                 f.write("".join(i + "\n" for i in t.ids))
     click.echo(f"wrote {scores.shape[0]} x {scores.shape[1]} {mode} scores to {shown(output)}",
                err=True)
+
 
 @main.command()
 @click.option("--require", default="", help="Comma-separated: cpu, openmp, cupy, numba-cuda, gpu, r, nvcc. "

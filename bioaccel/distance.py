@@ -54,6 +54,9 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
         k, sketch size and seed they were made with (a different value given is refused).
         Sketch size and seed default to 1000 and 42 for sequences.
 
+    An option the model does not use (``k`` with k80, ``pairwise_deletion`` with mash, a
+    scoring with k80) is refused with :class:`ModelError` (:mod:`bioaccel.model_options`).
+
     Returns
     -------
     DistanceMatrix

@@ -30,6 +30,7 @@ from .dna_models import (MODELS, TABLE_MODELS, base_frequencies, distances_from_
 from .errors import ModelError
 from .io import as_batch
 from .kmers import KMER_MODELS, Sketches, kmer_params, kmer_rows
+from .model_options import check_model_options, given_options
 from .sched.devices import select_devices
 from .sched.multigpu import dna_counts_on_devices
 from .seqbatch import SeqBatch
@@ -59,12 +60,16 @@ def prepare(seqs, model: str, *, pairwise_deletion: bool = False, backend: str =
     Raises
     ------
     ModelError
-        Unknown model; a DNA model on protein; scoredist on nucleotides; sketches with a
-        model other than mash; ``devices`` with a model that runs on the CPU only.
+        Unknown model; an option the model does not use (``k`` with k80,
+        ``pairwise_deletion`` with mash: :mod:`bioaccel.model_options`); a DNA model on
+        protein; scoredist on nucleotides; sketches with a model other than mash;
+        ``devices`` with a model that runs on the CPU only.
     ValueError
         Fewer than 2 sequences.
     """
     key = check_model_name(model)
+    check_model_options(model, given_options(pairwise_deletion, k, matrix, gap_open, gap_extend,
+                                           sketch_size, seed))
     if devices is not None and key not in MODELS and key != "edit":
         raise ModelError(f"devices= applies to the aligned-DNA models and 'edit'; model "
                          f"{model!r} runs on the CPU only")

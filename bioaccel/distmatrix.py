@@ -10,6 +10,7 @@ import numpy as np
 
 from .errors import MatrixFormatError
 from .io import atomic_output
+from .outputs import MATRIX, output_format, without_negative_zero
 from .seqbatch import check_unique_ids
 
 #: formats of :meth:`DistanceMatrix.write` / :meth:`DistanceMatrix.read`
@@ -22,9 +23,45 @@ MATRIX_FORMATS = ("phylip", "phylip-lower", "tsv", "npy", "npz", "cdist")
 #: ``dist`` order).
 CDIST_MAGIC = b"BACDIST1"
 
+#: Symmetry tolerance of every distance matrix (DistanceMatrix, nj, upgma, every reader):
+#: d[i, j] and d[j, i] agree when equal (NaN with NaN, Inf with Inf) or when
+#: ``|d[i, j] - d[j, i]| <= SYMMETRY_RTOL * max(|d[i, j]|, |d[j, i]|)`` (rounding). The R
+#: package's write_bioaccel_dist applies the same rule.
+SYMMETRY_RTOL = 1e-9
+
+
+def check_symmetric(data: np.ndarray, ids) -> None:
+    """Raise :class:`MatrixFormatError` naming the first pair (row order) whose two entries
+    disagree beyond :data:`SYMMETRY_RTOL`. Works in square tiles of the upper triangle
+    against their mirror tiles: no n x n temporary, cache-friendly."""
+    n = data.shape[0]
+    step = 256
+    bad = None
+    with np.errstate(invalid="ignore", over="ignore"):
+        for r in range(0, n, step):
+            for c in range(r, n, step):
+                a, b = data[r:r + step, c:c + step], data[c:c + step, r:r + step].T
+                if np.array_equal(a, b):
+                    continue
+                ok = (a == b) | (np.isnan(a) & np.isnan(b)) | \
+                    (np.abs(a - b) <= SYMMETRY_RTOL * np.maximum(np.abs(a), np.abs(b)))
+                if not ok.all():
+                    i, j = np.argwhere(~ok)[0]
+                    i, j = min(r + i, c + j), max(r + i, c + j)
+                    bad = (i, j) if bad is None or (i, j) < bad else bad
+            if bad is not None:
+                i, j = bad
+                raise MatrixFormatError(
+                    f"matrix is not symmetric: {ids[i]!r}/{ids[j]!r} = {float(data[i, j])!r} but "
+                    f"{ids[j]!r}/{ids[i]!r} = {float(data[j, i])!r} (distances must agree to a "
+                    f"relative {SYMMETRY_RTOL:g})")
+
 
 class DistanceMatrix:
     """Square, symmetric float64 distances with unique labels.
+
+    Symmetric up to :data:`SYMMETRY_RTOL` (rounding); anything else is refused with
+    :class:`~bioaccel.errors.MatrixFormatError` naming the pair.
 
     Parameters
     ----------
@@ -46,6 +83,7 @@ class DistanceMatrix:
         if data.shape[0] != len(ids):
             raise ValueError(f"{len(ids)} ids for a {data.shape[0]} x {data.shape[0]} matrix")
         check_unique_ids(ids)
+        check_symmetric(data, ids)
         self.data = data
         self.ids = ids
 
@@ -63,6 +101,39 @@ class DistanceMatrix:
     @property
     def shape(self) -> tuple[int, int]:
         return self.data.shape
+
+    def __array__(self, dtype=None, copy=None):
+        """``np.asarray(dm)``: the (n, n) data (a copy only when asked or for another dtype)."""
+        if copy:
+            return np.array(self.data, dtype=dtype)
+        return self.data if dtype is None else self.data.astype(dtype)
+
+    def __getitem__(self, key) -> float:
+        """``dm[i, j]``: one distance, each of ``i`` and ``j`` an index (negative counts
+        from the end) or an id.
+
+        >>> dm = DistanceMatrix([[0, 1.5], [1.5, 0]], ["a", "b"])
+        >>> dm[0, 1], dm["a", "b"], dm["b", 0], dm[-1, 0]
+        (1.5, 1.5, 1.5, 1.5)
+        """
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise TypeError(f"index a DistanceMatrix by a pair: dm[i, j] or dm[id_i, id_j], not {key!r}")
+        i, j = (self._position(k) for k in key)
+        return float(self.data[i, j])
+
+    def _position(self, key) -> int:
+        n = len(self)
+        if isinstance(key, str):
+            if not hasattr(self, "_index"):
+                self._index = {name: k for k, name in enumerate(self.ids)}
+            if key not in self._index:
+                raise KeyError(f"no id {key!r} in this {n} x {n} distance matrix")
+            return self._index[key]
+        if isinstance(key, (bool, np.bool_)) or not isinstance(key, (int, np.integer)):
+            raise TypeError(f"a DistanceMatrix index is an int or an id, not {type(key).__name__}")
+        if not -n <= key < n:
+            raise IndexError(f"index {key} outside a {n} x {n} distance matrix")
+        return int(key) % n
 
     def condensed(self) -> np.ndarray:
         """Upper triangle row by row: SciPy's ``squareform`` order, and R's ``dist`` order."""
@@ -88,28 +159,29 @@ class DistanceMatrix:
 
     # -- writing ---------------------------------------------------------------
     def write(self, path: str | os.PathLike, format: str | None = None) -> None:
-        """Write atomically as ``phylip`` (square), ``phylip-lower``, ``tsv``, ``npy`` or ``npz``.
+        """Write atomically as ``phylip`` (square), ``phylip-lower``, ``tsv``, ``npy``, ``npz``
+        or ``cdist``: the format of the extension (:data:`bioaccel.outputs.MATRIX`; another
+        extension is refused), ``format`` when the name has none, else PHYLIP.
 
         PHYLIP keeps full names (no 10-character cut); a name and its values are separated
         by whitespace, so a reader takes the last n (or i) fields of a row as values.
         ``npy`` holds the matrix alone and writes the ids to ``PATH.ids.txt`` beside it.
         """
         path = Path(path)
-        fmt = (format or _format_from_suffix(path)).lower()
-        if fmt not in MATRIX_FORMATS:
-            raise ValueError(f"unknown matrix format {format!r}; expected one of {list(MATRIX_FORMATS)}")
+        fmt = output_format(path, MATRIX, "distance matrix", format, default="phylip")
+        data = without_negative_zero(self.data)
         if fmt == "cdist":
             labels = "".join(i + "\n" for i in self.ids).encode()
             with atomic_output(path, "wb") as f:
                 f.write(CDIST_MAGIC + struct.pack("<IIQQ", 8, 0, len(self), len(labels)) + labels)
-                f.write(self.condensed().astype("<f8").tobytes())
+                f.write(without_negative_zero(self.condensed()).astype("<f8").tobytes())
             return
         if fmt in ("npy", "npz"):
             with atomic_output(path, "wb") as f:
                 if fmt == "npy":
-                    np.save(f, self.data)
+                    np.save(f, data)
                 else:
-                    np.savez(f, data=self.data, ids=np.array(self.ids, dtype=str))
+                    np.savez(f, data=data, ids=np.array(self.ids, dtype=str))
             if fmt == "npy":
                 with atomic_output(Path(str(path) + ".ids.txt")) as f:
                     f.write("".join(i + "\n" for i in self.ids))
@@ -118,11 +190,11 @@ class DistanceMatrix:
             # repr of a Python float: the shortest text that reads back to the same double
             if fmt == "tsv":
                 f.write("\t" + "\t".join(self.ids) + "\n")
-                for name, row in zip(self.ids, self.data):
+                for name, row in zip(self.ids, data):
                     f.write(name + "\t" + "\t".join(map(repr, row.tolist())) + "\n")
                 return
             f.write(f"{len(self)}\n")
-            for k, (name, row) in enumerate(zip(self.ids, self.data)):
+            for k, (name, row) in enumerate(zip(self.ids, data)):
                 values = row[:k] if fmt == "phylip-lower" else row
                 f.write(name + ("  " + " ".join(map(repr, values.tolist())) if len(values) else "") + "\n")
 
@@ -140,6 +212,15 @@ class DistanceMatrix:
         fmt = (format or _format_from_suffix(path, sniff=True)).lower()
         if not path.exists():
             raise MatrixFormatError(f"{path}: no such file")
+        try:
+            return cls._read(path, fmt)
+        except MatrixFormatError as exc:
+            if str(exc).startswith(str(path)):
+                raise
+            raise MatrixFormatError(f"{path}: {exc}") from None
+
+    @classmethod
+    def _read(cls, path: Path, fmt: str) -> DistanceMatrix:
         if fmt == "cdist":
             return _read_cdist(path)
         if fmt in ("npz", "npy"):
@@ -237,7 +318,19 @@ def _read_phylip(path: Path, lines: list[str]) -> DistanceMatrix:
     n = int(head[0])
     if len(lines) - 1 != n:
         raise MatrixFormatError(f"{path}: header says {n} taxa, found {len(lines) - 1} rows")
-    square = _trailing_numbers(lines[1].split()) >= n if n else True
+    first = _trailing_numbers(lines[1].split()) if n else 0
+    square = first >= n if n else True
+    if not square and first:
+        # a lower-triangular first row holds a name only (numbers there end the name), but
+        # a full row further down (n values, 0 on the diagonal) says the rows are square
+        # and this one is short
+        for k, line in enumerate(lines[2:], start=1):
+            fields = line.split()
+            if _trailing_numbers(fields) >= n and float(fields[len(fields) - n + k]) == 0.0:
+                raise MatrixFormatError(
+                    f"{path}, line 2: {first} value(s) after the name, but line {k + 2} holds {n}: "
+                    f"a ragged matrix (square rows need {n} values; a lower-triangular "
+                    "matrix has none on its first row)")
     data = np.zeros((n, n))
     ids = []
     for k, line in enumerate(lines[1:]):
@@ -254,14 +347,7 @@ def _read_phylip(path: Path, lines: list[str]) -> DistanceMatrix:
         else:
             data[k, :k] = values
             data[:k, k] = values
-    dm = DistanceMatrix(data, ids)
-    if square and not np.array_equal(data, data.T, equal_nan=True):
-        i, j = np.argwhere(~((data == data.T) | (np.isnan(data) & np.isnan(data.T))))[0]
-        raise MatrixFormatError(
-            f"{path}: matrix is not symmetric: {ids[i]!r}/{ids[j]!r} = {data[i, j]!r} "
-            f"but {ids[j]!r}/{ids[i]!r} = {data[j, i]!r}"
-        )
-    return dm
+    return DistanceMatrix(data, ids)
 
 
 def _read_tsv(path: Path, lines: list[str]) -> DistanceMatrix:

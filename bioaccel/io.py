@@ -11,8 +11,10 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
+
 from .alphabet import Alphabet
-from .errors import SequenceFormatError
+from .errors import DuplicateIdError, SequenceFormatError
 from .seqbatch import SeqBatch
 
 #: Formats read_sequences accepts, mapped to Biopython's SeqIO/AlignIO names.
@@ -36,6 +38,34 @@ _EXTENSIONS = {
 }
 
 
+_SKETCH_MEMBERS = {"params.npy", "values.npy", "offsets.npy", "ids.npy"}
+
+
+def is_sketch_file(path: str | os.PathLike) -> bool:
+    """True when ``path`` is a zip holding the arrays of a bioaccel sketch file."""
+    import zipfile
+    try:
+        with zipfile.ZipFile(path) as z:
+            return _SKETCH_MEMBERS <= set(z.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def _binary_kind(path: Path, raw: bytes) -> str | None:
+    """What a binary file given as sequences is, with what to do instead, or None."""
+    if raw.startswith(b"PK\x03\x04"):
+        if is_sketch_file(path):
+            return ("a bioaccel sketch file (from `bioaccel sketch`), not sequences: compare the "
+                    f"sketches with the mash model (`bioaccel distance {path} -m mash`, or "
+                    "distance_matrix(Sketches.load(path), 'mash'))")
+        return "a zip/NumPy .npz archive (a tile or a matrix?), not sequences"
+    if raw.startswith(b"\x93NUMPY"):
+        return "a NumPy .npy array (a matrix?), not sequences"
+    if raw.startswith(b"BACDIST1"):
+        return "a bioaccel .cdist distance matrix, not sequences (`bioaccel tree` reads it)"
+    return None
+
+
 def _open_text(path: Path) -> str:
     try:
         with open(path, "rb") as f:
@@ -54,6 +84,9 @@ def _decode(raw: bytes, path: Path | str) -> str:
             raw = gzip.decompress(raw)
         except (OSError, EOFError) as exc:
             raise SequenceFormatError(f"{path}: damaged gzip file ({exc})") from None
+    kind = _binary_kind(path, raw)
+    if kind is not None:
+        raise SequenceFormatError(f"{path}: {kind}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -184,6 +217,64 @@ def _read_text(text: str, path: Path, format: str | None, alphabet) -> SeqBatch:
     ids = [r[0] for r in records]
     return SeqBatch.from_strings([r[1] for r in records], ids=ids, alphabet=alphabet,
                                  source=str(path))
+
+
+def sequence_files(paths) -> list[Path]:
+    """``paths`` with each directory replaced by its sequence files (names ending in one of
+    the sequence extensions, plain or ``.gz``; sorted; not descending into subdirectories).
+
+    Raises
+    ------
+    SequenceFormatError
+        A path that does not exist, or a directory holding no sequence file.
+    """
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith(".")
+                           and _sequence_extension(f.name))
+            if not found:
+                raise SequenceFormatError(
+                    f"{p}: directory holds no sequence file (names ending in "
+                    f"{', '.join(sorted(_EXTENSIONS))}, plain or .gz)")
+            out.extend(found)
+        elif not p.exists():
+            raise SequenceFormatError(f"{p}: no such file or directory")
+        else:
+            out.append(p)
+    return out
+
+
+def _sequence_extension(name: str) -> bool:
+    name = name.lower()
+    name = name[:-3] if name.endswith(".gz") else name
+    return any(name.endswith(ext) for ext in _EXTENSIONS)
+
+
+def read_many(paths, format: str | None = None, alphabet: str | Alphabet = "auto") -> SeqBatch:
+    """The records of several files and directories (see :func:`sequence_files`) as one
+    batch, in order; the alphabet is the first file's. Ids must be unique across files
+    (a repeat names both files)."""
+    files = sequence_files(paths)
+    if not files:
+        raise SequenceFormatError("no input files given")
+    batches = []
+    seen: dict[str, Path] = {}
+    for f in files:
+        b = read_sequences(f, format=format, alphabet=batches[0].alphabet if batches else alphabet)
+        for i in b.ids:
+            if i in seen:
+                raise DuplicateIdError(f"duplicate id {i!r}: in {seen[i]} and in {f}; ids must be "
+                                       "unique across the inputs")
+            seen[i] = f
+        batches.append(b)
+    if len(batches) == 1:
+        return batches[0]
+    lengths = np.concatenate([b.lengths for b in batches])
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return SeqBatch([i for b in batches for i in b.ids], np.concatenate([b.codes for b in batches]),
+                    offsets, batches[0].alphabet, f"{files[0]} and {len(files) - 1} more file(s)")
 
 
 @contextlib.contextmanager

@@ -28,6 +28,7 @@ from .alphabet import DNA, PROTEIN
 from .distmatrix import DistanceMatrix
 from .errors import ModelError
 from .io import atomic_output
+from .outputs import SKETCHES, output_format
 from .seqbatch import SeqBatch
 from .threads import check_threads
 
@@ -69,6 +70,8 @@ class Sketches:
     alphabet: str
 
     def save(self, path: str | os.PathLike) -> None:
+        """Write as .npz (a name without an extension is written as is)."""
+        output_format(path, SKETCHES, "sketch file", default="npz")
         with atomic_output(path, "wb") as f:
             np.savez(f, ids=np.array(self.ids, dtype=str), lengths=self.lengths, values=self.values,
                      offsets=self.offsets, params=np.array([self.k, self.size, self.seed]),
@@ -130,11 +133,27 @@ def sketch(seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0
     batch = as_batch(seqs)
     _check_params(k, size)
     digit, radix = _digits(batch, compressed=False)
+    _check_k_fits(k, radix, batch.alphabet.name)
     values, offsets, _ = load_native().kmer_sketch(batch.codes, batch.offsets, digit, radix, int(k),
                                                    batch.alphabet is DNA, True, int(seed), int(size),
                                                    False, int(threads))
     return Sketches(list(batch.ids), batch.lengths.copy(), values, offsets, int(k), int(size),
                     int(seed), batch.alphabet.name)
+
+
+def max_k(radix: int) -> int:
+    """The largest k whose k-mer codes fit 64 bits (radix**k <= 2**64): 32 for DNA (2 bits a
+    letter, as in mash), 24 for Dayhoff-6 protein k-mers, 14 for 20-letter protein."""
+    k = 1
+    while radix ** (k + 1) <= 2 ** 64:
+        k += 1
+    return k
+
+
+def _check_k_fits(k: int, radix: int, alphabet: str) -> None:
+    if int(k) > max_k(radix):
+        raise ModelError(f"k = {k} is too large for {alphabet} k-mers: at most {max_k(radix)} "
+                         f"letters of {radix} fit one 64-bit code")
 
 
 def _check_params(k, size) -> None:
@@ -203,12 +222,15 @@ def kmer_params(seqs, model: str, *, k: int | None = None, sketch_size: int | No
                "sketch_size": DEFAULT_SKETCH_SIZE if sketch_size is None else sketch_size,
                "seed": DEFAULT_SEED if seed is None else seed}
         _check_params(out["k"], out["sketch_size"])
+        _check_k_fits(out["k"], 4 if seqs.alphabet is DNA else 20, seqs.alphabet.name)
         if isinstance(out["seed"], bool) or int(out["seed"]) != out["seed"]:
             raise ModelError(f"seed must be an integer, got {seed!r}")
         return {key: int(v) for key, v in out.items()}
     if k is None:
         k = 6 if model == "kmer" else 21 if seqs.alphabet is DNA else 5
     _check_params(k, 1)
+    radix = 4 if seqs.alphabet is DNA else 6 if model == "kmer" else 20
+    _check_k_fits(k, radix, "Dayhoff-6 protein" if radix == 6 else seqs.alphabet.name)
     return {"k": int(k)}
 
 

@@ -3,8 +3,8 @@ or CuPy (``backend="cupy"``, the Q-matrix minimum and the row updates on the GPU
 
 The same algorithm as the C++ core (``csrc/nj.cpp``), step for step: alive clusters in
 slots ``0..m-1``, a join puts the new cluster in the lower slot and moves the last slot into
-the freed one, ties go to the smallest (slot, slot) pair, row sums are updated incrementally
-and recomputed whenever the number of clusters has halved. Each step computes the whole
+the freed one, ties follow :data:`TIE_RTOL` (see :func:`bioaccel.tree.nj`), row sums are
+updated incrementally and recomputed whenever the number of clusters has halved. Each step computes the whole
 Q matrix of the alive slots (O(m^2) work, O(n^3) in all): on a GPU that is one fused pass
 over memory per join.
 """
@@ -12,6 +12,11 @@ over memory per join.
 from __future__ import annotations
 
 import numpy as np
+
+#: Q values within ``TIE_RTOL`` x (largest |row sum|) of the minimum Q are ties; a tie goes
+#: to the pair with the smallest (lower node id, higher node id). The C++ core
+#: (``kTieRtol`` in csrc/nj.cpp) follows the same rule.
+TIE_RTOL = 1e-9
 
 
 def neighbor_joining_arrays(d: np.ndarray, xp=np):
@@ -21,6 +26,7 @@ def neighbor_joining_arrays(d: np.ndarray, xp=np):
     r = _row_sums(w, n, xp)
     upper = xp.triu(xp.ones((n, n), dtype=bool), 1)
     node_of_slot = list(range(n))
+    nodes = xp.arange(n, dtype=xp.int64)  # node id of each slot, on the device
     parent: list[int] = []
     child: list[int] = []
     length: list[float] = []
@@ -28,10 +34,7 @@ def neighbor_joining_arrays(d: np.ndarray, xp=np):
     while m > 3:
         q = (m - 2.0) * w[:m, :m] - r[:m, None] - r[None, :m]
         q = xp.where(upper[:m, :m], q, xp.inf)
-        flat = int(xp.argmin(q))  # first minimum in row-major order: smallest (i, j)
-        i, j = divmod(flat, m)
-        if not np.isfinite(float(q[i, j])):
-            raise RuntimeError("neighbor_joining: no finite Q value (NaN distances?)")
+        i, j = _pick(q, r[:m], nodes[:m], xp)
         dij = float(w[i, j])
         li = (dij + (float(r[i]) - float(r[j])) / (m - 2)) / 2
         u = next_node
@@ -49,6 +52,7 @@ def neighbor_joining_arrays(d: np.ndarray, xp=np):
         w[:m, i] = new_row
         r[i] = xp.cumsum(new_row)[-1]  # in slot order, as the C++ loop adds
         node_of_slot[i] = u
+        nodes[i] = u
         last = m - 1
         if j != last:
             w[j, :m] = w[last, :m]
@@ -56,6 +60,7 @@ def neighbor_joining_arrays(d: np.ndarray, xp=np):
             w[j, j] = 0.0
             r[j] = r[last]
             node_of_slot[j] = node_of_slot[last]
+            nodes[j] = nodes[last]
         m -= 1
         if m * 2 <= m_at_rebuild:
             r[:m] = _row_sums(w[:m, :m], m, xp)
@@ -67,6 +72,21 @@ def neighbor_joining_arrays(d: np.ndarray, xp=np):
     length += [(dab + dac - dbc) / 2, (dab + dbc - dac) / 2, (dac + dbc - dab) / 2]
     return (np.array(parent, dtype=np.int64), np.array(child, dtype=np.int64),
             np.array(length, dtype=np.float64), root)
+
+
+def _pick(q, r, nodes, xp) -> tuple[int, int]:
+    """Slots (i < j) of the pair to join: the tie rule of :data:`TIE_RTOL` on the Q matrix
+    ``q`` (+inf outside the upper triangle)."""
+    m = q.shape[0]
+    qmin = float(q.min())
+    if not np.isfinite(qmin):
+        raise RuntimeError("neighbor_joining: no finite Q value (NaN distances?)")
+    tol = TIE_RTOL * float(xp.abs(r).max())
+    lo = xp.minimum(nodes[:, None], nodes[None, :])
+    hi = xp.maximum(nodes[:, None], nodes[None, :])
+    key = xp.where(q <= qmin + tol, lo * (1 << 32) + hi, np.iinfo(np.int64).max)  # ids < 2**31
+    i, j = divmod(int(xp.argmin(key)), m)
+    return i, j
 
 
 def _row_sums(w, m: int, xp):

@@ -33,6 +33,7 @@ import numpy as np
 from .distmatrix import CDIST_MAGIC, DistanceMatrix
 from .errors import MatrixFormatError
 from .io import as_batch, atomic_output
+from .outputs import CONDENSED, output_format, without_negative_zero
 from .threads import check_threads
 
 _HEAD = struct.Struct("<IIQQ")
@@ -188,6 +189,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
     ([0.0, 0.1, 0.1], 0.2)
     """
     from .kmers import Sketches
+    output_format(path, CONDENSED, "streamed distance matrix", default="cdist")
     threads = check_threads(threads)
     if dtype not in ("float32", "float64"):
         raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
@@ -262,7 +264,8 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
                 seg = compute(i0, i1)
                 if seg.shape != (b - a,):
                     raise RuntimeError(f"tile rows {i0}:{i1} gave {seg.shape} values, not {b - a}")
-                os.pwrite(fd, np.ascontiguousarray(seg, dtype=out_dtype).tobytes(),
+                seg = without_negative_zero(np.ascontiguousarray(seg, dtype=out_dtype))
+                os.pwrite(fd, seg.tobytes(),
                           len(header) + a * width)
                 pending.append((i0, i1))
                 finished += b - a

@@ -120,20 +120,26 @@ class Scoring:
             pos = int(np.flatnonzero(bad)[0])
             rec = int(np.searchsorted(batch.offsets, pos, side="right")) - 1
             letter = self.alphabet.symbols[int(batch.codes[pos])]
+            hint = ("; the sequences look aligned: remove the gaps with SeqBatch.ungapped() "
+                    "(command line: --ungap)") if letter == "-" else ""
             raise AlphabetError(
                 f"{batch.source + ': ' if batch.source else ''}letter {letter!r} of sequence "
                 f"{batch.ids[rec]!r} at position {pos - int(batch.offsets[rec]) + 1} is not in "
-                f"the matrix {self.name}"
+                f"the matrix {self.name}{hint}"
             )
 
 
 def _load_named(name: str):
+    """(Biopython's spelling, matrix) of a Biopython matrix by name, case-insensitively ("blosum62" is BLOSUM62): the name is
+    resolved against Biopython's own list, so only its spellings are ever loaded."""
     from Bio.Align import substitution_matrices
-    try:
-        return substitution_matrices.load(name)
-    except (FileNotFoundError, ValueError, OSError):
-        known = ", ".join(substitution_matrices.load())
-        raise ScoringError(f"unknown substitution matrix {name!r}; Biopython knows: {known}") from None
+    known = substitution_matrices.load()
+    by_key = {k.lower(): k for k in known}
+    canonical = by_key.get(str(name).strip().lower())
+    if canonical is None:
+        raise ScoringError(f"unknown substitution matrix {name!r}; Biopython knows: "
+                           f"{', '.join(known)} (any case)")
+    return canonical, substitution_matrices.load(canonical)
 
 
 def make_scoring(matrix, gap_open, gap_extend, alphabet: Alphabet) -> Scoring:
@@ -149,8 +155,7 @@ def make_scoring(matrix, gap_open, gap_extend, alphabet: Alphabet) -> Scoring:
         covered = np.array([ch not in "-?" for ch in symbols])
         return Scoring(f"match={match}/mismatch={mismatch}", alphabet, table, covered,
                        gap_open, gap_extend)
-    arr = _load_named(matrix) if isinstance(matrix, str) else matrix
-    name = matrix if isinstance(matrix, str) else "the given matrix"
+    name, arr = _load_named(matrix) if isinstance(matrix, str) else ("the given matrix", matrix)
     letters = getattr(arr, "alphabet", None)
     if letters is None or np.asarray(arr).ndim != 2:
         raise ScoringError(

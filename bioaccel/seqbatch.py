@@ -97,7 +97,25 @@ class SeqBatch:
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
 
-    def __getitem__(self, i: int) -> np.ndarray:
+    def __getitem__(self, i):
+        """``batch[i]``: the codes of sequence ``i`` (negative counts from the end);
+        ``batch[a:b:s]``: a new SeqBatch (step 1 shares this batch's code buffer).
+
+        >>> b = SeqBatch.from_strings(["AC", "GGT", "T", "CA"], ids=list("wxyz"))
+        >>> b[1:3].ids, b[::-2].ids, b.alphabet.decode(b[-1])
+        (['x', 'y'], ['z', 'x'], 'CA')
+        """
+        if isinstance(i, slice):
+            start, stop, step = i.indices(len(self))
+            if step == 1:
+                return self.slice(start, max(start, stop))
+            return self.subset(range(start, stop, step))
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"SeqBatch indices are integers or slices, not {type(i).__name__}")
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"sequence index {i} outside a batch of {n} sequences")
+        i = int(i) % n
         return self.codes[self.offsets[i]:self.offsets[i + 1]]
 
     def sequence(self, i: int) -> str:
@@ -120,6 +138,19 @@ class SeqBatch:
         offsets = self.offsets[start:stop + 1] - self.offsets[start]
         codes = self.codes[self.offsets[start]:self.offsets[stop]]
         return SeqBatch(list(self.ids[start:stop]), codes, offsets, self.alphabet, self.source)
+
+    def ungapped(self) -> SeqBatch:
+        """The sequences with their gaps (``-``, also read from ``.``) removed, ids kept: aligned
+        input made usable for alignment-based work (``align``, ``identity``, ``scoredist``),
+        which refuses gaps rather than guess. ``?`` and every other letter stay.
+
+        >>> SeqBatch.from_strings(["AC--GT", "-A.C-"], ids=["a", "b"]).ungapped().sequence(1)
+        'AC'
+        """
+        keep = self.codes != self.alphabet.symbols.index("-")
+        kept = np.zeros(len(keep) + 1, dtype=np.int64)
+        np.cumsum(keep, out=kept[1:])
+        return SeqBatch(list(self.ids), self.codes[keep], kept[self.offsets], self.alphabet, self.source)
 
     def as_alignment(self) -> np.ndarray:
         """The codes as an (n, sites) matrix; all sequences must have the same length.

@@ -20,6 +20,7 @@ import numpy as np
 from .distmatrix import DistanceMatrix
 from .errors import MatrixFormatError
 from .io import atomic_output
+from .outputs import TILE, output_format, without_negative_zero
 from .seqbatch import SeqBatch
 from .threads import check_threads
 
@@ -80,9 +81,11 @@ def write_tile(path, values: np.ndarray, bounds: tuple[int, int, int, int], n: i
     """Save a tile with its coordinates, the input's size and ids, and ``params`` (the
     model and its value-changing options, from :func:`distance_tile`) plus the values'
     dtype: :func:`merge_tiles` refuses tiles that differ in any of them."""
+    output_format(path, TILE, "tile", default="npz")
     params = {**params, "dtype": np.asarray(values).dtype.name}
     with atomic_output(path, "wb") as f:
-        np.savez(f, data=values, bounds=np.array(bounds, dtype=np.int64), n=np.int64(n),
+        np.savez(f, data=without_negative_zero(np.asarray(values)),
+                 bounds=np.array(bounds, dtype=np.int64), n=np.int64(n),
                  ids=np.array(ids, dtype=str), params=np.array(json.dumps(params, sort_keys=True)))
 
 

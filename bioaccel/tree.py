@@ -7,10 +7,11 @@ import re
 
 import numpy as np
 
-from .distmatrix import DistanceMatrix
+from .distmatrix import DistanceMatrix, check_symmetric
 from .errors import BackendUnavailableError
 from .io import atomic_output
 from .threads import check_threads
+from .outputs import NEWICK, output_format
 
 _NEEDS_QUOTES = re.compile(r"[\s;,:()'\[\]]")
 
@@ -86,7 +87,8 @@ class Tree:
         return "".join(parts) + ";"
 
     def write(self, path: str | os.PathLike) -> None:
-        """Write Newick atomically."""
+        """Write Newick atomically (names: :data:`bioaccel.outputs.NEWICK`, or no extension)."""
+        output_format(path, NEWICK, "Newick tree", default="newick")
         with atomic_output(path) as f:
             f.write(self.to_newick() + "\n")
 
@@ -120,7 +122,11 @@ def _as_matrix(d, labels) -> tuple[np.ndarray, list[str]]:
         raise ValueError(f"distance matrix must be square, got shape {data.shape}")
     if labels is None:
         labels = [str(i) for i in range(data.shape[0])]
-    return data, list(labels)
+    labels = list(labels)
+    if len(labels) != data.shape[0]:
+        raise ValueError(f"{len(labels)} labels for a {data.shape[0]} x {data.shape[0]} matrix")
+    check_symmetric(data, labels)
+    return data, labels
 
 
 def _check_finite(data: np.ndarray, labels: list[str]) -> None:
@@ -168,8 +174,15 @@ def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0,
     Returns
     -------
     Tree
-        Unrooted: the root node carries the last three clusters. Ties among equal Q
-        values go to the pair with the smallest working slots (as the C++ core).
+        Unrooted: the root node carries the last three clusters.
+
+    Notes
+    -----
+    Ties, the same in every backend: Q values within ``1e-9 x max |row sum|`` of the
+    minimum Q (:data:`bioaccel.nj_array.TIE_RTOL`) are ties, so last-bit differences between
+    backends' sums never decide a join; a tie goes to the pair with the smallest (lower
+    node id, higher node id), where tips are ``0..n-1`` in matrix order and the k-th join
+    makes node ``n + k``. Distinct Q values closer than that window count as tied.
 
     Examples
     --------

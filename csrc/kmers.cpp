@@ -279,7 +279,7 @@ KmerTable kmer_table(const SeqView& seqs, const std::int8_t* digit, int radix, i
     if (radix < 2) throw std::invalid_argument("the k-mer alphabet needs at least 2 letters");
     double space = 1;
     for (int i = 0; i < k; ++i) space *= radix;
-    if (space > 1.8e19)
+    if (space > 18446744073709551616.0)  // radix^k codes must fit 64 bits (DNA: k <= 32)
         throw std::invalid_argument("k = " + std::to_string(k) + " is too large for 64-bit k-mer codes with " +
                                     std::to_string(radix) + " letters");
     if (canonical && radix != 4) throw std::invalid_argument("canonical k-mers need the 4-letter DNA alphabet");

@@ -12,14 +12,67 @@
 namespace bioaccel {
 namespace {
 
+// The tie rule of every NJ backend (documented in bioaccel.tree.nj): Q values within
+// kTieRtol x (largest |row sum|) of the minimum Q are ties, and a tie goes to the pair
+// with the smallest (lower node id, higher node id). Node ids do not depend on how a
+// backend lays out its working matrix, and the window absorbs the last-bit differences
+// between backends' sums (incremental or recomputed, fused or not).
+constexpr double kTieRtol = 1e-9;
+
 struct Candidate {
     double q = std::numeric_limits<double>::infinity();
-    std::int64_t lo = -1, hi = -1;  // slots, lo < hi
-    bool better_than(const Candidate& o) const {
-        if (q != o.q) return q < o.q;
-        if (lo != o.lo) return lo < o.lo;
-        return hi < o.hi;
+    std::int64_t lo = -1, hi = -1;  // slots
+    std::int64_t a = -1, b = -1;    // node ids, a < b
+    bool key_before(const Candidate& o) const {
+        if (o.lo < 0) return true;
+        if (a != o.a) return a < o.a;
+        return b < o.b;
     }
+};
+
+// Candidates within the tie window of the running minimum Q. Adding keeps every
+// candidate with q <= min + tol; the window only moves down, so the candidates that end
+// within the final window are never dropped. Thread-local lists merge by `merge`.
+class TieSet {
+public:
+    explicit TieSet(double tol) : tol_(tol) {}
+    double limit() const { return qmin_ + tol_; }
+    void add(double q, std::int64_t i, std::int64_t j, const std::vector<std::int64_t>& node_of_slot) {
+        if (!(q <= qmin_ + tol_)) return;
+        Candidate c;
+        c.q = q;
+        c.lo = std::min(i, j);
+        c.hi = std::max(i, j);
+        c.a = std::min(node_of_slot[i], node_of_slot[j]);
+        c.b = std::max(node_of_slot[i], node_of_slot[j]);
+        if (q < qmin_) {
+            qmin_ = q;
+            prune();
+        }
+        list_.push_back(c);
+    }
+    void merge(const TieSet& o) {
+        if (o.qmin_ < qmin_) qmin_ = o.qmin_;
+        for (const Candidate& c : o.list_)
+            if (c.q <= qmin_ + tol_) list_.push_back(c);
+        prune();
+    }
+    Candidate best() const {
+        Candidate out;
+        for (const Candidate& c : list_)
+            if (c.q <= qmin_ + tol_ && c.key_before(out)) out = c;
+        return out;
+    }
+
+private:
+    void prune() {
+        const double lim = qmin_ + tol_;
+        list_.erase(std::remove_if(list_.begin(), list_.end(), [lim](const Candidate& c) { return !(c.q <= lim); }),
+                    list_.end());
+    }
+    double tol_;
+    double qmin_ = std::numeric_limits<double>::infinity();
+    std::vector<Candidate> list_;
 };
 
 // One row of candidates: float lower bounds of the distances (rounded down) and node ids.
@@ -66,6 +119,7 @@ public:
             slot_of_node_[i] = i;
         }
         recompute_sums();
+        m_at_rebuild_ = n;
         rebuild_rows();
     }
 
@@ -75,9 +129,10 @@ public:
         while (m_ > 3) {
             const Candidate best = full_scan_ ? find_min_q_full() : find_min_q();
             join(best.lo, best.hi, next_node++, out);
-            if (!full_scan_ && m_ * 2 <= m_at_rebuild_) {
-                recompute_sums();  // also sheds the rounding drift of the incremental sums
-                rebuild_rows();
+            if (m_ * 2 <= m_at_rebuild_) {
+                recompute_sums();  // sheds the rounding drift of the incremental sums
+                m_at_rebuild_ = m_;
+                if (!full_scan_) rebuild_rows();
             }
         }
         const double dab = at(0, 1), dac = at(0, 2), dbc = at(1, 2);
@@ -109,7 +164,6 @@ private:
     // Row of slot i holds the slots after i: every alive pair then sits in one row.
     // Rows made later by joins hold all alive nodes.
     void rebuild_rows() {
-        m_at_rebuild_ = m_;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads_)
 #endif
@@ -140,18 +194,26 @@ private:
         row.node.shrink_to_fit();
     }
 
+    // Tie window of this step: kTieRtol x the largest |row sum|.
+    double tie_tolerance() const {
+        double big = 0.0;
+        for (std::int64_t i = 0; i < m_; ++i) big = std::max(big, std::fabs(r_[i]));
+        return kTieRtol * big;
+    }
+
     // Plain scan of every alive pair in memory order: used once the bounds stop pruning
     // (near-star data, where many Q values are close). A vectorisable pass finds each
-    // row's minimum; the exact pair is looked up only for rows that can win.
+    // row's minimum; the row's pairs are looked at only when that minimum can be a tie.
     Candidate find_min_q_full() const {
         const double scale = static_cast<double>(m_ - 2);
         const double* r = r_.data();
-        Candidate best;
+        const double tol = tie_tolerance();
+        TieSet ties(tol);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads_)
 #endif
         {
-            Candidate local;
+            TieSet local(tol);
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 16) nowait
 #endif
@@ -163,23 +225,15 @@ private:
 #pragma omp simd reduction(min : row_min)
 #endif
                 for (std::int64_t j = i + 1; j < m_; ++j) row_min = std::min(row_min, scale * wi[j] - ri - r[j]);
-                if (row_min > local.q) continue;
-                for (std::int64_t j = i + 1; j < m_; ++j) {
-                    if (scale * wi[j] - ri - r[j] == row_min) {
-                        Candidate c;
-                        c.q = row_min;
-                        c.lo = i;
-                        c.hi = j;
-                        if (c.better_than(local)) local = c;
-                        break;
-                    }
-                }
+                if (!(row_min <= local.limit())) continue;
+                for (std::int64_t j = i + 1; j < m_; ++j) local.add(scale * wi[j] - ri - r[j], i, j, node_of_slot_);
             }
 #ifdef _OPENMP
 #pragma omp critical
 #endif
-            if (local.better_than(best)) best = local;
+            ties.merge(local);
         }
+        const Candidate best = ties.best();
         if (best.lo < 0) throw std::runtime_error("neighbor_joining: no finite Q value (NaN distances?)");
         return best;
     }
@@ -188,13 +242,14 @@ private:
         const double scale = static_cast<double>(m_ - 2);
         double rmax = -std::numeric_limits<double>::infinity();
         for (std::int64_t i = 0; i < m_; ++i) rmax = std::max(rmax, r_[i]);
-        Candidate best;
+        const double tol = tie_tolerance();
+        TieSet ties(tol);
         std::int64_t visits = 0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads_) reduction(+ : visits)
 #endif
         {
-            Candidate local;
+            TieSet local(tol);
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 32) nowait
 #endif
@@ -204,25 +259,22 @@ private:
                 const std::size_t len = row.bound.size();
                 for (std::size_t t = 0; t < len; ++t) {
                     // fl() is monotone, so this bound never exceeds any q computed below
-                    if (scale * static_cast<double>(row.bound[t]) - ri - rmax > local.q) {
+                    if (scale * static_cast<double>(row.bound[t]) - ri - rmax > local.limit()) {
                         if (t < row.sorted) break;  // everything after is at least as large
                         continue;                   // unsorted tail: skip just this one
                     }
                     ++visits;
                     const std::int64_t j = slot_of_node_[row.node[t]];
                     if (j < 0) continue;  // that node has been joined since this row was made
-                    Candidate c;
-                    c.q = scale * at(i, j) - ri - r_[j];
-                    c.lo = std::min(i, j);
-                    c.hi = std::max(i, j);
-                    if (c.better_than(local)) local = c;
+                    local.add(scale * at(i, j) - ri - r_[j], i, j, node_of_slot_);
                 }
             }
 #ifdef _OPENMP
 #pragma omp critical
 #endif
-            if (local.better_than(best)) best = local;
+            ties.merge(local);
         }
+        const Candidate best = ties.best();
         if (best.lo < 0) throw std::runtime_error("neighbor_joining: no finite Q value (NaN distances?)");
         // Bounds that let through more than a quarter of all pairs no longer pay for the
         // sorted rows: switch to plain scans for the rest of the run (same answer either way).

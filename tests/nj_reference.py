@@ -1,9 +1,13 @@
-"""A slow, plain neighbour-joining reference: row sums recomputed every step, pairs
-scanned in index order and the first strict minimum kept (ape::nj's rules)."""
+"""A slow, plain neighbour-joining reference: row sums recomputed every step, every pair's
+Q computed afresh, and ties settled by the documented rule of :func:`bioaccel.tree.nj`
+(Q within TIE_RTOL x max |row sum| of the minimum; smallest (lower, higher) node id wins).
+Without ties that is ape::nj's tree."""
 
 from __future__ import annotations
 
 import numpy as np
+
+TIE_RTOL = 1e-9  # the documented constant (bioaccel.nj_array.TIE_RTOL), restated
 
 
 def nj_reference(d: np.ndarray):
@@ -21,7 +25,10 @@ def nj_reference(d: np.ndarray):
         q = (m - 2) * d - s[:, None] - s[None, :]
         iu = np.triu_indices(m, 1)
         vals = q[iu]
-        k = int(np.argmin(vals))
+        ids = np.array(nodes)
+        tied = vals <= vals.min() + TIE_RTOL * np.abs(s).max()
+        key = np.minimum(ids[iu[0]], ids[iu[1]]) * (1 << 32) + np.maximum(ids[iu[0]], ids[iu[1]])
+        k = int(np.argmin(np.where(tied, key, np.iinfo(np.int64).max)))
         srt = np.sort(vals)
         if m > 4:  # with 4 nodes Q(a,b) == Q(c,d) always, and both give the same tree
             gaps.append(srt[1] - srt[0])

@@ -221,3 +221,18 @@ def test_scoredist_formula(rng):
     assert dm.data[0, 0] == 0.0 and not np.signbit(dm.data).any()
     with pytest.raises(bioaccel.ModelError, match="proteins"):
         bioaccel.distance_matrix(["ACGT", "ACGA"], "scoredist")
+
+
+def test_matrix_names_are_case_insensitive():
+    # issue 15 item 20: resolved against Biopython's list, reported in its spelling
+    from bioaccel.alphabet import PROTEIN
+    from bioaccel.scoring import make_scoring
+    seqs = ["MKVLEFWHHK", "MKVIEFWQHK", "MRVLEAW"]
+    for upper, spellings in [("BLOSUM62", ["blosum62", "Blosum62", " BLOSUM62 "]),
+                             ("PAM250", ["pam250"])]:
+        want = align_scores(seqs, matrix=upper)
+        for name in spellings:
+            assert np.array_equal(align_scores(seqs, matrix=name), want)
+            assert make_scoring(name, 11, 1, PROTEIN).name == upper
+    with pytest.raises(ScoringError, match="unknown substitution matrix 'blosum99'.*BLOSUM62.*any case"):
+        align_scores(seqs, matrix="blosum99")

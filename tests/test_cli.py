@@ -35,8 +35,8 @@ def test_distance_and_tree(tmp_path, aln):
     assert res.returncode == 0, res.stderr
     got = DistanceMatrix.read(out)
     assert got == bioaccel.distance_matrix(aln, "jc69")
-    for fmt in ("tsv", "npy", "npz", "phylip-lower"):
-        p = tmp_path / f"d.{fmt}"
+    for fmt, ext in (("tsv", "tsv"), ("npy", "npy"), ("npz", "npz"), ("phylip-lower", "phy")):
+        p = tmp_path / f"d_{fmt}.{ext}"
         assert run("distance", aln, "-o", p, "--format", fmt).returncode == 0
         assert DistanceMatrix.read(p, fmt).ids == got.ids
     nwk = tmp_path / "t.nwk"
@@ -67,7 +67,7 @@ def test_bad_input(tmp_path, case, command):
     content, message = BAD_INPUTS[case]
     src = tmp_path / "in.fa"
     src.write_text(content)
-    out = tmp_path / "out.txt"
+    out = tmp_path / ("out.nwk" if command == "tree" else "out.phy")
     res = run(command, src, "-o", out)
     assert res.returncode == 2
     assert message in res.stderr

@@ -83,3 +83,10 @@ def test_cupy_nj_equals_cpu_nj():
     d = np.sqrt(((x[:, None] - x[None]) ** 2).sum(-1))
     gpu, cpu = bioaccel.nj(d, backend="cupy"), bioaccel.nj(d)
     np.testing.assert_allclose(gpu.patristic()[:200, :200], cpu.patristic()[:200, :200], rtol=1e-10)
+
+
+def test_cupy_nj_follows_the_tie_rule_on_real_influenza(flu_ha):
+    # issue 15 item 3: ties and near-ties of the 599 HA genes, as the C++ core breaks them
+    from .test_trees import _assert_same_nj_tree
+    dm = bioaccel.distance_matrix(bioaccel.read_sequences(flu_ha), "k80", backend="cpu")
+    _assert_same_nj_tree(bioaccel.nj(dm, backend="cupy"), bioaccel.nj(dm))

@@ -130,3 +130,24 @@ def test_real_data_reads(woodmouse, flu_ha):
     assert len(w) == 15 and set(w.lengths) == {965}
     h = bioaccel.read_sequences(flu_ha)
     assert len(h) == 599 and set(h.lengths) == {1701}
+
+
+def test_seqbatch_slicing_gives_batches():
+    # issue 15 item 35
+    seqs = ["ACGT", "GG", "", "TTTAC", "CA", "A"]
+    b = SeqBatch.from_strings(seqs, ids=list("uvwxyz"))
+    for key in (slice(2, 5), slice(None, 3), slice(-2, None), slice(4, 2), slice(None, None, 2),
+                slice(None, None, -1), slice(5, 0, -2), slice(1, 100)):
+        part = b[key]
+        assert isinstance(part, SeqBatch)
+        assert part.ids == list("uvwxyz")[key]
+        assert [part.sequence(k) for k in range(len(part))] == seqs[key]
+        assert part.alphabet is b.alphabet
+    assert b[2:5].codes.base is not None  # step 1 shares the buffer
+    assert b.alphabet.decode(b[3]) == "TTTAC" and b.alphabet.decode(b[-3]) == "TTTAC"
+    with pytest.raises(IndexError, match="index 6 outside a batch of 6"):
+        b[6]
+    with pytest.raises(IndexError, match="index -7 outside"):
+        b[-7]
+    with pytest.raises(TypeError, match="integers or slices"):
+        b["u"]

@@ -245,3 +245,47 @@ def test_mash_distances_agree_with_the_mash_tool(tmp_path):
     assert np.all(diff <= 6 * sigma + 2 / s)
     # and Mash's own distance formula on its estimate equals ours on ours
     np.testing.assert_allclose(mash_distance(jj, k), dist[iu], atol=1e-6)
+
+
+def _mix64(x: int, seed: int) -> int:
+    """csrc/kmers.cpp's mix64 (a splitmix64 finaliser), restated in Python."""
+    m = (1 << 64) - 1
+    x ^= (seed + 0x9E3779B97F4A7C15) & m
+    x ^= x >> 33
+    x = (x * 0xFF51AFD7ED558CCD) & m
+    x ^= x >> 33
+    x = (x * 0xC4CEB9FE1A85EC53) & m
+    return x ^ (x >> 33)
+
+
+def _reference_sketch(s: str, k: int, size: int, seed: int) -> list[int]:
+    code = {c: d for d, c in enumerate("ACGT")}
+    values = set()
+    for kmer in canonical(s, k):  # canonical k-mers as strings
+        values.add(_mix64(sum(code[c] * 4 ** (k - 1 - p) for p, c in enumerate(kmer)), seed))
+    return sorted(values)[:size]
+
+
+@pytest.mark.parametrize("k", [21, 31, 32])
+def test_minhash_hashes_equal_a_python_reference_up_to_k32(rng, k):
+    # issue 15 item 25: 32 letters of 2 bits fill a 64-bit code exactly, as mash allows
+    seqs = related(rng, 3, 300) + ["ACGTN" * 20 + "ACGT" * 20]
+    s = sketch(seqs, k=k, size=50, seed=9)
+    for i, seq in enumerate(seqs):
+        got = s.values[s.offsets[i]:s.offsets[i + 1]].tolist()
+        assert got == _reference_sketch(seq, k, 50, 9)
+    exact = bioaccel.distance_matrix(seqs[:3], "jaccard", k=k).data
+    a, b = canonical(seqs[0], k), canonical(seqs[1], k)
+    assert exact[0, 1] == pytest.approx(1 - len(a & b) / len(a | b), abs=1e-12)
+
+
+def test_k_beyond_64_bit_codes_is_refused_clearly():
+    with pytest.raises(bioaccel.ModelError, match="k = 33 is too large for dna k-mers: at most 32 "
+                                                  "letters of 4 fit one 64-bit code"):
+        sketch(["ACGT" * 20, "ACGA" * 20], k=33)
+    with pytest.raises(bioaccel.ModelError, match="k = 33 is too large for dna"):
+        bioaccel.distance_matrix(["ACGT" * 20, "ACGA" * 20], "jaccard", k=33)
+    with pytest.raises(bioaccel.ModelError, match="k = 15 is too large for protein k-mers: at most 14"):
+        sketch(["MKVLEFWHHK" * 5, "MKVIEFWQHK" * 5], k=15)
+    with pytest.raises(bioaccel.ModelError, match="k = 25 is too large for Dayhoff-6 protein k-mers: at most 24"):
+        bioaccel.distance_matrix(["MKVLEFWHHK" * 5, "MKVIEFWQHK" * 5], "kmer", k=25)

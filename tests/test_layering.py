@@ -16,7 +16,7 @@ rank  layer       modules
 ====  ==========  ==========================================================================
 0     foundation  ``errors``, ``threads``, ``progress``, the compiled ``_native``
 1     data        ``alphabet``, ``seqbatch``, ``io``, ``scoring``, ``dna_models``,
-                  ``distmatrix``, ``cigar`` (types, formats and formulas)
+                  ``distmatrix``, ``cigar``, ``outputs`` (types, formats and formulas)
 2     kernels     ``kernels`` (Numba and CUDA C sources)
 3     backends    ``backends`` (the registry and the engines)
 3     sched       ``sched`` (devices, leases, the multi-GPU tile runner, policies,
@@ -24,7 +24,8 @@ rank  layer       modules
                   handed the engine, it never looks one up
 4     operations  ``align``, ``align_distances``, ``edit``, ``kmers``, ``distance``,
                   ``distance_models``, ``dispatch``, ``tree``, ``nj_array``, ``tiles``,
-                  ``ondisk``, ``msa_engine`` (the MSA engine, a package), ``newick``
+                  ``ondisk``, ``msa_engine`` (the MSA engine, a package), ``newick``,
+                  ``model_options``
 5     interface   the package ``bioaccel`` itself (``__init__``), ``cli``, ``cli_io``, ``cli_msa``, ``cli_sched``,
                   ``rinterop``, ``config``
 ====  ==========  ==========================================================================
@@ -44,13 +45,14 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent / "bioaccel"
 
 LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
     (0, "foundation", ("errors", "threads", "progress", "_native")),
-    (1, "data", ("alphabet", "seqbatch", "io", "scoring", "dna_models", "distmatrix", "cigar")),
+    (1, "data", ("alphabet", "seqbatch", "io", "scoring", "dna_models", "distmatrix", "cigar",
+                 "outputs")),
     (2, "kernels", ("kernels",)),
     (3, "backends", ("backends",)),
     (3, "sched", ("sched",)),
     (4, "operations", ("align", "align_distances", "edit", "kmers", "distance",
                        "distance_models", "dispatch", "tree", "nj_array", "tiles", "ondisk",
-                       "msa", "msa_engine", "newick")),
+                       "msa", "msa_engine", "newick", "model_options")),
     (5, "interface", ("", "cli", "cli_io", "cli_msa", "cli_sched", "rinterop", "config")),
 ]
 

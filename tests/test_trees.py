@@ -164,6 +164,58 @@ def test_array_nj_equals_the_cpu_nj(n):
     assert bioaccel.nj(di, backend="reference").to_newick() == bioaccel.nj(di).to_newick()
 
 
+def _split_lengths(tree):
+    """{split: length} of the internal edges plus {tip: length} of the tip edges."""
+    n = tree.n_tips
+    below: dict[int, frozenset] = {}
+    order, stack = [], [tree.root]
+    while stack:
+        v = stack.pop()
+        order.append(v)
+        stack.extend(int(tree.child[e]) for e in tree._children[v])
+    for v in reversed(order):
+        below[v] = frozenset([v]) if v < n else frozenset().union(
+            *(below[int(tree.child[e])] for e in tree._children[v]))
+    out = {}
+    for p, c, ln in zip(tree.parent, tree.child, tree.length):
+        side = below[int(c)]
+        key = side if 0 not in side else frozenset(range(n)) - side
+        out[key] = out.get(key, 0.0) + float(ln)  # edges around a degree-2 root add up
+    return out
+
+
+def _assert_same_nj_tree(a, b, atol=1e-9):
+    la, lb = _split_lengths(a), _split_lengths(b)
+    assert set(la) == set(lb), f"Robinson-Foulds distance {len(set(la) ^ set(lb))}"
+    np.testing.assert_allclose([la[k] for k in la], [lb[k] for k in la], rtol=0, atol=atol)
+
+
+def test_nj_backends_and_slow_reference_agree_on_real_influenza(flu_ha):
+    # Issue 15 item 3: the 599 HA genes hold identical and near-identical sequences, so
+    # Q ties and last-bit near-ties abound; every backend must follow the one tie rule.
+    dm = bioaccel.distance_matrix(bioaccel.read_sequences(flu_ha), "k80")
+    cpu = bioaccel.nj(dm)
+    _assert_same_nj_tree(cpu, bioaccel.nj(dm, backend="reference"))
+    _assert_same_nj_tree(cpu, bioaccel.nj(dm, threads=1))
+    edges, _ = nj_reference(dm.data)
+    _assert_same_nj_tree(cpu, _tree_from_edges(edges, dm.data.shape[0]))
+
+
+@pytest.mark.parametrize("n", [40, 300])
+def test_nj_backends_and_slow_reference_agree_on_exact_ties(n):
+    # integer distances: exact ties at most steps; K80-like rounding added on the second matrix
+    rng = np.random.default_rng(n)
+    di = rng.integers(1, 4, (n, n)).astype(float)
+    di = di + di.T
+    np.fill_diagonal(di, 0)
+    for d in (di, di / 7.0):
+        cpu = bioaccel.nj(d)
+        edges, _ = nj_reference(d)
+        _assert_same_nj_tree(cpu, _tree_from_edges(edges, n))
+        _assert_same_nj_tree(cpu, bioaccel.nj(d, backend="reference"))
+        _assert_same_nj_tree(cpu, bioaccel.nj(d, threads=1))
+
+
 def test_nj_backend_errors():
     d = np.array([[0, 1, 2], [1, 0, 2], [2, 2, 0.0]])
     with pytest.raises(bioaccel.BackendUnavailableError, match="'gpu'"):

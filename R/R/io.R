@@ -55,9 +55,32 @@ read_bioaccel_dist <- function(path) {
             method = "bioaccel", call = match.call(), class = "dist")
 }
 
+# The symmetry rule of bioaccel (Python: bioaccel.distmatrix.SYMMETRY_RTOL): d[i, j] and
+# d[j, i] agree when equal (NA with NA) or within a relative 1e-9; else an error naming a pair.
+.check_symmetric <- function(m) {
+  if (nrow(m) != ncol(m)) {
+    stop(sprintf("d is a %d x %d matrix; a distance matrix is square", nrow(m), ncol(m)), call. = FALSE)
+  }
+  tm <- t(m)
+  ok <- (m == tm) | (abs(m - tm) <= 1e-9 * pmax(abs(m), abs(tm)))
+  ok[is.na(ok)] <- FALSE
+  ok <- ok | (is.na(m) & is.na(tm))
+  if (!all(ok)) {
+    at <- which(!ok, arr.ind = TRUE)
+    at <- at[order(at[, 1], at[, 2]), , drop = FALSE][1, ]
+    lab <- rownames(m)
+    if (is.null(lab)) lab <- as.character(seq_len(nrow(m)))
+    i <- at[[1]]; j <- at[[2]]
+    stop(sprintf("d is not symmetric: '%s'/'%s' = %s but '%s'/'%s' = %s (distances must agree to a relative 1e-09)",
+                 lab[i], lab[j], format(m[i, j], digits = 17), lab[j], lab[i], format(m[j, i], digits = 17)),
+         call. = FALSE)
+  }
+}
+
 #' Write a `dist` (or a symmetric matrix) as a bioaccel .cdist file, atomically
 #'
-#' @param d a `dist`, or a square symmetric matrix with dimnames.
+#' @param d a `dist`, or a square matrix with dimnames, symmetric up to a relative 1e-9
+#'   (else an error naming a pair; `as.dist` would silently keep the lower triangle).
 #' @param path output file; written to a temporary file first, then renamed.
 #' @return `path`, invisibly.
 #' @export
@@ -65,7 +88,10 @@ read_bioaccel_dist <- function(path) {
 #' path <- tempfile(fileext = ".cdist")
 #' write_bioaccel_dist(dist(matrix(1:6, 3, dimnames = list(c("a", "b", "c"), NULL))), path)
 write_bioaccel_dist <- function(d, path) {
-  if (is.matrix(d)) d <- as.dist(d)
+  if (is.matrix(d)) {
+    .check_symmetric(d)
+    d <- as.dist(d)
+  }
   if (!inherits(d, "dist")) stop("d must be a dist or a symmetric matrix", call. = FALSE)
   n <- attr(d, "Size")
   labels <- attr(d, "Labels")

@@ -70,3 +70,13 @@ test_that("reading a tree takes time linear in its quoted labels", {
   # here: 0.15 s (ape 0.05 s); the quadratic reader took 20 s
   expect_lt(ours_time, 20 * ape_time + 2)
 })
+
+test_that("an asymmetric matrix is refused, naming the pair; rounding is tolerated", {
+  m <- matrix(c(0, 1, 2, 1, 0, 3, 2, 3.5, 0), 3, dimnames = list(letters[1:3], letters[1:3]))
+  path <- tempfile(fileext = ".cdist")
+  expect_error(write_bioaccel_dist(m, path), "not symmetric: 'b'/'c' = 3.5 but 'c'/'b' = 3")
+  expect_false(file.exists(path))
+  m["b", "c"] <- 3 * (1 + 1e-12)
+  write_bioaccel_dist(m, path)
+  expect_equal(as.matrix(read_bioaccel_dist(path))["b", "c"], 3)
+})

@@ -22,8 +22,9 @@ struct EdgeList {
 // The Q-matrix minimum is found RapidNJ-style (Simonsen et al. 2008): each row keeps
 // its distances sorted, and a row scan stops as soon as a lower bound exceeds the best
 // value found, so the result is exactly canonical NJ at far less than O(n^3) work.
-// Ties between equal Q values go to the pair with the smallest (slot, slot) indices,
-// the same for any thread count. Requires n >= 3, finite entries.
+// Ties: Q values within 1e-9 x (largest |row sum|) of the minimum are ties, won by the
+// pair with the smallest (lower node id, higher node id); the rule of every NJ backend
+// (see bioaccel.tree.nj), the same for any thread count. Requires n >= 3, finite entries.
 EdgeList neighbor_joining(const double* d, std::int64_t n, int threads);
 
 // UPGMA (average linkage) by the nearest-neighbour-chain algorithm, O(n^2) time.
