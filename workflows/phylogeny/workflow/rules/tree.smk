@@ -7,7 +7,8 @@ rule distances:
         cdist="results/distances/{family}.cdist",
         tsv="results/distances/{family}.tsv",
     params:
-        model=config["distance"]["model"],
+        protein_model=config["distance"]["protein_model"],
+        dna_model=config["distance"]["dna_model"],
         pairwise_deletion=config["distance"]["pairwise_deletion"],
         alphabet=config["msa"]["alphabet"],
     conda:
