@@ -165,8 +165,8 @@ def real_runs(fams: list[FamilyFile], gpus: int, workdir: Path) -> tuple[str, di
         shutil.copytree(workdir / "history", wd / "run")
         targets = [f"results/msa/{f.name}.fa" for f in fams]
         start = time.time()
-        proc = subprocess.run([exe, "--cores", str(gpus), "--configfile", "bench.yaml",
-                               *extra, *targets], cwd=wd, env=env, capture_output=True, text=True)
+        proc = subprocess.run([exe, *targets, "--cores", str(gpus), "--configfile", "bench.yaml",
+                               *extra], cwd=wd, env=env, capture_output=True, text=True)
         wall = time.time() - start
         if proc.returncode != 0:
             raise SystemExit(f"{label}: snakemake failed:\n{proc.stderr[-3000:]}")
