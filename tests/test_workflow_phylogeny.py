@@ -296,3 +296,21 @@ def test_bad_family_sheet(tmp_path, snakemake_exe, r_library):
     for message in ("family 'x' twice: line 2 and line 3", "line 4: family name 'y z'",
                     "line 5: family 'w': file 'nowhere.fa' does not exist"):
         assert message in out, out[-2000:]
+
+
+def test_iqtree_ml_trees(tmp_path, snakemake_exe, r_library):
+    """ml_tree.program: iqtree (Debian iqtree, ModelFinder) instead of FastTree."""
+    if shutil.which("iqtree2") is None and shutil.which("iqtree") is None:
+        unavailable("IQ-TREE is not installed (apt-get install iqtree)")
+    wd = copy_workflow(tmp_path)
+    (wd / "families.tsv").write_text("family\tpath\nsmall\t.test/data/small.fa\n"
+                                     "made\t.test/data/made.fa\n")
+    (wd / "iq.yaml").write_text("families: families.tsv\nml_tree: {enabled: true, program: "
+                                "iqtree}\nreport: {enabled: false, heatmap_family: null}\n")
+    proc = run(snakemake_exe, wd, r_library, "results/ml_tree/small.nwk",
+               "results/ml_tree/made.nwk", "--configfile", "iq.yaml")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for family in ("small", "made"):
+        tree = read_newick(wd / f"results/ml_tree/{family}.nwk")
+        ids = read_alignment(wd / f"results/msa/{family}.fa").ids
+        assert sorted(tree.labels) == sorted(ids)
