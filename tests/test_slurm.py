@@ -105,10 +105,13 @@ def test_phylogeny_workflow_through_the_slurm_executor(slurm, tmp_path):
     if shutil.which("snakemake") is None:
         unavailable("snakemake is not installed (pip install '.[workflows]')")
     from bioaccel.msa_engine import read_alignment
-    from tests.test_workflow_phylogeny import FAMILIES, FILES
+    from tests.test_workflow_phylogeny import FILES
     from tests.test_workflow_phylogeny import copy_workflow as copy_phylogeny
     wd = copy_phylogeny(tmp_path / "wf")
-    (wd / "slurm.yaml").write_text("families: .test/data\nml_tree: {enabled: false}\n"
+    families = ("mid", "small", "single")   # a few, to keep the Slurm round trips short
+    (wd / "families.tsv").write_text("family\tpath\n" + "".join(
+        f"{f}\t.test/data/{FILES[f]}\n" for f in families))
+    (wd / "slurm.yaml").write_text("families: families.tsv\nml_tree: {enabled: false}\n"
                                    "report: {enabled: false, heatmap_family: null}\n")
     env = dict(slurm.env, BIOACCEL_RUN_DIR=str(tmp_path / "run"))
     proc = subprocess.run(
@@ -118,7 +121,7 @@ def test_phylogeny_workflow_through_the_slurm_executor(slurm, tmp_path):
          "--default-resources", "runtime=10", "mem_mb=500"],
         cwd=wd, env=env, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stderr[-5000:]
-    for family in FAMILIES:
+    for family in families:
         source = read_sequences(wd / ".test/data" / FILES[family])
         aln = read_alignment(wd / f"results/msa/{family}.fa")
         assert [r.replace("-", "") for r in aln.sequences] == \

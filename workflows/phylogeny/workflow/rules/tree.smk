@@ -40,7 +40,6 @@ rule ml_tree:
     GTR+CAT for DNA) or IQ-TREE (Debian `iqtree`; ModelFinder), on the same alignment."""
     input:
         aln=aligned,
-        stats="results/msa/{family}.json",
     output:
         "results/ml_tree/{family}.nwk",
     params:
