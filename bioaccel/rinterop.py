@@ -2,6 +2,10 @@
 
 - :func:`to_r_dist` / :func:`from_r_dist`: :class:`~bioaccel.distmatrix.DistanceMatrix`
   <-> R ``dist`` (built from the condensed vector; labels kept; NaN/Inf kept);
+- :func:`to_r_alignment` / :func:`from_r_alignment`:
+  :class:`~bioaccel.msa_engine.MultipleAlignment` <-> ape ``AAbin`` (proteins) / ``DNAbin``
+  (nucleotides) matrix, rows named by the ids, gaps as ``-`` (exact round trip for
+  upper-case rows of letters ape knows);
 - :func:`tree_to_phylo` / :func:`phylo_to_tree`: :class:`~bioaccel.tree.Tree` <-> ape
   ``phylo`` (built from the edge list, not through Newick text, so labels with quotes or
   spaces survive);
@@ -76,6 +80,63 @@ def from_r_dist(d) -> DistanceMatrix:
     labels = ro.r["attr"](d, "Labels")
     ids = [str(x) for x in labels] if labels is not ro.NULL else [str(i + 1) for i in range(n)]
     return DistanceMatrix.from_condensed(_numbers(d), ids)
+
+
+def to_r_alignment(aln):
+    """An ape ``AAbin`` (protein) or ``DNAbin`` (DNA/RNA) matrix of a
+    :class:`~bioaccel.msa_engine.MultipleAlignment`: one row per sequence, named by its id,
+    one column per alignment column. ``phangorn::as.phyDat`` and ``ape::dist.aa`` /
+    ``ape::dist.dna`` take it as it is.
+
+    Raises
+    ------
+    ValueError
+        An alignment of no rows (ape has no empty alignment matrix).
+    """
+    ro = _ro()
+    _ape(ro)
+    if len(aln) == 0:
+        raise ValueError("to_r_alignment: the alignment has no rows")
+    dna = aln.alphabet.name in ("dna", "rna")
+    letters = "".join(aln.sequences)
+    letters = letters.lower() if dna else letters.upper()
+    make = ro.r("function(chars, n, ids, dna) { m <- matrix(strsplit(chars, '')[[1]], nrow = n, "
+                "byrow = TRUE, dimnames = list(ids, NULL)); if (dna) as.DNAbin(m) else as.AAbin(m) }")
+    return make(ro.StrVector([letters]), len(aln), ro.StrVector(aln.ids), dna)
+
+
+def from_r_alignment(x):
+    """A :class:`~bioaccel.msa_engine.MultipleAlignment` from an ape ``AAbin`` / ``DNAbin``
+    alignment (a matrix, or a list of sequences of one length), rows in R's order, letters in
+    upper case, ids from the row names (``seq1``, ``seq2``... when it has none).
+
+    Raises
+    ------
+    TypeError
+        Not an AAbin/DNAbin.
+    ValueError
+        A list whose sequences differ in length (naming the first one that does).
+    """
+    from .alphabet import DNA, PROTEIN
+    from .msa_engine import MultipleAlignment
+
+    ro = _ro()
+    _ape(ro)
+    classes = list(x.rclass)
+    if "DNAbin" not in classes and "AAbin" not in classes:
+        raise TypeError(f"expected an ape DNAbin or AAbin, got an R object of class {classes}")
+    rows_of = ro.r("function(x) { ch <- as.character(x); if (!is.list(ch)) "
+                   "ch <- lapply(seq_len(nrow(ch)), function(i) ch[i, ]); "
+                   "vapply(ch, paste, '', collapse = '') }")
+    names_of = ro.r("function(x) { n <- if (is.list(x)) names(x) else rownames(x); "
+                    "if (is.null(n)) character() else n }")
+    rows = [str(r).upper() for r in rows_of(x)]
+    ids = [str(i) for i in names_of(x)] or [f"seq{k + 1}" for k in range(len(rows))]
+    for k, row in enumerate(rows):
+        if len(row) != len(rows[0]):
+            raise ValueError(f"from_r_alignment: sequence {k + 1} ({ids[k]!r}) has {len(row)} "
+                             f"sites, sequence 1 ({ids[0]!r}) {len(rows[0])}: not an alignment")
+    return MultipleAlignment(ids, rows, DNA if "DNAbin" in classes else PROTEIN)
 
 
 def tree_to_phylo(tree: Tree):

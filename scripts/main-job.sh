@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# The main job: the Snakemake workflow (workflows/distances) on the bundled real data set,
-# two MiSeq 16S amplicon samples (bioaccel/data/dada2): QC -> dereplication -> all-vs-all
-# edit distances in GPU tiles -> tree -> clusters -> R report (+ Snakemake's HTML report).
-# Installs what it needs first (R and ape from Debian when missing). Run from anywhere.
+# The main job: both Snakemake workflows on the bundled real data sets.
+# 1. workflows/distances on two MiSeq 16S amplicon samples (bioaccel/data/dada2): QC ->
+#    dereplication -> all-vs-all edit distances in GPU tiles -> tree -> clusters -> R report.
+# 2. workflows/phylogeny on five HMMER tutorial gene families (bioaccel/data/hmmer): one
+#    multiple alignment per family as a GPU job, largest families first (the bioaccel
+#    scheduler plugin) -> distances -> NJ tree per family -> R report (ape, phangorn).
+# Each with Snakemake's HTML report. Installs what it needs first (R, ape and phangorn from
+# Debian when missing). Run from anywhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
-if ! command -v R >/dev/null || ! Rscript -e 'library(ape)' >/dev/null 2>&1; then
+if ! command -v R >/dev/null || ! Rscript -e 'library(ape); library(phangorn)' >/dev/null 2>&1; then
   apt-get update -qq
-  apt-get install -y -qq r-base-core r-cran-ape >/dev/null
+  apt-get install -y -qq r-base-core r-cran-ape r-cran-phangorn >/dev/null
 fi
 python3 -m pip install -q -e '.[workflows]' --config-settings editable_mode=compat
 # the bioaccel R package (R/) draws the report; installed into a private library
@@ -23,3 +27,12 @@ echo "results (workflows/distances/results):"
 find results -type f | sort
 echo
 cat results/qc_summary/qc.tsv
+
+cd ../phylogeny
+snakemake --profile profiles/local "$@"
+snakemake --cores all --report results/report.html "$@"
+echo
+echo "results (workflows/phylogeny/results):"
+find results -type f | sort
+echo
+cat results/report/summary.tsv

@@ -11,8 +11,13 @@ Job attributes the policies read:
 - priority: the rule's ``priority:``;
 - user (fair share): the job's ``user`` resource, else its rule name, so rules share fairly;
 - predicted runtime: the ``runtime`` resource (minutes), else the history model
-  (``--scheduler-bioaccel-history``, kind = rule name, cells = input bytes), else the input
-  size as a relative cost.
+  (``--scheduler-bioaccel-history``, kind = rule name, cells = the job's ``cells`` resource
+  when the rule declares one, e.g. sequences x length of a gene family, else input bytes),
+  else the cells as a relative cost.
+
+``--scheduler-bioaccel-policy largest`` starts the longest predicted jobs first (LPT): for a
+batch of independent jobs of very different sizes (one alignment per gene family) the big
+ones start first and the small ones fill the gaps.
 
 The plugin and the ``bioaccel gpu-run`` jobs of a workflow use the host-wide arbiter (the
 run directory of :func:`bioaccel.sched.leases.run_dir`, ``/tmp/bioaccel`` by default), so
@@ -40,8 +45,9 @@ from snakemake_interface_scheduler_plugins.settings import SchedulerSettingsBase
 class SchedulerSettings(SchedulerSettingsBase):
     policy: Optional[str] = field(
         default=None,
-        metadata={"help": "Queue policy: fcfs, priority, fair, predicted (default: the "
-                          "host's shares file, else fcfs)."},
+        metadata={"help": "Queue policy: fcfs, priority, fair, predicted (shortest first), "
+                          "largest (longest first) (default: the host's shares file, else "
+                          "fcfs)."},
     )
     shares: Optional[str] = field(
         default=None,
@@ -103,9 +109,13 @@ class Scheduler(SchedulerBase):
         runtime = res.get("runtime")
         if isinstance(runtime, (int, float)) and runtime > 0:
             return float(runtime) * 60.0
-        size = 0.0
-        for f in getattr(job, "input", ()) or ():
-            size += float(input_sizes.get(f) or 0)
+        cells = res.get("cells")
+        if isinstance(cells, (int, float)) and cells > 0:
+            size = float(cells)
+        else:
+            size = 0.0
+            for f in getattr(job, "input", ()) or ():
+                size += float(input_sizes.get(f) or 0)
         if self._predictor is not None:
             guess = self._predictor.predict(_rule_name(job), size)
             if guess is not None:

@@ -97,3 +97,38 @@ def test_workflow_through_the_slurm_executor(slurm, tmp_path):
         leased = re.search(r"GPU\(s\) (\S+) \(.*\) leased at", text)
         assert granted and leased, f"{log.name}:\n{text}"
         assert leased.group(1) == granted.group(1), text
+
+
+def test_phylogeny_workflow_through_the_slurm_executor(slurm, tmp_path):
+    """workflows/phylogeny with its Slurm profile: each family's alignment is a Slurm job
+    with one GPU, and leases exactly that GPU."""
+    if shutil.which("snakemake") is None:
+        unavailable("snakemake is not installed (pip install '.[workflows]')")
+    from bioaccel.msa_engine import read_alignment
+    from tests.test_workflow_phylogeny import FILES
+    from tests.test_workflow_phylogeny import copy_workflow as copy_phylogeny
+    wd = copy_phylogeny(tmp_path / "wf")
+    families = ("mid", "small", "single")   # a few, to keep the Slurm round trips short
+    (wd / "families.tsv").write_text("family\tpath\n" + "".join(
+        f"{f}\t.test/data/{FILES[f]}\n" for f in families))
+    (wd / "slurm.yaml").write_text("families: families.tsv\nml_tree: {enabled: false}\n"
+                                   "report: {enabled: false, heatmap_family: null}\n")
+    env = dict(slurm.env, BIOACCEL_RUN_DIR=str(tmp_path / "run"))
+    proc = subprocess.run(
+        [shutil.which("snakemake"), "--profile", "profiles/slurm", "--configfile", "slurm.yaml",
+         "--slurm-no-account", "--slurm-status-command", "squeue",
+         "--slurm-init-seconds-before-status-checks", "1", "--latency-wait", "5", "--jobs", "8",
+         "--default-resources", "runtime=10", "mem_mb=500"],
+        cwd=wd, env=env, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    for family in families:
+        source = read_sequences(wd / ".test/data" / FILES[family])
+        aln = read_alignment(wd / f"results/msa/{family}.fa")
+        assert [r.replace("-", "") for r in aln.sequences] == \
+            [source.sequence(i) for i in range(len(source))]
+        text = (wd / f"logs/msa/{family}.log").read_text()
+        granted = re.search(r"inside Slurm job \d+, which granted GPU\(s\) (\S+)", text)
+        leased = re.search(r"GPU\(s\) (\S+) \(.*\) leased at", text)
+        assert granted and leased, f"{family}:\n{text}"
+        assert leased.group(1) == granted.group(1), text
+    assert "none: 1 sequence" in (wd / "results/summary/summary.tsv").read_text()

@@ -8,10 +8,12 @@ Stages, each in its own module (the C++ core is csrc/msa/):
 - :mod:`.engine`: :func:`msa`, which runs the progressive stage (profile-profile DP with
   sum-of-pairs columns and gap costs by gap kind, merges on a queue of ready merges across
   threads) and refinement (gap-pattern splits);
-- :mod:`.alignment`: :class:`MultipleAlignment`, writers and distances.
+- :mod:`.alignment`: :class:`MultipleAlignment`, writers and distances;
+- :mod:`.read`: :func:`read_alignment`, an alignment file back into a ``MultipleAlignment``.
 """
 
 from .alignment import MultipleAlignment
 from .engine import msa
+from .read import read_alignment
 
-__all__ = ["MultipleAlignment", "msa"]
+__all__ = ["MultipleAlignment", "msa", "read_alignment"]

@@ -118,7 +118,9 @@ class MultipleAlignment:
 
         Proteins: ``p`` (proportion of differing sites), ``poisson`` (-ln(1 - p)), ``kimura``
         (Kimura 1983: -ln(1 - p - 0.2 p^2)); sites where either row has a gap (or X, ``*``,
-        ``?``) are left out of that pair (pairwise deletion, as ``ape::dist.aa``); a pair with no
+        ``?``) are left out of that pair (pairwise deletion; ``ape::dist.aa(pairwise.deletion =
+        TRUE, scaled = TRUE)`` deletes only ``X``, so it gives the same ``p`` once gaps and
+        other unknown letters are coded ``X``, and counts a gap as a difference otherwise); a pair with no
         site left, or past the model's saturation, gets NaN/Inf, never a clamped value.
         Nucleotides: any model of :func:`bioaccel.distance_matrix` (``raw``, ``jc69``, ``k80``,
         ``f81``, ``tn93``, ``logdet``...). ``auto``: ``kimura`` for proteins, ``k80`` for DNA.
