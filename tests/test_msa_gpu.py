@@ -7,9 +7,12 @@ Numba kernel on the CUDA simulator, and PTX checks that no multiply-add is contr
 from __future__ import annotations
 
 import ctypes
+import os
 import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -244,6 +247,37 @@ def test_host_kernel_equals_the_cpu_engine_on_balibase_pairs(host_kernel):
 
 
 # -- the launch code on a NumPy stand-in for CuPy, the Numba kernel on the simulator --------------
+_NUMBA_PTX = """
+import sys
+from numba import cuda, types
+from bioaccel.kernels.msa_numba import msa_profile_dp_kernel
+a = lambda t: t[:]
+sig = (types.int64[:, :], types.int64, a(types.float32), a(types.int16), a(types.uint8),
+       a(types.uint8), a(types.uint8), a(types.float32), a(types.float32), a(types.int32))
+try:
+    ptx, _ = cuda.compile_ptx(msa_profile_dp_kernel.py_func, sig, cc=(8, 0))
+except Exception as e:  # no NVVM here
+    print("UNAVAILABLE", type(e).__name__, e)
+    sys.exit(0)
+print(ptx)
+"""
+
+
+def test_numba_kernel_compiles_without_fused_multiply_adds():
+    # NVVM contracts a plain multiply and add into an FMA (it did, before libdevice's
+    # fadd_rn / fmul_rn); the simulator cannot show that, the PTX can (no GPU needed)
+    from .datasets import child_env
+    env = {k: v for k, v in child_env().items() if k != "NUMBA_ENABLE_CUDASIM"}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1]),
+                                         env.get("PYTHONPATH", "")])
+    res = subprocess.run([sys.executable, "-c", _NUMBA_PTX], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert res.returncode == 0, res.stderr
+    if res.stdout.startswith("UNAVAILABLE"):
+        pytest.skip(f"Numba cannot compile CUDA here: {res.stdout.strip()}")
+    assert_no_contraction(res.stdout)
+
+
 def test_numba_kernel_on_the_simulator_equals_the_cpu_engine():
     from bioaccel.backends.numba_msa import profile_dp_batch_numba
     for dna in (False, True):

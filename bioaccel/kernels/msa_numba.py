@@ -35,29 +35,6 @@ else:  # pragma: no cover - needs a GPU
     fadd, fsub, fmul = libdevice.fadd_rn, libdevice.fsub_rn, libdevice.fmul_rn
 
 
-@cuda.jit(device=True)
-def _column_score(desc, k, K, fdata, single, used, i, j):
-    """t(i, j) for A's column i and B's column j (PairScores::row)."""
-    n = desc[k, _N]
-    m = desc[k, _M]
-    sa = desc[k, _SA] + i * K
-    ta = desc[k, _TA]
-    tb = desc[k, _TB]
-    own_a = fdata[ta + 3 * n + 2 + i]
-    if desc[k, _SINGLE] >= 0:
-        return fsub(fdata[sa + single[desc[k, _SINGLE] + j]], own_a)
-    v = float32(0.0)
-    fbt = desc[k, _FBT]
-    u = desc[k, _USED]
-    for y in range(K):
-        if used[u + y] != 0:
-            v = fadd(v, fmul(fdata[sa + y], fdata[fbt + y * m + j]))
-    occ_a = fdata[ta + i]
-    occ_b = fdata[tb + j]
-    own_b = fdata[tb + 3 * m + 2 + j]
-    return fsub(v, fadd(fmul(occ_b, own_a), fmul(occ_a, own_b)))
-
-
 @cuda.jit
 def msa_profile_dp_kernel(desc, K, fdata, single, used, trace, path, scratch, score, path_len):
     k = cuda.grid(1)
@@ -70,6 +47,9 @@ def msa_profile_dp_kernel(desc, K, fdata, single, used, trace, path, scratch, sc
     tb = desc[k, _TB]
     tr = desc[k, _TRACE]
     w = m + 1
+    b_single = desc[k, _SINGLE]
+    b_fbt = desc[k, _FBT]
+    b_used = desc[k, _USED]
     # rows: current and previous M, X, Y at scratch + (row * 3 + state) * w
     base = desc[k, _SCRATCH]
     cur = 0
@@ -100,6 +80,8 @@ def msa_profile_dp_kernel(desc, K, fdata, single, used, trace, path, scratch, sc
         start_a = fdata[ta + n + i]
         cont_a = fdata[ta + 2 * n + 1 + i]
         t = tr + (i - 1) * w
+        sa = desc[k, _SA] + (i - 1) * K
+        own_a = fdata[ta + 3 * n + 2 + i - 1]
         # column 0: only a gap in B
         so = fmul(occ_a, fdata[tb + m])           # start_b[0]
         co = fmul(occ_a, fdata[tb + 2 * m + 1])   # cont_b[0]
@@ -130,7 +112,16 @@ def msa_profile_dp_kernel(desc, K, fdata, single, used, trace, path, scratch, sc
             if dy > d:
                 d = dy
                 sm = 2
-            scratch[row + j] = fadd(d, _column_score(desc, k, K, fdata, single, used, i - 1, j - 1))
+            # t(i - 1, j - 1) (PairScores::row)
+            if b_single >= 0:
+                t_ij = fsub(fdata[sa + single[b_single + j - 1]], own_a)
+            else:
+                t_ij = float32(0.0)
+                for y in range(K):
+                    if used[b_used + y] != 0:
+                        t_ij = fadd(t_ij, fmul(fdata[sa + y], fdata[b_fbt + y * m + j - 1]))
+                t_ij = fsub(t_ij, fadd(fmul(ob, own_a), fmul(occ_a, fdata[tb + 3 * m + 2 + j - 1])))
+            scratch[row + j] = fadd(d, t_ij)
             # X: ties go to M, then X, then Y
             sxo = fmul(occ_a, fdata[tb + m + j])
             bx = fsub(scratch[prev + j], sxo)
