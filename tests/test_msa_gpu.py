@@ -327,13 +327,23 @@ def pack_batch_scratch(desc) -> int:
     return int(last[D_SCRATCH] + 9 * (max(last[D_N], last[D_M]) + 1))
 
 
+def test_launch_groups_fit_the_traceback_budget():
+    assert cupy_msa.launch_groups([5, 5, 5, 20, 1, 1], 10) == [range(0, 2), range(2, 3),
+                                                               range(3, 4), range(4, 6)]
+    assert cupy_msa.launch_groups([3], 1) == [range(0, 1)] and cupy_msa.launch_groups([], 9) == []
+
+
 @pytest.mark.parametrize("shared_bytes", [cupy_msa.SHARED_BYTES, 0])
-def test_launch_code_packs_and_unpacks_every_pair(monkeypatch, shared_bytes):
+@pytest.mark.parametrize("trace_bytes", [cupy_msa.TRACE_BYTES, 100])
+def test_launch_code_packs_and_unpacks_every_pair(monkeypatch, shared_bytes, trace_bytes):
     monkeypatch.setattr(cupy_msa, "SHARED_BYTES", shared_bytes)
+    monkeypatch.setattr(cupy_msa, "TRACE_BYTES", trace_bytes)
     cases = random_cases(seed=21, count=9, max_width=8, dna=True)
     fake = _FakeCupy()
     assert_equal_to_cpu(cases, *cupy_msa.profile_dp_batch([c.inputs for c in cases], fake))
-    assert fake.launches == [(len(cases), shared_bytes > 0)]
+    assert sum(n for n, _ in fake.launches) == len(cases)
+    assert {shared for _, shared in fake.launches} == {shared_bytes > 0}
+    assert (len(fake.launches) == 1) == (trace_bytes > 100)  # 100 bytes: several launches
 
 
 # -- on a real GPU (scripts/gpu-check.sh) ---------------------------------------------------------
