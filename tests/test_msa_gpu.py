@@ -79,7 +79,8 @@ def random_cases(seed: int, count: int, max_width: int, dna: bool = False) -> li
         else:
             sc = msa_scoring(bioaccel.PROTEIN, gap_open=float(rng.uniform(2, 15)),
                              gap_extend=float(rng.uniform(0.5, 2)),
-                             term_open=float(rng.uniform(0, 3)), term_extend=float(rng.uniform(0, 1)))
+                             term_open=float(rng.uniform(0, 3)),
+                             term_extend=float(rng.uniform(0, 1)))
         letters = "ACGT" if dna else AA
         ra, rb = (int(rng.integers(1, 5)) for _ in range(2))
         fill_a, fill_b = (1.0 if r == 1 and rng.random() < 0.5 else 0.7 for r in (ra, rb))
@@ -306,7 +307,8 @@ class _FakeCupy:
         from bioaccel.kernels.msa_numba import msa_profile_dp_kernel
 
         def kernel(grid, block, args, shared_mem=0):
-            desc, n_pairs, K, fdata, single, used, trace, path, scratch, use_shared, score, plen = args
+            (desc, n_pairs, K, fdata, single, used, trace, path, scratch, use_shared, score,
+             plen) = args
             assert grid == (int(n_pairs),) == (desc.shape[0],) and block == (cupy_msa.THREADS,)
             max_n = int(desc[:, D_N].max())
             if use_shared:

@@ -18,7 +18,8 @@ import numpy as np
 
 #: int64 fields per pair in ``desc`` (MSA_D_* in msa_profile_dp.cu)
 DESC = 11
-D_N, D_M, D_SA, D_FBT, D_USED, D_SINGLE, D_TERMS_A, D_TERMS_B, D_TRACE, D_PATH, D_SCRATCH = range(DESC)
+(D_N, D_M, D_SA, D_FBT, D_USED, D_SINGLE, D_TERMS_A, D_TERMS_B, D_TRACE, D_PATH,
+ D_SCRATCH) = range(DESC)
 #: float scratch per pair: three diagonals (or two rows) of M, X, Y
 SCRATCH_PER_CELL = 9
 
@@ -68,7 +69,8 @@ def pack_batch(pairs: Sequence[Mapping[str, Any]]) -> PackedBatch:
     f_at = s_at = u_at = trace_at = path_at = scratch_at = 0
     for k, pair in enumerate(pairs):
         if int(pair["letters"]) != letters:
-            raise ValueError(f"profile pair {k}: {pair['letters']} letters, the batch has {letters}")
+            raise ValueError(f"profile pair {k}: {pair['letters']} letters, "
+                             f"the batch has {letters}")
         sa = np.asarray(pair["sa"])
         if sa.dtype != np.float32 or sa.ndim != 2 or sa.shape[1] != letters:
             raise ValueError(f"profile pair {k}: sa must be float32 of shape (n, {letters}), "
@@ -84,7 +86,8 @@ def pack_batch(pairs: Sequence[Mapping[str, Any]]) -> PackedBatch:
             if single.dtype != np.int16 or single.shape != (m,):
                 raise ValueError(f"profile pair {k}: single must be int16 of shape ({m},)")
             if m and (single.min() < 0 or single.max() >= letters):
-                raise ValueError(f"profile pair {k}: single holds a letter outside 0..{letters - 1}")
+                raise ValueError(f"profile pair {k}: single holds a letter outside "
+                                 f"0..{letters - 1}")
             desc[k, D_FBT] = desc[k, D_USED] = -1
             desc[k, D_SINGLE] = s_at
             singles.append(single)
@@ -92,8 +95,8 @@ def pack_batch(pairs: Sequence[Mapping[str, Any]]) -> PackedBatch:
         else:
             fbt, used = np.asarray(pair["fbt"]), np.asarray(pair["used"])
             if fbt.dtype != np.float32 or fbt.shape != (letters, m):
-                raise ValueError(f"profile pair {k}: fbt must be float32 of shape ({letters}, {m}), "
-                                 f"got {fbt.dtype} {fbt.shape}")
+                raise ValueError(f"profile pair {k}: fbt must be float32 of shape "
+                                 f"({letters}, {m}), got {fbt.dtype} {fbt.shape}")
             if used.dtype != np.uint8 or used.shape != (letters,):
                 raise ValueError(f"profile pair {k}: used must be uint8 of shape ({letters},)")
             desc[k, D_FBT], desc[k, D_USED], desc[k, D_SINGLE] = f_at, u_at, -1

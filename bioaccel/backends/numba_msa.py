@@ -10,7 +10,8 @@ import numpy as np
 from .msa_batch import pack_batch, unpack_paths
 
 
-def profile_dp_batch_numba(pairs: Sequence[Mapping[str, Any]]) -> tuple[list[np.ndarray], np.ndarray]:
+def profile_dp_batch_numba(
+        pairs: Sequence[Mapping[str, Any]]) -> tuple[list[np.ndarray], np.ndarray]:
     """Optimal paths and float32 scores of the profile pairs (as ``cupy_msa.profile_dp_batch``)."""
     from numba import cuda
 
