@@ -94,6 +94,14 @@ def random_cases(seed: int, count: int, max_width: int, dna: bool = False) -> li
     return cases
 
 
+def edge_cases() -> list[Case]:
+    """Empty sides (rows with no residue) and one-letter ones."""
+    sc = msa_scoring(bioaccel.PROTEIN)
+    return [Case(pair_args(a, b, sc), as_sequences=s)
+            for a, b in ((["ACD"], [""]), ([""], ["WW"]), ([""], [""]), (["A"], ["W"]))
+            for s in (False, True)]
+
+
 def read_fasta(path) -> list[str]:
     from Bio import SeqIO
     return [str(r.seq) for r in SeqIO.parse(str(path), "fasta")]
@@ -237,6 +245,7 @@ def run_host(exe, cases: list[Case], threads: int):
 @pytest.mark.parametrize("threads", [1, 3, 32])
 def test_host_kernel_equals_the_cpu_engine_on_random_sub_alignments(host_kernel, threads, dna):
     cases = random_cases(seed=threads, count=40, max_width=60, dna=dna)
+    cases += [] if dna else edge_cases()
     assert any(c.inputs["single"] is not None for c in cases)
     assert_equal_to_cpu(cases, *run_host(host_kernel, cases, threads))
 
@@ -283,6 +292,7 @@ def test_numba_kernel_on_the_simulator_equals_the_cpu_engine():
     from bioaccel.backends.numba_msa import profile_dp_batch_numba
     for dna in (False, True):
         cases = random_cases(seed=7, count=60, max_width=16, dna=dna)
+        cases += [] if dna else edge_cases()
         assert_equal_to_cpu(cases, *profile_dp_batch_numba([c.inputs for c in cases]))
 
 
