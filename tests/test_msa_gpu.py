@@ -20,7 +20,7 @@ import pytest
 import bioaccel
 from bioaccel import _native
 from bioaccel.backends import cupy_msa
-from bioaccel.backends.msa_batch import D_N, pack_batch
+from bioaccel.backends.msa_batch import D_M, D_N, pack_batch
 from bioaccel.kernels import KERNEL_DIR
 from bioaccel.msa_engine.scoring import msa_scoring
 from tests import nvcc_host
@@ -319,8 +319,11 @@ class _FakeCupy:
         def kernel(grid, block, args, shared_mem=0):
             (desc, n_pairs, K, fdata, single, used, trace, path, scratch, use_shared, score,
              plen) = args
-            assert grid == (int(n_pairs),) == (desc.shape[0],) and block == (cupy_msa.THREADS,)
             max_n = int(desc[:, D_N].max())
+            longest_diagonal = int(np.minimum(desc[:, D_N], desc[:, D_M]).max()) + 1
+            assert grid == (int(n_pairs),) == (desc.shape[0],)
+            assert block[0] % 32 == 0
+            assert min(longest_diagonal, cupy_msa.THREADS) <= block[0] <= cupy_msa.THREADS
             if use_shared:
                 assert shared_mem == 9 * (max_n + 1) * 4 <= cupy_msa.SHARED_BYTES
             else:
@@ -334,9 +337,17 @@ class _FakeCupy:
 
 
 def pack_batch_scratch(desc) -> int:
-    from bioaccel.backends.msa_batch import D_M, D_SCRATCH
+    from bioaccel.backends.msa_batch import D_SCRATCH
     last = desc[-1]
     return int(last[D_SCRATCH] + 9 * (max(last[D_N], last[D_M]) + 1))
+
+
+def test_block_threads_cover_the_longest_diagonal():
+    n, m = np.array([5, 300, 40]), np.array([70, 33, 2])
+    assert cupy_msa.block_threads(n, m, 128) == 64       # min(300, 33) + 1 = 34 cells
+    assert cupy_msa.block_threads(n, m, 32) == 32
+    assert cupy_msa.block_threads(np.array([0]), np.array([0]), 128) == 32
+    assert cupy_msa.block_threads(np.array([999]), np.array([500]), 128) == 128
 
 
 def test_launch_groups_fit_the_traceback_budget():

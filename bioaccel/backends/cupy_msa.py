@@ -13,9 +13,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .msa_batch import SCRATCH_PER_CELL, pack_batch, unpack_paths
+from .msa_batch import D_M, D_N, SCRATCH_PER_CELL, pack_batch, unpack_paths
 
-#: threads per block (one pair per block; a diagonal's cells are shared among them)
+#: most threads per block (one pair per block; a diagonal's cells are shared among them)
 THREADS = 128
 #: shared memory for a block's three diagonals; longer A profiles keep them in global scratch
 SHARED_BYTES = 48 * 1024
@@ -66,9 +66,17 @@ def profile_dp_batch(pairs: Sequence[Mapping[str, Any]], xp: Any,
     return paths, np.concatenate(scores)
 
 
+def block_threads(n: np.ndarray, m: np.ndarray, most: int) -> int:
+    """Threads per block: enough warps for the longest diagonal of the launch's pairs
+    (min(n, m) + 1 cells), at most ``most``."""
+    longest = int(np.max(np.minimum(n, m))) + 1
+    return max(32, min(most, -(-longest // 32) * 32))
+
+
 def _launch(xp: Any, kernel: Any, pairs: Sequence[Mapping[str, Any]],
-            threads: int) -> tuple[list[np.ndarray], np.ndarray]:
+            most_threads: int) -> tuple[list[np.ndarray], np.ndarray]:
     batch = pack_batch(pairs)
+    threads = block_threads(batch.desc[:, D_N], batch.desc[:, D_M], most_threads)
     n_pairs = batch.desc.shape[0]
     shared = SCRATCH_PER_CELL * (batch.max_n + 1) * 4
     use_shared = shared <= SHARED_BYTES
