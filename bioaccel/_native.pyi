@@ -1,3 +1,5 @@
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -64,5 +66,11 @@ def msa_profile_pair(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64
                      letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
                      gaps: tuple[float, float, float, float], weights: npt.NDArray[np.float64],
                      column_of: npt.NDArray[np.int32], rows_a: npt.NDArray[np.int64],
-                     rows_b: npt.NDArray[np.int64],
-                     full_limit: int = 67108864) -> tuple[npt.NDArray[np.uint8], float, float]: ...
+                     rows_b: npt.NDArray[np.int64], full_limit: int = 67108864,
+                     as_sequences: bool = False) -> tuple[npt.NDArray[np.uint8], float, float]: ...
+def msa_dp_inputs(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
+                  letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
+                  gaps: tuple[float, float, float, float], weights: npt.NDArray[np.float64],
+                  column_of: npt.NDArray[np.int32], rows_a: npt.NDArray[np.int64],
+                  rows_b: npt.NDArray[np.int64],
+                  as_sequences: bool = False) -> dict[str, Any]: ...

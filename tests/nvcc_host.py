@@ -11,13 +11,13 @@ import pytest
 HOST_DIR = Path(__file__).parent / "cuda_host"
 
 
-def build(tmp_path_factory, source: str) -> Path:
-    """Compile tests/cuda_host/<source> (skip when nvcc is missing)."""
+def build(tmp_path_factory, source: str, flags: tuple[str, ...] = ()) -> Path:
+    """Compile tests/cuda_host/<source> (skip when nvcc is missing), with extra nvcc flags."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         pytest.skip("nvcc is not on PATH")
     exe = tmp_path_factory.mktemp("cuda_host") / Path(source).stem
-    res = subprocess.run([nvcc, "-O2", "-x", "cu", str(HOST_DIR / source), "-o", str(exe)],
+    res = subprocess.run([nvcc, "-O2", *flags, "-x", "cu", str(HOST_DIR / source), "-o", str(exe)],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     return exe

@@ -111,31 +111,100 @@ py::tuple refine_gaps_py(U8Array codes, I64Array offsets, I16Array letter_of, F3
     return py::make_tuple(out, width, accepted);
 }
 
+void check_rows(const I64Array& rows, std::int64_t count) {
+    for (py::ssize_t k = 0; k < rows.size(); ++k)
+        if (rows.data()[k] < 0 || rows.data()[k] >= count)
+            throw std::invalid_argument("row index " + std::to_string(rows.data()[k]) +
+                                        " out of range (" + std::to_string(count) + " sequences)");
+}
+
+// The profile of sub-alignment `rows`; with as_sequence and one row, the profile of that
+// sequence alone (as the progressive stage builds a tip's: its `single` letters set).
+msa::Profile pair_profile(const SeqView& v, const I32Array& column_of, const I64Array& rows,
+                          const double* w, const msa::MsaScoring& sc, bool as_sequence) {
+    if (as_sequence && rows.size() == 1) {
+        const std::int64_t s = rows.data()[0];
+        return msa::sequence_profile(v.seq(s), v.length(s), sc, w[s]);
+    }
+    std::vector<std::int32_t> kept;
+    return msa::rows_profile(v, column_of.data(), rows.data(), rows.size(), w, sc, kept);
+}
+
 // Aligns two sub-alignments (rows_a and rows_b of an alignment given by column_of) as
-// profiles: (path, DP score, path_score of that path, path_score of the current placement).
+// profiles: (path, DP score, path_score of that path).
 py::tuple profile_pair_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
                           py::tuple gaps, F64Array weights, I32Array column_of, I64Array rows_a,
-                          I64Array rows_b, std::int64_t full_limit) {
+                          I64Array rows_b, std::int64_t full_limit, bool as_sequences) {
     const SeqView v = seq_view(codes, offsets);
     const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
     const double* w = weights_for(weights, v.count);
-    for (const I64Array* rows : {&rows_a, &rows_b})
-        for (py::ssize_t k = 0; k < rows->size(); ++k)
-            if (rows->data()[k] < 0 || rows->data()[k] >= v.count)
-                throw std::invalid_argument("row index out of range");
-    std::vector<std::int32_t> cols_a, cols_b;
+    check_rows(rows_a, v.count);
+    check_rows(rows_b, v.count);
     msa::Path path;
     double score, rescored;
     {
         py::gil_scoped_release release;
-        const msa::Profile a = msa::rows_profile(v, column_of.data(), rows_a.data(), rows_a.size(), w, sc, cols_a);
-        const msa::Profile b = msa::rows_profile(v, column_of.data(), rows_b.data(), rows_b.size(), w, sc, cols_b);
+        const msa::Profile a = pair_profile(v, column_of, rows_a, w, sc, as_sequences);
+        const msa::Profile b = pair_profile(v, column_of, rows_b, w, sc, as_sequences);
         score = msa::align_profiles(a, b, sc, path, full_limit);
         rescored = msa::path_score(a, b, sc, path);
     }
     py::array_t<std::uint8_t> p(path.size());
     std::copy(path.begin(), path.end(), p.mutable_data());
     return py::make_tuple(p, score, rescored);
+}
+
+template <typename T>
+py::array_t<T> to_array(const std::vector<T>& v) {
+    py::array_t<T> out(static_cast<py::ssize_t>(v.size()));
+    std::copy(v.begin(), v.end(), out.mutable_data());
+    return out;
+}
+
+template <typename T>
+py::array_t<T> to_matrix(const std::vector<T>& v, std::int64_t rows, std::int64_t cols) {
+    if (static_cast<std::int64_t>(v.size()) != rows * cols)
+        throw std::logic_error("msa_dp_inputs: array of unexpected size");
+    py::array_t<T> out({rows, cols});
+    std::copy(v.begin(), v.end(), out.mutable_data());
+    return out;
+}
+
+// The arrays the profile-profile DP of msa_profile_pair (same arguments) reads, as a dict:
+// letters (K); sa (n, K); fbt (K, m) and used (K,) uint8, or single (m,) int16 when B is one gap-free
+// sequence (the others None); occ_a, occ_b; start_a, cont_a (n + 1), own_a, credit_a (n);
+// start_b, cont_b (m + 1), own_b, credit_b (m). For the GPU stage (backends/cupy_msa.py).
+py::dict dp_inputs_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
+                      py::tuple gaps, F64Array weights, I32Array column_of, I64Array rows_a,
+                      I64Array rows_b, bool as_sequences) {
+    const SeqView v = seq_view(codes, offsets);
+    const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
+    const double* w = weights_for(weights, v.count);
+    check_rows(rows_a, v.count);
+    check_rows(rows_b, v.count);
+    msa::DpInputs in;
+    {
+        py::gil_scoped_release release;
+        const msa::Profile a = pair_profile(v, column_of, rows_a, w, sc, as_sequences);
+        const msa::Profile b = pair_profile(v, column_of, rows_b, w, sc, as_sequences);
+        in = msa::dp_inputs(a, b, sc);
+    }
+    py::dict d;
+    d["letters"] = in.letters;
+    d["sa"] = to_matrix(in.sa, in.n, in.letters);
+    const bool single = !in.single_b.empty();
+    d["fbt"] = single ? py::object(py::none()) : py::object(to_matrix(in.fbt, in.letters, in.m));
+    d["used"] = single ? py::object(py::none()) : py::object(to_array(in.used));
+    d["single"] = single ? py::object(to_array(in.single_b)) : py::object(py::none());
+    d["occ_a"] = to_array(in.occ_a);
+    d["occ_b"] = to_array(in.occ_b);
+    for (auto [g, side] : {std::make_pair(&in.gaps_a, "_a"), std::make_pair(&in.gaps_b, "_b")}) {
+        d[py::str(std::string("start") + side)] = to_array(g->start);
+        d[py::str(std::string("cont") + side)] = to_array(g->cont);
+        d[py::str(std::string("own") + side)] = to_array(g->own);
+        d[py::str(std::string("credit") + side)] = to_array(g->credit);
+    }
+    return d;
 }
 
 py::array_t<float> lcs_distances_py(U8Array codes, I64Array offsets, int letters, I64Array rows_a,
@@ -196,6 +265,12 @@ void bind_msa(py::module_& m) {
     m.def("msa_profile_pair", &profile_pair_py, py::arg("codes"), py::arg("offsets"),
           py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),
           py::arg("column_of"), py::arg("rows_a"), py::arg("rows_b"),
-          py::arg("full_limit") = std::int64_t(1) << 26,
-          "Profile-profile DP of two sub-alignments: (path, score, path score).");
+          py::arg("full_limit") = std::int64_t(1) << 26, py::arg("as_sequences") = false,
+          "Profile-profile DP of two sub-alignments: (path, score, path score). With\n"
+          "as_sequences, a one-row side is profiled as its sequence alone (as tips are).");
+    m.def("msa_dp_inputs", &dp_inputs_py, py::arg("codes"), py::arg("offsets"),
+          py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),
+          py::arg("column_of"), py::arg("rows_a"), py::arg("rows_b"),
+          py::arg("as_sequences") = false,
+          "The arrays the profile-profile DP of msa_profile_pair reads (a dict).");
 }

@@ -106,6 +106,10 @@ public:
         for (int j = j0; j < j1; ++j) out[j] -= occ_b[j] * own_a + occ_a * own_b[j];
     }
 
+    const std::vector<float>& sa() const { return sa_; }
+    const std::vector<float>& fbt() const { return fbt_; }
+    const std::vector<char>& used() const { return used_; }
+
     // t(i, j) alone (the same arithmetic as row())
     float cell(int i, int j) const {
         const int K = K_;
@@ -407,6 +411,30 @@ double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, 
     }
     std::reverse(path.begin(), path.end());
     return score;
+}
+
+DpInputs dp_inputs(const Profile& a, const Profile& b, const MsaScoring& sc) {
+    if (a.letters != sc.letters || b.letters != sc.letters)
+        throw std::invalid_argument("dp_inputs: profiles and scoring differ in alphabet");
+    const GapTerms ga = gap_terms(a, sc), gb = gap_terms(b, sc);
+    const PairScores scores(a, b, sc, ga, gb);
+    DpInputs in;
+    in.n = a.len;
+    in.m = b.len;
+    in.letters = sc.letters;
+    in.sa = scores.sa();
+    in.fbt = scores.fbt();
+    in.used.assign(scores.used().begin(), scores.used().end());
+    in.single_b = b.single;
+    in.occ_a = a.occ;
+    in.occ_b = b.occ;
+    for (auto [g, out] : {std::make_pair(&ga, &in.gaps_a), std::make_pair(&gb, &in.gaps_b)}) {
+        out->start = g->start;
+        out->cont = g->cont;
+        out->own = g->own;
+        out->credit = g->credit;
+    }
+    return in;
 }
 
 double path_score(const Profile& a, const Profile& b, const MsaScoring& sc, const Path& path) {

@@ -87,6 +87,26 @@ double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, 
                       const int* band_lo = nullptr, const int* band_hi = nullptr,
                       int threads = 1);
 
+// The arrays align_profiles' DP reads, as it computes them (for the GPU stage, which must
+// reproduce its arithmetic): sa (n x K: A's columns times the matrix), B's frequencies
+// transposed (K x m) and the letters present in B (`used`), or, when B is one gap-free
+// sequence, fbt and used empty and B's letters in single_b; each side's occ and gap terms:
+// the cost of the first (start) and of a later (cont) gap column inserted at each boundary
+// (len + 1), the penalty of each column's own gaps facing a residue (own) and the credit
+// when a run inserted just before a column makes its opening gaps extensions (len).
+struct DpGapTerms {
+    std::vector<float> start, cont, own, credit;
+};
+struct DpInputs {
+    int n = 0, m = 0, letters = 0;
+    std::vector<float> sa, fbt;
+    std::vector<std::uint8_t> used;
+    std::vector<std::int16_t> single_b;
+    std::vector<float> occ_a, occ_b;
+    DpGapTerms gaps_a, gaps_b;
+};
+DpInputs dp_inputs(const Profile& a, const Profile& b, const MsaScoring& sc);
+
 // The score align_profiles gives to `path` (equal to its optimum for the optimal path).
 double path_score(const Profile& a, const Profile& b, const MsaScoring& sc, const Path& path);
 
