@@ -62,22 +62,18 @@ def gap_scale(n: int) -> float:
 
 def _load_matrix(name: str) -> tuple[str, np.ndarray, str]:
     """(letters, values, canonical name) of a matrix from ``scoring-matrices`` or Biopython."""
-    try:
-        import scoring_matrices
-    except ImportError:  # pragma: no cover - a declared dependency
-        scoring_matrices = None
-    if scoring_matrices is not None:
-        known = {k.upper(): k for k in scoring_matrices.ScoringMatrix.BUILTIN_MATRICES}
-        if str(name).upper() in known:
-            m = scoring_matrices.ScoringMatrix.from_name(known[str(name).upper()])
-            return m.alphabet, np.asarray(m, dtype=np.float64), known[str(name).upper()]
+    import scoring_matrices
+
+    known = {k.upper(): k for k in scoring_matrices.ScoringMatrix.BUILTIN_MATRICES}
+    if str(name).upper() in known:
+        m = scoring_matrices.ScoringMatrix.from_name(known[str(name).upper()])
+        return m.alphabet, np.asarray(m, dtype=np.float64), known[str(name).upper()]
     from Bio.Align import substitution_matrices
     bio = {k.upper(): k for k in substitution_matrices.load()}
     if str(name).upper() in bio:
         m = substitution_matrices.load(bio[str(name).upper()])
         return "".join(m.alphabet), np.asarray(m, dtype=np.float64), bio[str(name).upper()]
-    names = sorted(set(bio.values()) | set(
-        scoring_matrices.ScoringMatrix.BUILTIN_MATRICES if scoring_matrices else ()))
+    names = sorted(set(bio.values()) | set(known.values()))
     raise ScoringError(f"unknown substitution matrix {name!r}; known: {', '.join(names)}")
 
 
