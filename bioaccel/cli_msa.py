@@ -32,6 +32,14 @@ def alignment_format(output, fmt: str | None) -> str:
     return fmt or by_suffix or "fasta"
 
 
+def _refine_arg(refine, iterations):
+    if iterations is not None:
+        if refine is False:
+            raise click.UsageError("--refine-iterations contradicts --no-refine")
+        return iterations
+    return "auto" if refine is None else refine
+
+
 @click.command("msa")
 @click.argument("input", type=click.Path(path_type=Path, allow_dash=True))
 @click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
@@ -53,6 +61,8 @@ def alignment_format(output, fmt: str | None) -> str:
               help="Penalty per column of a leading or trailing gap (0.66).")
 @click.option("--refine/--no-refine", default=None,
               help="Refinement by gap-pattern splits (default: up to 1,000 sequences).")
+@click.option("--refine-iterations", type=click.IntRange(min=0, max=1_000_000), default=None,
+              help="Refinement iterations (100); implies --refine.")
 @click.option("-t", "--threads", type=int, default=0, show_default=True,
               help="Threads, 0 = all cores; the alignment does not depend on it.")
 @click.option("-b", "--backend", type=click.Choice(["auto", "cpu", "cupy", "numba-cuda"]),
@@ -61,7 +71,7 @@ def alignment_format(output, fmt: str | None) -> str:
 @click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus "
               "(for - on stdin; files are sniffed).")
 def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open, gap_extend,
-            term_gap, refine, threads, backend, input_format):
+            term_gap, refine, refine_iterations, threads, backend, input_format):
     """Align the sequences of INPUT (FASTA, gzip too; - for stdin) into a multiple alignment.
 
     Rows come out in input order; gaps in the input are removed first. The alignment is the
@@ -76,7 +86,7 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
     source = read_stdin_sequences(input_format) if is_stdio(input) else input
     aln = msa(source, alphabet=alphabet, guide_tree=guide_tree, matrix=matrix,
               gap_open=gap_open, gap_extend=gap_extend, term_gap=term_gap,
-              refine="auto" if refine is None else refine, threads=threads, backend=backend)
+              refine=_refine_arg(refine, refine_iterations), threads=threads, backend=backend)
     if is_stdio(output):
         from .msa_engine.alignment import format_alignment
         with text_output(output) as f:

@@ -9,6 +9,7 @@ sequential with a fixed seed).
 
 from __future__ import annotations
 
+import numbers
 import os
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from .scoring import gap_scale, msa_scoring
 #: "auto" refinement runs for at most this many sequences (FAMSA's rule)
 REFINE_UP_TO = 1000
 REFINE_ITERATIONS = 100
-REFINE_RADIUS = 50
+REFINE_RADIUS = 100
 REFINE_SEED = 5489
 
 
@@ -85,9 +86,10 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         Penalties (positive, subtracted): opening and extending an internal gap, and each
         column of a leading/trailing gap. Defaults 14.85, 1.25, 0.66 (FAMSA), scaled up by
         ``1 + log2(n / 45) / 7`` from 45 sequences on.
-    refine : "auto", bool
-        Realign splits of the rows made by gap patterns (100 iterations) and keep improvements
-        of the sum-of-pairs score; ``auto``: for up to 1,000 sequences.
+    refine : "auto", bool or int
+        Realign the splits of the rows that gap patterns make (100 iterations, or the number
+        given) within 100 columns of their placement, keeping improvements of the
+        profile-profile sum of pairs; ``auto``: 100 iterations for up to 1,000 sequences.
     threads : int
         0 = all cores. The result does not depend on it.
     backend : {"auto", "cpu"}
@@ -158,15 +160,30 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
                                                  threads, callback)
         else:
             cols, width = np.zeros(0, np.int32), 0
-    do_refine = (n <= REFINE_UP_TO) if refine == "auto" else bool(refine)
-    if do_refine and n > 2:
+    iterations = _refine_iterations(refine, n)
+    if iterations and n > 2:
         cols, width, _ = native.msa_refine_gaps(work.codes, work.offsets, scoring.letter_of,
                                                 scoring.sub, scoring.gaps, weights,
-                                                REFINE_ITERATIONS, REFINE_SEED, REFINE_RADIUS,
+                                                iterations, REFINE_SEED, REFINE_RADIUS,
                                                 cols, width)
     rows = _rows(raw, order, work, cols, int(width), len(batch))
     tree = _tree_from_merges(merges, [ids[i] for i in order]) if n > 1 else None
     return MultipleAlignment(ids, rows, batch.alphabet, tree)
+
+
+def _refine_iterations(refine, n: int) -> int:
+    """Refinement iterations for ``refine`` ("auto", a bool, or a count) and n sequences."""
+    if isinstance(refine, str):
+        if refine.lower() != "auto":
+            raise ValueError(f"refine must be 'auto', True, False or a number of iterations, "
+                             f"got {refine!r}")
+        return REFINE_ITERATIONS if n <= REFINE_UP_TO else 0
+    if isinstance(refine, bool) or refine is None:
+        return REFINE_ITERATIONS if refine else 0
+    if not isinstance(refine, numbers.Integral) or not 0 <= int(refine) <= 1_000_000:
+        raise ValueError(f"refine must be 'auto', True, False or a number of iterations "
+                         f"(0 to 1,000,000), got {refine!r}")
+    return int(refine)
 
 
 def _restrict(merges: np.ndarray, total: int, n: int) -> np.ndarray:

@@ -177,6 +177,31 @@ void diagonal_and_down(int j0, int j1, const float* __restrict pM, const float* 
     }
 }
 
+// Scratch rows of one thread: scores, and the Y state's candidates (gap_in_a_candidates).
+struct RowScratch {
+    std::vector<float> s, base, cost;
+    std::vector<std::uint8_t> from_x;
+    explicit RowScratch(int m)
+        : s(m > 0 ? m : 1), base(m + 1), cost(m + 1), from_x(m + 1) {}
+};
+
+// For the Y state of DP columns j0..j1: base[j] = the better of opening from M or from X at
+// j - 1 (M on ties; from_x[j] = 1 when X), and cost[j] = the extension cost of carrying Y.
+BIOACCEL_CLONES
+void gap_in_a_candidates(int j0, int j1, const float* __restrict M, const float* __restrict X,
+                         const float* __restrict occ_b, float start_a, float cont_a,
+                         float* __restrict base, float* __restrict cost,
+                         std::uint8_t* __restrict from_x) {
+    for (int j = j0; j <= j1; ++j) {
+        const float ob = occ_b[j - 1];
+        const float syo = ob * start_a;
+        const float bm = M[j - 1] - syo, bx = X[j - 1] - syo;
+        base[j] = std::max(bm, bx);
+        from_x[j] = bx > bm;
+        cost[j] = ob * cont_a;
+    }
+}
+
 class ProfileDP {
 public:
     ProfileDP(const Profile& a, const Profile& b, const MsaScoring& sc)
@@ -210,8 +235,9 @@ public:
     // DP columns j0..j1 (inclusive, within 0..m) of row i from the previous row; the columns
     // left of j0 of row i must be done. s: a scratch row of m scores; t: row i's traceback
     // bytes (bits 0-1 the state before M, 2-3 before X, 4-5 before Y; 0 = M, 1 = X, 2 = Y).
-    void row_segment(int i, int j0, int j1, const Rows& prev, Rows& cur, float* s,
+    void row_segment(int i, int j0, int j1, const Rows& prev, Rows& cur, RowScratch& w,
                      std::uint8_t* t) const {
+        float* s = w.s.data();
         scores_.row(i - 1, s, j0, j1);
         const float occ_a = a_.occ[i - 1];
         const float credit_a = ga_.credit[i - 1];
@@ -237,18 +263,24 @@ public:
         const int jf = std::max(j0, 1);
         diagonal_and_down(jf, j1, pM, pX, pY, s, occ_b, gb_.credit.data(), gb_.start.data(),
                           gb_.cont.data(), occ_a, credit_a, M, X, t);
-        // Y (gap in A at boundary i) runs along the row: ties go to M, then Y, then X
+        // Y (gap in A at boundary i) runs along the row: ties go to M, then Y, then X. The
+        // candidates from M and X of the row are gathered first (vectorised); the loop that
+        // carries Y along the row then does one subtraction and one max per cell.
+        const float* base_ = w.base.data();
+        const float* cost_ = w.cost.data();
+        const std::uint8_t* from_x_ = w.from_x.data();
+        gap_in_a_candidates(jf, j1, M, X, occ_b, start_a, cont_a, w.base.data(), w.cost.data(),
+                            w.from_x.data());
+        float y = Y[jf - 1];
         for (int j = jf; j <= j1; ++j) {
-            const float ob = occ_b[j - 1];
-            const float syo = ob * start_a;
-            float by = M[j - 1] - syo;
-            std::uint8_t sy = 0;
-            const float cy = Y[j - 1] - ob * cont_a;
-            if (cy > by) { by = cy; sy = 2; }
-            const float cx = X[j - 1] - syo;
-            if (cx > by) { by = cx; sy = 1; }
-            Y[j] = by;
-            t[j] = static_cast<std::uint8_t>(t[j] | (sy << 4));
+            const float base = base_[j], cy = y - cost_[j];
+            // the value is the max either way; the state: Y wins over M only when greater,
+            // over X also on a tie (M > Y > X)
+            const int fx = from_x_[j];
+            const int take_y = (cy > base) | (fx & (cy == base));
+            y = std::max(base, cy);
+            Y[j] = y;
+            t[j] = static_cast<std::uint8_t>(t[j] | ((fx + take_y * (2 - fx)) << 4));
         }
     }
 
@@ -262,7 +294,7 @@ public:
             cur.clear_outside(lo, hi);
             std::uint8_t* t = tb ? tb + static_cast<std::size_t>(i - r0 - 1) * (m + 1)
                                  : scratch_.data();
-            row_segment(i, lo, hi, prev, cur, s_.data(), t);
+            row_segment(i, lo, hi, prev, cur, work_, t);
         }
     }
 
@@ -281,7 +313,7 @@ public:
         done[0].store(m + 1, std::memory_order_release);
         const int width = std::max(64, std::min(1024, (m + 1) / (4 * threads) + 1));
         auto work = [&](int k) {
-            std::vector<float> s(m > 0 ? m : 1);
+            RowScratch w(m);
             for (int i = 1 + k; i <= n; i += threads) {
                 const Rows& prev = ring[(i - 1) % ring_size];
                 Rows& cur = ring[i % ring_size];
@@ -290,7 +322,7 @@ public:
                     const int j1 = std::min(m, j0 + width - 1);
                     while (done[i - 1].load(std::memory_order_acquire) <= j1)
                         std::this_thread::yield();
-                    row_segment(i, j0, j1, prev, cur, s.data(), t);
+                    row_segment(i, j0, j1, prev, cur, w, t);
                     done[i].store(j1 + 1, std::memory_order_release);
                 }
             }
@@ -306,7 +338,7 @@ public:
     const Profile& b_;
     GapTerms ga_, gb_;
     PairScores scores_;
-    mutable std::vector<float> s_ = std::vector<float>(b_.len > 0 ? b_.len : 1);
+    RowScratch work_ = RowScratch(b_.len);
     mutable std::vector<std::uint8_t> scratch_ = std::vector<std::uint8_t>(b_.len + 1);
     const int* lo_ = nullptr;
     const int* hi_ = nullptr;
