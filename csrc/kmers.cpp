@@ -1,6 +1,7 @@
 #include "bioaccel/kmers.hpp"
 
 #include "bioaccel/common.hpp"
+#include "bioaccel/cpu.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -70,7 +71,6 @@ __attribute__((always_inline)) inline void minhash_row_body(const KmerView& t, c
     }
 }
 
-BIOACCEL_CLONES
 void minhash_row_scalar(const KmerView& t, const std::uint64_t* bits, const std::uint32_t* below,
                         std::int64_t i, std::int64_t s, double* row) {
     minhash_row_body(t, bits, below, i, s, row, [](const std::uint64_t* w, const std::uint32_t* b) {
@@ -109,8 +109,7 @@ __attribute__((target("avx2,popcnt"))) void minhash_row_avx2(const KmerView& t, 
 void minhash_row(const KmerView& t, const std::uint64_t* bits, const std::uint32_t* below, std::int64_t i,
                  std::int64_t s, double* row) {
 #if defined(__x86_64__) && defined(__GNUC__)
-    static const bool avx2 = std::getenv("BIOACCEL_NO_AVX2") == nullptr && __builtin_cpu_supports("avx2");
-    if (avx2) return minhash_row_avx2(t, bits, below, i, s, row);
+    if (active_isa() >= Isa::Avx2) return minhash_row_avx2(t, bits, below, i, s, row);
 #endif
     minhash_row_scalar(t, bits, below, i, s, row);
 }
