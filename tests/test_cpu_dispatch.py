@@ -61,7 +61,7 @@ def inputs(seed=7):
 
 
 CHILD = r"""
-import json, sys
+import json, os, sys
 import numpy as np
 import bioaccel
 from bioaccel import _native
@@ -74,7 +74,6 @@ protein, dna = inputs()
 out = {}
 for strip in (None, "7"):  # long queries are cut into strips of 7 rows
     if strip:
-        import os
         os.environ["BIOACCEL_ALIGN_STRIP"] = strip
     for mode in MODES:
         out[f"protein-{mode}-{strip}"] = align_scores(protein, mode=mode, matrix="BLOSUM62", gap_open=11,
@@ -85,7 +84,10 @@ out["edit-global"] = edit_distances(dna, backend="cpu", threads=2)
 out["edit-banded"] = edit_distances(dna, dna, max_distance=40, backend="cpu", threads=2)
 out["edit-infix"] = edit_distances(dna[:5], dna, mode="infix", backend="cpu", threads=2)
 s = sketch(dna, k=11, size=120, seed=3)
-out["mash"] = bioaccel.distance_matrix(s, "mash").data
+for pairs_by in ("auto", "bitmap", "postings"):  # MinHash pairs by bitmap walk or postings
+    os.environ["BIOACCEL_MINHASH_PAIRS"] = pairs_by
+    out["mash-" + pairs_by] = bioaccel.distance_matrix(s, "mash").data
+del os.environ["BIOACCEL_MINHASH_PAIRS"]
 s = sketch(dna, k=9, size=2000, seed=3)  # sketches longer than their sequences' k-mer sets
 out["mash-all"] = bioaccel.distance_matrix(s, "mash").data
 aligned = [d[:290] for d in dna[:-2]]
