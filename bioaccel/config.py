@@ -81,6 +81,15 @@ def _driver_cuda_version() -> int | None:
     return None
 
 
+def _simd_detail(f: dict) -> str:
+    """One line from ``_native.cpu_features()``: the kernels in use, built, and the CPU's."""
+    def names(d: dict) -> str:
+        return ", ".join(k for k, v in d.items() if v) or "none"
+    forced = [k + "=1" for k, v in f["forced"].items() if v]
+    return (f"SIMD kernels in use: {f['isa']}{' (' + ', '.join(forced) + ')' if forced else ''}; "
+            f"built: {names(f['built'])}; CPU: {names(f['cpu'])}")
+
+
 def collect(check_r: bool = True) -> Report:
     """Probe the installation. Nothing here raises; every failure becomes a Check."""
     rep = Report()
@@ -92,6 +101,7 @@ def collect(check_r: bool = True) -> Report:
                 f"{_native.max_threads()} thread(s) by default")
         rep.add("openmp", omp, "built with OpenMP" if omp else "built without OpenMP (one thread)",
                 "" if omp else "rebuild without BIOACCEL_NO_OPENMP=1, with a compiler that has -fopenmp")
+        rep.add("simd", True, _simd_detail(_native.cpu_features()))
     except ImportError as exc:
         rep.add("native", False, f"bioaccel._native failed to load: {exc}", "pip install --force-reinstall .")
     # CUDA driver

@@ -1,6 +1,7 @@
 #include "bioaccel/align.hpp"
 #include "bioaccel/align_kernel.hpp"
 #include "bioaccel/common.hpp"
+#include "bioaccel/cpu.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -15,12 +16,17 @@ namespace {
 
 using KernelFn = void (*)(const GroupJob&, void*, std::int32_t*, std::uint8_t*);
 
-KernelFn pick_kernel() {
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (std::getenv("BIOACCEL_NO_AVX2") == nullptr && __builtin_cpu_supports("avx2"))
-        return simd_avx2::run_group;
-#endif
-    return simd_base::run_group;
+struct Kernel {
+    KernelFn fn;
+    int vector_bytes;
+};
+
+Kernel pick_kernel() {
+    switch (active_isa()) {
+        case Isa::Avx512: return {simd_avx512::run_group, 64};
+        case Isa::Avx2: return {simd_avx2::run_group, 32};
+        default: return {simd_base::run_group, 32};
+    }
 }
 
 struct Limits {
@@ -48,7 +54,6 @@ bool local_fits(const ScoreScheme& s, int w) {
            s.max_score < lim.hi / 2;
 }
 
-int lanes_for(int w) { return 32 / kWidthBytes[w]; }
 
 // Score of aligning the empty sequence to one of length len.
 std::int64_t empty_score(const ScoreScheme& s, std::int64_t len) {
@@ -61,9 +66,9 @@ struct Worker {
     void* workspace(std::int64_t bytes) {
         const std::size_t words = static_cast<std::size_t>((bytes + 64 + 7) / 8);
         if (work.size() < words) work.resize(words);
-        // align to 32 bytes for the vector loads
+        // align to 64 bytes for the vector loads
         auto p = reinterpret_cast<std::uintptr_t>(work.data());
-        p = (p + 31) & ~std::uintptr_t(31);
+        p = (p + 63) & ~std::uintptr_t(63);
         return reinterpret_cast<void*>(p);
     }
 };
@@ -103,14 +108,7 @@ std::int64_t align_score_scalar(const std::uint8_t* a, std::int64_t m, const std
     return best;
 }
 
-std::string align_isa() {
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (std::getenv("BIOACCEL_NO_AVX2") == nullptr && __builtin_cpu_supports("avx2")) return "avx2";
-    return "sse2";
-#else
-    return "generic";
-#endif
-}
+std::string align_isa() { return isa_name(active_isa()); }
 
 WidthStats align_scores(const SeqView& queries, const SeqView& targets, const ScoreScheme& s,
                         bool symmetric, std::int32_t* out, int threads) {
@@ -118,9 +116,12 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
         throw std::invalid_argument("gap penalties must be >= 0");
     if (symmetric && queries.count != targets.count)
         throw std::invalid_argument("symmetric alignment needs queries == targets");
-    const KernelFn kernel = pick_kernel();
-    // query rows per strip: the row state of a strip (2 x 32 bytes per row) stays in L1
-    std::int64_t strip_rows = 256;
+    const Kernel kernel = pick_kernel();
+    const auto lanes_for = [&kernel](int w) { return kernel.vector_bytes / kWidthBytes[w]; };
+    // query rows per strip: fewer strips rebuild fewer column profiles; the row state
+    // (2 vectors a row) streams from L2 well enough (measured: 1,024 rows beat 256 on
+    // 1-6 kb DNA with 32- and 64-byte vectors)
+    std::int64_t strip_rows = 1024;
     if (const char* env = std::getenv("BIOACCEL_ALIGN_STRIP")) strip_rows = std::max(1L, std::atol(env));
     const std::int64_t nq = queries.count, nt = targets.count;
     // targets sorted by length, so the lanes of a group finish together
@@ -141,11 +142,12 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
         }
     }
     // int8 score rows for the shuffle-built column profile (see GroupJob::table8)
-    alignas(32) std::int8_t table8[32 * 32] = {};
+    alignas(64) std::int8_t table8[32 * kTable8Stride] = {};
     bool use_table8 = s.alphabet <= 32 && s.min_score >= -128 && s.max_score <= 127;
     if (use_table8)
         for (int x = 0; x < s.alphabet; ++x)
-            for (int c = 0; c < s.alphabet; ++c) table8[x * 32 + c] = static_cast<std::int8_t>(s.table[x * s.alphabet + c]);
+            for (int c = 0; c < kTable8Stride; ++c)
+                table8[x * kTable8Stride + c] = c % 32 < s.alphabet ? static_cast<std::int8_t>(s.table[x * s.alphabet + c % 32]) : 0;
     WidthStats stats;
     std::int64_t c8 = 0, c16 = 0, c32 = 0, reruns = 0;
     bool overflowed = false;
@@ -168,6 +170,12 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
         std::vector<std::int64_t> todo, next;
         std::vector<std::int32_t> res(kMaxLanes);
         std::vector<std::uint8_t> ovf(kMaxLanes);
+        // Local scores past int8 for most targets (long similar sequences, e.g. DNA): after
+        // a query whose first int8 group mostly overflowed, this thread's next queries start
+        // at int16, trying int8 again every kNarrowRetry queries. Speed only: every lane
+        // is checked for overflow whatever width it starts at.
+        constexpr int kNarrowRetry = 8;
+        int skip_narrow = 0;
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
@@ -188,6 +196,10 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
             int w;
             if (s.mode == AlignMode::Local) {
                 w = local_fits(s, 0) ? 0 : (local_fits(s, 1) ? 1 : 2);
+                if (w == 0 && skip_narrow > 0) {
+                    w = 1;
+                    --skip_narrow;
+                }
             } else {
                 const Limits r = value_range(s, m, max_len_target);
                 w = 0;
@@ -239,8 +251,8 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
                     job.pad_code = pad;
                     job.table8 = use_table8 ? table8 : nullptr;
                     job.strip = m <= 2 * strip_rows ? m : strip_rows;
-                    kernel(job, worker.workspace(group_workspace_bytes(job.strip, s.alphabet, job.nmax)),
-                           res.data(), ovf.data());
+                    kernel.fn(job, worker.workspace(group_workspace_bytes(job.strip, s.alphabet, job.nmax, kernel.vector_bytes)),
+                              res.data(), ovf.data());
                     const std::int64_t cells = m * job.nmax * job.lanes;
                     (w == 0 ? c8 : w == 1 ? c16 : c32) += cells;
                     for (int l = 0; l < job.lanes; ++l) {
@@ -251,6 +263,8 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
                             out[qi * nt + t] = res[l];
                         }
                     }
+                    if (s.mode == AlignMode::Local && w == 0 && g == 0 && next.size() * 2 > std::size_t(job.lanes))
+                        skip_narrow = kNarrowRetry - 1;
                 }
                 if (!next.empty()) {
                     reruns += static_cast<std::int64_t>(next.size());

@@ -1,10 +1,12 @@
 // The alignment kernel compiled for AVX2 (32 int8 / 16 int16 / 8 int32 lanes per vector).
-// Called only after __builtin_cpu_supports("avx2") said yes.
+// Called only when the CPU probe (cpu.hpp) chose Isa::Avx2.
 #include "bioaccel/align_kernel.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #pragma GCC target("avx2")
 #define KERNEL_NS simd_avx2
+#define KERNEL_VECTOR_BYTES 32
+#define KERNEL_SATURATING 1
 #include "align_kernel.inc"
 #else
 namespace bioaccel {

@@ -3,4 +3,5 @@
 #include "bioaccel/align_kernel.hpp"
 
 #define KERNEL_NS simd_base
+#define KERNEL_VECTOR_BYTES 32
 #include "align_kernel.inc"

@@ -1,5 +1,6 @@
 #include "bioaccel/dna_counts.hpp"
 #include "bioaccel/common.hpp"
+#include "bioaccel/cpu.hpp"
 #include "bioaccel/dna_models.hpp"
 
 #include <algorithm>
@@ -11,9 +12,9 @@ namespace {
 
 constexpr std::int64_t kBlock = 128;  // pairs are visited in kBlock x kBlock tiles (cache reuse)
 
-BIOACCEL_CLONES
-void summary_counts(const std::uint64_t* a, const std::uint64_t* b, std::int64_t W,
-                    std::int64_t* acc) {
+// The pair-count bodies, compiled for AVX2 (+POPCNT) and the baseline below.
+__attribute__((always_inline)) inline void summary_counts_body(const std::uint64_t* a, const std::uint64_t* b,
+                                                               std::int64_t W, std::int64_t* acc) {
     const std::uint64_t *ka = a, *pa = a + W, *ga = a + 2 * W;
     const std::uint64_t *kb = b, *pb = b + W, *gb = b + 2 * W;
     std::int64_t sites = 0, ts_r = 0, ts_y = 0, tv = 0;
@@ -32,9 +33,8 @@ void summary_counts(const std::uint64_t* a, const std::uint64_t* b, std::int64_t
     acc[kTransversions] = tv;
 }
 
-BIOACCEL_CLONES
-void table_counts(const std::uint64_t* a, const std::uint64_t* b, std::int64_t W,
-                  std::int64_t* acc) {
+__attribute__((always_inline)) inline void table_counts_body(const std::uint64_t* a, const std::uint64_t* b,
+                                                             std::int64_t W, std::int64_t* acc) {
     for (int t = 0; t < 16; ++t) acc[t] = 0;
     for (std::int64_t w = 0; w < W; ++w) {
         const std::uint64_t ka = a[w], pa = a[W + w], ga = a[2 * W + w];
@@ -45,6 +45,33 @@ void table_counts(const std::uint64_t* a, const std::uint64_t* b, std::int64_t W
         for (int r = 0; r < 4; ++r)
             for (int c = 0; c < 4; ++c) acc[4 * r + c] += __builtin_popcountll(x[r] & y[c]);
     }
+}
+
+using CountFn = void (*)(const std::uint64_t*, const std::uint64_t*, std::int64_t, std::int64_t*);
+
+void summary_counts_base(const std::uint64_t* a, const std::uint64_t* b, std::int64_t W, std::int64_t* acc) {
+    summary_counts_body(a, b, W, acc);
+}
+void table_counts_base(const std::uint64_t* a, const std::uint64_t* b, std::int64_t W, std::int64_t* acc) {
+    table_counts_body(a, b, W, acc);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,popcnt"))) void summary_counts_avx2(const std::uint64_t* a, const std::uint64_t* b,
+                                                                std::int64_t W, std::int64_t* acc) {
+    summary_counts_body(a, b, W, acc);
+}
+__attribute__((target("avx2,popcnt"))) void table_counts_avx2(const std::uint64_t* a, const std::uint64_t* b,
+                                                              std::int64_t W, std::int64_t* acc) {
+    table_counts_body(a, b, W, acc);
+}
+#endif
+
+// The kernel the CPU probe (cpu.hpp) picks: 16-entry table or 4 summary counts.
+CountFn pick_counts(bool table) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (active_isa() >= Isa::Avx2) return table ? table_counts_avx2 : summary_counts_avx2;
+#endif
+    return table ? table_counts_base : summary_counts_base;
 }
 
 void check_ranges(std::int64_t n, std::int64_t words, std::int64_t i0, std::int64_t i1,
@@ -89,12 +116,10 @@ void dna_pair_counts(const std::uint64_t* planes, std::int64_t n, std::int64_t w
     const int k = table ? kNumTableCounts : kNumPairCounts;
     std::fill(out, out + plane * k, 0);
     const std::int64_t stride = 3 * words;
+    const CountFn counts = pick_counts(table);
     for_each_pair(i0, i1, j0, j1, upper_only, threads, [&](std::int64_t i, std::int64_t j) {
         std::int64_t acc[kNumTableCounts];
-        if (table)
-            table_counts(planes + i * stride, planes + j * stride, words, acc);
-        else
-            summary_counts(planes + i * stride, planes + j * stride, words, acc);
+        counts(planes + i * stride, planes + j * stride, words, acc);
         const std::int64_t cell = (i - i0) * cols + (j - j0);
         for (int t = 0; t < k; ++t) out[t * plane + cell] = static_cast<std::int32_t>(acc[t]);
     });
@@ -127,6 +152,7 @@ void dna_distance_rows(const std::uint64_t* planes, std::int64_t n, std::int64_t
     check_ranges(n, words, i0, i1, i0, n);
     const ModelConstants k(freqs);
     const std::int64_t stride = 3 * words;
+    const CountFn table_counts = pick_counts(true), summary_counts = pick_counts(false);
     for_each_pair(i0, i1, i0, n, true, threads, [&](std::int64_t i, std::int64_t j) {
         std::int64_t acc[kNumTableCounts];
         double d;

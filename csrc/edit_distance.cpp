@@ -1,6 +1,7 @@
 #include "bioaccel/edit_distance.hpp"
 
 #include "bioaccel/common.hpp"
+#include "bioaccel/cpu.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -262,8 +263,7 @@ void run4_banded(const Pattern& p, const std::uint8_t* const* t, const std::int6
         mv.resize(static_cast<std::size_t>(p.words));
     }
 #if defined(__x86_64__) && defined(__GNUC__)
-    static const bool avx2 = std::getenv("BIOACCEL_NO_AVX2") == nullptr && __builtin_cpu_supports("avx2");
-    if (avx2) return run4_banded_avx2(p, t, n, k, result, pv.data(), mv.data());
+    if (active_isa() >= Isa::Avx2) return run4_banded_avx2(p, t, n, k, result, pv.data(), mv.data());
 #endif
     run4_banded_base(p, t, n, k, result, pv.data(), mv.data());
 }
@@ -275,8 +275,7 @@ void run4(const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n,
         mv.resize(static_cast<std::size_t>(p.words));
     }
 #if defined(__x86_64__) && defined(__GNUC__)
-    static const bool avx2 = std::getenv("BIOACCEL_NO_AVX2") == nullptr && __builtin_cpu_supports("avx2");
-    if (avx2) return run4_avx2(p, t, n, mode, k, result, pv.data(), mv.data());
+    if (active_isa() >= Isa::Avx2) return run4_avx2(p, t, n, mode, k, result, pv.data(), mv.data());
 #endif
     run4_base(p, t, n, mode, k, result, pv.data(), mv.data());
 }

@@ -1,6 +1,7 @@
 #include "bioaccel/kmers.hpp"
 
 #include "bioaccel/common.hpp"
+#include "bioaccel/cpu.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -27,6 +28,11 @@ inline std::uint64_t mix64(std::uint64_t x, std::uint64_t seed) {
     return x;
 }
 
+// What the MinHash estimate of one pair counts: shared / seen.
+struct MinHashCount {
+    std::int64_t shared, seen;
+};
+
 // Row i (bitmap `bits` over value ranks, running counts `below` per word) against every
 // later row j, into row[j - i - 1]. The union's count up to b[y] (row i's values below
 // b[y], plus b's first y + 1, less those shared) never falls as y grows, so b is walked
@@ -40,7 +46,8 @@ inline std::int64_t in_row(const std::uint64_t* bits, std::uint32_t u) { return 
 template <class CountBlock>
 __attribute__((always_inline)) inline void minhash_row_body(const KmerView& t, const std::uint64_t* bits,
                                                             const std::uint32_t* below, std::int64_t i,
-                                                            std::int64_t s, double* row, CountBlock count_block) {
+                                                            std::int64_t s, MinHashCount* row,
+                                                            CountBlock count_block) {
     const std::int64_t n = t.n;
     const std::int64_t na = t.offsets[i + 1] - t.offsets[i];
     const auto a_below = [bits, below](std::uint32_t u) -> std::int64_t {  // row i's values < u
@@ -66,13 +73,12 @@ __attribute__((always_inline)) inline void minhash_row_body(const KmerView& t, c
             shared += in_row(bits, u);
         }
         const std::int64_t seen = full ? s : std::min<std::int64_t>(s, na + nb - shared);
-        row[j - i - 1] = seen > 0 ? static_cast<double>(shared) / static_cast<double>(seen) : 0.0;
+        row[j - i - 1] = {shared, seen};
     }
 }
 
-BIOACCEL_CLONES
 void minhash_row_scalar(const KmerView& t, const std::uint64_t* bits, const std::uint32_t* below,
-                        std::int64_t i, std::int64_t s, double* row) {
+                        std::int64_t i, std::int64_t s, MinHashCount* row) {
     minhash_row_body(t, bits, below, i, s, row, [](const std::uint64_t* w, const std::uint32_t* b) {
         std::int64_t add = 0;
         for (std::int64_t c = 0; c < kBlock; ++c) add += in_row(w, b[c]);
@@ -81,36 +87,55 @@ void minhash_row_scalar(const KmerView& t, const std::uint64_t* bits, const std:
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// The block's bit tests by AVX2 gathers: 8 ranks a load, their 32-bit words of the bitmap
-// gathered (bit u of the little-endian 64-bit words is bit u % 32 of 32-bit word u / 32).
+// The block's bit tests by gathers: bit u of the little-endian 64-bit words is bit u % 32
+// of 32-bit word u / 32; each rank's word is gathered, tested against its bit, and the
+// lanes that hold it counted from the compare mask (no horizontal sum).
+// AVX2: two gathers of 8 ranks.
 __attribute__((target("avx2,popcnt"))) void minhash_row_avx2(const KmerView& t, const std::uint64_t* bits,
                                                              const std::uint32_t* below, std::int64_t i,
-                                                             std::int64_t s, double* row) {
+                                                             std::int64_t s, MinHashCount* row) {
     minhash_row_body(t, bits, below, i, s, row,
-                     [](const std::uint64_t* w, const std::uint32_t* b) __attribute__((target("avx2"))) {
+                     [](const std::uint64_t* w, const std::uint32_t* b) __attribute__((target("avx2,popcnt"))) {
                          const int* words = reinterpret_cast<const int*>(w);
                          const __m256i low5 = _mm256_set1_epi32(31), one = _mm256_set1_epi32(1);
                          const __m256i u0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
                          const __m256i u1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 8));
                          const __m256i g0 = _mm256_i32gather_epi32(words, _mm256_srli_epi32(u0, 5), 4);
                          const __m256i g1 = _mm256_i32gather_epi32(words, _mm256_srli_epi32(u1, 5), 4);
-                         const __m256i h0 = _mm256_and_si256(_mm256_srlv_epi32(g0, _mm256_and_si256(u0, low5)), one);
-                         const __m256i h1 = _mm256_and_si256(_mm256_srlv_epi32(g1, _mm256_and_si256(u1, low5)), one);
-                         // the 16 lanes' 0/1: add the two vectors, then fold to one lane
-                         const __m256i sum = _mm256_add_epi32(h0, h1);
-                         const __m128i x = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
-                         const __m128i y2 = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0x4e));
-                         const __m128i z = _mm_add_epi32(y2, _mm_shuffle_epi32(y2, 0xb1));
-                         return static_cast<std::int64_t>(_mm_cvtsi128_si32(z));
+                         const __m256i bit0 = _mm256_sllv_epi32(one, _mm256_and_si256(u0, low5));
+                         const __m256i bit1 = _mm256_sllv_epi32(one, _mm256_and_si256(u1, low5));
+                         const __m256i in0 = _mm256_cmpeq_epi32(_mm256_and_si256(g0, bit0), bit0);
+                         const __m256i in1 = _mm256_cmpeq_epi32(_mm256_and_si256(g1, bit1), bit1);
+                         const unsigned mask = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(in0))) |
+                                               (static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(in1))) << 8);
+                         return static_cast<std::int64_t>(__builtin_popcount(mask));
                      });
+}
+
+// AVX-512: one gather of 16 ranks, a test into a 16-bit mask.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx2,popcnt"))) void minhash_row_avx512(
+    const KmerView& t, const std::uint64_t* bits, const std::uint32_t* below, std::int64_t i, std::int64_t s,
+    MinHashCount* row) {
+    minhash_row_body(t, bits, below, i, s, row,
+                     [](const std::uint64_t* w, const std::uint32_t* b)
+                         __attribute__((target("avx512f,avx512bw,avx512vl,avx2,popcnt"))) {
+                             const __m512i u = _mm512_loadu_si512(b);
+                             const __m512i g = _mm512_i32gather_epi32(_mm512_srli_epi32(u, 5), w, 4);
+                             const __m512i bit = _mm512_sllv_epi32(_mm512_set1_epi32(1),
+                                                                   _mm512_and_si512(u, _mm512_set1_epi32(31)));
+                             return static_cast<std::int64_t>(__builtin_popcount(_mm512_test_epi32_mask(g, bit)));
+                         });
 }
 #endif
 
 void minhash_row(const KmerView& t, const std::uint64_t* bits, const std::uint32_t* below, std::int64_t i,
-                 std::int64_t s, double* row) {
+                 std::int64_t s, MinHashCount* row) {
 #if defined(__x86_64__) && defined(__GNUC__)
-    static const bool avx2 = std::getenv("BIOACCEL_NO_AVX2") == nullptr && __builtin_cpu_supports("avx2");
-    if (avx2) return minhash_row_avx2(t, bits, below, i, s, row);
+    switch (active_isa()) {
+        case Isa::Avx512: return minhash_row_avx512(t, bits, below, i, s, row);
+        case Isa::Avx2: return minhash_row_avx2(t, bits, below, i, s, row);
+        default: break;
+    }
 #endif
     minhash_row_scalar(t, bits, below, i, s, row);
 }
@@ -160,6 +185,96 @@ void jaccard_row(const KmerView& t, std::int64_t i, double* row) {
 
 namespace {
 
+// The sketches of rows (i0, n) transposed for the values of rows [i0, i1): for each value
+// rank u, every (row j, position y) that holds it, rows ascending. Built per call (a row
+// tile), only when it stays within kMaxPostings entries.
+struct Postings {
+    std::vector<std::uint32_t> start;  // universe + 1
+    std::vector<std::uint32_t> row, pos;
+    bool built = false;
+};
+constexpr std::int64_t kMaxPostings = std::int64_t(1) << 26;
+
+Postings build_postings(const KmerView& t, std::int64_t i0, std::int64_t i1) {
+    Postings p;
+    const std::size_t universe = t.universe;
+    std::vector<std::uint64_t> in_tile(universe / 64 + 1, 0);
+    for (std::int64_t x = t.offsets[i0]; x < t.offsets[i1]; ++x)
+        in_tile[t.rank[x] >> 6] |= std::uint64_t(1) << (t.rank[x] & 63);
+    const auto held = [&in_tile](std::uint32_t u) { return (in_tile[u >> 6] >> (u & 63)) & 1; };
+    const std::int64_t from = t.offsets[std::min(i0 + 1, t.n)], to = t.offsets[t.n];
+    p.start.assign(universe + 1, 0);
+    std::int64_t total = 0;
+    for (std::int64_t x = from; x < to; ++x) {
+        const std::uint32_t u = t.rank[x];
+        const std::uint64_t h = held(u);
+        p.start[u + 1] += static_cast<std::uint32_t>(h);
+        total += static_cast<std::int64_t>(h);
+    }
+    if (total > kMaxPostings) return Postings{};
+    for (std::size_t u = 0; u < universe; ++u) p.start[u + 1] += p.start[u];
+    p.row.resize(static_cast<std::size_t>(total));
+    p.pos.resize(static_cast<std::size_t>(total));
+    std::vector<std::uint32_t> fill(p.start.begin(), p.start.end() - 1);
+    for (std::int64_t j = std::min(i0 + 1, t.n); j < t.n; ++j) {
+        const std::uint32_t* b = t.rank + t.offsets[j];
+        const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
+        for (std::int64_t y = 0; y < nb; ++y) {
+            if (!held(b[y])) continue;
+            const std::uint32_t at = fill[b[y]]++;
+            p.row[at] = static_cast<std::uint32_t>(j);
+            p.pos[at] = static_cast<std::uint32_t>(y);
+        }
+    }
+    p.built = true;
+    return p;
+}
+
+// Row i against every later row from the postings of its values. A value v shared with
+// row j, at position x in row i and y in row j, the t-th shared one in value order, has
+// x + 1 + y + 1 - t values of the union at or below it; it counts towards the estimate
+// when that is <= s (the union's s smallest), exactly the values the bitmap walk counts.
+// `at` holds, per value of row i, its first posting of a later row; returns false (nothing
+// written) when the postings of the row would cost more than the bitmap walk.
+bool minhash_row_postings(const KmerView& t, const Postings& p, std::int64_t i, std::int64_t s, bool force,
+                          std::vector<std::uint32_t>& at, std::vector<std::uint64_t>& cnt, MinHashCount* row) {
+    const std::uint32_t* a = t.rank + t.offsets[i];
+    const std::int64_t na = t.offsets[i + 1] - t.offsets[i], n = t.n;
+    at.resize(static_cast<std::size_t>(na));
+    std::int64_t cost = 0;
+    for (std::int64_t x = 0; x < na; ++x) {
+        const std::uint32_t* lo = p.row.data() + p.start[a[x]];
+        const std::uint32_t* hi = p.row.data() + p.start[a[x] + 1];
+        const std::uint32_t* first = std::upper_bound(lo, hi, static_cast<std::uint32_t>(i));
+        at[x] = static_cast<std::uint32_t>(first - p.row.data());
+        cost += hi - first;
+    }
+    // a posting costs a few bit tests' worth; the bitmap walk about min(s, |row|) tests a pair
+    const std::int64_t walk = (n - i - 1) * std::min<std::int64_t>(s, (t.offsets[n] - t.offsets[i + 1]) / std::max<std::int64_t>(1, n - i - 1));
+    if (!force && 4 * cost > walk) return false;
+    // per later row j: shared values so far (low 32 bits) and those counted (high 32 bits)
+    std::fill(cnt.begin() + i + 1, cnt.end(), 0);
+    for (std::int64_t x = 0; x < na; ++x) {
+        const std::uint32_t end = p.start[a[x] + 1];
+        for (std::uint32_t q = at[x]; q < end; ++q) {
+            std::uint64_t c = cnt[p.row[q]] + 1;
+            const std::int64_t shared_so_far = static_cast<std::uint32_t>(c);
+            c += static_cast<std::uint64_t>(x + 2 + p.pos[q] <= s + shared_so_far) << 32;
+            cnt[p.row[q]] = c;
+        }
+    }
+    for (std::int64_t j = i + 1; j < n; ++j) {
+        const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
+        const std::int64_t shared = static_cast<std::int64_t>(cnt[j] >> 32), common = static_cast<std::uint32_t>(cnt[j]);
+        row[j - i - 1] = {shared, std::min<std::int64_t>(s, na + nb - common)};
+    }
+    return true;
+}
+
+inline double jaccard_estimate(MinHashCount c) {
+    return c.seen > 0 ? static_cast<double>(c.shared) / static_cast<double>(c.seen) : 0.0;
+}
+
 // Mash's distance from a Jaccard estimate (0.0 - : no -0.0 for identical sets).
 inline double mash_from_jaccard(double j, int k) {
     if (!(j > 0)) return 1.0;
@@ -178,6 +293,22 @@ void kmer_rows_as(const KmerView& t, KmerMetric metric, std::int64_t sketch_size
     if (!(0 <= i0 && i0 <= i1 && i1 <= n)) throw std::invalid_argument("rows outside the table");
     const std::size_t words = metric == KmerMetric::MinHash ? t.universe / 64 + 1 : 0;
     const auto first = [n](std::int64_t i) { return i * n - i * (i + 1) / 2; };  // pairs before row i
+    // Mash distances of the pairs whose union fills the sketch (seen == s, most of them),
+    // by shared count: the same expression on the same values, computed once.
+    std::vector<double> full_seen;
+    // MinHash pairs: from the postings where they are cheaper, else the bitmap walk
+    // (BIOACCEL_MINHASH_PAIRS=postings or =bitmap forces one, for tests).
+    const char* how = std::getenv("BIOACCEL_MINHASH_PAIRS");
+    const std::string pairs_by = how ? how : "";
+    Postings postings;
+    if (metric == KmerMetric::MinHash && pairs_by != "bitmap" && i0 < i1) postings = build_postings(t, i0, i1);
+    if (pairs_by == "postings" && metric == KmerMetric::MinHash && !postings.built && i0 < i1)
+        throw std::invalid_argument("BIOACCEL_MINHASH_PAIRS=postings: more than 2^26 postings");
+    if (metric == KmerMetric::MinHash && sketch_size > 0 && sketch_size <= (std::int64_t(1) << 20)) {
+        full_seen.resize(static_cast<std::size_t>(sketch_size) + 1);
+        for (std::int64_t x = 0; x <= sketch_size; ++x)
+            full_seen[static_cast<std::size_t>(x)] = mash_from_jaccard(jaccard_estimate({x, sketch_size}), k);
+    }
 #ifdef _OPENMP
 #pragma omp parallel num_threads(resolve_threads(threads))
 #else
@@ -187,11 +318,17 @@ void kmer_rows_as(const KmerView& t, KmerMetric metric, std::int64_t sketch_size
         std::vector<std::uint64_t> bits(words, 0);
         std::vector<std::uint32_t> below(words + 1, 0);  // row values in earlier words
         std::vector<double> row(static_cast<std::size_t>(n));  // similarities of one row
+        std::vector<MinHashCount> counts(metric == KmerMetric::MinHash ? static_cast<std::size_t>(n) : 0);
+        std::vector<std::uint32_t> at;
+        std::vector<std::uint64_t> cnt(postings.built ? static_cast<std::size_t>(n) : 0);
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 4)
 #endif
         for (std::int64_t i = i0; i < i1; ++i) {
-            if (metric == KmerMetric::MinHash) {
+            if (metric == KmerMetric::MinHash && postings.built &&
+                minhash_row_postings(t, postings, i, sketch_size, pairs_by == "postings", at, cnt, counts.data())) {
+                // done from the postings
+            } else if (metric == KmerMetric::MinHash) {
                 const std::uint32_t* a = t.rank + t.offsets[i];
                 const std::int64_t na = t.offsets[i + 1] - t.offsets[i];
                 std::fill(bits.begin(), bits.end(), 0);
@@ -201,7 +338,7 @@ void kmer_rows_as(const KmerView& t, KmerMetric metric, std::int64_t sketch_size
                     below[w] = run;
                     run += static_cast<std::uint32_t>(__builtin_popcountll(bits[w]));
                 }
-                minhash_row(t, bits.data(), below.data(), i, sketch_size, row.data());
+                minhash_row(t, bits.data(), below.data(), i, sketch_size, counts.data());
             } else if (metric == KmerMetric::CountFraction) {
                 count_row(t, lengths, k, i, row.data());
             } else {
@@ -210,7 +347,12 @@ void kmer_rows_as(const KmerView& t, KmerMetric metric, std::int64_t sketch_size
             T* dst = out + (first(i) - first(i0));
             const std::int64_t m = n - i - 1;
             if (metric == KmerMetric::MinHash) {
-                for (std::int64_t x = 0; x < m; ++x) dst[x] = static_cast<T>(mash_from_jaccard(row[x], k));
+                for (std::int64_t x = 0; x < m; ++x) {
+                    const MinHashCount c = counts[x];
+                    dst[x] = static_cast<T>(c.seen == sketch_size && !full_seen.empty()
+                                                ? full_seen[static_cast<std::size_t>(c.shared)]
+                                                : mash_from_jaccard(jaccard_estimate(c), k));
+                }
             } else {
                 for (std::int64_t x = 0; x < m; ++x) dst[x] = static_cast<T>(1.0 - row[x]);
             }

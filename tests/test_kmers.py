@@ -142,11 +142,14 @@ def test_real_16s_mash_tracks_jaccard():
     assert np.all(np.abs(j_est - j_true) <= 4 * np.sqrt(j_true * (1 - j_true) / 1000) + 2e-3)
 
 
+@pytest.mark.parametrize("pairs_by", ["auto", "bitmap", "postings"])
 @pytest.mark.parametrize("size", [1, 15, 16, 17, 60, 333])
-def test_minhash_estimator_equals_python_reference(rng, size):
+def test_minhash_estimator_equals_python_reference(rng, monkeypatch, size, pairs_by):
     # Mash's estimator, spelled out: the s smallest values of the union, share in both.
     # Sizes around the kernel's 16-value blocks; sketches shorter than s (short sequences,
-    # an empty one) and pairs from identical to unrelated.
+    # an empty one) and pairs from identical to unrelated. Both ways of counting the pairs
+    # (bitmap walk, postings of each value; auto picks per row) forced in turn.
+    monkeypatch.setenv("BIOACCEL_MINHASH_PAIRS", pairs_by)
     seqs = (related(rng, 9, 800, rate=0.2) + related(rng, 4, 300, rate=0.01)
             + ["ACGT" * 10, "A" * 30, "ACG", "".join(rng.choice(list("ACGT"), 500))])
     k = 9

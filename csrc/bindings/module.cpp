@@ -12,6 +12,7 @@
 
 #include "bioaccel/align.hpp"
 #include "bioaccel/common.hpp"
+#include "bioaccel/cpu.hpp"
 #include "bioaccel/dna_counts.hpp"
 #include "bioaccel/dna_models.hpp"
 #include "bioaccel/edit_distance.hpp"
@@ -22,6 +23,27 @@ namespace py = pybind11;
 using namespace bioaccel;
 
 namespace {
+
+py::dict cpu_features_py() {
+    const CpuFeatures& f = cpu_features();
+    py::dict built, cpu, forced, out;
+    built["avx2"] = f.built_avx2;
+    built["avx512"] = f.built_avx512;
+    cpu["popcnt"] = f.cpu_popcnt;
+    cpu["avx2"] = f.cpu_avx2;
+    cpu["avx512f"] = f.cpu_avx512f;
+    cpu["avx512bw"] = f.cpu_avx512bw;
+    cpu["avx512vl"] = f.cpu_avx512vl;
+    cpu["avx512vbmi"] = f.cpu_avx512vbmi;
+    cpu["avx512vpopcntdq"] = f.cpu_avx512vpopcntdq;
+    forced["BIOACCEL_NO_AVX2"] = f.no_avx2;
+    forced["BIOACCEL_NO_AVX512"] = f.no_avx512;
+    out["isa"] = isa_name(f.isa);
+    out["built"] = built;
+    out["cpu"] = cpu;
+    out["forced"] = forced;
+    return out;
+}
 
 using U64Array = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>;
 using F64Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
@@ -377,6 +399,10 @@ PYBIND11_MODULE(_native, m) {
     m.def("kmer_ranks", &kmer_ranks_py, py::arg("values"),
           "(rank, universe): each value's rank among the distinct values, uint32.");
     m.def("align_isa", &align_isa, "Instruction set the alignment kernels dispatch to.");
+    m.def("cpu_features", &cpu_features_py,
+          "The one CPU probe every SIMD dispatcher uses, read once per process: {'isa': level "
+          "in use, 'built': kernels in this build, 'cpu': what the CPU supports, 'forced': "
+          "BIOACCEL_NO_AVX2 / BIOACCEL_NO_AVX512 as read}.");
     m.def("openmp_enabled", &openmp_enabled);
     m.def("max_threads", &max_threads);
 }

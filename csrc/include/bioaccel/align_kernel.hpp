@@ -6,7 +6,8 @@
 
 namespace bioaccel {
 
-constexpr int kMaxLanes = 32;  // int8 lanes of a 32-byte vector
+constexpr int kMaxLanes = 64;  // int8 lanes of a 64-byte (AVX-512) vector
+constexpr int kTable8Stride = 64;  // bytes per row of GroupJob::table8
 
 // One query against up to lanes() targets, all padded to the longest (nmax).
 struct GroupJob {
@@ -23,18 +24,23 @@ struct GroupJob {
     int width = 4;                      // bytes per score: 1, 2 or 4
     std::int64_t overflow_threshold = 0;  // local: a lane whose score passes this is re-run wider
     std::uint8_t pad_code = 0;
-    // The score table as int8 rows of 32 entries (row x: scores of query letter x against
-    // target letters 0..31), when the alphabet has <= 32 letters and every score fits int8:
+    // The score table as int8 rows of kTable8Stride entries (row x: scores of query letter x
+    // against target letters 0..31, repeated for 32..63), when the alphabet has <= 32 letters and every score fits int8:
     // the column profile is then built with byte shuffles instead of scalar stores.
     const std::int8_t* table8 = nullptr;
     std::int64_t strip = 0;               // query rows per strip (1..m)
 };
 
-// Bytes of workspace run_group needs (the same for every width: 32-byte vectors).
-inline std::int64_t group_workspace_bytes(std::int64_t strip, int alphabet, std::int64_t nmax) {
-    return (2 * (strip + 1) + alphabet + 4 * nmax) * 32;
+// Bytes of workspace run_group needs (the same for every width).
+inline std::int64_t group_workspace_bytes(std::int64_t strip, int alphabet, std::int64_t nmax, int vector_bytes) {
+    return (2 * (strip + 1) + 2 * alphabet + 4 * nmax) * vector_bytes;
 }
 
+// Each kernel level: 64-byte vectors (AVX-512 F/BW/VL/VBMI), 32-byte (AVX2), 32-byte
+// vector code for the baseline (the compiler splits it into SSE2 halves).
+namespace simd_avx512 {
+void run_group(const GroupJob& job, void* work, std::int32_t* result, std::uint8_t* overflow);
+}
 namespace simd_avx2 {
 void run_group(const GroupJob& job, void* work, std::int32_t* result, std::uint8_t* overflow);
 }

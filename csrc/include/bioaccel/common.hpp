@@ -41,12 +41,4 @@ inline bool openmp_enabled() {
 #endif
 }
 
-// Instruction-set variants: the pair-count kernels are compiled several times
-// and the loader picks the best one for this CPU (GCC/Clang function multiversioning).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(BIOACCEL_NO_CLONES)
-#define BIOACCEL_CLONES __attribute__((target_clones("avx2", "popcnt", "default")))
-#else
-#define BIOACCEL_CLONES
-#endif
-
 }  // namespace bioaccel
