@@ -208,6 +208,27 @@ def test_rows_threads_input_order_and_backends():
         check_rows(bioaccel.msa(records, guide_tree=tree), ids, seqs)
 
 
+def test_every_cpu_level_gives_the_same_alignment():
+    """The DP's row kernels are built for AVX2 and the baseline; forcing the baseline
+    (BIOACCEL_NO_AVX2, read once per process) must not change a single column."""
+    rng = np.random.default_rng(21)
+    seqs = random_family(rng, 30, 120, mutate=0.35)
+    code = ("import sys, bioaccel\n"
+            f"aln = bioaccel.msa({list(enumerate(seqs))!r}, threads=2)\n"
+            "print(bioaccel._native.cpu_features()['isa'])\n"
+            "print('\\n'.join(aln.sequences))\n")
+    outs = {}
+    for forced in ("", "1"):
+        env = {**os.environ, "BIOACCEL_NO_AVX2": forced} if forced else \
+            {k: v for k, v in os.environ.items() if k != "BIOACCEL_NO_AVX2"}
+        res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, check=True)
+        isa, rows = res.stdout.split("\n", 1)
+        outs[isa] = rows
+    assert len(outs) == 2, f"the forced run did not change the level: {list(outs)}"
+    assert len(set(outs.values())) == 1
+
+
 def test_odd_inputs():
     one = bioaccel.msa([("x", "MKV")])
     assert one.sequences == ["MKV"] and one.guide_tree is None

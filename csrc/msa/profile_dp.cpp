@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "bioaccel/common.hpp"
+#include "bioaccel/cpu.hpp"
 #include "bioaccel/msa.hpp"
 #include "gap_kinds.hpp"
 
@@ -146,10 +147,10 @@ struct Rows {
 };
 
 // M and X of DP columns j0..j1 of a row: both depend on the previous row only, so this loop
-// vectorises (compiled for AVX2 and the baseline; the same IEEE operations either way).
-// Ties: M before X before Y. Writes the states before M (bits 0-1) and X (bits 2-3) to t.
-BIOACCEL_CLONES
-void diagonal_and_down(int j0, int j1, const float* __restrict pM, const float* __restrict pX,
+// vectorises (compiled for AVX2 and the baseline, picked by the CPU probe; the same IEEE
+// operations either way). Ties: M before X before Y. Writes the states before M (bits 0-1)
+// and X (bits 2-3) to t.
+__attribute__((always_inline)) inline void diagonal_and_down_body(int j0, int j1, const float* __restrict pM, const float* __restrict pX,
                        const float* __restrict pY, const float* __restrict s,
                        const float* __restrict occ_b, const float* __restrict credit_b,
                        const float* __restrict start_b, const float* __restrict cont_b,
@@ -187,8 +188,7 @@ struct RowScratch {
 
 // For the Y state of DP columns j0..j1: base[j] = the better of opening from M or from X at
 // j - 1 (M on ties; from_x[j] = 1 when X), and cost[j] = the extension cost of carrying Y.
-BIOACCEL_CLONES
-void gap_in_a_candidates(int j0, int j1, const float* __restrict M, const float* __restrict X,
+__attribute__((always_inline)) inline void gap_in_a_candidates_body(int j0, int j1, const float* __restrict M, const float* __restrict X,
                          const float* __restrict occ_b, float start_a, float cont_a,
                          float* __restrict base, float* __restrict cost,
                          std::uint8_t* __restrict from_x) {
@@ -201,6 +201,49 @@ void gap_in_a_candidates(int j0, int j1, const float* __restrict M, const float*
         cost[j] = ob * cont_a;
     }
 }
+
+#define BIOACCEL_DIAG_ARGS                                                                    \
+    int j0, int j1, const float* __restrict pM, const float* __restrict pX,                  \
+        const float* __restrict pY, const float* __restrict s, const float* __restrict occ_b, \
+        const float* __restrict credit_b, const float* __restrict start_b,                   \
+        const float* __restrict cont_b, float occ_a, float credit_a, float* __restrict M,     \
+        float* __restrict X, std::uint8_t* __restrict t
+#define BIOACCEL_DIAG_CALL j0, j1, pM, pX, pY, s, occ_b, credit_b, start_b, cont_b, occ_a, credit_a, M, X, t
+#define BIOACCEL_GAP_ARGS                                                                     \
+    int j0, int j1, const float* __restrict M, const float* __restrict X,                    \
+        const float* __restrict occ_b, float start_a, float cont_a, float* __restrict base,   \
+        float* __restrict cost, std::uint8_t* __restrict from_x
+#define BIOACCEL_GAP_CALL j0, j1, M, X, occ_b, start_a, cont_a, base, cost, from_x
+
+void diagonal_and_down_base(BIOACCEL_DIAG_ARGS) { diagonal_and_down_body(BIOACCEL_DIAG_CALL); }
+void gap_in_a_candidates_base(BIOACCEL_GAP_ARGS) { gap_in_a_candidates_body(BIOACCEL_GAP_CALL); }
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) void diagonal_and_down_avx2(BIOACCEL_DIAG_ARGS) {
+    diagonal_and_down_body(BIOACCEL_DIAG_CALL);
+}
+__attribute__((target("avx2"))) void gap_in_a_candidates_avx2(BIOACCEL_GAP_ARGS) {
+    gap_in_a_candidates_body(BIOACCEL_GAP_CALL);
+}
+#endif
+
+#undef BIOACCEL_DIAG_ARGS
+#undef BIOACCEL_DIAG_CALL
+#undef BIOACCEL_GAP_ARGS
+#undef BIOACCEL_GAP_CALL
+
+// The row kernels the CPU probe (cpu.hpp) picks.
+struct RowKernels {
+    decltype(&diagonal_and_down_base) diagonal_and_down = diagonal_and_down_base;
+    decltype(&gap_in_a_candidates_base) gap_in_a_candidates = gap_in_a_candidates_base;
+    RowKernels() {
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (active_isa() >= Isa::Avx2) {
+            diagonal_and_down = diagonal_and_down_avx2;
+            gap_in_a_candidates = gap_in_a_candidates_avx2;
+        }
+#endif
+    }
+};
 
 class ProfileDP {
 public:
@@ -261,7 +304,7 @@ public:
             t[0] = static_cast<std::uint8_t>(st << 2);
         }
         const int jf = std::max(j0, 1);
-        diagonal_and_down(jf, j1, pM, pX, pY, s, occ_b, gb_.credit.data(), gb_.start.data(),
+        kernels_.diagonal_and_down(jf, j1, pM, pX, pY, s, occ_b, gb_.credit.data(), gb_.start.data(),
                           gb_.cont.data(), occ_a, credit_a, M, X, t);
         // Y (gap in A at boundary i) runs along the row: ties go to M, then Y, then X. The
         // candidates from M and X of the row are gathered first (vectorised); the loop that
@@ -269,7 +312,7 @@ public:
         const float* base_ = w.base.data();
         const float* cost_ = w.cost.data();
         const std::uint8_t* from_x_ = w.from_x.data();
-        gap_in_a_candidates(jf, j1, M, X, occ_b, start_a, cont_a, w.base.data(), w.cost.data(),
+        kernels_.gap_in_a_candidates(jf, j1, M, X, occ_b, start_a, cont_a, w.base.data(), w.cost.data(),
                             w.from_x.data());
         float y = Y[jf - 1];
         for (int j = jf; j <= j1; ++j) {
@@ -338,6 +381,7 @@ public:
     const Profile& b_;
     GapTerms ga_, gb_;
     PairScores scores_;
+    RowKernels kernels_;
     RowScratch work_ = RowScratch(b_.len);
     mutable std::vector<std::uint8_t> scratch_ = std::vector<std::uint8_t>(b_.len + 1);
     const int* lo_ = nullptr;
