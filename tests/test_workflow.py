@@ -113,15 +113,23 @@ def test_clusters_match_scipy_on_the_merged_matrix(test_run):
         assert len(pairs) == len(set(expected)) == len(set(got[:, k]))
 
 
+def _seconds(stamp: str) -> float:
+    import datetime
+    return datetime.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S").timestamp()
+
+
 def test_tile_jobs_never_shared_a_gpu(test_run):
     wd, _ = test_run
     spans = []
     for log in sorted((wd / "logs/distance_tile").glob("*.log")):
         text = log.read_text()
-        lease = re.search(r"GPU\(s\) (\S+) .*leased at ([\d.]+)", text)
-        release = re.search(r"released at ([\d.]+)", text)
+        # gpu-run prints local times to the second ("2026-12-02 00:31:05"): a real overlap
+        # of a second or more is caught, and back-to-back leases never look overlapping
+        stamp = r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)"
+        lease = re.search(r"GPU\(s\) (\S+) .*leased at " + stamp, text)
+        release = re.search(r"released at " + stamp, text)
         assert lease and release, f"{log.name}: no lease record:\n{text}"
-        spans.append((float(lease.group(2)), float(release.group(1)), lease.group(1)))
+        spans.append((_seconds(lease.group(2)), _seconds(release.group(1)), lease.group(1)))
     assert len(spans) == 10  # 4 x 4 grid: 10 upper tiles
     for a in range(len(spans)):
         for b in range(a + 1, len(spans)):
