@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -339,6 +341,45 @@ class _FakeCupy:
         return kernel
 
 
+def test_engine_gpu_stage_equals_the_cpu_engine(monkeypatch):
+    """msa(backend="cupy") batches each guide-tree level into one launch (here the NumPy
+    stand-in running the Numba kernel under the simulator) and gives the CPU's alignment."""
+    from bioaccel.msa_engine import engine
+
+    rng = np.random.default_rng(17)
+    for letters, n, width in ((AA, 9, 24), ("ACGT", 7, 30)):
+        root = "".join(rng.choice(list(letters), width))
+        seqs = []
+        for _ in range(n):
+            s = [c if rng.random() > 0.3 else rng.choice(list(letters)) for c in root]
+            k = int(rng.integers(0, len(s) - 3))
+            del s[k:k + int(rng.integers(0, 4))]
+            seqs.append("".join(s))
+        records = [(f"s{k}", s) for k, s in enumerate(seqs)]
+        fake = _FakeCupy()
+        monkeypatch.setattr(engine, "gpu_array_module", lambda: fake)
+        # a balanced tree: its levels hold several merges each
+        nodes = [f"s{k}" for k in range(n)]
+        while len(nodes) > 1:
+            nodes = [f"({a},{b})" for a, b in zip(nodes[::2], nodes[1::2])] + nodes[len(nodes) // 2 * 2:]
+        balanced = bioaccel.read_newick(nodes[0] + ";")
+        for tree in ("single", balanced):
+            fake.launches.clear()
+            gpu = bioaccel.msa(records, backend="cupy", guide_tree=tree)
+            cpu = bioaccel.msa(records, backend="cpu", guide_tree=tree)
+            assert gpu.sequences == cpu.sequences
+            assert sum(p for p, _ in fake.launches) == n - 1  # every merge, on the "GPU"
+            if tree is balanced:
+                assert max(p for p, _ in fake.launches) >= 2  # a level in one launch
+
+
+def test_engine_gpu_stage_refuses_without_cupy():
+    if importlib.util.find_spec("cupy") is not None:
+        pytest.skip("CuPy is installed here")
+    with pytest.raises(bioaccel.BackendUnavailableError, match="cupy"):
+        bioaccel.msa([("a", "MKV"), ("b", "MKVL")], backend="cupy")
+
+
 def pack_batch_scratch(desc) -> int:
     from bioaccel.backends.msa_batch import D_SCRATCH
     last = desc[-1]
@@ -400,3 +441,17 @@ def test_numba_kernel_on_the_gpu_equals_the_cpu_engine():
     for dna in (False, True):
         cases = random_cases(seed=41, count=100, max_width=60, dna=dna)
         assert_equal_to_cpu(cases, *profile_dp_batch_numba([c.inputs for c in cases]))
+
+
+@pytest.mark.gpu
+def test_engine_on_the_gpu_equals_the_cpu_engine():
+    """The whole engine with its progressive stage on the GPU, on BAliBASE cases and the
+    bundled HMMER families: the same alignments as on the CPU."""
+    from pathlib import Path
+    data = Path(bioaccel.__file__).parent / "data" / "hmmer"
+    inputs = [data / "globins45.fa", data / "Pkinase.fa", data / "MADE1.fa"]
+    if BALIBASE.is_dir():
+        inputs += [BALIBASE / f"{c}.fa" for c in ("BB11001", "BB12001", "BBS12010")]
+    for path in inputs:
+        assert (bioaccel.msa(path, backend="cupy").sequences
+                == bioaccel.msa(path, backend="cpu").sequences), path.name

@@ -160,12 +160,13 @@ def test_an_unknown_mode_is_a_scoring_error_everywhere(call):
 
 def _cpp_functions() -> set[str]:
     text = "".join(p.read_text() for p in sorted((ROOT / "csrc" / "bindings").glob("*.cpp")))
-    return set(re.findall(r'\bm\.def\(\s*"(\w+)"', text))
+    return (set(re.findall(r'\bm\.def\(\s*"(\w+)"', text))
+            | set(re.findall(r'py::class_<\w+>\(\s*m,\s*"(\w+)"', text)))
 
 
 def _stub_functions() -> set[str]:
     tree = ast.parse((ROOT / "bioaccel" / "_native.pyi").read_text())
-    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
 
 
 def test_native_stub_lists_every_bound_function():

@@ -93,11 +93,15 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         profile-profile sum of pairs; ``auto``: 100 iterations for up to 1,000 sequences.
     threads : int
         0 = all cores. The result does not depend on it.
-    backend : {"auto", "cpu"}
-        The CPU engine (C++/OpenMP). GPU stages are not implemented yet: naming
-        ``cupy``/``numba-cuda`` raises :class:`BackendUnavailableError`.
+    backend : {"auto", "cpu", "cupy"}
+        ``cpu``: the C++/OpenMP engine. ``cupy``: the progressive stage's profile-profile DPs
+        on the GPU, all ready merges of a guide-tree level in one launch of
+        ``kernels/msa_profile_dp.cu`` (the same paths as the CPU, bit for bit); profiles,
+        guide tree and refinement stay on the CPU. ``auto`` is ``cpu`` until the GPU stage
+        has been measured on a GPU. Raises :class:`BackendUnavailableError` when CuPy cannot
+        run here, or for ``numba-cuda`` (no MSA stage).
     devices : None
-        Reserved for the GPU stages; anything else raises.
+        Reserved for multi-GPU MSA; anything else raises.
     progress : bool, optional
         Progress bar on stderr (default: when stderr is a terminal).
 
@@ -116,12 +120,13 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
 
     threads = check_threads(threads)
     key = str(backend).lower()
-    if key not in ("auto", "cpu"):
+    if key not in ("auto", "cpu", "cupy"):
         raise BackendUnavailableError(
-            f"the MSA engine runs on the CPU only so far; backend {backend!r} has no MSA stage "
-            "(use backend='auto' or 'cpu')")
+            f"backend {backend!r} has no MSA stage; expected 'auto', 'cpu' or 'cupy'")
     if devices is not None:
-        raise BackendUnavailableError("the MSA engine has no GPU stage yet; devices= must be None")
+        raise BackendUnavailableError("multi-GPU MSA is not implemented; devices= must be None "
+                                      "(backend='cupy' runs on the current GPU)")
+    xp = gpu_array_module() if key == "cupy" else None
     ids, raw, source = _records(sequences)
     check_unique_ids(ids, source)
     ungapped = [s.replace("-", "").replace(".", "") for s in raw]
@@ -155,7 +160,10 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     from ..progress import progress_bar
     with progress_bar("aligning", enabled=progress) as update:
         callback = (lambda done: update(done, total_steps)) if total_steps else None
-        if n:
+        if n and xp is not None:
+            cols, width = progressive_in_levels(native, work, scoring, merges, weights, xp,
+                                                callback)
+        elif n:
             cols, width = native.msa_progressive(work.codes, work.offsets, scoring.letter_of,
                                                  scoring.sub, scoring.gaps, merges, weights,
                                                  threads, callback)
@@ -170,6 +178,49 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     rows = _rows(raw, order, work, cols, int(width), len(batch))
     tree = _tree_from_merges(merges, [ids[i] for i in order]) if n > 1 else None
     return MultipleAlignment(ids, rows, batch.alphabet, tree)
+
+
+def gpu_array_module():
+    """CuPy, when it can run here (else :class:`BackendUnavailableError` saying why)."""
+    from ..backends import get_backend
+    get_backend("cupy", "align_scores")
+    import cupy
+    return cupy
+
+
+def progressive_in_levels(native, work: SeqBatch, scoring, merges: np.ndarray,
+                          weights: np.ndarray, xp, progress=None) -> tuple[np.ndarray, int]:
+    """The progressive stage with the DPs on the GPU: the merges whose children are done
+    form a level, aligned in one batch by :func:`bioaccel.backends.cupy_msa.profile_dp_batch`
+    and merged in order. The merges and their paths equal the CPU engine's, so the
+    alignment does too."""
+    from ..backends.cupy_msa import profile_dp_batch
+
+    n = len(work)
+    run = native.MsaProgressiveRun(work.codes, work.offsets, scoring.letter_of, scoring.sub,
+                                   scoring.gaps, merges, weights)
+    parent = np.full(2 * n - 1, -1, dtype=np.int64)
+    waiting = np.zeros(len(merges), dtype=np.int64)
+    for k, (a, b) in enumerate(merges.tolist()):
+        parent[a] = parent[b] = n + k
+        waiting[k] = (a >= n) + (b >= n)
+    level = [k for k in range(len(merges)) if waiting[k] == 0]
+    done = 0
+    while level:
+        paths, _ = profile_dp_batch([run.dp_inputs(k) for k in level], xp)
+        upcoming = []
+        for k, path in zip(level, paths):
+            run.merge(k, np.ascontiguousarray(path, dtype=np.uint8))
+            p = parent[n + k]
+            if p >= 0:
+                waiting[p - n] -= 1
+                if waiting[p - n] == 0:
+                    upcoming.append(int(p - n))
+        done += len(level)
+        if progress is not None:
+            progress(done)
+        level = sorted(upcoming)
+    return run.finish()
 
 
 def _refine_iterations(refine, n: int) -> int:

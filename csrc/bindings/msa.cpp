@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -174,6 +175,8 @@ py::array_t<T> to_matrix(const std::vector<T>& v, std::int64_t rows, std::int64_
 // letters (K); sa (n, K); fbt (K, m) and used (K,) uint8, or single (m,) int16 when B is one gap-free
 // sequence (the others None); occ_a, occ_b; start_a, cont_a (n + 1), own_a, credit_a (n);
 // start_b, cont_b (m + 1), own_b, credit_b (m). For the GPU stage (backends/cupy_msa.py).
+py::dict dp_inputs_dict(const msa::DpInputs& in);
+
 py::dict dp_inputs_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
                       py::tuple gaps, F64Array weights, I32Array column_of, I64Array rows_a,
                       I64Array rows_b, bool as_sequences) {
@@ -189,6 +192,10 @@ py::dict dp_inputs_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Ar
         const msa::Profile b = pair_profile(v, column_of, rows_b, w, sc, as_sequences);
         in = msa::dp_inputs(a, b, sc);
     }
+    return dp_inputs_dict(in);
+}
+
+py::dict dp_inputs_dict(const msa::DpInputs& in) {
     py::dict d;
     d["letters"] = in.letters;
     d["sa"] = to_matrix(in.sa, in.n, in.letters);
@@ -206,6 +213,64 @@ py::dict dp_inputs_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Ar
     }
     return d;
 }
+
+// The progressive stage driven from Python one merge at a time (the GPU stage batches the
+// ready merges of each guide-tree level); holds its arrays so the C++ run can point at them.
+class PyProgressiveRun {
+public:
+    PyProgressiveRun(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
+                     py::tuple gaps, I64Array merges, F64Array weights)
+        : codes_(codes), offsets_(offsets), merges_(merges), weights_(weights),
+          sc_(scoring(letter_of, sub, gaps)) {
+        const SeqView v = seq_view(codes_, offsets_);
+        weights_for(weights_, v.count);
+        if (merges_.ndim() != 2 || merges_.shape(1) != 2)
+            throw std::invalid_argument("merges must have shape (n - 1, 2)");
+        run_ = std::make_unique<msa::ProgressiveRun>(v, sc_, merges_.data(), merges_.shape(0),
+                                                     weights_.data());
+    }
+    py::dict dp_inputs(std::int64_t k) {
+        msa::DpInputs in;
+        {
+            py::gil_scoped_release release;
+            const auto ops = run_->operands(k);
+            in = msa::dp_inputs(*ops.first, *ops.second, sc_);
+        }
+        return dp_inputs_dict(in);
+    }
+    void merge(std::int64_t k, U8Array path) {
+        msa::Path p(path.data(), path.data() + path.size());
+        for (std::uint8_t op : p)
+            if (op > msa::GapInA) throw std::invalid_argument("path ops must be 0, 1 or 2");
+        py::gil_scoped_release release;
+        const auto ops = run_->operands(k);
+        std::int64_t ia = 0, ib = 0;
+        for (std::uint8_t op : p) {
+            ia += op != msa::GapInA;
+            ib += op != msa::GapInB;
+        }
+        if (ia != ops.first->len || ib != ops.second->len)
+            throw std::invalid_argument("the path of merge " + std::to_string(k) +
+                                        " does not cover its two profiles");
+        run_->merge(k, p);
+    }
+    py::tuple finish() {
+        py::array_t<std::int32_t> out(codes_.size());
+        std::int64_t width;
+        {
+            py::gil_scoped_release release;
+            width = run_->finish(out.mutable_data());
+        }
+        return py::make_tuple(out, width);
+    }
+
+private:
+    U8Array codes_;
+    I64Array offsets_, merges_;
+    F64Array weights_;
+    msa::MsaScoring sc_;
+    std::unique_ptr<msa::ProgressiveRun> run_;
+};
 
 py::array_t<float> lcs_distances_py(U8Array codes, I64Array offsets, int letters, I64Array rows_a,
                                     py::object rows_b, int threads) {
@@ -268,6 +333,16 @@ void bind_msa(py::module_& m) {
           py::arg("full_limit") = std::int64_t(1) << 26, py::arg("as_sequences") = false,
           "Profile-profile DP of two sub-alignments: (path, score, path score). With\n"
           "as_sequences, a one-row side is profiled as its sequence alone (as tips are).");
+    py::class_<PyProgressiveRun>(m, "MsaProgressiveRun",
+                                 "The progressive stage one merge at a time (for the GPU stage).")
+        .def(py::init<U8Array, I64Array, I16Array, F32Array, py::tuple, I64Array, F64Array>(),
+             py::arg("codes"), py::arg("offsets"), py::arg("letter_of"), py::arg("sub"),
+             py::arg("gaps"), py::arg("merges"), py::arg("weights"))
+        .def("dp_inputs", &PyProgressiveRun::dp_inputs, py::arg("k"),
+             "The DP arrays of merge k's two profiles (as msa_dp_inputs).")
+        .def("merge", &PyProgressiveRun::merge, py::arg("k"), py::arg("path"),
+             "Merge k along a DP path (uint8 ops 0/1/2).")
+        .def("finish", &PyProgressiveRun::finish, "(column of every residue, number of columns).");
     m.def("msa_dp_inputs", &dp_inputs_py, py::arg("codes"), py::arg("offsets"),
           py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),
           py::arg("column_of"), py::arg("rows_a"), py::arg("rows_b"),

@@ -43,46 +43,103 @@ void check_merges(const std::int64_t* merges, std::int64_t n_merges, std::int64_
 
 }  // namespace
 
+ProgressiveRun::ProgressiveRun(const SeqView& seqs, const MsaScoring& sc,
+                               const std::int64_t* merges, std::int64_t n_merges,
+                               const double* weights)
+    : seqs_(seqs), sc_(sc), merges_(merges), n_merges_(n_merges), n_(seqs.count),
+      weights_(weights) {
+    std::vector<std::int64_t> parent;
+    if (n_ > 1) check_merges(merges, n_merges, n_, parent);
+    else if (n_merges != 0) throw std::invalid_argument("one sequence needs no merges");
+    const std::int64_t nodes = std::max<std::int64_t>(2 * n_ - 1, 0);
+    profile_.resize(nodes);
+    to_parent_.resize(nodes);
+    done_.assign(nodes, 0);
+    for (std::int64_t t = 0; t < n_; ++t) done_[t] = 1;
+}
+
+std::pair<const Profile*, const Profile*> ProgressiveRun::operands(std::int64_t k) {
+    if (k < 0 || k >= n_merges_) throw std::out_of_range("merge " + std::to_string(k) + " does not exist");
+    const std::int64_t l = left(k), r = right(k);
+    for (std::int64_t c : {l, r}) {
+        if (!done_[c] || (c >= n_ && profile_[c].len == 0 && profile_[c].rows == 0))
+            throw std::logic_error("merge " + std::to_string(k) + " runs before its child " +
+                                   std::to_string(c) + " is done (or after it was merged)");
+        if (c < n_ && profile_[c].rows == 0)
+            profile_[c] = sequence_profile(seqs_.seq(c), seqs_.length(c), sc_, weights_[c]);
+    }
+    return {&profile_[l], &profile_[r]};
+}
+
+void ProgressiveRun::merge(std::int64_t k, const Path& path) {
+    const std::int64_t l = left(k), r = right(k);
+    if (done_[n_ + k]) throw std::logic_error("merge " + std::to_string(k) + " is done already");
+    Profile merged = merge_profiles(profile_[l], profile_[r], path);
+    std::vector<std::int32_t>& ml = to_parent_[l];
+    std::vector<std::int32_t>& mr = to_parent_[r];
+    ml.resize(profile_[l].len);
+    mr.resize(profile_[r].len);
+    std::int32_t i = 0, j = 0;
+    for (std::size_t c = 0; c < path.size(); ++c) {
+        if (path[c] != GapInA) ml[i++] = static_cast<std::int32_t>(c);
+        if (path[c] != GapInB) mr[j++] = static_cast<std::int32_t>(c);
+    }
+    profile_[l] = Profile();
+    profile_[r] = Profile();
+    profile_[n_ + k] = std::move(merged);
+    done_[n_ + k] = 1;
+}
+
+std::int64_t ProgressiveRun::finish(std::int32_t* column_of) {
+    if (n_ == 0) return 0;
+    if (n_ == 1) {
+        for (std::int64_t c = 0; c < seqs_.length(0); ++c) column_of[c] = static_cast<std::int32_t>(c);
+        return seqs_.length(0);
+    }
+    const std::int64_t nodes = 2 * n_ - 1, root = nodes - 1;
+    for (std::int64_t k = 0; k < n_merges_; ++k)
+        if (!done_[n_ + k]) throw std::logic_error("finish: merge " + std::to_string(k) + " is not done");
+    // final columns, from the root down
+    const std::int64_t width = profile_[root].len;
+    std::vector<std::vector<std::int32_t>> final_cols(nodes);
+    final_cols[root].resize(width);
+    for (std::int64_t c = 0; c < width; ++c) final_cols[root][c] = static_cast<std::int32_t>(c);
+    for (std::int64_t k = n_merges_ - 1; k >= 0; --k) {
+        const std::int64_t node = n_ + k;
+        for (std::int64_t c : {left(k), right(k)}) {
+            std::vector<std::int32_t>& out = final_cols[c];
+            const std::vector<std::int32_t>& map = to_parent_[c];
+            out.resize(map.size());
+            for (std::size_t x = 0; x < map.size(); ++x) out[x] = final_cols[node][map[x]];
+            std::vector<std::int32_t>().swap(to_parent_[c]);
+        }
+        if (node != root) std::vector<std::int32_t>().swap(final_cols[node]);
+    }
+    for (std::int64_t t = 0; t < n_; ++t)
+        std::copy(final_cols[t].begin(), final_cols[t].end(), column_of + seqs_.offsets[t]);
+    return width;
+}
+
 std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
                                const std::int64_t* merges, std::int64_t n_merges,
                                const double* weights, int threads, std::int32_t* column_of,
                                void (*progress)(void*, std::int64_t), void* progress_ctx) {
     const std::int64_t n = seqs.count;
-    if (n == 0) return 0;
-    if (n == 1) {
-        for (std::int64_t k = 0; k < seqs.length(0); ++k) column_of[k] = static_cast<std::int32_t>(k);
-        return seqs.length(0);
-    }
+    ProgressiveRun run(seqs, sc, merges, n_merges, weights);
+    if (n <= 1) return run.finish(column_of);
     std::vector<std::int64_t> parent;
     check_merges(merges, n_merges, n, parent);
-    const std::int64_t nodes = 2 * n - 1;
-    std::vector<Profile> profile(nodes);
-    std::vector<std::vector<std::int32_t>> to_parent(nodes);  // node column -> parent column
     std::vector<int> waiting(n_merges, 0);
     for (std::int64_t k = 0; k < n_merges; ++k)
         for (int side = 0; side < 2; ++side)
             if (merges[2 * k + side] >= n) ++waiting[k];
 
     auto run_merge = [&](std::int64_t k, int dp_threads) {
-        const std::int64_t l = merges[2 * k], r = merges[2 * k + 1];
-        for (std::int64_t c : {l, r})
-            if (c < n) profile[c] = sequence_profile(seqs.seq(c), seqs.length(c), sc, weights[c]);
+        const auto ops = run.operands(k);
         Path path;
-        align_profiles(profile[l], profile[r], sc, path, std::int64_t(1) << 26, nullptr, nullptr,
-                       dp_threads);
-        Profile merged = merge_profiles(profile[l], profile[r], path);
-        std::vector<std::int32_t>& ml = to_parent[l];
-        std::vector<std::int32_t>& mr = to_parent[r];
-        ml.resize(profile[l].len);
-        mr.resize(profile[r].len);
-        std::int32_t i = 0, j = 0;
-        for (std::size_t c = 0; c < path.size(); ++c) {
-            if (path[c] != GapInA) ml[i++] = static_cast<std::int32_t>(c);
-            if (path[c] != GapInB) mr[j++] = static_cast<std::int32_t>(c);
-        }
-        profile[l] = Profile();
-        profile[r] = Profile();
-        profile[n + k] = std::move(merged);
+        align_profiles(*ops.first, *ops.second, sc, path, std::int64_t(1) << 26, nullptr,
+                       nullptr, dp_threads);
+        run.merge(k, path);
     };
 
     const int workers = std::max(1, std::min<int>(resolve_threads(threads),
@@ -140,29 +197,7 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
         }
         if (failure) std::rethrow_exception(failure);
     }
-    // final columns, from the root down
-    const std::int64_t root = nodes - 1;
-    const std::int64_t width = profile[root].len;
-    std::vector<std::vector<std::int32_t>> final_cols(nodes);
-    final_cols[root].resize(width);
-    for (std::int64_t c = 0; c < width; ++c) final_cols[root][c] = static_cast<std::int32_t>(c);
-    for (std::int64_t k = n_merges - 1; k >= 0; --k) {
-        const std::int64_t node = n + k;
-        for (int side = 0; side < 2; ++side) {
-            const std::int64_t c = merges[2 * k + side];
-            std::vector<std::int32_t>& out = final_cols[c];
-            const std::vector<std::int32_t>& map = to_parent[c];
-            out.resize(map.size());
-            for (std::size_t x = 0; x < map.size(); ++x) out[x] = final_cols[node][map[x]];
-            std::vector<std::int32_t>().swap(to_parent[c]);
-        }
-        if (node != root) std::vector<std::int32_t>().swap(final_cols[node]);
-    }
-    for (std::int64_t s = 0; s < n; ++s) {
-        const std::vector<std::int32_t>& cols = final_cols[s];
-        std::copy(cols.begin(), cols.end(), column_of + seqs.offsets[s]);
-    }
-    return width;
+    return run.finish(column_of);
 }
 
 }  // namespace msa

@@ -113,6 +113,38 @@ double path_score(const Profile& a, const Profile& b, const MsaScoring& sc, cons
 // The profile of the merged alignment.
 Profile merge_profiles(const Profile& a, const Profile& b, const Path& path);
 
+// The progressive stage one merge at a time, for a caller that schedules the merges (the
+// engine's own thread pool below, or the GPU stage: all ready merges of a level in one
+// batch). Merge k may run once both its children are done; merges of different k may run
+// concurrently. The arrays behind `seqs`, `merges` and `weights` must outlive it.
+class ProgressiveRun {
+public:
+    ProgressiveRun(const SeqView& seqs, const MsaScoring& sc, const std::int64_t* merges,
+                   std::int64_t n_merges, const double* weights);
+    std::int64_t n_merges() const { return n_merges_; }
+    // the children of merge k (node ids: tips 0..n-1, merge j is node n + j)
+    std::int64_t left(std::int64_t k) const { return merges_[2 * k]; }
+    std::int64_t right(std::int64_t k) const { return merges_[2 * k + 1]; }
+    // the profiles merge k joins (a tip's built on first use); throws std::logic_error
+    // when a child is not done
+    std::pair<const Profile*, const Profile*> operands(std::int64_t k);
+    // merge k along `path` (the DP of its operands); frees the children's profiles
+    void merge(std::int64_t k, const Path& path);
+    bool done(std::int64_t node) const { return done_[node] != 0; }
+    // every residue's column (in the order of seqs.codes); all merges must be done
+    std::int64_t finish(std::int32_t* column_of);
+
+private:
+    SeqView seqs_;
+    const MsaScoring& sc_;
+    const std::int64_t* merges_;
+    std::int64_t n_merges_, n_;
+    const double* weights_;
+    std::vector<Profile> profile_;
+    std::vector<std::vector<std::int32_t>> to_parent_;  // node column -> parent column
+    std::vector<char> done_;
+};
+
 // Progressive alignment of `seqs` up a guide tree given as merges: merge k joins nodes
 // merges[2k] and merges[2k+1] into node n + k (tips are 0..n-1; children come before
 // parents). Independent merges run in parallel; the result does not depend on `threads`.
