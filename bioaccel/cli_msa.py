@@ -65,9 +65,10 @@ def _refine_arg(refine, iterations):
               help="Refinement iterations (100); implies --refine.")
 @click.option("-t", "--threads", type=int, default=0, show_default=True,
               help="Threads, 0 = all cores; the alignment does not depend on it.")
-@click.option("-b", "--backend", type=click.Choice(["auto", "cpu", "cupy", "numba-cuda"]),
+@click.option("-b", "--backend", type=click.Choice(["auto", "cpu", "cupy"]),
               default="auto", show_default=True,
-              help="The MSA engine runs on the CPU so far; GPU backends are refused.")
+              help="cupy: each guide-tree level's profile DPs in one GPU launch (the same "
+                   "alignment as cpu); auto: cpu.")
 @click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus "
               "(for - on stdin; files are sniffed).")
 def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open, gap_extend,
