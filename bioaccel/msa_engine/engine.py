@@ -78,8 +78,8 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         ``upgma``/``nj`` over the same distances; ``medoid``: a recursive split by nearest
         seeds, O(n x 100) distances per level, for 10^4+ sequences. ``auto``: ``single``
         unless comparing all pairs would take more than about 10 s on two cores (as for
-        10,000 proteins of 250 residues, or 4,000 16S genes), then ``medoid``. A Tree or Newick file must name every
-        sequence once.
+        10,000 proteins of 250 residues, or 4,000 16S genes), then ``medoid``. A Tree or
+        Newick file must name every sequence once.
     matrix : str or matrix
         ``auto``: PFASUM43 for proteins, NUC.4.4 for nucleotides; any name of the
         ``scoring-matrices`` package or of Biopython's ``substitution_matrices``.
@@ -132,7 +132,7 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     ungapped = [s.replace("-", "").replace(".", "") for s in raw]
     batch = SeqBatch.from_strings(ungapped, ids=ids, alphabet=alphabet if alphabet == "auto"
                                   else get_alphabet(alphabet), source=source)
-    if alphabet == "auto" and all(len(s) == 0 for s in ungapped):
+    if all(len(s) == 0 for s in ungapped):
         raise SequenceFormatError(f"{source or 'input'}: every sequence is empty")
     scoring = msa_scoring(batch.alphabet, matrix, gap_open, gap_extend, term_gap, term_gap)
     scoring = scoring.scaled(gap_scale(len(batch)))
@@ -141,7 +141,11 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     order = sorted(nonempty, key=lambda i: (batch[i].tobytes(), ids[i]))
     work = batch.subset(order)
     n = len(work)
+    iterations = _refine_iterations(refine, n)
     if isinstance(guide_tree, (str, os.PathLike)) and str(guide_tree).lower() not in GUIDE_TREES:
+        if not Path(guide_tree).exists():
+            raise ValueError(f"guide_tree {str(guide_tree)!r} is neither one of "
+                             f"{list(GUIDE_TREES)} nor an existing Newick file")
         from ..newick import read_newick
         guide_tree = read_newick(guide_tree)
     if isinstance(guide_tree, Tree):
@@ -150,9 +154,8 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         merges_all = merges_for_labels(guide_tree, labels, source or "guide tree") \
             if len(labels) > 1 else np.zeros((0, 2), np.int64)
         merges = _restrict(merges_all, len(labels), n)
-        method = "given"
     else:
-        merges, method = guide_merges(work, guide_tree, threads)
+        merges, _ = guide_merges(work, guide_tree, threads)
     from ..backends.cpu import load_native
     native = load_native()
     weights = np.ones(n)
@@ -169,7 +172,6 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
                                                  threads, callback)
         else:
             cols, width = np.zeros(0, np.int32), 0
-    iterations = _refine_iterations(refine, n)
     if iterations and n > 2:
         cols, width, _ = native.msa_refine_gaps(work.codes, work.offsets, scoring.letter_of,
                                                 scoring.sub, scoring.gaps, weights,
