@@ -12,21 +12,20 @@ from benchmarks.msa_accuracy import shared_msa_dir
 
 
 def test_tiny_run_reports_scores_time_and_memory(tmp_path, capsys):
-    pytest.importorskip("pyfamsa")
     shared = shared_msa_dir()
     if shared is None:
         pytest.skip("../shared/msa not found (set BIOACCEL_SHARED_MSA)")
     out = tmp_path / "r.json"
-    bench_msa.main(["--balibase", str(shared / "balibase-rv11-rv12"), "--cases", "2", "--bali-tools", "famsa",
-                    "--sizes", "40", "--family-tools", "famsa", "--threads", "1", "--json", str(out)])
+    bench_msa.main(["--balibase", str(shared / "balibase-rv11-rv12"), "--cases", "2", "--bali-tools", "bioaccel",
+                    "--sizes", "40", "--family-tools", "bioaccel", "--threads", "1", "--json", str(out)])
     report = json.loads(out.read_text())
-    bali = report["balibase"]["famsa"]
+    bali = report["balibase"]["bioaccel"]
     assert bali["all"]["cases"] == 2 and not bali["failed"] and 0 < bali["all"]["sp"] <= 1
     (run,) = report["families"][0]["runs"]
-    assert run["tool"] == "famsa" and run["threads"] == 1 and "error" not in run
+    assert run["tool"] == "bioaccel" and run["threads"] == 1 and "error" not in run
     assert 0.5 < run["sp"] <= 1 and 0 <= run["tc"] <= 1 and run["seconds"] > 0
     assert run["rss_mib"] > 10 and run["base_rss_mib"] > 10
-    assert "FAMSA2" in capsys.readouterr().out
+    assert "bioaccel" in capsys.readouterr().out
 
 
 def test_missing_tools_say_why(monkeypatch):
