@@ -16,6 +16,7 @@ Kinds: the aligned-DNA models (:mod:`bioaccel.dna_models`), ``identity``/``score
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Callable
 from functools import cached_property
 
@@ -112,9 +113,10 @@ def _upper(block: np.ndarray, i0: int, i1: int) -> np.ndarray:
     return np.concatenate([block[r, r + 1:] for r in range(i1 - i0)])
 
 
-class PairModel:
+class PairModel(abc.ABC):
     """Distances of one model over one input: :meth:`block`, :meth:`rows`, :meth:`matrix`;
-    :meth:`params`: the model and every option that changes its values."""
+    :meth:`params`: the model and every option that changes its values. Each model
+    family (k-mer, edit, alignment, DNA) supplies :meth:`block`."""
 
     def __init__(self, model: str, batch, threads: int):
         self.model, self.batch, self.threads = model, batch, threads
@@ -132,9 +134,9 @@ class PairModel:
         suffix = np.concatenate([np.cumsum(lengths[::-1])[::-1][1:], [0.0]])
         return lengths * suffix
 
+    @abc.abstractmethod
     def block(self, i0: int, i1: int, j0: int, j1: int) -> np.ndarray:
         """float64 distances of rows [i0, i1) x columns [j0, j1), zero where i == j."""
-        raise NotImplementedError
 
     def rows(self, i0: int, i1: int, single: bool = False) -> np.ndarray:
         """Distances of the pairs (i, j > i) for i in [i0, i1), condensed; float32 when

@@ -37,6 +37,8 @@ SeqView seq_view(const U8Array& codes, const I64Array& offsets) {
     return v;
 }
 
+void check_columns(const SeqView& v, const I32Array& column_of, std::int64_t n_columns);
+
 msa::MsaScoring scoring(const I16Array& letter_of, const F32Array& sub, py::tuple gaps) {
     if (letter_of.ndim() != 1 || letter_of.shape(0) != 256)
         throw std::invalid_argument("letter_of must map all 256 codes");
@@ -99,8 +101,7 @@ py::tuple refine_gaps_py(U8Array codes, I64Array offsets, I16Array letter_of, F3
     const SeqView v = seq_view(codes, offsets);
     const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
     const double* w = weights_for(weights, v.count);
-    if (column_of.ndim() != 1 || column_of.shape(0) != codes.size())
-        throw std::invalid_argument("column_of must hold one column per residue");
+    check_columns(v, column_of, n_columns);
     py::array_t<std::int32_t> out(column_of.size());
     std::copy(column_of.data(), column_of.data() + column_of.size(), out.mutable_data());
     std::int64_t accepted = 0, width;
@@ -131,22 +132,51 @@ msa::Profile pair_profile(const SeqView& v, const I32Array& column_of, const I64
     return msa::rows_profile(v, column_of.data(), rows.data(), rows.size(), w, sc, kept);
 }
 
+// column_of holds a column per residue, increasing along each sequence and (when n_columns
+// >= 0) below n_columns.
+void check_columns(const SeqView& v, const I32Array& column_of, std::int64_t n_columns) {
+    if (column_of.ndim() != 1 || column_of.shape(0) != v.offsets[v.count])
+        throw std::invalid_argument("column_of must hold one column per residue");
+    const std::int32_t* c = column_of.data();
+    for (std::int64_t s = 0; s < v.count; ++s)
+        for (std::int64_t k = v.offsets[s]; k < v.offsets[s + 1]; ++k)
+            if (c[k] < 0 || (n_columns >= 0 && c[k] >= n_columns) ||
+                (k > v.offsets[s] && c[k] <= c[k - 1]))
+                throw std::invalid_argument("column_of: sequence " + std::to_string(s) +
+                                            " has column " + std::to_string(c[k]) +
+                                            " out of order or out of range");
+}
+
+// The profiles of two sub-alignments (rows_a and rows_b of an alignment given by column_of),
+// arguments checked; built without the GIL.
+std::pair<msa::Profile, msa::Profile> two_profiles(const U8Array& codes, const I64Array& offsets,
+                                                   const msa::MsaScoring& sc,
+                                                   const F64Array& weights,
+                                                   const I32Array& column_of,
+                                                   const I64Array& rows_a, const I64Array& rows_b,
+                                                   bool as_sequences) {
+    const SeqView v = seq_view(codes, offsets);
+    const double* w = weights_for(weights, v.count);
+    check_rows(rows_a, v.count);
+    check_rows(rows_b, v.count);
+    check_columns(v, column_of, -1);
+    py::gil_scoped_release release;
+    return {pair_profile(v, column_of, rows_a, w, sc, as_sequences),
+            pair_profile(v, column_of, rows_b, w, sc, as_sequences)};
+}
+
 // Aligns two sub-alignments (rows_a and rows_b of an alignment given by column_of) as
 // profiles: (path, DP score, path_score of that path).
 py::tuple profile_pair_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
                           py::tuple gaps, F64Array weights, I32Array column_of, I64Array rows_a,
                           I64Array rows_b, std::int64_t full_limit, bool as_sequences) {
-    const SeqView v = seq_view(codes, offsets);
     const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
-    const double* w = weights_for(weights, v.count);
-    check_rows(rows_a, v.count);
-    check_rows(rows_b, v.count);
     msa::Path path;
     double score, rescored;
     {
+        const auto [a, b] = two_profiles(codes, offsets, sc, weights, column_of, rows_a, rows_b,
+                                         as_sequences);
         py::gil_scoped_release release;
-        const msa::Profile a = pair_profile(v, column_of, rows_a, w, sc, as_sequences);
-        const msa::Profile b = pair_profile(v, column_of, rows_b, w, sc, as_sequences);
         score = msa::align_profiles(a, b, sc, path, full_limit);
         rescored = msa::path_score(a, b, sc, path);
     }
@@ -180,16 +210,12 @@ py::dict dp_inputs_dict(const msa::DpInputs& in);
 py::dict dp_inputs_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
                       py::tuple gaps, F64Array weights, I32Array column_of, I64Array rows_a,
                       I64Array rows_b, bool as_sequences) {
-    const SeqView v = seq_view(codes, offsets);
     const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
-    const double* w = weights_for(weights, v.count);
-    check_rows(rows_a, v.count);
-    check_rows(rows_b, v.count);
     msa::DpInputs in;
     {
+        const auto [a, b] = two_profiles(codes, offsets, sc, weights, column_of, rows_a, rows_b,
+                                         as_sequences);
         py::gil_scoped_release release;
-        const msa::Profile a = pair_profile(v, column_of, rows_a, w, sc, as_sequences);
-        const msa::Profile b = pair_profile(v, column_of, rows_b, w, sc, as_sequences);
         in = msa::dp_inputs(a, b, sc);
     }
     return dp_inputs_dict(in);
