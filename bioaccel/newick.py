@@ -70,7 +70,7 @@ def parse_newick(text: str, source: str = "newick") -> "Tree":
     from .tree import Tree
 
     tips: list[str] = []
-    internal_parent: list[int] = []  # per internal node: its parent (internal index) or -1
+    n_internal = 0
     edges: list[tuple[tuple[str, int], tuple[str, int], float]] = []
     stack: list[int] = []            # open internal nodes
     current: tuple[str, int] | None = None  # the node just closed or read
@@ -83,9 +83,8 @@ def parse_newick(text: str, source: str = "newick") -> "Tree":
         if done:
             break
         if kind == "(":
-            node = len(internal_parent)
-            internal_parent.append(stack[-1] if stack else -1)
-            stack.append(node)
+            stack.append(n_internal)
+            n_internal += 1
             current = None
         elif kind == "label":
             label, pos = val
@@ -108,6 +107,9 @@ def parse_newick(text: str, source: str = "newick") -> "Tree":
             if current is None:
                 raise NewickError(f"{source}: ':' at character {val + 1} follows no node")
             expect_length = True
+        elif kind in (",", ")", ";") and expect_length:
+            raise NewickError(f"{source}: ':' without a branch length before {kind!r} at "
+                              f"character {val + 1}")
         elif kind in (",", ")"):
             if not stack:
                 raise NewickError(f"{source}: unbalanced {kind!r} at character {val + 1}")
@@ -123,7 +125,7 @@ def parse_newick(text: str, source: str = "newick") -> "Tree":
                                   f"{len(stack)} open parenthes{'is' if len(stack) == 1 else 'es'}")
             done = True
     if not done:
-        raise NewickError(f"{source}: no ';' ends the tree" if tips or internal_parent
+        raise NewickError(f"{source}: no ';' ends the tree" if tips or n_internal
                           else f"{source}: no tree found")
     seen: dict[str, int] = {}
     for k, label in enumerate(tips):
@@ -133,7 +135,7 @@ def parse_newick(text: str, source: str = "newick") -> "Tree":
             raise NewickError(f"{source}: tip label {label!r} appears twice")
         seen[label] = k
     n = len(tips)
-    if not internal_parent:  # a single tip: ';'-terminated label
+    if not n_internal:  # a single tip: ';'-terminated label
         return Tree(tips, [], [], [], 0)
 
     def node_id(ref: tuple[str, int]) -> int:
