@@ -19,20 +19,22 @@ python3 -m pip install -q -e '.[workflows]' --config-settings editable_mode=comp
 mkdir -p .rlib
 R CMD INSTALL --no-test-load --library=.rlib R >/dev/null
 export R_LIBS="$PWD/.rlib${R_LIBS:+:$R_LIBS}"
-cd workflows/distances
-snakemake --cores all "$@"
-snakemake --cores all --report results/report.html "$@"
-echo
-echo "results (workflows/distances/results):"
-find results -type f | sort
-echo
-cat results/qc_summary/qc.tsv
-
-cd ../phylogeny
-snakemake --profile profiles/local "$@"
-snakemake --cores all --report results/report.html "$@"
-echo
-echo "results (workflows/phylogeny/results):"
-find results -type f | sort
-echo
-cat results/report/summary.tsv
+# run_workflow DIR SUMMARY HOW [ARGS...]: one workflow (snakemake HOW ARGS), its HTML report,
+# and what it wrote
+run_workflow() {
+  local dir=$1 summary=$2 how=$3
+  shift 3
+  (
+    cd "workflows/$dir"
+    # shellcheck disable=SC2086  # HOW is two words
+    snakemake $how "$@"
+    snakemake --cores all --report results/report.html "$@"
+    echo
+    echo "results (workflows/$dir/results):"
+    find results -type f | sort
+    echo
+    cat "$summary"
+  )
+}
+run_workflow distances results/qc_summary/qc.tsv "--cores all" "$@"
+run_workflow phylogeny results/report/summary.tsv "--profile profiles/local" "$@"

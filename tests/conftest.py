@@ -4,6 +4,9 @@ unless BIOACCEL_GPU_TESTS=1 asks for the real GPU (scripts/gpu-check.sh)."""
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+from pathlib import Path
 
 if os.environ.get("BIOACCEL_GPU_TESTS") != "1":
     os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
@@ -15,6 +18,7 @@ from bioaccel import backends
 from bioaccel.backends.cupy_backend import CupyBackend
 
 from . import datasets
+from .datasets import child_env, unavailable
 
 GPU = os.environ.get("BIOACCEL_GPU_TESTS") == "1"
 
@@ -66,3 +70,37 @@ def laurasiatherian():
 @pytest.fixture(scope="session")
 def flu_ha():
     return datasets.flu_ha()
+
+
+@pytest.fixture(scope="session")
+def snakemake_exe():
+    exe = shutil.which("snakemake")
+    if exe is None:
+        unavailable("snakemake is not installed (pip install '.[workflows]')")
+    return exe
+
+
+@pytest.fixture(scope="session")
+def r_library(tmp_path_factory):
+    """The bioaccel R package (R/) installed once per session into a private library."""
+    if shutil.which("R") is None:
+        unavailable("R is not installed (apt-get install r-base-core r-cran-ape r-cran-phangorn)")
+    lib = tmp_path_factory.mktemp("rlib")
+    proc = subprocess.run(["R", "CMD", "INSTALL", f"--library={lib}",
+                           str(Path(__file__).resolve().parents[1] / "R")],
+                          capture_output=True, text=True, env=child_env())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return lib
+
+
+@pytest.fixture(scope="session")
+def ro():
+    """rpy2's robjects with R and ape loaded (tests.rhelpers.r)."""
+    from .rhelpers import r
+    return r()
+
+
+@pytest.fixture(scope="session")
+def rinterop(ro):
+    from bioaccel import rinterop
+    return rinterop

@@ -8,22 +8,11 @@ import pytest
 
 from bioaccel import msa
 from bioaccel.msa_engine import MultipleAlignment, read_alignment
-from tests.rhelpers import r, r_matrix_to_numpy
+from tests.rhelpers import r_matrix_to_numpy
 
 pytestmark = pytest.mark.r
 
 DATA = Path(__file__).resolve().parents[1] / "bioaccel" / "data" / "hmmer"
-
-
-@pytest.fixture(scope="module")
-def ro():
-    return r()
-
-
-@pytest.fixture(scope="module")
-def rinterop(ro):
-    from bioaccel import rinterop
-    return rinterop
 
 
 @pytest.fixture(scope="module")

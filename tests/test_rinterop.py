@@ -7,20 +7,8 @@ from bioaccel.align import align
 from bioaccel.distance import distance_matrix
 from bioaccel.distmatrix import DistanceMatrix
 from bioaccel.tree import Tree, nj, upgma
-from tests.rhelpers import r
 
 pytestmark = pytest.mark.r
-
-
-@pytest.fixture(scope="module")
-def ro():
-    return r()
-
-
-@pytest.fixture(scope="module")
-def rinterop(ro):
-    from bioaccel import rinterop
-    return rinterop
 
 
 def random_matrix(seed, n, labels=None):

@@ -2,8 +2,6 @@
 resource: the order the phylogeny workflow starts its gene families in."""
 
 import logging
-from dataclasses import dataclass, field
-
 import pytest
 
 from bioaccel.sched.history import History, Run
@@ -11,6 +9,7 @@ from bioaccel.sched.identity import current_user
 from bioaccel.sched.policies import Request, make_policy
 from bioaccel.sched.simulator import Job, simulate
 from bioaccel.sched.topology import Topology
+from tests.test_sched_snakemake import FakeJob
 
 
 def lpt_makespan(durations, machines):
@@ -38,18 +37,6 @@ def test_largest_is_lpt_and_never_worse_than_fcfs_here():
     assert lpt.makespan == pytest.approx(lpt_makespan(durations, 4))
     # the largest family submitted last: FCFS starts it after three rounds, LPT at once
     assert lpt.makespan == 50.0 and fcfs.makespan > 55.0
-
-
-@dataclass
-class FakeJob:
-    name: str
-    priority: int = 0
-    scheduler_resources: dict = field(default_factory=dict)
-    input: tuple = ()
-
-    @property
-    def rule(self):
-        return type("Rule", (), {"name": self.name.split("-")[0]})()
 
 
 def test_plugin_starts_the_family_of_most_predicted_cost_first(tmp_path):

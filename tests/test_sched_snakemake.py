@@ -2,24 +2,16 @@
 
 import json
 import logging
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
 
 import pytest
 
-from tests.datasets import child_env, unavailable
+from tests.datasets import child_env
 
 pytestmark = pytest.mark.workflow
 
-
-@pytest.fixture
-def snakemake_exe():
-    exe = shutil.which("snakemake")
-    if exe is None:
-        unavailable("snakemake is not installed (pip install '.[workflows]')")
-    return exe
 
 SNAKEFILE = """
 rule all:

@@ -1,7 +1,6 @@
 """The Snakemake workflow (workflows/distances) run for real on its .test data."""
 
 import re
-import shutil
 import struct
 import subprocess
 import zlib
@@ -14,7 +13,9 @@ from bioaccel.distance import distance_matrix
 from bioaccel.distmatrix import DistanceMatrix
 from bioaccel.io import read_sequences
 from bioaccel.tree import nj
-from tests.datasets import child_env, unavailable
+from tests import workflow_helpers
+from tests.datasets import child_env
+from tests.workflow_helpers import run
 
 pytestmark = [pytest.mark.workflow, pytest.mark.r, pytest.mark.slow]
 
@@ -22,39 +23,8 @@ REPO = Path(__file__).resolve().parents[1]
 WORKFLOW = REPO / "workflows" / "distances"
 
 
-@pytest.fixture(scope="session")
-def r_library(tmp_path_factory):
-    """The bioaccel R package installed into a private library."""
-    if shutil.which("R") is None:
-        unavailable("R is not installed (apt-get install r-base-core r-cran-ape)")
-    lib = tmp_path_factory.mktemp("rlib")
-    proc = subprocess.run(["R", "CMD", "INSTALL", f"--library={lib}", str(REPO / "R")],
-                          capture_output=True, text=True, env=child_env())
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return lib
-
-
-@pytest.fixture(scope="session")
-def snakemake_exe():
-    exe = shutil.which("snakemake")
-    if exe is None:
-        unavailable("snakemake is not installed (pip install '.[workflows]')")
-    return exe
-
-
 def copy_workflow(dest: Path) -> Path:
-    for part in ("workflow", "config", ".test", "profiles"):
-        shutil.copytree(WORKFLOW / part, dest / part)
-    return dest
-
-
-def run(exe, cwd, r_library, *args, gpus="4"):
-    env = child_env(R_LIBS=str(r_library), BIOACCEL_RUN_DIR=str(cwd / "run"))
-    env.pop("CUDA_VISIBLE_DEVICES", None)
-    if gpus:
-        env["BIOACCEL_VIRTUAL_GPUS"] = gpus
-    return subprocess.run([exe, "--cores", "2", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=1200)
+    return workflow_helpers.copy_workflow(WORKFLOW, dest)
 
 
 @pytest.fixture(scope="session")

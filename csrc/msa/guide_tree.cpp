@@ -65,7 +65,7 @@ void lcs_distances(const SeqView& seqs, int letters, const std::int64_t* rows_a,
                    float* out, int threads) {
     if (letters < 1 || letters > 255) throw std::invalid_argument("letters must be in [1, 255]");
     const int workers = resolve_threads(threads);
-    (void)workers;
+    (void)workers;  // unused when built without OpenMP
 #pragma omp parallel num_threads(workers)
     {
         MatchMasks masks;

@@ -48,8 +48,7 @@ ProgressiveRun::ProgressiveRun(const SeqView& seqs, const MsaScoring& sc,
                                const double* weights)
     : seqs_(seqs), sc_(sc), merges_(merges), n_merges_(n_merges), n_(seqs.count),
       weights_(weights) {
-    std::vector<std::int64_t> parent;
-    if (n_ > 1) check_merges(merges, n_merges, n_, parent);
+    if (n_ > 1) check_merges(merges, n_merges, n_, parent_);
     else if (n_merges != 0) throw std::invalid_argument("one sequence needs no merges");
     const std::int64_t nodes = std::max<std::int64_t>(2 * n_ - 1, 0);
     profile_.resize(nodes);
@@ -127,8 +126,6 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
     const std::int64_t n = seqs.count;
     ProgressiveRun run(seqs, sc, merges, n_merges, weights);
     if (n <= 1) return run.finish(column_of);
-    std::vector<std::int64_t> parent;
-    check_merges(merges, n_merges, n, parent);
     std::vector<int> waiting(n_merges, 0);
     for (std::int64_t k = 0; k < n_merges; ++k)
         for (int side = 0; side < 2; ++side)
@@ -188,7 +185,7 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
                     std::lock_guard<std::mutex> lock(mu);
                     ++done;
                     --active;
-                    const std::int64_t p = parent[n + k];
+                    const std::int64_t p = run.parent(n + k);
                     if (p >= 0 && --waiting[p - n] == 0) ready.push(p - n);
                     if (progress) progress(progress_ctx, done);
                 }

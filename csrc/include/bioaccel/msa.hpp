@@ -131,6 +131,8 @@ public:
     // merge k along `path` (the DP of its operands); frees the children's profiles
     void merge(std::int64_t k, const Path& path);
     bool done(std::int64_t node) const { return done_[node] != 0; }
+    // the node a node is merged into (-1 for the root)
+    std::int64_t parent(std::int64_t node) const { return parent_[node]; }
     // every residue's column (in the order of seqs.codes); all merges must be done
     std::int64_t finish(std::int32_t* column_of);
 
@@ -143,6 +145,7 @@ private:
     std::vector<Profile> profile_;
     std::vector<std::vector<std::int32_t>> to_parent_;  // node column -> parent column
     std::vector<char> done_;
+    std::vector<std::int64_t> parent_;
 };
 
 // Progressive alignment of `seqs` up a guide tree given as merges: merge k joins nodes
