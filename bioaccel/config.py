@@ -170,7 +170,8 @@ def collect(check_r: bool = True) -> Report:
             rep.add("rpy2", False, "rpy2 not installed", "pip install 'bioaccel[r]'")
         else:
             try:
-                import rpy2.robjects as ro
+                from .rinterop import _ro  # starts R, leaves LD_LIBRARY_PATH as it was
+                ro = _ro()
                 ape = bool(ro.r('c(requireNamespace("ape", quietly=TRUE))')[0])
                 rep.add("rpy2", ape, f"rpy2 {rv} loads R {ro.r('R.version.string')[0]}; "
                         f"ape {'present' if ape else 'missing'}",

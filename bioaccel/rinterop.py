@@ -16,12 +16,15 @@
 Two rpy2 traps this module avoids: R functions with dots in their names are taken as
 ``ro.r["dist.dna"]`` (``importr`` renames them), and no R function is called inside a NumPy
 conversion context (it drops R classes such as ``dist``); NumPy arrays cross as plain R
-vectors. rpy2 also prepends R's library directories to ``LD_LIBRARY_PATH`` in this
-process's environment: start Python subprocesses with the environment you had before.
+vectors. Starting R, rpy2 prepends R's library directories to ``LD_LIBRARY_PATH`` in this
+process's environment; that is too late to matter to this process, but every child inherits
+it, and a Python child then loads the system's libpython and finds none of its packages.
+:func:`_ro` puts the variable back as it was once R has started.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -31,12 +34,23 @@ from .tree import Tree
 
 
 def _ro():
+    """rpy2's robjects, R started, with this process's ``LD_LIBRARY_PATH`` as it was."""
+    before = os.environ.get("LD_LIBRARY_PATH")
     try:
         import rpy2.robjects as ro
     except ImportError as exc:  # rpy2 missing, or R not found by it
         raise ImportError(f"bioaccel.rinterop needs rpy2 and R ({exc}); "
                           "pip install 'bioaccel[r]' and install R (r-base-core)") from exc
+    finally:
+        _restore_env("LD_LIBRARY_PATH", before)
     return ro
+
+
+def _restore_env(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
 
 
 def _ape(ro):

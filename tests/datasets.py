@@ -13,9 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-#: The environment as the test session started, for child processes: once rpy2 has started
-#: R in this process it prepends R's library folders to LD_LIBRARY_PATH, and a Python child
-#: inheriting that can load another libpython (and then finds no site-packages).
+#: The environment as the test session started, for child processes. rpy2 prepends R's
+#: library folders to LD_LIBRARY_PATH when it starts R, and a Python child inheriting that
+#: loads the system's libpython (and finds no site-packages); bioaccel.rinterop._ro undoes
+#: it, and children started from this copy stay safe whatever else imports rpy2.
 BASE_ENV = dict(os.environ)
 
 
@@ -47,7 +48,8 @@ def _cached(name: str) -> Path:
 
 def require_r_package(pkg: str):
     try:
-        import rpy2.robjects as ro
+        from bioaccel.rinterop import _ro
+        ro = _ro()
     except Exception as exc:  # ImportError, or R failing to load
         unavailable(f"rpy2 is needed to read R data sets ({exc})")
     if not bool(ro.r(f'c(requireNamespace("{pkg}", quietly=TRUE))')[0]):

@@ -18,6 +18,8 @@ from bioaccel import _native
 from bioaccel.errors import AlphabetError, BackendUnavailableError, DuplicateIdError, SequenceFormatError
 from bioaccel.msa_engine.scoring import msa_scoring
 
+from .datasets import child_env
+
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "msa"
 BALIBASE = SHARED / "balibase-rv11-rv12"
 AA = "ARNDCQEGHILKMFPSTWYV"
@@ -219,8 +221,8 @@ def test_every_cpu_level_gives_the_same_alignment():
             "print('\\n'.join(aln.sequences))\n")
     outs = {}
     for forced in ("", "1"):
-        env = {**os.environ, "BIOACCEL_NO_AVX2": forced} if forced else \
-            {k: v for k, v in os.environ.items() if k != "BIOACCEL_NO_AVX2"}
+        env = child_env(BIOACCEL_NO_AVX2=forced) if forced else \
+            {k: v for k, v in child_env().items() if k != "BIOACCEL_NO_AVX2"}
         res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              env=env, check=True)
         isa, rows = res.stdout.split("\n", 1)
@@ -273,7 +275,8 @@ def test_two_long_sequences_in_linear_memory():
     code = ("import bioaccel, resource, sys\n"
             f"aln = bioaccel.msa([('a', {a!r}), ('b', {b!r})], threads=1)\n"
             "print(aln.width, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=child_env())
     width, rss_kb = map(int, out.stdout.split())
     assert width >= 20000
     assert rss_kb < 600_000  # a full traceback would need 400 MB for the cells alone + DP rows
@@ -298,7 +301,7 @@ def test_bad_input(tmp_path):
 def test_cli_msa(tmp_path):
     fa = tmp_path / "in.fa"
     fa.write_text(">a\nMKVLAAGIVHW\n>b\nMKVLGIVHW\n>c\nMKALAAGIVW\n")
-    env = {**os.environ}
+    env = child_env()
 
     def run(*args):
         return subprocess.run([sys.executable, "-m", "bioaccel.cli", *map(str, args)],

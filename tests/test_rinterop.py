@@ -107,3 +107,22 @@ def test_plot_tree_writes_images(ro, rinterop, tmp_path):
     assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"
     with pytest.raises(ValueError, match="png or .pdf"):
         rinterop.plot_tree(tree, str(tmp_path / "t.svg"))
+
+
+def test_starting_r_leaves_children_a_working_python(ro):
+    """rpy2 prepends R's library folders to LD_LIBRARY_PATH when it starts R; a Python child
+    inheriting that loads the system's libpython and finds no packages (it broke every test
+    that ran `python -c` after the first R test). bioaccel.rinterop puts the variable back."""
+    import subprocess
+    import sys
+    code = ("import os, subprocess, sys\n"
+            "before = os.environ.get('LD_LIBRARY_PATH')\n"
+            "from bioaccel import rinterop\n"
+            "rinterop.to_r_dist(rinterop.DistanceMatrix([[0.0, 1.0], [1.0, 0.0]], ['a', 'b']))\n"
+            "assert os.environ.get('LD_LIBRARY_PATH') == before, os.environ.get('LD_LIBRARY_PATH')\n"
+            "r = subprocess.run([sys.executable, '-c', 'import numpy, bioaccel'], capture_output=True,"
+            " text=True)\n"
+            "assert r.returncode == 0, r.stderr\n"
+            "print('ok')\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout == "ok\n", res.stderr
