@@ -211,24 +211,99 @@ def test_rows_threads_input_order_and_backends():
 
 
 def test_every_cpu_level_gives_the_same_alignment():
-    """The DP's row kernels are built for AVX2 and the baseline; forcing the baseline
-    (BIOACCEL_NO_AVX2, read once per process) must not change a single column."""
+    """The DP's row kernels and the LCS kernel are built for AVX-512, AVX2 and the baseline;
+    forcing a lower level (BIOACCEL_NO_AVX512 / BIOACCEL_NO_AVX2, read once per process)
+    must not change a single column or distance."""
     rng = np.random.default_rng(21)
-    seqs = random_family(rng, 30, 120, mutate=0.35)
-    code = ("import sys, bioaccel\n"
-            f"aln = bioaccel.msa({list(enumerate(seqs))!r}, threads=2)\n"
+    seqs = random_family(rng, 30, 120, mutate=0.35) + random_family(rng, 11, 300)
+    code = ("import sys, numpy as np, bioaccel\n"
+            "from bioaccel import SeqBatch\n"
+            f"records = {list(enumerate(seqs))!r}\n"
+            "aln = bioaccel.msa(records, threads=2)\n"
+            "b = SeqBatch.from_strings([s for _, s in records], alphabet='protein')\n"
+            "d = bioaccel._native.msa_lcs_distances(b.codes, b.offsets, 20,"
+            " np.arange(len(b), dtype=np.int64), None, 2)\n"
             "print(bioaccel._native.cpu_features()['isa'])\n"
+            "print(d.tobytes().hex())\n"
             "print('\\n'.join(aln.sequences))\n")
     outs = {}
-    for forced in ("", "1"):
-        env = child_env(BIOACCEL_NO_AVX2=forced) if forced else \
-            {k: v for k, v in child_env().items() if k != "BIOACCEL_NO_AVX2"}
+    for forced in ({}, {"BIOACCEL_NO_AVX512": "1"}, {"BIOACCEL_NO_AVX2": "1"}):
+        base = {k: v for k, v in child_env().items()
+                if k not in ("BIOACCEL_NO_AVX2", "BIOACCEL_NO_AVX512")}
         res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env=env, check=True)
+                             env={**base, **forced}, check=True)
         isa, rows = res.stdout.split("\n", 1)
         outs[isa] = rows
-    assert len(outs) == 2, f"the forced run did not change the level: {list(outs)}"
+    assert len(outs) >= 2, f"the forced runs did not change the level: {list(outs)}"
     assert len(set(outs.values())) == 1
+
+
+def lcs_dp(a: str, b: str) -> int:
+    """Textbook LCS length, the oracle of the bit-parallel kernel."""
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b):
+            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]
+
+
+def test_lcs_distances_equal_the_textbook_dp():
+    """Eight queries per vector, of lengths around the 64-bit word edges and with letters
+    that never match (X), condensed and rectangular, against the O(n m) DP."""
+    from bioaccel import SeqBatch
+    rng = np.random.default_rng(5)
+    lengths = [0, 1, 2, 63, 64, 65, 127, 128, 129, 200, 17, 300, 64, 5]
+    seqs = ["".join(rng.choice(list(AA + "X"), n)) for n in lengths]
+    seqs += random_family(rng, 7, 150)  # related: long common subsequences
+    batch = SeqBatch.from_strings(seqs, alphabet="protein")
+    n = len(seqs)
+    want = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            lcs = lcs_dp(seqs[i].replace("X", "#"), seqs[j].replace("X", "*"))
+            la, lb = len(seqs[i]), len(seqs[j])
+            want[i, j] = np.float32(np.finfo(np.float32).max) if lcs == 0 else \
+                np.float32((la + lb - 2 * lcs) ** 0.75 / lcs)
+    rows = np.arange(n, dtype=np.int64)
+    cond = _native.msa_lcs_distances(batch.codes, batch.offsets, 20, rows, None, 2)
+    iu = np.triu_indices(n, 1)
+    np.testing.assert_array_equal(cond, want[iu].astype(np.float32))
+    cols = rows[::-3].copy()
+    rect = _native.msa_lcs_distances(batch.codes, batch.offsets, 20, rows, cols, 1)
+    np.testing.assert_array_equal(rect, want[:, cols].astype(np.float32))
+
+
+def test_single_linkage_against_scipy():
+    """SLINK over a condensed matrix and streamed over LCS distances: the same merges, and
+    the same ultrametric (the cophenetic distances, unique for single linkage even with
+    ties) as SciPy's single linkage."""
+    from scipy.cluster.hierarchy import cophenet, linkage
+    from scipy.spatial.distance import squareform
+
+    from bioaccel import SeqBatch
+    rng = np.random.default_rng(8)
+    seqs = random_family(rng, 40, 90, mutate=0.4) + random_family(rng, 30, 70, mutate=0.2)
+    seqs += [seqs[3], seqs[3], "WWWW"]  # ties (identical sequences) and one sharing little
+    batch = SeqBatch.from_strings(seqs, alphabet="protein")
+    n = len(seqs)
+    rows = np.arange(n, dtype=np.int64)
+    cond = _native.msa_lcs_distances(batch.codes, batch.offsets, 20, rows, None, 2)
+    merges, heights = _native.msa_single_linkage(cond, n)
+    streamed, streamed_heights = _native.msa_single_linkage_lcs(batch.codes, batch.offsets, 20,
+                                                                rows, 2)
+    np.testing.assert_array_equal(streamed, merges)
+    np.testing.assert_array_equal(streamed_heights, heights)
+    # our merges as a SciPy linkage matrix (cluster sizes added), then its ultrametric
+    size = np.ones(2 * n - 1)
+    for k, (a, b) in enumerate(merges):
+        size[n + k] = size[a] + size[b]
+    ours = np.column_stack([merges, heights, size[n:]]).astype(float)
+    theirs = linkage(cond.astype(np.float64), method="single")
+    np.testing.assert_allclose(np.sort(heights), theirs[:, 2], rtol=1e-6)
+    np.testing.assert_allclose(cophenet(ours), cophenet(theirs), rtol=1e-6)
+    assert squareform(cophenet(ours)).shape == (n, n)
 
 
 def test_odd_inputs():

@@ -48,10 +48,10 @@ def merges_from_tree(tree: Tree) -> np.ndarray:
 
 
 GUIDE_TREES = ("auto", "single", "upgma", "nj", "medoid")
-#: "auto" builds a medoid tree instead of comparing all pairs when the pairs' LCS work
-#: (pairs x mean length x 64-bit words per sequence) passes this: about 10 s on two cores
-#: (10,000 x 250 residues: 5e10, medoid; 4,000 x 250: 8e9, all pairs)
-MEDOID_WORK = 1.5e10
+#: "auto" builds a medoid tree instead of single linkage over all pairs when the pairs' LCS
+#: work (pairs x mean length x 64-bit words per sequence) passes this: about 25 s on two
+#: AVX2 cores (10,000 x 250 residues: 5e10, 6 s, all pairs; 30,000 x 250: 4.5e11, medoid)
+MEDOID_WORK = 2e11
 MEDOID_SEEDS = 100
 MEDOID_LEAF = 2000
 
@@ -70,12 +70,16 @@ def lcs_condensed(batch, rows: np.ndarray, threads: int) -> np.ndarray:
                                            int(threads))
 
 
-def single_linkage_merges(batch, threads: int) -> np.ndarray:
-    """FAMSA's default: single linkage over LCS distances of all pairs."""
+def single_linkage_merges(batch, threads: int, rows: np.ndarray | None = None) -> np.ndarray:
+    """FAMSA's default: single linkage over the LCS distances of all pairs of ``rows`` (all
+    of ``batch`` by default; tip t is ``rows[t]``), streamed in blocks of rows through
+    SLINK: O(n) memory."""
     from ..backends.cpu import load_native
-    n = len(batch)
-    cond = lcs_condensed(batch, np.arange(n), threads)
-    merges, _ = load_native().msa_single_linkage(cond, n)
+    rows = np.arange(len(batch), dtype=np.int64) if rows is None else \
+        np.ascontiguousarray(rows, dtype=np.int64)
+    merges, _ = load_native().msa_single_linkage_lcs(batch.codes, batch.offsets,
+                                                     matchable_letters(batch.alphabet), rows,
+                                                     int(threads))
     return merges
 
 
@@ -112,9 +116,7 @@ def medoid_merges(batch, threads: int, leaf: int = MEDOID_LEAF,
         if len(rows) == 1:
             return int(rows[0])
         if len(rows) <= leaf:
-            cond = native.msa_lcs_distances(batch.codes, batch.offsets, letters, rows, None,
-                                            int(threads))
-            local, _ = native.msa_single_linkage(cond, len(rows))
+            local = single_linkage_merges(batch, threads, rows)
             ids = [int(r) for r in rows]
             for a, b in local.tolist():
                 ids.append(new_node(ids[a], ids[b]))
@@ -137,9 +139,7 @@ def medoid_merges(batch, threads: int, leaf: int = MEDOID_LEAF,
         present = [s for s in range(len(picks)) if subtree[s] >= 0]
         if len(present) == 1:
             return subtree[present[0]]
-        cond = native.msa_lcs_distances(batch.codes, batch.offsets, letters,
-                                        seed_rows[np.array(present)], None, int(threads))
-        top, _ = native.msa_single_linkage(cond, len(present))
+        top = single_linkage_merges(batch, threads, seed_rows[np.array(present)])
         ids = [subtree[s] for s in present]
         for a, b in top.tolist():
             ids.append(new_node(ids[a], ids[b]))

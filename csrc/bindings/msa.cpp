@@ -335,6 +335,23 @@ py::tuple single_linkage_py(F32Array condensed, std::int64_t n) {
     return py::make_tuple(merges, heights);
 }
 
+py::tuple single_linkage_lcs_py(U8Array codes, I64Array offsets, int letters, I64Array rows,
+                                int threads) {
+    const SeqView v = seq_view(codes, offsets);
+    const std::int64_t n = rows.size();
+    for (std::int64_t k = 0; k < n; ++k)
+        if (rows.data()[k] < 0 || rows.data()[k] >= v.count)
+            throw std::invalid_argument("row index out of range");
+    py::array_t<std::int64_t> merges({std::max<std::int64_t>(n - 1, 0), std::int64_t(2)});
+    py::array_t<double> heights(std::max<std::int64_t>(n - 1, 0));
+    {
+        py::gil_scoped_release release;
+        msa::single_linkage_lcs(v, letters, rows.data(), n, threads, merges.mutable_data(),
+                                heights.mutable_data());
+    }
+    return py::make_tuple(merges, heights);
+}
+
 }  // namespace
 
 void bind_msa(py::module_& m) {
@@ -353,6 +370,10 @@ void bind_msa(py::module_& m) {
           "LCS guide-tree distances: condensed over rows_a, or rows_a x rows_b.");
     m.def("msa_single_linkage", &single_linkage_py, py::arg("condensed"), py::arg("n"),
           "Single-linkage merges (n - 1, 2) and heights of a condensed float32 matrix.");
+    m.def("msa_single_linkage_lcs", &single_linkage_lcs_py, py::arg("codes"), py::arg("offsets"),
+          py::arg("letters"), py::arg("rows"), py::arg("threads") = 0,
+          "Single-linkage merges and heights over the LCS distances of rows, streamed\n"
+          "(O(n) memory): what msa_single_linkage gives for msa_lcs_distances(rows).");
     m.def("msa_profile_pair", &profile_pair_py, py::arg("codes"), py::arg("offsets"),
           py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),
           py::arg("column_of"), py::arg("rows_a"), py::arg("rows_b"),

@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "bioaccel/align.hpp"  // SeqView
@@ -173,18 +174,49 @@ std::int64_t refine_gap_splits(const SeqView& seqs, const MsaScoring& sc, const 
 // (la + lb - 2 lcs)^0.75 / lcs, or FLT_MAX when they share no letter.
 double lcs_distance(std::int64_t la, std::int64_t lb, std::int64_t lcs);
 
-// LCS distances (bit-parallel, 64 cells per word; only codes below `letters` can match):
-// condensed = true: all pairs of rows_a (n_a * (n_a - 1) / 2 values, row-major upper
-// triangle); else rows_a x rows_b (row-major). OpenMP over rows.
+// LCS distances (bit-parallel, 64 cells per word, eight pairs per vector; only codes below
+// `letters` can match): condensed = true: all pairs of rows_a (n_a * (n_a - 1) / 2 values,
+// row-major upper triangle); else rows_a x rows_b (row-major). OpenMP over groups of rows.
 void lcs_distances(const SeqView& seqs, int letters, const std::int64_t* rows_a,
                    std::int64_t na, const std::int64_t* rows_b, std::int64_t nb, bool condensed,
                    float* out, int threads);
 
-// Single-linkage merges of a condensed distance matrix (Prim's spanning tree, then its
-// edges by weight; ties by the lower tip indices): merges as for progressive_align, and the
-// merge heights.
+struct LcsQueryGroup;
+struct LcsScratch;
+
+// LCS distances of up to eight query sequences (one per 64-bit lane) to one target at a
+// time. Not thread-safe: one per thread.
+class LcsRowKernel {
+public:
+    static constexpr int kLanes = 8;
+    LcsRowKernel();
+    ~LcsRowKernel();
+    LcsRowKernel(const LcsRowKernel&) = delete;
+    LcsRowKernel& operator=(const LcsRowKernel&) = delete;
+    // The queries (1 to 8 sequence indices); `seqs` must outlive the kernel's use.
+    void set_queries(const SeqView& seqs, const std::int64_t* rows, int count, int letters);
+    int lanes() const;
+    // out[l] = lcs_distance(query l, target) for l < lanes().
+    void distances_to(std::int64_t target, float* out);
+
+private:
+    const SeqView* seqs_ = nullptr;
+    std::int64_t rows_[kLanes] = {};
+    std::unique_ptr<LcsScratch> scratch_;
+    std::unique_ptr<LcsQueryGroup> group_;
+};
+
+// Single linkage (SLINK's pointer representation, O(n) memory) of a condensed distance
+// matrix: merges as for progressive_align (ties: the lower tip index first), and the merge
+// heights.
 void single_linkage(const float* condensed, std::int64_t n, std::int64_t* merges,
                     double* heights);
+
+// Single linkage over the LCS distances of rows[0..n) (tip t is sequence rows[t]), computed
+// a block of rows at a time on all threads and never stored whole: O(n) memory beyond a
+// block. The same merges as single_linkage of lcs_distances' condensed matrix.
+void single_linkage_lcs(const SeqView& seqs, int letters, const std::int64_t* rows,
+                        std::int64_t n, int threads, std::int64_t* merges, double* heights);
 
 }  // namespace msa
 }  // namespace bioaccel
