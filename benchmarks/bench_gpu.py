@@ -1,7 +1,8 @@
 """GPU benchmark (run by scripts/gpu-check.sh on a GPU machine): K80 matrices on the
 cupy and numba-cuda backends beside the cpu backend, neighbour joining on cupy beside the
 C++ core, edit distances on numba-cuda (GCUPS), and the MSA profile-profile DP stage on
-cupy beside the C++ engine (cells/s); one run, ratios printed."""
+cupy beside the C++ engine (cells/s), the MSA guide tree's LCS distances on every GPU beside
+the CPU engine, and the MSA end to end; one run, ratios printed."""
 
 from __future__ import annotations
 
@@ -84,6 +85,7 @@ def main() -> None:
                   f"{cells / t / 1e12:.3f} TCUPS", flush=True)
     if bioaccel.available_backends()["cupy"] is None:
         msa_profile_stage()
+        msa_guide_distances()
         msa_end_to_end()
 
 
@@ -132,6 +134,32 @@ def msa_profile_stage() -> None:
           f"({cells / gpu / 1e6:.0f} M cells/s, {cpu / gpu:.1f}x cpu), "
           f"{'identical' if same else 'DIFFERENT'} paths and scores", flush=True)
 
+
+
+def msa_guide_distances(n: int = 10000) -> None:
+    """The guide tree's LCS distance stage: single linkage over all pairs of a simulated
+    10,000 x 250 aa family, CPU engine (all cores, 8 pairs per vector) versus the CUDA
+    kernel through the tile runner on every visible GPU; same merges or not."""
+    import numpy as np
+
+    from benchmarks.family_sim import simulate_family
+    from bioaccel.msa_engine.guide import GuideDistances
+
+    fam = simulate_family(n, 250, seed=1)
+    batch = bioaccel.SeqBatch.from_strings(fam.sequences, ids=fam.ids, alphabet="protein")
+    out = {}
+
+    def run(key, **kw):
+        out[key] = GuideDistances(batch, 0, **kw).single_linkage()
+
+    pairs = n * (n - 1) / 2
+    t_cpu = timed(lambda: run("cpu"), repeat=1)
+    t_gpu = timed(lambda: run("cupy", backend="cupy", devices="all"), repeat=2)
+    same = np.array_equal(out["cpu"], out["cupy"])
+    print(f"MSA guide tree distances, {n} x 250 aa ({pairs / 1e6:.0f} M LCS pairs): cpu "
+          f"{t_cpu:.2f} s ({pairs / t_cpu / 1e6:.1f} M pairs/s), cupy on all GPUs {t_gpu:.2f} s "
+          f"({pairs / t_gpu / 1e6:.1f} M pairs/s, {t_cpu / t_gpu:.2f}x), "
+          f"{'identical' if same else 'DIFFERENT'} merges", flush=True)
 
 
 def msa_end_to_end(sizes=(1000, 10000)) -> None:

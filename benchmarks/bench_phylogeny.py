@@ -133,8 +133,8 @@ def simulated_table(fams: list[FamilyFile], gpus: int, history: History,
     results = {name: simulate_order(o, gpus) for name, o in orders(fams, predictor).items()}
     bound = max(max(f.seconds for f in fams), sum(f.seconds for f in fams) / gpus)
     best = results["bioaccel"]
-    rows = [f"| order | makespan (s) | makespan / bioaccel | avg completion (s) | "
-            f"avg completion / bioaccel |", "|---|---|---|---|---|"]
+    rows = ["| order | makespan (s) | makespan / bioaccel | avg completion (s) | "
+            "avg completion / bioaccel |", "|---|---|---|---|---|"]
     for name, r in results.items():
         rows.append(f"| {name} | {r['makespan']:.2f} | {r['makespan'] / best['makespan']:.3f} | "
                     f"{r['avg_completion']:.2f} | "

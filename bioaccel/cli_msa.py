@@ -67,12 +67,15 @@ def _refine_arg(refine, iterations):
               help="Threads, 0 = all cores; the alignment does not depend on it.")
 @click.option("-b", "--backend", type=click.Choice(["auto", "cpu", "cupy"]),
               default="auto", show_default=True,
-              help="cupy: each guide-tree level's profile DPs in one GPU launch (the same "
-                   "alignment as cpu); auto: cpu.")
+              help="cupy: the guide tree's LCS distances and each guide-tree level's profile "
+                   "DPs on the GPU (the same alignment as cpu); auto: cpu.")
+@click.option("--devices", default=None,
+              help="Spread the guide tree's distances over these GPUs: 'all' or ids such as "
+                   "0,2 (with failover); with -b cupy the alignment runs on the first.")
 @click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus "
               "(for - on stdin; files are sniffed).")
 def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open, gap_extend,
-            term_gap, refine, refine_iterations, threads, backend, input_format):
+            term_gap, refine, refine_iterations, threads, backend, devices, input_format):
     """Align the sequences of INPUT (FASTA, gzip too; - for stdin) into a multiple alignment.
 
     Rows come out in input order; gaps in the input are removed first. The alignment is the
@@ -87,7 +90,8 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
     source = read_stdin_sequences(input_format) if is_stdio(input) else input
     aln = msa(source, alphabet=alphabet, guide_tree=guide_tree, matrix=matrix,
               gap_open=gap_open, gap_extend=gap_extend, term_gap=term_gap,
-              refine=_refine_arg(refine, refine_iterations), threads=threads, backend=backend)
+              refine=_refine_arg(refine, refine_iterations), threads=threads, backend=backend,
+              devices=devices)
     if is_stdio(output):
         from .msa_engine.alignment import format_alignment
         with text_output(output) as f:

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import BioaccelError
+
+if TYPE_CHECKING:
+    from .tree import Tree
 
 _PUNCT = set("(),:;[")
 
@@ -58,7 +62,7 @@ def _tokens(text: str, source: str):
             i = j
 
 
-def parse_newick(text: str, source: str = "newick") -> "Tree":
+def parse_newick(text: str, source: str = "newick") -> Tree:
     """Parse one Newick tree (the first, when the text holds several).
 
     Raises
@@ -147,7 +151,7 @@ def parse_newick(text: str, source: str = "newick") -> "Tree":
     return Tree(tips, parent, child, length, n)
 
 
-def read_newick(path_or_text: str | os.PathLike) -> "Tree":
+def read_newick(path_or_text: str | os.PathLike) -> Tree:
     """A :class:`Tree` from a Newick file (or from Newick text that starts with ``(``).
 
     >>> t = read_newick("((a:1,'b c':2):0.5,d:3);")

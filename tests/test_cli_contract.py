@@ -6,7 +6,6 @@ so a new command is covered (or must be added to COMMAND_CASES) automatically.""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path

@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import importlib.util
@@ -21,7 +22,9 @@ import pytest
 
 import bioaccel
 from bioaccel import _native
+from bioaccel import backends
 from bioaccel.backends import cupy_msa
+from bioaccel.backends.cupy_backend import CupyBackend
 from bioaccel.backends.msa_batch import D_M, D_N, pack_batch
 from bioaccel.kernels import KERNEL_DIR
 from bioaccel.msa_engine.scoring import msa_scoring
@@ -311,13 +314,20 @@ class _FakeCupy:
     def __getattr__(self, name):
         return getattr(np, name)
 
+    def asnumpy(self, a):
+        return np.asarray(a)
+
     def RawModule(self, code, options=()):
+        if "lcs_length_pairs" in code:  # the guide tree's distance stage
+            return self
         assert "msa_profile_dp" in code and "--fmad=false" in options
         return self
 
     def get_function(self, name):
-        assert name == "msa_profile_dp"
         from numba import cuda
+        if name == "lcs_length_pairs":
+            return self._lcs_kernel
+        assert name == "msa_profile_dp"
 
         from bioaccel.kernels.msa_numba import msa_profile_dp_kernel
 
@@ -340,10 +350,24 @@ class _FakeCupy:
             cuda.synchronize()
         return kernel
 
+    def _lcs_kernel(self, grid, block, args):
+        """kernels/lcs_lengths.cu's launch, run by the Numba twin of its kernel."""
+        from numba import cuda
+
+        from bioaccel.kernels.lcs_numba import lcs_length_kernel
+        t_codes, q_len, t_off, word_off, peq, alpha, letters, pq, pt, k, v, out = args
+        assert grid[0] * block[0] >= int(k) and v.shape == (v.shape[0], int(k))
+        q_off = np.concatenate([[0], np.cumsum(q_len)]).astype(np.int64)
+        self.launches.append((0, False))
+        lcs_length_kernel[grid[0], block[0]](q_off, word_off, peq, int(alpha), int(letters),
+                                             t_codes, t_off, pq, pt, v, out)
+        cuda.synchronize()
+
 
 def test_engine_gpu_stage_equals_the_cpu_engine(monkeypatch):
-    """msa(backend="cupy") batches each guide-tree level into one launch (here the NumPy
-    stand-in running the Numba kernel under the simulator) and gives the CPU's alignment."""
+    """msa(backend="cupy") computes the guide tree's LCS distances with kernels/lcs_lengths.cu
+    and batches each guide-tree level into one launch (here the NumPy stand-in running the
+    Numba twins of both kernels under the simulator), and gives the CPU's alignment."""
     from bioaccel.msa_engine import engine
 
     rng = np.random.default_rng(17)
@@ -358,6 +382,9 @@ def test_engine_gpu_stage_equals_the_cpu_engine(monkeypatch):
         records = [(f"s{k}", s) for k, s in enumerate(seqs)]
         fake = _FakeCupy()
         monkeypatch.setattr(engine, "gpu_array_module", lambda: fake)
+        # the distance stage asks the registry for "cupy": CupyBackend on the stand-in
+        monkeypatch.setitem(backends._instances, "cupy", CupyBackend(xp=fake))
+        monkeypatch.setitem(sys.modules, "cupyx", types.SimpleNamespace(scatter_add=np.add.at))
         # a balanced tree: its levels hold several merges each
         nodes = [f"s{k}" for k in range(n)]
         while len(nodes) > 1:
@@ -369,6 +396,8 @@ def test_engine_gpu_stage_equals_the_cpu_engine(monkeypatch):
             cpu = bioaccel.msa(records, backend="cpu", guide_tree=tree)
             assert gpu.sequences == cpu.sequences
             assert sum(p for p, _ in fake.launches) == n - 1  # every merge, on the "GPU"
+            # the single-linkage tree's distances came from the LCS kernel (launches of 0 merges)
+            assert isinstance(tree, str) == any(p == 0 for p, _ in fake.launches)
             if tree is balanced:
                 assert max(p for p, _ in fake.launches) >= 2  # a level in one launch
 

@@ -88,6 +88,14 @@ class Backend(abc.ABC):
         from ..errors import BackendUnavailableError
         raise BackendUnavailableError(f"backend {self.name!r} has no edit_distances kernels")
 
+    def lcs_lengths(self, queries, targets, letters: int, symmetric: bool,
+                    threads: int) -> np.ndarray:
+        """Longest-common-subsequence lengths (len(queries), len(targets)) int32, codes >=
+        ``letters`` never matching (the MSA guide tree's distance stage). Only backends
+        listing ``lcs_lengths`` in :attr:`operations` override this."""
+        from ..errors import BackendUnavailableError
+        raise BackendUnavailableError(f"backend {self.name!r} has no lcs_lengths kernels")
+
     def __repr__(self) -> str:
         return f"<bioaccel backend {self.name!r}>"
 

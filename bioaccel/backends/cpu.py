@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..dna_models import MODELS
 from .base import Backend, DnaData
 
@@ -14,7 +16,7 @@ def load_native():
 
 class CpuBackend(Backend):
     name = "cpu"
-    operations = frozenset({"dna_counts", "align_scores", "edit_distances"})
+    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths"})
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
         try:
@@ -43,3 +45,14 @@ class CpuBackend(Backend):
         return load_native().edit_distances(queries.codes, queries.offsets, targets.codes,
                                             targets.offsets, mode, int(max_distance),
                                             queries.alphabet.size, bool(symmetric), int(threads))
+
+    def lcs_lengths(self, queries, targets, letters, symmetric, threads):
+        # the kernel reads one sequence set: queries then targets, side by side
+        codes = np.concatenate([queries.codes, targets.codes])
+        offsets = np.concatenate([queries.offsets[:-1],
+                                  targets.offsets + queries.offsets[-1]]).astype(np.int64)
+        nq = len(queries)
+        return load_native().msa_lcs_lengths(codes, offsets, int(letters),
+                                             np.arange(nq, dtype=np.int64),
+                                             np.arange(nq, nq + len(targets), dtype=np.int64),
+                                             int(threads))

@@ -49,7 +49,7 @@ class CupyBackend(Backend):
     """``xp=None`` uses CuPy on the current device; pass ``numpy`` to run the array code on the CPU."""
 
     name = "cupy"
-    operations = frozenset({"dna_counts", "edit_distances", "align_scores"})
+    operations = frozenset({"dna_counts", "edit_distances", "align_scores", "lcs_lengths"})
     # The alignment and edit-distance kernels are CUDA C checked on the CPU (nvcc host
     # builds) but not yet run on a GPU by scripts/gpu-check.sh: name backend="cupy" to use
     # them; "auto" takes numba-cuda for those, whose kernels the simulator runs.
@@ -133,6 +133,13 @@ class CupyBackend(Backend):
         from .cupy_edit import edit_distances_cupy
         pq, pt = all_pairs(len(queries), len(targets), symmetric)
         values = edit_distances_cupy(self.xp, queries, targets, mode, max_distance, pq, pt)
+        return scatter_pairs(values, pq, pt, len(queries), len(targets), symmetric)
+
+    def lcs_lengths(self, queries, targets, letters, symmetric, threads):
+        from .base import all_pairs, scatter_pairs
+        from .cupy_edit import lcs_lengths_cupy
+        pq, pt = all_pairs(len(queries), len(targets), symmetric)
+        values = lcs_lengths_cupy(self.xp, queries, targets, letters, pq, pt)
         return scatter_pairs(values, pq, pt, len(queries), len(targets), symmetric)
 
     def dna_counts(self, data: DnaData, i0, i1, j0, j1, *, table, upper_only, threads):

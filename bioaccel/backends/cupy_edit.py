@@ -1,5 +1,6 @@
-"""Edit distances on the CuPy backend: array code builds the match masks (Peq), the CUDA C
-kernel in ``kernels/edit_distance.cu`` runs Myers' recurrences, one pair per thread.
+"""Edit distances and LCS lengths on the CuPy backend: array code builds the match masks
+(Peq), the CUDA C kernels in ``kernels/edit_distance.cu`` (Myers' recurrences) and
+``kernels/lcs_lengths.cu`` (the MSA guide tree's LCS) run one pair per thread.
 
 ``build_peq`` takes the array module ``xp``, so it runs (and is tested) with NumPy.
 """
@@ -64,4 +65,31 @@ def edit_distances_cupy(xp, queries, targets, mode: int, max_distance: int, pair
                (t_codes, q_len, t_off, word_off, peq, np.int32(alpha), pq, pt, np.int64(k),
                 np.int32(mode), np.int32(max_distance), pv, mv, d))
         out[s:s + k] = d.get()
+    return out
+
+
+def lcs_lengths_cupy(xp, queries, targets, letters: int, pair_q: np.ndarray,
+                     pair_t: np.ndarray) -> np.ndarray:
+    """LCS lengths of the listed (query, target) pairs on the current CUDA device (the MSA
+    guide tree's distance stage); codes >= ``letters`` never match."""
+    from ..kernels import cuda_source
+
+    alpha = int(queries.alphabet.size)
+    peq, word_off = build_peq(xp, queries.codes, queries.offsets, alpha)
+    kernel = xp.RawModule(code=cuda_source("lcs_lengths.cu")).get_function("lcs_length_pairs")
+    t_codes = xp.asarray(targets.codes)
+    t_off = xp.asarray(targets.offsets, dtype=xp.int64)
+    q_len = xp.asarray(queries.lengths, dtype=xp.int64)
+    words = max(1, int((queries.lengths.max(initial=0) + 63) // 64))
+    out = np.empty(len(pair_q), dtype=np.int32)
+    for s in range(0, len(pair_q), _CHUNK):
+        pq = xp.asarray(pair_q[s:s + _CHUNK], dtype=xp.int64)
+        pt = xp.asarray(pair_t[s:s + _CHUNK], dtype=xp.int64)
+        k = len(pq)
+        v = xp.empty((words, k), dtype=xp.uint64)
+        d = xp.empty(k, dtype=xp.int32)
+        kernel(((k + _THREADS - 1) // _THREADS,), (_THREADS,),
+               (t_codes, q_len, t_off, word_off, peq, np.int32(alpha), np.int32(letters), pq, pt,
+                np.int64(k), v, d))
+        out[s:s + k] = xp.asnumpy(d)
     return out

@@ -15,7 +15,7 @@ def _simulator() -> bool:
 
 class NumbaCudaBackend(Backend):
     name = "numba-cuda"
-    operations = frozenset({"dna_counts", "align_scores", "edit_distances"})
+    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths"})
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
         if _simulator() and for_auto:
@@ -104,6 +104,29 @@ class NumbaCudaBackend(Backend):
             d_out = cuda.device_array(len(cq), dtype=np.int32)
             k.edit_distance_kernel[-(-len(cq) // k.THREADS), k.THREADS](
                 *dev, mode, max_distance, cuda.to_device(cq), cuda.to_device(ct), pv, mv, d_out)
+            return d_out.copy_to_host()
+
+        return self._per_pair(len(queries), len(targets), symmetric, launch)
+
+    def lcs_lengths(self, queries, targets, letters, symmetric, threads):
+        from numba import cuda
+
+        from ..kernels import lcs_numba as k
+        from .cupy_edit import build_peq
+
+        alpha = int(queries.alphabet.size)
+        peq, word_off = build_peq(np, queries.codes, queries.offsets, alpha)
+        dev = [cuda.to_device(np.ascontiguousarray(a)) for a in
+               (queries.offsets, word_off, peq)]
+        t_dev = [cuda.to_device(np.ascontiguousarray(a)) for a in (targets.codes, targets.offsets)]
+        words = max(1, -(-int(queries.lengths.max(initial=0)) // 64))
+
+        def launch(cq, ct):
+            v = cuda.device_array((words, len(cq)), dtype=np.uint64)
+            d_out = cuda.device_array(len(cq), dtype=np.int32)
+            k.lcs_length_kernel[-(-len(cq) // k.THREADS), k.THREADS](
+                *dev, alpha, int(letters), *t_dev, cuda.to_device(cq), cuda.to_device(ct), v,
+                d_out)
             return d_out.copy_to_host()
 
         return self._per_pair(len(queries), len(targets), symmetric, launch)

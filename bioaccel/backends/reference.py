@@ -12,7 +12,7 @@ _A, _C, _G, _T = 0, 1, 2, 3
 
 class ReferenceBackend(Backend):
     name = "reference"
-    operations = frozenset({"dna_counts", "align_scores", "edit_distances"})
+    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths"})
 
     def dna_counts(self, data: DnaData, i0, i1, j0, j1, *, table, upper_only, threads):
         aln = data.alignment
@@ -47,6 +47,14 @@ class ReferenceBackend(Backend):
             values = np.minimum(values, max_distance + 1)
         return scatter_pairs(values.astype(np.int32), pq, pt, len(queries), len(targets), symmetric)
 
+    def lcs_lengths(self, queries, targets, letters, symmetric, threads):
+        from .base import all_pairs, scatter_pairs
+        pq, pt = all_pairs(len(queries), len(targets), symmetric)
+        values = [lcs_length_reference(queries[int(i)], targets[int(j)], letters)
+                  for i, j in zip(pq, pt)]
+        return scatter_pairs(np.array(values, dtype=np.int32), pq, pt, len(queries),
+                             len(targets), symmetric)
+
     def align_scores(self, queries, targets, scoring, mode, symmetric, threads):
         from .base import all_pairs, scatter_pairs
         pq, pt = all_pairs(len(queries), len(targets), symmetric)
@@ -55,6 +63,21 @@ class ReferenceBackend(Backend):
         if values.size and (values.max() > 2 ** 31 - 1 or values.min() < -(2 ** 31)):
             raise OverflowError("an alignment score does not fit int32")
         return scatter_pairs(values.astype(np.int32), pq, pt, len(queries), len(targets), symmetric)
+
+
+def lcs_length_reference(a: np.ndarray, b: np.ndarray, letters: int) -> int:
+    """Longest common subsequence of two code arrays by the textbook DP, one row of a at a
+    time: row[j] = max(row[j - 1], above[j], above[j - 1] + (a_i == b_j)), the running
+    maximum taken by ``np.maximum.accumulate``. Codes >= ``letters`` never match."""
+    b = np.asarray(b)
+    above = np.zeros(len(b) + 1, dtype=np.int64)
+    for x in np.asarray(a).tolist():
+        match = (b == x) & (x < letters)
+        row = np.empty_like(above)
+        row[0] = 0
+        row[1:] = np.maximum(above[1:], above[:-1] + match)
+        above = np.maximum.accumulate(row)
+    return int(above[-1])
 
 
 def gotoh_score(a: np.ndarray, b: np.ndarray, scoring, mode: int) -> int:

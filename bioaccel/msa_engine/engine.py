@@ -9,6 +9,7 @@ sequential with a fixed seed).
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import os
 from pathlib import Path
@@ -94,14 +95,19 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     threads : int
         0 = all cores. The result does not depend on it.
     backend : {"auto", "cpu", "cupy"}
-        ``cpu``: the C++/OpenMP engine. ``cupy``: the progressive stage's profile-profile DPs
-        on the GPU, all ready merges of a guide-tree level in one launch of
+        ``cpu``: the C++/OpenMP engine. ``cupy``: the guide tree's LCS distances
+        (``kernels/lcs_lengths.cu``) and the progressive stage's profile-profile DPs on the
+        GPU, all ready merges of a guide-tree level in one launch of
         ``kernels/msa_profile_dp.cu`` (the same paths as the CPU, bit for bit); profiles,
-        guide tree and refinement stay on the CPU. ``auto`` is ``cpu`` until the GPU stage
-        has been measured on a GPU. Raises :class:`BackendUnavailableError` when CuPy cannot
+        the tree from the distances and refinement stay on the CPU. ``auto`` is ``cpu``
+        (with ``devices=``: the distance stage on those GPUs) until the GPU stages have
+        been measured on a GPU. Raises :class:`BackendUnavailableError` when CuPy cannot
         run here, or for ``numba-cuda`` (no MSA stage).
-    devices : None
-        Reserved for multi-GPU MSA; anything else raises.
+    devices : None, "all", int, list of int or str such as "0,2"
+        Spread the guide tree's distance stage over these GPUs in tiles, with failover
+        (:mod:`bioaccel.sched.multigpu`; virtual GPUs from ``BIOACCEL_VIRTUAL_GPUS`` run the
+        CPU engine); with ``backend="cupy"`` the progressive stage runs on the first of
+        them. The alignment is the same as with ``devices=None``.
     progress : bool, optional
         Progress bar on stderr (default: when stderr is a terminal).
 
@@ -123,10 +129,14 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     if key not in ("auto", "cpu", "cupy"):
         raise BackendUnavailableError(
             f"backend {backend!r} has no MSA stage; expected 'auto', 'cpu' or 'cupy'")
-    if devices is not None:
-        raise BackendUnavailableError("multi-GPU MSA is not implemented; devices= must be None "
-                                      "(backend='cupy' runs on the current GPU)")
     xp = gpu_array_module() if key == "cupy" else None
+    distance_backend = "cupy" if key == "cupy" else ("cpu" if devices is None else key)
+    chosen = None
+    if devices is not None:
+        from ..backends import backend_for_devices
+        from ..sched.devices import select_devices
+        chosen = select_devices(devices)
+        backend_for_devices(chosen, distance_backend, "lcs_lengths")  # refuse a bad mix now
     ids, raw, source = _records(sequences)
     check_unique_ids(ids, source)
     ungapped = [s.replace("-", "").replace(".", "") for s in raw]
@@ -155,7 +165,7 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
             if len(labels) > 1 else np.zeros((0, 2), np.int64)
         merges = _restrict(merges_all, len(labels), n)
     else:
-        merges, _ = guide_merges(work, guide_tree, threads)
+        merges, _ = guide_merges(work, guide_tree, threads, distance_backend, devices)
     from ..backends.cpu import load_native
     native = load_native()
     weights = np.ones(n)
@@ -164,8 +174,11 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     with progress_bar("aligning", enabled=progress) as update:
         callback = (lambda done: update(done, total_steps)) if total_steps else None
         if n and xp is not None:
-            cols, width = progressive_in_levels(native, work, scoring, merges, weights, xp,
-                                                callback)
+            on_first = xp.cuda.Device(chosen[0].index) if chosen and not chosen[0].virtual \
+                else contextlib.nullcontext()
+            with on_first:
+                cols, width = progressive_in_levels(native, work, scoring, merges, weights, xp,
+                                                    callback)
         elif n:
             cols, width = native.msa_progressive(work.codes, work.offsets, scoring.letter_of,
                                                  scoring.sub, scoring.gaps, merges, weights,

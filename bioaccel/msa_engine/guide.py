@@ -62,49 +62,87 @@ def matchable_letters(alphabet) -> int:
     return 4 if alphabet is DNA else 20
 
 
-def lcs_condensed(batch, rows: np.ndarray, threads: int) -> np.ndarray:
-    from ..backends.cpu import load_native
-    return load_native().msa_lcs_distances(batch.codes, batch.offsets,
-                                           matchable_letters(batch.alphabet),
-                                           np.ascontiguousarray(rows, dtype=np.int64), None,
-                                           int(threads))
+class GuideDistances:
+    """The guide tree's LCS distances of ``batch`` (FAMSA 2.4's ``(la + lb - 2 lcs)^0.75 /
+    lcs``): on the CPU engine (eight pairs per vector, all cores) by default, or with a GPU
+    ``backend`` or ``devices=`` as LCS lengths through :func:`bioaccel.dispatch.pairwise`
+    (tiles over several GPUs; virtual GPUs run the CPU engine), turned into distances by
+    the same C++ function, so every path gives the same floats and the same tree."""
+
+    #: pairs per block of rows on the GPU path (int32 lengths: 128 MiB)
+    BLOCK_PAIRS = 1 << 25
+
+    def __init__(self, batch, threads: int, backend: str = "cpu", devices=None):
+        from ..backends.cpu import load_native
+        self.batch = batch
+        self.threads = int(threads)
+        self.letters = matchable_letters(batch.alphabet)
+        self.backend = backend
+        self.devices = devices
+        self.native = load_native()
+        self.on_cpu_engine = devices is None and str(backend).lower() == "cpu"
+
+    def _lengths(self, queries, targets) -> np.ndarray:
+        from ..dispatch import pairwise
+        letters = self.letters
+        return pairwise(queries, targets, False, operation="lcs_lengths", dtype=np.int32,
+                        backend=self.backend, devices=self.devices, threads=self.threads,
+                        kernel=lambda engine, qb, tb, sym, th: engine.lcs_lengths(
+                            qb, tb, letters, sym, th))
+
+    def _of_lengths(self, lcs: np.ndarray, la: np.ndarray, lb: np.ndarray) -> np.ndarray:
+        la2 = np.broadcast_to(la.astype(np.int64)[:, None], lcs.shape).ravel()
+        lb2 = np.broadcast_to(lb.astype(np.int64)[None, :], lcs.shape).ravel()
+        d = self.native.msa_lcs_distance_of_lengths(la2, lb2, lcs.astype(np.int64).ravel())
+        return d.reshape(lcs.shape)
+
+    def rect(self, rows_a: np.ndarray, rows_b: np.ndarray) -> np.ndarray:
+        """Distances (len(rows_a), len(rows_b)) float32."""
+        rows_a = np.ascontiguousarray(rows_a, dtype=np.int64)
+        rows_b = np.ascontiguousarray(rows_b, dtype=np.int64)
+        if self.on_cpu_engine:
+            return self.native.msa_lcs_distances(self.batch.codes, self.batch.offsets,
+                                                 self.letters, rows_a, rows_b, self.threads)
+        lcs = self._lengths(self.batch.subset(rows_a), self.batch.subset(rows_b))
+        return self._of_lengths(lcs, self.batch.lengths[rows_a], self.batch.lengths[rows_b])
+
+    def square(self) -> np.ndarray:
+        """All pairs as a float64 (n, n) matrix (for UPGMA and NJ)."""
+        rows = np.arange(len(self.batch), dtype=np.int64)
+        return self.rect(rows, rows).astype(np.float64)  # LCS is symmetric, its diagonal 0
+
+    def single_linkage(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """FAMSA's default tree: single linkage over all pairs of ``rows`` (all of the batch
+        by default; tip t is ``rows[t]``), fed to SLINK a block of rows at a time: O(n)
+        memory beyond a block."""
+        rows = np.arange(len(self.batch), dtype=np.int64) if rows is None else \
+            np.ascontiguousarray(rows, dtype=np.int64)
+        n = len(rows)
+        if n < 2:
+            return np.zeros((0, 2), dtype=np.int64)
+        if self.on_cpu_engine:
+            merges, _ = self.native.msa_single_linkage_lcs(self.batch.codes, self.batch.offsets,
+                                                           self.letters, rows, self.threads)
+            return merges
+        slink = self.native.MsaSlink(n)
+        block = max(1, min(n, self.BLOCK_PAIRS // n))
+        for i0 in range(0, n, block):
+            i1 = min(n, i0 + block)
+            # row i needs the points before it: columns [0, i1) cover the whole block
+            slink.add_rows(self.rect(rows[i0:i1], rows[:i1]))
+        merges, _ = slink.merges()
+        return merges
 
 
-def single_linkage_merges(batch, threads: int, rows: np.ndarray | None = None) -> np.ndarray:
-    """FAMSA's default: single linkage over the LCS distances of all pairs of ``rows`` (all
-    of ``batch`` by default; tip t is ``rows[t]``), streamed in blocks of rows through
-    SLINK: O(n) memory."""
-    from ..backends.cpu import load_native
-    rows = np.arange(len(batch), dtype=np.int64) if rows is None else \
-        np.ascontiguousarray(rows, dtype=np.int64)
-    merges, _ = load_native().msa_single_linkage_lcs(batch.codes, batch.offsets,
-                                                     matchable_letters(batch.alphabet), rows,
-                                                     int(threads))
-    return merges
-
-
-def _square(batch, threads: int) -> np.ndarray:
-    n = len(batch)
-    cond = lcs_condensed(batch, np.arange(n), threads).astype(np.float64)
-    cond = np.minimum(cond, np.finfo(np.float32).max)
-    d = np.zeros((n, n))
-    iu = np.triu_indices(n, 1)
-    d[iu] = cond
-    d.T[iu] = cond
-    return d
-
-
-def medoid_merges(batch, threads: int, leaf: int = MEDOID_LEAF,
+def medoid_merges(dist: GuideDistances, leaf: int = MEDOID_LEAF,
                   seeds: int = MEDOID_SEEDS) -> np.ndarray:
     """A medoid-style guide tree in O(n * seeds) distances per level (as FAMSA's medoid
     tree and Clustal Omega's mBed): ``seeds`` sequences spread over the input (the longest,
     then evenly spaced in the canonical order) split the rest by their nearest seed; groups
     of at most ``leaf`` sequences get a single-linkage tree of all their pairs, larger ones
     are split again; the groups are joined by single linkage over their seeds."""
-    from ..backends.cpu import load_native
-    native = load_native()
+    batch = dist.batch
     n = len(batch)
-    letters = matchable_letters(batch.alphabet)
     merges: list[tuple[int, int]] = []
 
     def new_node(a: int, b: int) -> int:
@@ -116,7 +154,7 @@ def medoid_merges(batch, threads: int, leaf: int = MEDOID_LEAF,
         if len(rows) == 1:
             return int(rows[0])
         if len(rows) <= leaf:
-            local = single_linkage_merges(batch, threads, rows)
+            local = dist.single_linkage(rows)
             ids = [int(r) for r in rows]
             for a, b in local.tolist():
                 ids.append(new_node(ids[a], ids[b]))
@@ -128,8 +166,7 @@ def medoid_merges(batch, threads: int, leaf: int = MEDOID_LEAF,
             if p not in picks and len(picks) < k:
                 picks.append(p)
         seed_rows = rows[np.array(picks)]
-        d = native.msa_lcs_distances(batch.codes, batch.offsets, letters, rows, seed_rows,
-                                     int(threads))
+        d = dist.rect(rows, seed_rows)
         nearest = np.argmin(d, axis=1)   # ties: the first seed
         groups = [rows[nearest == s] for s in range(len(picks))]
         if max(len(g) for g in groups) == len(rows):  # no progress: split evenly
@@ -139,7 +176,7 @@ def medoid_merges(batch, threads: int, leaf: int = MEDOID_LEAF,
         present = [s for s in range(len(picks)) if subtree[s] >= 0]
         if len(present) == 1:
             return subtree[present[0]]
-        top = single_linkage_merges(batch, threads, seed_rows[np.array(present)])
+        top = dist.single_linkage(seed_rows[np.array(present)])
         ids = [subtree[s] for s in present]
         for a, b in top.tolist():
             ids.append(new_node(ids[a], ids[b]))
@@ -156,25 +193,28 @@ def all_pairs_work(batch) -> float:
     return n * (n - 1) / 2 * mean * np.ceil(mean / 64)
 
 
-def guide_merges(batch, method, threads: int) -> tuple[np.ndarray, str]:
-    """Merges for ``batch`` (in its order) by ``method``; returns (merges, method used)."""
+def guide_merges(batch, method, threads: int, backend: str = "cpu",
+                 devices=None) -> tuple[np.ndarray, str]:
+    """Merges for ``batch`` (in its order) by ``method``; returns (merges, method used).
+    ``backend`` / ``devices`` place the distance stage (see :class:`GuideDistances`)."""
     n = len(batch)
     if n < 2:
         return np.zeros((0, 2), dtype=np.int64), "none"
     key = str(method).lower()
     if key == "auto":
         key = "medoid" if all_pairs_work(batch) > MEDOID_WORK else "single"
+    if key not in ("single", "medoid", "upgma", "nj"):
+        raise ValueError(f"unknown guide tree {method!r}; expected one of {list(GUIDE_TREES)}, "
+                         "a bioaccel.Tree or a Newick file")
+    dist = GuideDistances(batch, threads, backend, devices)
     if key == "single":
-        return single_linkage_merges(batch, threads), key
+        return dist.single_linkage(), key
     if key == "medoid":
-        return medoid_merges(batch, threads), key
-    if key in ("upgma", "nj"):
-        from ..tree import nj, upgma
-        d = _square(batch, threads)
-        tree = upgma(d, list(range(n))) if key == "upgma" else nj(d, list(range(n)), threads=threads)
-        return merges_from_tree(tree), key
-    raise ValueError(f"unknown guide tree {method!r}; expected one of {list(GUIDE_TREES)}, "
-                     "a bioaccel.Tree or a Newick file")
+        return medoid_merges(dist), key
+    from ..tree import nj, upgma
+    d = dist.square()
+    tree = upgma(d, list(range(n))) if key == "upgma" else nj(d, list(range(n)), threads=threads)
+    return merges_from_tree(tree), key
 
 
 def merges_for_labels(tree: Tree, ids: list[str], source: str) -> np.ndarray:

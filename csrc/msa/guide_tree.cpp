@@ -1,5 +1,6 @@
 // Single-linkage guide trees (as FAMSA's default): SLINK's pointer representation, fed one
-// row of distances at a time, so neither the condensed matrix nor the LCS stream is kept.
+// row of distances at a time, so neither the condensed matrix nor the LCS stream is kept
+// whole.
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -12,65 +13,55 @@
 namespace bioaccel {
 namespace msa {
 
-namespace {
+Slink::Slink(std::int64_t n) : pi_(n), lambda_(n), m_(n) {}
 
-// Sibson's SLINK (1973): after point i is added, pi[j] / lambda[j] (j <= i) say that j
-// joins the cluster of pi[j] > j at height lambda[j].
-class Slink {
-public:
-    explicit Slink(std::int64_t n) : pi_(n), lambda_(n), m_(n) {}
-
-    // Point i (the points so far are 0..i-1) with d[j] its distance to point j < i.
-    void add(std::int64_t i, const float* d) {
-        constexpr float kInf = std::numeric_limits<float>::infinity();
-        pi_[i] = i;
-        lambda_[i] = kInf;
-        std::copy(d, d + i, m_.begin());
-        for (std::int64_t j = 0; j < i; ++j) {
-            const std::int64_t p = pi_[j];
-            if (lambda_[j] >= m_[j]) {
-                m_[p] = std::min(m_[p], lambda_[j]);
-                lambda_[j] = m_[j];
-                pi_[j] = i;
-            } else {
-                m_[p] = std::min(m_[p], m_[j]);
-            }
-        }
-        for (std::int64_t j = 0; j < i; ++j)
-            if (lambda_[j] >= lambda_[pi_[j]]) pi_[j] = i;
-    }
-
-    // The merges in height order (ties: the lower point first), joined with union-find.
-    void merges(std::int64_t n, std::int64_t* merges, double* heights) const {
-        std::vector<std::int64_t> order(n - 1);
-        std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(),
-                         [&](std::int64_t a, std::int64_t b) { return lambda_[a] < lambda_[b]; });
-        std::vector<std::int64_t> root(n), node(n);
-        std::iota(root.begin(), root.end(), 0);
-        std::iota(node.begin(), node.end(), 0);
-        auto find = [&](std::int64_t x) {
-            while (root[x] != x) x = root[x] = root[root[x]];
-            return x;
-        };
-        for (std::int64_t k = 0; k < n - 1; ++k) {
-            const std::int64_t j = order[k];
-            const std::int64_t ra = find(j), rb = find(pi_[j]);
-            const std::int64_t na = node[ra], nb = node[rb];
-            merges[2 * k] = std::min(na, nb);
-            merges[2 * k + 1] = std::max(na, nb);
-            if (heights) heights[k] = lambda_[j];
-            root[ra] = rb;
-            node[rb] = n + k;
+void Slink::add(const float* d) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    if (added_ >= size()) throw std::logic_error("SLINK: every point is in already");
+    const std::int64_t i = added_++;
+    pi_[i] = i;
+    lambda_[i] = kInf;
+    std::copy(d, d + i, m_.begin());
+    for (std::int64_t j = 0; j < i; ++j) {
+        const std::int64_t p = pi_[j];
+        if (lambda_[j] >= m_[j]) {
+            m_[p] = std::min(m_[p], lambda_[j]);
+            lambda_[j] = m_[j];
+            pi_[j] = i;
+        } else {
+            m_[p] = std::min(m_[p], m_[j]);
         }
     }
+    for (std::int64_t j = 0; j < i; ++j)
+        if (lambda_[j] >= lambda_[pi_[j]]) pi_[j] = i;
+}
 
-private:
-    std::vector<std::int64_t> pi_;
-    std::vector<float> lambda_, m_;
-};
-
-}  // namespace
+void Slink::merges(std::int64_t* merges, double* heights) const {
+    const std::int64_t n = size();
+    if (added_ != n) throw std::logic_error("SLINK: merges asked before every point is in");
+    if (n < 2) return;
+    std::vector<std::int64_t> order(n - 1);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::int64_t a, std::int64_t b) { return lambda_[a] < lambda_[b]; });
+    std::vector<std::int64_t> root(n), node(n);
+    std::iota(root.begin(), root.end(), 0);
+    std::iota(node.begin(), node.end(), 0);
+    auto find = [&](std::int64_t x) {
+        while (root[x] != x) x = root[x] = root[root[x]];
+        return x;
+    };
+    for (std::int64_t k = 0; k < n - 1; ++k) {
+        const std::int64_t j = order[k];
+        const std::int64_t ra = find(j), rb = find(pi_[j]);
+        const std::int64_t na = node[ra], nb = node[rb];
+        merges[2 * k] = std::min(na, nb);
+        merges[2 * k + 1] = std::max(na, nb);
+        if (heights) heights[k] = lambda_[j];
+        root[ra] = rb;
+        node[rb] = n + k;
+    }
+}
 
 void single_linkage(const float* condensed, std::int64_t n, std::int64_t* merges,
                     double* heights) {
@@ -79,9 +70,9 @@ void single_linkage(const float* condensed, std::int64_t n, std::int64_t* merges
     std::vector<float> row(n);
     for (std::int64_t i = 0; i < n; ++i) {
         for (std::int64_t j = 0; j < i; ++j) row[j] = condensed[j * n - j * (j + 1) / 2 + i - j - 1];
-        slink.add(i, row.data());
+        slink.add(row.data());
     }
-    slink.merges(n, merges, heights);
+    slink.merges(merges, heights);
 }
 
 void single_linkage_lcs(const SeqView& seqs, int letters, const std::int64_t* rows,
@@ -120,9 +111,9 @@ void single_linkage_lcs(const SeqView& seqs, int letters, const std::int64_t* ro
                 }
             }
         }
-        for (std::int64_t r = 0; r < rows_here; ++r) slink.add(i0 + r, rowbuf.data() + r * n);
+        for (std::int64_t r = 0; r < rows_here; ++r) slink.add(rowbuf.data() + r * n);
     }
-    slink.merges(n, merges, heights);
+    slink.merges(merges, heights);
 }
 
 }  // namespace msa

@@ -152,11 +152,15 @@ void LcsRowKernel::set_queries(const SeqView& seqs, const std::int64_t* rows, in
 
 int LcsRowKernel::lanes() const { return group_->lanes; }
 
-void LcsRowKernel::distances_to(std::int64_t target, float* out) {
+void LcsRowKernel::lengths_to(std::int64_t target, std::int64_t* lcs) {
     static const Lcs8Fn lcs8 = pick_lcs8();
+    lcs8(*group_, seqs_->seq(target), seqs_->length(target), scratch_->v.data(), lcs);
+}
+
+void LcsRowKernel::distances_to(std::int64_t target, float* out) {
     std::int64_t lcs[kLanes];
+    lengths_to(target, lcs);
     const std::int64_t lb = seqs_->length(target);
-    lcs8(*group_, seqs_->seq(target), lb, scratch_->v.data(), lcs);
     for (int l = 0; l < group_->lanes; ++l)
         out[l] = static_cast<float>(lcs_distance(seqs_->length(rows_[l]), lb, lcs[l]));
 }
@@ -196,6 +200,35 @@ void lcs_distances(const SeqView& seqs, int letters, const std::int64_t* rows_a,
                         out[i * na - i * (i + 1) / 2 + j - i - 1] = d[l];
                     }
                 }
+            }
+        }
+    }
+}
+
+}  // namespace msa
+}  // namespace bioaccel
+
+namespace bioaccel {
+namespace msa {
+
+void lcs_lengths(const SeqView& seqs, int letters, const std::int64_t* rows_a, std::int64_t na,
+                 const std::int64_t* rows_b, std::int64_t nb, std::int32_t* out, int threads) {
+    if (letters < 1 || letters > 255) throw std::invalid_argument("letters must be in [1, 255]");
+    const int workers = resolve_threads(threads);
+    (void)workers;  // unused when built without OpenMP
+    const std::int64_t groups = (na + kLanes - 1) / kLanes;
+#pragma omp parallel num_threads(workers)
+    {
+        LcsRowKernel kernel;
+        std::int64_t lcs[kLanes];
+#pragma omp for schedule(dynamic, 1)
+        for (std::int64_t gi = 0; gi < groups; ++gi) {
+            const std::int64_t i0 = gi * kLanes;
+            const int count = static_cast<int>(std::min<std::int64_t>(kLanes, na - i0));
+            kernel.set_queries(seqs, rows_a + i0, count, letters);
+            for (std::int64_t j = 0; j < nb; ++j) {
+                kernel.lengths_to(rows_b[j], lcs);
+                for (int l = 0; l < count; ++l) out[(i0 + l) * nb + j] = static_cast<std::int32_t>(lcs[l]);
             }
         }
     }

@@ -196,6 +196,8 @@ public:
     // The queries (1 to 8 sequence indices); `seqs` must outlive the kernel's use.
     void set_queries(const SeqView& seqs, const std::int64_t* rows, int count, int letters);
     int lanes() const;
+    // lcs[l] = LCS length of query l and the target, for l < lanes().
+    void lengths_to(std::int64_t target, std::int64_t* lcs);
     // out[l] = lcs_distance(query l, target) for l < lanes().
     void distances_to(std::int64_t target, float* out);
 
@@ -204,6 +206,31 @@ private:
     std::int64_t rows_[kLanes] = {};
     std::unique_ptr<LcsScratch> scratch_;
     std::unique_ptr<LcsQueryGroup> group_;
+};
+
+// LCS lengths of rows_a x rows_b (row-major int32), for backends that return lengths (the
+// GPU distance stage) and the CPU engine's side of their comparison.
+void lcs_lengths(const SeqView& seqs, int letters, const std::int64_t* rows_a, std::int64_t na,
+                 const std::int64_t* rows_b, std::int64_t nb, std::int32_t* out, int threads);
+
+// Sibson's SLINK (1973), fed one row of distances at a time: after point i is added,
+// pi[j] / lambda[j] (j <= i) say that j joins the cluster of pi[j] > j at height lambda[j].
+// O(n) memory; the points must come in order 0, 1, ..., n - 1.
+class Slink {
+public:
+    explicit Slink(std::int64_t n);
+    std::int64_t size() const { return static_cast<std::int64_t>(pi_.size()); }
+    std::int64_t added() const { return added_; }
+    // Point added() with d[j] its distance to point j < added().
+    void add(const float* d);
+    // Once all n points are in: the merges in height order (ties: the lower point first)
+    // as for progressive_align, and their heights.
+    void merges(std::int64_t* merges, double* heights) const;
+
+private:
+    std::vector<std::int64_t> pi_;
+    std::vector<float> lambda_, m_;
+    std::int64_t added_ = 0;
 };
 
 // Single linkage (SLINK's pointer representation, O(n) memory) of a condensed distance
