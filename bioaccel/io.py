@@ -130,8 +130,12 @@ def sniff_format(text: str, path: Path | None = None) -> str:
             # a FASTA/FASTQ file always starts with '>'/'@', whatever its name says
             if suffixes.endswith(ext) and fmt not in ("fasta", "fastq"):
                 return fmt
-    shown = first[:40] + ("..." if len(first) > 40 else "")
     where = f"{path}: " if path else ""
+    if not first:
+        raise SequenceFormatError(f"{where}the file is empty (or blank): no sequences to read; "
+                                  "expected FASTA ('>'), FASTQ ('@'), Clustal, PHYLIP, "
+                                  "Stockholm or NEXUS")
+    shown = first[:40] + ("..." if len(first) > 40 else "")
     raise SequenceFormatError(
         f"{where}not a sequence file: first line {shown!r}; expected FASTA ('>'), FASTQ ('@'), "
         "Clustal, PHYLIP, Stockholm or NEXUS"

@@ -78,9 +78,10 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         ``single``: single linkage over LCS distances of all pairs (FAMSA's default);
         ``upgma``/``nj`` over the same distances; ``medoid``: a recursive split by nearest
         seeds, O(n x 100) distances per level, for 10^4+ sequences. ``auto``: ``single``
-        unless comparing all pairs would take more than about 10 s on two cores (as for
-        10,000 proteins of 250 residues, or 4,000 16S genes), then ``medoid``. A Tree or
-        Newick file must name every sequence once.
+        unless comparing all pairs would take more than about 25 s on two AVX2 cores (past
+        about 20,000 proteins of 250 residues, or 3,000 16S genes), then ``medoid``. Single
+        linkage keeps O(n) memory (SLINK, fed a block of rows at a time). A Tree or Newick
+        file must name every sequence once.
     matrix : str or matrix
         ``auto``: PFASUM43 for proteins, NUC.4.4 for nucleotides; any name of the
         ``scoring-matrices`` package or of Biopython's ``substitution_matrices``.
