@@ -5,7 +5,6 @@
 // word for all lanes: no gathers. All lanes walk the same target, so they finish together.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -32,8 +31,8 @@ struct alignas(64) Lane8 {
 using namespace lcs_detail;
 
 // Eight queries' match masks, interleaved: mask[(letter * words + w)] lane l has bit i set
-// where query l's residue 64 w + i is `letter`. Row `letters` (codes that never match, and
-// lanes past the end of the group) is all zero.
+// where query l's residue 64 w + i is `letter` (letter < letters: other codes never match).
+// Lanes past the end of a short group stay all zero.
 struct LcsQueryGroup {
     int letters = 0;
     std::int64_t words = 0;
@@ -46,7 +45,7 @@ struct LcsQueryGroup {
         std::int64_t longest = 0;
         for (int l = 0; l < count; ++l) longest = std::max(longest, seqs.length(rows[l]));
         words = std::max<std::int64_t>((longest + 63) / 64, 1);
-        mask.assign(static_cast<std::size_t>((letters + 1) * words), Lane8{});
+        mask.assign(static_cast<std::size_t>(letters * words), Lane8{});
         for (int l = 0; l < count; ++l) {
             const std::uint8_t* s = seqs.seq(rows[l]);
             const std::int64_t len = seqs.length(rows[l]);
