@@ -27,7 +27,9 @@ from .scoring import gap_scale, msa_scoring
 #: "auto" refinement runs for at most this many sequences (FAMSA's rule)
 REFINE_UP_TO = 1000
 REFINE_ITERATIONS = 100
-REFINE_RADIUS = 100
+#: realignments search within this many columns of the current placement: on BAliBASE 100
+#: gave SP/TC 0.793/0.632 in 13.9 s, 300 0.796/0.635 in 22.9 s, unbanded the same in 31 s
+REFINE_RADIUS = 300
 REFINE_SEED = 5489
 
 
@@ -91,8 +93,10 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         ``1 + log2(n / 45) / 7`` from 45 sequences on.
     refine : "auto", bool or int
         Realign the splits of the rows that gap patterns make (100 iterations, or the number
-        given) within 100 columns of their placement, keeping improvements of the
-        profile-profile sum of pairs; ``auto``: 100 iterations for up to 1,000 sequences.
+        given; a split made by more columns is drawn more often) within 300 columns of their
+        placement, keeping a realignment when the exact sum-of-pairs score (every pair of
+        rows, its own gap runs, as FAMSA scores) rises; ``auto``: 100 iterations for up to
+        1,000 sequences.
     threads : int
         0 = all cores. The result does not depend on it.
     backend : {"auto", "cpu", "cupy"}

@@ -120,6 +120,20 @@ void check_rows(const I64Array& rows, std::int64_t count) {
                                         " out of range (" + std::to_string(count) + " sequences)");
 }
 
+double cross_sum_of_pairs_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
+                             py::tuple gaps, I32Array column_of, std::int64_t n_columns,
+                             I64Array rows_a, I64Array rows_b) {
+    const SeqView v = seq_view(codes, offsets);
+    const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
+    check_columns(v, column_of, n_columns);
+    check_rows(rows_a, v.count);
+    check_rows(rows_b, v.count);
+    const std::vector<std::int64_t> a(rows_a.data(), rows_a.data() + rows_a.size());
+    const std::vector<std::int64_t> b(rows_b.data(), rows_b.data() + rows_b.size());
+    py::gil_scoped_release release;
+    return msa::cross_sum_of_pairs(v, sc, a, b, column_of.data(), n_columns);
+}
+
 // The profile of sub-alignment `rows`; with as_sequence and one row, the profile of that
 // sequence alone (as the progressive stage builds a tip's: its `single` letters set).
 msa::Profile pair_profile(const SeqView& v, const I32Array& column_of, const I64Array& rows,
@@ -417,6 +431,11 @@ void bind_msa(py::module_& m) {
           py::arg("iterations"), py::arg("seed"), py::arg("radius"), py::arg("column_of"),
           py::arg("n_columns"),
           "Gap-pattern split refinement: (column_of, number of columns, splits accepted).");
+    m.def("msa_cross_sum_of_pairs", &cross_sum_of_pairs_py, py::arg("codes"), py::arg("offsets"),
+          py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("column_of"),
+          py::arg("n_columns"), py::arg("rows_a"), py::arg("rows_b"),
+          "Sum-of-pairs score of the pairs across rows_a x rows_b (each pair's own gap runs),\n"
+          "the refinement's acceptance score.");
     m.def("msa_lcs_distances", &lcs_distances_py, py::arg("codes"), py::arg("offsets"),
           py::arg("letters"), py::arg("rows_a"), py::arg("rows_b") = py::none(),
           py::arg("threads") = 0,

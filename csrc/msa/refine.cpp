@@ -1,9 +1,11 @@
 // Refinement (as FAMSA's): split the rows in two by the gap pattern of a column, realign the
 // two sub-alignments as profiles near their current placement, and keep the new alignment
-// when it scores higher than the current placement of the same two profiles.
+// when its exact sum-of-pairs score (every pair of rows, gaps counted per pair) is higher.
+// Only pairs across the split change, so only they are scored.
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -11,6 +13,109 @@
 
 namespace bioaccel {
 namespace msa {
+
+namespace {
+
+// The rows of one side of a split, in an alignment of `width` columns: residue counts per
+// column and letter, and every gap run (maximal, in its own row) with the run ends of the
+// rows gapped at each column, sorted, so "how many rows are gapped over all of [s, e]" is a
+// binary search.
+struct SideGaps {
+    struct Run {
+        std::int32_t s, e;
+        bool terminal;  // before the row's first residue or after its last
+    };
+    std::int64_t rows = 0;
+    std::vector<std::int32_t> counts;   // width x letters
+    std::vector<std::int32_t> residues, gaps_internal, gaps_terminal;  // per column
+    std::vector<Run> runs;
+    std::vector<std::int64_t> start;    // CSR over columns into ends
+    std::vector<std::int32_t> ends;
+
+    SideGaps(const SeqView& seqs, const MsaScoring& sc, const std::vector<std::int64_t>& rows_in,
+             const std::int32_t* col, std::int64_t width)
+        : rows(static_cast<std::int64_t>(rows_in.size())),
+          counts(static_cast<std::size_t>(width * sc.letters), 0),
+          residues(width, 0), gaps_internal(width, 0), gaps_terminal(width, 0),
+          start(width + 1, 0) {
+        const std::int32_t W = static_cast<std::int32_t>(width);
+        for (std::int64_t r : rows_in) {
+            const std::int64_t k0 = seqs.offsets[r], k1 = seqs.offsets[r + 1];
+            std::int32_t prev = -1;
+            for (std::int64_t k = k0; k < k1; ++k) {
+                const std::int32_t c = col[k];
+                counts[static_cast<std::size_t>(c) * sc.letters + sc.letter_of[seqs.codes[k]]] += 1;
+                residues[c] += 1;
+                if (c > prev + 1) runs.push_back({prev + 1, c - 1, prev < 0});
+                prev = c;
+            }
+            if (prev < W - 1) runs.push_back({prev + 1, W - 1, true});
+        }
+        for (const Run& run : runs) {
+            std::vector<std::int32_t>& g = run.terminal ? gaps_terminal : gaps_internal;
+            for (std::int32_t c = run.s; c <= run.e; ++c) {
+                g[c] += 1;
+                start[c + 1] += 1;
+            }
+        }
+        for (std::int64_t c = 0; c < width; ++c) start[c + 1] += start[c];
+        ends.resize(static_cast<std::size_t>(start[width]));
+        std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
+        for (const Run& run : runs)
+            for (std::int32_t c = run.s; c <= run.e; ++c) ends[fill[c]++] = run.e;
+        for (std::int64_t c = 0; c < width; ++c) std::sort(ends.begin() + start[c], ends.begin() + start[c + 1]);
+    }
+
+    // rows of this side gapped over all of [s, e]
+    std::int64_t covering(std::int32_t s, std::int32_t e) const {
+        const auto first = ends.begin() + start[s], last = ends.begin() + start[s + 1];
+        return last - std::lower_bound(first, last, e);
+    }
+};
+
+// Gap openings and gap cells of side x's rows facing side y's residues: each run of an x row
+// opens one gap against every y row with a residue somewhere in it (those not gapped over
+// all of it); every (gap, residue) cell is one opening or one extension.
+void gap_terms(const SideGaps& x, const SideGaps& y, double& open_int, double& cells_int,
+               double& open_term, double& cells_term) {
+    for (const SideGaps::Run& run : x.runs) {
+        const double facing = static_cast<double>(y.rows - y.covering(run.s, run.e));
+        (run.terminal ? open_term : open_int) += facing;
+    }
+    for (std::size_t c = 0; c < x.residues.size(); ++c) {
+        cells_int += static_cast<double>(x.gaps_internal[c]) * y.residues[c];
+        cells_term += static_cast<double>(x.gaps_terminal[c]) * y.residues[c];
+    }
+}
+
+}  // namespace
+
+double cross_sum_of_pairs(const SeqView& seqs, const MsaScoring& sc,
+                          const std::vector<std::int64_t>& rows_a,
+                          const std::vector<std::int64_t>& rows_b, const std::int32_t* col,
+                          std::int64_t width) {
+    const SideGaps a(seqs, sc, rows_a, col, width), b(seqs, sc, rows_b, col, width);
+    const int K = sc.letters;
+    double sub = 0;
+    std::vector<double> row_scores(K);
+    for (std::int64_t c = 0; c < width; ++c) {
+        if (!a.residues[c] || !b.residues[c]) continue;
+        const std::int32_t* ca = a.counts.data() + c * K;
+        const std::int32_t* cb = b.counts.data() + c * K;
+        for (int x = 0; x < K; ++x) {
+            if (!ca[x]) continue;
+            const float* m = sc.sub.data() + static_cast<std::size_t>(x) * K;
+            double t = 0;
+            for (int y = 0; y < K; ++y) t += static_cast<double>(m[y]) * cb[y];
+            sub += ca[x] * t;
+        }
+    }
+    double open_int = 0, cells_int = 0, open_term = 0, cells_term = 0;
+    gap_terms(a, b, open_int, cells_int, open_term, cells_term);
+    gap_terms(b, a, open_int, cells_int, open_term, cells_term);
+    return sub - sc.gap_open * open_int - sc.gap_extend * (cells_int - open_int) -
+           sc.term_open * open_term - sc.term_extend * (cells_term - open_term);
+}
 
 namespace {
 
@@ -64,26 +169,29 @@ bool try_split(const SeqView& seqs, const MsaScoring& sc, const double* weights,
     align_profiles(a, b, sc, path, std::int64_t(1) << 26, radius > 0 ? lo.data() : nullptr,
                    radius > 0 ? hi.data() : nullptr);
     if (path == current) return false;
-    const double old_score = path_score(a, b, sc, current);
-    const double new_score = path_score(a, b, sc, path);
-    if (!(new_score > old_score + 1e-6 * std::max(1.0, std::fabs(old_score)))) return false;
-    // new column of each part's column
+    // new column of each part's column, then of every residue
     std::vector<std::int32_t> map_a(cols_a.size()), map_b(cols_b.size());
     std::int32_t i = 0, j = 0;
     for (std::size_t c = 0; c < path.size(); ++c) {
         if (path[c] != GapInA) map_a[i++] = static_cast<std::int32_t>(c);
         if (path[c] != GapInB) map_b[j++] = static_cast<std::int32_t>(c);
     }
+    std::vector<std::int32_t> moved(column_of, column_of + seqs.offsets[seqs.count]);
     auto remap = [&](const std::vector<std::int64_t>& rows, const std::vector<std::int32_t>& cols,
                      const std::vector<std::int32_t>& map) {
         for (std::int64_t s : rows)
             for (std::int64_t k = seqs.offsets[s]; k < seqs.offsets[s + 1]; ++k) {
                 const auto it = std::lower_bound(cols.begin(), cols.end(), column_of[k]);
-                column_of[k] = map[it - cols.begin()];
+                moved[k] = map[it - cols.begin()];
             }
     };
     remap(rows_a, cols_a, map_a);
     remap(rows_b, cols_b, map_b);
+    const double old_score = cross_sum_of_pairs(seqs, sc, rows_a, rows_b, column_of, n_columns);
+    const double new_score = cross_sum_of_pairs(seqs, sc, rows_a, rows_b, moved.data(),
+                                                static_cast<std::int64_t>(path.size()));
+    if (!(new_score > old_score + 1e-9 * std::max(1.0, std::fabs(old_score)))) return false;
+    std::copy(moved.begin(), moved.end(), column_of);
     n_columns = static_cast<std::int64_t>(path.size());
     return true;
 }
@@ -94,11 +202,10 @@ namespace {
 
 // The distinct row splits made by the gap pattern of the current alignment's columns: for
 // each column holding gaps and residues, the rows with a gap there. Each split is stored
-// with row 0 on side 0, so a pattern and its complement are one split; ordered by the size
-// of the smaller side, then by column.
-std::vector<std::vector<std::uint8_t>> gap_pattern_splits(const SeqView& seqs,
-                                                          const std::int32_t* column_of,
-                                                          std::int64_t n_columns) {
+// with row 0 on side 0, so a pattern and its complement are one split; with the number of
+// columns that make it; ordered by the size of the smaller side, then by first column.
+std::vector<std::pair<std::vector<std::uint8_t>, std::int64_t>> gap_pattern_splits(
+    const SeqView& seqs, const std::int32_t* column_of, std::int64_t n_columns) {
     const std::int64_t n = seqs.count;
     std::vector<std::vector<std::uint8_t>> has(n_columns, std::vector<std::uint8_t>(n, 1));
     for (std::int64_t s = 0; s < n; ++s)
@@ -114,10 +221,13 @@ std::vector<std::vector<std::uint8_t>> gap_pattern_splits(const SeqView& seqs,
         order.emplace_back(std::min(gaps, n - gaps), c);
     }
     std::sort(order.begin(), order.end());
-    std::vector<std::vector<std::uint8_t>> out;
-    std::set<std::vector<std::uint8_t>> seen;
-    for (const auto& oc : order)
-        if (seen.insert(has[oc.second]).second) out.push_back(has[oc.second]);
+    std::vector<std::pair<std::vector<std::uint8_t>, std::int64_t>> out;
+    std::map<std::vector<std::uint8_t>, std::size_t> index;
+    for (const auto& oc : order) {
+        const auto found = index.emplace(has[oc.second], out.size());
+        if (found.second) out.emplace_back(has[oc.second], 0);
+        out[found.first->second].second += 1;
+    }
     return out;
 }
 
@@ -131,12 +241,21 @@ std::int64_t refine_gap_splits(const SeqView& seqs, const MsaScoring& sc, const 
     std::mt19937_64 rng(seed);
     std::set<std::vector<std::uint8_t>> tried;
     for (int it = 0; it < iterations; ++it) {
-        std::vector<std::vector<std::uint8_t>> cands = gap_pattern_splits(seqs, column_of, n_columns);
+        // a column drawn uniformly among those whose split is untried (as FAMSA draws columns
+        // and skips tried splits): a split made by many columns comes up more often
+        const auto cands = gap_pattern_splits(seqs, column_of, n_columns);
         std::vector<std::size_t> fresh;
+        std::int64_t columns = 0;
         for (std::size_t k = 0; k < cands.size(); ++k)
-            if (!tried.count(cands[k])) fresh.push_back(k);
+            if (!tried.count(cands[k].first)) {
+                fresh.push_back(k);
+                columns += cands[k].second;
+            }
         if (fresh.empty()) break;
-        const std::vector<std::uint8_t>& side = cands[fresh[rng() % fresh.size()]];
+        std::int64_t draw = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(columns));
+        std::size_t pick = 0;
+        while (draw >= cands[fresh[pick]].second) draw -= cands[fresh[pick++]].second;
+        const std::vector<std::uint8_t>& side = cands[fresh[pick]].first;
         tried.insert(side);
         if (try_split(seqs, sc, weights, side.data(), column_of, n_columns, radius)) {
             ++kept;

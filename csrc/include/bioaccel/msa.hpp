@@ -159,11 +159,25 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
                                void (*progress)(void*, std::int64_t) = nullptr,
                                void* progress_ctx = nullptr);
 
+// The sum-of-pairs score of the pairs (a, b), a in rows_a and b in rows_b, of the alignment
+// `col` (each residue's column, `width` columns), as FAMSA's total score counts them: the
+// substitution score of every column where both have a residue, and for each pair its own
+// gap runs (columns where both have a gap do not exist for the pair): the first residue a
+// run faces costs an opening, the others an extension, terminal runs (before a row's first
+// residue or after its last) at the terminal rates. O(gap cells log n + width K^2).
+double cross_sum_of_pairs(const SeqView& seqs, const MsaScoring& sc,
+                          const std::vector<std::int64_t>& rows_a,
+                          const std::vector<std::int64_t>& rows_b, const std::int32_t* col,
+                          std::int64_t width);
+
 // Refinement by gap-pattern splits (as FAMSA): each iteration picks, with a seeded
 // generator, one not yet tried split of the rows made by a column's gaps (rows with a gap
-// there against the rest), realigns the two sub-alignments (all-gap columns dropped) as
-// profiles within `radius` columns of their current placement (0: unbanded), and keeps the
-// result when its profile-profile score beats the current placement's by a relative 1e-6. Updates column_of and returns the new
+// there against the rest; a column drawn uniformly among those of untried splits), realigns
+// the two sub-alignments (all-gap columns dropped) as profiles within `radius` columns of
+// their current placement (0: unbanded), and keeps the result when the exact sum-of-pairs
+// score of the pairs across the split (each pair with its own gap runs; the pairs within a
+// side do not change) beats the current one by a relative 1e-9. The score counts every row
+// with weight 1 (`weights` shape the profiles only). Updates column_of and returns the new
 // column count.
 std::int64_t refine_gap_splits(const SeqView& seqs, const MsaScoring& sc, const double* weights,
                                int iterations, std::uint64_t seed, int radius,
