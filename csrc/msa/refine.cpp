@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 #include <map>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 
@@ -17,9 +18,8 @@ namespace msa {
 namespace {
 
 // The rows of one side of a split, in an alignment of `width` columns: residue counts per
-// column and letter, and every gap run (maximal, in its own row) with the run ends of the
-// rows gapped at each column, sorted, so "how many rows are gapped over all of [s, e]" is a
-// binary search.
+// column and letter, gap cells per column by kind, and every gap run (maximal, in its own
+// row). Built in O(residues + runs + width).
 struct SideGaps {
     struct Run {
         std::int32_t s, e;
@@ -29,15 +29,12 @@ struct SideGaps {
     std::vector<std::int32_t> counts;   // width x letters
     std::vector<std::int32_t> residues, gaps_internal, gaps_terminal;  // per column
     std::vector<Run> runs;
-    std::vector<std::int64_t> start;    // CSR over columns into ends
-    std::vector<std::int32_t> ends;
 
     SideGaps(const SeqView& seqs, const MsaScoring& sc, const std::vector<std::int64_t>& rows_in,
              const std::int32_t* col, std::int64_t width)
         : rows(static_cast<std::int64_t>(rows_in.size())),
           counts(static_cast<std::size_t>(width * sc.letters), 0),
-          residues(width, 0), gaps_internal(width, 0), gaps_terminal(width, 0),
-          start(width + 1, 0) {
+          residues(width, 0), gaps_internal(width + 1, 0), gaps_terminal(width + 1, 0) {
         const std::int32_t W = static_cast<std::int32_t>(width);
         for (std::int64_t r : rows_in) {
             const std::int64_t k0 = seqs.offsets[r], k1 = seqs.offsets[r + 1];
@@ -51,38 +48,61 @@ struct SideGaps {
             }
             if (prev < W - 1) runs.push_back({prev + 1, W - 1, true});
         }
+        // gap cells per column: a difference array over the runs, then prefix sums
         for (const Run& run : runs) {
             std::vector<std::int32_t>& g = run.terminal ? gaps_terminal : gaps_internal;
-            for (std::int32_t c = run.s; c <= run.e; ++c) {
-                g[c] += 1;
-                start[c + 1] += 1;
-            }
+            g[run.s] += 1;
+            g[run.e + 1] -= 1;
         }
-        for (std::int64_t c = 0; c < width; ++c) start[c + 1] += start[c];
-        ends.resize(static_cast<std::size_t>(start[width]));
-        std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
-        for (const Run& run : runs)
-            for (std::int32_t c = run.s; c <= run.e; ++c) ends[fill[c]++] = run.e;
-        for (std::int64_t c = 0; c < width; ++c) std::sort(ends.begin() + start[c], ends.begin() + start[c + 1]);
-    }
-
-    // rows of this side gapped over all of [s, e]
-    std::int64_t covering(std::int32_t s, std::int32_t e) const {
-        const auto first = ends.begin() + start[s], last = ends.begin() + start[s + 1];
-        return last - std::lower_bound(first, last, e);
+        for (std::int64_t c = 1; c <= width; ++c) {
+            gaps_internal[c] += gaps_internal[c - 1];
+            gaps_terminal[c] += gaps_terminal[c - 1];
+        }
     }
 };
+
+// For each run of x: how many rows of y are gapped over all of it, i.e. have a run [s', e']
+// with s' <= s and e' >= e (a row's runs are disjoint, so at most one of them does). Offline
+// dominance counting, ends from the last column down: y's runs ending at e enter a Fenwick
+// tree over their starts, then x's runs ending at e count the starts <= s. O(runs log width).
+std::vector<std::int64_t> covering_counts(const SideGaps& x, const SideGaps& y, std::int64_t width) {
+    auto by_end = [&](const SideGaps& side, std::vector<std::int64_t>& first,
+                      std::vector<std::int32_t>& order) {  // runs bucketed by end (CSR)
+        first.assign(width + 1, 0);
+        for (const SideGaps::Run& run : side.runs) first[run.e + 1] += 1;
+        for (std::int64_t c = 0; c < width; ++c) first[c + 1] += first[c];
+        order.resize(side.runs.size());
+        std::vector<std::int64_t> fill(first.begin(), first.end() - 1);
+        for (std::size_t q = 0; q < side.runs.size(); ++q)
+            order[fill[side.runs[q].e]++] = static_cast<std::int32_t>(q);
+    };
+    std::vector<std::int64_t> first_x, first_y;
+    std::vector<std::int32_t> order_x, order_y;
+    by_end(x, first_x, order_x);
+    by_end(y, first_y, order_y);
+    std::vector<std::int32_t> tree(width + 1, 0);  // Fenwick over run starts 0..width-1
+    std::vector<std::int64_t> out(x.runs.size(), 0);
+    for (std::int64_t e = width - 1; e >= 0; --e) {
+        for (std::int64_t k = first_y[e]; k < first_y[e + 1]; ++k)
+            for (std::int64_t i = y.runs[order_y[k]].s + 1; i <= width; i += i & -i) tree[i] += 1;
+        for (std::int64_t k = first_x[e]; k < first_x[e + 1]; ++k) {
+            std::int64_t covered = 0;
+            for (std::int64_t i = x.runs[order_x[k]].s + 1; i > 0; i -= i & -i) covered += tree[i];
+            out[order_x[k]] = covered;
+        }
+    }
+    return out;
+}
 
 // Gap openings and gap cells of side x's rows facing side y's residues: each run of an x row
 // opens one gap against every y row with a residue somewhere in it (those not gapped over
 // all of it); every (gap, residue) cell is one opening or one extension.
-void gap_terms(const SideGaps& x, const SideGaps& y, double& open_int, double& cells_int,
-               double& open_term, double& cells_term) {
-    for (const SideGaps::Run& run : x.runs) {
-        const double facing = static_cast<double>(y.rows - y.covering(run.s, run.e));
-        (run.terminal ? open_term : open_int) += facing;
-    }
-    for (std::size_t c = 0; c < x.residues.size(); ++c) {
+void gap_terms(const SideGaps& x, const SideGaps& y, std::int64_t width, double& open_int,
+               double& cells_int, double& open_term, double& cells_term) {
+    const std::vector<std::int64_t> covered = covering_counts(x, y, width);
+    for (std::size_t q = 0; q < x.runs.size(); ++q)
+        (x.runs[q].terminal ? open_term : open_int) += static_cast<double>(y.rows - covered[q]);
+    for (std::int64_t c = 0; c < width; ++c) {
         cells_int += static_cast<double>(x.gaps_internal[c]) * y.residues[c];
         cells_term += static_cast<double>(x.gaps_terminal[c]) * y.residues[c];
     }
@@ -111,8 +131,8 @@ double cross_sum_of_pairs(const SeqView& seqs, const MsaScoring& sc,
         }
     }
     double open_int = 0, cells_int = 0, open_term = 0, cells_term = 0;
-    gap_terms(a, b, open_int, cells_int, open_term, cells_term);
-    gap_terms(b, a, open_int, cells_int, open_term, cells_term);
+    gap_terms(a, b, width, open_int, cells_int, open_term, cells_term);
+    gap_terms(b, a, width, open_int, cells_int, open_term, cells_term);
     return sub - sc.gap_open * open_int - sc.gap_extend * (cells_int - open_int) -
            sc.term_open * open_term - sc.term_extend * (cells_term - open_term);
 }
@@ -240,10 +260,13 @@ std::int64_t refine_gap_splits(const SeqView& seqs, const MsaScoring& sc, const 
     std::int64_t kept = 0;
     std::mt19937_64 rng(seed);
     std::set<std::vector<std::uint8_t>> tried;
+    std::vector<std::pair<std::vector<std::uint8_t>, std::int64_t>> cands;
+    bool stale = true;  // the splits of the current alignment are recomputed after a change
     for (int it = 0; it < iterations; ++it) {
         // a column drawn uniformly among those whose split is untried (as FAMSA draws columns
         // and skips tried splits): a split made by many columns comes up more often
-        const auto cands = gap_pattern_splits(seqs, column_of, n_columns);
+        if (stale) cands = gap_pattern_splits(seqs, column_of, n_columns);
+        stale = false;
         std::vector<std::size_t> fresh;
         std::int64_t columns = 0;
         for (std::size_t k = 0; k < cands.size(); ++k)
@@ -260,6 +283,7 @@ std::int64_t refine_gap_splits(const SeqView& seqs, const MsaScoring& sc, const 
         if (try_split(seqs, sc, weights, side.data(), column_of, n_columns, radius)) {
             ++kept;
             tried.clear();
+            stale = true;
         }
     }
     if (accepted) *accepted = kept;
