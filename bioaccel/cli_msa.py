@@ -54,7 +54,8 @@ def _refine_arg(refine, iterations):
 @click.option("--alphabet", type=click.Choice(["auto", "protein", "dna", "rna"]), default="auto",
               show_default=True)
 @click.option("--matrix", default="auto", show_default=True,
-              help="Substitution matrix (auto: PFASUM43 for proteins, NUC.4.4 for nucleotides).")
+              help="Substitution matrix (auto: PFASUM43 for proteins, NUC.4.4 rescaled to +5/-1 "
+                   "for nucleotides).")
 @click.option("--gap-open", type=float, default=None, help="Internal gap open penalty (14.85).")
 @click.option("--gap-extend", type=float, default=None, help="Internal gap extension (1.25).")
 @click.option("--term-gap", type=float, default=None,

@@ -513,3 +513,24 @@ def test_balibase_floor(case, floor, tmp_path):
     aln = bioaccel.msa(BALIBASE / f"{case}.fa", threads=1)
     aln.write(tmp_path / "out.fa")
     assert msa_score.score(BALIBASE / f"{case}.ref.fa", tmp_path / "out.fa")["sp"] >= floor
+
+
+# -- DNA: the default scores on simulated families (benchmarks/family_sim.py, known truth) --------
+def test_dna_default_scores_and_accuracy_on_simulated_families():
+    """The default DNA matrix is NUC.4.4 mapped from +5/-4 to +5/-1 (the mismatch scale the gap
+    costs were tuned for): on divergent simulated families (1 substitution per site) it must
+    beat raw NUC.4.4, which over-gaps them, against the true alignment."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks.family_sim import simulate_family
+    from benchmarks.msa_accuracy import sp_tc_family
+
+    sc = msa_scoring(bioaccel.DNA)
+    a, c, n = (int(sc.letter_of[bioaccel.DNA.symbols.index(x)]) for x in "ACN")
+    assert sc.sub[a, a] == 5 and sc.sub[a, c] == -1 and -1 < sc.sub[a, n] < 5
+    for seed, floor in ((1, 0.8), (2, 0.85)):
+        fam = simulate_family(120, 300, "dna", seed=seed, depth=1.0)
+        records = list(zip(fam.ids, fam.sequences))
+        scores = {m: sp_tc_family(dict(zip(x.ids, x.sequences)), fam)["sp"]
+                  for m in ("auto", "NUC.4.4") for x in [bioaccel.msa(records, matrix=m)]}
+        assert scores["auto"] >= floor and scores["auto"] > scores["NUC.4.4"] + 0.03, scores

@@ -85,8 +85,9 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         linkage keeps O(n) memory (SLINK, fed a block of rows at a time). A Tree or Newick
         file must name every sequence once.
     matrix : str or matrix
-        ``auto``: PFASUM43 for proteins, NUC.4.4 for nucleotides; any name of the
-        ``scoring-matrices`` package or of Biopython's ``substitution_matrices``.
+        ``auto``: PFASUM43 for proteins, NUC.4.4 rescaled to +5/-1 for nucleotides (see
+        :mod:`bioaccel.msa_engine.scoring`); any name of the ``scoring-matrices`` package or
+        of Biopython's ``substitution_matrices``.
     gap_open, gap_extend, term_gap : float
         Penalties (positive, subtracted): opening and extending an internal gap, and each
         column of a leading/trailing gap. Defaults 14.85, 1.25, 0.66 (FAMSA), scaled up by

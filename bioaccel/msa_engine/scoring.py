@@ -4,7 +4,11 @@ bioaccel's alphabet codes to those letters, and the four gap penalties.
 Defaults follow FAMSA 2 (Deorowicz et al. 2016; PFASUM43 since FAMSA 2.4): proteins are
 scored with PFASUM43 (Keul et al. 2017, from the ``scoring-matrices`` package), gap open
 14.85, extend 1.25, and 0.66 for each column of a leading or trailing gap; nucleotides with
-NUC.4.4 (EDNAFULL: +5/-4 with partial IUPAC scores) and gaps 15/1.25/0.66. For 45 sequences
+NUC.4.4 (EDNAFULL, partial scores for IUPAC codes) mapped linearly from its +5/-4 to +5/-1, and
+the same gaps. The gaps were tuned against PFASUM43, whose mismatches average -1.2: with
+NUC.4.4's -4 a gap is cheaper than a few mismatches, and divergent DNA families came out
+over-gapped (simulated families, 200-1,000 sequences at 0.3-1.5 substitutions per site: SP
+0.15-0.99 with +5/-4, 0.48-0.995 with +5/-1, FAMSA2 0.27-0.995). For 45 sequences
 or more every penalty is scaled by ``1 + log2(N / 45) / 7`` (FAMSA's rule: deep profiles
 need costlier gaps). Penalties are positive numbers that are subtracted.
 
@@ -25,6 +29,8 @@ from ..scoring import ScoringError
 
 PROTEIN_DEFAULT = "PFASUM43"
 DNA_DEFAULT = "NUC.4.4"
+#: the default nucleotide scores: NUC.4.4's match / mismatch (+5 / -4) mapped to these
+DNA_MATCH, DNA_MISMATCH = 5.0, -1.0
 DEFAULT_GAPS = (14.85, 1.25, 0.66, 0.66)
 GAP_SCALE_FROM = 45
 
@@ -88,6 +94,15 @@ def _matrix_from(matrix) -> tuple[str, np.ndarray, str]:
     return "".join(letters), values, "the given matrix"
 
 
+def _dna_default() -> tuple[str, np.ndarray, str]:
+    """NUC.4.4 with its +5 / -4 mapped linearly to DNA_MATCH / DNA_MISMATCH (the IUPAC codes'
+    partial scores move with them)."""
+    letters, values, name = _load_matrix(DNA_DEFAULT)
+    lo, hi = values.min(), values.max()
+    mapped = (values - lo) / (hi - lo) * (DNA_MATCH - DNA_MISMATCH) + DNA_MISMATCH
+    return letters, mapped, f"{name} (+{DNA_MATCH:g}/{DNA_MISMATCH:g})"
+
+
 def _check_penalty(name: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         raise ScoringError(f"{name} must be a finite number >= 0, got {value!r}")
@@ -108,8 +123,9 @@ def msa_scoring(alphabet: Alphabet, matrix=None, gap_open=None, gap_extend=None,
     """
     protein = alphabet is PROTEIN
     if matrix is None or (isinstance(matrix, str) and matrix.lower() == "auto"):
-        matrix = PROTEIN_DEFAULT if protein else DNA_DEFAULT
-    letters, values, name = _matrix_from(matrix)
+        letters, values, name = _matrix_from(PROTEIN_DEFAULT) if protein else _dna_default()
+    else:
+        letters, values, name = _matrix_from(matrix)
     letters = letters.upper()
     index = {ch: k for k, ch in enumerate(letters)}
     fallback = _PROTEIN_FALLBACK if protein else _DNA_FALLBACK
