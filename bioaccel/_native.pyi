@@ -57,7 +57,7 @@ def msa_refine_gaps(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
                     letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
                     gaps: tuple[float, float, float, float], weights: npt.NDArray[np.float64],
                     iterations: int, seed: int, radius: int, column_of: npt.NDArray[np.int32],
-                    n_columns: int) -> tuple[npt.NDArray[np.int32], int, int]: ...
+                    n_columns: int, threads: int = 1) -> tuple[npt.NDArray[np.int32], int, int]: ...
 def msa_cross_sum_of_pairs(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
                            letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
                            gaps: tuple[float, float, float, float],

@@ -195,7 +195,7 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         cols, width, _ = native.msa_refine_gaps(work.codes, work.offsets, scoring.letter_of,
                                                 scoring.sub, scoring.gaps, weights,
                                                 iterations, REFINE_SEED, REFINE_RADIUS,
-                                                cols, width)
+                                                cols, width, threads)
     rows = _rows(raw, order, work, cols, int(width), len(batch))
     tree = _tree_from_merges(merges, [ids[i] for i in order]) if n > 1 else None
     return MultipleAlignment(ids, rows, batch.alphabet, tree)

@@ -97,7 +97,7 @@ py::tuple progressive_py(U8Array codes, I64Array offsets, I16Array letter_of, F3
 
 py::tuple refine_gaps_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
                          py::tuple gaps, F64Array weights, int iterations, std::uint64_t seed,
-                         int radius, I32Array column_of, std::int64_t n_columns) {
+                         int radius, I32Array column_of, std::int64_t n_columns, int threads) {
     const SeqView v = seq_view(codes, offsets);
     const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
     const double* w = weights_for(weights, v.count);
@@ -108,7 +108,7 @@ py::tuple refine_gaps_py(U8Array codes, I64Array offsets, I16Array letter_of, F3
     {
         py::gil_scoped_release release;
         width = msa::refine_gap_splits(v, sc, w, iterations, seed, radius, out.mutable_data(), n_columns,
-                                       &accepted);
+                                       &accepted, threads);
     }
     return py::make_tuple(out, width, accepted);
 }
@@ -429,7 +429,7 @@ void bind_msa(py::module_& m) {
     m.def("msa_refine_gaps", &refine_gaps_py, py::arg("codes"), py::arg("offsets"),
           py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),
           py::arg("iterations"), py::arg("seed"), py::arg("radius"), py::arg("column_of"),
-          py::arg("n_columns"),
+          py::arg("n_columns"), py::arg("threads") = 1,
           "Gap-pattern split refinement: (column_of, number of columns, splits accepted).");
     m.def("msa_cross_sum_of_pairs", &cross_sum_of_pairs_py, py::arg("codes"), py::arg("offsets"),
           py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("column_of"),

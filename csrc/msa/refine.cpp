@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "bioaccel/common.hpp"
 #include "bioaccel/msa.hpp"
 
 namespace bioaccel {
@@ -139,10 +140,11 @@ double cross_sum_of_pairs(const SeqView& seqs, const MsaScoring& sc,
 
 namespace {
 
-// Realigns one split; returns true (and rewrites column_of, n_columns) when accepted.
+// Realigns one split of the alignment `column_of` (read only); returns true, with the new
+// column of every residue in `moved` and the new width, when accepted.
 bool try_split(const SeqView& seqs, const MsaScoring& sc, const double* weights,
-               const std::uint8_t* side, std::int32_t* column_of, std::int64_t& n_columns,
-               int radius) {
+               const std::uint8_t* side, const std::int32_t* column_of, std::int64_t n_columns,
+               int radius, std::vector<std::int32_t>& moved, std::int64_t& new_columns) {
     std::vector<std::int64_t> rows_a, rows_b;
     for (std::int64_t r = 0; r < seqs.count; ++r) (side[r] ? rows_b : rows_a).push_back(r);
     if (rows_a.empty() || rows_b.empty()) return false;
@@ -196,7 +198,7 @@ bool try_split(const SeqView& seqs, const MsaScoring& sc, const double* weights,
         if (path[c] != GapInA) map_a[i++] = static_cast<std::int32_t>(c);
         if (path[c] != GapInB) map_b[j++] = static_cast<std::int32_t>(c);
     }
-    std::vector<std::int32_t> moved(column_of, column_of + seqs.offsets[seqs.count]);
+    moved.assign(column_of, column_of + seqs.offsets[seqs.count]);
     auto remap = [&](const std::vector<std::int64_t>& rows, const std::vector<std::int32_t>& cols,
                      const std::vector<std::int32_t>& map) {
         for (std::int64_t s : rows)
@@ -211,8 +213,7 @@ bool try_split(const SeqView& seqs, const MsaScoring& sc, const double* weights,
     const double new_score = cross_sum_of_pairs(seqs, sc, rows_a, rows_b, moved.data(),
                                                 static_cast<std::int64_t>(path.size()));
     if (!(new_score > old_score + 1e-9 * std::max(1.0, std::fabs(old_score)))) return false;
-    std::copy(moved.begin(), moved.end(), column_of);
-    n_columns = static_cast<std::int64_t>(path.size());
+    new_columns = static_cast<std::int64_t>(path.size());
     return true;
 }
 
@@ -256,34 +257,64 @@ std::vector<std::pair<std::vector<std::uint8_t>, std::int64_t>> gap_pattern_spli
 std::int64_t refine_gap_splits(const SeqView& seqs, const MsaScoring& sc, const double* weights,
                                int iterations, std::uint64_t seed, int radius,
                                std::int32_t* column_of, std::int64_t n_columns,
-                               std::int64_t* accepted) {
+                               std::int64_t* accepted, int threads) {
+    const int workers = resolve_threads(threads);
     std::int64_t kept = 0;
     std::mt19937_64 rng(seed);
     std::set<std::vector<std::uint8_t>> tried;
     std::vector<std::pair<std::vector<std::uint8_t>, std::int64_t>> cands;
     bool stale = true;  // the splits of the current alignment are recomputed after a change
-    for (int it = 0; it < iterations; ++it) {
-        // a column drawn uniformly among those whose split is untried (as FAMSA draws columns
-        // and skips tried splits): a split made by many columns comes up more often
+    // Speculation: up to `workers` splits are drawn as the serial loop would draw them (each
+    // marked tried before the next is drawn), realigned at once, and taken in draw order up
+    // to the first accepted one; the draws after it are undone (the generator goes back to
+    // its state after that draw, the later splits are untried again), so the result is the
+    // serial loop's whatever the thread count.
+    struct Draw {
+        std::vector<std::uint8_t> side;
+        std::mt19937_64 rng_after;
+        bool accepted = false;
+        std::vector<std::int32_t> moved;
+        std::int64_t columns = 0;
+    };
+    int it = 0;
+    while (it < iterations) {
         if (stale) cands = gap_pattern_splits(seqs, column_of, n_columns);
         stale = false;
-        std::vector<std::size_t> fresh;
-        std::int64_t columns = 0;
-        for (std::size_t k = 0; k < cands.size(); ++k)
-            if (!tried.count(cands[k].first)) {
-                fresh.push_back(k);
-                columns += cands[k].second;
-            }
-        if (fresh.empty()) break;
-        std::int64_t draw = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(columns));
-        std::size_t pick = 0;
-        while (draw >= cands[fresh[pick]].second) draw -= cands[fresh[pick++]].second;
-        const std::vector<std::uint8_t>& side = cands[fresh[pick]].first;
-        tried.insert(side);
-        if (try_split(seqs, sc, weights, side.data(), column_of, n_columns, radius)) {
+        std::vector<Draw> draws;
+        while (static_cast<int>(draws.size()) < std::min(workers, iterations - it)) {
+            // a column drawn uniformly among those whose split is untried (as FAMSA draws
+            // columns and skips tried splits): a split made by many columns comes up more often
+            std::vector<std::size_t> fresh;
+            std::int64_t columns = 0;
+            for (std::size_t k = 0; k < cands.size(); ++k)
+                if (!tried.count(cands[k].first)) {
+                    fresh.push_back(k);
+                    columns += cands[k].second;
+                }
+            if (fresh.empty()) break;
+            std::int64_t draw = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(columns));
+            std::size_t pick = 0;
+            while (draw >= cands[fresh[pick]].second) draw -= cands[fresh[pick++]].second;
+            tried.insert(cands[fresh[pick]].first);
+            draws.push_back({cands[fresh[pick]].first, rng});
+        }
+        if (draws.empty()) break;
+#pragma omp parallel for num_threads(workers) schedule(dynamic, 1)
+        for (std::int64_t d = 0; d < static_cast<std::int64_t>(draws.size()); ++d) {
+            Draw& x = draws[d];
+            x.accepted = try_split(seqs, sc, weights, x.side.data(), column_of, n_columns, radius,
+                                   x.moved, x.columns);
+        }
+        for (std::size_t d = 0; d < draws.size(); ++d) {
+            ++it;
+            if (!draws[d].accepted) continue;
+            std::copy(draws[d].moved.begin(), draws[d].moved.end(), column_of);
+            n_columns = draws[d].columns;
+            rng = draws[d].rng_after;
             ++kept;
-            tried.clear();
+            tried.clear();  // the later draws are forgotten with the rest
             stale = true;
+            break;
         }
     }
     if (accepted) *accepted = kept;

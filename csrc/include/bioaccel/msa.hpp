@@ -177,12 +177,14 @@ double cross_sum_of_pairs(const SeqView& seqs, const MsaScoring& sc,
 // their current placement (0: unbanded), and keeps the result when the exact sum-of-pairs
 // score of the pairs across the split (each pair with its own gap runs; the pairs within a
 // side do not change) beats the current one by a relative 1e-9. The score counts every row
-// with weight 1 (`weights` shape the profiles only). Updates column_of and returns the new
-// column count.
+// with weight 1 (`weights` shape the profiles only). With several threads, that many splits
+// are realigned at once and taken in draw order up to the first accepted one (the later
+// draws undone), so the result does not depend on `threads`. Updates column_of and returns
+// the new column count.
 std::int64_t refine_gap_splits(const SeqView& seqs, const MsaScoring& sc, const double* weights,
                                int iterations, std::uint64_t seed, int radius,
                                std::int32_t* column_of, std::int64_t n_columns,
-                               std::int64_t* accepted);
+                               std::int64_t* accepted, int threads = 1);
 
 // Guide-tree distance of two sequences from their longest common subsequence (FAMSA 2.4):
 // (la + lb - 2 lcs)^0.75 / lcs, or FLT_MAX when they share no letter.
