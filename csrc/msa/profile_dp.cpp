@@ -156,7 +156,9 @@ __attribute__((always_inline)) inline void diagonal_and_down_body(int j0, int j1
                        const float* __restrict start_b, const float* __restrict cont_b,
                        float occ_a, float credit_a, float* __restrict M, float* __restrict X,
                        std::uint8_t* __restrict t) {
-    for (int j = j0; j <= j1; ++j) {
+    // a 64-bit index: with int, Python's -fwrapv makes j - 1 a possibly wrapping 32-bit
+    // value and GCC gives up vectorising the loop
+    for (std::ptrdiff_t j = j0; j <= j1; ++j) {
         // max(a, b) keeps a on ties, as the strict comparisons of the tie rule do
         const float d0 = pM[j - 1];
         const float dx = pX[j - 1] + occ_a * credit_b[j - 1];
@@ -192,7 +194,7 @@ __attribute__((always_inline)) inline void gap_in_a_candidates_body(int j0, int 
                          const float* __restrict occ_b, float start_a, float cont_a,
                          float* __restrict base, float* __restrict cost,
                          std::uint8_t* __restrict from_x) {
-    for (int j = j0; j <= j1; ++j) {
+    for (std::ptrdiff_t j = j0; j <= j1; ++j) {  // 64-bit: see diagonal_and_down_body
         const float ob = occ_b[j - 1];
         const float syo = ob * start_a;
         const float bm = M[j - 1] - syo, bx = X[j - 1] - syo;
