@@ -28,8 +28,8 @@ __all__ = [
     "DNA", "PROTEIN", "Alignment", "Alphabet", "AlignmentLengthError", "AlphabetError",
     "BackendUnavailableError", "BioaccelError", "DeviceError", "DeviceSelectionError",
     "DistanceMatrix", "DuplicateIdError", "LeaseTimeoutError", "MODELS", "MatrixFormatError",
-    "ModelError", "MultipleAlignment", "SchedulerConfigError", "SeqBatch", "SequenceFormatError", "Tree", "align",
-    "align_scores", "available_backends", "distance_matrix", "edit_distances", "get_backend",
+    "ModelError", "MultipleAlignment", "SchedulerConfigError", "SeqBatch",
+    "SequenceFormatError", "Tree", "align", "align_scores", "available_backends", "distance_matrix", "edit_distances", "get_backend",
     "ThreadCountError", "lease", "msa", "nj", "read_many", "read_newick", "read_sequences",
     "show_config", "upgma",
 ]

@@ -108,8 +108,18 @@ class GuideDistances:
 
     def square(self) -> np.ndarray:
         """All pairs as a float64 (n, n) matrix (for UPGMA and NJ)."""
-        rows = np.arange(len(self.batch), dtype=np.int64)
-        return self.rect(rows, rows).astype(np.float64)  # LCS is symmetric, its diagonal 0
+        n = len(self.batch)
+        rows = np.arange(n, dtype=np.int64)
+        if not self.on_cpu_engine:
+            return self.rect(rows, rows).astype(np.float64)  # LCS is symmetric, diagonal 0
+        # the CPU engine computes each pair once (the upper triangle)
+        cond = self.native.msa_lcs_distances(self.batch.codes, self.batch.offsets, self.letters,
+                                             rows, None, self.threads)
+        d = np.zeros((n, n))
+        iu = np.triu_indices(n, 1)
+        d[iu] = cond
+        d.T[iu] = cond
+        return d
 
     def single_linkage(self, rows: np.ndarray | None = None) -> np.ndarray:
         """FAMSA's default tree: single linkage over all pairs of ``rows`` (all of the batch
