@@ -41,18 +41,25 @@ def build_peq(xp: Any, codes: Any, offsets: Any, alpha: int) -> tuple[Any, Any]:
     return peq, word_off
 
 
-def edit_distances_cupy(xp, queries, targets, mode: int, max_distance: int, pair_q: np.ndarray,
-                        pair_t: np.ndarray) -> np.ndarray:
-    """Distances of the listed (query, target) pairs on the current CUDA device."""
+def _device_inputs(xp, queries, targets, kernel_file: str, kernel_name: str):
+    """What both pair kernels read: the queries' match masks and word offsets, the target
+    codes and offsets, the query lengths, the work-array height and the compiled kernel."""
     from ..kernels import cuda_source
 
     alpha = int(queries.alphabet.size)
     peq, word_off = build_peq(xp, queries.codes, queries.offsets, alpha)
-    kernel = xp.RawModule(code=cuda_source("edit_distance.cu")).get_function("edit_distance_pairs")
-    t_codes = xp.asarray(targets.codes)
-    t_off = xp.asarray(targets.offsets, dtype=xp.int64)
-    q_len = xp.asarray(queries.lengths, dtype=xp.int64)
+    kernel = xp.RawModule(code=cuda_source(kernel_file)).get_function(kernel_name)
     words = max(1, int((queries.lengths.max(initial=0) + 63) // 64))
+    return (alpha, peq, word_off, xp.asarray(targets.codes),
+            xp.asarray(targets.offsets, dtype=xp.int64),
+            xp.asarray(queries.lengths, dtype=xp.int64), words, kernel)
+
+
+def edit_distances_cupy(xp, queries, targets, mode: int, max_distance: int, pair_q: np.ndarray,
+                        pair_t: np.ndarray) -> np.ndarray:
+    """Distances of the listed (query, target) pairs on the current CUDA device."""
+    alpha, peq, word_off, t_codes, t_off, q_len, words, kernel = _device_inputs(
+        xp, queries, targets, "edit_distance.cu", "edit_distance_pairs")
     out = np.empty(len(pair_q), dtype=np.int32)
     for s in range(0, len(pair_q), _CHUNK):
         pq = xp.asarray(pair_q[s:s + _CHUNK], dtype=xp.int64)
@@ -64,7 +71,7 @@ def edit_distances_cupy(xp, queries, targets, mode: int, max_distance: int, pair
         kernel(((k + _THREADS - 1) // _THREADS,), (_THREADS,),
                (t_codes, q_len, t_off, word_off, peq, np.int32(alpha), pq, pt, np.int64(k),
                 np.int32(mode), np.int32(max_distance), pv, mv, d))
-        out[s:s + k] = d.get()
+        out[s:s + k] = xp.asnumpy(d)
     return out
 
 
@@ -72,15 +79,8 @@ def lcs_lengths_cupy(xp, queries, targets, letters: int, pair_q: np.ndarray,
                      pair_t: np.ndarray) -> np.ndarray:
     """LCS lengths of the listed (query, target) pairs on the current CUDA device (the MSA
     guide tree's distance stage); codes >= ``letters`` never match."""
-    from ..kernels import cuda_source
-
-    alpha = int(queries.alphabet.size)
-    peq, word_off = build_peq(xp, queries.codes, queries.offsets, alpha)
-    kernel = xp.RawModule(code=cuda_source("lcs_lengths.cu")).get_function("lcs_length_pairs")
-    t_codes = xp.asarray(targets.codes)
-    t_off = xp.asarray(targets.offsets, dtype=xp.int64)
-    q_len = xp.asarray(queries.lengths, dtype=xp.int64)
-    words = max(1, int((queries.lengths.max(initial=0) + 63) // 64))
+    alpha, peq, word_off, t_codes, t_off, q_len, words, kernel = _device_inputs(
+        xp, queries, targets, "lcs_lengths.cu", "lcs_length_pairs")
     out = np.empty(len(pair_q), dtype=np.int32)
     for s in range(0, len(pair_q), _CHUNK):
         pq = xp.asarray(pair_q[s:s + _CHUNK], dtype=xp.int64)

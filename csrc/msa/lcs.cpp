@@ -169,9 +169,13 @@ double lcs_distance(std::int64_t la, std::int64_t lb, std::int64_t lcs) {
     return std::pow(static_cast<double>(la + lb - 2 * lcs), 0.75) / static_cast<double>(lcs);
 }
 
-void lcs_distances(const SeqView& seqs, int letters, const std::int64_t* rows_a,
-                   std::int64_t na, const std::int64_t* rows_b, std::int64_t nb, bool condensed,
-                   float* out, int threads) {
+namespace {
+
+// visit(kernel, i0, count) for each group of up to eight rows_a[i0..i0 + count) on all
+// threads, the kernel holding the group's queries.
+template <typename Visit>
+void over_query_groups(const SeqView& seqs, int letters, const std::int64_t* rows_a,
+                       std::int64_t na, int threads, Visit visit) {
     if (letters < 1 || letters > 255) throw std::invalid_argument("letters must be in [1, 255]");
     const int workers = resolve_threads(threads);
     (void)workers;  // unused when built without OpenMP
@@ -179,58 +183,53 @@ void lcs_distances(const SeqView& seqs, int letters, const std::int64_t* rows_a,
 #pragma omp parallel num_threads(workers)
     {
         LcsRowKernel kernel;
-        float d[kLanes];
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t gi = 0; gi < groups; ++gi) {
             const std::int64_t i0 = gi * kLanes;
             const int count = static_cast<int>(std::min<std::int64_t>(kLanes, na - i0));
             kernel.set_queries(seqs, rows_a + i0, count, letters);
-            // condensed: pairs (i, j > i) of rows_a, row i of the upper triangle starting
-            // after the pairs of rows 0..i-1
-            const std::int64_t j0 = condensed ? i0 + 1 : 0;
-            const std::int64_t jn = condensed ? na : nb;
-            for (std::int64_t j = j0; j < jn; ++j) {
-                kernel.distances_to(condensed ? rows_a[j] : rows_b[j], d);
-                for (int l = 0; l < count; ++l) {
-                    const std::int64_t i = i0 + l;
-                    if (!condensed) {
-                        out[i * nb + j] = d[l];
-                    } else if (j > i) {
-                        out[i * na - i * (i + 1) / 2 + j - i - 1] = d[l];
-                    }
-                }
-            }
+            visit(kernel, i0, count);
         }
     }
 }
 
-}  // namespace msa
-}  // namespace bioaccel
+}  // namespace
 
-namespace bioaccel {
-namespace msa {
+void lcs_distances(const SeqView& seqs, int letters, const std::int64_t* rows_a,
+                   std::int64_t na, const std::int64_t* rows_b, std::int64_t nb, bool condensed,
+                   float* out, int threads) {
+    over_query_groups(seqs, letters, rows_a, na, threads,
+                      [&](LcsRowKernel& kernel, std::int64_t i0, int count) {
+        // condensed: pairs (i, j > i) of rows_a, row i of the upper triangle starting after
+        // the pairs of rows 0..i-1
+        float d[kLanes];
+        const std::int64_t j0 = condensed ? i0 + 1 : 0;
+        const std::int64_t jn = condensed ? na : nb;
+        for (std::int64_t j = j0; j < jn; ++j) {
+            kernel.distances_to(condensed ? rows_a[j] : rows_b[j], d);
+            for (int l = 0; l < count; ++l) {
+                const std::int64_t i = i0 + l;
+                if (!condensed) {
+                    out[i * nb + j] = d[l];
+                } else if (j > i) {
+                    out[i * na - i * (i + 1) / 2 + j - i - 1] = d[l];
+                }
+            }
+        }
+    });
+}
 
 void lcs_lengths(const SeqView& seqs, int letters, const std::int64_t* rows_a, std::int64_t na,
                  const std::int64_t* rows_b, std::int64_t nb, std::int32_t* out, int threads) {
-    if (letters < 1 || letters > 255) throw std::invalid_argument("letters must be in [1, 255]");
-    const int workers = resolve_threads(threads);
-    (void)workers;  // unused when built without OpenMP
-    const std::int64_t groups = (na + kLanes - 1) / kLanes;
-#pragma omp parallel num_threads(workers)
-    {
-        LcsRowKernel kernel;
+    over_query_groups(seqs, letters, rows_a, na, threads,
+                      [&](LcsRowKernel& kernel, std::int64_t i0, int count) {
         std::int64_t lcs[kLanes];
-#pragma omp for schedule(dynamic, 1)
-        for (std::int64_t gi = 0; gi < groups; ++gi) {
-            const std::int64_t i0 = gi * kLanes;
-            const int count = static_cast<int>(std::min<std::int64_t>(kLanes, na - i0));
-            kernel.set_queries(seqs, rows_a + i0, count, letters);
-            for (std::int64_t j = 0; j < nb; ++j) {
-                kernel.lengths_to(rows_b[j], lcs);
-                for (int l = 0; l < count; ++l) out[(i0 + l) * nb + j] = static_cast<std::int32_t>(lcs[l]);
-            }
+        for (std::int64_t j = 0; j < nb; ++j) {
+            kernel.lengths_to(rows_b[j], lcs);
+            for (int l = 0; l < count; ++l)
+                out[(i0 + l) * nb + j] = static_cast<std::int32_t>(lcs[l]);
         }
-    }
+    });
 }
 
 }  // namespace msa

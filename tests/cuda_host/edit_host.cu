@@ -17,23 +17,12 @@ int main() {
     std::vector<long long> head = read_n<long long>(5);
     const int alpha = (int)head[0], mode = (int)head[1], max_distance = (int)head[2];
     const long long nq = head[3], nt = head[4];
-    std::vector<long long> q_off = read_n<long long>(nq + 1);
-    std::vector<long long> t_off = read_n<long long>(nt + 1);
-    const long long total_words = read_n<long long>(1)[0];
-    std::vector<long long> word_off = read_n<long long>(nq + 1);
-    std::vector<unsigned long long> peq = read_n<unsigned long long>(total_words * alpha);
-    const long long tlen = read_n<long long>(1)[0];
-    std::vector<unsigned char> t_codes = read_n<unsigned char>(tlen);
-    long long max_words = 1;
-    for (long long q = 0; q < nq; ++q) {
-        const long long w = word_off[q + 1] - word_off[q];
-        if (w > max_words) max_words = w;
-    }
-    std::vector<unsigned long long> pv(max_words), mv(max_words);
+    const PairInput in(nq, nt, alpha);
+    std::vector<unsigned long long> pv(in.max_words), mv(in.max_words);
     for (long long q = 0; q < nq; ++q)
         for (long long t = 0; t < nt; ++t)
-            std::printf("%d\n", edit_distance_pair(t_codes.data() + t_off[t], t_off[t + 1] - t_off[t],
-                                                   q_off[q + 1] - q_off[q], peq.data() + word_off[q] * alpha,
+            std::printf("%d\n", edit_distance_pair(in.t_codes.data() + in.t_off[t], in.t_off[t + 1] - in.t_off[t],
+                                                   in.q_off[q + 1] - in.q_off[q], in.peq.data() + in.word_off[q] * alpha,
                                                    alpha, mode, max_distance, pv.data(), mv.data(), 1));
     return 0;
 }
