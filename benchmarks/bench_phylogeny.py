@@ -132,15 +132,24 @@ def simulated_table(fams: list[FamilyFile], gpus: int, history: History,
             f.seconds = predictor.predict("msa", f.cells)
     results = {name: simulate_order(o, gpus) for name, o in orders(fams, predictor).items()}
     bound = max(max(f.seconds for f in fams), sum(f.seconds for f in fams) / gpus)
+    rows = ratio_table(results, "order")
+    rows.append(f"| lower bound | {bound:.2f} | {bound / results['bioaccel']['makespan']:.3f} | | |")
+    return "\n".join(rows), results
+
+
+def ratio_table(results: dict, first: str, wall: bool = False) -> list[str]:
+    """Markdown rows: makespan and average completion of each entry and their ratios to
+    bioaccel's, with the Snakemake wall time when ``wall``."""
     best = results["bioaccel"]
-    rows = ["| order | makespan (s) | makespan / bioaccel | avg completion (s) | "
-            "avg completion / bioaccel |", "|---|---|---|---|---|"]
+    extra = " snakemake wall (s) |" if wall else ""
+    rows = [f"| {first} | makespan (s) | makespan / bioaccel | avg completion (s) | "
+            f"avg completion / bioaccel |{extra}", "|---|---|---|---|---|" + ("---|" if wall else "")]
     for name, r in results.items():
         rows.append(f"| {name} | {r['makespan']:.2f} | {r['makespan'] / best['makespan']:.3f} | "
                     f"{r['avg_completion']:.2f} | "
-                    f"{r['avg_completion'] / best['avg_completion']:.3f} |")
-    rows.append(f"| lower bound | {bound:.2f} | {bound / best['makespan']:.3f} | | |")
-    return "\n".join(rows), results
+                    f"{r['avg_completion'] / best['avg_completion']:.3f} |"
+                    + (f" {r['wall']:.1f} |" if wall else ""))
+    return rows
 
 
 def real_runs(fams: list[FamilyFile], gpus: int, workdir: Path) -> tuple[str, dict]:
@@ -175,14 +184,7 @@ def real_runs(fams: list[FamilyFile], gpus: int, workdir: Path) -> tuple[str, di
         ends = [s["end"] - t0 for s in stats]
         results[label] = {"makespan": max(ends), "avg_completion": float(np.mean(ends)),
                           "wall": wall}
-    best = results["bioaccel"]
-    rows = ["| scheduler | makespan (s) | makespan / bioaccel | avg completion (s) | "
-            "avg completion / bioaccel | snakemake wall (s) |", "|---|---|---|---|---|---|"]
-    for name, r in results.items():
-        rows.append(f"| {name} | {r['makespan']:.2f} | {r['makespan'] / best['makespan']:.3f} | "
-                    f"{r['avg_completion']:.2f} | "
-                    f"{r['avg_completion'] / best['avg_completion']:.3f} | {r['wall']:.1f} |")
-    return "\n".join(rows), results
+    return "\n".join(ratio_table(results, "scheduler", wall=True)), results
 
 
 def one_seed(work: Path, args, seed: int) -> tuple[str, dict]:

@@ -29,6 +29,7 @@ REFINE_UP_TO = 1000
 REFINE_ITERATIONS = 100
 #: realignments search within this many columns of the current placement: on BAliBASE 100
 #: gave SP/TC 0.793/0.632, 300 0.796/0.635 in 1.6x the time, unbanded the same in 2.2x
+#: (benchmarks/bench_msa.py with this constant changed)
 REFINE_RADIUS = 300
 REFINE_SEED = 5489
 

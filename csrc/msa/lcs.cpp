@@ -149,8 +149,6 @@ void LcsRowKernel::set_queries(const SeqView& seqs, const std::int64_t* rows, in
         scratch_->v.resize(static_cast<std::size_t>(group_->words));
 }
 
-int LcsRowKernel::lanes() const { return group_->lanes; }
-
 void LcsRowKernel::lengths_to(std::int64_t target, std::int64_t* lcs) {
     static const Lcs8Fn lcs8 = pick_lcs8();
     lcs8(*group_, seqs_->seq(target), seqs_->length(target), scratch_->v.data(), lcs);

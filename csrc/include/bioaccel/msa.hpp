@@ -211,10 +211,9 @@ public:
     LcsRowKernel& operator=(const LcsRowKernel&) = delete;
     // The queries (1 to 8 sequence indices); `seqs` must outlive the kernel's use.
     void set_queries(const SeqView& seqs, const std::int64_t* rows, int count, int letters);
-    int lanes() const;
-    // lcs[l] = LCS length of query l and the target, for l < lanes().
+    // lcs[l] = LCS length of query l and the target, for each query l of the group.
     void lengths_to(std::int64_t target, std::int64_t* lcs);
-    // out[l] = lcs_distance(query l, target) for l < lanes().
+    // out[l] = lcs_distance(query l, target), for each query l of the group.
     void distances_to(std::int64_t target, float* out);
 
 private:
