@@ -1,6 +1,7 @@
 """CUDA kernels' per-pair functions built by nvcc as CPU programs (tests/cuda_host/), so
 their logic is checked on machines without a GPU."""
 
+import ctypes
 import shutil
 import subprocess
 from pathlib import Path
@@ -30,3 +31,17 @@ def run(exe: Path, parts: list[np.ndarray], shape: tuple[int, int],
                          capture_output=True, check=False)
     assert res.returncode == 0, res.stderr.decode()
     return np.array(res.stdout.split(), dtype=np.int32).reshape(shape)
+
+
+def nvrtc_library():
+    """libnvrtc from the nvidia-cuda-nvrtc wheel (a test dependency), or None."""
+    try:
+        import nvidia
+    except ImportError:
+        return None
+    for root in nvidia.__path__:
+        for lib in sorted(Path(root).glob("*/lib/libnvrtc.so*")):
+            if "builtins" not in lib.name:
+                return ctypes.CDLL(str(lib))
+    return None
+
