@@ -173,7 +173,7 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         merges = _restrict(merges_all, len(labels), n)
     else:
         merges, _ = guide_merges(work, guide_tree, threads, distance_backend, devices)
-    from ..backends.cpu import load_native
+    from .._core.native import load_native
     native = load_native()
     weights = np.ones(n)
     total_steps = max(n - 1, 0)

@@ -188,7 +188,7 @@ def test_minhash_avx2_and_scalar_bit_tests_agree(tmp_path, rng):
 
 @pytest.mark.parametrize("kind", ["hashes", "repeats", "skewed", "one", "empty"])
 def test_value_ranks_equal_numpy_unique(rng, kind):
-    from bioaccel.backends.cpu import load_native
+    from bioaccel._core.native import load_native
     values = {
         "hashes": rng.integers(0, 2**64 - 1, 50_000, dtype=np.uint64, endpoint=True),
         "repeats": rng.integers(0, 300, 20_000).astype(np.uint64) * np.uint64(2**50),

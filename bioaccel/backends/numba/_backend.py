@@ -112,7 +112,7 @@ class NumbaCudaBackend(Backend):
         from numba import cuda
 
         from ...kernels import lcs_numba as k
-        from ..cupy._edit import build_peq
+        from ..bitmasks import build_peq
 
         alpha = int(queries.alphabet.size)
         peq, word_off = build_peq(np, queries.codes, queries.offsets, alpha)
