@@ -121,7 +121,9 @@ def _models_help() -> str:
     from ..distances._protein import ALIGNMENT_MODELS
     from ..distances._dna import MODELS
     from ..distances._kmers import KMER_MODELS
+    from ..distances._aa import AA_MODELS
     return (f"Distance model: {', '.join(MODELS)} (aligned DNA, as ape::dist.dna); "
+            f"{', '.join(AA_MODELS)} (aligned protein); "
             f"{', '.join(ALIGNMENT_MODELS)} (from global alignments); edit (Levenshtein); "
             f"{', '.join(KMER_MODELS)} (k-mers; mash also from a sketch file).")
 

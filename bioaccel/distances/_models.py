@@ -9,7 +9,8 @@ the sites kept without pairwise deletion, scoredist's background) are computed f
 whole input, and every pair is computed in its (i < j) orientation, so every path gives
 the same value bit for bit.
 
-Kinds: the aligned-DNA models (:mod:`bioaccel.distances._dna`), ``identity``/``scoredist``
+Kinds: the aligned-DNA models (:mod:`bioaccel.distances._dna`), the aligned-protein models
+(:mod:`bioaccel.distances._aa`), ``identity``/``scoredist``
 (:mod:`bioaccel.distances._protein`), ``edit`` (:mod:`bioaccel.pairwise._edit`) and the k-mer models
 (:mod:`bioaccel.distances._kmers`; these also take saved :class:`~bioaccel.distances._kmers.Sketches`).
 """
@@ -22,6 +23,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ._aa import AA_MODELS, aa_distances, difference_counts, kept_columns
 from ._protein import ALIGNMENT_MODELS, alignment_distances, alignment_pair_distances
 from ..sequences._alphabet import DNA
 from ..backends import DnaData, backend_for_devices, get_backend
@@ -37,7 +39,7 @@ from ..devices._multigpu import dna_counts_on_devices
 from ..sequences._batch import SeqBatch
 
 #: every model name :func:`prepare` accepts
-ALL_MODELS = (*MODELS, *ALIGNMENT_MODELS, "edit", *KMER_MODELS)
+ALL_MODELS = (*MODELS, *AA_MODELS, *ALIGNMENT_MODELS, "edit", *KMER_MODELS)
 #: bytes of pair counts one tile of :meth:`DnaModel.matrix` may hold
 TILE_BYTES = 64 * 2 ** 20
 
@@ -86,6 +88,8 @@ def prepare(seqs, model: str, *, pairwise_deletion: bool = False, backend: str =
         return KmerModel(key, batch, threads, k=k, sketch_size=sketch_size, seed=seed)
     if key == "edit":
         return EditModel(key, batch, threads, backend=backend, devices=devices)
+    if key in AA_MODELS:
+        return AlignedProteinModel(key, batch, threads, pairwise_deletion=pairwise_deletion)
     if key in ALIGNMENT_MODELS:
         return AlignmentModel(key, batch, threads, matrix=matrix, gap_open=gap_open,
                               gap_extend=gap_extend)
@@ -331,3 +335,28 @@ class DnaModel(PairModel):
             lower = np.tril_indices(n, -1)
             out[lower] = out.T[lower]
         return DistanceMatrix(out, self.ids)
+
+
+class AlignedProteinModel(PairModel):
+    """``p``, ``poisson``, ``kimura`` on aligned protein rows (:mod:`bioaccel.distances._aa`)."""
+
+    def __init__(self, model, batch, threads, *, pairwise_deletion):
+        super().__init__(model, batch, threads)
+        if batch.alphabet is DNA:
+            raise ModelError(f"model {model!r} needs aligned protein sequences, but "
+                             f"{batch.source or 'the input'} reads as nucleotides (use raw, "
+                             "jc69, k80, ... for DNA)")
+        codes = batch.as_alignment()
+        self.pairwise_deletion = bool(pairwise_deletion)
+        self.codes = codes if pairwise_deletion else codes[:, kept_columns(codes)]
+
+    def params(self):
+        return {"model": self.model, "pairwise_deletion": self.pairwise_deletion}
+
+    def block(self, i0, i1, j0, j1):
+        diff, sites = difference_counts(self.codes[i0:i1], self.codes[j0:j1])
+        d = aa_distances(self.model, diff, sites)
+        ii, jj = np.meshgrid(np.arange(i0, i1), np.arange(j0, j1), indexing="ij")
+        d[ii == jj] = 0.0
+        return d
+
