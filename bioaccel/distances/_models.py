@@ -30,6 +30,7 @@ from ..backends import DnaData, backend_for_devices, get_backend
 from ._matrix import DistanceMatrix
 from ._dna import (MODELS, TABLE_MODELS, base_frequencies, distances_from_counts,
                          kept_sites)
+from .._core.tiling import triangle_row_ranges
 from ..errors import ModelError
 from ..sequences._read import as_batch
 from ._kmers import KMER_MODELS, Sketches, kmer_params, kmer_rows
@@ -260,21 +261,6 @@ class AlignmentModel(PairModel):
         return alignment_distances(self.batch, self.model, self.scoring, self.threads, progress)
 
 
-def row_tiles(n: int, counts_per_pair: int, parts: int = 32) -> list[tuple[int, int]]:
-    """Row ranges [i0, i1) over the upper triangle, about equal in pairs (``parts`` of
-    them, for a useful progress bar), each tile's count buffer within :data:`TILE_BYTES`."""
-    total = n * (n - 1) // 2
-    target = max(1, -(-total // parts), 2 ** 16)
-    cap_cells = max(1, TILE_BYTES // (counts_per_pair * 4))
-    tiles, i0 = [], 0
-    while i0 < n:
-        i1, pairs = i0, 0
-        while i1 < n and (i1 == i0 or (pairs < target and (i1 + 1 - i0) * (n - i0) <= cap_cells)):
-            pairs += n - i1 - 1
-            i1 += 1
-        tiles.append((i0, i1))
-        i0 = i1
-    return tiles
 
 
 class DnaModel(PairModel):
@@ -321,7 +307,9 @@ class DnaModel(PairModel):
             return DistanceMatrix(out, self.ids)
         out = np.zeros((n, n))
         total, done, mirror = n * (n - 1) // 2, 0, False
-        for i0, i1 in row_tiles(n, 16 if self.table else 4):
+        counts_per_pair = 16 if self.table else 4
+        for i0, i1 in triangle_row_ranges(np.arange(n - 1, -1, -1), parts=32, min_work=2 ** 16,
+                                          max_block_cells=TILE_BYTES // (counts_per_pair * 4)):
             if not engine.fill_distance_rows(self.data, model, freqs, i0, i1, out, threads):
                 dist = self._counts(engine, i0, i1, i0, n, upper_only=True)
                 upper = np.arange(i0, n)[None, :] > np.arange(i0, i1)[:, None]

@@ -13,7 +13,8 @@ import bioaccel.distances._ondisk as ondisk
 from bioaccel.distances._compute import distance_matrix
 from bioaccel.distances._matrix import DistanceMatrix
 from bioaccel.errors import MatrixFormatError
-from bioaccel.distances._ondisk import open_distances, plan_tiles, stream_distances
+from bioaccel._core.tiling import triangle_row_ranges
+from bioaccel.distances._ondisk import open_distances, stream_distances
 from tests.datasets import child_env
 
 
@@ -52,7 +53,7 @@ def test_plan_balances_work_and_covers_every_row():
     lengths = rng.integers(100, 3000, n).astype(float)
     suffix = np.concatenate([np.cumsum(lengths[::-1])[::-1][1:], [0.0]])
     work = lengths * suffix
-    tiles = plan_tiles(work, n, parts=64, max_pairs=200_000)
+    tiles = triangle_row_ranges(work, rows=n - 1, parts=64, max_pairs=200_000)
     assert tiles[0][0] == 0 and tiles[-1][1] == n - 1
     assert all(a[1] == b[0] for a, b in zip(tiles, tiles[1:]))
     for i0, i1 in tiles:

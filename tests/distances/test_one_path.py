@@ -23,7 +23,8 @@ from bioaccel.errors import ModelError
 from bioaccel.distances._kmers import sketch
 from bioaccel.distances._ondisk import stream_distances
 from bioaccel.pairwise._scoring import ScoringError
-from bioaccel.distances._tiles import distance_block, distance_tile, grid_cuts, merge_tiles, write_tile
+from bioaccel._core.tiling import balanced_cuts
+from bioaccel.distances._tiles import distance_block, distance_tile, merge_tiles, write_tile
 
 from tests.datasets import random_alignment
 
@@ -102,7 +103,7 @@ def test_tiles_and_streams_equal_the_matrix(tmp_path, model, kind, kw):
         got = distance_block(seqs, model, rows, cols, **kw)
         np.testing.assert_array_equal(got, whole[rows[0]:rows[1], cols[0]:cols[1]])
     # the tiles of a 3 x 3 grid merge into the matrix
-    cuts = grid_cuts(np.ones(n), 3)
+    cuts = balanced_cuts(np.ones(n) + 1.0, 3)
     ids = bioaccel.distance_matrix(seqs, model, **kw).ids
     paths = []
     for a in range(3):
