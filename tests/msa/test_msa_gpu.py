@@ -381,7 +381,6 @@ def test_engine_gpu_stage_equals_the_cpu_engine(monkeypatch):
             seqs.append("".join(s))
         records = [(f"s{k}", s) for k, s in enumerate(seqs)]
         fake = _FakeCupy()
-        monkeypatch.setattr(engine, "gpu_array_module", lambda: fake)
         # the distance stage asks the registry for "cupy": CupyBackend on the stand-in
         monkeypatch.setitem(backends._instances, "cupy", CupyBackend(xp=fake))
         monkeypatch.setitem(sys.modules, "cupyx", types.SimpleNamespace(scatter_add=np.add.at))
@@ -484,3 +483,21 @@ def test_engine_on_the_gpu_equals_the_cpu_engine():
     for path in inputs:
         assert (bioaccel.msa(path, backend="cupy").sequences
                 == bioaccel.msa(path, backend="cpu").sequences), path.name
+
+
+def test_the_numba_msa_stage_is_reachable_through_the_registry():
+    """msa(backend="numba-cuda") runs the guide tree's LCS kernel and every level's DPs on
+    the Numba kernels (here under the simulator) and gives the CPU engine's alignment; a
+    backend without the MSA kernels is named, not silently replaced."""
+    rng = np.random.default_rng(23)
+    root = "".join(rng.choice(list(AA), 20))
+    seqs = []
+    for k in range(5):
+        s = [c if rng.random() > 0.25 else rng.choice(list(AA)) for c in root]
+        del s[k:k + 2]
+        seqs.append("".join(s))
+    records = [(f"s{k}", s) for k, s in enumerate(seqs)]
+    assert bioaccel.msa(records, backend="numba-cuda").sequences == \
+        bioaccel.msa(records, backend="cpu").sequences
+    with pytest.raises(bioaccel.BackendUnavailableError, match="msa_profile_dp"):
+        bioaccel.msa(records, backend="reference")

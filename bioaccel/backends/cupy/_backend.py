@@ -49,7 +49,8 @@ class CupyBackend(Backend):
     """``xp=None`` uses CuPy on the current device; pass ``numpy`` to run the array code on the CPU."""
 
     name = "cupy"
-    operations = frozenset({"dna_counts", "edit_distances", "align_scores", "lcs_lengths"})
+    operations = frozenset({"dna_counts", "edit_distances", "align_scores", "lcs_lengths",
+                            "msa_profile_dp"})
     # The alignment and edit-distance kernels are CUDA C checked on the CPU (nvcc host
     # builds) but not yet run on a GPU by scripts/gpu-check.sh: name backend="cupy" to use
     # them; "auto" takes numba-cuda for those, whose kernels the simulator runs.
@@ -148,3 +149,7 @@ class CupyBackend(Backend):
         counts = gemm_counts(xp, onehot[i0:i1], onehot[j0:j1], table)
         counts = xp.rint(counts).astype(xp.int32)
         return counts.get() if hasattr(counts, "get") else np.asarray(counts)
+
+    def msa_profile_dp(self, pairs):
+        from ._msa import profile_dp_batch
+        return profile_dp_batch(pairs, self.xp)

@@ -15,7 +15,8 @@ def _simulator() -> bool:
 
 class NumbaCudaBackend(Backend):
     name = "numba-cuda"
-    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths"})
+    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths",
+                            "msa_profile_dp"})
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
         if _simulator() and for_auto:
@@ -130,3 +131,7 @@ class NumbaCudaBackend(Backend):
             return d_out.copy_to_host()
 
         return self._per_pair(len(queries), len(targets), symmetric, launch)
+
+    def msa_profile_dp(self, pairs):
+        from ._msa import profile_dp_batch_numba
+        return profile_dp_batch_numba(pairs)
