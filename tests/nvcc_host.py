@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.datasets import unavailable
 
 HOST_DIR = Path(__file__).parent / "cuda_host"
 
@@ -16,7 +17,7 @@ def build(tmp_path_factory, source: str, flags: tuple[str, ...] = ()) -> Path:
     """Compile tests/cuda_host/<source> (skip when nvcc is missing), with extra nvcc flags."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
-        pytest.skip("nvcc is not on PATH")
+        unavailable("nvcc is not on PATH (CUDA toolkit; scripts/test.sh adds /usr/local/cuda*/bin)")
     exe = tmp_path_factory.mktemp("cuda_host") / Path(source).stem
     res = subprocess.run([nvcc, "-O2", *flags, "-x", "cu", str(HOST_DIR / source), "-o", str(exe)],
                          capture_output=True, text=True)

@@ -20,7 +20,7 @@ Failures:
 Virtual devices (``BIOACCEL_VIRTUAL_GPUS``) run their tiles on the CPU backend.
 
 The runner does not look backends up (``sched`` and ``backends`` are sibling layers, see
-``tests/test_layering.py``): the caller hands it the engine, chosen by
+``tests/core/test_layering.py``): the caller hands it the engine, chosen by
 :func:`bioaccel.backends.backend_for_devices`.
 """
 

@@ -208,7 +208,7 @@ def upward_imports(graph: dict[str, list[tuple[str, int]]]) -> list[str]:
 
 def test_every_module_has_a_layer():
     unplaced = sorted(m for m in module_names() if layer_of(m) is None)
-    assert not unplaced, f"modules in no layer of tests/test_layering.py's table: {unplaced}"
+    assert not unplaced, f"modules in no layer of tests/core/test_layering.py's table: {unplaced}"
 
 
 def test_no_import_circle():

@@ -63,7 +63,7 @@ def test_there_are_cuda_sources():
 def test_cuda_source_compiles(tmp_path, source: Path, arch: str):
     nvcc = shutil.which("nvcc")
     if nvcc is None:
-        pytest.skip("nvcc is not on PATH")
+        unavailable("nvcc is not on PATH")
     res = subprocess.run([nvcc, f"-arch={arch}", "-Werror", "all-warnings", "-c", str(source),
                           "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr

@@ -8,6 +8,7 @@ import pytest
 from bioaccel import DistanceMatrix
 from bioaccel.errors import DuplicateIdError, MatrixFormatError
 from bioaccel.sequences._read import atomic_output
+from tests.datasets import require
 
 IDS = ["name with spaces", "A/Sao_Paulo/43812/2009", "c", "d"]
 
@@ -83,7 +84,7 @@ def test_atomic_output_unwritable_directory(tmp_path):
 
 
 def test_to_skbio(rng):
-    skbio = pytest.importorskip("skbio")
+    skbio = require("skbio", "the scikit-bio oracle")
     data = np.array([[0, 1.5], [1.5, 0]])
     s = DistanceMatrix(data, ["a", "b"]).to_skbio()
     assert isinstance(s, skbio.DistanceMatrix) and list(s.ids) == ["a", "b"]

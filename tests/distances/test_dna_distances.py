@@ -10,7 +10,7 @@ import bioaccel
 from bioaccel import SeqBatch
 from bioaccel.errors import AlignmentLengthError, BackendUnavailableError, ModelError
 
-from tests.datasets import random_alignment
+from tests.datasets import require, random_alignment
 
 MODELS = list(bioaccel.MODELS)
 
@@ -62,7 +62,7 @@ SKBIO_METRIC = {"raw": "pdist", "jc69": "jc69", "k80": "k2p", "f81": "f81", "tn9
 @pytest.mark.parametrize("pairwise_deletion", [False, True])
 @pytest.mark.parametrize("model", MODELS)
 def test_reference_matches_skbio(model, pairwise_deletion, rng):
-    skbio = pytest.importorskip("skbio")
+    skbio = require("skbio", "the scikit-bio oracle")
     from skbio.alignment import TabularMSA, align_dists
     # skbio's DNA has no '?': use N, gaps and IUPAC codes only
     seqs = random_alignment(rng, 12, 400, missing_letters="N-RYKMSW", divergence=0.5)

@@ -251,7 +251,7 @@ def test_mash_distances_agree_with_the_mash_tool(tmp_path):
 
 
 def _mix64(x: int, seed: int) -> int:
-    """csrc/kmers.cpp's mix64 (a splitmix64 finaliser), restated in Python."""
+    """csrc/kmers/kmers.cpp's mix64 (a splitmix64 finaliser), restated in Python."""
     m = (1 << 64) - 1
     x ^= (seed + 0x9E3779B97F4A7C15) & m
     x ^= x >> 33

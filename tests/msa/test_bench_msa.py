@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
 from benchmarks import bench_msa
 from benchmarks.msa_accuracy import shared_msa_dir
+from tests.datasets import unavailable
 
 
 def test_tiny_run_reports_scores_time_and_memory(tmp_path, capsys):
     shared = shared_msa_dir()
     if shared is None:
-        pytest.skip("../shared/msa not found (set BIOACCEL_SHARED_MSA)")
+        unavailable("../shared/msa not found (set BIOACCEL_SHARED_MSA)")
     out = tmp_path / "r.json"
     bench_msa.main(["--balibase", str(shared / "balibase-rv11-rv12"), "--cases", "2", "--bali-tools", "bioaccel",
                     "--sizes", "40", "--family-tools", "bioaccel", "--threads", "1", "--json", str(out)])

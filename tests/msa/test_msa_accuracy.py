@@ -8,6 +8,7 @@ import pytest
 
 from benchmarks.family_sim import simulate_family, write_fasta
 from benchmarks.msa_accuracy import load_msa_score, shared_msa_dir, sp_tc, sp_tc_family
+from tests.datasets import unavailable
 
 
 def test_hand_counted():
@@ -61,7 +62,7 @@ def _shift_blocks(rows, rng):
 def test_agrees_with_the_shared_oracle(tmp_path):
     shared = shared_msa_dir()
     if shared is None:
-        pytest.skip("../shared/msa/msa_score.py not found (set BIOACCEL_SHARED_MSA)")
+        unavailable("../shared/msa/msa_score.py not found (set BIOACCEL_SHARED_MSA)")
     oracle = load_msa_score(shared)
     rng = np.random.default_rng(0)
     checked = 0

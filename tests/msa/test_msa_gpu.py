@@ -32,6 +32,7 @@ from tests import nvcc_host
 
 from tests.msa.msa_helpers import AA, BALIBASE
 from tests.nvcc_host import nvrtc_library
+from tests.datasets import unavailable
 
 SOURCE = KERNEL_DIR / "msa_profile_dp.cu"
 
@@ -119,7 +120,7 @@ def balibase_cases(names=("BB11001", "BB12001", "BBS12010"), required=True) -> l
     if not BALIBASE.is_dir():
         if not required:
             return []
-        pytest.skip(f"the MSA oracle set is not here: {BALIBASE}")
+        unavailable(f"the MSA oracle set is not here: {BALIBASE}")
     sc = msa_scoring(bioaccel.PROTEIN)
     cases = []
     for name in names:
@@ -191,7 +192,7 @@ def assert_no_contraction(ptx: str) -> None:
 def test_nvcc_builds_the_kernel_without_fused_multiply_adds(tmp_path, arch):
     nvcc = shutil.which("nvcc")
     if nvcc is None:
-        pytest.skip("nvcc is not on PATH")
+        unavailable("nvcc is not on PATH")
     # nvcc's default --fmad=true: the kernel's own rounding must keep it exact anyway
     res = subprocess.run([nvcc, f"-arch={arch}", "-Werror", "all-warnings", "-ptx", str(SOURCE),
                           "-o", str(tmp_path / "k.ptx")], capture_output=True, text=True)
@@ -205,7 +206,7 @@ def test_nvcc_builds_the_kernel_without_fused_multiply_adds(tmp_path, arch):
 def test_nvrtc_builds_the_kernel_without_fused_multiply_adds(arch, options):
     lib = nvrtc_library()
     if lib is None:
-        pytest.skip("libnvrtc is not installed (pip install nvidia-cuda-nvrtc)")
+        unavailable("libnvrtc is not installed (pip install nvidia-cuda-nvrtc)")
     prog = ctypes.c_void_p()
     assert lib.nvrtcCreateProgram(ctypes.byref(prog), SOURCE.read_bytes(), SOURCE.name.encode(),
                                   0, None, None) == 0
@@ -292,7 +293,7 @@ def test_numba_kernel_compiles_without_fused_multiply_adds():
                          env=env, timeout=300)
     assert res.returncode == 0, res.stderr
     if res.stdout.startswith("UNAVAILABLE"):
-        pytest.skip(f"Numba cannot compile CUDA here: {res.stdout.strip()}")
+        unavailable(f"Numba cannot compile CUDA here: {res.stdout.strip()}")
     assert_no_contraction(res.stdout)
 
 
@@ -368,7 +369,6 @@ def test_engine_gpu_stage_equals_the_cpu_engine(monkeypatch):
     """msa(backend="cupy") computes the guide tree's LCS distances with kernels/lcs_lengths.cu
     and batches each guide-tree level into one launch (here the NumPy stand-in running the
     Numba twins of both kernels under the simulator), and gives the CPU's alignment."""
-    from bioaccel.msa_engine import engine
 
     rng = np.random.default_rng(17)
     for letters, n, width in ((AA, 9, 24), ("ACGT", 7, 30)):

@@ -86,7 +86,7 @@ def test_every_backend_equals_reference(backend_name, mode, rng):
 @pytest.mark.parametrize("strip", [None, "5"])
 @pytest.mark.parametrize("mode", MODES)
 def test_simd_kernels_equal_scalar_core(monkeypatch, rng, mode, strip):
-    # this process's kernel level; tests/test_cpu_dispatch.py forces each level in turn
+    # this process's kernel level; tests/core/test_cpu_dispatch.py forces each level in turn
     if strip:  # cut queries into strips of 5 rows (long queries use 256)
         monkeypatch.setenv("BIOACCEL_ALIGN_STRIP", strip)
     seqs = random_family(rng, AA, 50, 5, 120)

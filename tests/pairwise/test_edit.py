@@ -9,8 +9,9 @@ import pytest
 import bioaccel
 from bioaccel.backends.reference import edit_distance_reference
 from bioaccel.pairwise._edit import edit_distances
+from tests.datasets import require
 
-edlib = pytest.importorskip("edlib", reason="edlib is the oracle (pip install edlib)")
+edlib = require("edlib", "edlib is the oracle (pip install edlib)")
 
 EDLIB_MODE = {"global": "NW", "infix": "HW", "prefix": "SHW"}
 LETTERS = list("ACGT")

@@ -30,14 +30,15 @@ from bioaccel.cli import main as cli_main
 from bioaccel.errors import LeaseTimeoutError
 from bioaccel.sched.history import History, Run
 from bioaccel.sched.leases import DEFAULT_RUN_DIR, GpuBroker, run_dir
-from tests.datasets import child_env
+from tests.datasets import require, child_env
+from tests.datasets import unavailable
 
 
 @pytest.fixture(scope="module")
 def users():
     why = users_unavailable()
     if why:
-        pytest.skip(why)
+        unavailable(why)
     preload()
     return USERS
 
@@ -336,7 +337,7 @@ def test_hostile_files_in_the_run_directory_are_skipped_with_a_warning(shared):
 
 
 def test_snakemake_plugin_of_two_users_uses_the_host_wide_arbiter(shared):
-    plugin = pytest.importorskip("snakemake_scheduler_plugin_bioaccel")
+    plugin = require("snakemake_scheduler_plugin_bioaccel")
     import logging
 
     shares = shared / "shares"

@@ -32,7 +32,7 @@ def slurm(tmp_path_factory):
         # a machine that cannot host slurmd (no root, no mknod, no munge) is not a test
         # failure, even in strict CI: the skip line says exactly what failed
         cluster.stop()
-        pytest.skip(f"local Slurm cannot run here: {exc}")
+        unavailable(f"local Slurm cannot run here: {exc}")
     yield cluster
     cluster.stop()
 

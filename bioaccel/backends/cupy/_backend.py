@@ -51,9 +51,8 @@ class CupyBackend(Backend):
     name = "cupy"
     operations = frozenset({"dna_counts", "edit_distances", "align_scores", "lcs_lengths",
                             "msa_profile_dp"})
-    # The alignment and edit-distance kernels are CUDA C checked on the CPU (nvcc host
-    # builds) but not yet run on a GPU by scripts/gpu-check.sh: name backend="cupy" to use
-    # them; "auto" takes numba-cuda for those, whose kernels the simulator runs.
+    # backend="auto" picks CuPy for the DNA pair counts only (one-hot GEMMs); its alignment,
+    # edit, LCS and MSA kernels run when the backend is named (auto takes numba-cuda there)
     auto_operations = frozenset({"dna_counts"})
 
     #: what the NumPy stand-in (``xp=numpy``) can run: the alignment and edit kernels are

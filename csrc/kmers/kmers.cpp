@@ -292,7 +292,7 @@ void kmer_rows_as(const KmerView& t, KmerMetric metric, std::int64_t sketch_size
         throw std::invalid_argument("the MinHash estimate needs value ranks");
     if (!(0 <= i0 && i0 <= i1 && i1 <= n)) throw std::invalid_argument("rows outside the table");
     const std::size_t words = metric == KmerMetric::MinHash ? t.universe / 64 + 1 : 0;
-    const auto first = [n](std::int64_t i) { return i * n - i * (i + 1) / 2; };  // pairs before row i
+    const auto first = [n](std::int64_t i) { return condensed_row_start(i, n); };  // pairs before row i
     // Mash distances of the pairs whose union fills the sketch (seen == s, most of them),
     // by shared count: the same expression on the same values, computed once.
     std::vector<double> full_seen;

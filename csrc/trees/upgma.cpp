@@ -9,10 +9,8 @@
 namespace bioaccel {
 namespace {
 
-// Index into a condensed upper triangle (i < j), scipy's layout.
 inline std::size_t tri(std::int64_t i, std::int64_t j, std::int64_t n) {
-    if (i > j) std::swap(i, j);
-    return static_cast<std::size_t>(n * i - i * (i + 1) / 2 + (j - i - 1));
+    return static_cast<std::size_t>(condensed_index(i, j, n));
 }
 
 struct Merge {
