@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
-import pytest
 from tests.datasets import unavailable
 
 HOST_DIR = Path(__file__).parent / "cuda_host"

@@ -1,5 +1,7 @@
 #include "bioaccel/trees.hpp"
 
+#include "bioaccel/common.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
