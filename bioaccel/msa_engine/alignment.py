@@ -123,8 +123,8 @@ class MultipleAlignment:
         Nucleotides: any model of :func:`bioaccel.distance_matrix` (``raw``, ``jc69``, ``k80``,
         ``f81``, ``tn93``, ``logdet``...). ``auto``: ``kimura`` for proteins, ``k80`` for DNA.
         """
-        from ..distances import distance_matrix
-        from ..sequences import SeqBatch
+        from ..distances._compute import distance_matrix
+        from ..sequences._batch import SeqBatch
         key = str(model).lower()
         if key == "auto":
             key = "k80" if self.alphabet is DNA else "kimura"
