@@ -64,10 +64,12 @@ def _records(sequences) -> tuple[list[str], list[str], str | None]:
     return ids, raw, None
 
 
-def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matrix="auto",
+def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matrix="auto",
         gap_open: float | None = None, gap_extend: float | None = None,
         term_gap: float | None = None, refine="auto", threads: int = 0,
-        backend: str = "auto", devices=None, progress: bool | None = None) -> MultipleAlignment:
+        backend: str = "auto", devices=None, progress: bool | None = None,
+        add=None, to=None, keep_length: bool = False, fragments: bool = False,
+        profile=None) -> MultipleAlignment:
     """Multiple sequence alignment by progressive profile-profile alignment up a guide tree.
 
     Parameters
@@ -117,6 +119,22 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         them. The alignment is the same as with ``devices=None``.
     progress : bool, optional
         Progress bar on stderr (default: when stderr is a terminal).
+    add, to : sequences (as ``sequences``), and an alignment (path or MultipleAlignment)
+        Instead of ``sequences``: add the sequences ``add`` to the alignment ``to``, whose
+        rows keep their residues, columns and order; each new sequence is aligned to the
+        fixed profile of the existing rows (:mod:`bioaccel.msa_engine.add`). Rows: the
+        existing ones, then the added ones.
+    keep_length : bool
+        With ``add``: keep the existing width; residues of new sequences that face no
+        existing column are dropped and listed in ``MultipleAlignment.dropped`` (MAFFT's
+        ``--add --keeplength``).
+    fragments : bool
+        With ``add``: the new sequences are reads or contigs of part of the aligned
+        sequences; their end gaps are free, so each is placed where it matches.
+    profile : (alignment, alignment)
+        Instead of ``sequences``: align two alignments (paths or MultipleAlignments) to each
+        other as profiles; each keeps its columns holding residues; rows of the first come
+        first.
 
     Returns
     -------
@@ -132,6 +150,15 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     from ..threads import check_threads
 
     threads = check_threads(threads)
+    if add is not None or to is not None or profile is not None:
+        return _align_to_alignments(sequences, add, to, profile, keep_length, fragments,
+                                    alphabet=alphabet, matrix=matrix, gap_open=gap_open,
+                                    gap_extend=gap_extend, term_gap=term_gap, threads=threads)
+    if keep_length or fragments:
+        raise ValueError("keep_length and fragments apply to adding sequences: give add= "
+                         "and to=")
+    if sequences is None:
+        raise TypeError("msa() needs sequences (or add= and to=, or profile=)")
     key = str(backend).lower()
     if key not in ("auto", "cpu", "cupy"):
         raise BackendUnavailableError(
@@ -200,6 +227,27 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     rows = _rows(raw, order, work, cols, int(width), len(batch))
     tree = _tree_from_merges(merges, [ids[i] for i in order]) if n > 1 else None
     return MultipleAlignment(ids, rows, batch.alphabet, tree)
+
+
+def _align_to_alignments(sequences, add, to, profile, keep_length, fragments, **kw):
+    """msa(add=..., to=...) and msa(profile=(a, b)), arguments checked."""
+    from .add import add_to_alignment, align_alignments
+
+    if sequences is not None:
+        raise TypeError("give either sequences, or add= and to=, or profile=, not several")
+    if profile is not None:
+        if add is not None or to is not None or keep_length or fragments:
+            raise TypeError("profile= aligns two alignments; add=, to=, keep_length and "
+                            "fragments do not apply")
+        if isinstance(profile, (str, os.PathLike)) or len(profile) != 2:
+            raise TypeError("profile must be two alignments (paths or MultipleAlignments)")
+        threads = kw.pop("threads")
+        del threads  # one DP: it runs on one thread
+        return align_alignments(profile[0], profile[1], **kw)
+    if add is None or to is None:
+        raise TypeError("adding sequences needs both add= (the new sequences) and to= "
+                        "(the existing alignment)")
+    return add_to_alignment(add, to, keep_length=keep_length, fragments=fragments, **kw)
 
 
 def gpu_array_module():

@@ -249,8 +249,11 @@ struct RowKernels {
 
 class ProfileDP {
 public:
-    ProfileDP(const Profile& a, const Profile& b, const MsaScoring& sc)
-        : a_(a), b_(b), ga_(gap_terms(a, sc)), gb_(gap_terms(b, sc)), scores_(a, b, sc, ga_, gb_) {}
+    // sc_b: the scoring of B's gap terms (gaps inserted into B), sc when null
+    ProfileDP(const Profile& a, const Profile& b, const MsaScoring& sc,
+              const MsaScoring* sc_b = nullptr)
+        : a_(a), b_(b), ga_(gap_terms(a, sc)), gb_(gap_terms(b, sc_b ? *sc_b : sc)),
+          scores_(a, b, sc, ga_, gb_) {}
 
     // band: the cells (i, j) computed are lo[i] <= j <= hi[i] (both non-decreasing in i,
     // lo[0] = 0, hi[n] = m); null for all cells.
@@ -402,12 +405,12 @@ int best_state(const Rows& r, int m, float& score) {
 
 double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, Path& path,
                       std::int64_t full_limit, const int* band_lo, const int* band_hi,
-                      int threads) {
+                      int threads, const MsaScoring* sc_b) {
     if (a.letters != sc.letters || b.letters != sc.letters)
         throw std::invalid_argument("align_profiles: profiles and scoring differ in alphabet");
     const int n = a.len, m = b.len;
     path.clear();
-    ProfileDP dp(a, b, sc);
+    ProfileDP dp(a, b, sc, sc_b);
     if (band_lo && band_hi) {
         if (band_lo[0] != 0 || band_hi[n] != m)
             throw std::invalid_argument("align_profiles: the band must hold (0, 0) and (n, m)");
