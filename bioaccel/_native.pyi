@@ -88,7 +88,8 @@ def msa_profile_pair(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64
                      gaps: tuple[float, float, float, float], weights: npt.NDArray[np.float64],
                      column_of: npt.NDArray[np.int32], rows_a: npt.NDArray[np.int64],
                      rows_b: npt.NDArray[np.int64], full_limit: int = 67108864,
-                     as_sequences: bool = False) -> tuple[npt.NDArray[np.uint8], float, float]: ...
+                     as_sequences: bool = False,
+                     threads: int = 1) -> tuple[npt.NDArray[np.uint8], float, float]: ...
 def msa_add_to_alignment(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
                          column_of: npt.NDArray[np.int32], n_columns: int,
                          new_codes: npt.NDArray[np.uint8], new_offsets: npt.NDArray[np.int64],

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bioaccel/common.hpp"
 #include "bioaccel/msa.hpp"
 #include "bioaccel/msa_add.hpp"
 
@@ -184,7 +185,8 @@ std::pair<msa::Profile, msa::Profile> two_profiles(const U8Array& codes, const I
 // profiles: (path, DP score, path_score of that path).
 py::tuple profile_pair_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
                           py::tuple gaps, F64Array weights, I32Array column_of, I64Array rows_a,
-                          I64Array rows_b, std::int64_t full_limit, bool as_sequences) {
+                          I64Array rows_b, std::int64_t full_limit, bool as_sequences,
+                          int threads) {
     const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
     msa::Path path;
     double score, rescored;
@@ -192,7 +194,8 @@ py::tuple profile_pair_py(U8Array codes, I64Array offsets, I16Array letter_of, F
         const auto [a, b] = two_profiles(codes, offsets, sc, weights, column_of, rows_a, rows_b,
                                          as_sequences);
         py::gil_scoped_release release;
-        score = msa::align_profiles(a, b, sc, path, full_limit);
+        score = msa::align_profiles(a, b, sc, path, full_limit, nullptr, nullptr,
+                                    resolve_threads(threads));
         rescored = msa::path_score(a, b, sc, path);
     }
     py::array_t<std::uint8_t> p(path.size());
@@ -499,8 +502,10 @@ void bind_msa(py::module_& m) {
           py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),
           py::arg("column_of"), py::arg("rows_a"), py::arg("rows_b"),
           py::arg("full_limit") = std::int64_t(1) << 26, py::arg("as_sequences") = false,
+          py::arg("threads") = 1,
           "Profile-profile DP of two sub-alignments: (path, score, path score). With\n"
-          "as_sequences, a one-row side is profiled as its sequence alone (as tips are).");
+          "as_sequences, a one-row side is profiled as its sequence alone (as tips are);\n"
+          "threads > 1: a large DP as a wavefront of rows (the same result).");
     py::class_<PyProgressiveRun>(m, "MsaProgressiveRun",
                                  "The progressive stage one merge at a time (for the GPU stage).")
         .def(py::init<U8Array, I64Array, I16Array, F32Array, py::tuple, I64Array, F64Array>(),

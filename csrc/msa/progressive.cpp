@@ -146,9 +146,11 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
         if (waiting[k] == 0) ready.push(k);
     std::int64_t done = 0;
     if (workers == 1) {
-        // merges are listed children first, so the listed order is a valid schedule
+        // merges are listed children first, so the listed order is a valid schedule; a lone
+        // merge (two sequences) takes the threads as a wavefront
+        const int lone = n_merges == 1 ? resolve_threads(threads) : 1;
         for (std::int64_t k = 0; k < n_merges; ++k) {
-            run_merge(k, 1);
+            run_merge(k, lone);
             ++done;
             if (progress) progress(progress_ctx, done);
         }
