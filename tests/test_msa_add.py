@@ -345,3 +345,25 @@ def test_cli_add_keep_length_fragments_and_profile(tmp_path):
                 ["new.fa", "--add", "new.fa", "--to", "ref.aln", "-o", "x.fa"], ["-o", "x.fa"]):
         r = _cli(*bad, cwd=tmp_path)
         assert r.returncode == 2 and not (tmp_path / "x.fa").exists(), (bad, r.stderr)
+
+
+# -- the wavefront: long pairs (checkpointed rows) and two sequences ------------------------------
+@pytest.mark.parametrize("full_limit", [1 << 26, 1 << 18])
+def test_wavefront_gives_the_serial_path_for_any_thread_count(full_limit):
+    """A DP of 1.4 M cells, with a full traceback (full_limit 2^26) and from checkpointed
+    rows (2^18: the long-profile path, as for 30-kb genomes): 1, 2 and 3 threads give the
+    path and score of the serial DP; and two-sequence msa() is the same on 1 and 2 threads."""
+    fam = simulate_family(6, 1200, "dna", seed=13, depth=0.3)
+    aln = _family_alignment(fam, range(6))
+    batch = bioaccel.SeqBatch.from_strings([r.replace("-", "") for r in aln.sequences],
+                                           alphabet=bioaccel.DNA)
+    cols = np.concatenate([_columns(r) for r in aln.sequences]).astype(np.int32)
+    sc = msa_scoring(bioaccel.DNA)
+    args = (batch.codes, batch.offsets, sc.letter_of, sc.sub, sc.gaps, np.ones(6), cols,
+            np.arange(3), np.arange(3, 6), full_limit, False)
+    path1, score1, _ = _native.msa_profile_pair(*args, 1)
+    for t in (2, 3):
+        path, score, _ = _native.msa_profile_pair(*args, t)
+        assert score == score1 and np.array_equal(path, path1), t
+    recs = list(zip(fam.ids[:2], fam.sequences[:2]))
+    assert bioaccel.msa(recs, threads=1).sequences == bioaccel.msa(recs, threads=2).sequences
