@@ -1,5 +1,7 @@
 """Adding to an alignment: bioaccel ``msa(add=, to=, keep_length=True[, fragments=True])``
-against ``mafft --add/--addfragments --keeplength`` on simulated genomes with a known true
+against ``mafft --add/--addfragments --keeplength`` and Clustal Omega's sequences-to-profile
+alignment (``clustalo --p1 ref.fa -i new.fa``; it has no keep-length, so its new columns are
+dropped afterwards, which counts as keep-length) on simulated genomes with a known true
 alignment (benchmarks/family_sim.py): time (best of --repeats, interleaved, same threads) and
 the fraction of added residues placed in their true column (of those whose true column the
 reference alignment holds).
@@ -49,6 +51,16 @@ def placed_right(rows: dict[str, str], added, truth, occupied) -> tuple[int, int
     return right, total
 
 
+def _clustalo_keep_length(path: Path, ref_ids: list[str]) -> dict[str, str]:
+    """Clustal Omega's profile alignment with the columns the reference rows do not occupy
+    dropped (its rows keep their residues there otherwise)."""
+    m = read_alignment(path)
+    mat = np.array([np.frombuffer(r.encode(), np.uint8) for r in m.sequences])
+    ref_rows = [k for k, i in enumerate(m.ids) if i in set(ref_ids)]
+    keep = (mat[ref_rows] != ord("-")).any(axis=0)
+    return {i: mat[k, keep].tobytes().decode() for k, i in enumerate(m.ids)}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--genomes", type=int, default=100)
@@ -59,6 +71,8 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--no-clustalo", dest="clustalo", action="store_false",
+                    help="leave Clustal Omega out (slow on long genomes)")
     args = ap.parse_args(argv)
     fam = simulate_family(args.reference + args.genomes, args.length, "dna", seed=args.seed,
                           depth=0.05, indel_rate=0.002)
@@ -77,6 +91,7 @@ def main(argv=None):
         frags.append((f"frag{k}", seq[st:st + args.fragment_length]))
         frag_truth.append(fam.columns[s][st:st + args.fragment_length])
     mafft = shutil.which("mafft")
+    report = {}
     print(f"{args.genomes} genomes of {args.length} nt added to a {args.reference}-row "
           f"reference alignment ({ref.width} columns); {args.fragments} fragments of "
           f"{args.fragment_length} nt; {args.threads} threads, best of {args.repeats}")
@@ -89,7 +104,8 @@ def main(argv=None):
                  ("fragments --keep-length", frags, frag_truth, "frags.fa", "--addfragments",
                   True)]
         for label, added, truth, fa, mafft_flag, fragments in cases:
-            times = {"bioaccel": [], "mafft": []}
+            times = {"bioaccel": [], "mafft": [], "clustalo": []}
+            clustalo = shutil.which("clustalo") if args.clustalo else None
             results = {}
             for _ in range(args.repeats):
                 t = time.perf_counter()
@@ -106,17 +122,30 @@ def main(argv=None):
                     times["mafft"].append(time.perf_counter() - t)
                     m = read_alignment(tmp / "mafft.fa")
                     results["mafft"] = dict(zip(m.ids, m.sequences))
+                if clustalo:
+                    t = time.perf_counter()
+                    subprocess.run([clustalo, "--p1", str(tmp / "ref.fa"), "-i", str(tmp / fa),
+                                    "-o", str(tmp / "clustalo.fa"), "--outfmt=fa", "--force",
+                                    f"--threads={args.threads}"], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, check=True)
+                    times["clustalo"].append(time.perf_counter() - t)
+                    results["clustalo"] = _clustalo_keep_length(tmp / "clustalo.fa", ref_ids)
             print(f"\n{label}:")
-            for tool in ("bioaccel", "mafft"):
+            row = {}
+            for tool in ("bioaccel", "mafft", "clustalo"):
                 if not times[tool]:
-                    print(f"  {tool:9s} not installed")
+                    print(f"  {tool:9s} skipped (not installed, or --no-clustalo)")
                     continue
                 r, n = placed_right(results[tool], added, truth, occupied)
+                row[tool] = {"seconds": min(times[tool]), "right": r, "total": n}
                 print(f"  {tool:9s} {min(times[tool]):8.2f} s   placed right {r}/{n} "
                       f"({r / n:.4f})")
-            if times["mafft"]:
-                print(f"  ratio bioaccel / mafft time: "
-                      f"{min(times['bioaccel']) / min(times['mafft']):.2f}x")
+            for peer in ("mafft", "clustalo"):
+                if times[peer]:
+                    print(f"  ratio bioaccel / {peer} time: "
+                          f"{min(times['bioaccel']) / min(times[peer]):.2f}x")
+            report[label] = row
+    return report
 
 
 if __name__ == "__main__":
