@@ -277,9 +277,14 @@ def progressive_in_levels(native, work: SeqBatch, scoring, merges: np.ndarray,
     level = [k for k in range(len(merges)) if waiting[k] == 0]
     done = 0
     while level:
-        paths, _ = profile_dp_batch([run.dp_inputs(k) for k in level], xp)
+        # long pairs the CPU engine bands (genomes) take its banded path, not a full DP
+        banded = {k: run.banded_path(k) for k in level}
+        full = [k for k in level if banded[k] is None]
+        paths, _ = profile_dp_batch([run.dp_inputs(k) for k in full], xp) if full else ([], None)
+        by_merge = dict(zip(full, paths))
         upcoming = []
-        for k, path in zip(level, paths):
+        for k in level:
+            path = banded[k] if banded[k] is not None else by_merge[k]
             run.merge(k, np.ascontiguousarray(path, dtype=np.uint8))
             p = parent[n + k]
             if p >= 0:

@@ -282,6 +282,19 @@ public:
         }
         return dp_inputs_dict(in);
     }
+    // The CPU's path for merge k when the CPU engine bands it (a long pair), else None: the
+    // GPU stage takes it instead of a full DP, so both give the same alignment.
+    py::object banded_path(std::int64_t k) {
+        msa::Path path;
+        bool banded;
+        {
+            py::gil_scoped_release release;
+            const auto ops = run_->operands(k);
+            banded = msa::banded_merge_path(*ops.first, *ops.second, sc_, path);
+        }
+        if (!banded) return py::none();
+        return to_array(path);
+    }
     void merge(std::int64_t k, U8Array path) {
         msa::Path p(path.data(), path.data() + path.size());
         for (std::uint8_t op : p)
@@ -513,6 +526,8 @@ void bind_msa(py::module_& m) {
              py::arg("gaps"), py::arg("merges"), py::arg("weights"))
         .def("dp_inputs", &PyProgressiveRun::dp_inputs, py::arg("k"),
              "The DP arrays of merge k's two profiles (as msa_dp_inputs).")
+        .def("banded_path", &PyProgressiveRun::banded_path, py::arg("k"),
+             "The CPU's banded path of merge k (a long pair), or None.")
         .def("merge", &PyProgressiveRun::merge, py::arg("k"), py::arg("path"),
              "Merge k along a DP path (uint8 ops 0/1/2).")
         .def("finish", &PyProgressiveRun::finish, "(column of every residue, number of columns).");

@@ -152,6 +152,31 @@ bool anchor_band(const std::vector<std::pair<std::int64_t, std::int64_t>>& ancho
     return true;
 }
 
+bool profile_band(const Profile& a, const Profile& b, int radius, bool free_ends,
+                  std::vector<int>& lo, std::vector<int>& hi) {
+    if (a.len == 0 || b.len == 0 || a.letters != b.letters) return false;
+    const AnchorIndex index(consensus(a), a.letters);
+    const std::vector<std::int16_t> cb = b.single.empty() ? consensus(b) : b.single;
+    const auto anchors = index.chain(cb.data(), b.len);
+    // a chain covering little of the shorter side says nothing about the path
+    std::int64_t covered = 0, end = -1;
+    for (const auto& an : anchors) {
+        covered += std::min<std::int64_t>(index.k(), an.second + index.k() - std::max(end, an.second));
+        end = an.second + index.k();
+    }
+    if (covered * 10 < std::min<std::int64_t>(a.len, b.len)) return false;
+    return anchor_band(anchors, index.k(), a.len, b.len, radius, free_ends, lo, hi);
+}
+
+bool banded_merge_path(const Profile& a, const Profile& b, const MsaScoring& sc, Path& path) {
+    const double cells = static_cast<double>(a.len + 1) * static_cast<double>(b.len + 1);
+    if (cells < static_cast<double>(kProgressiveBandCells)) return false;
+    std::vector<int> lo, hi;
+    if (!profile_band(a, b, kProgressiveBandRadius, false, lo, hi)) return false;
+    align_profiles(a, b, sc, path, std::int64_t(1) << 26, lo.data(), hi.data(), 1);
+    return true;
+}
+
 AddResult align_to_alignment(const SeqView& existing, const std::int32_t* cols,
                              const double* weights, const SeqView& added, const MsaScoring& sc,
                              const AddOptions& opt, int threads) {
@@ -178,8 +203,6 @@ AddResult align_to_alignment(const SeqView& existing, const std::int32_t* cols,
         }
     MsaScoring sc_new = sc;  // gaps inserted into the new sequence
     if (opt.fragments) sc_new.term_open = sc_new.term_extend = 0.0f;
-    const std::vector<std::int16_t> cons = consensus(fixed);
-    const AnchorIndex index(cons, sc.letters);
     res.paths.resize(added.count);
     res.scores.assign(added.count, 0.0);
     res.banded.assign(added.count, 0);
@@ -196,18 +219,8 @@ AddResult align_to_alignment(const SeqView& existing, const std::int32_t* cols,
             std::vector<int> lo, hi;
             bool band = false;
             const double cells = static_cast<double>(fixed.len + 1) * static_cast<double>(len + 1);
-            if (opt.band_radius > 0 && cells >= static_cast<double>(opt.band_from_cells)) {
-                const auto anchors = index.chain(seq.single.data(), len);
-                // a chain covering little of the shorter side says nothing about the path
-                std::int64_t covered = 0, end = -1;
-                for (const auto& a : anchors) {
-                    covered += std::min<std::int64_t>(index.k(), a.second + index.k() - std::max(end, a.second));
-                    end = a.second + index.k();
-                }
-                if (covered * 10 >= std::min<std::int64_t>(len, fixed.len))
-                    band = anchor_band(anchors, index.k(), fixed.len, static_cast<int>(len),
-                                       opt.band_radius, opt.fragments, lo, hi);
-            }
+            if (opt.band_radius > 0 && cells >= static_cast<double>(opt.band_from_cells))
+                band = profile_band(fixed, seq, opt.band_radius, opt.fragments, lo, hi);
             Path path;
             const double score = align_profiles(fixed, seq, sc, path, std::int64_t(1) << 26,
                                                 band ? lo.data() : nullptr,

@@ -37,6 +37,21 @@ bool anchor_band(const std::vector<std::pair<std::int64_t, std::int64_t>>& ancho
                  int n, int m, int radius, bool free_ends, std::vector<int>& lo,
                  std::vector<int>& hi);
 
+// anchor_band for profiles a (rows) and b (columns): anchors between their consensus
+// letters (b's own letters when it is one sequence); false, with no band, when the chain
+// covers less than a tenth of the shorter one.
+bool profile_band(const Profile& a, const Profile& b, int radius, bool free_ends,
+                  std::vector<int>& lo, std::vector<int>& hi);
+
+// The progressive stage aligns profile pairs of at least this many cells (where the DP needs
+// checkpointed rows: about 8 kb x 8 kb) in an anchor band of this radius, when one is found.
+constexpr std::int64_t kProgressiveBandCells = std::int64_t(1) << 26;
+constexpr int kProgressiveBandRadius = 100;
+
+// The path of a progressive merge of a and b: banded (profile_band) past
+// kProgressiveBandCells when a band is found, else false (the caller runs the full DP).
+bool banded_merge_path(const Profile& a, const Profile& b, const MsaScoring& sc, Path& path);
+
 struct AddOptions {
     bool fragments = false;     // free end gaps in the new sequences (semiglobal placement)
     int band_radius = 100;      // 0: never banded
