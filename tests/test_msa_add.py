@@ -367,3 +367,47 @@ def test_wavefront_gives_the_serial_path_for_any_thread_count(full_limit):
         assert score == score1 and np.array_equal(path, path1), t
     recs = list(zip(fam.ids[:2], fam.sequences[:2]))
     assert bioaccel.msa(recs, threads=1).sequences == bioaccel.msa(recs, threads=2).sequences
+
+
+# -- long pairs in the progressive stage: an anchor band ------------------------------------------
+def test_long_genomes_are_aligned_in_a_band_that_holds_the_optimum(monkeypatch):
+    """Pairs of 2^26 cells or more (here 9-kb genomes) are aligned in a band around k-mer
+    anchors: for two genomes the band's path is the full DP's (msa_profile_pair, unbanded);
+    for four the alignment is the true one (simulated), and the GPU stage's level loop takes
+    the CPU's banded paths (no DP sent to the GPU) and gives the same alignment."""
+    from bioaccel.backends import cupy_msa
+    from bioaccel.msa_engine import engine
+
+    fam = simulate_family(4, 9000, "dna", seed=14, depth=0.05, indel_rate=0.002)
+    two = bioaccel.msa(list(zip(fam.ids[:2], fam.sequences[:2])), threads=1)
+    # msa() merges the sequences in (residues, id) order: the same operands here
+    seqs = sorted(fam.sequences[:2], key=lambda x: bioaccel.SeqBatch.from_strings(
+        [x], alphabet=bioaccel.DNA).codes.tobytes())
+    batch = bioaccel.SeqBatch.from_strings(seqs, alphabet=bioaccel.DNA)
+    sc = msa_scoring(bioaccel.DNA)
+    cols = np.concatenate([np.arange(len(x)) for x in seqs]).astype(np.int32)
+    path, _, _ = _native.msa_profile_pair(batch.codes, batch.offsets, sc.letter_of, sc.sub,
+                                          sc.gaps, np.ones(2), cols, np.array([0]),
+                                          np.array([1]), 1 << 26, True, 2)
+    rows = ["", ""]
+    i = j = 0
+    for op in path.tolist():
+        rows[0] += seqs[0][i] if op != 2 else "-"
+        rows[1] += seqs[1][j] if op != 1 else "-"
+        i += op != 2
+        j += op != 1
+    assert sorted(two.sequences) == sorted(rows)
+    four = bioaccel.msa(list(zip(fam.ids, fam.sequences)), threads=2)
+    from benchmarks.msa_accuracy import sp_tc_family
+    assert sp_tc_family(dict(zip(four.ids, four.sequences)), fam)["sp"] >= 0.999
+
+    def no_dp(pairs, xp):
+        assert not pairs, "a long pair went to the GPU's full DP"
+        return [], None
+    monkeypatch.setattr(cupy_msa, "profile_dp_batch", no_dp)
+    work = bioaccel.SeqBatch.from_strings(fam.sequences, alphabet=bioaccel.DNA)
+    merges = np.array([[0, 1], [2, 3], [4, 5]], dtype=np.int64)
+    cols_gpu, width_gpu = engine.progressive_in_levels(_native, work, sc, merges, np.ones(4), np)
+    cols_cpu, width_cpu = _native.msa_progressive(work.codes, work.offsets, sc.letter_of, sc.sub,
+                                                  sc.gaps, merges, np.ones(4), 2)
+    assert width_gpu == width_cpu and np.array_equal(cols_gpu, cols_cpu)

@@ -48,6 +48,44 @@ GapTerms gap_terms(const Profile& p, const MsaScoring& sc) {
     return g;
 }
 
+// out[j] = sum over B's letters present, in letter order, of sa[y] fbt[y][j], less the gap
+// terms, for j in [j0, j1): one pass over the row with the U letters' weights held (U <= 8,
+// DNA's 4-5), the same IEEE operations in the same order as a pass per letter (0 + w0 f0 +
+// w1 f1 + ...), so every build and ISA gives the same floats. Compiled for the baseline and
+// AVX2, picked by the CPU probe.
+template <int U>
+__attribute__((always_inline)) inline void score_row_fused(
+    std::ptrdiff_t j0, std::ptrdiff_t j1, const float* w, const float* const* fb,
+    const float* __restrict occ_b, const float* __restrict own_b, float own_a, float occ_a,
+    float* __restrict out) {
+    for (std::ptrdiff_t j = j0; j < j1; ++j) {
+        float acc = 0.0f;
+        for (int u = 0; u < U; ++u) acc += w[u] * fb[u][j];
+        out[j] = acc - (occ_b[j] * own_a + occ_a * own_b[j]);
+    }
+}
+
+#define BIOACCEL_SCORE_ARGS                                                                   \
+    int used, std::ptrdiff_t j0, std::ptrdiff_t j1, const float* w, const float* const* fb,  \
+        const float* occ_b, const float* own_b, float own_a, float occ_a, float* out
+#define BIOACCEL_SCORE_BODY                                                                   \
+    switch (used) {                                                                           \
+        case 1: score_row_fused<1>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;    \
+        case 2: score_row_fused<2>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;    \
+        case 3: score_row_fused<3>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;    \
+        case 4: score_row_fused<4>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;    \
+        case 5: score_row_fused<5>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;    \
+        case 6: score_row_fused<6>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;    \
+        case 7: score_row_fused<7>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;    \
+        default: score_row_fused<8>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;   \
+    }
+void score_row_base(BIOACCEL_SCORE_ARGS) { BIOACCEL_SCORE_BODY }
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) void score_row_avx2(BIOACCEL_SCORE_ARGS) { BIOACCEL_SCORE_BODY }
+#endif
+#undef BIOACCEL_SCORE_ARGS
+#undef BIOACCEL_SCORE_BODY
+
 // Column-pair scores s(i, j), a row of A against all of B at a time.
 class PairScores {
 public:
@@ -80,7 +118,12 @@ public:
             for (int y = 0; y < K; ++y)
                 for (int j = 0; j < b.len && !used_[y]; ++j)
                     used_[y] = fbt_[static_cast<std::size_t>(y) * b.len + j] != 0.0f;
+            for (int y = 0; y < K; ++y)
+                if (used_[y]) used_list_.push_back(y);
         }
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (active_isa() >= Isa::Avx2) score_row_ = score_row_avx2;
+#endif
     }
 
     // out[j - 1] = t(i, j - 1) for j in [max(lo, 1), hi] (DP columns; all when lo = 0, hi = m)
@@ -98,6 +141,17 @@ public:
             return;
         }
         const int m = b_.len;
+        const int n_used = static_cast<int>(used_list_.size());
+        if (n_used >= 1 && n_used <= 8) {  // few letters (DNA): one fused pass
+            float w[8];
+            const float* fb[8];
+            for (int u = 0; u < n_used; ++u) {
+                w[u] = sa[used_list_[u]];
+                fb[u] = fbt_.data() + static_cast<std::size_t>(used_list_[u]) * m;
+            }
+            score_row_(n_used, j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out);
+            return;
+        }
         std::fill(out + j0, out + j1, 0.0f);
         for (int y = 0; y < K; ++y) {
             if (!used_[y]) continue;
@@ -132,6 +186,8 @@ private:
     std::vector<float> sa_;   // A's columns times the matrix: n x K
     std::vector<float> fbt_;  // B's frequencies transposed: K x m
     std::vector<char> used_;  // letters present anywhere in B
+    std::vector<int> used_list_;  // those letters, in order
+    decltype(&score_row_base) score_row_ = score_row_base;
 };
 
 // One DP row. Outside [lo, hi] every value is -inf (cells outside a band).
