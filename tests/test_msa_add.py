@@ -414,10 +414,9 @@ def test_long_genomes_are_aligned_in_a_band_that_holds_the_optimum(monkeypatch):
 
 
 def test_avx2_and_baseline_dps_agree_bit_for_bit_on_dna_with_long_gaps():
-    """The fused few-letter score pass and the eight-column Y carry (AVX2) against the
-    baseline build's serial loops (BIOACCEL_NO_AVX2): the same paths and scores, bit for bit,
-    on DNA and protein profile pairs with long indels (Y runs over many blocks) and on DNA
-    alignments of whole families."""
+    """The AVX2 row kernels against the baseline build's (BIOACCEL_NO_AVX2): the same paths
+    and scores, bit for bit, on DNA and protein profile pairs with long indels and on DNA
+    alignments of whole families (tests/test_msa.py checks protein families)."""
     code = '''
 import sys, numpy as np, bioaccel
 sys.path.insert(0, %r)

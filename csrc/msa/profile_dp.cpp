@@ -7,10 +7,6 @@
 #include <stdexcept>
 #include <thread>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#endif
-
 #include "bioaccel/common.hpp"
 #include "bioaccel/cpu.hpp"
 #include "bioaccel/msa.hpp"
@@ -52,44 +48,6 @@ GapTerms gap_terms(const Profile& p, const MsaScoring& sc) {
     return g;
 }
 
-// out[j] = sum over B's letters present, in letter order, of sa[y] fbt[y][j], less the gap
-// terms, for j in [j0, j1): one pass over the row with the U letters' weights held (U <= 8,
-// DNA's 4-5), the same IEEE operations in the same order as a pass per letter (0 + w0 f0 +
-// w1 f1 + ...), so every build and ISA gives the same floats. Compiled for the baseline and
-// AVX2, picked by the CPU probe.
-template <int U>
-__attribute__((always_inline)) inline void score_row_fused(
-    std::ptrdiff_t j0, std::ptrdiff_t j1, const float* w, const float* const* fb,
-    const float* __restrict occ_b, const float* __restrict own_b, float own_a, float occ_a,
-    float* __restrict out) {
-    for (std::ptrdiff_t j = j0; j < j1; ++j) {
-        float acc = 0.0f;
-        for (int u = 0; u < U; ++u) acc += w[u] * fb[u][j];
-        out[j] = acc - (occ_b[j] * own_a + occ_a * own_b[j]);
-    }
-}
-
-#define BIOACCEL_SCORE_ARGS                                                                   \
-    int used, std::ptrdiff_t j0, std::ptrdiff_t j1, const float* w, const float* const* fb,  \
-        const float* occ_b, const float* own_b, float own_a, float occ_a, float* out
-#define BIOACCEL_SCORE_BODY                                                                   \
-    switch (used) {                                                                           \
-        case 1: score_row_fused<1>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;    \
-        case 2: score_row_fused<2>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;    \
-        case 3: score_row_fused<3>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;    \
-        case 4: score_row_fused<4>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;    \
-        case 5: score_row_fused<5>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;    \
-        case 6: score_row_fused<6>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;    \
-        case 7: score_row_fused<7>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;    \
-        default: score_row_fused<8>(j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out); break;   \
-    }
-void score_row_base(BIOACCEL_SCORE_ARGS) { BIOACCEL_SCORE_BODY }
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2"))) void score_row_avx2(BIOACCEL_SCORE_ARGS) { BIOACCEL_SCORE_BODY }
-#endif
-#undef BIOACCEL_SCORE_ARGS
-#undef BIOACCEL_SCORE_BODY
-
 // Column-pair scores s(i, j), a row of A against all of B at a time.
 class PairScores {
 public:
@@ -122,12 +80,7 @@ public:
             for (int y = 0; y < K; ++y)
                 for (int j = 0; j < b.len && !used_[y]; ++j)
                     used_[y] = fbt_[static_cast<std::size_t>(y) * b.len + j] != 0.0f;
-            for (int y = 0; y < K; ++y)
-                if (used_[y]) used_list_.push_back(y);
         }
-#if defined(__x86_64__) && defined(__GNUC__)
-        if (active_isa() >= Isa::Avx2) score_row_ = score_row_avx2;
-#endif
     }
 
     // out[j - 1] = t(i, j - 1) for j in [max(lo, 1), hi] (DP columns; all when lo = 0, hi = m)
@@ -145,17 +98,6 @@ public:
             return;
         }
         const int m = b_.len;
-        const int n_used = static_cast<int>(used_list_.size());
-        if (n_used >= 1 && n_used <= 8) {  // few letters (DNA): one fused pass
-            float w[8];
-            const float* fb[8];
-            for (int u = 0; u < n_used; ++u) {
-                w[u] = sa[used_list_[u]];
-                fb[u] = fbt_.data() + static_cast<std::size_t>(used_list_[u]) * m;
-            }
-            score_row_(n_used, j0, j1, w, fb, occ_b, own_b, own_a, occ_a, out);
-            return;
-        }
         std::fill(out + j0, out + j1, 0.0f);
         for (int y = 0; y < K; ++y) {
             if (!used_[y]) continue;
@@ -190,8 +132,6 @@ private:
     std::vector<float> sa_;   // A's columns times the matrix: n x K
     std::vector<float> fbt_;  // B's frequencies transposed: K x m
     std::vector<char> used_;  // letters present anywhere in B
-    std::vector<int> used_list_;  // those letters, in order
-    decltype(&score_row_base) score_row_ = score_row_base;
 };
 
 // One DP row. Outside [lo, hi] every value is -inf (cells outside a band).
@@ -294,79 +234,15 @@ __attribute__((target("avx2"))) void gap_in_a_candidates_avx2(BIOACCEL_GAP_ARGS)
 #undef BIOACCEL_GAP_ARGS
 #undef BIOACCEL_GAP_CALL
 
-// Y (gap in A) along DP columns jf..j1 of a row: Y[j] = max(base[j], Y[j - 1] - cost[j]) from
-// Y[jf - 1], ties to base (M or X), and the state before Y into bits 4-5 of t: Y wins over M
-// only when greater, over X also on a tie (M > Y > X). The serial form, for the baseline.
-void carry_y_base(int jf, int j1, const float* __restrict base, const float* __restrict cost,
-                  const std::uint8_t* __restrict from_x, float* __restrict Y,
-                  std::uint8_t* __restrict t) {
-    float y = Y[jf - 1];
-    for (int j = jf; j <= j1; ++j) {
-        const float b = base[j], cy = y - cost[j];
-        const int fx = from_x[j];
-        const int take_y = (cy > b) | (fx & (cy == b));
-        y = std::max(b, cy);
-        Y[j] = y;
-        t[j] = static_cast<std::uint8_t>(t[j] | ((fx + take_y * (2 - fx)) << 4));
-    }
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-// The same values eight columns at a time: within a block, lane k's candidate from its left
-// neighbour is taken from the neighbour's current value, starting from the lower bound base,
-// until nothing changes (at most eight rounds; one or two where gaps in A are rare). Rounding
-// is monotone, so max(a, b) - c = max(a - c, b - c) exactly, and the fixed point is the serial
-// chain's value, bit for bit; _mm256_max_ps(x, b) returns b on ties, as std::max(b, x) does.
-// The states then follow from the final Y, vectorised.
-#define BIOACCEL_SHIFT_IN(v) \
-    _mm256_blend_ps(_mm256_permutevar8x32_ps((v), shift_idx), carry, 1)
-__attribute__((target("avx2"))) void carry_y_avx2(int jf, int j1, const float* __restrict base,
-                                                  const float* __restrict cost,
-                                                  const std::uint8_t* __restrict from_x,
-                                                  float* __restrict Y,
-                                                  std::uint8_t* __restrict t) {
-    float y = Y[jf - 1];
-    std::ptrdiff_t j = jf;
-    const __m256i shift_idx = _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6);
-    for (; j + 7 <= j1; j += 8) {
-        const __m256 b = _mm256_loadu_ps(base + j), c = _mm256_loadu_ps(cost + j);
-        const __m256 carry = _mm256_set1_ps(y);
-        __m256 v = _mm256_max_ps(_mm256_sub_ps(BIOACCEL_SHIFT_IN(b), c), b);
-        for (int round = 0; round < 9; ++round) {
-            const __m256 w = _mm256_max_ps(_mm256_sub_ps(BIOACCEL_SHIFT_IN(v), c), b);
-            const int same = _mm256_movemask_epi8(
-                _mm256_cmpeq_epi32(_mm256_castps_si256(w), _mm256_castps_si256(v)));
-            v = w;
-            if (same == -1) break;
-        }
-        _mm256_storeu_ps(Y + j, v);
-        y = Y[j + 7];
-    }
-    for (; j <= j1; ++j) {
-        y = std::max(base[j], y - cost[j]);
-        Y[j] = y;
-    }
-    for (std::ptrdiff_t k = jf; k <= j1; ++k) {  // 64-bit: see diagonal_and_down_body
-        const float b = base[k], cy = Y[k - 1] - cost[k];
-        const int fx = from_x[k];
-        const int take_y = (cy > b) | (fx & (cy == b));
-        t[k] = static_cast<std::uint8_t>(t[k] | ((fx + take_y * (2 - fx)) << 4));
-    }
-}
-#undef BIOACCEL_SHIFT_IN
-#endif
-
 // The row kernels the CPU probe (cpu.hpp) picks.
 struct RowKernels {
     decltype(&diagonal_and_down_base) diagonal_and_down = diagonal_and_down_base;
     decltype(&gap_in_a_candidates_base) gap_in_a_candidates = gap_in_a_candidates_base;
-    decltype(&carry_y_base) carry_y = carry_y_base;
     RowKernels() {
 #if defined(__x86_64__) && defined(__GNUC__)
         if (active_isa() >= Isa::Avx2) {
             diagonal_and_down = diagonal_and_down_avx2;
             gap_in_a_candidates = gap_in_a_candidates_avx2;
-            carry_y = carry_y_avx2;
         }
 #endif
     }
@@ -437,14 +313,24 @@ public:
         kernels_.diagonal_and_down(jf, j1, pM, pX, pY, s, occ_b, gb_.credit.data(), gb_.start.data(),
                           gb_.cont.data(), occ_a, credit_a, M, X, t);
         // Y (gap in A at boundary i) runs along the row: ties go to M, then Y, then X. The
-        // candidates from M and X of the row are gathered first (vectorised); carry_y then
-        // carries Y along the row (eight columns at a time with AVX2, see carry_y_avx2).
+        // candidates from M and X of the row are gathered first (vectorised); the loop that
+        // carries Y along the row then does one subtraction and one max per cell.
         const float* base_ = w.base.data();
         const float* cost_ = w.cost.data();
         const std::uint8_t* from_x_ = w.from_x.data();
         kernels_.gap_in_a_candidates(jf, j1, M, X, occ_b, start_a, cont_a, w.base.data(), w.cost.data(),
                             w.from_x.data());
-        kernels_.carry_y(jf, j1, base_, cost_, from_x_, Y, t);
+        float y = Y[jf - 1];
+        for (int j = jf; j <= j1; ++j) {
+            const float base = base_[j], cy = y - cost_[j];
+            // the value is the max either way; the state: Y wins over M only when greater,
+            // over X also on a tie (M > Y > X)
+            const int fx = from_x_[j];
+            const int take_y = (cy > base) | (fx & (cy == base));
+            y = std::max(base, cy);
+            Y[j] = y;
+            t[j] = static_cast<std::uint8_t>(t[j] | ((fx + take_y * (2 - fx)) << 4));
+        }
     }
 
     // Rows (r0, r1] from row r0 held in `cur`; `cur` ends holding row r1. Traceback bytes of
