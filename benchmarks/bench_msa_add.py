@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import bioaccel  # noqa: E402
-from benchmarks.family_sim import simulate_family  # noqa: E402
-from bioaccel.msa_engine import read_alignment  # noqa: E402
+import bioaccel
+from benchmarks.family_sim import simulate_family
+from bioaccel.msa_engine import read_alignment
 
 
 def placed_right(rows: dict[str, str], added, truth, occupied) -> tuple[int, int]:

@@ -84,17 +84,17 @@ def _check_ids(first, second, what: str) -> None:
         raise SequenceFormatError(f"id {clash!r} is both in {what}; ids must be unique")
 
 
-def add_to_alignment(add, to, *, alphabet="auto", matrix="auto", gap_open=None,
+def add_to_alignment(records, to, *, alphabet="auto", matrix="auto", gap_open=None,
                      gap_extend=None, term_gap=None, keep_length: bool = False,
                      fragments: bool = False, threads: int = 0) -> MultipleAlignment:
-    """The existing alignment ``to`` with the sequences of ``add`` aligned to its columns
-    (see the module docstring; :func:`bioaccel.msa` documents the arguments)."""
+    """The existing alignment ``to`` with the sequences ``records`` = (ids, raw residue
+    strings, source) aligned to its columns (see the module docstring; :func:`bioaccel.msa`
+    documents the arguments)."""
     from ..backends.cpu import load_native
-    from .engine import _records
+    from ..seqbatch import check_unique_ids
 
     existing = _alignment(to, alphabet)
-    ids, raw, source = _records(add)
-    from ..seqbatch import check_unique_ids
+    ids, raw, source = records
     check_unique_ids(ids, source)
     _check_ids(existing.ids, ids, "the alignment and the sequences added")
     ungapped = [s.replace("-", "").replace(".", "") for s in raw]

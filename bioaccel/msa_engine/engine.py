@@ -241,13 +241,13 @@ def _align_to_alignments(sequences, add, to, profile, keep_length, fragments, **
                             "fragments do not apply")
         if isinstance(profile, (str, os.PathLike)) or len(profile) != 2:
             raise TypeError("profile must be two alignments (paths or MultipleAlignments)")
-        threads = kw.pop("threads")
-        del threads  # one DP: it runs on one thread
+        kw.pop("threads")  # one DP, on one thread
         return align_alignments(profile[0], profile[1], **kw)
     if add is None or to is None:
         raise TypeError("adding sequences needs both add= (the new sequences) and to= "
                         "(the existing alignment)")
-    return add_to_alignment(add, to, keep_length=keep_length, fragments=fragments, **kw)
+    return add_to_alignment(_records(add), to, keep_length=keep_length, fragments=fragments,
+                            **kw)
 
 
 def gpu_array_module():
