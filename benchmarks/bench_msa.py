@@ -504,7 +504,7 @@ def main(argv=None) -> None:
                                    "--repeats", str(max(args.repeat, 1))])
 
     if args.json:
-        from bioaccel.io import atomic_output
+        from bioaccel.sequences._read import atomic_output
 
         with atomic_output(args.json) as fh:
             json.dump(report, fh, indent=1, default=str)

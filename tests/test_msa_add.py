@@ -374,7 +374,7 @@ def test_long_genomes_are_aligned_in_a_band_that_holds_the_optimum(monkeypatch):
     anchors: for two genomes the band's path is the full DP's (msa_profile_pair, unbanded);
     for four the alignment is the true one (simulated), and the GPU stage's level loop takes
     the CPU's banded paths (no DP sent to the GPU) and gives the same alignment."""
-    from bioaccel.backends import cupy_msa
+    from bioaccel.backends.cupy import _msa as cupy_msa
     from bioaccel.msa_engine import engine
 
     fam = simulate_family(4, 9000, "dna", seed=14, depth=0.05, indel_rate=0.002)

@@ -26,9 +26,9 @@ import os
 
 import numpy as np
 
-from ..alphabet import Alphabet, get_alphabet, guess_alphabet
+from ..sequences._alphabet import Alphabet, get_alphabet, guess_alphabet
 from ..errors import SequenceFormatError
-from ..seqbatch import SeqBatch
+from ..sequences._batch import SeqBatch
 from .alignment import MultipleAlignment
 from .scoring import gap_scale, msa_scoring
 
@@ -91,7 +91,7 @@ def add_to_alignment(records, to, *, alphabet="auto", matrix="auto", gap_open=No
     strings, source) aligned to its columns (see the module docstring; :func:`bioaccel.msa`
     documents the arguments)."""
     from ..backends.cpu import load_native
-    from ..seqbatch import check_unique_ids
+    from ..sequences._batch import check_unique_ids
 
     existing = _alignment(to, alphabet)
     ids, raw, source = records
