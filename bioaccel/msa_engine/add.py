@@ -26,8 +26,8 @@ import os
 
 import numpy as np
 
-from ..sequences._alphabet import Alphabet, get_alphabet, guess_alphabet
 from ..errors import SequenceFormatError
+from ..sequences._alphabet import Alphabet, get_alphabet, guess_alphabet
 from ..sequences._batch import SeqBatch
 from .alignment import MultipleAlignment
 from .scoring import gap_scale, msa_scoring
