@@ -18,6 +18,13 @@
 (d) --dna: four simulated DNA families (200-1,000 sequences, 0.3-1.5 substitutions per site),
     SP/TC against the truth for bioaccel's default nucleotide scores (NUC.4.4 mapped to +5/-1),
     for raw NUC.4.4 (+5/-4) and for FAMSA2: what the default was chosen by.
+(e) --dna-speed: influenza-like gene families (simulated: 433 x 1,470 nt like NA, 599 x 1,700 nt
+    like HA; 0.15 substitutions per site, few indels) and --long-genomes N x L genomes (default
+    20 x 30 kb, 0.05 substitutions per site): bioaccel, FAMSA2, MAFFT and Clustal Omega at
+    --threads, as (b) measures them (time, peak RSS, SP/TC against the truth); ratios to each.
+(f) --add: benchmarks/bench_msa_add.py (genomes and fragments added with keep-length, against
+    mafft --add/--addfragments --keeplength and clustalo --p1), sizes from --add-genomes,
+    --add-length.
 
 What is timed: the alignment call only. bioaccel gets a SeqBatch read beforehand, FAMSA and Kalign
 their sequence objects built beforehand; Clustal Omega and MAFFT are programs, so their time is the
@@ -347,6 +354,40 @@ def dna_families(tools) -> list[dict]:
     return rows
 
 
+#: (label, n, root length, substitutions per site, indel rate, seed) of (e)
+DNA_SPEED_FAMILIES = (("NA-like", 433, 1470, 0.15, 0.001, 11), ("HA-like", 599, 1700, 0.15, 0.001, 12))
+
+
+def dna_speed(args, ok, workdir) -> list[dict]:
+    """(e): DNA families and long genomes, every peer at --threads; bioaccel / peer ratios."""
+    tools = [t for t in ("bioaccel", "famsa", "mafft", "clustalo") if t in ok]
+    n_long, len_long = (int(x) for x in args.long_genomes.split("x"))
+    specs = list(DNA_SPEED_FAMILIES) + [("genomes", n_long, len_long, 0.05, 0.002, 13)]
+    rows = []
+    for label, n, length, depth, indel, seed in specs:
+        fam = simulate_family(n, length, "dna", seed, depth=depth, indel_rate=indel)
+        inp = workdir / f"{label}.fa"
+        write_fasta(inp, fam.ids, fam.sequences)
+        print(f"\n{label}: {n} x {length} nt, depth {depth}, indel rate {indel}, "
+              f"{args.threads} threads, best of {args.repeat}")
+        configs = [(t, args.threads) for t in tools]
+        runs = family_runs(n, fam, inp, workdir, configs, args.repeat, args.backend,
+                           args.timeout)
+        print_family(n, runs, args.threads)
+        by = {r["tool"]: r for r in runs if "error" not in r}
+        ratios = {}
+        if "bioaccel" in by:
+            for peer in tools[1:]:
+                if peer in by:
+                    ratios[peer] = {"time": _ratio(by["bioaccel"]["seconds"], by[peer]["seconds"]),
+                                    "rss": _ratio(by["bioaccel"]["rss_mib"], by[peer]["rss_mib"]),
+                                    "sp": _ratio(by["bioaccel"]["sp"], by[peer]["sp"])}
+                    print(f"bioaccel / {LABELS[peer]}: time {ratios[peer]['time']:.2f}  "
+                          f"peak memory {ratios[peer]['rss']:.2f}  SP {ratios[peer]['sp']:.3f}")
+        rows.append({"label": label, "n": n, "length": length, "runs": runs, "ratios": ratios})
+    return rows
+
+
 def worker_main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("--worker", required=True, choices=TOOLS)
@@ -385,6 +426,12 @@ def main(argv=None) -> None:
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per family run")
     ap.add_argument("--skip-balibase", action="store_true")
     ap.add_argument("--dna", action="store_true", help="(d): DNA families, scores compared")
+    ap.add_argument("--dna-speed", action="store_true",
+                    help="(e): influenza-like DNA families and long genomes against every peer")
+    ap.add_argument("--long-genomes", default="20x30000", help="(e): N x LENGTH of the genomes")
+    ap.add_argument("--add", action="store_true", help="(f): adding genomes and fragments")
+    ap.add_argument("--add-genomes", type=int, default=100)
+    ap.add_argument("--add-length", type=int, default=30000)
     ap.add_argument("--workdir", default=None, help="keep alignments here (default: a temporary folder)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
@@ -444,6 +491,17 @@ def main(argv=None) -> None:
     if args.dna:
         print("\n(d) simulated DNA families, SP/TC against the truth, 2 threads")
         report["dna"] = dna_families(ok)
+
+    if args.dna_speed:
+        print("\n(e) DNA families and long genomes, every peer")
+        report["dna_speed"] = dna_speed(args, ok, work)
+
+    if args.add:
+        print("\n(f) adding to an alignment")
+        from benchmarks.bench_msa_add import main as bench_add
+        report["add"] = bench_add(["--genomes", str(args.add_genomes), "--length",
+                                   str(args.add_length), "--threads", str(args.threads),
+                                   "--repeats", str(max(args.repeat, 1))])
 
     if args.json:
         from bioaccel.sequences._read import atomic_output

@@ -88,7 +88,19 @@ def msa_profile_pair(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64
                      gaps: tuple[float, float, float, float], weights: npt.NDArray[np.float64],
                      column_of: npt.NDArray[np.int32], rows_a: npt.NDArray[np.int64],
                      rows_b: npt.NDArray[np.int64], full_limit: int = 67108864,
-                     as_sequences: bool = False) -> tuple[npt.NDArray[np.uint8], float, float]: ...
+                     as_sequences: bool = False,
+                     threads: int = 1) -> tuple[npt.NDArray[np.uint8], float, float]: ...
+def msa_add_to_alignment(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
+                         column_of: npt.NDArray[np.int32], n_columns: int,
+                         new_codes: npt.NDArray[np.uint8], new_offsets: npt.NDArray[np.int64],
+                         letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
+                         gaps: tuple[float, float, float, float],
+                         weights: npt.NDArray[np.float64], fragments: bool = False,
+                         band_radius: int = 100, band_from_cells: int = 16777216,
+                         threads: int = 0) -> tuple[npt.NDArray[np.int32],
+                                                    list[npt.NDArray[np.uint8]],
+                                                    npt.NDArray[np.float64],
+                                                    npt.NDArray[np.uint8]]: ...
 def msa_dp_inputs(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
                   letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
                   gaps: tuple[float, float, float, float], weights: npt.NDArray[np.float64],
@@ -102,5 +114,6 @@ class MsaProgressiveRun:
                  gaps: tuple[float, float, float, float], merges: npt.NDArray[np.int64],
                  weights: npt.NDArray[np.float64]) -> None: ...
     def dp_inputs(self, k: int) -> dict[str, object]: ...
+    def banded_path(self, k: int) -> npt.NDArray[np.uint8] | None: ...
     def merge(self, k: int, path: npt.NDArray[np.uint8]) -> None: ...
     def finish(self) -> tuple[npt.NDArray[np.int32], int]: ...

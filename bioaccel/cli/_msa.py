@@ -41,7 +41,7 @@ def _refine_arg(refine, iterations):
 
 
 @click.command("msa")
-@click.argument("input", type=click.Path(path_type=Path, allow_dash=True))
+@click.argument("input", type=click.Path(path_type=Path, allow_dash=True), required=False)
 @click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
               help="Alignment file (- for stdout); the format follows the extension "
                    "(.fa/.fasta/.afa, .aln, .sto, .a2m, .phy) unless --format is given.")
@@ -75,9 +75,28 @@ def _refine_arg(refine, iterations):
                    "0,2 (with failover); with a GPU backend the alignment runs on the first.")
 @click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus "
               "(for - on stdin; files are sniffed).")
+@click.option("--add", "add", type=click.Path(path_type=Path, allow_dash=True), default=None,
+              help="Sequences to add to the alignment given by --to (its columns stay; rows: "
+                   "the alignment's, then these).")
+@click.option("--to", "to", type=click.Path(path_type=Path), default=None,
+              help="The existing alignment --add adds to.")
+@click.option("--keep-length", is_flag=True,
+              help="With --add: keep the alignment's width; residues facing none of its "
+                   "columns are dropped and reported (as mafft --add --keeplength).")
+@click.option("--fragments", is_flag=True,
+              help="With --add: the new sequences are reads or contigs of part of the aligned "
+                   "sequences, placed where they match (free end gaps).")
+@click.option("--dropped-out", type=click.Path(path_type=Path, allow_dash=True), default=None,
+              help="With --keep-length: write the dropped residues here (TSV: id, start, end, "
+                   "after_column; 1-based).")
+@click.option("--profile", "profile", type=click.Path(path_type=Path), nargs=2, default=None,
+              help="Align two alignments A B to each other (each keeps its columns).")
 def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open, gap_extend,
-            term_gap, refine, refine_iterations, threads, backend, devices, input_format):
-    """Align the sequences of INPUT (FASTA, gzip too; - for stdin) into a multiple alignment.
+            term_gap, refine, refine_iterations, threads, backend, devices, input_format,
+            add, to, keep_length, fragments, dropped_out, profile):
+    """Align the sequences of INPUT (FASTA, gzip too; - for stdin) into a multiple alignment;
+    or add sequences to an alignment (--add NEW --to ALN), or align two alignments
+    (--profile A B).
 
     Rows come out in input order; gaps in the input are removed first. The alignment is the
     same for any thread count and any input order.
@@ -85,14 +104,34 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
     from ..msa_engine import msa
 
     out_fmt = alignment_format(output, fmt)
-    check_outputs(output=output, tree_out=tree_out)
-    if not is_stdio(input) and not Path(input).exists():
-        raise FileNotFoundError(errno.ENOENT, f"input {str(input)!r} does not exist")
-    source = read_stdin_sequences(input_format) if is_stdio(input) else input
-    aln = msa(source, alphabet=alphabet, guide_tree=guide_tree, matrix=matrix,
-              gap_open=gap_open, gap_extend=gap_extend, term_gap=term_gap,
-              refine=_refine_arg(refine, refine_iterations), threads=threads, backend=backend,
-              devices=devices)
+    check_outputs(output=output, tree_out=tree_out, dropped_out=dropped_out)
+    adding = add is not None or to is not None
+    if sum((input is not None, adding, bool(profile))) != 1:
+        raise click.UsageError("give INPUT, or --add NEW --to ALIGNMENT, or --profile A B "
+                               "(one of them)")
+    if adding and (add is None or to is None):
+        raise click.UsageError("--add and --to go together")
+    if (keep_length or fragments) and not adding:
+        raise click.UsageError("--keep-length and --fragments apply to --add")
+    if dropped_out is not None and not keep_length:
+        raise click.UsageError("--dropped-out reports what --keep-length drops")
+    for path in [p for p in (input, add, to, *(profile or ())) if p is not None]:
+        if not is_stdio(path) and not Path(path).exists():
+            raise FileNotFoundError(errno.ENOENT, f"input {str(path)!r} does not exist")
+    if adding:
+        source = read_stdin_sequences(input_format) if is_stdio(add) else add
+        aln = msa(add=source, to=to, keep_length=keep_length, fragments=fragments,
+                  alphabet=alphabet, matrix=matrix, gap_open=gap_open, gap_extend=gap_extend,
+                  term_gap=term_gap, threads=threads)
+    elif profile:
+        aln = msa(profile=tuple(profile), alphabet=alphabet, matrix=matrix, gap_open=gap_open,
+                  gap_extend=gap_extend, term_gap=term_gap, threads=threads)
+    else:
+        source = read_stdin_sequences(input_format) if is_stdio(input) else input
+        aln = msa(source, alphabet=alphabet, guide_tree=guide_tree, matrix=matrix,
+                  gap_open=gap_open, gap_extend=gap_extend, term_gap=term_gap,
+                  refine=_refine_arg(refine, refine_iterations), threads=threads,
+                  backend=backend, devices=devices)
     if is_stdio(output):
         from ..msa_engine.alignment import format_alignment
         with text_output(output) as f:
@@ -105,5 +144,14 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
     if tree_out is not None and aln.guide_tree is not None:
         with text_output(tree_out) as f:
             f.write(aln.guide_tree.to_newick() + "\n")
+    if dropped_out is not None:
+        with text_output(dropped_out) as f:
+            f.write("id\tstart\tend\tafter_column\n")
+            f.write("".join(f"{i}\t{a}\t{b}\t{c}\n" for i, a, b, c in aln.dropped))
+    if keep_length:
+        n_res = sum(b - a + 1 for _, a, b, _ in aln.dropped)
+        n_seq = len({i for i, *_ in aln.dropped})
+        click.echo(f"--keep-length dropped {n_res} inserted residues ({len(aln.dropped)} "
+                   f"insertions) from {n_seq} added sequences", err=True)
     click.echo(f"aligned {len(aln)} sequences into {aln.width} columns -> "
                f"{'stdout' if is_stdio(output) else output}", err=True)

@@ -34,6 +34,10 @@ class MultipleAlignment:
     guide_tree : Tree or None
         The guide tree the engine followed (tips labelled with ``ids``), None for fewer
         than two sequences.
+    dropped : list of (id, start, end, after_column)
+        Residues left out of added rows (``msa(add=..., keep_length=True)``): residues
+        start..end (1-based) of sequence ``id``, which fell between columns ``after_column``
+        and ``after_column + 1`` (1-based; 0: before the first); empty otherwise.
     """
 
     def __init__(self, ids, sequences, alphabet: Alphabet = PROTEIN, guide_tree=None):
@@ -41,6 +45,7 @@ class MultipleAlignment:
         self.sequences = list(sequences)
         self.alphabet = alphabet
         self.guide_tree = guide_tree
+        self.dropped: list[tuple[str, int, int, int]] = []
         if len(self.ids) != len(self.sequences):
             raise ValueError(f"{len(self.ids)} ids for {len(self.sequences)} rows")
         widths = {len(s) for s in self.sequences}

@@ -66,10 +66,12 @@ def _records(sequences) -> tuple[list[str], list[str], str | None]:
     return ids, raw, None
 
 
-def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matrix="auto",
+def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matrix="auto",
         gap_open: float | None = None, gap_extend: float | None = None,
         term_gap: float | None = None, refine="auto", threads: int = 0,
-        backend: str = "auto", devices=None, progress: bool | None = None) -> MultipleAlignment:
+        backend: str = "auto", devices=None, progress: bool | None = None,
+        add=None, to=None, keep_length: bool = False, fragments: bool = False,
+        profile=None) -> MultipleAlignment:
     """Multiple sequence alignment by progressive profile-profile alignment up a guide tree.
 
     Parameters
@@ -120,6 +122,22 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         them. The alignment is the same as with ``devices=None``.
     progress : bool, optional
         Progress bar on stderr (default: when stderr is a terminal).
+    add, to : sequences (as ``sequences``), and an alignment (path or MultipleAlignment)
+        Instead of ``sequences``: add the sequences ``add`` to the alignment ``to``, whose
+        rows keep their residues, columns and order; each new sequence is aligned to the
+        fixed profile of the existing rows (:mod:`bioaccel.msa_engine.add`). Rows: the
+        existing ones, then the added ones.
+    keep_length : bool
+        With ``add``: keep the existing width; residues of new sequences that face no
+        existing column are dropped and listed in ``MultipleAlignment.dropped`` (MAFFT's
+        ``--add --keeplength``).
+    fragments : bool
+        With ``add``: the new sequences are reads or contigs of part of the aligned
+        sequences; their end gaps are free, so each is placed where it matches.
+    profile : (alignment, alignment)
+        Instead of ``sequences``: align two alignments (paths or MultipleAlignments) to each
+        other as profiles; each keeps its columns holding residues; rows of the first come
+        first.
 
     Returns
     -------
@@ -135,6 +153,15 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     from .._core.threads import check_threads
 
     threads = check_threads(threads)
+    if add is not None or to is not None or profile is not None:
+        return _align_to_alignments(sequences, add, to, profile, keep_length, fragments,
+                                    alphabet=alphabet, matrix=matrix, gap_open=gap_open,
+                                    gap_extend=gap_extend, term_gap=term_gap, threads=threads)
+    if keep_length or fragments:
+        raise ValueError("keep_length and fragments apply to adding sequences: give add= "
+                         "and to=")
+    if sequences is None:
+        raise TypeError("msa() needs sequences (or add= and to=, or profile=)")
     requested = str(backend).lower()
     key = "cpu" if requested == "auto" else requested
     # the progressive stage's DPs: the C++ engine, or a backend of the registry that has the
@@ -205,6 +232,27 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     return MultipleAlignment(ids, rows, batch.alphabet, tree)
 
 
+def _align_to_alignments(sequences, add, to, profile, keep_length, fragments, **kw):
+    """msa(add=..., to=...) and msa(profile=(a, b)), arguments checked."""
+    from .add import add_to_alignment, align_alignments
+
+    if sequences is not None:
+        raise TypeError("give either sequences, or add= and to=, or profile=, not several")
+    if profile is not None:
+        if add is not None or to is not None or keep_length or fragments:
+            raise TypeError("profile= aligns two alignments; add=, to=, keep_length and "
+                            "fragments do not apply")
+        if isinstance(profile, (str, os.PathLike)) or len(profile) != 2:
+            raise TypeError("profile must be two alignments (paths or MultipleAlignments)")
+        kw.pop("threads")  # one DP, on one thread
+        return align_alignments(profile[0], profile[1], **kw)
+    if add is None or to is None:
+        raise TypeError("adding sequences needs both add= (the new sequences) and to= "
+                        "(the existing alignment)")
+    return add_to_alignment(_records(add), to, keep_length=keep_length, fragments=fragments,
+                            **kw)
+
+
 def progressive_in_levels(native, work: SeqBatch, scoring, merges: np.ndarray,
                           weights: np.ndarray, profile_dp, progress=None) -> tuple[np.ndarray, int]:
     """The progressive stage with the DPs on a GPU backend: the merges whose children are
@@ -224,9 +272,14 @@ def progressive_in_levels(native, work: SeqBatch, scoring, merges: np.ndarray,
     level = [k for k in range(len(merges)) if waiting[k] == 0]
     done = 0
     while level:
-        paths, _ = profile_dp_batch([run.dp_inputs(k) for k in level])
+        # long pairs the CPU engine bands (genomes) take its banded path, not a full DP
+        banded = {k: run.banded_path(k) for k in level}
+        full = [k for k in level if banded[k] is None]
+        paths, _ = profile_dp_batch([run.dp_inputs(k) for k in full]) if full else ([], None)
+        by_merge = dict(zip(full, paths))
         upcoming = []
-        for k, path in zip(level, paths):
+        for k in level:
+            path = banded[k] if banded[k] is not None else by_merge[k]
             run.merge(k, np.ascontiguousarray(path, dtype=np.uint8))
             p = parent[n + k]
             if p >= 0:

@@ -12,8 +12,16 @@ over-gapped (simulated families, 200-1,000 sequences at 0.3-1.5 substitutions pe
 or more every penalty is scaled by ``1 + log2(N / 45) / 7`` (FAMSA's rule: deep profiles
 need costlier gaps). Penalties are positive numbers that are subtracted.
 
-Letters outside a matrix's alphabet are mapped to its nearest letter: U (selenocysteine)
-to C, O (pyrrolysine) to K, ``*`` and ``?`` to X for proteins; ``?`` to N for nucleotides.
+Ambiguous letters score as the expected score of what they may stand for (uniform over
+their possibilities), in every matrix: B (D/N), Z (E/Q), J (I/L) and X (any of the 20 amino
+acids), and the IUPAC nucleotide codes (R = A/G, ..., N = any), so an unknown residue costs
+an average pair, never the gap-forcing penalty some matrices give X (PFASUM43 scores X
+-13.4 against everything, and masking residues as X blew alignments up to four times their
+width). A stop codon ``*`` that the matrix lacks scores the mean identity of the 20 amino
+acids against another ``*`` and their mean mismatch against anything else, so stops line up.
+Other letters outside a matrix's alphabet are mapped to its nearest letter: U
+(selenocysteine) to C, O (pyrrolysine) to K, ``?`` to X for proteins; ``?`` to N for
+nucleotides.
 """
 
 from __future__ import annotations
@@ -34,8 +42,13 @@ DNA_MATCH, DNA_MISMATCH = 5.0, -1.0
 DEFAULT_GAPS = (14.85, 1.25, 0.66, 0.66)
 GAP_SCALE_FROM = 45
 
-_PROTEIN_FALLBACK = {"U": "C", "O": "K", "*": "X", "?": "X", "J": "X", "B": "X", "Z": "X"}
+_PROTEIN_FALLBACK = {"U": "C", "O": "K", "?": "X"}
 _DNA_FALLBACK = {"?": "N", "U": "T"}
+#: what each ambiguous letter may stand for (its score: the mean over these)
+AMINO_ACIDS = "ARNDCQEGHILKMFPSTWYV"
+PROTEIN_AMBIGUITY = {"B": "DN", "Z": "EQ", "J": "IL", "X": AMINO_ACIDS}
+NUCLEOTIDE_AMBIGUITY = {"R": "AG", "Y": "CT", "S": "CG", "W": "AT", "K": "GT", "M": "AC",
+                        "B": "CGT", "D": "AGT", "H": "ACT", "V": "ACG", "N": "ACGT"}
 
 
 @dataclass(frozen=True)
@@ -103,6 +116,48 @@ def _dna_default() -> tuple[str, np.ndarray, str]:
     return letters, mapped, f"{name} (+{DNA_MATCH:g}/{DNA_MISMATCH:g})"
 
 
+def with_expected_ambiguity(letters: str, values: np.ndarray,
+                            protein: bool) -> tuple[str, np.ndarray]:
+    """``letters``/``values`` with every ambiguity code (B, Z, J, X; IUPAC nucleotide codes)
+    scored as the mean over its possibilities' pairs (added when the matrix lacks it), and,
+    for proteins, a stop ``*`` added when missing (the 20 amino acids' mean identity against
+    ``*``, their mean mismatch against anything else). Codes none of whose possibilities the
+    matrix holds are left as they are."""
+    values = np.asarray(values, dtype=np.float64)
+    table = PROTEIN_AMBIGUITY if protein else NUCLEOTIDE_AMBIGUITY
+    standard = [ch for ch in (AMINO_ACIDS if protein else "ACGT") if ch in letters]
+    if not standard:
+        return letters, values
+    where = {ch: letters.index(ch) for ch in standard}
+    options = {ch: [ch] for ch in standard}
+    for code, stands in table.items():
+        present = [ch for ch in stands if ch in where]
+        if present:
+            options[code] = present
+    new_letters = letters + "".join(ch for ch in options if ch not in letters)
+    stop = protein and "*" not in new_letters
+    if stop:
+        new_letters += "*"
+    size = len(new_letters)
+    out = np.zeros((size, size))
+    out[:len(letters), :len(letters)] = values
+    base = values[np.ix_([where[c] for c in standard], [where[c] for c in standard])]
+    sub = {(a, b): base[i, j] for i, a in enumerate(standard) for j, b in enumerate(standard)}
+    pos = {ch: k for k, ch in enumerate(new_letters)}
+    for u, pu in options.items():
+        for v, pv in options.items():
+            if u in standard and v in standard:
+                continue
+            out[pos[u], pos[v]] = np.mean([sub[a, b] for a in pu for b in pv])
+    if stop:
+        identity = float(np.mean(np.diag(base)))
+        mismatch = float((base.sum() - np.trace(base)) / max(base.size - len(base), 1))
+        s = pos["*"]
+        out[s, :] = out[:, s] = mismatch
+        out[s, s] = identity
+    return new_letters, out
+
+
 def _check_penalty(name: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         raise ScoringError(f"{name} must be a finite number >= 0, got {value!r}")
@@ -127,6 +182,7 @@ def msa_scoring(alphabet: Alphabet, matrix=None, gap_open=None, gap_extend=None,
     else:
         letters, values, name = _matrix_from(matrix)
     letters = letters.upper()
+    letters, values = with_expected_ambiguity(letters, values, protein)
     index = {ch: k for k, ch in enumerate(letters)}
     fallback = _PROTEIN_FALLBACK if protein else _DNA_FALLBACK
     letter_of = np.full(256, -1, dtype=np.int16)

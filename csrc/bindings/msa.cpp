@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "bioaccel/common.hpp"
 #include "bioaccel/msa.hpp"
+#include "bioaccel/msa_add.hpp"
 
 #include "arrays.hpp"
 
@@ -166,7 +168,8 @@ std::pair<msa::Profile, msa::Profile> two_profiles(const U8Array& codes, const I
 // profiles: (path, DP score, path_score of that path).
 py::tuple profile_pair_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
                           py::tuple gaps, F64Array weights, I32Array column_of, I64Array rows_a,
-                          I64Array rows_b, std::int64_t full_limit, bool as_sequences) {
+                          I64Array rows_b, std::int64_t full_limit, bool as_sequences,
+                          int threads) {
     const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
     msa::Path path;
     double score, rescored;
@@ -174,7 +177,8 @@ py::tuple profile_pair_py(U8Array codes, I64Array offsets, I16Array letter_of, F
         const auto [a, b] = two_profiles(codes, offsets, sc, weights, column_of, rows_a, rows_b,
                                          as_sequences);
         py::gil_scoped_release release;
-        score = msa::align_profiles(a, b, sc, path, full_limit);
+        score = msa::align_profiles(a, b, sc, path, full_limit, nullptr, nullptr,
+                                    resolve_threads(threads));
         rescored = msa::path_score(a, b, sc, path);
     }
     py::array_t<std::uint8_t> p(path.size());
@@ -260,6 +264,19 @@ public:
             in = msa::dp_inputs(*ops.first, *ops.second, sc_);
         }
         return dp_inputs_dict(in);
+    }
+    // The CPU's path for merge k when the CPU engine bands it (a long pair), else None: the
+    // GPU stage takes it instead of a full DP, so both give the same alignment.
+    py::object banded_path(std::int64_t k) {
+        msa::Path path;
+        bool banded;
+        {
+            py::gil_scoped_release release;
+            const auto ops = run_->operands(k);
+            banded = msa::banded_merge_path(*ops.first, *ops.second, sc_, path);
+        }
+        if (!banded) return py::none();
+        return to_array(path);
     }
     void merge(std::int64_t k, U8Array path) {
         if (path.ndim() != 1) throw std::invalid_argument("path must be a 1-d array of ops");
@@ -392,9 +409,46 @@ py::tuple single_linkage_lcs_py(U8Array codes, I64Array offsets, int letters, I6
     return py::make_tuple(merges, heights);
 }
 
+// New sequences aligned to the fixed profile of an existing alignment (csrc/msa/add.cpp):
+// (kept columns, list of paths (uint8 ops, A = the profile), scores, banded flags).
+py::tuple add_to_alignment_py(U8Array codes, I64Array offsets, I32Array column_of,
+                              std::int64_t n_columns, U8Array new_codes, I64Array new_offsets,
+                              I16Array letter_of, F32Array sub, py::tuple gaps, F64Array weights,
+                              bool fragments, int band_radius, std::int64_t band_from_cells,
+                              int threads) {
+    const SeqView v = seq_view(codes, offsets);
+    const SeqView added = seq_view(new_codes, new_offsets);
+    const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
+    const double* w = weights_for(weights, v.count);
+    check_columns(v, column_of, n_columns);
+    if (band_radius < 0) throw std::invalid_argument("band_radius must be >= 0");
+    msa::AddOptions opt;
+    opt.fragments = fragments;
+    opt.band_radius = band_radius;
+    opt.band_from_cells = band_from_cells;
+    msa::AddResult res;
+    {
+        py::gil_scoped_release release;
+        res = msa::align_to_alignment(v, column_of.data(), w, added, sc, opt, threads);
+    }
+    py::list paths;
+    for (const msa::Path& p : res.paths) paths.append(to_array(p));
+    py::array_t<std::uint8_t> banded(static_cast<py::ssize_t>(res.banded.size()));
+    std::copy(res.banded.begin(), res.banded.end(), banded.mutable_data());
+    return py::make_tuple(to_array(res.kept_columns), paths, to_array(res.scores), banded);
+}
+
 }  // namespace
 
 void bind_msa(py::module_& m) {
+    m.def("msa_add_to_alignment", &add_to_alignment_py, py::arg("codes"), py::arg("offsets"),
+          py::arg("column_of"), py::arg("n_columns"), py::arg("new_codes"),
+          py::arg("new_offsets"), py::arg("letter_of"), py::arg("sub"), py::arg("gaps"),
+          py::arg("weights"), py::arg("fragments") = false, py::arg("band_radius") = 100,
+          py::arg("band_from_cells") = std::int64_t(1) << 24, py::arg("threads") = 0,
+          "Each new sequence aligned to the fixed profile of an existing alignment:\n"
+          "(kept columns, paths, scores, banded).");
+
     m.def("msa_progressive", &progressive_py, py::arg("codes"), py::arg("offsets"),
           py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("merges"),
           py::arg("weights"), py::arg("threads"), py::arg("progress") = py::none(),
@@ -434,8 +488,10 @@ void bind_msa(py::module_& m) {
           py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),
           py::arg("column_of"), py::arg("rows_a"), py::arg("rows_b"),
           py::arg("full_limit") = std::int64_t(1) << 26, py::arg("as_sequences") = false,
+          py::arg("threads") = 1,
           "Profile-profile DP of two sub-alignments: (path, score, path score). With\n"
-          "as_sequences, a one-row side is profiled as its sequence alone (as tips are).");
+          "as_sequences, a one-row side is profiled as its sequence alone (as tips are);\n"
+          "threads > 1: a large DP as a wavefront of rows (the same result).");
     py::class_<PyProgressiveRun>(m, "MsaProgressiveRun",
                                  "The progressive stage one merge at a time (for the GPU stage).")
         .def(py::init<U8Array, I64Array, I16Array, F32Array, py::tuple, I64Array, F64Array>(),
@@ -443,6 +499,8 @@ void bind_msa(py::module_& m) {
              py::arg("gaps"), py::arg("merges"), py::arg("weights"))
         .def("dp_inputs", &PyProgressiveRun::dp_inputs, py::arg("k"),
              "The DP arrays of merge k's two profiles (as msa_dp_inputs).")
+        .def("banded_path", &PyProgressiveRun::banded_path, py::arg("k"),
+             "The CPU's banded path of merge k (a long pair), or None.")
         .def("merge", &PyProgressiveRun::merge, py::arg("k"), py::arg("path"),
              "Merge k along a DP path (uint8 ops 0/1/2).")
         .def("finish", &PyProgressiveRun::finish, "(column of every residue, number of columns).");

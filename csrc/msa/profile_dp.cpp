@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 
@@ -183,9 +184,9 @@ __attribute__((always_inline)) inline void diagonal_and_down_body(int j0, int j1
 // Scratch rows of one thread: scores, and the Y state's candidates (gap_in_a_candidates).
 struct RowScratch {
     std::vector<float> s, base, cost;
-    std::vector<std::uint8_t> from_x;
+    std::vector<std::uint8_t> from_x, tb;  // tb: a row's traceback bytes when none are kept
     explicit RowScratch(int m)
-        : s(m > 0 ? m : 1), base(m + 1), cost(m + 1), from_x(m + 1) {}
+        : s(m > 0 ? m : 1), base(m + 1), cost(m + 1), from_x(m + 1), tb(m + 1) {}
 };
 
 // For the Y state of DP columns j0..j1: base[j] = the better of opening from M or from X at
@@ -249,8 +250,11 @@ struct RowKernels {
 
 class ProfileDP {
 public:
-    ProfileDP(const Profile& a, const Profile& b, const MsaScoring& sc)
-        : a_(a), b_(b), ga_(gap_terms(a, sc)), gb_(gap_terms(b, sc)), scores_(a, b, sc, ga_, gb_) {}
+    // sc_b: the scoring of B's gap terms (gaps inserted into B), sc when null
+    ProfileDP(const Profile& a, const Profile& b, const MsaScoring& sc,
+              const MsaScoring* sc_b = nullptr)
+        : a_(a), b_(b), ga_(gap_terms(a, sc)), gb_(gap_terms(b, sc_b ? *sc_b : sc)),
+          scores_(a, b, sc, ga_, gb_) {}
 
     // band: the cells (i, j) computed are lo[i] <= j <= hi[i] (both non-decreasing in i,
     // lo[0] = 0, hi[n] = m); null for all cells.
@@ -343,32 +347,57 @@ public:
         }
     }
 
-    // All rows (no band) with a full traceback, on `threads` threads: thread k computes rows
-    // k + 1, k + 1 + threads, ... in column segments, each segment once the row above has
-    // passed it (a wavefront). Every cell is computed as by fill(), so the result is the same.
-    // Returns the last row.
-    Rows fill_wavefront(int threads, std::uint8_t* tb) {
-        const int n = a_.len, m = b_.len;
+    // Rows (r0, r1] from row r0 (`start`), no band, on `threads` threads: thread k computes
+    // rows r0 + k + 1, r0 + k + 1 + threads, ... in column segments, each segment once the row
+    // above has passed it (a wavefront). Traceback bytes as in fill() when tb is not null;
+    // with `every` > 0, rows r0 + every, r0 + 2 every, ... (before r1) are copied to saved
+    // (a checkpoint per block of the long-profile traceback), each segment before the next
+    // row may read it, so before any thread can overwrite it. Every cell is computed as by
+    // fill(), so the result is the same. Returns row r1.
+    Rows fill_wavefront(int r0, int r1, const Rows& start, int threads, std::uint8_t* tb,
+                        int every = 0, std::vector<Rows>* saved = nullptr) {
+        const int m = b_.len;
         const int ring_size = threads + 1;
         std::vector<Rows> ring(ring_size, Rows(m));
-        first_row(ring[0]);
         for (Rows& r : ring) r.clear_outside(0, m);
-        std::vector<std::atomic<int>> done(n + 1);  // columns finished per row
+        ring[r0 % ring_size] = start;
+        const std::size_t first_saved = saved ? saved->size() : 0;
+        if (every > 0 && saved)
+            for (int r = r0 + every; r < r1; r += every) {
+                saved->emplace_back(m);
+                saved->back().clear_outside(0, m);
+            }
+        std::vector<std::atomic<int>> done(r1 - r0 + 1);  // columns finished per row
         for (auto& d : done) d.store(0, std::memory_order_relaxed);
         done[0].store(m + 1, std::memory_order_release);
         const int width = std::max(64, std::min(1024, (m + 1) / (4 * threads) + 1));
         auto work = [&](int k) {
             RowScratch w(m);
-            for (int i = 1 + k; i <= n; i += threads) {
+            for (int i = r0 + 1 + k; i <= r1; i += threads) {
                 const Rows& prev = ring[(i - 1) % ring_size];
                 Rows& cur = ring[i % ring_size];
-                std::uint8_t* t = tb + static_cast<std::size_t>(i - 1) * (m + 1);
+                std::uint8_t* t = tb ? tb + static_cast<std::size_t>(i - r0 - 1) * (m + 1)
+                                     : w.tb.data();
+                Rows* copy = (every > 0 && saved && (i - r0) % every == 0 && i < r1)
+                                 ? &(*saved)[first_saved + (i - r0) / every - 1]
+                                 : nullptr;
                 for (int j0 = 0; j0 <= m; j0 += width) {
                     const int j1 = std::min(m, j0 + width - 1);
-                    while (done[i - 1].load(std::memory_order_acquire) <= j1)
-                        std::this_thread::yield();
+                    // spin a little, then sleep: on a machine with more runnable threads
+                    // than cores a spinning waiter takes the time the row above needs
+                    for (int spins = 0; done[i - 1 - r0].load(std::memory_order_acquire) <= j1;
+                         ++spins) {
+                        if (spins < 64) std::this_thread::yield();
+                        else std::this_thread::sleep_for(std::chrono::microseconds(20));
+                    }
                     row_segment(i, j0, j1, prev, cur, w, t);
-                    done[i].store(j1 + 1, std::memory_order_release);
+                    if (copy)
+                        for (int j = j0; j <= j1; ++j) {
+                            copy->M[j] = cur.M[j];
+                            copy->X[j] = cur.X[j];
+                            copy->Y[j] = cur.Y[j];
+                        }
+                    done[i - r0].store(j1 + 1, std::memory_order_release);
                 }
             }
         };
@@ -376,8 +405,10 @@ public:
         for (int k = 1; k < threads; ++k) pool.emplace_back(work, k);
         work(0);
         for (std::thread& th : pool) th.join();
-        return ring[n % ring_size];
+        return ring[r1 % ring_size];
     }
+
+    bool banded() const { return lo_ != nullptr; }
 
     const Profile& a_;
     const Profile& b_;
@@ -402,12 +433,12 @@ int best_state(const Rows& r, int m, float& score) {
 
 double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, Path& path,
                       std::int64_t full_limit, const int* band_lo, const int* band_hi,
-                      int threads) {
+                      int threads, const MsaScoring* sc_b) {
     if (a.letters != sc.letters || b.letters != sc.letters)
         throw std::invalid_argument("align_profiles: profiles and scoring differ in alphabet");
     const int n = a.len, m = b.len;
     path.clear();
-    ProfileDP dp(a, b, sc);
+    ProfileDP dp(a, b, sc, sc_b);
     if (band_lo && band_hi) {
         if (band_lo[0] != 0 || band_hi[n] != m)
             throw std::invalid_argument("align_profiles: the band must hold (0, 0) and (n, m)");
@@ -430,11 +461,13 @@ double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, 
     std::vector<std::uint8_t> tb;
     float score;
     int state;
+    // a wavefront over rows when threads are offered: the whole DP, or each checkpointed
+    // pass of a long one (the same cells either way)
     const bool wavefront = threads > 1 && !(band_lo && band_hi) &&
                            cells >= kWavefrontCells && m >= 256 && n >= 2 * threads;
     if (step >= n && wavefront) {
         tb.resize(static_cast<std::size_t>(n) * (m + 1));
-        cur = dp.fill_wavefront(threads, tb.data());
+        cur = dp.fill_wavefront(0, n, cur, threads, tb.data());
         state = best_state(cur, m, score);
         marks = {0, n};
     } else if (step >= n) {
@@ -442,6 +475,13 @@ double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, 
         dp.fill(0, n, cur, prev, tb.data());
         state = best_state(cur, m, score);
         marks = {0, n};
+    } else if (wavefront) {
+        for (int r = 0; r < n; r += step) marks.push_back(r);
+        marks.push_back(n);
+        checkpoints.push_back(cur);
+        cur = dp.fill_wavefront(0, n, cur, threads, nullptr, step, &checkpoints);
+        state = best_state(cur, m, score);
+        tb.resize(static_cast<std::size_t>(step) * (m + 1));
     } else {
         for (int r = 0; r < n; r += step) {
             marks.push_back(r);
@@ -457,8 +497,12 @@ double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, 
     for (int blk = static_cast<int>(marks.size()) - 2; blk >= 0 && i > 0; --blk) {
         const int r0 = marks[blk], r1 = marks[blk + 1];
         if (!checkpoints.empty()) {
-            cur = checkpoints[blk];
-            dp.fill(r0, r1, cur, prev, tb.data());
+            if (wavefront && r1 - r0 >= 2 * threads) {
+                dp.fill_wavefront(r0, r1, checkpoints[blk], threads, tb.data());
+            } else {
+                cur = checkpoints[blk];
+                dp.fill(r0, r1, cur, prev, tb.data());
+            }
         }
         while (i > r0) {
             if (j == 0) {

@@ -11,6 +11,7 @@
 
 #include "bioaccel/common.hpp"
 #include "bioaccel/msa.hpp"
+#include "bioaccel/msa_add.hpp"
 
 namespace bioaccel {
 namespace msa {
@@ -134,8 +135,10 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
     auto run_merge = [&](std::int64_t k, int dp_threads) {
         const auto ops = run.operands(k);
         Path path;
-        align_profiles(*ops.first, *ops.second, sc, path, std::int64_t(1) << 26, nullptr,
-                       nullptr, dp_threads);
+        // long pairs (genomes): in a band around k-mer anchors when one is found
+        if (!banded_merge_path(*ops.first, *ops.second, sc, path))
+            align_profiles(*ops.first, *ops.second, sc, path, std::int64_t(1) << 26, nullptr,
+                           nullptr, dp_threads);
         run.merge(k, path);
     };
 
@@ -146,9 +149,11 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
         if (waiting[k] == 0) ready.push(k);
     std::int64_t done = 0;
     if (workers == 1) {
-        // merges are listed children first, so the listed order is a valid schedule
+        // merges are listed children first, so the listed order is a valid schedule; a lone
+        // merge (two sequences) takes the threads as a wavefront
+        const int lone = n_merges == 1 ? resolve_threads(threads) : 1;
         for (std::int64_t k = 0; k < n_merges; ++k) {
-            run_merge(k, 1);
+            run_merge(k, lone);
             ++done;
             if (progress) progress(progress_ctx, done);
         }

@@ -35,3 +35,26 @@ def test_missing_tools_say_why(monkeypatch):
     assert "bioaccel.msa" in bench_msa.why_missing("bioaccel")
     monkeypatch.setattr(bench_msa.shutil, "which", lambda name: None)
     assert "apt-get install -y mafft" in bench_msa.why_missing("mafft")
+
+
+def test_dna_speed_and_add_sections_on_tiny_inputs(tmp_path, monkeypatch, capsys):
+    """(e) and (f) end to end on tiny inputs, bioaccel alone in (e): the rows and ratios exist,
+    and the added residues of simulated genomes land in their true columns."""
+    import argparse
+
+    from benchmarks import bench_msa_add
+
+    monkeypatch.setattr(bench_msa, "DNA_SPEED_FAMILIES", (("NA-like", 12, 300, 0.15, 0.001, 11),))
+    args = argparse.Namespace(long_genomes="3x1500", threads=1, repeat=1, backend=None,
+                              timeout=600)
+    rows = bench_msa.dna_speed(args, ["bioaccel"], tmp_path)
+    assert [r["label"] for r in rows] == ["NA-like", "genomes"]
+    for r in rows:
+        (run,) = r["runs"]
+        assert "error" not in run and run["sp"] > 0.9
+    report = bench_msa_add.main(["--genomes", "2", "--length", "1500", "--fragments", "3",
+                                 "--repeats", "1", "--threads", "1", "--no-clustalo"])
+    for label in ("genomes --keep-length", "fragments --keep-length"):
+        b = report[label]["bioaccel"]
+        assert b["right"] >= 0.99 * b["total"] > 0
+    assert "placed right" in capsys.readouterr().out

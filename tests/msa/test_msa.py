@@ -114,7 +114,7 @@ def test_two_sequences_score_the_pairwise_optimum():
     rng = np.random.default_rng(7)
     sc = msa_scoring(bioaccel.PROTEIN)
     aligner = PairwiseAligner(mode="global", substitution_matrix=Array(
-        "ARNDCQEGHILKMFPSTWYVBZJX", dims=2, data=sc.sub.astype(float)))
+        "ARNDCQEGHILKMFPSTWYVBZJX*", dims=2, data=sc.sub.astype(float)))
     aligner.open_internal_gap_score = -sc.gap_open
     aligner.extend_internal_gap_score = -sc.gap_extend
     aligner.open_end_gap_score = -sc.term_open

@@ -82,11 +82,12 @@ Profile rows_profile(const SeqView& seqs, const std::int32_t* cols, const std::i
 // cells (i, j) with band_lo[i] <= j <= band_hi[i] are computed (arrays of n + 1 entries,
 // non-decreasing, band_lo[0] = 0 and band_hi[n] = m): the optimum within the band.
 // threads > 1: a large unbanded DP runs as a wavefront of rows over that many threads
-// (std::thread; the same cells, so the same result).
+// (std::thread; the same cells, so the same result). sc_b, when given, prices the gaps
+// inserted into B instead of sc (adding fragments: B's end gaps free).
 double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, Path& path,
                       std::int64_t full_limit = std::int64_t(1) << 26,
                       const int* band_lo = nullptr, const int* band_hi = nullptr,
-                      int threads = 1);
+                      int threads = 1, const MsaScoring* sc_b = nullptr);
 
 // The arrays align_profiles' DP reads, as it computes them (for the GPU stage, which must
 // reproduce its arithmetic): sa (n x K: A's columns times the matrix), B's frequencies

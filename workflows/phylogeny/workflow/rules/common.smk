@@ -17,8 +17,10 @@ NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
 class Family:
     """One gene family: its file, sequence count and cost (sequences x mean length)."""
 
-    def __init__(self, name, path, n_seqs, residues):
+    def __init__(self, name, path, n_seqs, residues, n_nonempty=None):
         self.name, self.path, self.n_seqs = name, path, n_seqs
+        #: records holding residues: the tree's tips (empty records are left out of it)
+        self.n_nonempty = n_seqs if n_nonempty is None else n_nonempty
         self.length = residues / n_seqs
         self.cells = int(round(n_seqs * self.length))  # sequences x length: the msa cost
 
@@ -39,25 +41,31 @@ def scan_fasta(name, path):
     """Count the sequences and residues of a family file (plain FASTA scan, no bioaccel
     needed at parse time); an empty or non-FASTA file is an error naming the family."""
     opener = gzip.open if str(path).endswith(".gz") else open
-    n = residues = 0
+    n = residues = nonempty = 0
+    current = 0  # residues of the record being read
     with opener(path, "rt") as f:
         for k, line in enumerate(f, start=1):
             line = line.strip()
             if not line:
                 continue
             if line.startswith(">"):
+                nonempty += current > 0
+                current = 0
                 n += 1
             elif n == 0:
                 raise ValueError(f"family {name!r}: {path}: line {k} is {line[:40]!r}; expected "
                                  "FASTA, whose first non-blank line starts with '>'")
             else:
-                residues += len(line) - line.count("-") - line.count(".")
+                count = len(line) - line.count("-") - line.count(".")
+                residues += count
+                current += count
+    nonempty += current > 0
     if n == 0:
         raise ValueError(f"family {name!r}: {path} is empty: no sequences (remove the file, "
                          "or give the family its sequences)")
     if residues == 0:
         raise ValueError(f"family {name!r}: {path}: {n} record(s) and no residues")
-    return Family(name, str(path), n, residues)
+    return Family(name, str(path), n, residues, nonempty)
 
 
 def family_files(source):
@@ -110,10 +118,12 @@ def family_files(source):
 
 
 families = {name: scan_fasta(name, path) for name, path in family_files(config["families"])}
-#: families with a tree: at least two sequences (a family of one gets its alignment only,
-#: and the summary and report say "no tree: 1 sequence")
-TREED = [f for f in families if families[f].n_seqs >= 2]
-ML_TREED = [f for f in families if families[f].n_seqs >= 3]
+#: families with a tree: at least two sequences with residues (a family of one gets its
+#: alignment only, and the summary and report say "none: 1 sequence"); records without a
+#: residue are aligned (an all-gap row) and left out of the distances and trees, which the
+#: summary says
+TREED = [f for f in families if families[f].n_nonempty >= 2]
+ML_TREED = [f for f in families if families[f].n_nonempty >= 3]
 
 
 wildcard_constraints:

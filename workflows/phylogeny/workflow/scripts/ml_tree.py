@@ -7,11 +7,15 @@ import tempfile
 from pathlib import Path
 
 from bioaccel.sequences._read import atomic_output
-from bioaccel.msa_engine import read_alignment
+from bioaccel.msa_engine import MultipleAlignment, read_alignment
 
 log = open(snakemake.log[0], "w")
 program = snakemake.params.program
 aln = read_alignment(snakemake.input.aln, snakemake.params.alphabet)
+# rows without a residue are left out of the tree (as in the NJ tree; see distances.py)
+keep = [k for k, row in enumerate(aln.sequences) if row.strip("-")]
+aln = MultipleAlignment([aln.ids[k] for k in keep], [aln.sequences[k] for k in keep],
+                        aln.alphabet)
 dna = aln.alphabet.name == "dna"
 with tempfile.TemporaryDirectory() as tmp:
     # ids under placeholders: Pfam-style ids ('A/12-90') and spaces survive both programs

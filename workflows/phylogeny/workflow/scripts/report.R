@@ -22,7 +22,9 @@ names(fams) <- summary$family
 for (f in summary$family) {
   fam <- fams[[f]]
   if (!is.null(fam$tree)) {
-    summary[summary$family == f, "parsimony"] <- phangorn::parsimony(fam$tree, phangorn::as.phyDat(fam$alignment))
+    # the tree's rows only: rows without a residue are left out of the tree (distances.py)
+    aln <- fam$alignment[fam$tree$tip.label, , drop = FALSE]
+    summary[summary$family == f, "parsimony"] <- phangorn::parsimony(fam$tree, phangorn::as.phyDat(aln))
   }
 }
 
@@ -37,7 +39,7 @@ draw_family <- function(fam, row) {
   if (is.null(fam$tree)) {
     plot.new()
     title(main = sprintf("%s: no tree", fam$family))
-    text(0.5, 0.5, sprintf("%s holds %d sequence: a tree needs at least two", fam$family, row$sequences))
+    text(0.5, 0.5, sprintf("%s holds %d sequence(s) with residues: a tree needs at least two", fam$family, row$sequences))
   } else {
     plot_tree(fam$tree, main = sprintf("%s: NJ tree, %d sequences, %d columns (GPU %s, %.2f s)",
                                        fam$family, row$sequences, row$columns, row$gpu, row$alignment_seconds))
@@ -66,6 +68,9 @@ atomic(out[["pdf"]], function(p) {
 # the summary table as an image
 atomic(out[["table"]], function(p) {
   shown <- summary
+  # NA (the parsimony of a family without a tree) as "-": nchar(NA) is NA, which made every
+  # column position NA and the whole table blank
+  shown$parsimony <- ifelse(is.na(shown$parsimony), "-", as.character(shown$parsimony))
   shown$gap_fraction <- sprintf("%.3f", shown$gap_fraction)
   shown$alignment_seconds <- sprintf("%.2f", shown$alignment_seconds)
   rows <- nrow(shown) + 1
@@ -75,11 +80,15 @@ atomic(out[["table"]], function(p) {
   plot.new()
   title(main = sprintf("%d families", nrow(shown)))
   cols <- names(shown)
-  widths <- vapply(cols, function(col) max(nchar(c(col, as.character(shown[[col]])))), 1) + 2
+  widths <- vapply(cols, function(col) max(nchar(c(col, as.character(shown[[col]]))), na.rm = TRUE), 1) + 2
   x <- c(0, cumsum(widths)[-length(widths)]) / sum(widths)
   y <- 1 - (seq_len(rows) - 0.5) / rows
   text(x, y[1], cols, adj = 0, font = 2, cex = 0.8)
-  for (i in seq_len(nrow(shown))) text(x, y[i + 1], as.character(unlist(shown[i, ])), adj = 0, cex = 0.8)
+  for (i in seq_len(nrow(shown))) {
+    cells <- as.character(unlist(shown[i, ]))
+    cells[is.na(cells)] <- "-"
+    text(x, y[i + 1], cells, adj = 0, cex = 0.8)
+  }
 })
 
 # the heatmap of one family's distances, ordered by its tree

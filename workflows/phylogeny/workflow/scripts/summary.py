@@ -19,7 +19,11 @@ for family, n, aln_path, stats_path in zip(snakemake.params.families, snakemake.
     cells = len(aln) * aln.width
     gaps = sum(row.count("-") for row in aln.sequences)
     stats = json.loads(Path(stats_path).read_text())
-    tree = "nj" if family in treed else f"none: {n} sequence"
+    empty = sum(1 for row in aln.sequences if not row.strip("-"))
+    if family in treed:
+        tree = "nj" + (f" ({empty} empty left out)" if empty else "")
+    else:
+        tree = f"none: {n - empty} sequence" + (f" ({empty} empty)" if empty else "")
     rows.append(f"{family}\t{len(aln)}\t{aln.width}\t{gaps / cells if cells else 0:.4f}\t"
                 f"{stats['seconds']:.3f}\t{stats['gpu']}\t{tree}")
 with atomic_output(snakemake.output[0]) as f:

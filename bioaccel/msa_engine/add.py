@@ -1,0 +1,212 @@
+"""Aligning to alignments that exist: new sequences added to an alignment whose columns stay
+as they are (``msa(add=..., to=...)``), and two alignments aligned to each other as profiles
+(``msa(profile=(a, b))``).
+
+Adding: each new sequence is aligned on its own to the fixed profile of all existing rows
+(sum-of-pairs columns and gap kinds, as the progressive stage scores a merge), so it does
+not depend on the other new sequences, their order or the thread count. The existing rows
+keep their residues in their columns and their order. A new sequence's residues that face no
+existing column (insertions) go into new columns at their boundary, left-justified (right-
+justified before the first column, so an overhang abuts the sequence); with ``keep_length``
+they are dropped from the new rows and listed in :attr:`MultipleAlignment.dropped`, and the
+width stays the existing one (MAFFT's ``--add --keeplength``). ``fragments``: the new
+sequences' leading and trailing gaps are free (semiglobal), so a read or contig lands where it
+matches instead of being stretched across the profile (MAFFT's ``--addfragments``).
+
+Long pairs (a DP of 2^24 cells or more, e.g. 4 kb x 4 kb) are aligned within a band around
+the longest chain of exact k-mer anchors (12-mers for nucleotides, 5-mers for proteins, those
+unique in the profile's consensus) shared with the new sequence, widened by 100 columns plus
+the length difference of the two sides between consecutive anchors (the indels the band must
+hold); a sequence whose anchors cover less than a tenth of it gets the full DP.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..errors import SequenceFormatError
+from ..sequences._alphabet import Alphabet, get_alphabet, guess_alphabet
+from ..sequences._batch import SeqBatch
+from .alignment import MultipleAlignment
+from .scoring import gap_scale, msa_scoring
+
+#: DPs of at least this many cells run in an anchor band (see the module docstring)
+BAND_FROM_CELLS = 1 << 24
+BAND_RADIUS = 100
+
+_GAP = ord("-")
+
+
+def _alignment(source, alphabet) -> MultipleAlignment:
+    from .read import read_alignment
+    if isinstance(source, MultipleAlignment):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        return read_alignment(source, "auto" if isinstance(alphabet, Alphabet) else alphabet)
+    raise TypeError(f"an existing alignment must be a path or a MultipleAlignment, got "
+                    f"{type(source).__name__}")
+
+
+def _matrix(aln: MultipleAlignment) -> np.ndarray:
+    """The rows as an (n, width) uint8 array, '.' read as a gap."""
+    if not len(aln):
+        return np.zeros((0, 0), np.uint8)
+    arr = np.frombuffer("".join(aln.sequences).encode("ascii", "replace"),
+                        dtype=np.uint8).reshape(len(aln), aln.width).copy()
+    arr[arr == ord(".")] = _GAP
+    return arr
+
+
+def _resolve_alphabet(alphabet, *texts) -> Alphabet:
+    if isinstance(alphabet, Alphabet):
+        return alphabet
+    if str(alphabet).lower() != "auto":
+        return get_alphabet(alphabet)
+    return guess_alphabet("".join(texts).upper().replace("-", "").replace(".", "")
+                          .encode("ascii", "replace"))
+
+
+def _residues(arr: np.ndarray, ids, alphabet: Alphabet, source: str):
+    """(SeqBatch of the ungapped rows, each residue's column) of an alignment array."""
+    mask = arr != _GAP
+    rows = [arr[r, mask[r]].tobytes().decode("ascii") for r in range(len(arr))]
+    batch = SeqBatch.from_strings(rows, ids=list(ids), alphabet=alphabet, source=source)
+    cols = np.nonzero(mask)[1].astype(np.int32)
+    return batch, cols
+
+
+def _check_ids(first, second, what: str) -> None:
+    seen = set(first)
+    clash = next((i for i in second if i in seen), None)
+    if clash is not None:
+        raise SequenceFormatError(f"id {clash!r} is both in {what}; ids must be unique")
+
+
+def add_to_alignment(records, to, *, alphabet="auto", matrix="auto", gap_open=None,
+                     gap_extend=None, term_gap=None, keep_length: bool = False,
+                     fragments: bool = False, threads: int = 0) -> MultipleAlignment:
+    """The existing alignment ``to`` with the sequences ``records`` = (ids, raw residue
+    strings, source) aligned to its columns (see the module docstring; :func:`bioaccel.msa`
+    documents the arguments)."""
+    from ..backends.cpu import load_native
+    from ..sequences._batch import check_unique_ids
+
+    existing = _alignment(to, alphabet)
+    ids, raw, source = records
+    check_unique_ids(ids, source)
+    _check_ids(existing.ids, ids, "the alignment and the sequences added")
+    ungapped = [s.replace("-", "").replace(".", "") for s in raw]
+    alpha = _resolve_alphabet(alphabet if alphabet != "auto" else existing.alphabet)
+    new = SeqBatch.from_strings(ungapped, ids=ids, alphabet=alpha, source=source)
+    arr = _matrix(existing)
+    old, cols = _residues(arr, existing.ids, alpha, str(to) if not isinstance(
+        to, MultipleAlignment) else "the alignment")
+    if not len(old) or old.offsets[-1] == 0:
+        raise SequenceFormatError(f"{to}: the alignment holds no residues to add to")
+    scoring = msa_scoring(alpha, matrix, gap_open, gap_extend, term_gap, term_gap)
+    scoring = scoring.scaled(gap_scale(len(old) + len(new)))
+    native = load_native()
+    kept, paths, _, _ = native.msa_add_to_alignment(
+        old.codes, old.offsets, cols, existing.width, new.codes, new.offsets,
+        scoring.letter_of, scoring.sub, scoring.gaps, np.ones(len(old)), bool(fragments),
+        BAND_RADIUS, BAND_FROM_CELLS, threads)
+    width = existing.width
+    kept = np.asarray(kept, dtype=np.int64)
+    # a boundary k of the profile (0..len(kept)) is the boundary before column b of the
+    # alignment: after the profile column before it (all-gap columns stay after insertions)
+    boundary = np.concatenate(([0], kept + 1))
+    placed = []  # per new sequence: (matched residue index, column), (inserted index, b, rank)
+    ins_width = np.zeros(width + 1, dtype=np.int64)
+    dropped = []
+    for s, path in enumerate(paths):
+        ops = np.asarray(path, dtype=np.uint8)
+        in_a = ops != 2
+        a_before = np.cumsum(in_a) - in_a  # profile columns consumed before each op
+        res_ops = ops != 1
+        res_index = np.cumsum(res_ops) - 1
+        match = ops == 0
+        match_res, match_col = res_index[match], kept[a_before[match]]
+        ins = ops == 2
+        ins_res = res_index[ins]
+        ins_b = boundary[a_before[ins]]
+        # runs of inserted residues (one per boundary: a run cannot span a profile column)
+        starts = np.ones(len(ins_res), dtype=bool)
+        if len(ins_res):
+            starts[1:] = np.diff(ins_res) != 1
+        run_id = np.cumsum(starts) - 1
+        run_first = np.nonzero(starts)[0]
+        run_len = np.diff(np.append(run_first, len(ins_res)))
+        rank = np.arange(len(ins_res)) - run_first[run_id] if len(ins_res) else ins_res
+        if keep_length:
+            for r0, n_r in zip(run_first.tolist(), run_len.tolist()):
+                dropped.append((ids[s], int(ins_res[r0]) + 1, int(ins_res[r0]) + n_r,
+                                int(ins_b[r0])))
+        elif len(ins_res):
+            np.maximum.at(ins_width, ins_b[run_first], run_len)
+        placed.append((match_res, match_col, ins_res, ins_b, rank, run_len[run_id]
+                       if len(ins_res) else ins_res))
+    # column c of the alignment moves right by the insertions at boundaries 0..c
+    shift = np.cumsum(ins_width)
+    new_col = np.arange(width) + shift[:width]
+    block_start = np.arange(width + 1) + np.concatenate(([0], shift[:-1]))
+    total = width + int(shift[-1])
+    out = np.full((len(existing) + len(new), total), _GAP, dtype=np.uint8)
+    out[:len(existing), new_col] = arr
+    for s, (match_res, match_col, ins_res, ins_b, rank, run_len) in enumerate(placed):
+        letters = np.frombuffer(ungapped[s].encode("ascii", "replace"), dtype=np.uint8)
+        row = out[len(existing) + s]
+        row[new_col[match_col]] = letters[match_res]
+        if not keep_length and len(ins_res):
+            # right-justified before the first column, left-justified elsewhere
+            pad = np.where(ins_b == 0, ins_width[ins_b] - run_len, 0)
+            row[block_start[ins_b] + pad + rank] = letters[ins_res]
+    rows = [r.tobytes().decode("ascii") for r in out]
+    result = MultipleAlignment(list(existing.ids) + list(ids), rows, alpha)
+    result.dropped = dropped
+    return result
+
+
+def align_alignments(a, b, *, alphabet="auto", matrix="auto", gap_open=None, gap_extend=None,
+                     term_gap=None) -> MultipleAlignment:
+    """Two alignments aligned to each other as profiles (sum-of-pairs columns, gap kinds):
+    each keeps its columns (those holding a residue; all-gap columns are dropped) and its
+    rows' residues; the rows of ``a`` come first."""
+    from ..backends.cpu import load_native
+
+    aln_a, aln_b = _alignment(a, alphabet), _alignment(b, alphabet)
+    _check_ids(aln_a.ids, aln_b.ids, "both alignments")
+    if alphabet == "auto" and aln_a.alphabet is not aln_b.alphabet:
+        alpha = _resolve_alphabet("auto", *aln_a.sequences, *aln_b.sequences)
+    else:
+        alpha = _resolve_alphabet(alphabet if alphabet != "auto" else aln_a.alphabet)
+    arr_a, arr_b = _matrix(aln_a), _matrix(aln_b)
+    kept_a = np.nonzero((arr_a != _GAP).any(axis=0))[0]
+    kept_b = np.nonzero((arr_b != _GAP).any(axis=0))[0]
+    for name, k in ((a, kept_a), (b, kept_b)):
+        if not len(k):
+            raise SequenceFormatError(f"{name}: the alignment holds no residues")
+    # one batch: A's rows on columns 0..wa-1, B's on wa.. (column_of increases per row)
+    wa = len(kept_a)
+    comb = np.full((len(arr_a) + len(arr_b), wa + len(kept_b)), _GAP, dtype=np.uint8)
+    comb[:len(arr_a), :wa] = arr_a[:, kept_a]
+    comb[len(arr_a):, wa:] = arr_b[:, kept_b]
+    batch, cols = _residues(comb, list(aln_a.ids) + list(aln_b.ids), alpha, "the alignments")
+    n = len(batch)
+    scoring = msa_scoring(alpha, matrix, gap_open, gap_extend, term_gap, term_gap)
+    scoring = scoring.scaled(gap_scale(n))
+    native = load_native()
+    rows_a = np.arange(len(arr_a), dtype=np.int64)
+    rows_b = np.arange(len(arr_a), n, dtype=np.int64)
+    path, _, _ = native.msa_profile_pair(batch.codes, batch.offsets, scoring.letter_of,
+                                         scoring.sub, scoring.gaps, np.ones(n), cols, rows_a,
+                                         rows_b)
+    ops = np.asarray(path, dtype=np.uint8)
+    col_a = np.nonzero(ops != 2)[0]
+    col_b = np.nonzero(ops != 1)[0]
+    out = np.full((n, len(ops)), _GAP, dtype=np.uint8)
+    out[:len(arr_a), col_a] = comb[:len(arr_a), :wa]
+    out[len(arr_a):, col_b] = comb[len(arr_a):, wa:]
+    rows = [r.tobytes().decode("ascii") for r in out]
+    return MultipleAlignment(list(aln_a.ids) + list(aln_b.ids), rows, alpha)
