@@ -47,7 +47,8 @@ def align_scores(queries, targets=None, *, mode: str = "global", matrix="BLOSUM6
     matrix : str, Biopython ``Array`` or (match, mismatch)
         A name known to ``Bio.Align.substitution_matrices`` (BLOSUM45/62/80, PAM250, ...).
     gap_open, gap_extend : int
-        A gap of length L costs ``gap_open + (L - 1) * gap_extend``.
+        A gap of length L costs ``gap_open + (L - 1) * gap_extend``; ``gap_open >= gap_extend``
+        (open < extend raises :class:`ScoringError`; see :mod:`bioaccel.scoring`).
     backend : {"auto", "cpu", "numba-cuda", "cupy", "reference"}
         ``auto`` takes numba-cuda on a GPU, else the C++ core; ``cupy`` (CUDA C kernel)
         only when named.
@@ -64,7 +65,8 @@ def align_scores(queries, targets=None, *, mode: str = "global", matrix="BLOSUM6
     Raises
     ------
     ScoringError
-        Unknown matrix, non-integer scores, negative or non-integer penalties.
+        Unknown matrix, non-integer scores, negative or non-integer penalties,
+        gap_open < gap_extend.
     AlphabetError
         A letter missing from the matrix (named with sequence id and position), or
         queries and targets of different alphabets.

@@ -191,8 +191,8 @@ def _scoring_options(f):
     f = click.option("--gap-extend", type=int, default=None,
                      help="Gap extension penalty (default 1 protein, 2 DNA).")(f)
     f = click.option("--gap-open", type=int, default=None,
-                     help="Gap open penalty: a gap of length L costs open + (L-1) * extend "
-                          "(default 11 protein, 5 DNA).")(f)
+                     help="Gap open penalty: a gap of length L costs open + (L-1) * extend; "
+                          "open >= extend (default 11 protein, 5 DNA).")(f)
     f = click.option("--matrix", default=None,
                      help="Substitution matrix name (BLOSUM62, PAM250, ...) or MATCH,MISMATCH "
                           "(default BLOSUM62 protein, 2,-3 DNA).")(f)

@@ -2,7 +2,10 @@
 
 Gap convention: a gap of length L costs ``gap_open + (L - 1) * gap_extend`` (parasail,
 Biopython's ``PairwiseAligner`` with ``open_gap_score=-gap_open``,
-``extend_gap_score=-gap_extend``). Other tools count differently; convert with
+``extend_gap_score=-gap_extend``), with ``gap_open >= gap_extend``: a scheme with
+``gap_open < gap_extend`` is refused (:func:`make_scoring`), because the Gotoh recurrences
+of every backend would then score two adjacent gaps (2 * open) where the reported alignment
+shows one gap (open + extend), and score and alignment would disagree. Other tools count differently; convert with
 :func:`gaps_from_blast` (BLAST: ``existence + L * extension``) or :func:`gaps_from_skbio`
 (scikit-bio's ``pair_align(gap_cost=(open, extend))``: ``open + L * extend``).
 
@@ -143,9 +146,19 @@ def _load_named(name: str):
 
 
 def make_scoring(matrix, gap_open, gap_extend, alphabet: Alphabet) -> Scoring:
-    """Resolve ``matrix`` (name, Biopython Array, or (match, mismatch)) for ``alphabet``."""
+    """Resolve ``matrix`` (name, Biopython Array, or (match, mismatch)) for ``alphabet``.
+
+    The one check of a pairwise scoring scheme: penalties are non-negative integers with
+    ``gap_open >= gap_extend`` (see the module docstring for why), and a named matrix must
+    be of ``alphabet``'s kind.
+    """
     gap_open = check_penalty("gap_open", gap_open)
     gap_extend = check_penalty("gap_extend", gap_extend)
+    if gap_open < gap_extend:
+        raise ScoringError(
+            f"gap_open ({gap_open}) < gap_extend ({gap_extend}) is not supported: a gap of length L "
+            "costs gap_open + (L - 1) * gap_extend, so gap_open must be >= gap_extend (for BLAST's "
+            "existence/extension use gaps_from_blast)")
     size = alphabet.size
     symbols = alphabet.symbols
     if isinstance(matrix, tuple) and len(matrix) == 2:

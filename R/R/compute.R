@@ -240,7 +240,7 @@ bioaccel_distance <- function(seqs, model = "k80", pairwise_deletion = FALSE, de
 #' @param matrix a substitution matrix name (`BLOSUM62`, `PAM250`, ...) or match and
 #'   mismatch scores such as `c(2, -3)`; `NULL` for the default of the alphabet.
 #' @param gap_open,gap_extend gap penalties: a gap of length L costs
-#'   `gap_open + (L - 1) * gap_extend`.
+#'   `gap_open + (L - 1) * gap_extend`, with `gap_open >= gap_extend`.
 #' @param traceback `FALSE` for the score matrix, `TRUE` for the alignments.
 #' @param ... further options of `bioaccel align`, e.g. `backend = "cpu"`, `threads = 2`.
 #' @return `traceback = FALSE`: an integer matrix of scores, queries in rows, targets in
