@@ -187,6 +187,16 @@ def _spelling(ctx: click.Context):
     return lambda name: opts.get(name, name)
 
 
+ALPHABET_HELP = ("How to read the sequences; auto: DNA when >= 90% of the residues are "
+                 "A/C/G/T/U/N, else protein (short inputs of only those letters read as DNA, "
+                 "logged with -v; a file mixing DNA and protein records is refused).")
+
+
+def _alphabet_option(f):
+    return click.option("--alphabet", type=click.Choice(["auto", "dna", "rna", "protein"]),
+                        default="auto", show_default=True, help=ALPHABET_HELP)(f)
+
+
 def _scoring_options(f):
     f = click.option("--gap-extend", type=int, default=None,
                      help="Gap extension penalty (default 1 protein, 2 DNA).")(f)
@@ -258,10 +268,11 @@ def _write_matrix(dm, output, fmt) -> None:
               help=".cdist output: ignore the finished tiles of an interrupted run.")
 @click.option("--ungap", is_flag=True,
               help="Remove alignment gaps ('-', '.') first (identity, scoredist, edit, k-mer models).")
+@_alphabet_option
 @click.pass_context
 def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt, input_format,
              matrix, gap_open, gap_extend, k, sketch_size, seed, devices, tile, tiles, float64,
-             restart, ungap):
+             restart, ungap, alphabet):
     """All-vs-all distance matrix of the sequences in INPUT (- for stdin), or of the sketches
     of a `bioaccel sketch` file with -m mash."""
     from .distance import distance_matrix
@@ -289,11 +300,11 @@ def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt
                   "(PHYLIP and TSV hold exact decimals, .npy/.npz float64)")
     check_outputs(output=output)
     if model.lower() == "mash" and (str(input).endswith(".npz") or _is_sketch_file(input)):
-        if ungap:
-            _fail("--ungap applies to sequences, not to a sketch file")
+        if ungap or alphabet != "auto":
+            _fail(f"{'--ungap' if ungap else '--alphabet'} applies to sequences, not to a sketch file")
         batch = Sketches.load(input)
     else:
-        batch = read_sequences_arg(input, format=input_format)
+        batch = read_sequences_arg(input, format=input_format, alphabet=alphabet)
         if ungap:
             batch = batch.ungapped()
         if len(batch) < 2:
@@ -381,9 +392,10 @@ def merge_tiles_cmd(tiles, output, fmt):
                    "(format from the extension; - for stdout as PHYLIP).")
 @click.option("--ungap", is_flag=True,
               help="Remove alignment gaps first (identity, scoredist, edit, k-mer models).")
+@_alphabet_option
 @click.pass_context
 def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix, gap_open,
-         gap_extend, k, sketch_size, seed, clamp_negative, output, matrix_output, ungap):
+         gap_extend, k, sketch_size, seed, clamp_negative, output, matrix_output, ungap, alphabet):
     """Guide tree (Newick) from sequences (- for stdin), a distance matrix, or the sketches
     of a `bioaccel sketch` file (mash distances) in INPUT."""
     from .distance import distance_matrix
@@ -406,13 +418,13 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
         if (model or "mash").lower() != "mash":
             _fail(f"{input}: a sketch file gives mash distances only, not -m {model}; give the "
                   "sequences for other models")
-        if ungap:
-            _fail("--ungap applies to sequences, not to a sketch file")
+        if ungap or alphabet != "auto":
+            _fail(f"{'--ungap' if ungap else '--alphabet'} applies to sequences, not to a sketch file")
         batch, model = Sketches.load(input), "mash"
         check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
     elif not is_stdio(input) and _looks_like_matrix(input):
         for name in _given(ctx, ["model", "pairwise_deletion", "ungap", "matrix", "gap_open",
-                                 "gap_extend", "k", "sketch_size", "seed"]):
+                                 "gap_extend", "k", "sketch_size", "seed", "alphabet"]):
             _fail(f"{_spelling(ctx)(name)} does nothing here: {input} is a distance matrix "
                   "already")
         batch = None
@@ -428,9 +440,9 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
             lines = raw.lstrip().splitlines()
             if lines and lines[0].strip().isdigit():
                 _fail("-: a distance matrix is not read from stdin; give its file name")
-            batch = parse_sequences(raw, "<stdin>")
+            batch = parse_sequences(raw, "<stdin>", alphabet=alphabet)
         else:
-            batch = read_sequences(input)
+            batch = read_sequences(input, alphabet=alphabet)
         if ungap:
             batch = batch.ungapped()
         if len(batch) < 2:
@@ -459,7 +471,8 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Sketch file (.npz).")
-def sketch(inputs, k, sketch_size, seed, threads, output):
+@_alphabet_option
+def sketch(inputs, k, sketch_size, seed, threads, output, alphabet):
     """MinHash sketches of every sequence in INPUTS (files, directories standing for their
     sequence files, or - for stdin), saved for `bioaccel distance -m mash SKETCHES.npz` and
     `bioaccel tree SKETCHES.npz`."""
@@ -473,9 +486,9 @@ def sketch(inputs, k, sketch_size, seed, threads, output):
     if any(is_stdio(p) for p in inputs):
         if len(inputs) > 1:
             _fail("- (stdin) is the only input when given; give the other inputs as files")
-        seqs = read_sequences_arg(inputs[0])
+        seqs = read_sequences_arg(inputs[0], alphabet=alphabet)
     else:
-        seqs = read_many(inputs)
+        seqs = read_many(inputs, alphabet=alphabet)
     s = make_sketch(seqs, k=k, size=sketch_size, seed=seed, threads=threads)
     s.save(output)
     click.echo(f"wrote {len(s.ids)} sketches (k={k}, size={sketch_size}) to {output}", err=True)
@@ -502,8 +515,9 @@ def sketch(inputs, k, sketch_size, seed, threads, output):
                    "--traceback: TSV. - for stdout (TSV).")
 @click.option("--ungap", is_flag=True,
               help="Remove alignment gaps ('-', '.') from the input first.")
+@_alphabet_option
 def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backend, threads,
-          devices, output, ungap):
+          devices, output, ungap, alphabet):
     """Align every sequence of QUERIES to every one of TARGETS (or all pairs of QUERIES);
     either may be - for stdin."""
     import numpy as np
@@ -526,8 +540,11 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
         if fmt != "tsv":
             refuse_stdio(output, "-o", "npy is binary; stdout takes the TSV score matrix")
     check_outputs(output=output)
-    q = read_sequences_arg(queries)
-    t = read_sequences_arg(targets, alphabet=q.alphabet) if targets is not None else None
+    q = read_sequences_arg(queries, alphabet=alphabet)
+    t = read_sequences_arg(targets, alphabet=alphabet) if targets is not None else None
+    if t is not None:  # as the Python API does: DNA targets are not read as protein silently
+        from .io import same_alphabet
+        q, t = same_alphabet(q, t, alphabet == "auto", alphabet == "auto")
     if ungap:
         q, t = q.ungapped(), (t.ungapped() if t is not None else None)
     spec, gap_open, gap_extend = scoring_defaults(q.alphabet, _parse_matrix(matrix), gap_open, gap_extend)

@@ -172,7 +172,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
                      pairwise_deletion: bool = False, matrix=None, gap_open: int | None = None,
                      gap_extend: int | None = None, k: int | None = None,
                      sketch_size: int | None = None, seed: int | None = None,
-                     tiles: int | None = None) -> CondensedDistances:
+                     tiles: int | None = None, alphabet="auto") -> CondensedDistances:
     """All-vs-all distances of ``seqs`` written to ``path`` (``.cdist``), tile by tile.
 
     Same models and options as :func:`bioaccel.distance_matrix`; the values equal its
@@ -193,7 +193,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
     threads = check_threads(threads)
     if dtype not in ("float32", "float64"):
         raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
-    batch = seqs if isinstance(seqs, Sketches) else as_batch(seqs)
+    batch = seqs if isinstance(seqs, Sketches) else as_batch(seqs, alphabet)
     n = len(batch.ids)
     if n < 2:
         raise ValueError(f"need at least 2 sequences for a distance matrix, got {n}")

@@ -145,6 +145,42 @@ def _load_named(name: str):
     return canonical, substitution_matrices.load(canonical)
 
 
+#: Letters that only amino acids use (no nucleotide or IUPAC code): a matrix holding one
+#: of them is a protein matrix.
+_PROTEIN_ONLY = frozenset("EFILPQ")
+_NUCLEOTIDE_LETTERS = frozenset("ACGTURYSWKMBDHVNX*-")
+
+
+def matrix_kind(letters) -> str | None:
+    """``"protein"``, ``"nucleotide"`` or None (neither, e.g. a codon matrix) for a
+    substitution matrix's letters.
+
+    >>> matrix_kind("ARNDCQEGHILKMFPSTWYVBZX*"), matrix_kind("ATGCSWRYKMBVHDN")
+    ('protein', 'nucleotide')
+    """
+    single = {str(c).upper() for c in letters if len(str(c)) == 1}
+    if single & _PROTEIN_ONLY:
+        return "protein"
+    if single and single <= _NUCLEOTIDE_LETTERS:
+        return "nucleotide"
+    return None
+
+
+def check_matrix_kind(name: str, letters, alphabet: Alphabet) -> None:
+    """Refuse a protein matrix for nucleotides and a nucleotide matrix for proteins
+    (:class:`ScoringError`): BLOSUM62 covers A, C, G and T as amino acids and would
+    otherwise score DNA silently."""
+    kind = matrix_kind(letters)
+    want = "nucleotide" if alphabet is DNA else "protein"
+    if kind is not None and kind != want:
+        other = ("a nucleotide matrix (NUC.4.4) or MATCH,MISMATCH such as 2,-3" if alphabet is DNA
+                 else "a protein matrix (BLOSUM62, PAM250, ...)")
+        raise ScoringError(
+            f"{name} is a {kind} matrix, but the sequences are {alphabet.name}; mismatched "
+            f"alphabets: give {other}, or name the alphabet (--alphabet) if the sequences are "
+            f"{'proteins' if kind == 'protein' else 'nucleotides'}")
+
+
 def make_scoring(matrix, gap_open, gap_extend, alphabet: Alphabet) -> Scoring:
     """Resolve ``matrix`` (name, Biopython Array, or (match, mismatch)) for ``alphabet``.
 
@@ -174,6 +210,7 @@ def make_scoring(matrix, gap_open, gap_extend, alphabet: Alphabet) -> Scoring:
         raise ScoringError(
             f"matrix must be a name, a Biopython substitution matrix or (match, mismatch), got {type(matrix).__name__}"
         )
+    check_matrix_kind(name, letters, alphabet)
     values = np.asarray(arr, dtype=np.float64)
     index = {str(ch).upper(): k for k, ch in enumerate(letters)}
     table = np.zeros((size, size), dtype=np.int32)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..alphabet import DNA, PROTEIN, Alphabet
-from ..scoring import ScoringError
+from ..scoring import ScoringError, check_matrix_kind
 
 PROTEIN_DEFAULT = "PFASUM43"
 DNA_DEFAULT = "NUC.4.4"
@@ -126,6 +126,7 @@ def msa_scoring(alphabet: Alphabet, matrix=None, gap_open=None, gap_extend=None,
         letters, values, name = _matrix_from(PROTEIN_DEFAULT) if protein else _dna_default()
     else:
         letters, values, name = _matrix_from(matrix)
+        check_matrix_kind(name, letters, alphabet)
     letters = letters.upper()
     index = {ch: k for k, ch in enumerate(letters)}
     fallback = _PROTEIN_FALLBACK if protein else _DNA_FALLBACK
