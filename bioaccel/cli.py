@@ -379,7 +379,9 @@ def merge_tiles_cmd(tiles, output, fmt):
               help="Distance model when INPUT holds sequences (default k80; mash for a sketch "
                    "file). " + _models_help().removeprefix("Distance model: "))
 @click.option("--pairwise-deletion", is_flag=True)
-@click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
+@click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True,
+              help="Sequences: the backend of the distances. A matrix: the backend of NJ "
+                   "(cpu, cupy, reference; UPGMA is CPU only).")
 @click.option("-t", "--threads", type=_THREADS, default=0, show_default=True,
               help=_THREADS_HELP)
 @_scoring_options
@@ -407,6 +409,10 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
     from .outputs import MATRIX, NEWICK, output_format
     from .tree import nj, upgma
 
+    nj_backend = "cpu"  # sequence input: -b computes the distances
+    if clamp_negative and method != "nj":
+        _fail(f"--clamp-negative applies to --method nj; {method} branch lengths are never "
+              "negative")
     check_outputs(output=output, matrix_output=matrix_output)
     output_format(output, NEWICK, "Newick tree", default="newick")
     if matrix_output is not None:
@@ -427,6 +433,13 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
                                  "gap_extend", "k", "sketch_size", "seed", "alphabet"]):
             _fail(f"{_spelling(ctx)(name)} does nothing here: {input} is a distance matrix "
                   "already")
+        if _given(ctx, ["backend"]):  # the backend builds the tree: NJ has cpu/cupy/reference
+            if method != "nj":
+                _fail(f"-b {backend} does nothing here: {input} is a distance matrix already "
+                      "and UPGMA runs on the CPU only")
+            if backend.lower() == "numba-cuda":
+                _fail("-b numba-cuda: neighbour joining runs on cpu, cupy or reference")
+            nj_backend = backend.lower()
         batch = None
         dm = DistanceMatrix.read(input)
         if matrix_output is not None:
@@ -454,7 +467,8 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
                                  backend=backend, threads=threads, progress=update,
                                  matrix=_parse_matrix(matrix), gap_open=gap_open,
                                  gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
-    t = nj(dm, clamp_negative=clamp_negative, threads=threads) if method == "nj" else upgma(dm)
+    t = nj(dm, clamp_negative=clamp_negative, threads=threads, backend=nj_backend) \
+        if method == "nj" else upgma(dm)
     # written only once everything is computed: a failure leaves neither file behind
     if matrix_output is not None:
         _write_matrix(dm, matrix_output, None)
@@ -532,6 +546,9 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
         _fail("QUERIES and TARGETS cannot both be - (stdin)")
     if traceback and devices is not None:
         _fail("--devices applies to scores; --traceback alignments run on the CPU")
+    if traceback and backend not in ("auto", "cpu"):
+        _fail(f"-b {backend}: --traceback alignments run on the CPU only (C++ core); leave -b "
+              "out or give -b cpu (scores run on every backend)")
     if traceback:
         fmt = output_format(output, ALIGNMENTS, "alignment table (--traceback)", default="tsv")
     else:

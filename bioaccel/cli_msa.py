@@ -74,7 +74,7 @@ def _refine_arg(refine, iterations):
               help="Spread the guide tree's distances over these GPUs: 'all' or ids such as "
                    "0,2 (with failover); with -b cupy the alignment runs on the first.")
 @click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus "
-              "(for - on stdin; files are sniffed).")
+              "(default: sniffed from the content, then the extension).")
 def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open, gap_extend,
             term_gap, refine, refine_iterations, threads, backend, devices, input_format):
     """Align the sequences of INPUT (FASTA, gzip too; - for stdin) into a multiple alignment.
@@ -88,8 +88,9 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
     check_outputs(output=output, tree_out=tree_out)
     if not is_stdio(input) and not Path(input).exists():
         raise FileNotFoundError(errno.ENOENT, f"input {str(input)!r} does not exist")
-    source = read_stdin_sequences(input_format) if is_stdio(input) else input
+    source = read_stdin_sequences(input_format, alphabet) if is_stdio(input) else input
     aln = msa(source, alphabet=alphabet, guide_tree=guide_tree, matrix=matrix,
+              format=None if is_stdio(input) else input_format,
               gap_open=gap_open, gap_extend=gap_extend, term_gap=term_gap,
               refine=_refine_arg(refine, refine_iterations), threads=threads, backend=backend,
               devices=devices)

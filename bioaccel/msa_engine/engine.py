@@ -34,13 +34,19 @@ REFINE_RADIUS = 300
 REFINE_SEED = 5489
 
 
-def _records(sequences) -> tuple[list[str], list[str], str | None]:
-    """(ids, raw residue strings, source) of a path, a SeqBatch, or records."""
+def _records(sequences, format: str | None = None) -> tuple[list[str], list[str], str | None]:
+    """(ids, raw residue strings, source) of a path (read as ``format``, else sniffed), a
+    SeqBatch, or records."""
+    if format is not None and not isinstance(sequences, (str, os.PathLike)):
+        raise ValueError("format= applies to a file path; the sequences are given already")
     if isinstance(sequences, (str, os.PathLike)):
-        from ..io import _open_text, _parse, sniff_format
+        from ..io import FORMATS, _open_text, _parse, sniff_format
         path = Path(sequences)
+        if format is not None and str(format).lower() not in FORMATS:
+            raise SequenceFormatError(f"unknown sequence format {format!r}; expected one of "
+                                      f"{sorted(FORMATS)}")
         text = _open_text(path)
-        fmt = sniff_format(text, path)
+        fmt = str(format).lower() if format is not None else sniff_format(text, path)
         recs = _parse(text, fmt, path)
         if not recs:
             raise SequenceFormatError(f"{path}: no sequences found")
@@ -67,7 +73,8 @@ def _records(sequences) -> tuple[list[str], list[str], str | None]:
 def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matrix="auto",
         gap_open: float | None = None, gap_extend: float | None = None,
         term_gap: float | None = None, refine="auto", threads: int = 0,
-        backend: str = "auto", devices=None, progress: bool | None = None) -> MultipleAlignment:
+        backend: str = "auto", devices=None, progress: bool | None = None,
+        format: str | None = None) -> MultipleAlignment:
     """Multiple sequence alignment by progressive profile-profile alignment up a guide tree.
 
     Parameters
@@ -76,7 +83,8 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         FASTA (gzip too) or any format :func:`bioaccel.read_sequences` reads. Gaps
         (``-``, ``.``) in the input are removed first.
     alphabet : {"auto", "protein", "dna", "rna"}
-        ``auto``: DNA/RNA when every letter is a nucleotide or IUPAC code, else protein.
+        ``auto``: as :func:`bioaccel.read_sequences` (DNA/RNA when >= 90 % of the residues
+        are A/C/G/T/U/N, else protein).
     guide_tree : {"auto", "single", "upgma", "nj", "medoid"}, Tree, or Newick path
         ``single``: single linkage over LCS distances of all pairs (FAMSA's default);
         ``upgma``/``nj`` over the same distances; ``medoid``: a recursive split by nearest
@@ -117,6 +125,9 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         them. The alignment is the same as with ``devices=None``.
     progress : bool, optional
         Progress bar on stderr (default: when stderr is a terminal).
+    format : str, optional
+        The format of a file given as a path (one of :data:`bioaccel.io.FORMATS`); sniffed
+        when omitted.
 
     Returns
     -------
@@ -144,7 +155,7 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         from ..sched.devices import select_devices
         chosen = select_devices(devices)
         backend_for_devices(chosen, distance_backend, "lcs_lengths")  # refuse a bad mix now
-    ids, raw, source = _records(sequences)
+    ids, raw, source = _records(sequences, format)
     check_unique_ids(ids, source)
     ungapped = [s.replace("-", "").replace(".", "") for s in raw]
     batch = SeqBatch.from_strings(ungapped, ids=ids, alphabet=alphabet if alphabet == "auto"
@@ -168,6 +179,8 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     if isinstance(guide_tree, Tree):
         empty = [ids[i] for i in range(len(batch)) if batch.lengths[i] == 0]
         labels = work.ids + empty
+        if empty and sorted(guide_tree.labels) == sorted(work.ids):
+            labels = work.ids  # a tree without the empty records (they align to nothing)
         merges_all = merges_for_labels(guide_tree, labels, source or "guide tree") \
             if len(labels) > 1 else np.zeros((0, 2), np.int64)
         merges = _restrict(merges_all, len(labels), n)
@@ -198,7 +211,8 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
                                                 iterations, REFINE_SEED, REFINE_RADIUS,
                                                 cols, width, threads)
     rows = _rows(raw, order, work, cols, int(width), len(batch))
-    tree = _tree_from_merges(merges, [ids[i] for i in order]) if n > 1 else None
+    empty_ids = [ids[i] for i in range(len(batch)) if batch.lengths[i] == 0]
+    tree = _guide_tree(merges, [ids[i] for i in order], empty_ids)
     return MultipleAlignment(ids, rows, batch.alphabet, tree)
 
 
@@ -289,6 +303,25 @@ def _rows(raw: list[str], order: list[int], work: SeqBatch, cols: np.ndarray, wi
         row[cols[work.offsets[k]:work.offsets[k + 1]]] = letters
         rows[i] = row.tobytes().decode("ascii")
     return rows
+
+
+def _guide_tree(merges: np.ndarray, labels: list[str], empty: list[str]) -> Tree:
+    """The guide tree naming every input sequence once, so that it can be given back as
+    ``guide_tree``: the merges over the non-empty ``labels``, then each empty sequence
+    (which takes no part in the alignment) joined to the root; one sequence is a one-tip
+    tree (``a;``)."""
+    n, total = len(labels), len(labels) + len(empty)
+    if total == 1:
+        return Tree(labels + empty, [], [], [], 0)
+    m = np.asarray(merges, dtype=np.int64).reshape(-1, 2).copy()
+    m[m >= n] += total - n  # internal nodes come after all tips
+    root = total + n - 2 if n > 1 else 0
+    extra = []
+    for j in range(len(empty)):
+        extra.append((root, n + j))
+        root = total + len(m) + j
+    return _tree_from_merges(np.concatenate([m, np.array(extra, np.int64).reshape(-1, 2)]),
+                             labels + empty)
 
 
 def _tree_from_merges(merges: np.ndarray, labels: list[str]) -> Tree:
