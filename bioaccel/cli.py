@@ -10,7 +10,9 @@ output behind.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import re
 import sys
 from pathlib import Path
@@ -65,15 +67,30 @@ def error_message(exc: BaseException) -> str:
 EXPECTED_ERRORS = (BioaccelError, ValueError, OSError)
 
 
+def _closed_pipe() -> None:
+    """The reader of stdout went away (``bioaccel ... -o - | head``): stop quietly with
+    128 + SIGPIPE, as coreutils do (killed by SIGPIPE, the shell shows 141). stdout goes
+    to /dev/null so that Python's final flush does not complain again."""
+    import signal
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(128 + signal.SIGPIPE)
+
+
 class _Group(click.Group):
     """Turns expected errors into one clean line and unexpected ones into an 'internal
     error' line (traceback with -v); click's own exits (help, version, usage) pass."""
 
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+            return result
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
+        except BrokenPipeError:
+            _closed_pipe()
         except EXPECTED_ERRORS as exc:
             if ctx.params.get("verbose"):
                 import traceback
