@@ -103,8 +103,10 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
                 f.write(format_alignment(aln.to_biopython(), FORMATS[out_fmt]))
     else:
         aln.write(output, out_fmt)
-    if tree_out is not None and aln.guide_tree is not None:
+    if tree_out is not None:  # one sequence: a tree of one tip, so that it can be fed back
+        from .tree import quote_label
         with text_output(tree_out) as f:
-            f.write(aln.guide_tree.to_newick() + "\n")
+            f.write((aln.guide_tree.to_newick() if aln.guide_tree is not None
+                     else quote_label(aln.ids[0]) + ";") + "\n")
     click.echo(f"aligned {len(aln)} sequences into {aln.width} columns -> "
                f"{'stdout' if is_stdio(output) else output}", err=True)

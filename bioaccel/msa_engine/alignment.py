@@ -34,8 +34,8 @@ class MultipleAlignment:
         ``-``; removing the gaps gives the input back.
     alphabet : Alphabet
     guide_tree : Tree or None
-        The guide tree the engine followed (tips labelled with ``ids``), None for fewer
-        than two sequences.
+        The guide tree the engine followed (tips labelled with ``ids``, every one: empty
+        sequences, which take no part, joined at the root), None for one sequence.
     """
 
     def __init__(self, ids, sequences, alphabet: Alphabet = PROTEIN, guide_tree=None):

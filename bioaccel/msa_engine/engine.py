@@ -305,14 +305,14 @@ def _rows(raw: list[str], order: list[int], work: SeqBatch, cols: np.ndarray, wi
     return rows
 
 
-def _guide_tree(merges: np.ndarray, labels: list[str], empty: list[str]) -> Tree:
+def _guide_tree(merges: np.ndarray, labels: list[str], empty: list[str]) -> Tree | None:
     """The guide tree naming every input sequence once, so that it can be given back as
     ``guide_tree``: the merges over the non-empty ``labels``, then each empty sequence
-    (which takes no part in the alignment) joined to the root; one sequence is a one-tip
-    tree (``a;``)."""
+    (which takes no part in the alignment) joined to the root; None for one sequence (the
+    command line's ``--tree-out`` writes ``a;`` then)."""
     n, total = len(labels), len(labels) + len(empty)
     if total == 1:
-        return Tree(labels + empty, [], [], [], 0)
+        return None
     m = np.asarray(merges, dtype=np.int64).reshape(-1, 2).copy()
     m[m >= n] += total - n  # internal nodes come after all tips
     root = total + n - 2 if n > 1 else 0
