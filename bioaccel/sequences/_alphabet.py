@@ -107,12 +107,21 @@ for _b in range(256):
 
 
 def _shares(raw: bytes, offsets=None) -> tuple[np.ndarray, np.ndarray]:
-    """(residues, nucleotide letters) per record (one record when ``offsets`` is None)."""
+    """(residues, nucleotide letters) per record (one record when ``offsets`` is None);
+    two bytes of temporaries per residue, whatever the file's size."""
     b = np.frombuffer(raw, dtype=np.uint8)
-    letter = np.concatenate([[0], np.cumsum(_LETTER[b], dtype=np.int64)])
-    nuc = np.concatenate([[0], np.cumsum(_NUC[b], dtype=np.int64)])
-    off = np.asarray([0, len(b)] if offsets is None else offsets, dtype=np.int64)
-    return np.diff(letter[off]), np.diff(nuc[off])
+    letter, nuc = _LETTER[b], _NUC[b]
+    if offsets is None:
+        return np.array([np.count_nonzero(letter)]), np.array([np.count_nonzero(nuc)])
+    off = np.asarray(offsets, dtype=np.int64)
+    filled = np.diff(off) > 0
+    per_letter = np.zeros(len(off) - 1, dtype=np.int64)
+    per_nuc = np.zeros(len(off) - 1, dtype=np.int64)
+    if filled.any():  # reduceat over the non-empty records' starts (empty ones hold 0)
+        starts = off[:-1][filled]
+        per_letter[filled] = np.add.reduceat(letter.view(np.uint8), starts, dtype=np.int64)
+        per_nuc[filled] = np.add.reduceat(nuc.view(np.uint8), starts, dtype=np.int64)
+    return per_letter, per_nuc
 
 
 def guess_alphabet(raw: bytes, offsets=None, ids=None, source: str | None = None) -> Alphabet:
@@ -137,10 +146,10 @@ def guess_alphabet(raw: bytes, offsets=None, ids=None, source: str | None = None
     >>> guess_alphabet(b"MKWVTGHRSACDNK").name, guess_alphabet(b"ACGTTGCAXACGTTGCAACGT").name
     ('protein', 'dna')
     """
-    letters, nuc = _shares(raw)
-    n, k = int(letters[0]), int(nuc[0])
-    if offsets is not None and len(offsets) > 2:
-        per_l, per_n = _shares(raw, offsets)
+    many = offsets is not None and len(offsets) > 2
+    per_l, per_n = _shares(raw, offsets if many else None)  # one pass over the bytes
+    n, k = int(per_l.sum()), int(per_n.sum())
+    if many:
         big = per_l >= EVIDENCE_RESIDUES
         dna_like = np.flatnonzero(big & (per_n >= NUCLEOTIDE_SHARE * per_l))
         prot_like = np.flatnonzero(big & (per_n < 0.6 * per_l))
