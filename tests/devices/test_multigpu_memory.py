@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from bioaccel.pairwise._align import align_scores
 from bioaccel.cli import main
-from bioaccel.pairwise._edit import edit_distances
 from bioaccel.errors import DeviceError
+from bioaccel.pairwise._align import align_scores
+from bioaccel.pairwise._edit import edit_distances
 
 
 def write_topology(tmp_path, gpus: str) -> str:

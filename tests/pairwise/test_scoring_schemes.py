@@ -106,7 +106,7 @@ def test_reported_score_is_the_alignments_score_and_biopythons(case):
     protein, matrix, o, e, mode, seqs = case
     alphabet = bioaccel.PROTEIN if protein else bioaccel.DNA
     batch = bioaccel.SeqBatch.from_strings(seqs, alphabet=alphabet)
-    kw = dict(mode=mode, matrix=matrix, gap_open=o, gap_extend=e)
+    kw = {"mode": mode, "matrix": matrix, "gap_open": o, "gap_extend": e}
     scores = align_scores(batch, backend="cpu", **kw)
     assert np.array_equal(scores, align_scores(batch, backend="reference", **kw))
     sc = make_scoring(matrix, o, e, alphabet)

@@ -16,11 +16,11 @@ import pytest
 from click.testing import CliRunner
 
 from bioaccel.cli import main
+from bioaccel.devices._topology import Topology
 from bioaccel.errors import SchedulerConfigError
 from bioaccel.sched.placement import ALGORITHMS, lower_bound, makespan, min_min, place
 from bioaccel.sched.policies import make_policy, parse_shares
 from bioaccel.sched.simulator import Job, read_trace, simulate
-from bioaccel.devices._topology import Topology
 
 
 def run(*args):

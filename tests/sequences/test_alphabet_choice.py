@@ -13,10 +13,10 @@ from click.testing import CliRunner
 
 import bioaccel
 from bioaccel import SeqBatch
-from bioaccel.sequences._alphabet import guess_alphabet
 from bioaccel.cli import main
 from bioaccel.errors import AlphabetError
 from bioaccel.pairwise._scoring import ScoringError
+from bioaccel.sequences._alphabet import guess_alphabet
 
 PROT = ">p1\nMKVLEFWHHKLLLEEGSTAV\n>p2\nMKVIEFWQHKLLLEEGSTAV\n"
 DNA = ">d1\nACGTACGTAAACGTAGGGTTTACGAT\n>d2\nACGTACGTAAACGTAGGTTTACGAT\n"
