@@ -169,6 +169,9 @@ def collect(check_r: bool = True) -> Report:
         rv = _version("rpy2")
         if rv is None:
             rep.add("rpy2", False, "rpy2 not installed", "pip install 'bioaccel[r]'")
+        elif r_text is None:  # rpy2 is there; what is missing is R (the fix is above)
+            rep.add("rpy2", False, f"rpy2 {rv} installed, but it needs R, which is missing",
+                    "install R (see R above); rpy2 itself is fine")
         else:
             try:
                 from .rinterop import _ro  # starts R, leaves LD_LIBRARY_PATH as it was

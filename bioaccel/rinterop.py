@@ -98,25 +98,39 @@ def from_r_dist(d) -> DistanceMatrix:
 
 def to_r_alignment(aln):
     """An ape ``AAbin`` (protein) or ``DNAbin`` (DNA/RNA) matrix of a
-    :class:`~bioaccel.msa_engine.MultipleAlignment`: one row per sequence, named by its id,
-    one column per alignment column. ``phangorn::as.phyDat`` and ``ape::dist.aa`` /
-    ``ape::dist.dna`` take it as it is.
+    :class:`~bioaccel.msa_engine.MultipleAlignment`, or of an aligned
+    :class:`~bioaccel.SeqBatch` (``read_sequences`` of an alignment file): one row per
+    sequence, named by its id, one column per alignment column. ``phangorn::as.phyDat`` and
+    ``ape::dist.aa`` / ``ape::dist.dna`` take it as it is. ape's ``DNAbin`` has no U: RNA
+    goes with U as T (never as missing data).
 
     Raises
     ------
     ValueError
-        An alignment of no rows (ape has no empty alignment matrix).
+        An alignment of no rows (ape has no empty alignment matrix); a SeqBatch whose rows
+        differ in length (:class:`~bioaccel.errors.AlignmentLengthError`, naming the row).
+    TypeError
+        Neither a MultipleAlignment nor a SeqBatch.
     """
+    from .sequences._batch import SeqBatch
+    if isinstance(aln, SeqBatch):
+        aln.as_alignment()  # equal lengths, or an error naming the first row that differs
+        ids, rows, alphabet = list(aln.ids), [aln.sequence(i) for i in range(len(aln))], aln.alphabet
+    elif all(hasattr(aln, a) for a in ("ids", "sequences", "alphabet")):
+        ids, rows, alphabet = list(aln.ids), list(aln.sequences), aln.alphabet
+    else:
+        raise TypeError(f"to_r_alignment: expected a MultipleAlignment or an aligned SeqBatch, "
+                        f"got {type(aln).__name__}")
     ro = _ro()
     _ape(ro)
-    if len(aln) == 0:
+    if len(ids) == 0:
         raise ValueError("to_r_alignment: the alignment has no rows")
-    dna = aln.alphabet.name in ("dna", "rna")
-    letters = "".join(aln.sequences)
-    letters = letters.lower() if dna else letters.upper()
+    dna = alphabet.name in ("dna", "rna")
+    letters = "".join(rows)
+    letters = letters.lower().replace("u", "t") if dna else letters.upper()
     make = ro.r("function(chars, n, ids, dna) { m <- matrix(strsplit(chars, '')[[1]], nrow = n, "
                 "byrow = TRUE, dimnames = list(ids, NULL)); if (dna) as.DNAbin(m) else as.AAbin(m) }")
-    return make(ro.StrVector([letters]), len(aln), ro.StrVector(aln.ids), dna)
+    return make(ro.StrVector([letters]), len(ids), ro.StrVector(ids), dna)
 
 
 def from_r_alignment(x):

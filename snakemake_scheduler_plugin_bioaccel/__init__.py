@@ -66,6 +66,19 @@ class SchedulerSettings(SchedulerSettingsBase):
     )
 
 
+def _gpu_count(job) -> int:
+    """The job's ``gpu`` resource as a whole number (1.5 GPUs is refused, never cut to 1)."""
+    value = job.scheduler_resources.get("gpu", 0) or 0
+    try:
+        count = float(value)
+    except (TypeError, ValueError):
+        count = float("nan")
+    if isinstance(value, bool) or not 0 <= count < float("inf") or count != int(count):
+        raise ValueError(f"rule {_rule_name(job)!r}: resources gpu={value!r}; expected a whole "
+                         "number of GPUs >= 0")
+    return int(count)
+
+
 def _rule_name(job) -> str:
     rule = getattr(job, "rule", None)
     name = getattr(rule, "name", None)
@@ -147,7 +160,7 @@ class Scheduler(SchedulerBase):
             user = res.get("user")
             requests.append(Request(
                 f"{k:09d}", str(user) if isinstance(user, str) else _rule_name(job),
-                float(job.priority or 0), int(res.get("gpu", 0) or 0), first,
+                float(job.priority or 0), _gpu_count(job), first,
                 self._predicted(job, input_sizes), payload=job))
         remaining = {name: value for name, value in available.items()
                      if isinstance(value, (int, float))}

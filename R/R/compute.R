@@ -42,6 +42,8 @@ bioaccel_command <- function() {
     msg <- paste(readLines(err, warn = FALSE), collapse = "\n")
     msg <- sub("^bioaccel: error: ", "", msg)
     for (input in inputs) msg <- .user_terms(msg, input)
+    # what is left of this package's scratch folders: the file's own name
+    msg <- gsub(file.path(tempdir(), "bioaccel[0-9a-f]+", ""), "", msg)
     stop(sprintf("bioaccel %s failed (status %s): %s", args[1], status, msg), call. = FALSE)
   }
   invisible(TRUE)
@@ -83,6 +85,10 @@ bioaccel_command <- function() {
 #' @noRd
 .cli_args <- function(opts) {
   opts <- opts[!vapply(opts, is.null, TRUE)]
+  # the options of the command line that are flags (no value): TRUE gives the flag alone;
+  # any other option given TRUE/FALSE would take the next argument as its value
+  flags <- c("pairwise_deletion", "float64", "restart", "ungap", "traceback", "clamp_negative",
+             "refine", "no_refine")
   if (!length(opts)) return(character())
   keys <- names(opts)
   if (is.null(keys) || any(!nzchar(keys))) {
@@ -91,6 +97,11 @@ bioaccel_command <- function() {
   args <- lapply(keys, function(key) {
     v <- opts[[key]]
     flag <- if (key == "k") "-k" else paste0("--", gsub("_", "-", key, fixed = TRUE))
+    if (is.logical(v) && !key %in% flags) {
+      stop(sprintf(paste("%s = %s: expected a value, not TRUE/FALSE (e.g. devices = \"all\" or",
+                         "devices = c(0, 2))"), key, paste(deparse(v), collapse = "")),
+           call. = FALSE)
+    }
     if (is.logical(v)) {
       if (length(v) != 1 || is.na(v)) {
         stop(sprintf("%s = %s: expected TRUE or FALSE", key, paste(deparse(v), collapse = "")),
@@ -174,8 +185,8 @@ bioaccel_command <- function() {
 # A message of the command line in the user's terms: the temporary file as the argument
 # name, placeholder ids as the real ids.
 .user_terms <- function(msg, input) {
-  if (is.null(input$keys)) return(msg)
   msg <- gsub(input$path, input$label, msg, fixed = TRUE)
+  if (is.null(input$keys)) return(msg)
   pattern <- sprintf("bioaccel\\.%s[0-9]+\\.", input$label)
   m <- gregexpr(pattern, msg)
   regmatches(msg, m) <- list(.real_ids(regmatches(msg, m)[[1]], input))
@@ -201,7 +212,8 @@ bioaccel_command <- function() {
 #' @param model `raw`, `jc69`, `k80`, `f81`, `tn93`, `logdet` (aligned DNA); `identity`,
 #'   `scoredist`, `edit`, `kmer`, `jaccard`, `mash` (unaligned).
 #' @param pairwise_deletion drop missing sites per pair rather than for all pairs.
-#' @param devices spread the work over these GPUs: `"all"` or ids such as `c(0, 2)`.
+#' @param devices spread the work over these GPUs: `"all"` or ids such as `c(0, 2)`
+#'   (`NULL`: none).
 #' @param float64 keep the distances as double precision (else they pass through single
 #'   precision on the way to R).
 #' @param ... further options of `bioaccel distance`, named as there with `_` for `-`:
@@ -240,7 +252,7 @@ bioaccel_distance <- function(seqs, model = "k80", pairwise_deletion = FALSE, de
 #' @param matrix a substitution matrix name (`BLOSUM62`, `PAM250`, ...) or match and
 #'   mismatch scores such as `c(2, -3)`; `NULL` for the default of the alphabet.
 #' @param gap_open,gap_extend gap penalties: a gap of length L costs
-#'   `gap_open + (L - 1) * gap_extend`.
+#'   `gap_open + (L - 1) * gap_extend`, with `gap_open >= gap_extend`.
 #' @param traceback `FALSE` for the score matrix, `TRUE` for the alignments.
 #' @param ... further options of `bioaccel align`, e.g. `backend = "cpu"`, `threads = 2`.
 #' @return `traceback = FALSE`: an integer matrix of scores, queries in rows, targets in
@@ -306,6 +318,6 @@ bioaccel_tree <- function(d, method = c("nj", "upgma")) {
   dir <- .scratch()
   write_bioaccel_dist(d, file.path(dir, "d.cdist"))
   .run(c("tree", shQuote(file.path(dir, "d.cdist")), "--method", method, "-o",
-         shQuote(file.path(dir, "t.nwk"))))
+         shQuote(file.path(dir, "t.nwk"))), list(list(path = file.path(dir, "d.cdist"), label = "d")))
   read_bioaccel_tree(file.path(dir, "t.nwk"))
 }

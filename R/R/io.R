@@ -98,8 +98,13 @@ write_bioaccel_dist <- function(d, path) {
   if (is.null(labels)) labels <- as.character(seq_len(n))
   if (any(grepl("\n", labels, fixed = TRUE))) stop("labels cannot contain newlines", call. = FALSE)
   lab <- charToRaw(enc2utf8(paste0(labels, "\n", collapse = "")))
+  if (!dir.exists(dirname(path))) {
+    stop(sprintf("cannot write %s: folder %s does not exist", path, dirname(path)), call. = FALSE)
+  }
   tmp <- tempfile(pattern = paste0(".", basename(path), "."), tmpdir = dirname(path))
-  con <- file(tmp, "wb")
+  con <- tryCatch(suppressWarnings(file(tmp, "wb")), error = function(e) {
+    stop(sprintf("cannot write %s (permission denied?)", path), call. = FALSE)
+  })
   ok <- FALSE
   on.exit({
     if (!ok) unlink(tmp)

@@ -1,20 +1,23 @@
 # Multiple alignments: computed by bioaccel, read back as ape alignments, and a phylogeny
 # workflow family's outputs for plotting.
 
-# TRUE when every letter of the rows is a nucleotide / IUPAC code or a gap (the rule of
-# bioaccel's alphabet = "auto").
+# TRUE when at least 90% of the letters of the rows (gaps, ? and * aside) are A, C, G, T,
+# U or N (the rule of bioaccel's alphabet = "auto").
 .looks_like_dna <- function(rows) {
-  letters <- unique(unlist(strsplit(toupper(paste(rows, collapse = "")), "", fixed = TRUE)))
-  all(letters %in% strsplit("ACGTURYSWKMBDHVN-?.", "")[[1]])
+  letters <- unlist(strsplit(toupper(paste(rows, collapse = "")), "", fixed = TRUE))
+  letters <- letters[grepl("[A-Z]", letters)]
+  !length(letters) || mean(letters %in% c("A", "C", "G", "T", "U", "N")) >= 0.9
 }
 
 #' Read an aligned FASTA file as an ape alignment
 #'
 #' @param path an aligned FASTA file (as written by `bioaccel msa` or the phylogeny
 #'   workflow).
-#' @param type `"auto"` (DNA when every letter is a nucleotide code), `"AA"` or `"DNA"`.
+#' @param type `"auto"` (DNA when at least 90% of the letters are A, C, G, T, U or N, as
+#'   bioaccel decides), `"AA"` or `"DNA"`.
 #' @return an ape `AAbin` or `DNAbin` matrix, one row per sequence in file order, named by
-#'   the ids.
+#'   the ids. ape's `DNAbin` has no U: RNA is read with U as T (the same alignment; ape and
+#'   phangorn treat DNA and RNA alike), never as missing data.
 #' @export
 #' @examples
 #' \dontrun{
@@ -46,7 +49,13 @@ read_bioaccel_alignment <- function(path, type = c("auto", "AA", "DNA")) {
   if (type == "auto") type <- if (.looks_like_dna(rows)) "DNA" else "AA"
   chars <- do.call(rbind, strsplit(gsub(".", "-", rows, fixed = TRUE), "", fixed = TRUE))
   rownames(chars) <- ids
-  if (type == "DNA") ape::as.DNAbin(tolower(chars)) else ape::as.AAbin(toupper(chars))
+  if (type == "DNA") {
+    chars <- tolower(chars)
+    chars[chars == "u"] <- "t"  # DNAbin has no U: it would become NA (phangorn then crashes)
+    ape::as.DNAbin(chars)
+  } else {
+    ape::as.AAbin(toupper(chars))
+  }
 }
 
 #' Multiple sequence alignment with bioaccel

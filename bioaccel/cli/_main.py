@@ -10,7 +10,9 @@ output behind.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import re
 import sys
 from pathlib import Path
@@ -65,15 +67,30 @@ def error_message(exc: BaseException) -> str:
 EXPECTED_ERRORS = (BioaccelError, ValueError, OSError)
 
 
+def _closed_pipe() -> None:
+    """The reader of stdout went away (``bioaccel ... -o - | head``): stop quietly with
+    128 + SIGPIPE, as coreutils do (killed by SIGPIPE, the shell shows 141). stdout goes
+    to /dev/null so that Python's final flush does not complain again."""
+    import signal
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(128 + signal.SIGPIPE)
+
+
 class _Group(click.Group):
     """Turns expected errors into one clean line and unexpected ones into an 'internal
     error' line (traceback with -v); click's own exits (help, version, usage) pass."""
 
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+            return result
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
+        except BrokenPipeError:
+            _closed_pipe()
         except EXPECTED_ERRORS as exc:
             if ctx.params.get("verbose"):
                 import traceback
@@ -189,12 +206,22 @@ def _spelling(ctx: click.Context):
     return lambda name: opts.get(name, name)
 
 
+ALPHABET_HELP = ("How to read the sequences; auto: DNA when >= 90% of the residues are "
+                 "A/C/G/T/U/N, else protein (short inputs of only those letters read as DNA, "
+                 "logged with -v; a file mixing DNA and protein records is refused).")
+
+
+def _alphabet_option(f):
+    return click.option("--alphabet", type=click.Choice(["auto", "dna", "rna", "protein"]),
+                        default="auto", show_default=True, help=ALPHABET_HELP)(f)
+
+
 def _scoring_options(f):
     f = click.option("--gap-extend", type=int, default=None,
                      help="Gap extension penalty (default 1 protein, 2 DNA).")(f)
     f = click.option("--gap-open", type=int, default=None,
-                     help="Gap open penalty: a gap of length L costs open + (L-1) * extend "
-                          "(default 11 protein, 5 DNA).")(f)
+                     help="Gap open penalty: a gap of length L costs open + (L-1) * extend; "
+                          "open >= extend (default 11 protein, 5 DNA).")(f)
     f = click.option("--matrix", default=None,
                      help="Substitution matrix name (BLOSUM62, PAM250, ...) or MATCH,MISMATCH "
                           "(default BLOSUM62 protein, 2,-3 DNA).")(f)
@@ -260,10 +287,11 @@ def _write_matrix(dm, output, fmt) -> None:
               help=".cdist output: ignore the finished tiles of an interrupted run.")
 @click.option("--ungap", is_flag=True,
               help="Remove alignment gaps ('-', '.') first (identity, scoredist, edit, k-mer models).")
+@_alphabet_option
 @click.pass_context
 def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt, input_format,
              matrix, gap_open, gap_extend, k, sketch_size, seed, devices, tile, tiles, float64,
-             restart, ungap):
+             restart, ungap, alphabet):
     """All-vs-all distance matrix of the sequences in INPUT (- for stdin), or of the sketches
     of a `bioaccel sketch` file with -m mash."""
     from ..distances._compute import distance_matrix
@@ -291,11 +319,11 @@ def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt
                   "(PHYLIP and TSV hold exact decimals, .npy/.npz float64)")
     check_outputs(output=output)
     if model.lower() == "mash" and (str(input).endswith(".npz") or _is_sketch_file(input)):
-        if ungap:
-            _fail("--ungap applies to sequences, not to a sketch file")
+        if ungap or alphabet != "auto":
+            _fail(f"{'--ungap' if ungap else '--alphabet'} applies to sequences, not to a sketch file")
         batch = Sketches.load(input)
     else:
-        batch = read_sequences_arg(input, format=input_format)
+        batch = read_sequences_arg(input, format=input_format, alphabet=alphabet)
         if ungap:
             batch = batch.ungapped()
         if len(batch) < 2:
@@ -370,7 +398,9 @@ def merge_tiles_cmd(tiles, output, fmt):
               help="Distance model when INPUT holds sequences (default k80; mash for a sketch "
                    "file). " + _models_help().removeprefix("Distance model: "))
 @click.option("--pairwise-deletion", is_flag=True)
-@click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
+@click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True,
+              help="Sequences: the backend of the distances. A matrix: the backend of NJ "
+                   "(cpu, cupy, reference; UPGMA is CPU only).")
 @click.option("-t", "--threads", type=_THREADS, default=0, show_default=True,
               help=_THREADS_HELP)
 @_scoring_options
@@ -383,9 +413,10 @@ def merge_tiles_cmd(tiles, output, fmt):
                    "(format from the extension; - for stdout as PHYLIP).")
 @click.option("--ungap", is_flag=True,
               help="Remove alignment gaps first (identity, scoredist, edit, k-mer models).")
+@_alphabet_option
 @click.pass_context
 def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix, gap_open,
-         gap_extend, k, sketch_size, seed, clamp_negative, output, matrix_output, ungap):
+         gap_extend, k, sketch_size, seed, clamp_negative, output, matrix_output, ungap, alphabet):
     """Guide tree (Newick) from sequences (- for stdin), a distance matrix, or the sketches
     of a `bioaccel sketch` file (mash distances) in INPUT."""
     from ..distances._compute import distance_matrix
@@ -397,6 +428,10 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
     from .._core.outputs import MATRIX, NEWICK, output_format
     from ..trees._tree import nj, upgma
 
+    nj_backend = "cpu"  # sequence input: -b computes the distances
+    if clamp_negative and method != "nj":
+        _fail(f"--clamp-negative applies to --method nj; {method} branch lengths are never "
+              "negative")
     check_outputs(output=output, matrix_output=matrix_output)
     output_format(output, NEWICK, "Newick tree", default="newick")
     if matrix_output is not None:
@@ -408,15 +443,22 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
         if (model or "mash").lower() != "mash":
             _fail(f"{input}: a sketch file gives mash distances only, not -m {model}; give the "
                   "sequences for other models")
-        if ungap:
-            _fail("--ungap applies to sequences, not to a sketch file")
+        if ungap or alphabet != "auto":
+            _fail(f"{'--ungap' if ungap else '--alphabet'} applies to sequences, not to a sketch file")
         batch, model = Sketches.load(input), "mash"
         check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
     elif not is_stdio(input) and _looks_like_matrix(input):
         for name in _given(ctx, ["model", "pairwise_deletion", "ungap", "matrix", "gap_open",
-                                 "gap_extend", "k", "sketch_size", "seed"]):
+                                 "gap_extend", "k", "sketch_size", "seed", "alphabet"]):
             _fail(f"{_spelling(ctx)(name)} does nothing here: {input} is a distance matrix "
                   "already")
+        if _given(ctx, ["backend"]):  # the backend builds the tree: NJ has cpu/cupy/reference
+            if method != "nj":
+                _fail(f"-b {backend} does nothing here: {input} is a distance matrix already "
+                      "and UPGMA runs on the CPU only")
+            if backend.lower() == "numba-cuda":
+                _fail("-b numba-cuda: neighbour joining runs on cpu, cupy or reference")
+            nj_backend = backend.lower()
         batch = None
         dm = DistanceMatrix.read(input)
         if matrix_output is not None:
@@ -430,9 +472,9 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
             lines = raw.lstrip().splitlines()
             if lines and lines[0].strip().isdigit():
                 _fail("-: a distance matrix is not read from stdin; give its file name")
-            batch = parse_sequences(raw, "<stdin>")
+            batch = parse_sequences(raw, "<stdin>", alphabet=alphabet)
         else:
-            batch = read_sequences(input)
+            batch = read_sequences(input, alphabet=alphabet)
         if ungap:
             batch = batch.ungapped()
         if len(batch) < 2:
@@ -444,7 +486,8 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
                                  backend=backend, threads=threads, progress=update,
                                  matrix=_parse_matrix(matrix), gap_open=gap_open,
                                  gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
-    t = nj(dm, clamp_negative=clamp_negative, threads=threads) if method == "nj" else upgma(dm)
+    t = nj(dm, clamp_negative=clamp_negative, threads=threads, backend=nj_backend) \
+        if method == "nj" else upgma(dm)
     # written only once everything is computed: a failure leaves neither file behind
     if matrix_output is not None:
         _write_matrix(dm, matrix_output, None)
@@ -461,7 +504,8 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Sketch file (.npz).")
-def sketch(inputs, k, sketch_size, seed, threads, output):
+@_alphabet_option
+def sketch(inputs, k, sketch_size, seed, threads, output, alphabet):
     """MinHash sketches of every sequence in INPUTS (files, directories standing for their
     sequence files, or - for stdin), saved for `bioaccel distance -m mash SKETCHES.npz` and
     `bioaccel tree SKETCHES.npz`."""
@@ -475,9 +519,9 @@ def sketch(inputs, k, sketch_size, seed, threads, output):
     if any(is_stdio(p) for p in inputs):
         if len(inputs) > 1:
             _fail("- (stdin) is the only input when given; give the other inputs as files")
-        seqs = read_sequences_arg(inputs[0])
+        seqs = read_sequences_arg(inputs[0], alphabet=alphabet)
     else:
-        seqs = read_many(inputs)
+        seqs = read_many(inputs, alphabet=alphabet)
     s = make_sketch(seqs, k=k, size=sketch_size, seed=seed, threads=threads)
     s.save(output)
     click.echo(f"wrote {len(s.ids)} sketches (k={k}, size={sketch_size}) to {output}", err=True)
@@ -504,8 +548,9 @@ def sketch(inputs, k, sketch_size, seed, threads, output):
                    "--traceback: TSV. - for stdout (TSV).")
 @click.option("--ungap", is_flag=True,
               help="Remove alignment gaps ('-', '.') from the input first.")
+@_alphabet_option
 def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backend, threads,
-          devices, output, ungap):
+          devices, output, ungap, alphabet):
     """Align every sequence of QUERIES to every one of TARGETS (or all pairs of QUERIES);
     either may be - for stdin."""
     from ..pairwise._align import align as align_pairs
@@ -518,6 +563,9 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
         _fail("QUERIES and TARGETS cannot both be - (stdin)")
     if traceback and devices is not None:
         _fail("--devices applies to scores; --traceback alignments run on the CPU")
+    if traceback and backend not in ("auto", "cpu"):
+        _fail(f"-b {backend}: --traceback alignments run on the CPU only (C++ core); leave -b "
+              "out or give -b cpu (scores run on every backend)")
     if traceback:
         fmt = output_format(output, ALIGNMENTS, "alignment table (--traceback)", default="tsv")
     else:
@@ -526,8 +574,11 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
         if fmt != "tsv":
             refuse_stdio(output, "-o", "npy is binary; stdout takes the TSV score matrix")
     check_outputs(output=output)
-    q = read_sequences_arg(queries)
-    t = read_sequences_arg(targets, alphabet=q.alphabet) if targets is not None else None
+    q = read_sequences_arg(queries, alphabet=alphabet)
+    t = read_sequences_arg(targets, alphabet=alphabet) if targets is not None else None
+    if t is not None:  # as the Python API does: DNA targets are not read as protein silently
+        from ..sequences._read import same_alphabet
+        q, t = same_alphabet(q, t, alphabet == "auto", alphabet == "auto")
     if ungap:
         q, t = q.ungapped(), (t.ungapped() if t is not None else None)
     spec, gap_open, gap_extend = scoring_defaults(q.alphabet, _parse_matrix(matrix), gap_open, gap_extend)

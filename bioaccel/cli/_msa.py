@@ -74,7 +74,7 @@ def _refine_arg(refine, iterations):
               help="Spread the guide tree's distances over these GPUs: 'all' or ids such as "
                    "0,2 (with failover); with a GPU backend the alignment runs on the first.")
 @click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus "
-              "(for - on stdin; files are sniffed).")
+              "(default: sniffed from the content, then the extension).")
 @click.option("--add", "add", type=click.Path(path_type=Path, allow_dash=True), default=None,
               help="Sequences to add to the alignment given by --to (its columns stay; rows: "
                    "the alignment's, then these).")
@@ -119,7 +119,7 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
         if not is_stdio(path) and not Path(path).exists():
             raise FileNotFoundError(errno.ENOENT, f"input {str(path)!r} does not exist")
     if adding:
-        source = read_stdin_sequences(input_format) if is_stdio(add) else add
+        source = read_stdin_sequences(input_format, alphabet) if is_stdio(add) else add
         aln = msa(add=source, to=to, keep_length=keep_length, fragments=fragments,
                   alphabet=alphabet, matrix=matrix, gap_open=gap_open, gap_extend=gap_extend,
                   term_gap=term_gap, threads=threads)
@@ -127,8 +127,9 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
         aln = msa(profile=tuple(profile), alphabet=alphabet, matrix=matrix, gap_open=gap_open,
                   gap_extend=gap_extend, term_gap=term_gap, threads=threads)
     else:
-        source = read_stdin_sequences(input_format) if is_stdio(input) else input
+        source = read_stdin_sequences(input_format, alphabet) if is_stdio(input) else input
         aln = msa(source, alphabet=alphabet, guide_tree=guide_tree, matrix=matrix,
+                  format=None if is_stdio(input) else input_format,
                   gap_open=gap_open, gap_extend=gap_extend, term_gap=term_gap,
                   refine=_refine_arg(refine, refine_iterations), threads=threads,
                   backend=backend, devices=devices)
@@ -141,9 +142,11 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
                 f.write(format_alignment(aln.to_biopython(), FORMATS[out_fmt]))
     else:
         aln.write(output, out_fmt)
-    if tree_out is not None and aln.guide_tree is not None:
+    if tree_out is not None:  # one sequence: a tree of one tip, so that it can be fed back
+        from ..trees._tree import quote_label
         with text_output(tree_out) as f:
-            f.write(aln.guide_tree.to_newick() + "\n")
+            f.write((aln.guide_tree.to_newick() if aln.guide_tree is not None
+                     else quote_label(aln.ids[0]) + ";") + "\n")
     if dropped_out is not None:
         with text_output(dropped_out) as f:
             f.write("id\tstart\tend\tafter_column\n")

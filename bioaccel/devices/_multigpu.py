@@ -14,8 +14,11 @@ Failures:
 - a device failure (:class:`~bioaccel.errors.DeviceError`, CUDA runtime/driver errors)
   retires that device; its tile goes back to the queue for the others, and the run fails
   only when no device is left;
-- out of device memory: the tile is split in two and both halves are queued again (a
-  single pair that does not fit raises MemoryError).
+- out of device memory: the tile is split in two and both halves are queued again; a
+  single pair that does not fit moves to another device (one that has not run out of
+  memory on it, as failover moves a failed device's tiles), and raises MemoryError only
+  when no device left can take it (devices of different memory: the pair too large for
+  one GPU runs on a larger one).
 
 Virtual devices (``BIOACCEL_VIRTUAL_GPUS``) run their tiles on the CPU backend.
 
@@ -31,7 +34,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -52,6 +55,8 @@ class Tile:
     j1: int
     work: float
     diagonal: bool = False
+    #: slots (positions in the device list) that ran out of memory on this single pair
+    excluded: frozenset = frozenset()
 
     def halves(self, q_len: np.ndarray, t_len: np.ndarray) -> list[Tile]:
         """Split in two along the longer side (diagonal blocks into 3 blocks: 2 diagonal
@@ -176,11 +181,15 @@ def run_tiles(tiles: Sequence[Tile], devices: Sequence[Device], backend_name: st
             with device_scope(device, backend_name):
                 while not kill.is_set():
                     with lock:
-                        while not pending and outstanding[0] > 0 and not kill.is_set():
+                        while True:  # the next tile this device may take
+                            if kill.is_set() or outstanding[0] == 0:
+                                return
+                            k = next((k for k in range(len(pending) - 1, -1, -1)
+                                      if slot not in pending[k].excluded), None)
+                            if k is not None:
+                                tile = pending.pop(k)
+                                break
                             lock.wait(0.1)
-                        if kill.is_set() or outstanding[0] == 0:
-                            return
-                        tile = pending.pop()
                     try:
                         if device.fail_after_tiles is not None and \
                                 done_per_device[slot] >= device.fail_after_tiles:
@@ -193,9 +202,19 @@ def run_tiles(tiles: Sequence[Tile], devices: Sequence[Device], backend_name: st
                     except BaseException as exc:
                         if is_out_of_memory(exc):
                             parts = tile.halves(q_len, t_len)
-                            if not parts:
-                                raise MemoryError(f"{device}: out of memory on a single pair "
-                                                  f"(rows {tile.i0}, columns {tile.j0}): {exc}") from exc
+                            if not parts:  # one pair: to a device that may hold it
+                                moved = replace(tile, excluded=tile.excluded | {slot})
+                                with lock:
+                                    if not alive - moved.excluded:
+                                        raise MemoryError(
+                                            f"{device}: out of memory on a single pair (rows "
+                                            f"{tile.i0}, columns {tile.j0}), and no other device "
+                                            f"can take it: {exc}") from exc
+                                    pending.append(moved)
+                                    lock.notify_all()
+                                log.info("bioaccel: %s out of memory on the pair (%d, %d); moved "
+                                         "to another device", device, tile.i0, tile.j0)
+                                continue
                             log.info("bioaccel: %s out of memory on a tile; split in %d",
                                      device, len(parts))
                             with lock:
@@ -209,9 +228,14 @@ def run_tiles(tiles: Sequence[Tile], devices: Sequence[Device], backend_name: st
                                 pending.append(tile)
                                 lock.notify_all()
                                 last = not alive
+                                stuck = next((t for t in pending if alive and
+                                              not alive - t.excluded), None)
                             log.warning("bioaccel: %s; its tiles go to the other devices", exc)
                             if last:
                                 raise DeviceError(f"every device failed; last: {exc}") from exc
+                            if stuck is not None:
+                                raise MemoryError(f"the pair (rows {stuck.i0}, columns {stuck.j0}) "
+                                                  "is too large for every device left") from exc
                             return
                         raise
                     done_per_device[slot] += 1

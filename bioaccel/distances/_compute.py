@@ -19,7 +19,7 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
                     matrix=None, gap_open: int | None = None,
                     gap_extend: int | None = None, k: int | None = None,
                     sketch_size: int | None = None, seed: int | None = None,
-                    devices=None) -> DistanceMatrix:
+                    devices=None, alphabet="auto") -> DistanceMatrix:
     """All-vs-all distances: evolutionary models on aligned DNA (as ``ape::dist.dna``), or
     alignment-based distances on unaligned sequences.
 
@@ -54,6 +54,9 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
         ``seqs`` may then also be saved :class:`~bioaccel.distances._kmers.Sketches`, compared with the
         k, sketch size and seed they were made with (a different value given is refused).
         Sketch size and seed default to 1000 and 42 for sequences.
+    alphabet : {"auto", "dna", "rna", "protein"}
+        How ``seqs`` given as a path or strings are read (``auto``: see
+        :func:`bioaccel.alphabet.guess_alphabet`); a SeqBatch of another alphabet is refused.
 
     An option the model does not use (``k`` with k80, ``pairwise_deletion`` with mash, a
     scoring with k80) is refused with :class:`ModelError` (:mod:`bioaccel.distances._options`).
@@ -82,4 +85,5 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
     threads = check_threads(threads)
     return prepare(seqs, model, pairwise_deletion=pairwise_deletion, backend=backend,
                    threads=threads, matrix=matrix, gap_open=gap_open, gap_extend=gap_extend, k=k,
-                   sketch_size=sketch_size, seed=seed, devices=devices).matrix(progress)
+                   sketch_size=sketch_size, seed=seed, devices=devices,
+                   alphabet=alphabet).matrix(progress)

@@ -119,8 +119,10 @@ class Sketches:
         return None
 
 
-def sketch(seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0) -> Sketches:
-    """MinHash sketches (canonical k-mers for DNA).
+def sketch(seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0,
+           alphabet="auto") -> Sketches:
+    """MinHash sketches (canonical k-mers for DNA); ``alphabet`` reads paths and strings
+    (see :func:`bioaccel.io.read_sequences`).
 
     >>> s = sketch(["ACGTACGTTGCA" * 5, "ACGTACGTTGCA" * 5], k=5, size=8)
     >>> s.values[s.offsets[0]:s.offsets[1]].size <= 8
@@ -130,7 +132,7 @@ def sketch(seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0
     from .._core.native import load_native
 
     threads = check_threads(threads)
-    batch = as_batch(seqs)
+    batch = as_batch(seqs, alphabet)
     _check_params(k, size)
     digit, radix = _digits(batch, compressed=False)
     _check_k_fits(k, radix, batch.alphabet.name)

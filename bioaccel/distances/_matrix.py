@@ -350,8 +350,28 @@ def _read_phylip(path: Path, lines: list[str]) -> DistanceMatrix:
     return DistanceMatrix(data, ids)
 
 
+def _unquoted(names: list[str]) -> list[str]:
+    """R's ``write.table`` quotes every name (``"a b"``; an inner quote as ``\\"``, or
+    ``""`` with ``qmethod = "double"``): when all the names are quoted so, the quotes are
+    not part of them."""
+    if names and all(len(x) >= 2 and x[0] == x[-1] == '"' for x in names):
+        return [x[1:-1].replace('\\"', '"').replace('""', '"') for x in names]
+    return names
+
+
 def _read_tsv(path: Path, lines: list[str]) -> DistanceMatrix:
-    ids = lines[0].split("\t")[1:]
+    head = lines[0].split("\t")
+    # an empty corner cell, then the names (bioaccel); R's write.table(m, sep = "\t")
+    # writes no corner cell, and with col.names = NA a quoted empty one: only R's files have
+    # their quotes taken off (bioaccel's own ids may hold quotes)
+    r_default = len(head) == len(lines) - 1 and len(head) > 1
+    ids = head if r_default else head[1:]
+    names = [line.split("\t", 1)[0] for line in lines[1:]]
+    quoted = _unquoted(ids + names) if r_default or head[0] == '""' else ids + names
+    if quoted != ids + names:
+        ids, lines = quoted[:len(ids)], [lines[0]] + [
+            q + "\t" + line.split("\t", 1)[1] if "\t" in line else q
+            for q, line in zip(quoted[len(ids):], lines[1:])]
     n = len(ids)
     if len(lines) - 1 != n:
         raise MatrixFormatError(f"{path}: header names {n} taxa, found {len(lines) - 1} rows")

@@ -56,7 +56,7 @@ def check_model_name(model) -> str:
 def prepare(seqs, model: str, *, pairwise_deletion: bool = False, backend: str = "auto",
             threads: int = 0, matrix=None, gap_open: int | None = None,
             gap_extend: int | None = None, k: int | None = None, sketch_size: int | None = None,
-            seed: int | None = None, devices=None) -> PairModel:
+            seed: int | None = None, devices=None, alphabet="auto") -> PairModel:
     """Check ``model`` against ``seqs`` (a batch, path, list of str, or Sketches for mash)
     and return the :class:`PairModel` computing it (``devices``: GPUs for its
     :meth:`~PairModel.matrix`, for the aligned-DNA models and ``edit``).
@@ -82,7 +82,7 @@ def prepare(seqs, model: str, *, pairwise_deletion: bool = False, backend: str =
             raise ModelError(f"sketches give mash distances, not {model!r}")
         batch = seqs
     else:
-        batch = as_batch(seqs)
+        batch = as_batch(seqs, alphabet)
     if len(batch.ids) < 2:
         raise ValueError(f"need at least 2 sequences for a distance matrix, got {len(batch.ids)}")
     if key in KMER_MODELS:

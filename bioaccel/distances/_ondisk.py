@@ -32,7 +32,7 @@ import numpy as np
 
 from .._core.tiling import triangle_row_ranges
 from ._matrix import CDIST_MAGIC, DistanceMatrix
-from ..errors import MatrixFormatError
+from ..errors import BioaccelError, MatrixFormatError
 from ..sequences._read import as_batch, atomic_output
 from .._core.outputs import CONDENSED, output_format, without_negative_zero
 from .._core.threads import check_threads
@@ -156,7 +156,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
                      pairwise_deletion: bool = False, matrix=None, gap_open: int | None = None,
                      gap_extend: int | None = None, k: int | None = None,
                      sketch_size: int | None = None, seed: int | None = None,
-                     tiles: int | None = None) -> CondensedDistances:
+                     tiles: int | None = None, alphabet="auto") -> CondensedDistances:
     """All-vs-all distances of ``seqs`` written to ``path`` (``.cdist``), tile by tile.
 
     Same models and options as :func:`bioaccel.distance_matrix`; the values equal its
@@ -177,7 +177,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
     threads = check_threads(threads)
     if dtype not in ("float32", "float64"):
         raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
-    batch = seqs if isinstance(seqs, Sketches) else as_batch(seqs)
+    batch = seqs if isinstance(seqs, Sketches) else as_batch(seqs, alphabet)
     n = len(batch.ids)
     if n < 2:
         raise ValueError(f"need at least 2 sequences for a distance matrix, got {n}")
@@ -197,71 +197,81 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
     fingerprint = _fingerprint(batch, str(model).lower(), dtype, params)
     width = 4 if single else 8
     header = cdist_header(list(ids), width)
-    done: set[tuple[int, int]] = set()
-    if resume and partial.exists() and meta.exists() and journal.exists():
-        try:
-            info = json.loads(meta.read_text())
-        except ValueError:
-            info = {}
-        if info.get("fingerprint") == fingerprint and info.get("tiles") == [list(t) for t in plan] \
-                and partial.stat().st_size == len(header) + m * width:
-            for line in journal.read_text().splitlines():
-                parts = line.split()
-                if len(parts) == 2:
-                    done.add((int(parts[0]), int(parts[1])))
-    if not done:
-        for f in (partial, journal, meta):
-            f.unlink(missing_ok=True)
-        with open(partial, "wb") as f:
-            f.write(header)
-            f.truncate(len(header) + m * width)
-        with atomic_output(meta) as f:
-            json.dump({"fingerprint": fingerprint, "model": str(model), "dtype": dtype, "n": n,
-                       "tiles": [list(t) for t in plan]}, f)
-        journal.write_text("")
-    # positioned writes rather than a writable map: the output's pages then belong to the
-    # page cache, not to this process's resident memory
-    out_dtype = np.dtype("<f4" if single else "<f8")
-    fd = os.open(partial, os.O_RDWR)
-    finished = sum(_first(i1, n) - _first(i0, n) for i0, i1 in done)
-    if progress is not None:
-        progress(finished, m)
-    pending: list[tuple[int, int]] = []
-    last_sync = time.monotonic()
+    try:
+        done: set[tuple[int, int]] = set()
+        if resume and partial.exists() and meta.exists() and journal.exists():
+            try:
+                info = json.loads(meta.read_text())
+            except ValueError:
+                info = {}
+            if info.get("fingerprint") == fingerprint and info.get("tiles") == [list(t) for t in plan] \
+                    and partial.stat().st_size == len(header) + m * width:
+                for line in journal.read_text().splitlines():
+                    parts = line.split()
+                    if len(parts) == 2:
+                        done.add((int(parts[0]), int(parts[1])))
+        if not done:
+            for f in (partial, journal, meta):
+                f.unlink(missing_ok=True)
+            with open(partial, "wb") as f:
+                f.write(header)
+                f.truncate(len(header) + m * width)
+            with atomic_output(meta) as f:
+                json.dump({"fingerprint": fingerprint, "model": str(model), "dtype": dtype, "n": n,
+                           "tiles": [list(t) for t in plan]}, f)
+            journal.write_text("")
+        # positioned writes rather than a writable map: the output's pages then belong to the
+        # page cache, not to this process's resident memory
+        out_dtype = np.dtype("<f4" if single else "<f8")
+        fd = os.open(partial, os.O_RDWR)
+        finished = sum(_first(i1, n) - _first(i0, n) for i0, i1 in done)
+        if progress is not None:
+            progress(finished, m)
+        pending: list[tuple[int, int]] = []
+        last_sync = time.monotonic()
 
-    def checkpoint(jf) -> None:
-        """Data to disk first, then the journal lines that vouch for them."""
-        if not pending:
-            return
-        os.fdatasync(fd)
-        jf.write("".join(f"{i0} {i1}\n" for i0, i1 in pending))
-        jf.flush()
-        os.fsync(jf.fileno())
-        pending.clear()
+        def checkpoint(jf) -> None:
+            """Data to disk first, then the journal lines that vouch for them."""
+            if not pending:
+                return
+            os.fdatasync(fd)
+            jf.write("".join(f"{i0} {i1}\n" for i0, i1 in pending))
+            jf.flush()
+            os.fsync(jf.fileno())
+            pending.clear()
 
-    with open(journal, "a") as jf:
-        try:
-            for i0, i1 in plan:
-                if (i0, i1) in done:
-                    continue
-                a, b = _first(i0, n), _first(i1, n)
-                seg = compute(i0, i1)
-                if seg.shape != (b - a,):
-                    raise RuntimeError(f"tile rows {i0}:{i1} gave {seg.shape} values, not {b - a}")
-                seg = without_negative_zero(np.ascontiguousarray(seg, dtype=out_dtype))
-                os.pwrite(fd, seg.tobytes(),
-                          len(header) + a * width)
-                pending.append((i0, i1))
-                finished += b - a
-                if time.monotonic() - last_sync >= CHECKPOINT_S:
-                    checkpoint(jf)
-                    last_sync = time.monotonic()
-                if progress is not None:
-                    progress(finished, m)
-        finally:
-            checkpoint(jf)  # the tiles computed so far stay done, whatever stopped us
-            os.close(fd)
-    os.replace(partial, path)
-    journal.unlink(missing_ok=True)
-    meta.unlink(missing_ok=True)
+        with open(journal, "a") as jf:
+            try:
+                for i0, i1 in plan:
+                    if (i0, i1) in done:
+                        continue
+                    a, b = _first(i0, n), _first(i1, n)
+                    seg = compute(i0, i1)
+                    if seg.shape != (b - a,):
+                        raise RuntimeError(f"tile rows {i0}:{i1} gave {seg.shape} values, not {b - a}")
+                    seg = without_negative_zero(np.ascontiguousarray(seg, dtype=out_dtype))
+                    os.pwrite(fd, seg.tobytes(),
+                              len(header) + a * width)
+                    pending.append((i0, i1))
+                    finished += b - a
+                    if time.monotonic() - last_sync >= CHECKPOINT_S:
+                        checkpoint(jf)
+                        last_sync = time.monotonic()
+                    if progress is not None:
+                        progress(finished, m)
+            finally:
+                checkpoint(jf)  # the tiles computed so far stay done, whatever stopped us
+                os.close(fd)
+        os.replace(partial, path)
+        journal.unlink(missing_ok=True)
+        meta.unlink(missing_ok=True)
+    except OSError as exc:
+        if isinstance(exc, BioaccelError) or not exc.strerror:
+            raise
+        # the work files (PATH.partial, .tiles, .json) are ours: lead with the user's file
+        reason = exc.strerror[:1].lower() + exc.strerror[1:]
+        work = {str(f) for f in (partial, journal, meta)}
+        if exc.filename is not None and str(exc.filename) in work:
+            reason = f"its work file {str(exc.filename)!r}: {reason}"
+        raise OSError(exc.errno, f"cannot write {str(path)!r}: {reason}") from None
     return CondensedDistances(path)

@@ -32,8 +32,8 @@ class MultipleAlignment:
         ``-``; removing the gaps gives the input back.
     alphabet : Alphabet
     guide_tree : Tree or None
-        The guide tree the engine followed (tips labelled with ``ids``), None for fewer
-        than two sequences.
+        The guide tree the engine followed (tips labelled with ``ids``, every one: empty
+        sequences, which take no part, joined at the root), None for one sequence.
     dropped : list of (id, start, end, after_column)
         Residues left out of added rows (``msa(add=..., keep_length=True)``): residues
         start..end (1-based) of sequence ``id``, which fell between columns ``after_column``

@@ -36,13 +36,19 @@ REFINE_RADIUS = 300
 REFINE_SEED = 5489
 
 
-def _records(sequences) -> tuple[list[str], list[str], str | None]:
-    """(ids, raw residue strings, source) of a path, a SeqBatch, or records."""
+def _records(sequences, format: str | None = None) -> tuple[list[str], list[str], str | None]:
+    """(ids, raw residue strings, source) of a path (read as ``format``, else sniffed), a
+    SeqBatch, or records."""
+    if format is not None and not isinstance(sequences, (str, os.PathLike)):
+        raise ValueError("format= applies to a file path; the sequences are given already")
     if isinstance(sequences, (str, os.PathLike)):
-        from ..sequences._read import _open_text, _parse, sniff_format
+        from ..sequences._read import FORMATS, _open_text, _parse, sniff_format
         path = Path(sequences)
+        if format is not None and str(format).lower() not in FORMATS:
+            raise SequenceFormatError(f"unknown sequence format {format!r}; expected one of "
+                                      f"{sorted(FORMATS)}")
         text = _open_text(path)
-        fmt = sniff_format(text, path)
+        fmt = str(format).lower() if format is not None else sniff_format(text, path)
         recs = _parse(text, fmt, path)
         if not recs:
             raise SequenceFormatError(f"{path}: no sequences found")
@@ -71,7 +77,7 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
         term_gap: float | None = None, refine="auto", threads: int = 0,
         backend: str = "auto", devices=None, progress: bool | None = None,
         add=None, to=None, keep_length: bool = False, fragments: bool = False,
-        profile=None) -> MultipleAlignment:
+        profile=None, format: str | None = None) -> MultipleAlignment:
     """Multiple sequence alignment by progressive profile-profile alignment up a guide tree.
 
     Parameters
@@ -80,7 +86,8 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
         FASTA (gzip too) or any format :func:`bioaccel.read_sequences` reads. Gaps
         (``-``, ``.``) in the input are removed first.
     alphabet : {"auto", "protein", "dna", "rna"}
-        ``auto``: DNA/RNA when every letter is a nucleotide or IUPAC code, else protein.
+        ``auto``: as :func:`bioaccel.read_sequences` (DNA/RNA when >= 90 % of the residues
+        are A/C/G/T/U/N, else protein).
     guide_tree : {"auto", "single", "upgma", "nj", "medoid"}, Tree, or Newick path
         ``single``: single linkage over LCS distances of all pairs (FAMSA's default);
         ``upgma``/``nj`` over the same distances; ``medoid``: a recursive split by nearest
@@ -138,6 +145,9 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
         Instead of ``sequences``: align two alignments (paths or MultipleAlignments) to each
         other as profiles; each keeps its columns holding residues; rows of the first come
         first.
+    format : str, optional
+        The format of a file given as a path (one of :data:`bioaccel.sequences.FORMATS`); sniffed
+        when omitted.
 
     Returns
     -------
@@ -174,7 +184,7 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
         from ..devices._discover import select_devices
         chosen = select_devices(devices)
         backend_for_devices(chosen, distance_backend, "lcs_lengths")  # refuse a bad mix now
-    ids, raw, source = _records(sequences)
+    ids, raw, source = _records(sequences, format)
     check_unique_ids(ids, source)
     ungapped = [s.replace("-", "").replace(".", "") for s in raw]
     batch = SeqBatch.from_strings(ungapped, ids=ids, alphabet=alphabet if alphabet == "auto"
@@ -198,6 +208,8 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
     if isinstance(guide_tree, Tree):
         empty = [ids[i] for i in range(len(batch)) if batch.lengths[i] == 0]
         labels = work.ids + empty
+        if empty and sorted(guide_tree.labels) == sorted(work.ids):
+            labels = work.ids  # a tree without the empty records (they align to nothing)
         merges_all = merges_for_labels(guide_tree, labels, source or "guide tree") \
             if len(labels) > 1 else np.zeros((0, 2), np.int64)
         merges = _restrict(merges_all, len(labels), n)
@@ -228,7 +240,8 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
                                                 iterations, REFINE_SEED, REFINE_RADIUS,
                                                 cols, width, threads)
     rows = _rows(raw, order, work, cols, int(width), len(batch))
-    tree = _tree_from_merges(merges, [ids[i] for i in order]) if n > 1 else None
+    empty_ids = [ids[i] for i in range(len(batch)) if batch.lengths[i] == 0]
+    tree = _guide_tree(merges, [ids[i] for i in order], empty_ids)
     return MultipleAlignment(ids, rows, batch.alphabet, tree)
 
 
@@ -337,6 +350,25 @@ def _rows(raw: list[str], order: list[int], work: SeqBatch, cols: np.ndarray, wi
         row[cols[work.offsets[k]:work.offsets[k + 1]]] = letters
         rows[i] = row.tobytes().decode("ascii")
     return rows
+
+
+def _guide_tree(merges: np.ndarray, labels: list[str], empty: list[str]) -> Tree | None:
+    """The guide tree naming every input sequence once, so that it can be given back as
+    ``guide_tree``: the merges over the non-empty ``labels``, then each empty sequence
+    (which takes no part in the alignment) joined to the root; None for one sequence (the
+    command line's ``--tree-out`` writes ``a;`` then)."""
+    n, total = len(labels), len(labels) + len(empty)
+    if total == 1:
+        return None
+    m = np.asarray(merges, dtype=np.int64).reshape(-1, 2).copy()
+    m[m >= n] += total - n  # internal nodes come after all tips
+    root = total + n - 2 if n > 1 else 0
+    extra = []
+    for j in range(len(empty)):
+        extra.append((root, n + j))
+        root = total + len(m) + j
+    return _tree_from_merges(np.concatenate([m, np.array(extra, np.int64).reshape(-1, 2)]),
+                             labels + empty)
 
 
 def _tree_from_merges(merges: np.ndarray, labels: list[str]) -> Tree:

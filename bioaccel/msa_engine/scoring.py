@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..sequences._alphabet import DNA, PROTEIN, Alphabet
-from ..pairwise._scoring import ScoringError
+from ..pairwise._scoring import ScoringError, check_matrix_kind
 
 PROTEIN_DEFAULT = "PFASUM43"
 DNA_DEFAULT = "NUC.4.4"
@@ -181,6 +181,7 @@ def msa_scoring(alphabet: Alphabet, matrix=None, gap_open=None, gap_extend=None,
         letters, values, name = _matrix_from(PROTEIN_DEFAULT) if protein else _dna_default()
     else:
         letters, values, name = _matrix_from(matrix)
+        check_matrix_kind(name, letters, alphabet)
     letters = letters.upper()
     letters, values = with_expected_ambiguity(letters, values, protein)
     index = {ch: k for k, ch in enumerate(letters)}

@@ -21,21 +21,21 @@ import numpy as np
 from ._cigar import cigar_runs
 from ._dispatch import pairwise
 from ..sequences._read import as_batch_pair
-from ._scoring import Scoring, check_mode, make_scoring
+from ._scoring import Scoring, check_mode, default_scoring
 from .._core.threads import check_threads
 
-def _prepare(queries, targets, matrix, gap_open, gap_extend, mode):
-    q, t = as_batch_pair(queries, targets)
-    scoring = make_scoring(matrix, gap_open, gap_extend, q.alphabet)
+def _prepare(queries, targets, matrix, gap_open, gap_extend, mode, alphabet="auto"):
+    q, t = as_batch_pair(queries, targets, alphabet)
+    scoring = default_scoring(q.alphabet, matrix, gap_open, gap_extend)
     scoring.check_batch(q)
     if t is not q:
         scoring.check_batch(t)
     return q, t, scoring, check_mode(mode)
 
 
-def align_scores(queries, targets=None, *, mode: str = "global", matrix="BLOSUM62",
-                 gap_open: int = 11, gap_extend: int = 1, backend: str = "auto",
-                 threads: int = 0, devices=None) -> np.ndarray:
+def align_scores(queries, targets=None, *, mode: str = "global", matrix=None,
+                 gap_open: int | None = None, gap_extend: int | None = None, backend: str = "auto",
+                 threads: int = 0, devices=None, alphabet="auto") -> np.ndarray:
     """Optimal alignment scores of every query against every target.
 
     Parameters
@@ -45,9 +45,13 @@ def align_scores(queries, targets=None, *, mode: str = "global", matrix="BLOSUM6
         matrix is symmetric; the diagonal holds self-alignment scores).
     mode : {"global", "local", "semiglobal"}
     matrix : str, Biopython ``Array`` or (match, mismatch)
-        A name known to ``Bio.Align.substitution_matrices`` (BLOSUM45/62/80, PAM250, ...).
+        A name known to ``Bio.Align.substitution_matrices`` (BLOSUM45/62/80, PAM250, ...),
+        of the sequences' kind (a protein matrix for DNA is refused). None: BLOSUM62 for
+        proteins, (2, -3) for nucleotides.
     gap_open, gap_extend : int
-        A gap of length L costs ``gap_open + (L - 1) * gap_extend``.
+        None: 11 and 1 for proteins, 5 and 2 for nucleotides.
+        A gap of length L costs ``gap_open + (L - 1) * gap_extend``; ``gap_open >= gap_extend``
+        (open < extend raises :class:`ScoringError`; see :mod:`bioaccel.scoring`).
     backend : {"auto", "cpu", "numba-cuda", "cupy", "reference"}
         ``auto`` takes numba-cuda on a GPU, else the C++ core; ``cupy`` (CUDA C kernel)
         only when named.
@@ -56,6 +60,9 @@ def align_scores(queries, targets=None, *, mode: str = "global", matrix="BLOSUM6
     devices : None, "all", int, list of int or str such as "0,2"
         Spread tiles of pairs (balanced by len_i * len_j) over these GPUs, with failover
         (:mod:`bioaccel.devices._multigpu`); the result equals a single-device run.
+    alphabet : {"auto", "dna", "rna", "protein"}
+        How sequences given as paths or strings are read (``auto``: see
+        :func:`bioaccel.sequences._alphabet.guess_alphabet`); a SeqBatch of another alphabet is refused.
 
     Returns
     -------
@@ -64,7 +71,8 @@ def align_scores(queries, targets=None, *, mode: str = "global", matrix="BLOSUM6
     Raises
     ------
     ScoringError
-        Unknown matrix, non-integer scores, negative or non-integer penalties.
+        Unknown matrix, non-integer scores, negative or non-integer penalties,
+        gap_open < gap_extend, a protein matrix for nucleotides (or the reverse).
     AlphabetError
         A letter missing from the matrix (named with sequence id and position), or
         queries and targets of different alphabets.
@@ -78,7 +86,7 @@ def align_scores(queries, targets=None, *, mode: str = "global", matrix="BLOSUM6
     [[1]]
     """
     threads = check_threads(threads)
-    q, t, scoring, mode_id = _prepare(queries, targets, matrix, gap_open, gap_extend, mode)
+    q, t, scoring, mode_id = _prepare(queries, targets, matrix, gap_open, gap_extend, mode, alphabet)
     return pairwise(q, t, targets is None, operation="align_scores", dtype=np.int32,
                     backend=backend, devices=devices, threads=threads,
                     kernel=lambda engine, qb, tb, sym, th: engine.align_scores(qb, tb, scoring,
@@ -128,13 +136,15 @@ def _render(q: str, t: str, cigar: str) -> tuple[str, str]:
 
 
 def align(queries, targets=None, *, pairs: Sequence[tuple[int, int]] | None = None,
-          mode: str = "global", matrix="BLOSUM62", gap_open: int = 11, gap_extend: int = 1,
-          threads: int = 0) -> list[Alignment]:
+          mode: str = "global", matrix=None, gap_open: int | None = None,
+          gap_extend: int | None = None,
+          threads: int = 0, alphabet="auto") -> list[Alignment]:
     """Optimal alignments with traceback (C++ core, OpenMP over pairs).
 
     ``pairs`` lists (query index, target index) to align; by default every query against
     every target (``targets=None``: every unordered pair of ``queries``, i < j). Memory per
     pair grows as O(n * sqrt(m)), not O(m * n): two 50 kb sequences need about 100 MB.
+    Scoring and ``alphabet`` as for :func:`align_scores`.
 
     Examples
     --------
@@ -145,7 +155,7 @@ def align(queries, targets=None, *, pairs: Sequence[tuple[int, int]] | None = No
     from .._core.native import load_native
 
     threads = check_threads(threads)
-    q, t, scoring, mode_id = _prepare(queries, targets, matrix, gap_open, gap_extend, mode)
+    q, t, scoring, mode_id = _prepare(queries, targets, matrix, gap_open, gap_extend, mode, alphabet)
     if pairs is None:
         if targets is None:
             pairs = [(i, j) for i in range(len(q)) for j in range(i + 1, len(q))]

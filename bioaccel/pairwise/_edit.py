@@ -29,7 +29,7 @@ EDIT_MODES = {"global": 0, "nw": 0, "infix": 1, "hw": 1, "prefix": 2, "shw": 2}
 
 def edit_distances(queries, targets=None, *, mode: str = "global", max_distance: int | None = None,
                    normalize: bool = False, backend: str = "auto", threads: int = 0,
-                   devices=None) -> np.ndarray:
+                   devices=None, alphabet="auto") -> np.ndarray:
     """Edit distances of every query to every target (Myers/Hyyrö bit-parallel on the CPU).
 
     Parameters
@@ -64,7 +64,7 @@ def edit_distances(queries, targets=None, *, mode: str = "global", max_distance:
     if max_distance is not None and (isinstance(max_distance, bool) or int(max_distance) != max_distance
                                      or max_distance < 0):
         raise ValueError(f"max_distance must be a non-negative integer, got {max_distance!r}")
-    q, t = as_batch_pair(queries, targets)
+    q, t = as_batch_pair(queries, targets, alphabet)
     symmetric = targets is None
     if symmetric and mode_id != 0:
         raise ValueError(f"{key} distances are not symmetric: give targets explicitly")

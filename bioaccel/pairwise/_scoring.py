@@ -2,7 +2,10 @@
 
 Gap convention: a gap of length L costs ``gap_open + (L - 1) * gap_extend`` (parasail,
 Biopython's ``PairwiseAligner`` with ``open_gap_score=-gap_open``,
-``extend_gap_score=-gap_extend``). Other tools count differently; convert with
+``extend_gap_score=-gap_extend``), with ``gap_open >= gap_extend``: a scheme with
+``gap_open < gap_extend`` is refused (:func:`make_scoring`), because the Gotoh recurrences
+of every backend would then score two adjacent gaps (2 * open) where the reported alignment
+shows one gap (open + extend), and score and alignment would disagree. Other tools count differently; convert with
 :func:`gaps_from_blast` (BLAST: ``existence + L * extension``) or :func:`gaps_from_skbio`
 (scikit-bio's ``pair_align(gap_cost=(open, extend))``: ``open + L * extend``).
 
@@ -142,10 +145,56 @@ def _load_named(name: str):
     return canonical, substitution_matrices.load(canonical)
 
 
+#: Letters that only amino acids use (no nucleotide or IUPAC code): a matrix holding one
+#: of them is a protein matrix.
+_PROTEIN_ONLY = frozenset("EFILPQ")
+_NUCLEOTIDE_LETTERS = frozenset("ACGTURYSWKMBDHVNX*-")
+
+
+def matrix_kind(letters) -> str | None:
+    """``"protein"``, ``"nucleotide"`` or None (neither, e.g. a codon matrix) for a
+    substitution matrix's letters.
+
+    >>> matrix_kind("ARNDCQEGHILKMFPSTWYVBZX*"), matrix_kind("ATGCSWRYKMBVHDN")
+    ('protein', 'nucleotide')
+    """
+    single = {str(c).upper() for c in letters if len(str(c)) == 1}
+    if single & _PROTEIN_ONLY:
+        return "protein"
+    if single and single <= _NUCLEOTIDE_LETTERS:
+        return "nucleotide"
+    return None
+
+
+def check_matrix_kind(name: str, letters, alphabet: Alphabet) -> None:
+    """Refuse a protein matrix for nucleotides and a nucleotide matrix for proteins
+    (:class:`ScoringError`): BLOSUM62 covers A, C, G and T as amino acids and would
+    otherwise score DNA silently."""
+    kind = matrix_kind(letters)
+    want = "nucleotide" if alphabet is DNA else "protein"
+    if kind is not None and kind != want:
+        other = ("a nucleotide matrix (NUC.4.4) or MATCH,MISMATCH such as 2,-3" if alphabet is DNA
+                 else "a protein matrix (BLOSUM62, PAM250, ...)")
+        raise ScoringError(
+            f"{name} is a {kind} matrix, but the sequences are {alphabet.name}; mismatched "
+            f"alphabets: give {other}, or name the alphabet (--alphabet) if the sequences are "
+            f"{'proteins' if kind == 'protein' else 'nucleotides'}")
+
+
 def make_scoring(matrix, gap_open, gap_extend, alphabet: Alphabet) -> Scoring:
-    """Resolve ``matrix`` (name, Biopython Array, or (match, mismatch)) for ``alphabet``."""
+    """Resolve ``matrix`` (name, Biopython Array, or (match, mismatch)) for ``alphabet``.
+
+    The one check of a pairwise scoring scheme: penalties are non-negative integers with
+    ``gap_open >= gap_extend`` (see the module docstring for why), and a named matrix must
+    be of ``alphabet``'s kind.
+    """
     gap_open = check_penalty("gap_open", gap_open)
     gap_extend = check_penalty("gap_extend", gap_extend)
+    if gap_open < gap_extend:
+        raise ScoringError(
+            f"gap_open ({gap_open}) < gap_extend ({gap_extend}) is not supported: a gap of length L "
+            "costs gap_open + (L - 1) * gap_extend, so gap_open must be >= gap_extend (for BLAST's "
+            "existence/extension use gaps_from_blast)")
     size = alphabet.size
     symbols = alphabet.symbols
     if isinstance(matrix, tuple) and len(matrix) == 2:
@@ -161,6 +210,7 @@ def make_scoring(matrix, gap_open, gap_extend, alphabet: Alphabet) -> Scoring:
         raise ScoringError(
             f"matrix must be a name, a Biopython substitution matrix or (match, mismatch), got {type(matrix).__name__}"
         )
+    check_matrix_kind(name, letters, alphabet)
     values = np.asarray(arr, dtype=np.float64)
     index = {str(ch).upper(): k for k, ch in enumerate(letters)}
     table = np.zeros((size, size), dtype=np.int32)

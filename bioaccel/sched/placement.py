@@ -78,48 +78,84 @@ def makespan(assign: np.ndarray, p: np.ndarray) -> float:
     return float(loads(assign, p).max()) if p.shape[1] else 0.0
 
 
-def lower_bound(p: np.ndarray, lp: bool = True) -> float:
+def check_budget(value, name: str = "time budget") -> float:
+    """A time budget in seconds: a finite number >= 0 (:class:`SchedulerConfigError`)."""
+    import math
+    import numbers
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
+            or value < 0:
+        raise SchedulerConfigError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
+    return float(value)
+
+
+#: The LP relaxation's share of a time budget (HiGHS stops at its time limit; the simple
+#: bound stands then).
+LP_SHARE = 0.25
+
+
+def lower_bound(p: np.ndarray, lp: bool = True, time_limit_s: float = 1.0) -> float:
+    """``max(max_j min_i p_ij, sum_j min_i p_ij / m)``, raised to the LP relaxation of
+    R||Cmax when SciPy is installed, the instance has at most 40,000 cells and HiGHS
+    solves it within ``time_limit_s`` (a 4 x 3,000 LP takes ~15 s on two cores)."""
     m, n = p.shape
     if n == 0:
         return 0.0
     best = p.min(axis=0)
     lb = max(float(best.max()), float(best.sum() / m))
-    if lp and m * n <= 40000:
+    if lp and m * n <= 40000 and time_limit_s > 0:
         try:
+            from scipy import sparse
             from scipy.optimize import linprog
         except ImportError:
             return lb
-        # variables x_ij (m*n) then C; min C s.t. sum_i x_ij = 1, sum_j p_ij x_ij <= C
+        # variables x_ij (m*n, index i*n + j) then C; min C s.t. sum_i x_ij = 1,
+        # sum_j p_ij x_ij <= C; sparse (dense, 3,000 stages on 4 GPUs took 300 MB and seconds)
         c = np.zeros(m * n + 1)
         c[-1] = 1.0
-        a_eq = np.zeros((n, m * n + 1))
-        for j in range(n):
-            a_eq[j, j:m * n:n] = 1.0
-        a_ub = np.zeros((m, m * n + 1))
-        for i in range(m):
-            a_ub[i, i * n:(i + 1) * n] = p[i]
-            a_ub[i, -1] = -1.0
+        cols = np.arange(m * n)
+        a_eq = sparse.csr_matrix((np.ones(m * n), (cols % n, cols)), shape=(n, m * n + 1))
+        a_ub = sparse.csr_matrix(
+            (np.concatenate([p.reshape(-1), -np.ones(m)]),
+             (np.concatenate([cols // n, np.arange(m)]), np.concatenate([cols, np.full(m, m * n)]))),
+            shape=(m, m * n + 1))
         res = linprog(c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=np.ones(n),
-                      bounds=[(0, None)] * (m * n + 1), method="highs")
+                      bounds=[(0, None)] * (m * n + 1), method="highs",
+                      options={"time_limit": float(time_limit_s)})
         if res.status == 0:
             lb = max(lb, float(res.fun) * (1 - 1e-9))
     return lb
 
 
 # -- constructive heuristics -----------------------------------------------------------------
-def min_min(p: np.ndarray) -> np.ndarray:
+def min_min(p: np.ndarray, deadline: float | None = None) -> np.ndarray:
+    """Min-min, O(n^2) after the first step: placing a stage on GPU i only raises row i of
+    the finish times, so only the stages whose best GPU was i need a new minimum. Past
+    ``deadline`` the stages left go by LPT's rule (each where it finishes first)."""
     m, n = p.shape
     load = np.zeros(m)
     assign = np.full(n, -1)
-    left = np.ones(n, bool)
-    for _ in range(n):
-        finish = load[:, None] + p  # (m, n)
-        finish[:, ~left] = np.inf
-        best_i = finish.argmin(axis=0)
-        j = int(finish[best_i, np.arange(n)].argmin())
-        assign[j] = best_i[j]
-        load[best_i[j]] += p[best_i[j], j]
-        left[j] = False
+    finish = p.copy()  # load[i] + p[i, j]
+    best_i = finish.argmin(axis=0)
+    best = finish[best_i, np.arange(n)]
+    for step in range(n):
+        if deadline is not None and step % 64 == 0 and time.perf_counter() > deadline:
+            for j in np.flatnonzero(assign < 0)[np.argsort(-p.min(axis=0)[assign < 0], kind="stable")]:
+                i = int((load + p[:, j]).argmin())
+                assign[j] = i
+                load[i] += p[i, j]
+            return assign
+        j = int(best.argmin())
+        i = int(best_i[j])
+        assign[j] = i
+        load[i] += p[i, j]
+        best[j] = np.inf
+        finish[:, j] = np.inf
+        finish[i] += p[i, j]
+        stale = np.flatnonzero((best_i == i) & (assign < 0))
+        if stale.size:
+            sub = finish[:, stale]
+            best_i[stale] = sub.argmin(axis=0)
+            best[stale] = sub[best_i[stale], np.arange(stale.size)]
     return assign
 
 
@@ -184,8 +220,8 @@ def _perturbed(a: np.ndarray, m: int, rng, fraction: float = 0.1) -> np.ndarray:
 def _ga(p, rng, deadline, lb, pop_size=24) -> np.ndarray:
     """Memetic GA: every individual is polished by local search (Lamarckian)."""
     m, n = p.shape
-    seed = local_search(lpt(p), p)
-    pop = [seed, local_search(min_min(p), p)]
+    seed = local_search(lpt(p), p, deadline)
+    pop = [seed, local_search(min_min(p, deadline), p, deadline)]
     while len(pop) < pop_size and time.perf_counter() < deadline:
         pop.append(local_search(_perturbed(seed, m, rng, 0.3), p, deadline))
     fit = np.array([makespan(a, p) for a in pop])
@@ -202,8 +238,10 @@ def _ga(p, rng, deadline, lb, pop_size=24) -> np.ndarray:
 
 def _aco(p, rng, deadline, lb, ants=10, beta=2.0, rho=0.1) -> np.ndarray:
     m, n = p.shape
-    best = local_search(lpt(p), p)
+    best = local_search(lpt(p), p, deadline)
     best_c = makespan(best, p)
+    if best_c <= 0:
+        return best
     tau_max = 1.0 / (rho * best_c)
     tau_min = tau_max / (2 * m)
     tau = np.full((m, n), tau_max)
@@ -213,14 +251,23 @@ def _aco(p, rng, deadline, lb, ants=10, beta=2.0, rho=0.1) -> np.ndarray:
         for _ in range(ants):
             load = np.zeros(m)
             a = np.empty(n, dtype=np.int64)
-            for j in order:
+            draws = rng.random(n)
+            for step, j in enumerate(order):
+                if step % 256 == 0 and time.perf_counter() > deadline:
+                    break  # an ant cut short is dropped
                 w = tau[:, j] * (1.0 / (load + p[:, j])) ** beta
-                i = int(rng.choice(m, p=w / w.sum()))
+                cum = np.cumsum(w)
+                i = min(int(np.searchsorted(cum, draws[step] * cum[-1], side="right")), m - 1)
                 a[j] = i
                 load[i] += p[i, j]
-            c = float(load.max())
-            if c < it_c:
-                it_best, it_c = a, c
+            else:
+                c = float(load.max())
+                if c < it_c:
+                    it_best, it_c = a, c
+                continue
+            break
+        if it_best is None:
+            break
         it_best = local_search(it_best, p, deadline)
         it_c = makespan(it_best, p)
         if it_c < best_c:
@@ -242,7 +289,7 @@ def _pso(p, rng, deadline, lb, particles=20, w=0.7, c1=1.5, c2=1.5) -> np.ndarra
         return np.minimum(pos.astype(np.int64), m - 1)
 
     x = rng.random((particles, n)) * m
-    x[0] = local_search(lpt(p), p) + 0.5
+    x[0] = local_search(lpt(p), p, deadline) + 0.5
     v = rng.normal(0, 0.5, (particles, n))
     pbest = x.copy()
     pfit = np.array([makespan(decode(r), p) for r in x])
@@ -269,12 +316,18 @@ def place(p: np.ndarray, algorithm: str = "lpt", *, time_budget_s: float = 1.0, 
           lb: float | None = None) -> Placement:
     """Place the stages (columns of ``p``) with ``algorithm`` (one of :data:`ALGORITHMS`).
 
+    ``time_budget_s`` (finite, >= 0) bounds the whole call: the LP lower bound (when ``lb``
+    is not given) takes at most :data:`LP_SHARE` of it, and every algorithm, the
+    constructive ones and the seeds of the metaheuristics too, stops at the deadline with
+    the best assignment so far (LPT's at least; LPT itself is one pass, O(n m)).
+
     Examples
     --------
     >>> p = np.array([[3.0, 3.0, 2.0, 2.0, 2.0], [3.0, 3.0, 2.0, 2.0, 2.0]])
     >>> place(p, "lpt").makespan, place(p, "local").makespan
     (7.0, 6.0)
     """
+    time_budget_s = check_budget(time_budget_s, "time_budget_s (--budget)")
     p = np.asarray(p, dtype=np.float64)
     if p.ndim != 2 or p.shape[0] < 1:
         raise SchedulerConfigError(f"p must be a (GPUs, stages) matrix, got shape {p.shape}")
@@ -283,18 +336,18 @@ def place(p: np.ndarray, algorithm: str = "lpt", *, time_budget_s: float = 1.0, 
     key = str(algorithm).lower()
     if key not in ALGORITHMS:
         raise SchedulerConfigError(f"unknown placement {algorithm!r}; expected one of {list(ALGORITHMS)}")
-    lb = lower_bound(p) if lb is None else lb
-    rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
     deadline = t0 + time_budget_s
+    lb = lower_bound(p, time_limit_s=LP_SHARE * time_budget_s) if lb is None else lb
+    rng = np.random.default_rng(seed)
     if p.shape[1] == 0:
         a = np.zeros(0, dtype=np.int64)
     elif key == "greedy":
-        a = min_min(p)
+        a = min_min(p, deadline)
     elif key == "lpt":
         a = lpt(p)
     elif key == "local":
-        a = local_search(lpt(p), p)
+        a = local_search(lpt(p), p, deadline)
     elif key == "ga":
         a = _ga(p, rng, deadline, lb)
     elif key == "aco":

@@ -88,8 +88,9 @@ class FairShare(Policy):
         self.shares = dict(shares or {})
         self.default_share = float(default_share)
         for user, s in self.shares.items():
-            if not s > 0:
-                raise SchedulerConfigError(f"fair-share: user {user!r} has share {s!r}; expected > 0")
+            if not 0 < s < math.inf:
+                raise SchedulerConfigError(f"fair-share: user {user!r} has share {s!r}; expected a "
+                                           "finite number > 0")
 
     def factors(self, users, usage: Mapping[str, float]) -> dict[str, float]:
         users = set(users) | set(usage)
@@ -111,8 +112,9 @@ class Predicted(Policy):
     name = "predicted"
 
     def __init__(self, aging: float = 0.1):
-        if not aging > 0:
-            raise SchedulerConfigError(f"predicted: aging must be > 0 (else jobs starve), got {aging!r}")
+        if not 0 < aging < math.inf:
+            raise SchedulerConfigError(f"predicted: aging must be a finite number > 0 (else jobs "
+                                       f"starve), got {aging!r}")
         self.aging = float(aging)
 
     def _keys(self, requests, now, usage):
@@ -161,7 +163,7 @@ def parse_shares(text: str | None) -> dict[str, float]:
             out[user.strip()] = float(value)
         except ValueError:
             raise SchedulerConfigError(f"shares entry {part!r}: expected user=number") from None
-        if not sep or not user.strip() or not out[user.strip()] > 0:
+        if not sep or not user.strip() or not 0 < out[user.strip()] < math.inf:
             raise SchedulerConfigError(f"shares entry {part!r}: expected user=positive number")
     return out
 

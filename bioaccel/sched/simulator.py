@@ -29,13 +29,15 @@ from __future__ import annotations
 
 import csv
 import heapq
+import math
+import numbers
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import SchedulerConfigError
-from .placement import ALGORITHMS, place
+from .placement import ALGORITHMS, check_budget, place
 from .policies import Policy, Request, decay, make_policy
 from ..devices._topology import Topology
 
@@ -118,6 +120,26 @@ class SimResult:
                 "jain": self.jain, "bytes_moved": self.bytes_moved}
 
 
+def check_job(j: Job, where: str = "") -> None:
+    """A whole number of GPUs >= 1; finite times, sizes and priority (an Inf duration would
+    make every metric Inf, and JSON has no Inf): :class:`SchedulerConfigError` naming the
+    job and the field."""
+    name = f"{where}job {j.id!r}"
+    if isinstance(j.num_gpu, bool) or not isinstance(j.num_gpu, numbers.Real) or \
+            not math.isfinite(j.num_gpu) or j.num_gpu != int(j.num_gpu) or j.num_gpu < 1:
+        raise SchedulerConfigError(f"{name}: num_gpu = {j.num_gpu!r}; expected a whole number "
+                                   "of GPUs >= 1")
+    for field_, value, lo in (("submit_time", j.submit_time, 0.0), ("duration", j.duration, 0.0),
+                              ("bytes", j.bytes, 0.0), ("priority", j.priority, -math.inf),
+                              ("predicted_s", j.predicted_s, 0.0)):
+        if value is None and field_ == "predicted_s":
+            continue
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or \
+                not math.isfinite(value) or value < lo:
+            need = "a finite number" + (" >= 0" if lo == 0 else "")
+            raise SchedulerConfigError(f"{name}: {field_} = {value!r}; expected {need}")
+
+
 def _run_time(job: Job, gpus: list[int], topo: Topology) -> tuple[float, float]:
     specs = [topo.gpus[g] for g in gpus]
     src = topo.location_of(job.data)
@@ -149,11 +171,13 @@ def simulate(jobs: list[Job], cluster: Topology, policy: str | Policy = "fcfs",
     if len(set(ids)) != len(ids):
         dup = sorted({i for i in ids if ids.count(i) > 1})[:5]
         raise SchedulerConfigError(f"job ids must be unique; repeated: {dup}")
+    placement_budget_s = check_budget(placement_budget_s, "placement_budget_s (--budget)")
+    for j in jobs:
+        check_job(j)
+    jobs = [j if type(j.num_gpu) is int else replace(j, num_gpu=int(j.num_gpu)) for j in jobs]
     for j in jobs:
         if not 1 <= j.num_gpu <= m:
             raise SchedulerConfigError(f"job {j.id!r} asks for {j.num_gpu} GPU(s); the cluster has {m}")
-        if not j.duration >= 0:
-            raise SchedulerConfigError(f"job {j.id!r}: duration {j.duration!r} must be >= 0")
     owner = None
     if key in ALGORITHMS:
         single = [j for j in jobs if j.num_gpu == 1]  # jobs of several GPUs: first free
@@ -168,7 +192,8 @@ def simulate(jobs: list[Job], cluster: Topology, policy: str | Policy = "fcfs",
         heapq.heappush(events, (j.submit_time, 1, seq, j))
         seq += 1
     free = set(range(m))
-    waiting: dict[str, Job] = {}
+    waiting: dict[str, Request] = {}  # made once per job: rebuilding them at every event
+    # was most of a 3,000-job run
     usage: dict[str, float] = {}
     usage_t = 0.0
     result = SimResult(pol.name, key, n_gpus=m)
@@ -186,16 +211,15 @@ def simulate(jobs: list[Job], cluster: Topology, policy: str | Policy = "fcfs",
         while events and events[0][0] == now:
             _, kind, _, data = heapq.heappop(events)
             if kind == 1:
-                waiting[data.id] = data
+                waiting[data.id] = Request(data.id, data.user, data.priority, data.num_gpu,
+                                           data.submit_time, data.predicted_s, data)
             else:
                 rec: JobRecord = data
                 free.update(rec.gpus)
                 running_users[rec.job.user] -= len(rec.gpus)
         if not waiting or not free:
             continue
-        reqs = [Request(j.id, j.user, j.priority, j.num_gpu, j.submit_time, j.predicted_s, j)
-                for j in waiting.values()]
-        for r in pol.order(reqs, now, usage):
+        for r in pol.order(list(waiting.values()), now, usage):
             job: Job = r.payload
             if owner is not None and job.id in owner:
                 if owner[job.id] not in free:
@@ -241,25 +265,25 @@ def read_trace(path: str | Path) -> list[Job]:
                                        f"{','.join(TRACE_COLUMNS)}")
         jobs, seen = [], set()
         for line, row in enumerate(reader, start=2):
-            def num(col, default=None, cast=float):
+            def num(col, default=None):
                 raw = row.get(col)
                 if raw in (None, ""):
                     if default is None:
                         raise SchedulerConfigError(f"{path}: line {line}: {col} is empty")
                     return default
                 try:
-                    return cast(raw)
+                    return float(raw)
                 except ValueError:
                     raise SchedulerConfigError(f"{path}: line {line}: {col} = {raw!r} is not a "
                                                "number") from None
-            job = Job(row["job_id"], num("num_gpu", cast=int), num("submit_time"), num("duration"),
-                      row.get("user") or "default", num("priority", 0.0),
-                      num("predicted_s", -1.0), num("bytes", 0.0), row.get("data") or None)
+            gpus = num("num_gpu")
+            job = Job(row["job_id"], int(gpus) if math.isfinite(gpus) and gpus == int(gpus) else gpus,
+                      num("submit_time"), num("duration"), row.get("user") or "default",
+                      num("priority", 0.0), num("predicted_s", -1.0), num("bytes", 0.0),
+                      row.get("data") or None)
             if job.predicted_s == -1.0:
                 job = replace(job, predicted_s=None)
-            if job.num_gpu < 1 or job.duration < 0 or job.submit_time < 0:
-                raise SchedulerConfigError(f"{path}: line {line}: job {job.id!r} needs num_gpu >= 1, "
-                                           "duration >= 0 and submit_time >= 0")
+            check_job(job, f"{path}: line {line}: ")
             if job.id in seen:
                 raise SchedulerConfigError(f"{path}: line {line}: job_id {job.id!r} repeated")
             seen.add(job.id)

@@ -20,6 +20,7 @@ naming the record, the 1-based position and the letter.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -85,14 +86,95 @@ def get_alphabet(name: str | Alphabet) -> Alphabet:
         ) from None
 
 
-def guess_alphabet(raw: bytes) -> Alphabet:
-    """DNA when every letter of ``raw`` is a nucleotide/IUPAC/gap symbol, else protein.
+#: ``auto`` reads nucleotides when at least this share of the residues (letters, not gaps,
+#: ``?`` or ``*``) are A, C, G, T, U or N (the 90 % rule of lastz and other sequence
+#: tools); the other IUPAC codes (R Y S W K M B D H V) are amino acids as often as bases,
+#: so they count for neither.
+NUCLEOTIDE_SHARE = 0.9
+#: Fewer residues than this, all of them A/C/G/T/U/N, are ambiguous (a peptide such as
+#: ``GAGA`` reads the same): ``auto`` takes DNA and says so in the log (``-v``).
+AMBIGUOUS_BELOW = 20
+#: Records with at least this many residues count as evidence in the mixed-file check.
+EVIDENCE_RESIDUES = 20
 
-    Sequences made only of ``N``, gaps and ``ACGT`` read as DNA; anything with a letter
-    outside the nucleotide table (E, F, I, L, P, Q, ...) reads as protein.
+_log = logging.getLogger("bioaccel")
+_NUC = np.zeros(256, dtype=bool)
+_LETTER = np.zeros(256, dtype=bool)
+for _ch in "ACGTUN":
+    _NUC[ord(_ch)] = _NUC[ord(_ch.lower())] = True
+for _b in range(256):
+    _LETTER[_b] = chr(_b).isascii() and chr(_b).isalpha()
+
+
+def _shares(raw: bytes, offsets=None) -> tuple[np.ndarray, np.ndarray]:
+    """(residues, nucleotide letters) per record (one record when ``offsets`` is None);
+    two bytes of temporaries per residue, whatever the file's size."""
+    b = np.frombuffer(raw, dtype=np.uint8)
+    letter, nuc = _LETTER[b], _NUC[b]
+    if offsets is None:
+        return np.array([np.count_nonzero(letter)]), np.array([np.count_nonzero(nuc)])
+    off = np.asarray(offsets, dtype=np.int64)
+    filled = np.diff(off) > 0
+    per_letter = np.zeros(len(off) - 1, dtype=np.int64)
+    per_nuc = np.zeros(len(off) - 1, dtype=np.int64)
+    if filled.any():  # reduceat over the non-empty records' starts (empty ones hold 0)
+        starts = off[:-1][filled]
+        per_letter[filled] = np.add.reduceat(letter.view(np.uint8), starts, dtype=np.int64)
+        per_nuc[filled] = np.add.reduceat(nuc.view(np.uint8), starts, dtype=np.int64)
+    return per_letter, per_nuc
+
+
+def guess_alphabet(raw: bytes, offsets=None, ids=None, source: str | None = None) -> Alphabet:
+    """The alphabet ``auto`` reads ``raw`` (all records' bytes, concatenated) in.
+
+    DNA when at least :data:`NUCLEOTIDE_SHARE` of the residues are A, C, G, T, U or N,
+    else protein: ``MKWVTGHRSACDNK`` (every letter also an IUPAC nucleotide code) is a
+    protein, and DNA with a stray letter (``X``, ``E``) stays DNA, so that the letter is
+    then refused by name (give ``alphabet="protein"`` if it really is a protein) instead of
+    the whole file silently turning into protein. Fewer than :data:`AMBIGUOUS_BELOW`
+    residues, all A/C/G/T/U/N, read as DNA and the choice is logged (``-v``).
+
+    With ``offsets`` (records ``offsets[i]:offsets[i + 1]``), a file holding both a record
+    that is plainly DNA and one that is plainly protein (each at least
+    :data:`EVIDENCE_RESIDUES` residues; >= 90 % and < 60 % A/C/G/T/U/N) is refused.
+
+    Raises
+    ------
+    AlphabetError
+        A mixed file (names a record of each kind).
+
+    >>> guess_alphabet(b"MKWVTGHRSACDNK").name, guess_alphabet(b"ACGTTGCAXACGTTGCAACGT").name
+    ('protein', 'dna')
     """
-    codes = DNA.table[np.frombuffer(raw, dtype=np.uint8)]
-    return DNA if not np.any(codes == INVALID) else PROTEIN
+    many = offsets is not None and len(offsets) > 2
+    per_l, per_n = _shares(raw, offsets if many else None)  # one pass over the bytes
+    n, k = int(per_l.sum()), int(per_n.sum())
+    if many:
+        big = per_l >= EVIDENCE_RESIDUES
+        dna_like = np.flatnonzero(big & (per_n >= NUCLEOTIDE_SHARE * per_l))
+        prot_like = np.flatnonzero(big & (per_n < 0.6 * per_l))
+        if dna_like.size and prot_like.size:
+            name = (lambda i: repr(ids[i]) if ids is not None else f"record {i + 1}")
+            d, p = int(dna_like[0]), int(prot_like[0])
+            where = f"{source}: " if source else ""
+            raise AlphabetError(
+                f"{where}mixed alphabets: {name(d)} reads as DNA ({per_n[d] / per_l[d]:.0%} "
+                f"A/C/G/T/U/N) but {name(p)} as protein ({per_n[p] / per_l[p]:.0%}); split the "
+                "file, or name the alphabet (alphabet= / --alphabet dna|rna|protein)")
+    if n == 0 or k >= NUCLEOTIDE_SHARE * n:
+        if 0 < n < AMBIGUOUS_BELOW and k == n:
+            _log.info("%s%d residues, all A/C/G/T/U/N: ambiguous, read as DNA (give "
+                      "alphabet='protein' / --alphabet protein for peptides)",
+                      f"{source}: " if source else "", n)
+        return DNA
+    return PROTEIN
+
+
+def ambiguous(raw: bytes) -> bool:
+    """True when ``raw`` is too short to tell DNA from protein: fewer than
+    :data:`AMBIGUOUS_BELOW` residues, all of them A/C/G/T/U/N (at least one)."""
+    letters, nuc = _shares(raw)
+    return 0 < int(letters[0]) < AMBIGUOUS_BELOW and int(nuc[0]) == int(letters[0])
 
 
 def encode(raw: bytes, alphabet: Alphabet) -> tuple[np.ndarray, int]:
@@ -107,9 +189,15 @@ def describe_invalid(alphabet: Alphabet) -> str:
 
 
 def raise_invalid(seq_id: str, position: int, letter: str, alphabet: Alphabet,
-                  source: str | None = None) -> None:
+                  source: str | None = None, guessed: bool = False) -> None:
     where = f"{source}: " if source else ""
+    why = ""
+    if guessed:
+        why = (f" (the file reads as {alphabet.name} by its letters; name the alphabet with "
+               "alphabet= / --alphabet if it is not" + ("; masked bases are N, not X"
+                                                       if alphabet is DNA and letter in "xX" else "")
+               + ")")
     raise AlphabetError(
         f"{where}record {seq_id!r}, position {position}: invalid letter {letter!r}; "
-        f"expected {describe_invalid(alphabet)}"
+        f"expected {describe_invalid(alphabet)}{why}"
     )

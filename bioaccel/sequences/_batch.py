@@ -64,7 +64,8 @@ class SeqBatch:
         ids : sequence of str, optional
             Identifiers; ``seq0, seq1, ...`` when omitted.
         alphabet : {"auto", "dna", "rna", "protein"} or Alphabet
-            ``"auto"`` reads DNA when every letter is a nucleotide code, else protein.
+            ``"auto"``: see :func:`bioaccel.alphabet.guess_alphabet` (DNA when >= 90 % of the
+            residues are A/C/G/T/U/N; a file mixing DNA and protein records is refused).
 
         Raises
         ------
@@ -83,11 +84,13 @@ class SeqBatch:
         offsets = np.zeros(len(raw) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         joined = b"".join(raw)
-        alpha = guess_alphabet(joined) if alphabet == "auto" else get_alphabet(alphabet)
+        alpha = (guess_alphabet(joined, offsets, ids, source) if str(alphabet).lower() == "auto"
+                 else get_alphabet(alphabet))
         codes, bad = encode(joined, alpha)
         if bad >= 0:
             rec = int(np.searchsorted(offsets, bad, side="right")) - 1
-            raise_invalid(ids[rec], bad - int(offsets[rec]) + 1, chr(joined[bad]), alpha, source)
+            raise_invalid(ids[rec], bad - int(offsets[rec]) + 1, chr(joined[bad]), alpha, source,
+                          guessed=str(alphabet).lower() == "auto")
         return cls(ids, codes, offsets, alpha, source)
 
     def __len__(self) -> int:

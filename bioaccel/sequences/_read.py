@@ -170,7 +170,9 @@ def read_sequences(path: str | os.PathLike, format: str | None = None,
     format : str, optional
         One of :data:`FORMATS`; sniffed from the content (then the extension) when omitted.
     alphabet : {"auto", "dna", "rna", "protein"}
-        ``"auto"`` reads DNA when every letter is a nucleotide or IUPAC code.
+        ``"auto"`` reads DNA when >= 90 % of the residues are A/C/G/T/U/N, else protein;
+        a file mixing DNA and protein records is refused (see
+        :func:`bioaccel.alphabet.guess_alphabet`). RNA reads as DNA (U as T).
 
     Returns
     -------
@@ -257,15 +259,21 @@ def _sequence_extension(name: str) -> bool:
 
 def read_many(paths, format: str | None = None, alphabet: str | Alphabet = "auto") -> SeqBatch:
     """The records of several files and directories (see :func:`sequence_files`) as one
-    batch, in order; the alphabet is the first file's. Ids must be unique across files
-    (a repeat names both files)."""
+    batch, in order. With ``alphabet="auto"`` each file is guessed and all must agree (a
+    file too short to tell takes the others'; DNA and protein files together are refused).
+    Ids must be unique across files (a repeat names both files)."""
     files = sequence_files(paths)
     if not files:
         raise SequenceFormatError("no input files given")
     batches = []
     seen: dict[str, Path] = {}
     for f in files:
-        b = read_sequences(f, format=format, alphabet=batches[0].alphabet if batches else alphabet)
+        b = read_sequences(f, format=format, alphabet=alphabet)
+        if batches and b.alphabet is not batches[0].alphabet:
+            auto = str(alphabet).lower() == "auto"
+            first, b = same_alphabet(batches[0], b, auto, auto, ("the first file", "a later file"))
+            if first is not batches[0]:  # the earlier files were too short to tell
+                batches = [same_alphabet(x, b, True, False)[0] for x in batches]
         for i in b.ids:
             if i in seen:
                 raise DuplicateIdError(f"duplicate id {i!r}: in {seen[i]} and in {f}; ids must be "
@@ -314,23 +322,62 @@ def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[io.IOBas
 
 
 def as_batch(seqs, alphabet: str | Alphabet = "auto") -> SeqBatch:
-    """Accept a SeqBatch (returned as is), a path (read), or a sequence of strings."""
+    """Accept a SeqBatch (returned as is), a path (read), or a sequence of strings.
+
+    A SeqBatch of another alphabet than a named ``alphabet`` is an :class:`AlphabetError`."""
     if isinstance(seqs, SeqBatch):
+        if str(alphabet).lower() != "auto":
+            from ._alphabet import get_alphabet
+            from ..errors import AlphabetError
+            if get_alphabet(alphabet) is not seqs.alphabet:
+                raise AlphabetError(f"{seqs.source or 'the batch'} is {seqs.alphabet.name}, not "
+                                    f"{get_alphabet(alphabet).name} as alphabet={alphabet!r} says")
         return seqs
     if isinstance(seqs, (str, os.PathLike)):
         return read_sequences(seqs, alphabet=alphabet)
     return SeqBatch.from_strings(list(seqs), alphabet=alphabet)
 
 
-def as_batch_pair(queries, targets) -> tuple[SeqBatch, SeqBatch]:
-    """Queries and targets as batches of one alphabet (targets read with the queries'
-    alphabet; ``targets=None`` means the queries themselves)."""
-    from ..errors import AlphabetError
+def as_batch_pair(queries, targets, alphabet: str | Alphabet = "auto") -> tuple[SeqBatch, SeqBatch]:
+    """Queries and targets as batches of one alphabet (``targets=None`` means the queries
+    themselves). Each side is read with ``alphabet``; see :func:`same_alphabet` for
+    ``"auto"``."""
+    q = as_batch(queries, alphabet)
+    if targets is None:
+        return q, q
+    t = as_batch(targets, alphabet)
+    guessed = str(alphabet).lower() == "auto"
+    return same_alphabet(q, t, guessed and not isinstance(queries, SeqBatch),
+                         guessed and not isinstance(targets, SeqBatch))
 
-    q = as_batch(queries)
-    t = q if targets is None else as_batch(targets, alphabet=q.alphabet)
-    if t.alphabet is not q.alphabet:
-        raise AlphabetError(
-            f"queries read as {q.alphabet.name} but targets as {t.alphabet.name}; mismatched alphabets"
-        )
-    return q, t
+
+def same_alphabet(q: SeqBatch, t: SeqBatch, q_guessed: bool = False,
+                  t_guessed: bool = False, what: tuple[str, str] = ("queries", "targets")
+                  ) -> tuple[SeqBatch, SeqBatch]:
+    """``(q, t)`` of one alphabet, or :class:`AlphabetError` (mismatched alphabets). A side
+    whose alphabet was guessed (``*_guessed``) from too few residues to tell
+    (:func:`bioaccel.alphabet.ambiguous`, e.g. a peptide ``GAGA``) takes the other side's."""
+    import logging
+
+    from ..errors import AlphabetError
+    from ._alphabet import ambiguous
+
+    if t.alphabet is q.alphabet:
+        return q, t
+
+    def recode(b: SeqBatch, alpha) -> SeqBatch:
+        logging.getLogger("bioaccel").info("%s: too short to tell, read as %s like the other input",
+                                           b.source or "sequences", alpha.name)
+        return SeqBatch.from_strings([b.sequence(i) for i in range(len(b))], ids=b.ids,
+                                     alphabet=alpha, source=b.source)
+
+    q_amb = q_guessed and ambiguous(q.alphabet.decode(q.codes).encode())
+    t_amb = t_guessed and ambiguous(t.alphabet.decode(t.codes).encode())
+    if t_amb and not q_amb:
+        return q, recode(t, q.alphabet)
+    if q_amb and not t_amb:
+        return recode(q, t.alphabet), t
+    raise AlphabetError(
+        f"{what[0]} ({q.source or 'given'}) read as {q.alphabet.name} but {what[1]} "
+        f"({t.source or 'given'}) as {t.alphabet.name}; mismatched alphabets (name one with "
+        "alphabet= / --alphabet if the guess is wrong)")

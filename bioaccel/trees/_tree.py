@@ -115,16 +115,42 @@ class Tree:
 
 
 def _as_matrix(d, labels) -> tuple[np.ndarray, list[str]]:
+    """(data, labels) of a DistanceMatrix, a scikit-bio DistanceMatrix, a pandas DataFrame
+    (labels from its index, which must equal its columns) or an array (``labels``, else
+    ``0..n-1``). Labels must be unique; ``labels`` given with a labelled matrix must equal
+    its labels."""
+    from ..sequences._batch import check_unique_ids
+    own = None
     if isinstance(d, DistanceMatrix):
-        return d.data, d.ids
-    data = np.asarray(d, dtype=np.float64)
+        data, own = d.data, list(d.ids)
+    elif hasattr(d, "ids") and hasattr(d, "data") and not isinstance(d, np.ndarray):
+        data, own = np.asarray(d.data, dtype=np.float64), [str(i) for i in d.ids]  # scikit-bio
+    elif hasattr(d, "index") and hasattr(d, "columns"):  # pandas DataFrame
+        rows, cols = [str(i) for i in d.index], [str(c) for c in d.columns]
+        if rows != cols:
+            raise ValueError("a DataFrame distance matrix needs the same labels on its index and "
+                             f"columns (index {rows[:3]}..., columns {cols[:3]}...)")
+        data, own = np.asarray(d.to_numpy(), dtype=np.float64), rows
+    else:
+        try:
+            data = np.asarray(d, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"expected a distance matrix (bioaccel or scikit-bio DistanceMatrix, "
+                            f"pandas DataFrame or square array), got {type(d).__name__}: {exc}"
+                            ) from None
     if data.ndim != 2 or data.shape[0] != data.shape[1]:
         raise ValueError(f"distance matrix must be square, got shape {data.shape}")
+    if own is not None:
+        if labels is not None and [str(x) for x in labels] != own:
+            raise ValueError(f"labels= differ from the matrix's own labels ({own[:3]}...); give "
+                             "one or the other")
+        labels = own
     if labels is None:
         labels = [str(i) for i in range(data.shape[0])]
     labels = list(labels)
     if len(labels) != data.shape[0]:
         raise ValueError(f"{len(labels)} labels for a {data.shape[0]} x {data.shape[0]} matrix")
+    check_unique_ids([str(x) for x in labels], "labels")
     check_symmetric(data, labels)
     return data, labels
 
@@ -137,8 +163,10 @@ def _check_finite(data: np.ndarray, labels: list[str]) -> None:
         i, j = bad[0]
         raise ValueError(
             f"distance between {labels[i]!r} and {labels[j]!r} is {float(data[i, j])!r}; tree building "
-            "needs finite distances (a saturated model gives Inf/NaN: try a simpler model or "
-            "pairwise deletion)"
+            "needs finite distances: Inf is a pair past its model's saturation (use a model that "
+            "saturates later: for proteins 'poisson' (finite below p = 1) or 'p' instead of "
+            "'kimura' (Inf from p = 0.854); for DNA 'raw' or 'jc69'), NaN a pair with no site "
+            "left to compare (try pairwise deletion)"
         )
 
 

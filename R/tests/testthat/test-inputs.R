@@ -1,0 +1,50 @@
+# Issue 20 item 15: what R users give and get back (messages, flags, RNA, TSV ids).
+
+test_that("an option that takes a value refuses TRUE/FALSE (devices = TRUE)", {
+  # before: --devices took the next argument (-o) as its value: "Missing option -o"
+  expect_error(bioaccel:::.cli_args(list(devices = TRUE)),
+               "devices = TRUE: expected a value, not TRUE/FALSE")
+  expect_error(bioaccel:::.cli_args(list(backend = FALSE)), "backend = FALSE: expected a value")
+  expect_identical(bioaccel:::.cli_args(list(ungap = TRUE, clamp_negative = FALSE)), "--ungap")
+  expect_error(bioaccel_distance(c(a = "ACGT", b = "ACGA"), "raw", devices = TRUE),
+               "devices = TRUE: expected a value")
+})
+
+test_that("writing into a folder that does not exist names the user's file", {
+  d <- dist(matrix(1:6, 3, dimnames = list(c("a", "b", "c"), NULL)))
+  path <- file.path(tempdir(), "nodir", "x.cdist")
+  err <- tryCatch(write_bioaccel_dist(d, path), error = conditionMessage)
+  expect_match(err, "cannot write .*nodir/x.cdist: folder .*nodir does not exist")
+  expect_no_match(err, ".x.cdist.", fixed = TRUE)  # before: the temporary file's name
+})
+
+test_that("a command-line error names the argument, not this package's scratch file", {
+  skip_if_not(has_cli(), "the bioaccel command is not installed")
+  dir <- bioaccel:::.scratch()
+  path <- file.path(dir, "d.cdist")  # as bioaccel_tree(d) writes it; missing here
+  err <- tryCatch(bioaccel:::.run(c("tree", shQuote(path), "-o", shQuote(file.path(dir, "t.nwk"))),
+                                  list(list(path = path, label = "d"))), error = conditionMessage)
+  expect_match(err, "d: no such file", fixed = TRUE)
+  expect_no_match(err, tempdir(), fixed = TRUE)
+})
+
+test_that("RNA alignments keep their U as T in a DNAbin (never NA), and phangorn takes them", {
+  path <- tempfile(fileext = ".fa")
+  writeLines(c(">r1", "ACGUUGCA-U", ">r2", "ACGU-GCAAU", ">r3", "ACCUUGCAAU"), path)
+  aln <- read_bioaccel_alignment(path)
+  expect_s3_class(aln, "DNAbin")
+  chars <- as.character(aln)
+  expect_false(anyNA(chars))
+  expect_identical(unname(chars[1, ]), strsplit("acgttgca-t", "")[[1]])
+  expect_equal(ape::base.freq(aln)[["t"]] > 0, TRUE)
+  skip_if_not_installed("phangorn")
+  pd <- phangorn::as.phyDat(aln)
+  tr <- ape::read.tree(text = "((r1,r2),r3);")
+  expect_true(is.finite(phangorn::parsimony(tr, pd)))
+})
+
+test_that("auto reads by composition, as bioaccel does", {
+  path <- tempfile(fileext = ".fa")
+  writeLines(c(">p1", "MKWVTGHRSACDNK", ">p2", "MKWVTGHRSACDNR"), path)
+  expect_s3_class(read_bioaccel_alignment(path), "AAbin")  # every letter an IUPAC code
+})
