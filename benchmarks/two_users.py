@@ -168,13 +168,18 @@ def fair_share_run(shares: dict[str, float], *, gpus: int = 1, workers: int = 2,
     work = shared_dir("bioaccel-two-users-")
     try:
         run = work / "run"
-        os.mkdir(run)
-        os.chmod(run, 0o1777)
         shares_file = work / "shares"
         lines = ["policy fair"] + [f"{a} {s:g}" + ("" if as_users else f" {me}")
                                    for a, s in shares.items()]
         shares_file.write_text("\n".join(lines) + "\n")
         os.chmod(shares_file, 0o644)
+        if as_users:  # the administrator's `bioaccel admin init`
+            from bioaccel.sched.devices import discover_devices
+            from bioaccel.sched.leases import init_run_dir
+            init_run_dir(run, discover_devices({"BIOACCEL_VIRTUAL_GPUS": str(gpus)}),
+                         shares_file=str(shares_file))
+        else:  # a private run directory of this user's
+            os.mkdir(run, 0o700)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/",
                "BIOACCEL_RUN_DIR": str(run), "BIOACCEL_SHARES_FILE": str(shares_file),
                "BIOACCEL_VIRTUAL_GPUS": str(gpus)}

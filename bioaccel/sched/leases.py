@@ -264,6 +264,7 @@ def init_run_dir(directory: str | Path | None = None, devices: list[Device] | No
     k = config["slots_per_gpu"]
     for name in ["arbiter.lock"] + [f"slot.{d['token']}.{s}.lock" for d in config["devices"]
                                     for s in range(k)]:
+        _replace_planted(path / name, owners)
         os.close(rundir.open_lock(path / name, owners, create=True))
     users_dir = path / "users"
     rundir.ensure_dir(users_dir, rundir.SHARED_DIR_MODE if shared else rundir.PRIVATE_DIR_MODE)
@@ -280,6 +281,30 @@ def init_run_dir(directory: str | Path | None = None, devices: list[Device] | No
                     rundir.warn(f"{rundir.describe(folder, fst)} is not {name}'s folder: remove "
                                 f"it and run this again ({name}'s runs cannot be recorded)")
     return config
+
+
+def _replace_planted(path: Path, owners: set[int]) -> None:
+    """Remove a lock file of the wrong owner, kind or link count (planted, or made before
+    ``admin init`` existed) unless a live process holds it."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(st.st_mode) and st.st_uid in owners and st.st_nlink == 1:
+        return
+    if stat.S_ISREG(st.st_mode):
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            if rundir.is_locked(fd):
+                pids = (procs.lock_takers() or {}).get((st.st_dev, st.st_ino), [])
+                raise SchedulerConfigError(
+                    f"{rundir.describe(path, st)} is not root's but pid(s) {pids or '?'} hold it "
+                    "now: replacing it would give the same GPU to two jobs; run this again when "
+                    "they have ended")
+        finally:
+            os.close(fd)
+    os.unlink(path)
+    rundir.warn(f"replaced {rundir.describe(path, st)}: lock files must be root's")
 
 
 @dataclass

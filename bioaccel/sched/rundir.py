@@ -109,7 +109,7 @@ def _check_dir(path: Path, st: os.stat_result, mode: int) -> None:
         raise SchedulerConfigError(
             f"run directory {describe(path, st)} is world-writable without the sticky bit: "
             f"any user could delete the others' leases; expected mode 1777 or 3770 (chmod +t)")
-    if mode == PRIVATE_DIR_MODE and st.st_uid != os.getuid():
+    if not is_shared(st) and st.st_uid != os.getuid() and os.getuid() != 0:
         raise SchedulerConfigError(
             f"private run directory {describe(path, st)} belongs to another user")
     if not os.access(path, os.W_OK | os.X_OK):
