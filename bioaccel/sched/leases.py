@@ -283,6 +283,29 @@ def init_run_dir(directory: str | Path | None = None, devices: list[Device] | No
     return config
 
 
+def host_shares(directory: Path, config: dict | None = None):
+    """The shares file of run directory ``directory``: in a shared one, the one its
+    ``config.json`` names for every user (``BIOACCEL_SHARES_FILE`` naming another is refused:
+    one shares configuration per host); in a private one, ``BIOACCEL_SHARES_FILE`` or
+    ``/etc/bioaccel/shares``."""
+    st = os.stat(directory)
+    if not rundir.is_shared(st):
+        return load_shares(st.st_uid)
+    config = config if config is not None else read_config(directory, rundir.trusted_owners(st))
+    if config is None:
+        raise SchedulerConfigError(f"the run directory {str(directory)!r} has no configuration: "
+                                   f"{rundir.ADMIN_HINT}")
+    named = os.environ.get("BIOACCEL_SHARES_FILE")
+    fixed = config.get("shares_file") or str(SHARES_FILE)
+    if named and os.path.abspath(named) != os.path.abspath(fixed):
+        raise SchedulerConfigError(
+            f"BIOACCEL_SHARES_FILE={named!r}: the run directory {str(directory)!r} uses the "
+            f"shares file {fixed!r} for every user (one per host, set by `bioaccel admin init "
+            "--shares-file`)")
+    return load_shares(0, {"BIOACCEL_SHARES_FILE": fixed} if named or
+                       fixed != str(SHARES_FILE) else {})
+
+
 def _replace_planted(path: Path, owners: set[int]) -> None:
     """Remove a lock file of the wrong owner, kind or link count (planted, or made before
     ``admin init`` existed) unless a live process holds it."""
@@ -441,17 +464,7 @@ class GpuBroker:
         return config
 
     def _shares(self):
-        named = os.environ.get("BIOACCEL_SHARES_FILE")
-        if not self.shared:
-            return load_shares(self.dir_uid)
-        fixed = self.host.get("shares_file") or str(SHARES_FILE)
-        if named and os.path.abspath(named) != os.path.abspath(fixed):
-            raise SchedulerConfigError(
-                f"BIOACCEL_SHARES_FILE={named!r}: the run directory {str(self.dir)!r} uses the "
-                f"shares file {fixed!r} for every user (one per host, set by `bioaccel admin "
-                "init --shares-file`)")
-        return load_shares(0, {"BIOACCEL_SHARES_FILE": fixed} if named or
-                           fixed != str(SHARES_FILE) else {})
+        return host_shares(self.dir, self.host)
 
     def _env(self, name: str) -> str | None:
         value = os.environ.get(name)
@@ -553,13 +566,26 @@ class GpuBroker:
         return held
 
     # -- state ----------------------------------------------------------------------------
-    def _records(self, prefix: str, fields: dict) -> list[tuple[str, dict, os.stat_result, int | None]]:
+    def _records(self, prefix: str, fields: dict, cap: int | None = None
+                 ) -> list[tuple[str, dict, os.stat_result, int | None]]:
         """Live records ``<prefix>.<id>.json`` as (id, content, stat, pid of the process that
         locked it); a dead owner's are removed where allowed, and bad ones are skipped with a
         warning."""
         out = []
         takers = procs.lock_takers()
-        for path in sorted(self.dir.glob(f"{prefix}.*.json")):
+        paths = sorted(self.dir.glob(f"{prefix}.*.json"))
+        if cap is not None:  # read at most ``cap`` files per owner (the oldest ids)
+            per_uid: dict[int, list[Path]] = {}
+            for path in paths:
+                with contextlib.suppress(OSError):
+                    per_uid.setdefault(os.lstat(path).st_uid, []).append(path)
+            for uid, mine in per_uid.items():
+                if len(mine) > cap and uid != os.getuid():
+                    rundir.warn(f"{user_name(uid)} has {len(mine)} {prefix} files; only the first "
+                                f"{cap} (the limit per user) are read")
+            paths = sorted(p for uid, mine in per_uid.items()
+                           for p in (mine if uid == os.getuid() else mine[:cap]))
+        for path in paths:
             rid = path.name[len(prefix) + 1:-len(".json")]
             opened = rundir.open_record(path)
             if opened is None:
@@ -660,7 +686,7 @@ class GpuBroker:
         now = time.time()
         host = {d["token"]: d for d in self.host_devices}
         per_user: dict[int, list] = {}
-        for rid, info, st, taker in self._records("queue", _QUEUE_FIELDS):
+        for rid, info, st, taker in self._records("queue", _QUEUE_FIELDS, self.max_waiting):
             who = self._who("queue", rid, info, st)
             allowed = [t for t in (info["devices"] if info.get("devices") is not None else host)
                        if isinstance(t, str) and t in host]
