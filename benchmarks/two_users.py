@@ -36,8 +36,20 @@ def preload() -> None:
     import rich.console  # noqa: F401
     import rich.table  # noqa: F401
 
+    import io
+
+    import rich.text
+    from rich.console import Console
+
     import bioaccel.cli  # noqa: F401
     import bioaccel.cli_sched  # noqa: F401
+    from bioaccel.sched import procs, run  # noqa: F401
+
+    # rich imports some modules on first render (emoji codes, cells): render once here
+    table = rich.table.Table(title="t")
+    table.add_column("c")
+    table.add_row(rich.text.Text("[x] :smile:"))
+    Console(file=io.StringIO(), width=80).print(table, "[b]x[/b] :smile:")
     from bioaccel.sched import devices, history, leases  # noqa: F401
     devices.discover_devices({"BIOACCEL_VIRTUAL_GPUS": "1"})
 

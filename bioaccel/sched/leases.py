@@ -430,6 +430,8 @@ class GpuBroker:
         self.starve_after_s = starve_after_s
         self.poll_s = poll_s
         self.lapse_s = lapse_s
+        self.arbiter_wait_s = 1.0
+        self._arbiter_stuck = False
         self._history: History | None = None
 
     def _host_config(self, wanted: int | None) -> dict:
@@ -495,21 +497,29 @@ class GpuBroker:
 
     @contextlib.contextmanager
     def _arbiter(self, deadline: float | None = None):
+        """Hold the arbiter lock for one pass -- or, when a process has held it for
+        ``arbiter_wait_s`` (stopped, hung or hostile), plan without it (with a warning naming
+        it): the lock only keeps the policy's order; exclusion is the slot locks', so a pass
+        without it can never double-book a GPU."""
         fd = self._open_lock("arbiter.lock")
+        got = False
         try:
-            if deadline is None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            else:
-                while not rundir.try_lock(fd):
-                    if time.time() >= deadline:
-                        raise LeaseTimeoutError(
-                            f"the arbiter lock {str(self.dir / 'arbiter.lock')!r} stayed held "
-                            f"by {self._describe_pids(self._takers_of(fd))}")
-                    time.sleep(0.005)
+            until = time.monotonic() + (0.0 if self._arbiter_stuck else self.arbiter_wait_s)
+            while not (got := rundir.try_lock(fd)):
+                if time.monotonic() >= until or (deadline is not None and
+                                                 time.time() >= deadline):
+                    break
+                time.sleep(0.002)
+            if not got and not self._arbiter_stuck:
+                rundir.warn(f"the arbiter lock {str(self.dir / 'arbiter.lock')!r} has been held "
+                            f"for over {self.arbiter_wait_s:g} s by "
+                            f"{self._describe_pids(self._takers_of(fd))}: planning without it")
+            self._arbiter_stuck = not got
             yield
         finally:
-            with contextlib.suppress(OSError):
-                fcntl.flock(fd, fcntl.LOCK_UN)
+            if got:
+                with contextlib.suppress(OSError):
+                    fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
 
     @staticmethod
@@ -834,7 +844,9 @@ class GpuBroker:
                     ranked = self.policy.order(self.queue(), t, self._usage(t))
                     plan = self._plan(ranked, t)
                     if req_id in plan:
-                        return self._take(plan[req_id], slots, req_id, info)
+                        held = self._take(plan[req_id], slots, req_id, info)
+                        if held is not None:
+                            return held
                 if deadline is not None and time.time() >= deadline:
                     raise LeaseTimeoutError(self._timeout_message(gpus, slots, timeout))
                 time.sleep(self.poll_s * (0.5 + random.random()))
@@ -846,7 +858,7 @@ class GpuBroker:
     def _usage(self, now: float) -> dict[str, float]:
         return self.history.usage(now) if self.policy.name == "fair" else {}
 
-    def _take(self, tokens: list[str], slots: int, req_id: str, info: dict) -> Lease:
+    def _take(self, tokens: list[str], slots: int, req_id: str, info: dict) -> Lease | None:
         by_token = {token_of(d): d for d in self.devices}
         chosen = [by_token[t] for t in tokens]
         fds: list[int] = []
@@ -867,9 +879,10 @@ class GpuBroker:
                         time.sleep(0.002)
                     else:
                         os.close(fd)
-                if len(taken_slots[t]) < slots:  # cannot happen under the arbiter
-                    raise RuntimeError(f"GPU {t}: planned {slots} free slot(s), found "
-                                       f"{len(taken_slots[t])}")
+                if len(taken_slots[t]) < slots:  # taken meanwhile (a pass without the
+                    for fd in fds:                  # arbiter lock): plan again
+                        os.close(fd)
+                    return None
             record = self.dir / f"lease.{req_id}.json"
             body = {"pid": info["pid"], "host": info["host"], "account": info["account"],
                     "mem_gb": info["mem_gb"], "since": time.time(),
