@@ -32,25 +32,22 @@ USERS = ("alice", "bob")
 def preload() -> None:
     """Import here, as the invoking user, what the forked users' code imports lazily (they
     may not be able to read this interpreter's library)."""
-    import click  # noqa: F401
-    import rich.console  # noqa: F401
-    import rich.table  # noqa: F401
-
     import io
 
+    import click  # noqa: F401
+    import rich.console
+    import rich.table
     import rich.text
-    from rich.console import Console
 
     import bioaccel.cli  # noqa: F401
     import bioaccel.cli_sched  # noqa: F401
-    from bioaccel.sched import procs, run  # noqa: F401
+    from bioaccel.sched import devices, history, leases, procs, run  # noqa: F401
 
     # rich imports some modules on first render (emoji codes, cells): render once here
     table = rich.table.Table(title="t")
     table.add_column("c")
     table.add_row(rich.text.Text("[x] :smile:"))
-    Console(file=io.StringIO(), width=80).print(table, "[b]x[/b] :smile:")
-    from bioaccel.sched import devices, history, leases  # noqa: F401
+    rich.console.Console(file=io.StringIO(), width=80).print(table, "[b]x[/b] :smile:")
     devices.discover_devices({"BIOACCEL_VIRTUAL_GPUS": "1"})
 
 
@@ -101,8 +98,8 @@ def spawn_as(user: str | None, fn, *args, env: dict | None = None, umask: int = 
             fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             os.dup2(fd, 1)
             os.dup2(fd, 2)
-            sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
-            sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+            sys.stdout = open(1, "w", buffering=1, closefd=False)
+            sys.stderr = open(2, "w", buffering=1, closefd=False)
         if user is not None:
             pw = pwd.getpwnam(user)
             os.setgroups([])
