@@ -41,7 +41,8 @@ def preload() -> None:
 
     import bioaccel.cli  # noqa: F401
     import bioaccel.cli_sched  # noqa: F401
-    from bioaccel.sched import devices, history, leases, procs, run  # noqa: F401
+    from bioaccel.sched import devices
+    from bioaccel.sched import history, leases, procs, run  # noqa: F401
 
     # rich imports some modules on first render (emoji codes, cells): render once here
     table = rich.table.Table(title="t")
