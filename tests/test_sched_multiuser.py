@@ -204,6 +204,25 @@ def test_fair_share_between_users_follows_the_shares_file(users, shares):
         assert b["start"] >= a["end"] - 1e-3
 
 
+@pytest.mark.slow
+def test_load_three_users_thirty_jobs_each_on_four_gpus():
+    """The load test: alice, bob and eve each run 30 jobs (3 streams of 10) on 4 virtual GPUs
+    under the fair policy with shares 2/1/1: every job runs, never two on a GPU at once, and
+    each user's share of the contested GPU-seconds is within 5 points of the configured."""
+    if users_unavailable(("alice", "bob", "eve")):
+        pytest.skip(users_unavailable(("alice", "bob", "eve")))
+    shares = {"alice": 2, "bob": 1, "eve": 1}
+    result = fair_share_run(shares, gpus=4, workers=3, jobs=10, hold_s=0.1, as_users=True)
+    jobs = result["jobs"]
+    assert len(jobs) == 90
+    for gpu in {j["gpu"] for j in jobs}:
+        mine = sorted((j for j in jobs if j["gpu"] == gpu), key=lambda j: j["start"])
+        for a, b in zip(mine, mine[1:]):
+            assert b["start"] >= a["end"] - 1e-3, f"two jobs at once on GPU {gpu}"
+    for name, acc in result["accounts"].items():
+        assert acc["fraction"] == pytest.approx(acc["configured"], abs=0.05), result["accounts"]
+
+
 def test_user_variables_change_nothing_and_accounts_are_those_of_the_shares_file(
         shared, monkeypatch):
     run = shared / "run"

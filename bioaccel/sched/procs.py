@@ -15,6 +15,7 @@ operating system, a hidden ``/proc``); callers then fall back to probing the loc
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from pathlib import Path
 
@@ -65,6 +66,7 @@ def uid_of(pid: int) -> int | None:
         return None
 
 
+@functools.lru_cache(maxsize=1)
 def _boot_time() -> float | None:
     try:
         for line in (PROC / "stat").read_text().splitlines():
