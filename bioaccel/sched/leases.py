@@ -232,6 +232,23 @@ def init_run_dir(directory: str | Path | None = None, devices: list[Device] | No
                 + ". New lock files would give the same GPUs to others: wait for these "
                   "processes to end (or kill them), then run this again")
     owners = rundir.trusted_owners(st)
+    # one set-up at a time (jobs of one private folder may add their GPUs at once)
+    dfd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        deadline = time.monotonic() + 10
+        while not rundir.try_lock(dfd):
+            if time.monotonic() > deadline:
+                raise SchedulerConfigError(f"the run directory {str(path)!r} stayed locked "
+                                           "for 10 s (another set-up, or a process holding it)")
+            time.sleep(0.01)
+        return _init_locked(path, st, owners, root, shared, devices, slots_per_gpu,
+                            shares_file, max_waiting, users)
+    finally:
+        os.close(dfd)
+
+
+def _init_locked(path, st, owners, root, shared, devices, slots_per_gpu, shares_file,
+                 max_waiting, users) -> dict:
     config = read_config(path, owners) or {"version": 1, "devices": [],
                                            "generation": uuid.uuid4().hex}
     old = json.dumps(config, sort_keys=True)
