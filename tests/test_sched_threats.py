@@ -472,6 +472,10 @@ def test_d3_a_wiped_run_directory_is_detected(host, users):
     subprocess.run(["rm", "-rf", str(run)], check=True)  # a cleaner, or a careless admin
     with pytest.raises(Exception, match="was wiped while jobs held GPUs: pid"):
         init_run_dir(run, discover_devices(), shares_file=os.environ["BIOACCEL_SHARES_FILE"])
+    proc = subprocess.run([sys.executable, "-m", "bioaccel.cli", "gpus"], env=child_env(
+        BIOACCEL_VIRTUAL_GPUS="4", BIOACCEL_RUN_DIR=str(run)), capture_output=True, text=True,
+        timeout=60, check=False)  # the administrator's view says so too
+    assert proc.returncode == 2 and "holds deleted slot.vgpu-" in proc.stderr, proc.stderr
     until(lambda: "was wiped" in log.read_text(), what="alice's warning")
     assert wait(alice) == 0
     init_run_dir(run, discover_devices(), shares_file=os.environ["BIOACCEL_SHARES_FILE"])

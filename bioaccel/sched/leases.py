@@ -581,8 +581,8 @@ class GpuBroker:
                     if st is not None and stat.S_ISREG(st.st_mode) and st.st_nlink == 1 \
                             and st.st_uid in self.owners:
                         pids = takers.get((st.st_dev, st.st_ino))
-                        if pids:
-                            held[(d["token"], s)] = pids[0]
+                        if pids:  # 0: a process outside this pid namespace
+                            held[(d["token"], s)] = pids[0] if pids[0] > 0 else -1
                         continue
                 fd = self._open_lock(name)  # refuses a planted or missing file
                 try:
@@ -633,7 +633,7 @@ class GpuBroker:
                 os.close(fd)
             if info is not None:
                 pids = (takers or {}).get((st.st_dev, st.st_ino))
-                out.append((rid, info, st, pids[0] if pids else None))
+                out.append((rid, info, st, pids[0] if pids and pids[0] > 0 else None))
         return out
 
     def _who(self, path_kind: str, rid: str, info: dict, st: os.stat_result) -> dict:

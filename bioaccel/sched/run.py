@@ -1,7 +1,7 @@
 """Run a command on leased GPUs: the lease lifecycle of ``bioaccel gpu-run``.
 
-:func:`run_leased` waits for a lease, starts the command in a process group (and session) of
-its own with ``CUDA_VISIBLE_DEVICES`` bound and the lease's lock descriptors inherited,
+:func:`run_leased` waits for a lease, starts the command in a process group of
+its own (given the terminal when run from one) with ``CUDA_VISIBLE_DEVICES`` bound and the lease's lock descriptors inherited,
 forwards SIGTERM/SIGINT/SIGHUP to that group, and ends the lease only when the group has
 exited: what the job left behind gets ``grace_s`` seconds, then SIGTERM, then SIGKILL, and
 it says so. A process that left the group (``setsid``) keeps the lease as long as it keeps
@@ -68,8 +68,31 @@ def _end_group(pgid: int, grace_s: float, say: Callable[[str], None]) -> None:
             left = procs.group_members(pgid)
 
 
-def _spawn(command: Sequence[str], env: dict, pass_fds=()) -> subprocess.Popen:
-    return subprocess.Popen(list(command), env=env, pass_fds=pass_fds, start_new_session=True)
+def _spawn(command: Sequence[str], env: dict, pass_fds=()) -> tuple[subprocess.Popen, bool]:
+    """The job in a process group of its own. From a terminal's foreground, that group gets
+    the terminal (as a shell's job control does), so the job can read it and Ctrl-C reaches
+    it; otherwise it gets a session of its own. Returns the child and whether it got the
+    terminal."""
+    foreground = False
+    with contextlib.suppress(OSError):
+        foreground = os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp()
+    if not foreground:
+        return subprocess.Popen(list(command), env=env, pass_fds=pass_fds,
+                                start_new_session=True), False
+    child = subprocess.Popen(list(command), env=env, pass_fds=pass_fds, process_group=0)
+    _give_terminal(child.pid)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(child.pid, signal.SIGCONT)  # if it read the terminal before it had it
+    return child, True
+
+
+def _give_terminal(pgid: int) -> None:
+    old = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    try:
+        with contextlib.suppress(OSError):
+            os.tcsetpgrp(0, pgid)
+    finally:
+        signal.signal(signal.SIGTTOU, old)
 
 
 def run_leased(command: Sequence[str], *, gpus: int = 1, slots: int | None = None,
@@ -120,7 +143,7 @@ def run_leased(command: Sequence[str], *, gpus: int = 1, slots: int | None = Non
     # the job shares the lock descriptors: the GPUs stay taken while any of it runs, even if
     # this wrapper is killed
     try:
-        child = _spawn(command, env, held.lock_fds)
+        child, terminal = _spawn(command, env, held.lock_fds)
     except BaseException:
         held.release()
         raise
@@ -142,6 +165,8 @@ def run_leased(command: Sequence[str], *, gpus: int = 1, slots: int | None = Non
                 say(f"warning: the run directory {broker.dir} was wiped (this lease's files were "
                     "deleted) while the job holds GPU(s) "
                     f"{held.visible}: other jobs may be given these GPUs; tell the administrator")
+        if terminal:
+            _give_terminal(os.getpgrp())
         _end_group(child.pid, grace_s, say)
         end = time.monotonic()
         record = held.record
