@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def pass_time(rows: int, repeats: int) -> dict:
-    from bioaccel.sched.devices import discover_devices
+    from bioaccel.devices._discover import discover_devices
     from bioaccel.sched.history import History, Run
     from bioaccel.sched.leases import GpuBroker
 

@@ -39,9 +39,9 @@ def preload() -> None:
     import rich.table
     import rich.text
 
-    import bioaccel.cli  # noqa: F401
-    import bioaccel.cli_sched  # noqa: F401
-    from bioaccel.sched import devices
+    import bioaccel.cli._main  # noqa: F401
+    import bioaccel.cli._sched  # noqa: F401
+    from bioaccel.devices._discover import discover_devices
     from bioaccel.sched import history, leases, procs, run  # noqa: F401
 
     # rich imports some modules on first render (emoji codes, cells): render once here
@@ -49,7 +49,7 @@ def preload() -> None:
     table.add_column("c")
     table.add_row(rich.text.Text("[x] :smile:"))
     rich.console.Console(file=io.StringIO(), width=80).print(table, "[b]x[/b] :smile:")
-    devices.discover_devices({"BIOACCEL_VIRTUAL_GPUS": "1"})
+    discover_devices({"BIOACCEL_VIRTUAL_GPUS": "1"})
 
 
 def users_unavailable(names=USERS) -> str | None:
@@ -184,7 +184,7 @@ def fair_share_run(shares: dict[str, float], *, gpus: int = 1, workers: int = 2,
         shares_file.write_text("\n".join(lines) + "\n")
         os.chmod(shares_file, 0o644)
         if as_users:  # the administrator's `bioaccel admin init`
-            from bioaccel.sched.devices import discover_devices
+            from bioaccel.devices._discover import discover_devices
             from bioaccel.sched.leases import init_run_dir
             init_run_dir(run, discover_devices({"BIOACCEL_VIRTUAL_GPUS": str(gpus)}),
                          shares_file=str(shares_file))

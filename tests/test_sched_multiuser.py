@@ -387,7 +387,7 @@ def test_snakemake_plugin_of_two_users_uses_the_host_wide_arbiter(shared):
 
     shares = shared / "shares"
     shares.write_text("policy fair\nalice 2\nbob 1\n")
-    init_run_dir(DEFAULT_RUN_DIR)
+    init_run_dir(DEFAULT_RUN_DIR, shares_file=str(shares))  # the host's one shares file
     env = base_env(BIOACCEL_SHARES_FILE=str(shares))
 
     def report(name):
@@ -396,8 +396,11 @@ def test_snakemake_plugin_of_two_users_uses_the_host_wide_arbiter(shared):
             {"arbiter": str(sched.arbiter), "policy": sched.policy.name,
              "shares": sched.policy.shares}))
 
-    for user in USERS:
-        assert run_as(user, report, user, env=env) == 0
+    try:
+        for user in USERS:
+            assert run_as(user, report, user, env=env) == 0
+    finally:
+        init_run_dir(DEFAULT_RUN_DIR, shares_file="/etc/bioaccel/shares")
     seen = [json.loads((shared / f"{u}.json").read_text()) for u in USERS]
     assert seen[0] == seen[1] == {"arbiter": str(DEFAULT_RUN_DIR), "policy": "fair",
                                   "shares": {"alice": 2.0, "bob": 1.0}}

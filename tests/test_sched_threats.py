@@ -19,7 +19,7 @@ import pytest
 
 from benchmarks.two_users import preload, run_as, shared_dir, spawn_as, users_unavailable, wait
 from bioaccel.cli import main as cli_main
-from bioaccel.sched.devices import discover_devices
+from bioaccel.devices._discover import discover_devices
 from bioaccel.sched.history import History, Run
 from bioaccel.sched.leases import GpuBroker, init_run_dir
 from tests.datasets import child_env

@@ -56,9 +56,9 @@ from pathlib import Path
 
 from ..errors import LeaseTimeoutError, QueueLimitError, SchedulerConfigError
 from . import procs, rundir
-from .devices import Device, discover_devices
+from ..devices._discover import Device, discover_devices
 from .history import History
-from .identity import SHARES_FILE, current_user, load_shares, user_name
+from .identity import SHARES_FILE, SharesConfig, current_user, load_shares, user_name
 from .policies import Request, make_policy, parse_shares
 
 ENV_HELD = "BIOACCEL_LEASED_GPUS"
@@ -319,8 +319,12 @@ def host_shares(directory: Path, config: dict | None = None):
             f"BIOACCEL_SHARES_FILE={named!r}: the run directory {str(directory)!r} uses the "
             f"shares file {fixed!r} for every user (one per host, set by `bioaccel admin init "
             "--shares-file`)")
-    return load_shares(0, {"BIOACCEL_SHARES_FILE": fixed} if named or
-                       fixed != str(SHARES_FILE) else {})
+    if not os.path.lexists(fixed):  # every user sees the same: no shares (equal ones)
+        if fixed != str(SHARES_FILE):
+            rundir.warn(f"the shares file {fixed!r} named by {str(directory / CONFIG)!r} is "
+                        "missing: no shares file is in force")
+        return SharesConfig()
+    return load_shares(0, {"BIOACCEL_SHARES_FILE": fixed})
 
 
 def _replace_planted(path: Path, owners: set[int]) -> None:
