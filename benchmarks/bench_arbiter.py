@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sqlite3
@@ -91,7 +92,7 @@ def load_run() -> dict:
     gaps = []
     for gpu in {j["gpu"] for j in jobs}:
         mine = [j for j in jobs if j["gpu"] == gpu]
-        gaps += [b["start"] - a["end"] for a, b in zip(mine, mine[1:])
+        gaps += [b["start"] - a["end"] for a, b in itertools.pairwise(mine)
                  if b["start"] < t0 + r["window_s"]]  # while others still waited
     gaps.sort()
     return {"mode": r["mode"], "jobs": len(jobs), "overlaps": overlaps,

@@ -54,9 +54,9 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..devices._discover import Device, discover_devices
 from ..errors import LeaseTimeoutError, QueueLimitError, SchedulerConfigError
 from . import procs, rundir
-from ..devices._discover import Device, discover_devices
 from .history import History
 from .identity import SHARES_FILE, SharesConfig, current_user, load_shares, user_name
 from .policies import Request, make_policy, parse_shares
