@@ -536,6 +536,7 @@ class GpuBroker:
                             f"for over {self.arbiter_wait_s:g} s by "
                             f"{self._describe_pids(self._takers_of(fd))}: planning without it")
             self._arbiter_stuck = not got
+            procs.forget_locks()  # the pass sees every lock taken before it
             yield
         finally:
             if got:
@@ -673,7 +674,9 @@ class GpuBroker:
         there). A record's claim counts only where the process that locked the record also
         took the slot's lock (the kernel says so); held slots no record rightly claims appear
         with the kernel's pid and its user, label ``held without a lease record``."""
-        state = self._slot_state() if state is None else state
+        if state is None:
+            procs.forget_locks()
+            state = self._slot_state()
         leases = self.leases()
         out: dict[str, list[dict]] = {}
         for d in self.host_devices:
@@ -717,6 +720,7 @@ class GpuBroker:
         now = time.time()
         host = {d["token"]: d for d in self.host_devices}
         per_user: dict[int, list] = {}
+        born_of: dict[int, float | None] = {}
         for rid, info, st, taker in self._records("queue", _QUEUE_FIELDS, self.max_waiting):
             who = self._who("queue", rid, info, st)
             allowed = [t for t in (info["devices"] if info.get("devices") is not None else host)
@@ -735,7 +739,9 @@ class GpuBroker:
                             + (f" ({', '.join(f'{m:g}' for m in mems)} GB)" if mems else ""))
                 continue
             # an entry is no older than the process that waits on it (the kernel's word)
-            born = procs.start_time(taker) if taker else None
+            if taker and taker not in born_of:
+                born_of[taker] = procs.start_time(taker)
+            born = born_of.get(taker) if taker else None
             submit = float(info["submit_time"])
             if born is not None:
                 submit = max(submit, born - 1.0)
@@ -789,6 +795,7 @@ class GpuBroker:
         far as this user may look), the waiting requests in policy order with the GPUs the
         plan gives them now, lapsed entries, usage, and notes. Writes nothing."""
         now = time.time()
+        procs.forget_locks()
         state = self._slot_state()
         holders = self.holders(state)
         lapsed: list[Request] = []
@@ -877,7 +884,15 @@ class GpuBroker:
             os.close(qfd)
 
     def _usage(self, now: float) -> dict[str, float]:
-        return self.history.usage(now) if self.policy.name == "fair" else {}
+        """Decayed GPU-seconds per account: the recorded runs, plus what each live lease has
+        used so far (as Slurm charges running jobs), so fair share reacts while jobs run."""
+        if self.policy.name != "fair":
+            return {}
+        used = self.history.usage(now)
+        for rec in self.leases():
+            gpus = sum(len(v) for v in rec["slots"].values()) / self.slots_per_gpu
+            used[rec["account"]] = used.get(rec["account"], 0.0) + gpus * rec["held_s"]
+        return used
 
     def _take(self, tokens: list[str], slots: int, req_id: str, info: dict) -> Lease | None:
         by_token = {token_of(d): d for d in self.devices}

@@ -17,14 +17,35 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import time
 from pathlib import Path
 
 PROC = Path("/proc")
 
 
+_TAKERS: tuple[float, dict | None] = (-1.0, None)
+#: One reading of ``/proc/locks`` serves a pass (a pass starts with :func:`forget_locks`).
+TAKERS_TTL_S = 0.02
+
+
 def lock_takers() -> dict[tuple[int, int], list[int]] | None:
     """``(st_dev, st_ino) -> [pid, ...]`` of every granted lock (waiters are left out), or
-    None if ``/proc/locks`` cannot be read."""
+    None if ``/proc/locks`` cannot be read (read at most every :data:`TAKERS_TTL_S`)."""
+    global _TAKERS
+    now = time.monotonic()
+    if 0 <= now - _TAKERS[0] < TAKERS_TTL_S:
+        return _TAKERS[1]
+    _TAKERS = (now, _read_locks())
+    return _TAKERS[1]
+
+
+def forget_locks() -> None:
+    """The next :func:`lock_takers` reads ``/proc/locks`` afresh (a pass starts)."""
+    global _TAKERS
+    _TAKERS = (-1.0, None)
+
+
+def _read_locks() -> dict[tuple[int, int], list[int]] | None:
     try:
         text = (PROC / "locks").read_text()
     except OSError:
