@@ -112,7 +112,7 @@ def _holder_json(token, h):
 def gpus(as_json):
     """Show the GPUs, every user's holders (the process holding each lock, as the kernel
     says) and the queue of waiting requests (policy order), with user names, ages and
-    labels. Writes nothing."""
+    labels. Creates no file (works on a full disk)."""
     import warnings
 
     from rich.console import Console

@@ -793,7 +793,7 @@ class GpuBroker:
         """What ``bioaccel gpus`` shows: the run directory, every GPU with its holders (the
         kernel's pids; for a taker that exited, the processes that still hold its lock, as
         far as this user may look), the waiting requests in policy order with the GPUs the
-        plan gives them now, lapsed entries, usage, and notes. Writes nothing."""
+        plan gives them now, lapsed entries, usage, and notes. Creates no file (it may remove records of dead processes it owns)."""
         now = time.time()
         procs.forget_locks()
         state = self._slot_state()
