@@ -1,6 +1,6 @@
 """Two Unix users sharing one server's (virtual) GPUs through the host-wide arbiter.
 
-Used by ``bench_sched.py`` (the two-user table) and ``tests/test_sched_multiuser.py``.
+Used by ``bench_sched.py`` (the two-user table) and ``tests/sched/test_sched_multiuser.py``.
 
 The users' processes are forks of this one that switch to the user's uid (``setgroups``,
 ``setgid``, ``setuid``): the kernel sees them as that user, and nothing has to execute an

@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.native import load_native
 from .base import Backend, DnaData
 
 
 #: the C++ core's numbering of the DNA models (``DnaModel`` in
 #: csrc/include/bioaccel/dna_models.hpp); the same order as ``bioaccel.distances.MODELS``
 NATIVE_MODEL_IDS = {"raw": 0, "jc69": 1, "k80": 2, "f81": 3, "tn93": 4, "logdet": 5}
-
-
-def load_native():
-    """Import ``bioaccel._native``; raise ImportError with the reason when it is missing."""
-    from .. import _native
-    return _native
 
 
 class CpuBackend(Backend):

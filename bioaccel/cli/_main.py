@@ -121,7 +121,9 @@ def _models_help() -> str:
     from ..distances._protein import ALIGNMENT_MODELS
     from ..distances._dna import MODELS
     from ..distances._kmers import KMER_MODELS
+    from ..distances._aa import AA_MODELS
     return (f"Distance model: {', '.join(MODELS)} (aligned DNA, as ape::dist.dna); "
+            f"{', '.join(AA_MODELS)} (aligned protein); "
             f"{', '.join(ALIGNMENT_MODELS)} (from global alignments); edit (Levenshtein); "
             f"{', '.join(KMER_MODELS)} (k-mers; mash also from a sketch file).")
 
@@ -506,11 +508,9 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
           devices, output, ungap):
     """Align every sequence of QUERIES to every one of TARGETS (or all pairs of QUERIES);
     either may be - for stdin."""
-    import numpy as np
-
     from ..pairwise._align import align as align_pairs
     from ..pairwise._align import align_scores
-    from ..sequences._read import atomic_output
+    from ..pairwise._tables import save_scores, write_alignment_table, write_score_table
     from .._core.outputs import ALIGNMENTS, SCORES, output_format
     from ..pairwise._scoring import scoring_defaults
 
@@ -535,30 +535,16 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
     if traceback:
         alns = align_pairs(q, t, threads=threads, **kw)
         with text_output(output) as f:
-            f.write("query\ttarget\tscore\tquery_start\tquery_end\ttarget_start\ttarget_end\t"
-                    "cigar\tidentity\taligned_length\tquery_aligned\ttarget_aligned\n")
-            for a in alns:
-                f.write(f"{a.query_id}\t{a.target_id}\t{a.score}\t{a.query_start}\t{a.query_end}\t"
-                        f"{a.target_start}\t{a.target_end}\t{a.cigar}\t{a.identity:.6f}\t"
-                        f"{a.aligned_length}\t{a.query_aligned}\t{a.target_aligned}\n")
+            write_alignment_table(alns, f)
         click.echo(f"wrote {len(alns)} {mode} alignments to {shown(output)}", err=True)
         return
     scores = align_scores(q, t, backend=backend, threads=threads, devices=devices, **kw)
     tids = (t or q).ids
     if fmt == "tsv":
         with text_output(output) as f:
-            f.write("\t" + "\t".join(tids) + "\n")
-            for name, row in zip(q.ids, scores):
-                f.write(name + "\t" + "\t".join(str(int(v)) for v in row) + "\n")
+            write_score_table(scores, q.ids, tids, f)
     else:
-        with atomic_output(output, "wb") as f:
-            np.save(f, scores)
-        # the ids beside the matrix, as DistanceMatrix.write does for .npy
-        with atomic_output(Path(str(output) + ".ids.txt")) as f:
-            f.write("".join(i + "\n" for i in q.ids))
-        if t is not None:
-            with atomic_output(Path(str(output) + ".target_ids.txt")) as f:
-                f.write("".join(i + "\n" for i in t.ids))
+        save_scores(scores, output, q.ids, t.ids if t is not None else None)
     click.echo(f"wrote {scores.shape[0]} x {scores.shape[1]} {mode} scores to {shown(output)}",
                err=True)
 

@@ -66,13 +66,13 @@ def _refine_arg(refine, iterations):
               help="Refinement iterations (100); implies --refine.")
 @click.option("-t", "--threads", type=int, default=0, show_default=True,
               help="Threads, 0 = all cores; the alignment does not depend on it.")
-@click.option("-b", "--backend", type=click.Choice(["auto", "cpu", "cupy"]),
+@click.option("-b", "--backend", type=click.Choice(["auto", "cpu", "cupy", "numba-cuda"]),
               default="auto", show_default=True,
-              help="cupy: the guide tree's LCS distances and each guide-tree level's profile "
-                   "DPs on the GPU (the same alignment as cpu); auto: cpu.")
+              help="cupy or numba-cuda: the guide tree's LCS distances and each guide-tree "
+                   "level's profile DPs on the GPU (the same alignment as cpu); auto: cpu.")
 @click.option("--devices", default=None,
               help="Spread the guide tree's distances over these GPUs: 'all' or ids such as "
-                   "0,2 (with failover); with -b cupy the alignment runs on the first.")
+                   "0,2 (with failover); with a GPU backend the alignment runs on the first.")
 @click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus "
               "(for - on stdin; files are sniffed).")
 def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open, gap_extend,

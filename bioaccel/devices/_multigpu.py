@@ -20,7 +20,7 @@ Failures:
 Virtual devices (``BIOACCEL_VIRTUAL_GPUS``) run their tiles on the CPU backend.
 
 The runner does not look backends up (``sched`` and ``backends`` are sibling layers, see
-``tests/test_layering.py``): the caller hands it the engine, chosen by
+``tests/core/test_layering.py``): the caller hands it the engine, chosen by
 :func:`bioaccel.backends.backend_for_devices`.
 """
 
@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._core.tiling import balanced_cuts
 from ..errors import DeviceError
 from ._discover import Device
 
@@ -83,14 +84,15 @@ def make_tile(i0, i1, j0, j1, q_len, t_len, diagonal=False) -> Tile:
     return Tile(i0, i1, j0, j1, work, diagonal)
 
 
-def _cuts(lengths: np.ndarray, parts: int) -> list[int]:
-    """Boundaries splitting ``lengths`` into ``parts`` runs of about equal total length."""
+
+
+def _run_cuts(lengths: np.ndarray, parts: int) -> list[int]:
+    """Boundaries of at most ``parts`` non-empty runs of about equal total length."""
     n = len(lengths)
-    parts = max(1, min(parts, n))
-    csum = np.concatenate([[0.0], np.cumsum(lengths.astype(np.float64) + 1e-9)])
-    cuts = np.searchsorted(csum, np.linspace(0, csum[-1], parts + 1)[1:-1]).tolist()
-    out = sorted({0, n, *[min(max(c, 1), n - 1) for c in cuts]}) if n > 1 else [0, n]
-    return out
+    if n <= 1:
+        return [0, n]
+    cuts = balanced_cuts(np.asarray(lengths, dtype=np.float64) + 1.0, max(1, min(parts, n)))
+    return sorted({0, n, *[min(max(c, 1), n - 1) for c in cuts[1:-1]]})
 
 
 def partition(q_len: np.ndarray, t_len: np.ndarray | None, n_devices: int,
@@ -102,13 +104,13 @@ def partition(q_len: np.ndarray, t_len: np.ndarray | None, n_devices: int,
     if t_len is None:
         # b row-blocks give b (b + 1) / 2 upper blocks of about equal work
         b = max(1, int(np.ceil((np.sqrt(8 * target + 1) - 1) / 2)))
-        cuts = _cuts(q_len, b)
+        cuts = _run_cuts(q_len, b)
         tiles = [make_tile(cuts[a], cuts[a + 1], cuts[c], cuts[c + 1], q_len, q_len, a == c)
                  for a in range(len(cuts) - 1) for c in range(a, len(cuts) - 1)]
     else:
         rb = max(1, int(np.ceil(np.sqrt(target * len(q_len) / max(1, len(t_len))))))
         cb = max(1, -(-target // rb))
-        rc, cc = _cuts(q_len, rb), _cuts(t_len, cb)
+        rc, cc = _run_cuts(q_len, rb), _run_cuts(t_len, cb)
         tiles = [make_tile(rc[a], rc[a + 1], cc[c], cc[c + 1], q_len, t_len)
                  for a in range(len(rc) - 1) for c in range(len(cc) - 1)]
     tiles = [t for t in tiles if t.i1 > t.i0 and t.j1 > t.j0]

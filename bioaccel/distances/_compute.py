@@ -27,15 +27,16 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
     ----------
     seqs : SeqBatch, path, or sequence of str
         An alignment of nucleotide sequences (all the same length).
-    model : {"raw", "jc69", "k80", "f81", "tn93", "logdet", "identity", "scoredist", "edit", "kmer", "jaccard", "mash"}
+    model : {"raw", "jc69", "k80", "f81", "tn93", "logdet", "p", "poisson", "kimura", "identity", "scoredist", "edit", "kmer", "jaccard", "mash"}
         Aligned DNA models: see :mod:`bioaccel.distances._dna` for the formulas and
-        missing-data rules. ``identity`` and ``scoredist`` align every pair globally
+        missing-data rules. Aligned protein models ``p``, ``poisson``, ``kimura``: see
+        :mod:`bioaccel.distances._aa`. ``identity`` and ``scoredist`` align every pair globally
         (C++ core): see :mod:`bioaccel.distances._protein`. ``edit``: global edit distance
         (:func:`bioaccel.pairwise._edit.edit_distances`). ``kmer``, ``jaccard``, ``mash``: see
         :mod:`bioaccel.distances._kmers`.
     pairwise_deletion : bool
-        False (ape's default) drops every site missing in any sequence; True drops
-        a site only for the pairs where it is missing.
+        Aligned DNA and protein models: False (ape's default) drops every site missing in
+        any sequence; True drops a site only for the pairs where it is missing.
     backend : {"auto", "cupy", "numba-cuda", "cpu", "reference"}
     threads : int
         CPU threads for the ``cpu`` backend; 0 means all cores. Results do not depend on it.

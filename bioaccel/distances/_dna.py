@@ -95,11 +95,12 @@ def distances_from_counts(model: str, counts: np.ndarray, freqs: np.ndarray,
     freqs : ndarray, shape (4,)
         Base frequencies (A, C, G, T), used by ``f81`` and ``tn93``.
     """
+    from .._core.native import load_native
     try:
-        from .. import _native
+        native = load_native()
     except ImportError:
         return numpy_distances(model, counts, freqs)
-    return _native.dna_distances_from_counts(MODELS.index(model), np.asarray(counts, np.int32),
+    return native.dna_distances_from_counts(MODELS.index(model), np.asarray(counts, np.int32),
                                              np.asarray(freqs, np.float64), int(threads))
 
 

@@ -127,7 +127,7 @@ def sketch(seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0
     True
     """
     from ..sequences._read import as_batch
-    from ..backends.cpu import load_native
+    from .._core.native import load_native
 
     threads = check_threads(threads)
     batch = as_batch(seqs)
@@ -191,7 +191,7 @@ class KmerRows:
         return len(self.ids)
 
     def distances(self, i0: int, i1: int, *, single: bool = False, threads: int = 0) -> np.ndarray:
-        from ..backends.cpu import load_native
+        from .._core.native import load_native
         metric = {"jaccard": 0, "mash": 1, "kmer": 2}[self.model]
         return load_native().kmer_rows(self.values, self.offsets, self.counts, self.rank,
                                        self.universe, metric, self.sketch_size, self.lengths,
@@ -238,7 +238,7 @@ def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int | None
               seed: int | None = None, threads: int = 0) -> KmerRows:
     """Prepare ``seqs`` (a batch, or :class:`Sketches` for ``mash``) for :data:`KMER_MODELS`,
     with the options of :func:`kmer_params`."""
-    from ..backends.cpu import load_native
+    from .._core.native import load_native
 
     threads = check_threads(threads)
     native = load_native()

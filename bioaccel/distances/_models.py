@@ -9,7 +9,8 @@ the sites kept without pairwise deletion, scoredist's background) are computed f
 whole input, and every pair is computed in its (i < j) orientation, so every path gives
 the same value bit for bit.
 
-Kinds: the aligned-DNA models (:mod:`bioaccel.distances._dna`), ``identity``/``scoredist``
+Kinds: the aligned-DNA models (:mod:`bioaccel.distances._dna`), the aligned-protein models
+(:mod:`bioaccel.distances._aa`), ``identity``/``scoredist``
 (:mod:`bioaccel.distances._protein`), ``edit`` (:mod:`bioaccel.pairwise._edit`) and the k-mer models
 (:mod:`bioaccel.distances._kmers`; these also take saved :class:`~bioaccel.distances._kmers.Sketches`).
 """
@@ -22,12 +23,14 @@ from functools import cached_property
 
 import numpy as np
 
+from ._aa import AA_MODELS, aa_distances, difference_counts, kept_columns
 from ._protein import ALIGNMENT_MODELS, alignment_distances, alignment_pair_distances
 from ..sequences._alphabet import DNA
 from ..backends import DnaData, backend_for_devices, get_backend
 from ._matrix import DistanceMatrix
 from ._dna import (MODELS, TABLE_MODELS, base_frequencies, distances_from_counts,
                          kept_sites)
+from .._core.tiling import triangle_row_ranges
 from ..errors import ModelError
 from ..sequences._read import as_batch
 from ._kmers import KMER_MODELS, Sketches, kmer_params, kmer_rows
@@ -37,7 +40,7 @@ from ..devices._multigpu import dna_counts_on_devices
 from ..sequences._batch import SeqBatch
 
 #: every model name :func:`prepare` accepts
-ALL_MODELS = (*MODELS, *ALIGNMENT_MODELS, "edit", *KMER_MODELS)
+ALL_MODELS = (*MODELS, *AA_MODELS, *ALIGNMENT_MODELS, "edit", *KMER_MODELS)
 #: bytes of pair counts one tile of :meth:`DnaModel.matrix` may hold
 TILE_BYTES = 64 * 2 ** 20
 
@@ -86,6 +89,8 @@ def prepare(seqs, model: str, *, pairwise_deletion: bool = False, backend: str =
         return KmerModel(key, batch, threads, k=k, sketch_size=sketch_size, seed=seed)
     if key == "edit":
         return EditModel(key, batch, threads, backend=backend, devices=devices)
+    if key in AA_MODELS:
+        return AlignedProteinModel(key, batch, threads, pairwise_deletion=pairwise_deletion)
     if key in ALIGNMENT_MODELS:
         return AlignmentModel(key, batch, threads, matrix=matrix, gap_open=gap_open,
                               gap_extend=gap_extend)
@@ -256,21 +261,6 @@ class AlignmentModel(PairModel):
         return alignment_distances(self.batch, self.model, self.scoring, self.threads, progress)
 
 
-def row_tiles(n: int, counts_per_pair: int, parts: int = 32) -> list[tuple[int, int]]:
-    """Row ranges [i0, i1) over the upper triangle, about equal in pairs (``parts`` of
-    them, for a useful progress bar), each tile's count buffer within :data:`TILE_BYTES`."""
-    total = n * (n - 1) // 2
-    target = max(1, -(-total // parts), 2 ** 16)
-    cap_cells = max(1, TILE_BYTES // (counts_per_pair * 4))
-    tiles, i0 = [], 0
-    while i0 < n:
-        i1, pairs = i0, 0
-        while i1 < n and (i1 == i0 or (pairs < target and (i1 + 1 - i0) * (n - i0) <= cap_cells)):
-            pairs += n - i1 - 1
-            i1 += 1
-        tiles.append((i0, i1))
-        i0 = i1
-    return tiles
 
 
 class DnaModel(PairModel):
@@ -317,7 +307,9 @@ class DnaModel(PairModel):
             return DistanceMatrix(out, self.ids)
         out = np.zeros((n, n))
         total, done, mirror = n * (n - 1) // 2, 0, False
-        for i0, i1 in row_tiles(n, 16 if self.table else 4):
+        counts_per_pair = 16 if self.table else 4
+        for i0, i1 in triangle_row_ranges(np.arange(n - 1, -1, -1), parts=32, min_work=2 ** 16,
+                                          max_block_cells=TILE_BYTES // (counts_per_pair * 4)):
             if not engine.fill_distance_rows(self.data, model, freqs, i0, i1, out, threads):
                 dist = self._counts(engine, i0, i1, i0, n, upper_only=True)
                 upper = np.arange(i0, n)[None, :] > np.arange(i0, i1)[:, None]
@@ -331,3 +323,28 @@ class DnaModel(PairModel):
             lower = np.tril_indices(n, -1)
             out[lower] = out.T[lower]
         return DistanceMatrix(out, self.ids)
+
+
+class AlignedProteinModel(PairModel):
+    """``p``, ``poisson``, ``kimura`` on aligned protein rows (:mod:`bioaccel.distances._aa`)."""
+
+    def __init__(self, model, batch, threads, *, pairwise_deletion):
+        super().__init__(model, batch, threads)
+        if batch.alphabet is DNA:
+            raise ModelError(f"model {model!r} needs aligned protein sequences, but "
+                             f"{batch.source or 'the input'} reads as nucleotides (use raw, "
+                             "jc69, k80, ... for DNA)")
+        codes = batch.as_alignment()
+        self.pairwise_deletion = bool(pairwise_deletion)
+        self.codes = codes if pairwise_deletion else codes[:, kept_columns(codes)]
+
+    def params(self):
+        return {"model": self.model, "pairwise_deletion": self.pairwise_deletion}
+
+    def block(self, i0, i1, j0, j1):
+        diff, sites = difference_counts(self.codes[i0:i1], self.codes[j0:j1])
+        d = aa_distances(self.model, diff, sites)
+        ii, jj = np.meshgrid(np.arange(i0, i1), np.arange(j0, j1), indexing="ij")
+        d[ii == jj] = 0.0
+        return d
+

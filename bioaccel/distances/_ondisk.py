@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._core.tiling import triangle_row_ranges
 from ._matrix import CDIST_MAGIC, DistanceMatrix
 from ..errors import MatrixFormatError
 from ..sequences._read import as_batch, atomic_output
@@ -124,23 +125,6 @@ def open_distances(path: str | os.PathLike) -> CondensedDistances:
     return CondensedDistances(path)
 
 
-def plan_tiles(work: np.ndarray, n: int, parts: int = 256,
-               max_pairs: int = MAX_TILE_PAIRS) -> list[tuple[int, int]]:
-    """Row ranges [i0, i1) of about equal ``work`` (per-row work given), each holding at most
-    ``max_pairs`` pairs (a row longer than that is a tile of its own)."""
-    total = float(work.sum())
-    target = total / max(1, parts) if total > 0 else 1.0
-    tiles, i0 = [], 0
-    while i0 < n - 1:
-        i1, acc, pairs = i0, 0.0, 0
-        while i1 < n - 1 and (i1 == i0 or (acc + work[i1] <= target and
-                                            pairs + (n - i1 - 1) <= max_pairs)):
-            acc += work[i1]
-            pairs += n - i1 - 1
-            i1 += 1
-        tiles.append((i0, i1))
-        i0 = i1
-    return tiles
 
 
 def _row_computer(batch, model: str, *, backend: str, threads: int, single: bool,
@@ -205,7 +189,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
     m = n * (n - 1) // 2
     if tiles is None:  # ~250,000 pairs a tile at least (parallel work), 16 to 256 tiles
         tiles = int(min(256, max(16, m // 250_000)))
-    plan = plan_tiles(work, n, parts=tiles)
+    plan = triangle_row_ranges(work, rows=n - 1, parts=tiles, max_pairs=MAX_TILE_PAIRS)
     path = Path(path)
     partial = Path(str(path) + ".partial")
     journal = Path(str(partial) + ".tiles")

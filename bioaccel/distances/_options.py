@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from ._aa import AA_MODELS as _AA
 from ._protein import ALIGNMENT_MODELS as _ALIGNMENT
 from ._dna import MODELS as _DNA
 from ..errors import ModelError
@@ -13,7 +14,7 @@ from ._kmers import KMER_MODELS as _KMER
 
 #: option -> (the models that use it, what it does)
 USED_BY: dict[str, tuple[tuple[str, ...], str]] = {
-    "pairwise_deletion": (_DNA, "drops missing sites per pair in aligned DNA"),
+    "pairwise_deletion": (_DNA + _AA, "drops missing sites per pair in aligned sequences"),
     "k": (_KMER, "sets the k-mer length"),
     "sketch_size": (("mash",), "sets the MinHash sketch size"),
     "seed": (("mash",), "seeds the MinHash hashes"),
@@ -39,7 +40,7 @@ def check_model_options(model: str, given: Iterable[str],
     key = str(model).lower()
     for name in given:
         models, does = USED_BY[name]
-        if key in models or key not in _DNA + _ALIGNMENT + _KMER + ("edit",):
+        if key in models or key not in _DNA + _AA + _ALIGNMENT + _KMER + ("edit",):
             continue  # an unknown model is named by the model check itself
         listed = models[0] if len(models) == 1 else ", ".join(models[:-1]) + " and " + models[-1]
         raise ModelError(f"{spell(name)} does nothing for model {model!r}: it {does} for "

@@ -44,7 +44,7 @@ def alignment_pair_distances(batch, model: str, scoring: Scoring, pairs: np.ndar
                              threads: int = 0, progress=None) -> np.ndarray:
     """Distances of the listed (i, j) pairs; scoredist's background is the composition of
     the whole batch."""
-    from ..backends.cpu import load_native
+    from .._core.native import load_native
 
     native = load_native()
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._core.tiling import balanced_cuts
 from ._matrix import DistanceMatrix
 from ..errors import MatrixFormatError
 from ..sequences._read import atomic_output
@@ -25,21 +26,15 @@ from ..sequences._batch import SeqBatch
 from .._core.threads import check_threads
 
 
-def grid_cuts(lengths: np.ndarray, blocks: int) -> list[int]:
-    """``blocks + 1`` boundaries (some blocks may be empty when n < blocks)."""
-    if int(blocks) != blocks or blocks < 1:
-        raise ValueError(f"blocks must be a positive integer, got {blocks!r}")
-    n = len(lengths)
-    csum = np.concatenate([[0.0], np.cumsum(np.asarray(lengths, dtype=np.float64) + 1.0)])
-    inner = np.searchsorted(csum, np.linspace(0, csum[-1], blocks + 1)[1:-1], side="left")
-    return [0, *[int(min(max(c, 0), n)) for c in inner], n]
 
 
 def tile_bounds(batch: SeqBatch, a: int, b: int, blocks: int) -> tuple[int, int, int, int]:
     if not (0 <= a <= b < blocks):
         raise ValueError(f"tile ({a}, {b}) is not an upper tile of a {blocks} x {blocks} grid "
                          f"(need 0 <= a <= b < {blocks})")
-    cuts = grid_cuts(batch.lengths, blocks)
+    if int(blocks) != blocks or blocks < 1:
+        raise ValueError(f"blocks must be a positive integer, got {blocks!r}")
+    cuts = balanced_cuts(np.asarray(batch.lengths, dtype=np.float64) + 1.0, int(blocks))
     return cuts[a], cuts[a + 1], cuts[b], cuts[b + 1]
 
 

@@ -73,7 +73,7 @@ class GuideDistances:
     BLOCK_PAIRS = 1 << 25
 
     def __init__(self, batch, threads: int, backend: str = "cpu", devices=None):
-        from ..backends.cpu import load_native
+        from .._core.native import load_native
         self.batch = batch
         self.threads = int(threads)
         self.letters = matchable_letters(batch.alphabet)

@@ -142,7 +142,7 @@ def align(queries, targets=None, *, pairs: Sequence[tuple[int, int]] | None = No
     >>> a.cigar, a.score, a.query_aligned, a.target_aligned
     ('3M1I4M', 9, 'ACGTTGCA', 'ACG-TGCA')
     """
-    from ..backends.cpu import load_native
+    from .._core.native import load_native
 
     threads = check_threads(threads)
     q, t, scoring, mode_id = _prepare(queries, targets, matrix, gap_open, gap_extend, mode)

@@ -143,13 +143,13 @@ def _check_finite(data: np.ndarray, labels: list[str]) -> None:
 
 
 def _native():
+    from .._core.native import load_native
     try:
-        from .. import _native
+        return load_native()
     except ImportError as exc:
         raise BackendUnavailableError(
             f"trees need the compiled module bioaccel._native ({exc}); reinstall with `pip install .`"
         ) from None
-    return _native
 
 
 def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0,

@@ -16,7 +16,7 @@ import numpy as np
 _THREADS = 128
 #: warps (one pair each) per block of the warp kernel
 _WARPS_PER_BLOCK = 4
-#: targets longer than this are aligned by a warp each (thresholds not yet tuned on a GPU)
+#: targets longer than this are aligned by a warp each
 _WARP_MIN_TARGET = 4096
 #: calls with fewer pairs than this are aligned a warp per pair
 _WARP_MAX_PAIRS = 16384

@@ -49,10 +49,10 @@ class CupyBackend(Backend):
     """``xp=None`` uses CuPy on the current device; pass ``numpy`` to run the array code on the CPU."""
 
     name = "cupy"
-    operations = frozenset({"dna_counts", "edit_distances", "align_scores", "lcs_lengths"})
-    # The alignment and edit-distance kernels are CUDA C checked on the CPU (nvcc host
-    # builds) but not yet run on a GPU by scripts/gpu-check.sh: name backend="cupy" to use
-    # them; "auto" takes numba-cuda for those, whose kernels the simulator runs.
+    operations = frozenset({"dna_counts", "edit_distances", "align_scores", "lcs_lengths",
+                            "msa_profile_dp"})
+    # backend="auto" picks CuPy for the DNA pair counts only (one-hot GEMMs); its alignment,
+    # edit, LCS and MSA kernels run when the backend is named (auto takes numba-cuda there)
     auto_operations = frozenset({"dna_counts"})
 
     #: what the NumPy stand-in (``xp=numpy``) can run: the alignment and edit kernels are
@@ -148,3 +148,7 @@ class CupyBackend(Backend):
         counts = gemm_counts(xp, onehot[i0:i1], onehot[j0:j1], table)
         counts = xp.rint(counts).astype(xp.int32)
         return counts.get() if hasattr(counts, "get") else np.asarray(counts)
+
+    def msa_profile_dp(self, pairs):
+        from ._msa import profile_dp_batch
+        return profile_dp_batch(pairs, self.xp)

@@ -15,7 +15,8 @@ def _simulator() -> bool:
 
 class NumbaCudaBackend(Backend):
     name = "numba-cuda"
-    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths"})
+    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths",
+                            "msa_profile_dp"})
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
         if _simulator() and for_auto:
@@ -112,7 +113,7 @@ class NumbaCudaBackend(Backend):
         from numba import cuda
 
         from ...kernels import lcs_numba as k
-        from ..cupy._edit import build_peq
+        from ..bitmasks import build_peq
 
         alpha = int(queries.alphabet.size)
         peq, word_off = build_peq(np, queries.codes, queries.offsets, alpha)
@@ -130,3 +131,7 @@ class NumbaCudaBackend(Backend):
             return d_out.copy_to_host()
 
         return self._per_pair(len(queries), len(targets), symmetric, launch)
+
+    def msa_profile_dp(self, pairs):
+        from ._msa import profile_dp_batch_numba
+        return profile_dp_batch_numba(pairs)
