@@ -275,8 +275,8 @@ def _write_csv(path, header: list[str], rows: list[list]) -> None:
 
 
 def _check_stdout(as_json: bool, *paths) -> None:
-    from ._io import check_outputs, is_stdio
     from ..errors import SchedulerConfigError
+    from ._io import check_outputs, is_stdio
     names = {f"--{k.replace('_', '-')}": v for k, v in paths}
     if as_json and any(is_stdio(p) for p in names.values()):
         raise SchedulerConfigError("--json writes to stdout: give the other outputs file names")
@@ -353,8 +353,8 @@ def simulate_cmd(workload, cluster, policy, placement, budget, seed, as_json, cs
     """Discrete-event simulation: makespan, JCT, wait, utilization, fairness, bytes moved."""
     from rich.table import Table
 
-    from ._io import is_stdio
     from ..sched.simulator import simulate
+    from ._io import is_stdio
 
     _check_stdout(as_json, ("csv", csv_out))
     jobs = _workload(workload, seed)
@@ -446,8 +446,8 @@ def place_cmd(topology, stages, algorithm, budget, seed, as_json, csv_out, assig
     and show which stage runs on which GPU, when (for the best algorithm)."""
     from rich.table import Table
 
-    from ._io import is_stdio
     from ..sched.placement import ALGORITHMS, lower_bound, place, processing_times
+    from ._io import is_stdio
 
     _check_stdout(as_json, ("csv", csv_out), ("assignment", assignment_out))
     topo = _cluster(topology)

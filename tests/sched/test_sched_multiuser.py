@@ -3,6 +3,7 @@ the tests run as root, as in CI; skipped otherwise). Their code runs in forks of
 that switch uid (benchmarks/two_users.py), so the kernel sees them as alice and bob."""
 
 import contextlib
+import itertools
 import json
 import os
 import pwd
@@ -30,8 +31,7 @@ from bioaccel.cli import main as cli_main
 from bioaccel.errors import LeaseTimeoutError
 from bioaccel.sched.history import History, Run
 from bioaccel.sched.leases import DEFAULT_RUN_DIR, GpuBroker, init_run_dir, run_dir
-from tests.datasets import require, child_env
-from tests.datasets import unavailable
+from tests.datasets import child_env, require, unavailable
 
 
 @pytest.fixture(scope="module")
@@ -219,9 +219,9 @@ def test_load_three_users_thirty_jobs_each_on_four_gpus():
     assert len(jobs) == 90
     for gpu in {j["gpu"] for j in jobs}:
         mine = sorted((j for j in jobs if j["gpu"] == gpu), key=lambda j: j["start"])
-        for a, b in zip(mine, mine[1:]):
+        for a, b in itertools.pairwise(mine):
             assert b["start"] >= a["end"] - 1e-3, f"two jobs at once on GPU {gpu}"
-    for name, acc in result["accounts"].items():
+    for acc in result["accounts"].values():
         assert acc["fraction"] == pytest.approx(acc["configured"], abs=0.05), result["accounts"]
 
 
