@@ -32,14 +32,23 @@ USERS = ("alice", "bob")
 def preload() -> None:
     """Import here, as the invoking user, what the forked users' code imports lazily (they
     may not be able to read this interpreter's library)."""
+    import io
+
     import click  # noqa: F401
-    import rich.console  # noqa: F401
-    import rich.table  # noqa: F401
+    import rich.console
+    import rich.table
+    import rich.text
 
     import bioaccel.cli._main  # noqa: F401
     import bioaccel.cli._sched  # noqa: F401
     from bioaccel.devices._discover import discover_devices
-    from bioaccel.sched import history, leases  # noqa: F401
+    from bioaccel.sched import history, leases, procs, run  # noqa: F401
+
+    # rich imports some modules on first render (emoji codes, cells): render once here
+    table = rich.table.Table(title="t")
+    table.add_column("c")
+    table.add_row(rich.text.Text("[x] :smile:"))
+    rich.console.Console(file=io.StringIO(), width=80).print(table, "[b]x[/b] :smile:")
     discover_devices({"BIOACCEL_VIRTUAL_GPUS": "1"})
 
 
@@ -90,8 +99,8 @@ def spawn_as(user: str | None, fn, *args, env: dict | None = None, umask: int = 
             fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             os.dup2(fd, 1)
             os.dup2(fd, 2)
-            sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
-            sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+            sys.stdout = open(1, "w", buffering=1, closefd=False)
+            sys.stderr = open(2, "w", buffering=1, closefd=False)
         if user is not None:
             pw = pwd.getpwnam(user)
             os.setgroups([])
@@ -169,13 +178,18 @@ def fair_share_run(shares: dict[str, float], *, gpus: int = 1, workers: int = 2,
     work = shared_dir("bioaccel-two-users-")
     try:
         run = work / "run"
-        os.mkdir(run)
-        os.chmod(run, 0o1777)
         shares_file = work / "shares"
         lines = ["policy fair"] + [f"{a} {s:g}" + ("" if as_users else f" {me}")
                                    for a, s in shares.items()]
         shares_file.write_text("\n".join(lines) + "\n")
         os.chmod(shares_file, 0o644)
+        if as_users:  # the administrator's `bioaccel admin init`
+            from bioaccel.devices._discover import discover_devices
+            from bioaccel.sched.leases import init_run_dir
+            init_run_dir(run, discover_devices({"BIOACCEL_VIRTUAL_GPUS": str(gpus)}),
+                         shares_file=str(shares_file))
+        else:  # a private run directory of this user's
+            os.mkdir(run, 0o700)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/",
                "BIOACCEL_RUN_DIR": str(run), "BIOACCEL_SHARES_FILE": str(shares_file),
                "BIOACCEL_VIRTUAL_GPUS": str(gpus)}

@@ -55,6 +55,10 @@ class AccountError(BioaccelError, PermissionError):
     """A fair-share account that the shares file does not let this Unix user charge."""
 
 
+class QueueLimitError(BioaccelError, RuntimeError):
+    """A user already has as many waiting GPU requests as the run directory allows."""
+
+
 class ArbiterWarning(UserWarning):
     """A file in the shared GPU run directory was skipped (malformed, hostile or not owned
     as expected); the message names it and its owner."""

@@ -9,7 +9,10 @@ run through ``bioaccel gpu-run``, whose leases bind them.
 Job attributes the policies read:
 
 - priority: the rule's ``priority:``;
-- user (fair share): the job's ``user`` resource, else its rule name, so rules share fairly;
+- user (fair share): the Unix user running Snakemake (the kernel's, not ``$USER``), or the
+  account in the job's ``user`` resource when the shares file lets that user charge it (else
+  the job is refused for this round with the reason, and Snakemake's greedy scheduler runs);
+  fair share is between users and accounts, as the arbiter's, never between rules;
 - predicted runtime: the ``runtime`` resource (minutes), else the history model
   (``--scheduler-bioaccel-history``, kind = rule name, cells = the job's ``cells`` resource
   when the rule declares one, e.g. sequences x length of a gene family, else input bytes),
@@ -96,13 +99,15 @@ class Scheduler(SchedulerBase):
         from pathlib import Path
 
         from bioaccel.sched.history import History, RuntimePredictor
-        from bioaccel.sched.identity import load_shares
-        from bioaccel.sched.leases import run_dir
+        from bioaccel.sched.identity import current_user
+        from bioaccel.sched.leases import host_shares, run_dir
         from bioaccel.sched.policies import make_policy, parse_shares
 
         settings = self.settings or SchedulerSettings()
         arbiter = Path(settings.history) if settings.history else run_dir()
-        config = load_shares(arbiter.stat().st_uid)
+        config = host_shares(arbiter)
+        self._config = config
+        self._login = current_user()
         self.arbiter = arbiter
         self.policy = make_policy(settings.policy or config.policy or "fcfs",
                                   shares=parse_shares(settings.shares) if settings.shares
@@ -157,9 +162,10 @@ class Scheduler(SchedulerBase):
         for k, job in enumerate(jobs):
             first = self._seen.setdefault(id(job), now)
             res = job.scheduler_resources
-            user = res.get("user")
+            claimed = res.get("user")
             requests.append(Request(
-                f"{k:09d}", str(user) if isinstance(user, str) else _rule_name(job),
+                f"{k:09d}", self._config.check_account(
+                    self._login, str(claimed) if claimed is not None else None),
                 float(job.priority or 0), _gpu_count(job), first,
                 self._predicted(job, input_sizes), payload=job))
         remaining = {name: value for name, value in available.items()

@@ -5,10 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import click
@@ -32,72 +29,36 @@ import click
               help="Cost of the job (sum of len_i * len_j): recorded, and with --kind used "
                    "to predict its runtime for the 'predicted' policy.")
 @click.option("--predicted-s", type=float, default=None, help="Predicted runtime in seconds.")
+@click.option("--grace", type=click.FloatRange(min=0), default=30.0, show_default=True,
+              help="Seconds the processes a job leaves behind in its process group get before "
+                   "SIGTERM (the GPUs stay leased until they exit).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def gpu_run(gpus, slots, slots_per_gpu, mem_gb, priority, user, timeout, kind, cells,
-            predicted_s, command):
+            predicted_s, grace, command):
     """Run COMMAND with GPU(s) of its own: waits for a lease, sets CUDA_VISIBLE_DEVICES,
     returns COMMAND's exit status (127: COMMAND not found, 126: not executable, as shells
-    do). Use `--` before COMMAND."""
-    import sqlite3
-
-    from ..errors import SchedulerConfigError
-    from ..sched.history import Run, RuntimePredictor
-    from ..sched.leases import ENV_HELD, GpuBroker, human_duration, human_time
+    do). The lease ends when COMMAND's process group has exited. Use `--` before COMMAND."""
+    from ..errors import AccountError
+    from ..sched.run import run_leased
 
     with _arbiter_warnings():
         _check_command(command)  # before waiting, possibly for hours, for a GPU
-        if os.environ.get(ENV_HELD) is not None:
-            # already inside a lease (gpu-run under gpu-run): leasing again from the same run
-            # directory would wait on our own parent; the GPUs are ours already
-            click.echo(f"bioaccel gpu-run: inside a lease on GPU(s) {os.environ[ENV_HELD]}: "
-                       "running there", err=True)
-            _exit(_spawn(command).wait())
-        broker = GpuBroker(slots_per_gpu=slots_per_gpu)
-        if not broker.devices:
-            click.echo("bioaccel gpu-run: no GPU is visible (no CUDA device, no "
-                       "BIOACCEL_VIRTUAL_GPUS): running on the CPU without a lease", err=True)
-            _exit(_spawn(command, dict(os.environ, CUDA_VISIBLE_DEVICES="")).wait())
-        if predicted_s is None and cells is not None:
-            predicted_s = RuntimePredictor(broker.history.runs(kind)).predict(kind, cells)
-        label = " ".join(command)[:200]
-        asked = time.time()
-        held = broker.acquire(gpus, slots, mem_gb, timeout, priority, user, predicted_s, label)
-        env = dict(os.environ, CUDA_VISIBLE_DEVICES=held.visible, **{ENV_HELD: held.visible})
-        if os.environ.get("SLURM_JOB_ID"):
-            granted = os.environ.get("CUDA_VISIBLE_DEVICES") or os.environ.get("SLURM_STEP_GPUS") \
-                or os.environ.get("SLURM_JOB_GPUS") or "none"
-            click.echo(f"bioaccel gpu-run: inside Slurm job {os.environ['SLURM_JOB_ID']}, which "
-                       f"granted GPU(s) {granted}", err=True)
-        start = time.time()
-        click.echo(f"bioaccel gpu-run: GPU(s) {held.visible} "
-                   f"({', '.join(d.name for d in held.devices)}) leased at {human_time(start)} "
-                   f"after waiting {human_duration(start - asked)}, for: {label}", err=True)
-        # the child shares the lock descriptors: the GPUs stay taken while it runs, even
-        # if this wrapper is killed
         try:
-            child = _spawn(command, env, held.lock_fds)
-        except SystemExit:
-            held.release()
+            code = run_leased(command, gpus=gpus, slots=slots, slots_per_gpu=slots_per_gpu,
+                              mem_gb=mem_gb, priority=priority, account=user, timeout=timeout,
+                              kind=kind, cells=cells, predicted_s=predicted_s, grace_s=grace,
+                              say=_say)
+        except AccountError:
             raise
-
-        def forward(signum, _frame):
-            child.send_signal(signum)
-
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(sig, forward)
-        code = child.wait()
-        end = time.time()
-        held.release()
-        click.echo(f"bioaccel gpu-run: GPU(s) {held.visible} released at {human_time(end)} after "
-                   f"{human_duration(end - start)}, exit status {code}", err=True)
-        try:
-            broker.history.record(Run(kind, broker.config.check_account(_login(), user),
-                                      held.devices[0].name, len(held.devices), cells, None, start,
-                                      end, code, label))
-        except (SchedulerConfigError, sqlite3.Error, OSError) as exc:  # the run itself is done
-            click.echo(f"bioaccel gpu-run: warning: this run is not recorded in the history: {exc}",
-                       err=True)
+        except FileNotFoundError:
+            _fail(127, f"{command[0]}: command not found")
+        except PermissionError as exc:
+            _fail(126, f"{command[0]}: {(exc.strerror or str(exc)).lower()}")
         _exit(code)
+
+
+def _say(line: str) -> None:
+    click.echo(f"bioaccel gpu-run: {line}", err=True)
 
 
 @contextlib.contextmanager
@@ -130,15 +91,6 @@ def _check_command(command) -> None:
         _fail(127, f"{name}: command not found")
 
 
-def _spawn(command, env=None, pass_fds=()):
-    try:
-        return subprocess.Popen(list(command), env=env, pass_fds=pass_fds)
-    except FileNotFoundError:
-        _fail(127, f"{command[0]}: command not found")
-    except OSError as exc:
-        _fail(126, f"{command[0]}: {exc.strerror.lower()}")
-
-
 def _fail(code: int, message: str):
     click.echo(f"bioaccel gpu-run: {message}", err=True)
     sys.exit(code)
@@ -148,20 +100,24 @@ def _exit(code: int):
     sys.exit(code if code >= 0 else 128 - code)
 
 
-def _login() -> str:
-    from ..sched.identity import current_user
-    return current_user()
+def _holder_json(token, h):
+    out = {k: v for k, v in h.items()}
+    out["age_s"] = h["held_s"]
+    out["gpu"] = token
+    return out
 
 
 @click.command("gpus")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (for monitoring).")
 def gpus(as_json):
-    """Show the GPUs, every user's holders and the queue of waiting requests (policy order),
-    with user names, ages and labels."""
+    """Show the GPUs, every user's holders (the process holding each lock, as the kernel
+    says) and the queue of waiting requests (policy order), with user names, ages and
+    labels. Creates no file (works on a full disk)."""
     import warnings
 
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from ..errors import ArbiterWarning
     from ..sched.leases import GpuBroker, human_duration, human_time
@@ -169,93 +125,122 @@ def gpus(as_json):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ArbiterWarning)
         broker = GpuBroker()
-        now = time.time()
-        holders = broker.holders()
-        leases = broker.leases()
-        waiting = broker.policy.order(broker.queue(), now, broker._usage(now))
-        busy = broker.arbiter_busy()
-    notes = list(dict.fromkeys(str(w.message) for w in caught))
-    from ..sched.identity import user_name
-    dir_owner = user_name(broker.dir_uid)
-    if broker.dir_uid not in (0, os.getuid()):
-        notes.append(f"the run directory {broker.dir} belongs to {dir_owner}, who can remove "
-                     "other users' files in it: an administrator should create it (see README)")
-    if busy:
-        notes.append("the arbiter lock has been held for over 1 s: no waiting request can be "
-                     "served while a process holds it")
+        st = broker.status()
+    notes = list(dict.fromkeys(str(w.message) for w in caught)) + st["notes"]
+    now = st["time"]
     hint = None
-    if not broker.devices:
+    if not broker.devices and not broker.host_devices:
         hint = ("no GPU is visible here: CuPy, numba-cuda and nvidia-smi found none "
                 f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '(unset)')!r}); "
                 "set BIOACCEL_VIRTUAL_GPUS=N for N virtual GPUs")
-    listed = {lease["lease"] for hs in holders.values() for lease in hs}
-    elsewhere = [rec for rec in leases if rec["lease"] not in listed]  # GPUs not visible here
+    holders = st["holders"]
     queue = []
-    for r in waiting:
+    for r in st["queue"] + st["lapsed"]:
         info = r.payload
         queue.append({"id": r.id, "user": info["user"], "uid": info["uid"],
                       "account": info["account"], "priority": r.priority, "gpus": r.gpus,
                       "slots": info["slots"], "mem_gb": info["mem_gb"], "pid": info.get("pid"),
                       "host": info.get("host"), "submit_time": r.submit_time,
-                      "waited_s": now - r.submit_time, "predicted_s": r.predicted_s,
-                      "label": info["label"]})
+                      "waited_s": max(0.0, now - r.submit_time), "predicted_s": r.predicted_s,
+                      "label": info["label"], "planned": st["plan"].get(r.id),
+                      "lapsed": r in st["lapsed"]})
+    devices = [{"index": k, "visible_id": d["token"].split("-", 1)[1], "token": d["token"],
+                "name": d.get("name", ""), "memory_gb": d["memory_gb"],
+                "virtual": d["token"].startswith("vgpu-"),
+                "held_slots": sum(len(h["slots"]) for h in holders[d["token"]]),
+                "holders": [_holder_json(d["token"], h) for h in holders[d["token"]]]}
+               for k, d in enumerate(broker.host_devices)]
     if as_json:
-        def age(h):
-            return {**h, "age_s": None if h["since"] is None else now - h["since"]}
         click.echo(json.dumps({
-            "run_dir": str(broker.dir), "run_dir_owner": dir_owner,
-            "slots_per_gpu": broker.slots_per_gpu, "policy": broker.policy.name,
-            "shares_file": str(broker.config.path) if broker.config.path else None,
-            "time": now, "hint": hint, "warnings": notes,
-            "devices": [{"index": d.index, "visible_id": d.visible_id, "name": d.name,
-                         "memory_gb": d.memory_gb, "virtual": d.virtual,
-                         "held_slots": sum(len(h["slots"]) for h in holders[d.index]),
-                         "holders": [age(h) for h in holders[d.index]]} for d in broker.devices],
-            "other_leases": [age(h) for h in elsewhere],
-            "queue": queue}, indent=1))
+            "run_dir": str(st["run_dir"]), "run_dir_owner": st["run_dir_owner"],
+            "slots_per_gpu": st["slots_per_gpu"], "policy": st["policy"],
+            "max_waiting": st["max_waiting"],
+            "shares_file": str(st["shares_file"]) if st["shares_file"] else None,
+            "time": now, "hint": hint, "warnings": notes, "devices": devices,
+            "usage": st["usage"], "queue": queue}, indent=1))
         return
     console = Console(width=max(Console().width, 160))
+    lit = Text  # every user-provided string is shown literally, never as markup
+
     if hint:
-        console.print(f"GPUs: none. {hint}")
+        console.print(lit(f"GPUs: none. {hint}"))
     else:
-        table = Table(title=f"GPUs ({broker.dir}, {broker.slots_per_gpu} slot(s) each, "
-                            f"policy {broker.policy.name})")
-        for col in ("GPU", "name", "memory", "held slots", "holder", "account", "pid",
+        table = Table(title=lit(f"GPUs ({st['run_dir']}, {st['slots_per_gpu']} slot(s) each, "
+                                f"policy {st['policy']})"))
+        for col in ("GPU", "name", "memory", "held slots", "holder", "account", "pid (kernel)",
                     "held for", "since", "label"):
             table.add_column(col)
-        for d in broker.devices:
-            hs = holders[d.index]
-            first = [f"{d.index} ({d.visible_id})", d.name + (" (virtual)" if d.virtual and "virtual" not in d.name else ""),
-                     f"{d.memory_gb:.0f} GB",
-                     f"{sum(len(h['slots']) for h in hs)}/{broker.slots_per_gpu}"]
+        for d in devices:
+            hs = d["holders"]
+            first = [lit(f"{d['index']} ({d['token']})"), lit(d["name"]),
+                     lit(f"{d['memory_gb']:.0f} GB"),
+                     lit(f"{d['held_slots']}/{st['slots_per_gpu']}")]
             if not hs:
-                table.add_row(*first, "-", "", "", "", "", "")
+                table.add_row(*first, *[lit(x) for x in ("-", "", "", "", "", "")])
             for k, h in enumerate(hs):
-                table.add_row(*(first if k == 0 else [""] * 4), h["user"], h["account"] or "",
-                              str(h["pid"] or ""),
-                              human_duration(now - h["since"]) if h["since"] else "?",
-                              human_time(h["since"]) if h["since"] else "?",
-                              (h["label"] or "")[:60])
+                pid = str(h["pid"] or "?")
+                if h["pid"] and not h.get("pid_alive"):
+                    pid += (f" (exited; held by {', '.join(map(str, h['held_by']))})"
+                            if h.get("held_by") else " (exited; held by a process it started: "
+                            "run as root to see it)")
+                table.add_row(*(first if k == 0 else [lit("")] * 4), lit(h["user"]),
+                              lit(h["account"] or ""), lit(pid),
+                              lit(human_duration(h["held_s"]) if h["held_s"] is not None else "?"),
+                              lit(human_time(h["since"]) if h["since"] else "?"),
+                              lit((h["label"] or "")[:60]))
         console.print(table)
-    if elsewhere:
-        console.print("leases on GPUs not visible here: " + "; ".join(
-            f"{h['user']} ({h['account']}) GPU(s) {','.join(h['slots'])} for "
-            f"{human_duration(now - h['since'])}: {h['label'][:40]}" for h in elsewhere))
     if queue:
         q = Table(title="queue (policy order)")
         for col in ("request", "user", "account", "priority", "gpus", "waited", "predicted",
-                    "label"):
+                    "now", "label"):
             q.add_column(col)
         for r in queue:
-            q.add_row(r["id"], r["user"], r["account"], f"{r['priority']:g}", str(r["gpus"]),
-                      human_duration(r["waited_s"]),
-                      "-" if r["predicted_s"] is None else human_duration(r["predicted_s"]),
-                      r["label"][:60])
+            state = ("lapsed (waiter stopped?)" if r["lapsed"] else
+                     f"gets {','.join(r['planned'])}" if r["planned"] else "waits")
+            q.add_row(*[lit(x) for x in (
+                r["id"], r["user"], r["account"], f"{r['priority']:g}", str(r["gpus"]),
+                human_duration(r["waited_s"]),
+                "-" if r["predicted_s"] is None else human_duration(r["predicted_s"]),
+                state, r["label"][:60])])
         console.print(q)
     else:
         console.print("queue: empty")
     for note in notes:
-        console.print(f"warning: {note}", style="yellow", markup=False)
+        console.print(lit(f"warning: {note}", style="yellow"))
+
+
+@click.group("admin")
+def admin():
+    """Set-up of the host-wide GPU arbiter (run as root)."""
+
+
+@admin.command("init")
+@click.option("--run-dir", type=click.Path(), default=None,
+              help="The run directory (default: BIOACCEL_RUN_DIR, else /tmp/bioaccel).")
+@click.option("--slots-per-gpu", type=click.IntRange(min=1), default=None,
+              help="Each GPU has K slots (default 1: exclusive).")
+@click.option("--shares-file", type=click.Path(dir_okay=False), default=None,
+              help="The host's one shares file (default: BIOACCEL_SHARES_FILE, else "
+                   "/etc/bioaccel/shares).")
+@click.option("--max-waiting", type=click.IntRange(1, 10000), default=None,
+              help="Live waiting requests per user (default 32).")
+@click.option("--group", default=None,
+              help="Make the run directory a folder of this group only (mode 3770).")
+def admin_init(run_dir, slots_per_gpu, shares_file, max_waiting, group):
+    """Create the run directory, its configuration, root's lock files and every login
+    user's folder: once per boot (e.g. from tmpfiles.d or a systemd unit), as root."""
+    from ..errors import SchedulerConfigError
+    from ..sched.leases import DEFAULT_RUN_DIR, init_run_dir
+
+    if os.getuid() != 0:
+        raise SchedulerConfigError("bioaccel admin init must run as root (sudo): the run "
+                                   "directory's files must belong to nobody but root")
+    path = Path(run_dir or os.environ.get("BIOACCEL_RUN_DIR") or DEFAULT_RUN_DIR)
+    config = init_run_dir(path, None, slots_per_gpu, shares_file, max_waiting, group)
+    click.echo(f"bioaccel admin init: {path}: {len(config['devices'])} GPU(s) "
+               f"({', '.join(d['token'] for d in config['devices']) or 'none'}) x "
+               f"{config['slots_per_gpu']} slot(s), shares file {config['shares_file']}, at most "
+               f"{config['max_waiting']} waiting request(s) per user", err=True)
 
 
 @click.group("sched")
@@ -290,8 +275,8 @@ def _write_csv(path, header: list[str], rows: list[list]) -> None:
 
 
 def _check_stdout(as_json: bool, *paths) -> None:
-    from ._io import check_outputs, is_stdio
     from ..errors import SchedulerConfigError
+    from ._io import check_outputs, is_stdio
     names = {f"--{k.replace('_', '-')}": v for k, v in paths}
     if as_json and any(is_stdio(p) for p in names.values()):
         raise SchedulerConfigError("--json writes to stdout: give the other outputs file names")
@@ -368,8 +353,8 @@ def simulate_cmd(workload, cluster, policy, placement, budget, seed, as_json, cs
     """Discrete-event simulation: makespan, JCT, wait, utilization, fairness, bytes moved."""
     from rich.table import Table
 
-    from ._io import is_stdio
     from ..sched.simulator import simulate
+    from ._io import is_stdio
 
     _check_stdout(as_json, ("csv", csv_out))
     jobs = _workload(workload, seed)
@@ -461,8 +446,8 @@ def place_cmd(topology, stages, algorithm, budget, seed, as_json, csv_out, assig
     and show which stage runs on which GPU, when (for the best algorithm)."""
     from rich.table import Table
 
-    from ._io import is_stdio
     from ..sched.placement import ALGORITHMS, lower_bound, place, processing_times
+    from ._io import is_stdio
 
     _check_stdout(as_json, ("csv", csv_out), ("assignment", assignment_out))
     topo = _cluster(topology)
@@ -518,4 +503,4 @@ def import_benchmark(files, kind, cells, device_kind):
     click.echo(f"imported {n} run(s) into {history.path}", err=True)
 
 
-COMMANDS = (gpu_run, gpus, sched)
+COMMANDS = (gpu_run, gpus, sched, admin)

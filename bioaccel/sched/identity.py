@@ -30,6 +30,8 @@ from pathlib import Path
 from ..errors import AccountError, SchedulerConfigError
 
 SHARES_FILE = Path("/etc/bioaccel/shares")
+#: Shares lie in this range, so their ratios and sums stay finite and non-zero.
+MIN_SHARE, MAX_SHARE = 1e-6, 1e6
 
 
 def user_name(uid: int) -> str:
@@ -108,6 +110,9 @@ def parse_shares_file(path: Path, text: str) -> SharesConfig:
             share = float("nan")
         if not share > 0 or share == float("inf"):
             raise SchedulerConfigError(f"{where}: share {line[1]!r} is not a positive number")
+        if not MIN_SHARE <= share <= MAX_SHARE:
+            raise SchedulerConfigError(f"{where}: share {line[1]!r} is outside "
+                                       f"{MIN_SHARE:g}..{MAX_SHARE:g}")
         if line[0] in cfg.shares:
             raise SchedulerConfigError(f"{where}: account {line[0]!r} is listed twice")
         cfg.shares[line[0]] = share

@@ -88,18 +88,21 @@ class FairShare(Policy):
         self.shares = dict(shares or {})
         self.default_share = float(default_share)
         for user, s in self.shares.items():
-            if not 0 < s < math.inf:
-                raise SchedulerConfigError(f"fair-share: user {user!r} has share {s!r}; expected a "
-                                           "finite number > 0")
+            if not 1e-6 <= s <= 1e6:
+                raise SchedulerConfigError(f"fair-share: user {user!r} has share {s!r}; expected "
+                                           "1e-06..1e+06")
 
     def factors(self, users, usage: Mapping[str, float]) -> dict[str, float]:
         users = set(users) | set(usage)
         share = {u: self.shares.get(u, self.default_share) for u in users}
         total_share = sum(share.values()) or 1.0
-        total_use = sum(max(0.0, usage.get(u, 0.0)) for u in users)
+        use = {u: usage.get(u, 0.0) for u in users}
+        use = {u: v if 0.0 <= v < math.inf else 0.0 for u, v in use.items()}  # NaN, < 0: none
+        top = max(use.values(), default=0.0)
+        total_use = math.fsum(v / top for v in use.values()) if top > 0 else 0.0
         out = {}
         for u in users:
-            used = max(0.0, usage.get(u, 0.0)) / total_use if total_use > 0 else 0.0
+            used = use[u] / top / total_use if total_use > 0 else 0.0
             out[u] = 2.0 ** (-used / (share[u] / total_share))
         return out
 
@@ -163,8 +166,9 @@ def parse_shares(text: str | None) -> dict[str, float]:
             out[user.strip()] = float(value)
         except ValueError:
             raise SchedulerConfigError(f"shares entry {part!r}: expected user=number") from None
-        if not sep or not user.strip() or not 0 < out[user.strip()] < math.inf:
-            raise SchedulerConfigError(f"shares entry {part!r}: expected user=positive number")
+        if not sep or not user.strip() or not 1e-6 <= out[user.strip()] <= 1e6:
+            raise SchedulerConfigError(f"shares entry {part!r}: expected user=number in "
+                                       "1e-06..1e+06")
     return out
 
 

@@ -12,6 +12,10 @@
   :class:`~bioaccel.errors.ArbiterWarning` naming it and its owner, never a crash.
 - Lock files are opened read-only: ``flock`` needs no write access, so nobody needs to be
   able to write another user's file.
+- A *shared* folder (writable by group or others) must be root's, and so must the files
+  that others' exclusion depends on (configuration, lock files): ``bioaccel admin init``
+  makes them. Anything else is refused with :data:`ADMIN_HINT`; a *private* folder (its
+  owner's alone) is its owner's to fill.
 """
 
 from __future__ import annotations
@@ -34,6 +38,19 @@ MAX_RECORD_BYTES = 64 * 1024
 SHARED_DIR_MODE = 0o1777
 PRIVATE_DIR_MODE = 0o700
 RECORD_MODE = 0o644
+#: The one line every refusal to coordinate ends with.
+ADMIN_HINT = ("an administrator should run `sudo bioaccel admin init` (README: 'For "
+              "administrators')")
+
+
+def is_shared(st: os.stat_result) -> bool:
+    """A folder others may write in (group or world): its files must be made by root."""
+    return bool(stat.S_IMODE(st.st_mode) & 0o022)
+
+
+def trusted_owners(st: os.stat_result) -> set[int]:
+    """Who may own the lock and configuration files of the run folder ``st``."""
+    return {0} if is_shared(st) else {0, st.st_uid}
 
 
 def owner_of(st: os.stat_result) -> str:
@@ -84,11 +101,15 @@ def _check_dir(path: Path, st: os.stat_result, mode: int) -> None:
             f"run directory {describe(path, st)} is {kind}; expected a folder (remove it, or "
             "set BIOACCEL_RUN_DIR to another path)")
     bits = stat.S_IMODE(st.st_mode)
-    if bits & 0o002 and not bits & stat.S_ISVTX:
+    if is_shared(st) and st.st_uid != 0:
+        raise SchedulerConfigError(
+            f"run directory {describe(path, st)} is shared but belongs to "
+            f"{owner_of(st)}, who could delete the others' locks: {ADMIN_HINT}")
+    if bits & 0o022 and not bits & stat.S_ISVTX:
         raise SchedulerConfigError(
             f"run directory {describe(path, st)} is world-writable without the sticky bit: "
-            f"any user could delete the others' leases; expected mode 1777 (chmod +t)")
-    if mode == PRIVATE_DIR_MODE and st.st_uid != os.getuid():
+            f"any user could delete the others' leases; expected mode 1777 or 3770 (chmod +t)")
+    if not is_shared(st) and st.st_uid != os.getuid() and os.getuid() != 0:
         raise SchedulerConfigError(
             f"private run directory {describe(path, st)} belongs to another user")
     if not os.access(path, os.W_OK | os.X_OK):
@@ -155,6 +176,41 @@ def open_shared(path: Path, content: bytes = b"") -> int:
             os.close(fd)
             raise SchedulerConfigError(
                 f"{describe(path, st)} is not a regular file (an administrator should remove it)")
+        return fd
+    raise SchedulerConfigError(f"cannot create {str(path)!r}")
+
+
+def open_lock(path: Path, owners: set[int], content: bytes = b"",
+              create: bool = False) -> int:
+    """A read-only descriptor of the lock or configuration file ``path``, which must be a
+    regular file with one link owned by one of ``owners`` (else
+    :class:`SchedulerConfigError` naming it, its owner and :data:`ADMIN_HINT`).
+    ``create``: make it with ``content`` if it is missing (else a missing file is refused)."""
+    for _ in range(10):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except FileNotFoundError:
+            if not create:
+                raise SchedulerConfigError(f"{str(path)!r} is missing: {ADMIN_HINT}") from None
+            with contextlib.suppress(FileExistsError):
+                publish(path, content)
+            continue
+        except OSError as exc:
+            st = os.lstat(path)
+            why = "is a symlink" if exc.errno == errno.ELOOP else \
+                f"is not readable by {user_name(os.getuid())}" if exc.errno == errno.EACCES \
+                else exc.strerror
+            raise SchedulerConfigError(f"{describe(path, st)} {why}: {ADMIN_HINT}") from None
+        st = os.fstat(fd)
+        problem = ("not a regular file" if not stat.S_ISREG(st.st_mode) else
+                   f"owned by {owner_of(st)}, not by "
+                   f"{' or '.join(sorted(user_name(u) for u in owners))}"
+                   if st.st_uid not in owners else
+                   f"hard-linked ({st.st_nlink} names)" if st.st_nlink != 1 else None)
+        if problem:
+            os.close(fd)
+            raise SchedulerConfigError(f"{describe(path, st)} is {problem}: another user could "
+                                       f"have planted it; {ADMIN_HINT}")
         return fd
     raise SchedulerConfigError(f"cannot create {str(path)!r}")
 

@@ -109,6 +109,8 @@ COMMAND_CASES = {
     ("gpu-run",): (([sys.executable, "-c", "print('child')"], lambda out: out == "child\n"),
                    ["--gpus", "5", "--", "true"], ["--gpus", "0", "--", "true"]),
     ("gpus",): ((["--json"], _json), None, ["--bogus"]),
+    ("admin",): ((["--help"], lambda out: "init" in out), None, ["bogus"]),
+    ("admin", "init"): (([], _empty), ["--slots-per-gpu", "2000"], ["--max-waiting", "0"]),
     ("sched",): ((["--help"], lambda out: "simulate" in out), None, ["bogus"]),
     ("sched", "simulate"): ((["-w", "flood", "-c", "2", "--json"], _json),
                             ["-w", "heavy-tailed:abc", "-c", "2"], ["-c", "2"]),

@@ -212,8 +212,15 @@ def test_lease_sets_cuda_visible_devices_and_nests(gpus4, monkeypatch):
         assert len(held.visible.split(",")) == 2
         # a child started by gpu-run inherits the lease: a lease inside it returns at once
         monkeypatch.setenv("BIOACCEL_LEASED_GPUS", held.visible)
+        monkeypatch.setenv("BIOACCEL_LEASE", held.request_id)
         with lease(gpus=1, timeout=1) as inner:
             assert inner.inherited and inner.devices[0].visible_id in held.visible.split(",")
+        # without a lease this process is verifiably inside, the variable is ignored (D2)
+        monkeypatch.setenv("BIOACCEL_LEASE", "1.000000-1-00000000")
+        with pytest.warns(UserWarning, match="not backed by a live lease"), \
+                pytest.raises(LeaseTimeoutError):
+            with lease(gpus=2, timeout=0.3):
+                pass
         monkeypatch.delenv("BIOACCEL_LEASED_GPUS")
     assert os.environ["CUDA_VISIBLE_DEVICES"] == "0,1,2,3"
 

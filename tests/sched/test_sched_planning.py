@@ -98,10 +98,38 @@ def test_runtime_predictor_recovers_a_linear_model(tmp_path):
 
 def test_usage_decays_with_half_life(tmp_path):
     from bioaccel.sched.identity import SharesConfig, current_user
-    h = History(tmp_path, SharesConfig(members={"alice": {current_user()}}))
+    h = History(tmp_path, SharesConfig(members={"alice": {current_user()}}), half_life_s=50)
     h.record(Run("x", "alice", "g", 2, None, None, 0.0, 100.0, 0))
-    assert h.usage(now=100.0, half_life_s=50)["alice"] == pytest.approx(200.0)
-    assert h.usage(now=150.0, half_life_s=50)["alice"] == pytest.approx(100.0)
+    assert h.usage(now=100.0)["alice"] == pytest.approx(200.0)
+    assert h.usage(now=150.0)["alice"] == pytest.approx(100.0)
+
+
+def test_decayed_usage_sum_equals_decaying_every_run(tmp_path):
+    """The running decayed sum (one number per account, Slurm-style) against the slow
+    reference: every recorded run decayed by its own age, summed; runs recorded in any order
+    of their ends, including a clock that stepped back."""
+    from bioaccel.sched.identity import SharesConfig, current_user
+    rng = np.random.default_rng(7)
+    me = current_user()
+    h = History(tmp_path, SharesConfig(members={"lab": {me}}), half_life_s=300.0)
+    runs = []
+    t = 1000.0
+    for _ in range(60):
+        t += float(rng.exponential(40.0))
+        end = t - float(rng.uniform(0, 200)) if rng.random() < 0.2 else t  # some out of order
+        run = Run("x", str(rng.choice([me, "lab"])), "g", int(rng.integers(1, 5)), None,
+                  None, end - float(rng.uniform(0, 90)), end, 0)
+        h.record(run)
+        runs.append(run)
+    now = t + 123.0
+    expected = {}
+    for r in runs:
+        expected[r.user] = expected.get(r.user, 0.0) + \
+            r.gpus * r.runtime_s * 0.5 ** (max(0.0, now - r.end) / 300.0)
+    got = h.usage(now=now)
+    assert set(got) == set(expected)
+    for account, value in expected.items():
+        assert got[account] == pytest.approx(value, rel=1e-9)
 
 
 # -- placement ----------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 import json
 import logging
+import os
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -100,17 +101,31 @@ def test_plugin_selects_within_resources_by_policy():
     assert len(sched.select_jobs(jobs, jobs, {"_cores": 3, "gpu": 8}, {})) == 3
 
 
-def test_plugin_fair_share_alternates_between_rules():
+def test_plugin_fair_share_is_keyed_by_user_and_account_not_rule(tmp_path, monkeypatch, caplog):
+    import pwd
+    me = pwd.getpwuid(os.getuid()).pw_name
+    shares = tmp_path / "shares"
+    shares.write_text(f"policy fair\n{me} 1\nlab 1 {me}\n")
+    monkeypatch.setenv("BIOACCEL_SHARES_FILE", str(shares))
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    # rules named differently but all of one user: the rule name plays no part (was: rules
+    # shared fairly, so a user could win share by splitting work into more rules)
     jobs = [FakeJob(f"align-{k}", scheduler_resources={"_cores": 1}) for k in range(4)] + \
-           [FakeJob(f"tree-{k}", scheduler_resources={"_cores": 1}) for k in range(4)]
-    sched = make_scheduler(policy="fair")
+           [FakeJob(f"tree-{k}", scheduler_resources={"_cores": 1, "user": "lab"})
+            for k in range(4)]
+    sched = make_scheduler(policy="fair", history=str(run))
     picked = []
     pool = list(jobs)
     for _ in range(4):
         (job,) = sched.select_jobs(pool, pool, {"_cores": 1}, {})
         picked.append(job.rule.name)
         pool.remove(job)
-    assert picked.count("align") == 2 and picked.count("tree") == 2
+    assert picked.count("align") == 2 and picked.count("tree") == 2  # me and lab alternate
+    claims = [FakeJob("x-0", scheduler_resources={"_cores": 1, "user": "alice-not-mine"})]
+    with caplog.at_level(logging.WARNING):
+        assert sched.select_jobs(claims, claims, {"_cores": 1}, {}) is None
+    assert "may not charge account 'alice-not-mine'" in caplog.text
 
 
 def test_plugin_returns_none_on_internal_error(caplog):

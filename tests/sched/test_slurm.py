@@ -72,6 +72,41 @@ def test_leases_stay_inside_the_slurm_allocation(slurm, tmp_path):
     assert seen <= {"0", "1", "2", "3"}
 
 
+def test_slurm_binds_gpus_and_gpu_run_leases_only_those(slurm, tmp_path):
+    """Slurm as the enforcing mode (README, 'For administrators'): jobs that run at once get
+    different GPUs from Slurm's GRES; inside a job, bioaccel sees only the bound GPU, its
+    run directory is the job's own (no host-wide state), and gpu-run can neither lease more
+    GPUs than Slurm granted nor be talked into another GPU by CUDA_VISIBLE_DEVICES."""
+    script = tmp_path / "job.sh"
+    script.write_text(
+        "#!/bin/sh\n"
+        "echo granted=$SLURM_JOB_GPUS\n"
+        f"{sys.executable} -c \"from bioaccel.sched.leases import run_dir; "
+        "print('run_dir=' + str(run_dir()))\"\n"
+        "bioaccel gpu-run -- sh -c 'echo leased=$CUDA_VISIBLE_DEVICES; sleep 4'\n"
+        "bioaccel gpu-run --gpus 2 --timeout 2 -- true; echo two=$?\n")
+    env = {k: v for k, v in slurm.env.items() if k != "BIOACCEL_RUN_DIR"}
+    jobs = []
+    for k in range(2):
+        out = tmp_path / f"out{k}.txt"
+        sub = subprocess.run(["sbatch", "--parsable", "--gpus=1", "-o", str(out), str(script)],
+                             env=env, capture_output=True, text=True, check=False)
+        assert sub.returncode == 0, sub.stderr
+        jobs.append((sub.stdout.strip().split(";")[0], out))
+    granted = []
+    for job_id, out in jobs:
+        wait_for(slurm, job_id)
+        text = out.read_text()
+        g = re.search(r"granted=(\S+)", text).group(1)
+        assert f"leased={g}\n" in text, text
+        assert re.search(rf"run_dir=\S*/bioaccel-0/slurm-{job_id}\n", text), text
+        assert "two=2" in text and "only 1 GPU(s) are visible" in text, text
+        granted.append(g)
+    starts = [re.search(r"leased at (\S+ \S+)", o.read_text()).group(1) for _, o in jobs]
+    if starts[0] == starts[1]:  # they ran at the same time: Slurm kept them apart
+        assert granted[0] != granted[1], granted
+
+
 def test_workflow_through_the_slurm_executor(slurm, tmp_path):
     if shutil.which("snakemake") is None:
         unavailable("snakemake is not installed (pip install '.[workflows]')")
@@ -91,7 +126,11 @@ def test_workflow_through_the_slurm_executor(slurm, tmp_path):
     merged = DistanceMatrix.read(wd / "results/merge/distances.cdist")
     np.testing.assert_array_equal(merged.data, distance_matrix(pooled, "edit", backend="cpu").data)
     # every tile ran as its own Slurm job with one GPU, and leased exactly that GPU
-    for log in sorted((wd / "logs/distance_tile").glob("*.log")):
+    import yaml
+    blocks = int(yaml.safe_load(cfg)["distance"]["tiles"])
+    logs = sorted((wd / "logs/distance_tile").glob("*.log"))
+    assert len(logs) == blocks * (blocks + 1) // 2, [p.name for p in logs]  # one per tile
+    for log in logs:
         text = log.read_text()
         granted = re.search(r"inside Slurm job \d+, which granted GPU\(s\) (\S+)", text)
         leased = re.search(r"GPU\(s\) (\S+) \(.*\) leased at", text)
