@@ -35,19 +35,15 @@ def run_program(cmd: list[str], stdout: str | os.PathLike | None = None,
     """Run ``cmd`` to completion: (wall seconds, peak RSS of the process in MiB).
 
     Raises ``RuntimeError`` naming the command and its stderr tail when it fails."""
-    out = open(stdout, "wb") if stdout is not None else subprocess.DEVNULL
-    try:
+    with open(stdout if stdout is not None else os.devnull, "wb") as out:
         t0 = time.perf_counter()
         proc = subprocess.Popen([str(c) for c in cmd], stdout=out, stderr=subprocess.PIPE, env=env)
         err = proc.stderr.read()
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    finally:
-        if stdout is not None:
-            out.close()
-    if proc.returncode != 0:
-        raise RuntimeError(f"{command_line(cmd)} failed (exit {proc.returncode}): "
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise RuntimeError(f"{command_line(cmd)} failed (exit {code}): "
                            f"{err.decode(errors='replace')[-500:]}")
     return wall, usage.ru_maxrss / 1024
 
