@@ -368,7 +368,9 @@ def merge_tiles_cmd(tiles, output, fmt):
               help="Distance model when INPUT holds sequences (default k80; mash for a sketch "
                    "file). " + _models_help().removeprefix("Distance model: "))
 @click.option("--pairwise-deletion", is_flag=True)
-@click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
+@click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True,
+              help="Backend of the distances and of NJ (a backend without NJ kernels, "
+                   "numba-cuda, leaves NJ to auto's choice).")
 @click.option("-t", "--threads", type=_THREADS, default=0, show_default=True,
               help=_THREADS_HELP)
 @_scoring_options
@@ -442,7 +444,13 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
                                  backend=backend, threads=threads, progress=update,
                                  matrix=_parse_matrix(matrix), gap_open=gap_open,
                                  gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
-    t = nj(dm, clamp_negative=clamp_negative, threads=threads) if method == "nj" else upgma(dm)
+    if method == "nj":
+        from .backends import get_backend
+        has_nj = "neighbor_joining" in get_backend(backend, "dna_counts").operations
+        t = nj(dm, clamp_negative=clamp_negative, threads=threads,
+               backend=backend if has_nj else "auto")
+    else:
+        t = upgma(dm)
     # written only once everything is computed: a failure leaves neither file behind
     if matrix_output is not None:
         _write_matrix(dm, matrix_output, None)

@@ -23,7 +23,7 @@ rank  layer       modules
                   placement, the simulator) -- a sibling of ``backends``: the runner is
                   handed the engine, it never looks one up
 4     operations  ``align``, ``align_distances``, ``edit``, ``kmers``, ``distance``,
-                  ``distance_models``, ``dispatch``, ``tree``, ``nj_array``, ``tiles``,
+                  ``distance_models``, ``dispatch``, ``tree``, ``tiles``,
                   ``ondisk``, ``msa_engine`` (the MSA engine, a package), ``newick``,
                   ``model_options``
 5     interface   the package ``bioaccel`` itself (``__init__``), ``cli``, ``cli_io``, ``cli_msa``, ``cli_sched``,
@@ -51,7 +51,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
     (3, "backends", ("backends",)),
     (3, "sched", ("sched",)),
     (4, "operations", ("align", "align_distances", "edit", "kmers", "distance",
-                       "distance_models", "dispatch", "tree", "nj_array", "tiles", "ondisk",
+                       "distance_models", "dispatch", "tree", "tiles", "ondisk",
                        "msa", "msa_engine", "newick", "model_options")),
     (5, "interface", ("", "cli", "cli_io", "cli_msa", "cli_sched", "rinterop", "config")),
 ]

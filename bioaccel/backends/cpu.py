@@ -16,7 +16,8 @@ def load_native():
 
 class CpuBackend(Backend):
     name = "cpu"
-    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths"})
+    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths",
+                            "neighbor_joining"})
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
         try:
@@ -45,6 +46,10 @@ class CpuBackend(Backend):
         return load_native().edit_distances(queries.codes, queries.offsets, targets.codes,
                                             targets.offsets, mode, int(max_distance),
                                             queries.alphabet.size, bool(symmetric), int(threads))
+
+    def neighbor_joining(self, d, threads):
+        # RapidNJ-style bounded search over sorted rows (csrc/nj.cpp)
+        return load_native().neighbor_joining(d, int(threads))
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
         # the kernel reads one sequence set: queries then targets, side by side

@@ -49,16 +49,18 @@ class CupyBackend(Backend):
     """``xp=None`` uses CuPy on the current device; pass ``numpy`` to run the array code on the CPU."""
 
     name = "cupy"
-    operations = frozenset({"dna_counts", "edit_distances", "align_scores", "lcs_lengths"})
+    operations = frozenset({"dna_counts", "edit_distances", "align_scores", "lcs_lengths",
+                            "neighbor_joining"})
     # The alignment and edit-distance kernels are CUDA C checked on the CPU (nvcc host
     # builds) but not yet run on a GPU by scripts/gpu-check.sh: name backend="cupy" to use
     # them; "auto" takes numba-cuda for those, whose kernels the simulator runs.
-    auto_operations = frozenset({"dna_counts"})
+    # NJ: "auto" takes it for large matrices only (bioaccel.nj: n >= 4,096).
+    auto_operations = frozenset({"dna_counts", "neighbor_joining"})
 
     #: what the NumPy stand-in (``xp=numpy``) can run: the alignment and edit kernels are
     #: CUDA C, so on NumPy only their array code exists (tested on its own) and asking the
     #: stand-in for them is the registry's "no kernels" error, not a half-run
-    NUMPY_OPERATIONS = frozenset({"dna_counts"})
+    NUMPY_OPERATIONS = frozenset({"dna_counts", "neighbor_joining"})
 
     def __init__(self, xp: Any = None):
         self._xp = xp
@@ -134,6 +136,10 @@ class CupyBackend(Backend):
         pq, pt = all_pairs(len(queries), len(targets), symmetric)
         values = edit_distances_cupy(self.xp, queries, targets, mode, max_distance, pq, pt)
         return scatter_pairs(values, pq, pt, len(queries), len(targets), symmetric)
+
+    def neighbor_joining(self, d, threads):
+        from .nj_array import neighbor_joining_arrays
+        return neighbor_joining_arrays(d, self.xp)
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
         from .base import all_pairs, scatter_pairs
