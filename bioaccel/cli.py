@@ -447,8 +447,9 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
     if method == "nj":
         from .backends import get_backend
         has_nj = "neighbor_joining" in get_backend(backend, "dna_counts").operations
+        # the matrix is ours and written before the tree only if asked: join in its memory
         t = nj(dm, clamp_negative=clamp_negative, threads=threads,
-               backend=backend if has_nj else "auto")
+               backend=backend if has_nj else "auto", inplace=matrix_output is None)
     else:
         t = upgma(dm)
     # written only once everything is computed: a failure leaves neither file behind

@@ -153,7 +153,7 @@ def _native():
 
 
 def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0,
-       backend: str = "cpu") -> Tree:
+       backend: str = "cpu", inplace: bool = False) -> Tree:
     """Neighbour-joining tree (Saitou & Nei 1987), as ``ape::nj``.
 
     Parameters
@@ -172,6 +172,11 @@ def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0,
         (:mod:`bioaccel.backends.nj_array`, the same steps); ``reference``: that code on
         NumPy. ``auto``: the first such backend of the registry's order that can run here
         (``cupy`` when a GPU is usable) for n >= :data:`NJ_GPU_MIN_TAXA`, else ``cpu``.
+    inplace : bool
+        Let the ``cpu`` backend use the matrix's own memory (a writeable, C-contiguous
+        float64 array, or a DistanceMatrix holding one) as its working matrix instead of an
+        n x n copy: half the memory at scale, and ``d`` holds garbage afterwards. Other
+        inputs and backends are copied as usual; the tree is the same either way.
 
     Returns
     -------
@@ -204,7 +209,7 @@ def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0,
         tree = Tree(labels, [2, 2], [0, 1], [half, half], 2)
     else:
         engine = _nj_backend(backend, n)
-        parent, child, length, root = engine.neighbor_joining(data, threads)
+        parent, child, length, root = engine.neighbor_joining(data, threads, inplace=inplace)
         tree = Tree(labels, parent, child, length, root)
     if clamp_negative:
         tree.length = np.maximum(tree.length, 0.0)

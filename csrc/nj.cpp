@@ -123,8 +123,11 @@ std::int64_t node_of(std::uint64_t key) { return static_cast<std::int64_t>(key &
 // scan runs over contiguous memory.
 class Joiner {
 public:
-    Joiner(const double* d, std::int64_t n, int threads)
-        : n_(n), m_(n), threads_(resolve_threads(threads)), w_(d, d + n * n), r_(n, 0.0),
+    // `work`: the n x n working matrix, d itself (in place) or a copy of it (`own_`)
+    Joiner(const double* d, double* work, std::int64_t n, int threads)
+        : n_(n), m_(n), threads_(resolve_threads(threads)),
+          own_(work != nullptr ? std::vector<double>() : std::vector<double>(d, d + n * n)),
+          w_(work != nullptr ? work : own_.data()), r_(n, 0.0),
           node_of_slot_(n), slot_of_node_(2 * n, -1), rows_(n) {
         for (std::int64_t i = 0; i < n; ++i) {
             node_of_slot_[i] = i;
@@ -350,7 +353,8 @@ private:
     std::int64_t n_;  // row stride of w_
     std::int64_t m_;  // alive clusters, in slots 0..m_-1
     int threads_;
-    std::vector<double> w_;                   // working distances, indexed by slot
+    std::vector<double> own_;                 // the copy of d, unless joining in place
+    double* w_;                               // working distances, indexed by slot
     std::vector<double> r_;                   // row sums over alive slots
     std::vector<std::int64_t> node_of_slot_;
     std::vector<std::int64_t> slot_of_node_;  // -1 once a node has been joined
@@ -362,7 +366,9 @@ private:
 
 }  // namespace
 
-EdgeList neighbor_joining(const double* d, std::int64_t n, int threads) {
+namespace {
+
+EdgeList run_nj(const double* d, double* work, std::int64_t n, int threads) {
     if (n < 3) throw std::invalid_argument("neighbor_joining needs at least 3 taxa, got " + std::to_string(n));
     if (n > std::numeric_limits<std::int32_t>::max() / 2)
         throw std::invalid_argument("neighbor_joining: too many taxa (" + std::to_string(n) + ")");
@@ -370,8 +376,14 @@ EdgeList neighbor_joining(const double* d, std::int64_t n, int threads) {
         if (!std::isfinite(d[t]))
             throw std::invalid_argument("neighbor_joining: distance at row " + std::to_string(t / n) +
                                         ", column " + std::to_string(t % n) + " is not finite");
-    Joiner joiner(d, n, threads);
+    Joiner joiner(d, work, n, threads);
     return joiner.run();
 }
+
+}  // namespace
+
+EdgeList neighbor_joining(const double* d, std::int64_t n, int threads) { return run_nj(d, nullptr, n, threads); }
+
+EdgeList neighbor_joining_in_place(double* d, std::int64_t n, int threads) { return run_nj(d, d, n, threads); }
 
 }  // namespace bioaccel

@@ -251,3 +251,22 @@ def test_nj_is_a_registry_operation(monkeypatch):
     assert tree_mod._nj_backend("auto", tree_mod.NJ_GPU_MIN_TAXA).name == "cupy"
     assert tree_mod._nj_backend("auto", tree_mod.NJ_GPU_MIN_TAXA - 1).name == "cpu"
     assert bioaccel.nj(d, backend="cupy").to_newick() == cpu.to_newick()
+
+
+def test_nj_in_place_gives_the_same_tree_and_uses_the_input():
+    rng = np.random.default_rng(3)
+    n = 200
+    x = rng.normal(size=(n, 5))
+    d = np.sqrt(((x[:, None] - x[None]) ** 2).sum(-1))
+    expected = bioaccel.nj(d, threads=1).to_newick()
+    work = d.copy()
+    assert bioaccel.nj(work, threads=1, inplace=True).to_newick() == expected
+    assert not np.array_equal(work, d)  # the working matrix was the input's own memory
+    # inputs that cannot be worked in place are copied: same tree, input untouched
+    frozen = d.copy()
+    frozen.flags.writeable = False
+    assert bioaccel.nj(frozen, inplace=True).to_newick() == expected
+    fortran = np.asfortranarray(d)
+    assert bioaccel.nj(fortran, inplace=True).to_newick() == expected
+    np.testing.assert_array_equal(fortran, d)
+    assert bioaccel.nj(d.copy(), backend="reference", inplace=True).to_newick() == expected

@@ -47,9 +47,12 @@ class CpuBackend(Backend):
                                             targets.offsets, mode, int(max_distance),
                                             queries.alphabet.size, bool(symmetric), int(threads))
 
-    def neighbor_joining(self, d, threads):
-        # RapidNJ-style bounded search over sorted rows (csrc/nj.cpp)
-        return load_native().neighbor_joining(d, int(threads))
+    def neighbor_joining(self, d, threads, inplace=False):
+        # RapidNJ-style bounded search over sorted rows (csrc/nj.cpp); in place when d's
+        # own buffer can be the working matrix (no n x n copy)
+        usable = (inplace and isinstance(d, np.ndarray) and d.dtype == np.float64
+                  and d.flags.c_contiguous and d.flags.writeable)
+        return load_native().neighbor_joining(d, int(threads), bool(usable))
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
         # the kernel reads one sequence set: queries then targets, side by side

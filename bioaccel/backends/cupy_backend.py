@@ -137,7 +137,7 @@ class CupyBackend(Backend):
         values = edit_distances_cupy(self.xp, queries, targets, mode, max_distance, pq, pt)
         return scatter_pairs(values, pq, pt, len(queries), len(targets), symmetric)
 
-    def neighbor_joining(self, d, threads):
+    def neighbor_joining(self, d, threads, inplace=False):
         from .nj_array import neighbor_joining_arrays
         return neighbor_joining_arrays(d, self.xp)
 

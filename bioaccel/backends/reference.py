@@ -39,7 +39,7 @@ class ReferenceBackend(Backend):
                 out[3, i - i0, j - j0] = np.count_nonzero(different & ~purine_ts & ~pyrimidine_ts)
         return out
 
-    def neighbor_joining(self, d, threads):
+    def neighbor_joining(self, d, threads, inplace=False):
         from .nj_array import neighbor_joining_arrays
         return neighbor_joining_arrays(d, np)  # the whole Q matrix each step, in NumPy
 
