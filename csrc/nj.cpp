@@ -2,12 +2,18 @@
 #include "bioaccel/trees.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace bioaccel {
 namespace {
@@ -118,6 +124,28 @@ std::uint64_t key_of(double v, std::int64_t node) {
 float bound_of(std::uint64_t key) { return from_orderable(static_cast<std::uint32_t>(key >> 32)); }
 std::int64_t node_of(std::uint64_t key) { return static_cast<std::int64_t>(key & 0xffffffffu); }
 
+// The working copy of an n x n matrix, on 2 MiB pages where the kernel grants them: every
+// join walks a column (one element per row), and on 4 KiB pages each of those is also a TLB
+// miss. (NumPy asks the same for its large arrays, so in-place input has them already.)
+struct Matrix {
+    struct Free {
+        void operator()(double* p) const { std::free(p); }
+    };
+    std::unique_ptr<double[], Free> data;
+    static Matrix copy_of(const double* d, std::int64_t count) {
+        constexpr std::size_t kHuge = std::size_t{1} << 21;
+        const std::size_t bytes = (static_cast<std::size_t>(count) * sizeof(double) + kHuge - 1) / kHuge * kHuge;
+        Matrix m;
+        m.data.reset(static_cast<double*>(std::aligned_alloc(kHuge, bytes)));
+        if (!m.data) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+        madvise(m.data.get(), bytes, MADV_HUGEPAGE);  // advice only: failure changes nothing
+#endif
+        std::memcpy(m.data.get(), d, static_cast<std::size_t>(count) * sizeof(double));
+        return m;
+    }
+};
+
 // Alive clusters occupy slots 0..m-1 of the working matrix (row stride n): a join puts
 // the new cluster in the lower slot and moves the last slot into the freed one, so every
 // scan runs over contiguous memory.
@@ -126,8 +154,8 @@ public:
     // `work`: the n x n working matrix, d itself (in place) or a copy of it (`own_`)
     Joiner(const double* d, double* work, std::int64_t n, int threads)
         : n_(n), m_(n), threads_(resolve_threads(threads)),
-          own_(work != nullptr ? std::vector<double>() : std::vector<double>(d, d + n * n)),
-          w_(work != nullptr ? work : own_.data()), r_(n, 0.0),
+          own_(work != nullptr ? Matrix() : Matrix::copy_of(d, n * n)),
+          w_(work != nullptr ? work : own_.data.get()), r_(n, 0.0),
           node_of_slot_(n), slot_of_node_(2 * n, -1), rows_(n) {
         for (std::int64_t i = 0; i < n; ++i) {
             node_of_slot_[i] = i;
@@ -353,7 +381,7 @@ private:
     std::int64_t n_;  // row stride of w_
     std::int64_t m_;  // alive clusters, in slots 0..m_-1
     int threads_;
-    std::vector<double> own_;                 // the copy of d, unless joining in place
+    Matrix own_;                              // the copy of d, unless joining in place
     double* w_;                               // working distances, indexed by slot
     std::vector<double> r_;                   // row sums over alive slots
     std::vector<std::int64_t> node_of_slot_;
