@@ -2,7 +2,7 @@
 backend's ``neighbor_joining``) or CuPy (the ``cupy`` backend's: the Q-matrix minimum and the
 row updates on the GPU).
 
-The same algorithm as the C++ core (``csrc/nj.cpp``), step for step: alive clusters in
+The same algorithm as the C++ core (``csrc/trees/nj.cpp``), step for step: alive clusters in
 slots ``0..m-1``, a join puts the new cluster in the lower slot and moves the last slot into
 the freed one, ties follow :data:`TIE_RTOL` (see :func:`bioaccel.nj`), row sums are
 updated incrementally and recomputed whenever the number of clusters has halved. Each step computes the whole
@@ -16,7 +16,7 @@ import numpy as np
 
 #: Q values within ``TIE_RTOL`` x (largest |row sum|) of the minimum Q are ties; a tie goes
 #: to the pair with the smallest (lower node id, higher node id). The C++ core
-#: (``kTieRtol`` in csrc/nj.cpp) follows the same rule.
+#: (``kTieRtol`` in csrc/trees/nj.cpp) follows the same rule.
 TIE_RTOL = 1e-9
 
 
