@@ -9,7 +9,13 @@ Protein: BLOSUM62, gap 11/1; DNA: +2/-3, gap 5/2 (a gap of length L costs open +
 in all tools here). parasail: the best of its striped, scan and profile variants (saturation-
 checked), timed on the first 40 queries; Biopython PairwiseAligner on the first 8.
 Timings are the best of --repeat runs, peers and bioaccel interleaved (this machine's
-speed drifts). Ratios are bioaccel speed / peer speed. "cpu/wall 2t" is the process CPU
+speed drifts). Ratios are bioaccel speed / peer speed.
+
+What is compared: scores only (no tracebacks), the same query x target pairs, in process,
+one thread each: bioaccel ``align_scores(batch, batch, threads=1)``, pyopal's
+``Aligner.align(query, database, mode="score")`` query by query (one thread: the Aligner
+runs on the calling thread), parasail's ``*_sat`` functions and Biopython's
+``PairwiseAligner.score``. The "2t" column is bioaccel alone on two threads (not a ratio). "cpu/wall 2t" is the process CPU
 time of the best 2-thread run over its wall time: under 2.0, the two threads did not have
 two cores to themselves (other load), which lowers 2t/1t whatever the code does.
 """
@@ -28,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bioaccel  # noqa: E402
 from bioaccel import _native  # noqa: E402
 from bioaccel.pairwise._align import align_scores  # noqa: E402
+from benchmarks._peers import show_compared  # noqa: E402
 from benchmarks.simulate import dna_descendants, protein_families  # noqa: E402
 
 
@@ -117,6 +124,13 @@ def main() -> None:
     f = _native.cpu_features()
     print(f"bioaccel alignment kernels: {_native.align_isa()} (CPU: "
           f"{', '.join(k for k, v in f['cpu'].items() if v)})")
+    show_compared("alignment scores of every query against every sequence, in process", [
+        ("bioaccel", "align_scores(batch, batch, mode=..., backend='cpu', threads=1)  "
+                     "(and threads=2 for the 2t column only)", 1),
+        ("pyopal", "pyopal.Aligner(matrix, gap_open, gap_extend).align(q, db, mode='score', "
+                   "algorithm='nw'|'sw') for q in queries", 1),
+        ("parasail", "{nw,sw}_{striped,scan}[_profile]_sat(q, t, open, extend, matrix), best variant", 1),
+        ("Biopython", "PairwiseAligner(...).score(q, t)", 1)])
     sets = [("protein", protein_families(), "BLOSUM62", 11, 1),
             ("DNA", dna_descendants(), (2, -3), 5, 2)]
     print(f"{'data':8s} {'mode':7s} {'bioaccel 1t':>12s} {'2t':>8s} {'2t/1t':>6s} {'pyopal':>8s} {'ratio':>6s} "

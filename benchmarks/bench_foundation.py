@@ -1,13 +1,21 @@
 """Foundation benchmarks: K80 matrices and NJ trees, bioaccel beside its peers, one run.
 
-    python benchmarks/bench_foundation.py [--threads 2] [--big]
+    python benchmarks/bench_foundation.py [--threads 2] [--repeat 3] [--big]
 
-Peers: ape::dist.dna and ape::nj timed inside R (through rpy2, data loaded before the
-clock starts), scikit-bio's align_dists and nj, FastTree -makematrix (apt-get install
-fasttree). Data: a seeded synthetic 2,000 x 1,000 alignment evolved down a random tree
+What is compared: the same in-memory work on one thread each. Every peer here runs on one
+thread (none of them has a thread option), so the ratios use bioaccel on one thread too;
+the ``bioaccel Nt`` column (--threads, default 2) is bioaccel alone on N threads, not a ratio.
+- K80 matrix: ape::dist.dna(x, "K80") timed inside R (through rpy2, the alignment read before
+  the clock starts), scikit-bio's ``align_dists(msa, "k2p")`` on a TabularMSA built
+  beforehand, FastTree ``-nt -makematrix`` as a program (its time includes reading the FASTA);
+  bioaccel: ``distance_matrix(batch, "k80", backend="cpu", threads=1)`` on a SeqBatch.
+- NJ tree: ape::nj(d) inside R, scikit-bio's ``nj(dm)`` (a TreeNode), bioaccel's
+  ``nj(dm, threads=1)`` (a Tree), all from a matrix already in memory.
+Data: a seeded synthetic 2,000 x 1,000 alignment evolved down a random tree
 (benchmarks/simulate.py) and mothur's 599 x 1,701 influenza HA alignment (fetched as in
-the tests). ``--big`` adds the n = 20,000 NJ run (about 3 GB of working memory).
-Each timing is the best of ``--repeat`` runs. Ratios are peer time / bioaccel time.
+the tests). ``--big`` adds the n = 20,000 NJ run (about 3 GB of working memory). Each timing
+is the best of ``--repeat`` runs, bioaccel and the peers interleaved. Ratios are peer time /
+bioaccel time. For NJ at scale against QuickTree and Clearcut, see bench_nj.py.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bioaccel  # noqa: E402
 from bioaccel import _native  # noqa: E402
+from benchmarks._peers import show_compared  # noqa: E402
 from benchmarks.simulate import tree_alignment  # noqa: E402
 
 
@@ -35,6 +44,17 @@ def best_of(fn, repeat: int) -> float:
         t0 = time.perf_counter()
         fn()
         best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def interleaved(fns: dict, repeat: int) -> dict:
+    """Best time of each callable (None entries stay None), the callables run in turn."""
+    best = {k: (None if f is None else float("inf")) for k, f in fns.items()}
+    for _ in range(repeat):
+        for k, f in fns.items():
+            if f is not None:
+                t = f()
+                best[k] = min(best[k], t)
     return best
 
 
@@ -54,50 +74,54 @@ class R:
             print(f"  (R peer unavailable: {exc})")
             self.ro = None
 
-    def dist_dna(self, fasta: Path, repeat: int) -> float | None:
+    def dist_dna(self, fasta: Path):
+        """A callable timing one ape::dist.dna run (seconds), or None."""
         if self.ro is None:
             return None
         self.ro.globalenv["bench_path"] = str(fasta)
         self.ro.r("bench_x <- read.dna(bench_path, format='fasta')")
-        t = self.ro.r(f"min(replicate({repeat}, system.time(dist.dna(bench_x, 'K80'))[['elapsed']]))")
-        return float(t[0])
+        return lambda: float(self.ro.r("system.time(dist.dna(bench_x, 'K80'))[['elapsed']]")[0])
 
-    def nj(self, dm: bioaccel.DistanceMatrix, repeat: int) -> float | None:
+    def nj(self, dm: bioaccel.DistanceMatrix):
+        """A callable timing one ape::nj run (seconds), or None."""
         if self.ro is None:
             return None
         n = len(dm)
         self.ro.globalenv["bench_d"] = self.ro.r["matrix"](self.ro.FloatVector(dm.data.ravel()), nrow=n)
-        t = self.ro.r(f"min(replicate({repeat}, system.time(nj(bench_d))[['elapsed']]))")
-        return float(t[0])
+        return lambda: float(self.ro.r("system.time(nj(bench_d))[['elapsed']]")[0])
 
 
-def skbio_k80(batch: bioaccel.SeqBatch, repeat: int) -> float | None:
+def skbio_k80(batch: bioaccel.SeqBatch):
     try:
         import skbio
         from skbio.alignment import TabularMSA, align_dists
     except ImportError:
         return None
     msa = TabularMSA([skbio.DNA(batch.sequence(k).replace("?", "N")) for k in range(len(batch))])
-    return best_of(lambda: align_dists(msa, "k2p"), repeat)
+    return lambda: best_of(lambda: align_dists(msa, "k2p"), 1)
 
 
-def skbio_nj(dm: bioaccel.DistanceMatrix, repeat: int) -> float | None:
+def skbio_nj(dm: bioaccel.DistanceMatrix):
     try:
         from skbio.tree import nj
     except ImportError:
         return None
     sk = dm.to_skbio()
-    return best_of(lambda: nj(sk), repeat)
+    return lambda: best_of(lambda: nj(sk), 1)
 
 
-def fasttree_matrix(fasta: Path, repeat: int) -> float | None:
-    exe = shutil.which("FastTree") or shutil.which("fasttree")
+def fasttree_exe() -> str | None:
+    return shutil.which("FastTree") or shutil.which("fasttree")
+
+
+def fasttree_matrix(fasta: Path):
+    exe = fasttree_exe()
     if exe is None:
         return None
     def run():
         subprocess.run([exe, "-nt", "-makematrix", str(fasta)], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, check=True)
-    return best_of(run, repeat)
+    return lambda: best_of(run, 1)
 
 
 def ratio(peer: float | None, ours: float) -> str:
@@ -110,7 +134,7 @@ def fmt(t: float | None) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=2, help="bioaccel's extra column (peers: 1 thread)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--big", action="store_true", help="also time NJ for n = 20,000")
     args = ap.parse_args()
@@ -128,30 +152,45 @@ def main() -> None:
     except BaseException as exc:  # pytest.skip raises BaseException subclasses
         print(f"  (flu HA unavailable: {exc})")
 
-    print(f"\nK80 distance matrix, bioaccel cpu backend, {args.threads} threads "
-          f"(OpenMP {'on' if _native.openmp_enabled() else 'off'})")
+    show_compared("K80 matrices and NJ trees, in memory, one thread each (ratios); bioaccel "
+                  f"also alone on {args.threads} threads", [
+                      ("bioaccel", ("bioaccel.distance_matrix(batch, 'k80', backend='cpu', threads=1); "
+                                    "bioaccel.nj(dm, threads=1)"), 1),
+                      ("ape", "dist.dna(x, 'K80'); nj(d)  (R, timed with system.time)", 1),
+                      ("scikit-bio", "align_dists(msa, 'k2p'); nj(dm)", 1),
+                      ("FastTree", f"{fasttree_exe() or 'FastTree'} -nt -makematrix in.fasta", 1)])
+    nt = f"{args.threads}t"
+    print(f"\nK80 distance matrix, bioaccel cpu backend (OpenMP {'on' if _native.openmp_enabled() else 'off'})")
     print(f"{'data':22s} {'bioaccel':>9s} {'ape':>9s} {'ratio':>8s} {'skbio':>9s} {'ratio':>8s} "
-          f"{'FastTree':>9s} {'ratio':>8s}")
+          f"{'FastTree':>9s} {'ratio':>8s} {'bioaccel ' + nt:>12s}")
     matrices = {}
     for name, batch in datasets.items():
         fasta = tmp / (name.split()[0] + ".fasta")
         write_fasta(batch, fasta)
-        ours = best_of(lambda: bioaccel.distance_matrix(batch, "k80", backend="cpu",
-                                                        threads=args.threads), args.repeat)
         matrices[name] = bioaccel.distance_matrix(batch, "k80", pairwise_deletion=True)
-        ape = r.dist_dna(fasta, args.repeat)
-        sk = skbio_k80(batch, 1)
-        ft = fasttree_matrix(fasta, 1)
-        print(f"{name:22s} {fmt(ours)} {fmt(ape)} {ratio(ape, ours):>8s} {fmt(sk)} {ratio(sk, ours):>8s} "
-              f"{fmt(ft)} {ratio(ft, ours):>8s}")
+        t = interleaved({
+            "ours": lambda b=batch: best_of(lambda: bioaccel.distance_matrix(b, "k80", backend="cpu",
+                                                                          threads=1), 1),
+            "ape": r.dist_dna(fasta), "skbio": skbio_k80(batch), "ft": fasttree_matrix(fasta),
+            "ours_n": lambda b=batch: best_of(lambda: bioaccel.distance_matrix(b, "k80", backend="cpu",
+                                                                            threads=args.threads), 1),
+        }, args.repeat)
+        ours = t["ours"]
+        print(f"{name:22s} {fmt(ours)} {fmt(t['ape'])} {ratio(t['ape'], ours):>8s} {fmt(t['skbio'])} "
+              f"{ratio(t['skbio'], ours):>8s} {fmt(t['ft'])} {ratio(t['ft'], ours):>8s} {fmt(t['ours_n']):>12s}")
 
-    print(f"\nNJ tree, {args.threads} threads")
-    print(f"{'data':22s} {'bioaccel':>9s} {'skbio':>9s} {'ratio':>8s} {'ape::nj':>9s} {'ratio':>8s}")
+    print("\nNJ tree")
+    print(f"{'data':22s} {'bioaccel':>9s} {'skbio':>9s} {'ratio':>8s} {'ape::nj':>9s} {'ratio':>8s} "
+          f"{'bioaccel ' + nt:>12s}")
     for name, dm in matrices.items():
-        ours = best_of(lambda: bioaccel.nj(dm, threads=args.threads), args.repeat)
-        sk = skbio_nj(dm, 1)
-        ape = r.nj(dm, 1)
-        print(f"{name:22s} {fmt(ours)} {fmt(sk)} {ratio(sk, ours):>8s} {fmt(ape)} {ratio(ape, ours):>8s}")
+        t = interleaved({
+            "ours": lambda d=dm: best_of(lambda: bioaccel.nj(d, threads=1), 1),
+            "skbio": skbio_nj(dm), "ape": r.nj(dm),
+            "ours_n": lambda d=dm: best_of(lambda: bioaccel.nj(d, threads=args.threads), 1),
+        }, args.repeat)
+        ours = t["ours"]
+        print(f"{name:22s} {fmt(ours)} {fmt(t['skbio'])} {ratio(t['skbio'], ours):>8s} {fmt(t['ape'])} "
+              f"{ratio(t['ape'], ours):>8s} {fmt(t['ours_n']):>12s}")
 
     if args.big:
         import resource

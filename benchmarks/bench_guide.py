@@ -10,6 +10,7 @@ linkage over all pairs of a 10,000-sequence family at 1 and 2 threads.
 (b) single linkage (SLINK fed a block of rows at a time) over all pairs of --n sequences at 1
     and 2 threads: seconds, best of --repeat, and the 1 -> 2 thread speedup; the merges must be
     the same.
+What is compared: bioaccel with itself (CPU levels in (a), thread counts in (b)); no external peer.
 """
 
 from __future__ import annotations

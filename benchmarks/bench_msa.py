@@ -48,6 +48,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks._peers import show_compared  # noqa: E402
 from benchmarks.family_sim import read_fasta, simulate_family, write_fasta  # noqa: E402
 from benchmarks.msa_accuracy import load_msa_score, shared_msa_dir, sp_tc_family  # noqa: E402
 
@@ -124,6 +125,11 @@ def _run_mafft(ids, seqs, inp, out, threads, backend, dry):
 
 RUNNERS = {"bioaccel": _run_bioaccel, "famsa": _run_famsa, "kalign": _run_kalign,
            "clustalo": _run_clustalo, "mafft": _run_mafft}
+CALLS = {"bioaccel": "bioaccel.msa(read_sequences(path), threads=T)  (the call timed)",
+         "famsa": "pyfamsa.Aligner(threads=T).align(records)  (the call timed)",
+         "kalign": "kalign.align(seqs, seq_type='protein', n_threads=T)  (the call timed)",
+         "clustalo": "clustalo -i in.fa -o out.fa --outfmt=fa --force --threads=T  (the whole run)",
+         "mafft": "mafft --auto --thread T --quiet in.fa > out.fa  (the whole run)"}
 LABELS = {"bioaccel": "bioaccel", "famsa": "FAMSA2", "kalign": "Kalign", "clustalo": "ClustalO",
           "mafft": "MAFFT"}
 
@@ -449,6 +455,10 @@ def main(argv=None) -> None:
             report["versions"][t] = tool_version(t)
     print("versions: " + ", ".join(f"{LABELS[t]} {v}" for t, v in report["versions"].items()))
     ok = [t for t in TOOLS if not missing[t]]
+    # every tool gets the same threads in each table: 1 in (a), --threads and 1 in (b)
+    show_compared("multiple alignment of the same FASTA file, each tool in a fresh worker process, "
+                  f"the same threads T for every tool (T = 1 in (a); {args.threads} and 1 in (b))",
+                  [(LABELS[t], CALLS[t], args.threads) for t in ok])
 
     if args.skip_balibase:
         print("\n(a) BAliBASE: skipped: --skip-balibase")

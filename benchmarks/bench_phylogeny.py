@@ -21,6 +21,9 @@ Snakemake's default order versus bioaccel's (largest predicted first).
    ``--scheduler bioaccel --scheduler-bioaccel-policy largest``; makespan and average
    completion time of the alignment jobs from their lease records. Meaningful on a machine
    with N free cores (the MSA engine runs on the CPU so far).
+
+What is compared: job orders (Snakemake's, file order, bioaccel's) over the same measured
+alignment times and the same N GPUs; in --real, Snakemake with the same --cores N both ways.
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ written as condensed float32 (.cdist). ``synthetic``: an aligned DNA set of n se
 (benchmarks/simulate.py), to show the n = 100,000 path (5 x 10^9 pairs, a 20 GB file);
 ``--kill-at F`` kills the run once a fraction F of the tiles is in, re-runs it, and checks
 the resumed file against an uninterrupted one by checksum.
+
+What is compared: nothing external; bioaccel's own command line (``bioaccel distance -t
+--threads``, printed) timed as a child process, wall time and peak RSS.
 """
 
 from __future__ import annotations

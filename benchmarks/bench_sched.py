@@ -14,6 +14,9 @@
    when run as root, else two accounts of the invoking user) each run job streams on
    virtual GPUs through the host-wide arbiter under the ``fair`` policy; their GPU-seconds
    while both had work waiting, against the shares configured in the shares file.
+
+What is compared: scheduling policies and placement algorithms on the same simulated workloads
+and the same (simulated or virtual) GPUs; no tool's computation is timed against another's.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ def dna_distance_rows(
     i0: int, i1: int, out: npt.NDArray[np.float64], threads: int,
 ) -> None: ...
 def neighbor_joining(
-    d: npt.NDArray[np.float64], threads: int
+    d: npt.NDArray[np.float64], threads: int, in_place: bool = False
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], int]: ...
 def upgma(
     d: npt.NDArray[np.float64],

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-TIE_RTOL = 1e-9  # the documented constant (bioaccel.trees._nj.TIE_RTOL), restated
+TIE_RTOL = 1e-9  # the documented constant (bioaccel.backends.nj_array.TIE_RTOL), restated
 
 
 def nj_reference(d: np.ndarray):

@@ -52,7 +52,8 @@ def backend_names() -> tuple[str, ...]:
 def get_backend(name: str = "auto", operation: str = "dna_counts") -> Backend:
     """Return a ready backend that implements ``operation``.
 
-    ``operation`` is one of ``dna_counts``, ``align_scores``, ``edit_distances``:
+    ``operation`` is one of ``dna_counts``, ``align_scores``, ``edit_distances``,
+    ``lcs_lengths``, ``neighbor_joining``:
     ``"auto"`` takes the first available backend of :data:`AUTO_ORDER` that has kernels
     for it.
 

@@ -88,6 +88,15 @@ class Backend(abc.ABC):
         from ..errors import BackendUnavailableError
         raise BackendUnavailableError(f"backend {self.name!r} has no edit_distances kernels")
 
+    def neighbor_joining(self, d: np.ndarray, threads: int, inplace: bool = False):
+        """Neighbour-joining tree of the finite, symmetric (n, n) float64 matrix ``d`` (n >= 3)
+        as (parent, child, length, root) edge arrays, by the one tie rule of
+        :func:`bioaccel.nj` (the same tree on every backend). ``inplace``: the backend may
+        use ``d`` as its working memory (and overwrite it). Only backends listing
+        ``neighbor_joining`` in :attr:`operations` override this."""
+        from ..errors import BackendUnavailableError
+        raise BackendUnavailableError(f"backend {self.name!r} has no neighbor_joining kernels")
+
     def lcs_lengths(self, queries, targets, letters: int, symmetric: bool,
                     threads: int) -> np.ndarray:
         """Longest-common-subsequence lengths (len(queries), len(targets)) int32, codes >=

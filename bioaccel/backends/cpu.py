@@ -15,7 +15,8 @@ NATIVE_MODEL_IDS = {"raw": 0, "jc69": 1, "k80": 2, "f81": 3, "tn93": 4, "logdet"
 
 class CpuBackend(Backend):
     name = "cpu"
-    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths"})
+    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths",
+                            "neighbor_joining"})
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
         try:
@@ -44,6 +45,13 @@ class CpuBackend(Backend):
         return load_native().edit_distances(queries.codes, queries.offsets, targets.codes,
                                             targets.offsets, mode, int(max_distance),
                                             queries.alphabet.size, bool(symmetric), int(threads))
+
+    def neighbor_joining(self, d, threads, inplace=False):
+        # RapidNJ-style bounded search over sorted rows (csrc/nj.cpp); in place when d's
+        # own buffer can be the working matrix (no n x n copy)
+        usable = (inplace and isinstance(d, np.ndarray) and d.dtype == np.float64
+                  and d.flags.c_contiguous and d.flags.writeable)
+        return load_native().neighbor_joining(d, int(threads), bool(usable))
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
         # the kernel reads one sequence set: queries then targets, side by side

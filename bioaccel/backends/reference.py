@@ -12,7 +12,8 @@ _A, _C, _G, _T = 0, 1, 2, 3
 
 class ReferenceBackend(Backend):
     name = "reference"
-    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths"})
+    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths",
+                            "neighbor_joining"})
 
     def dna_counts(self, data: DnaData, i0, i1, j0, j1, *, table, upper_only, threads):
         aln = data.alignment
@@ -37,6 +38,10 @@ class ReferenceBackend(Backend):
                 out[2, i - i0, j - j0] = np.count_nonzero(pyrimidine_ts)
                 out[3, i - i0, j - j0] = np.count_nonzero(different & ~purine_ts & ~pyrimidine_ts)
         return out
+
+    def neighbor_joining(self, d, threads, inplace=False):
+        from .nj_array import neighbor_joining_arrays
+        return neighbor_joining_arrays(d, np)  # the whole Q matrix each step, in NumPy
 
     def edit_distances(self, queries, targets, mode, max_distance, symmetric, threads):
         from .base import all_pairs, scatter_pairs

@@ -486,8 +486,12 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
                                  backend=backend, threads=threads, progress=update,
                                  matrix=_parse_matrix(matrix), gap_open=gap_open,
                                  gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
-    t = nj(dm, clamp_negative=clamp_negative, threads=threads, backend=nj_backend) \
-        if method == "nj" else upgma(dm)
+    if method == "nj":
+        # the matrix is ours and written before the tree only if asked: join in its memory
+        t = nj(dm, clamp_negative=clamp_negative, threads=threads, backend=nj_backend,
+               inplace=matrix_output is None)
+    else:
+        t = upgma(dm)
     # written only once everything is computed: a failure leaves neither file behind
     if matrix_output is not None:
         _write_matrix(dm, matrix_output, None)

@@ -1,7 +1,7 @@
 """Trees from distances: neighbour joining, UPGMA, Newick in and out.
 
-- ``_tree``: :class:`Tree`, :func:`nj` and :func:`upgma` (backends and the tie rule);
-- ``_nj``: the NumPy neighbour-joining reference (``ape::nj``'s formulas);
+- ``_tree``: :class:`Tree`, :func:`nj` (the registry's ``neighbor_joining`` operation: the C++
+  core, or :mod:`bioaccel.backends.nj_array` on NumPy or CuPy; the tie rule) and :func:`upgma`;
 - ``_newick``: the Newick reader.
 """
 

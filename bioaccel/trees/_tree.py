@@ -181,7 +181,7 @@ def _native():
 
 
 def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0,
-       backend: str = "cpu") -> Tree:
+       backend: str = "cpu", inplace: bool = False) -> Tree:
     """Neighbour-joining tree (Saitou & Nei 1987), as ``ape::nj``.
 
     Parameters
@@ -193,11 +193,18 @@ def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0,
         Set negative branch lengths to 0 (ape keeps them; so does the default).
     threads : int
         0 = all cores; the tree does not depend on it.
-    backend : {"cpu", "cupy", "reference", "auto"}
-        ``cpu``: the C++ core (RapidNJ-style bounded search). ``cupy``: the Q minimum and
-        row updates on the GPU (:mod:`bioaccel.trees._nj`, the same steps); ``reference``:
-        that code on NumPy. ``auto``: ``cupy`` for n >= 4,096 when a GPU is usable, else
-        ``cpu``.
+    backend : str
+        A backend of the registry (:func:`bioaccel.backends.get_backend`) with the
+        ``neighbor_joining`` operation: ``cpu``: the C++ core (RapidNJ-style bounded
+        search). ``cupy``: the Q minimum and row updates on the GPU
+        (:mod:`bioaccel.backends.nj_array`, the same steps); ``reference``: that code on
+        NumPy. ``auto``: the first such backend of the registry's order that can run here
+        (``cupy`` when a GPU is usable) for n >= :data:`NJ_GPU_MIN_TAXA`, else ``cpu``.
+    inplace : bool
+        Let the ``cpu`` backend use the matrix's own memory (a writeable, C-contiguous
+        float64 array, or a DistanceMatrix holding one) as its working matrix instead of an
+        n x n copy: half the memory at scale, and ``d`` holds garbage afterwards. Other
+        inputs and backends are copied as usual; the tree is the same either way.
 
     Returns
     -------
@@ -207,7 +214,7 @@ def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0,
     Notes
     -----
     Ties, the same in every backend: Q values within ``1e-9 x max |row sum|`` of the
-    minimum Q (:data:`bioaccel.trees._nj.TIE_RTOL`) are ties, so last-bit differences between
+    minimum Q (:data:`bioaccel.backends.nj_array.TIE_RTOL`) are ties, so last-bit differences between
     backends' sums never decide a join; a tie goes to the pair with the smallest (lower
     node id, higher node id), where tips are ``0..n-1`` in matrix order and the k-th join
     makes node ``n + k``. Distinct Q values closer than that window count as tied.
@@ -230,36 +237,25 @@ def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0,
         tree = Tree(labels, [2, 2], [0, 1], [half, half], 2)
     else:
         engine = _nj_backend(backend, n)
-        if engine == "cpu":
-            parent, child, length, root = _native().neighbor_joining(data, threads)
-        else:
-            from ._nj import neighbor_joining_arrays
-            xp = np
-            if engine == "cupy":
-                import cupy as xp
-            parent, child, length, root = neighbor_joining_arrays(data, xp)
+        parent, child, length, root = engine.neighbor_joining(data, threads, inplace=inplace)
         tree = Tree(labels, parent, child, length, root)
     if clamp_negative:
         tree.length = np.maximum(tree.length, 0.0)
     return tree
 
 
-def _nj_backend(backend: str, n: int) -> str:
-    from ..errors import BackendUnavailableError
-    key = str(backend).lower()
-    if key not in ("auto", "cpu", "cupy", "reference"):
-        raise BackendUnavailableError(f"unknown NJ backend {backend!r}; expected 'auto', 'cpu', "
-                                      "'cupy' or 'reference'")
-    if key in ("cupy", "auto"):
-        from ..backends import get_backend
-        try:
-            get_backend("cupy")
-        except BackendUnavailableError:
-            if key == "cupy":
-                raise
-            return "cpu"
-        return "cupy" if key == "cupy" or n >= 4096 else "cpu"
-    return key
+#: ``backend="auto"`` runs NJ on a GPU backend from this many taxa on (below it, the
+#: bounded search of the C++ core beats a full Q matrix per join on any GPU)
+NJ_GPU_MIN_TAXA = 4096
+
+
+def _nj_backend(backend: str, n: int):
+    """The registry's backend for ``neighbor_joining`` (see :func:`nj` for ``auto``)."""
+    from ..backends import get_backend
+    engine = get_backend(backend, "neighbor_joining")
+    if str(backend).lower() == "auto" and engine.name not in ("cpu", "reference") and n < NJ_GPU_MIN_TAXA:
+        engine = get_backend("cpu", "neighbor_joining")
+    return engine
 
 
 def upgma(d, labels=None) -> Tree:

@@ -128,10 +128,23 @@ void check_square(const F64Array& d) {
         throw std::invalid_argument("distance matrix must be square");
 }
 
-py::tuple nj_py(F64Array d, int threads) {
-    check_square(d);
+py::tuple nj_py(py::array d_any, int threads, bool in_place) {
     EdgeList e;
-    {
+    if (in_place) {
+        // the caller's own buffer, as it is: no conversion may copy it behind our back
+        if (!py::isinstance<py::array_t<double>>(d_any) || !(d_any.flags() & py::array::c_style) ||
+            !d_any.writeable())
+            throw std::invalid_argument("neighbor_joining in place needs a writeable C-contiguous float64 array");
+        auto d = py::array_t<double, py::array::c_style>::ensure(d_any);
+        if (d.ndim() != 2 || d.shape(0) != d.shape(1)) throw std::invalid_argument("distance matrix must be square");
+        double* data = d.mutable_data();
+        const std::int64_t n = d.shape(0);
+        py::gil_scoped_release release;
+        e = neighbor_joining_in_place(data, n, threads);
+    } else {
+        F64Array d = F64Array::ensure(d_any);
+        if (!d) throw std::invalid_argument("distance matrix must be a float64 array");
+        check_square(d);
         py::gil_scoped_release release;
         e = neighbor_joining(d.data(), d.shape(0), threads);
     }
@@ -350,8 +363,9 @@ PYBIND11_MODULE(_native, m) {
     m.def("dna_distance_rows", &dna_distance_rows_py, py::arg("planes"), py::arg("model"),
           py::arg("freqs"), py::arg("i0"), py::arg("i1"), py::arg("out"), py::arg("threads"),
           "Fused counts + distances for rows [i0, i1), j > i, into the square `out` (both triangles).");
-    m.def("neighbor_joining", &nj_py, py::arg("d"), py::arg("threads"),
-          "Neighbour joining: (parent, child, length, root) edge arrays.");
+    m.def("neighbor_joining", &nj_py, py::arg("d"), py::arg("threads"), py::arg("in_place") = false,
+          "Neighbour joining: (parent, child, length, root) edge arrays; in_place: d (writeable, "
+          "C-contiguous float64) is the working matrix and is overwritten.");
     m.def("upgma", &upgma_py, py::arg("d"), "UPGMA: (parent, child, length, root) edge arrays.");
     m.def("align_scores", &align_scores_py, py::arg("q_codes"), py::arg("q_offsets"), py::arg("t_codes"),
           py::arg("t_offsets"), py::arg("table"), py::arg("mode"), py::arg("gap_open"), py::arg("gap_extend"),

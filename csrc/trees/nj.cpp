@@ -2,12 +2,18 @@
 #include "bioaccel/trees.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace bioaccel {
 namespace {
@@ -75,16 +81,22 @@ private:
     std::vector<Candidate> list_;
 };
 
-// One row of candidates: float lower bounds of the distances (rounded down) and node ids.
-// Only the first `sorted` entries are in ascending order, and every later entry is at
-// least as large as them (a partial sort: most row scans stop within a few entries).
+// One row of candidates, each a float lower bound of the distance (rounded down) and a
+// node id packed in one integer (key_of). Only the first `sorted` entries are in ascending
+// order, and every later entry is at least as large as them (a partial sort: most row
+// scans stop within a few entries).
 struct SortedRow {
-    std::vector<float> bound;
-    std::vector<std::int32_t> node;
+    std::vector<std::uint64_t> key;
     std::size_t sorted = 0;
 };
 
 constexpr std::size_t kSortedPrefix = 256;
+
+// A step's scan runs on several threads only when it has at least this many Q values to
+// look at: below it, waking the team and joining it at the barrier costs more than the
+// scan (microseconds on an idle machine, a scheduler time slice when other processes
+// share the cores, which turned n = 2,000 from 0.2 s on one thread into 2 s on two).
+constexpr std::int64_t kParallelWork = std::int64_t{1} << 20;
 
 // Order-preserving map of a float onto uint32, so (bound, node) pairs sort as plain integers.
 std::uint32_t orderable(float f) {
@@ -100,19 +112,50 @@ float from_orderable(std::uint32_t u) {
     return f;
 }
 
-float round_down(double v) {
-    float f = static_cast<float>(v);
-    if (static_cast<double>(f) > v) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
-    return f;
+// (orderable(largest float <= v) << 32) | node: consecutive floats have consecutive
+// orderable codes (-0 and +0 too, and both are <= any v that rounded to +0), so rounding
+// down is one subtraction.
+std::uint64_t key_of(double v, std::int64_t node) {
+    const float f = static_cast<float>(v);
+    const std::uint32_t code = orderable(f) - static_cast<std::uint32_t>(static_cast<double>(f) > v);
+    return (static_cast<std::uint64_t>(code) << 32) | static_cast<std::uint32_t>(node);
 }
+
+float bound_of(std::uint64_t key) { return from_orderable(static_cast<std::uint32_t>(key >> 32)); }
+std::int64_t node_of(std::uint64_t key) { return static_cast<std::int64_t>(key & 0xffffffffu); }
+
+// The working copy of an n x n matrix, on 2 MiB pages where the kernel grants them: every
+// join walks a column (one element per row), and on 4 KiB pages each of those is also a TLB
+// miss. (NumPy asks the same for its large arrays, so in-place input has them already.)
+struct Matrix {
+    struct Free {
+        void operator()(double* p) const { std::free(p); }
+    };
+    std::unique_ptr<double[], Free> data;
+    static Matrix copy_of(const double* d, std::int64_t count) {
+        constexpr std::size_t kHuge = std::size_t{1} << 21;
+        const std::size_t bytes = (static_cast<std::size_t>(count) * sizeof(double) + kHuge - 1) / kHuge * kHuge;
+        Matrix m;
+        m.data.reset(static_cast<double*>(std::aligned_alloc(kHuge, bytes)));
+        if (!m.data) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+        madvise(m.data.get(), bytes, MADV_HUGEPAGE);  // advice only: failure changes nothing
+#endif
+        std::memcpy(m.data.get(), d, static_cast<std::size_t>(count) * sizeof(double));
+        return m;
+    }
+};
 
 // Alive clusters occupy slots 0..m-1 of the working matrix (row stride n): a join puts
 // the new cluster in the lower slot and moves the last slot into the freed one, so every
 // scan runs over contiguous memory.
 class Joiner {
 public:
-    Joiner(const double* d, std::int64_t n, int threads)
-        : n_(n), m_(n), threads_(resolve_threads(threads)), w_(d, d + n * n), r_(n, 0.0),
+    // `work`: the n x n working matrix, d itself (in place) or a copy of it (`own_`)
+    Joiner(const double* d, double* work, std::int64_t n, int threads)
+        : n_(n), m_(n), threads_(resolve_threads(threads)),
+          own_(work != nullptr ? Matrix() : Matrix::copy_of(d, n * n)),
+          w_(work != nullptr ? work : own_.data.get()), r_(n, 0.0),
           node_of_slot_(n), slot_of_node_(2 * n, -1), rows_(n) {
         for (std::int64_t i = 0; i < n; ++i) {
             node_of_slot_[i] = i;
@@ -164,34 +207,29 @@ private:
     // Row of slot i holds the slots after i: every alive pair then sits in one row.
     // Rows made later by joins hold all alive nodes.
     void rebuild_rows() {
+        const bool par = threads_ > 1 && m_ * m_ / 2 >= kParallelWork / 16;  // a sort per row: heavier work
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 16) num_threads(threads_)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads_) if (par)
 #endif
         for (std::int64_t i = 0; i < m_; ++i) fill_row(i, i + 1);
     }
 
-    // Candidates of slot i: the slots from `first` on, except i itself.
+    // Candidates of slot i: the slots from `first` on, except i itself. The row's storage
+    // is reused when it fits (a join rewrites one row per step).
     void fill_row(std::int64_t i, std::int64_t first) {
-        // sort (rounded-down distance, node id) packed in one integer: no indirection
-        std::vector<std::uint64_t> keys;
-        keys.reserve(static_cast<std::size_t>(m_ - first));
+        std::vector<std::uint64_t>& keys = rows_[i].key;
+        const std::size_t need = static_cast<std::size_t>(m_ - first - (i >= first ? 1 : 0));
+        if (keys.capacity() < need || keys.capacity() > 2 * need + 64) std::vector<std::uint64_t>().swap(keys);
+        keys.resize(need);
+        const double* wi = &w_[i * n_];
+        const std::int64_t* node = node_of_slot_.data();
+        std::size_t t = 0;
         for (std::int64_t k = first; k < m_; ++k)
-            if (k != i)
-                keys.push_back((static_cast<std::uint64_t>(orderable(round_down(at(i, k)))) << 32) |
-                               static_cast<std::uint32_t>(node_of_slot_[k]));
+            if (k != i) keys[t++] = key_of(wi[k], node[k]);
         const std::size_t prefix = std::min(keys.size(), kSortedPrefix);
         if (prefix < keys.size()) std::nth_element(keys.begin(), keys.begin() + prefix, keys.end());
         std::sort(keys.begin(), keys.begin() + prefix);
-        SortedRow& row = rows_[i];
-        row.sorted = prefix;
-        row.bound.resize(keys.size());
-        row.node.resize(keys.size());
-        for (std::size_t t = 0; t < keys.size(); ++t) {
-            row.bound[t] = from_orderable(static_cast<std::uint32_t>(keys[t] >> 32));
-            row.node[t] = static_cast<std::int32_t>(keys[t] & 0xffffffffu);
-        }
-        row.bound.shrink_to_fit();
-        row.node.shrink_to_fit();
+        rows_[i].sorted = prefix;
     }
 
     // Tie window of this step: kTieRtol x the largest |row sum|.
@@ -202,31 +240,41 @@ private:
     }
 
     // Plain scan of every alive pair in memory order: used once the bounds stop pruning
-    // (near-star data, where many Q values are close). A vectorisable pass finds each
-    // row's minimum; the row's pairs are looked at only when that minimum can be a tie.
+    // (near-star data, where many Q values are close). One pass: each block of a row is
+    // computed into a small buffer with its minimum (vectorised); only a block whose
+    // minimum lies within the tie window of the running minimum is looked at pair by pair.
     Candidate find_min_q_full() const {
         const double scale = static_cast<double>(m_ - 2);
         const double* r = r_.data();
         const double tol = tie_tolerance();
+        const bool par = threads_ > 1 && m_ * (m_ - 1) / 2 >= kParallelWork;
         TieSet ties(tol);
 #ifdef _OPENMP
-#pragma omp parallel num_threads(threads_)
+#pragma omp parallel num_threads(threads_) if (par)
 #endif
         {
             TieSet local(tol);
+            constexpr std::int64_t kBlock = 256;
+            alignas(64) double q[kBlock];
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 16) nowait
 #endif
             for (std::int64_t i = 0; i < m_ - 1; ++i) {
                 const double* wi = &w_[i * n_];
                 const double ri = r[i];
-                double row_min = std::numeric_limits<double>::infinity();
+                for (std::int64_t j0 = i + 1; j0 < m_; j0 += kBlock) {
+                    const std::int64_t len = std::min(kBlock, m_ - j0);
+                    double block_min = std::numeric_limits<double>::infinity();
 #ifdef _OPENMP
-#pragma omp simd reduction(min : row_min)
+#pragma omp simd reduction(min : block_min)
 #endif
-                for (std::int64_t j = i + 1; j < m_; ++j) row_min = std::min(row_min, scale * wi[j] - ri - r[j]);
-                if (!(row_min <= local.limit())) continue;
-                for (std::int64_t j = i + 1; j < m_; ++j) local.add(scale * wi[j] - ri - r[j], i, j, node_of_slot_);
+                    for (std::int64_t t = 0; t < len; ++t) {
+                        q[t] = scale * wi[j0 + t] - ri - r[j0 + t];
+                        block_min = std::min(block_min, q[t]);
+                    }
+                    if (!(block_min <= local.limit())) continue;
+                    for (std::int64_t t = 0; t < len; ++t) local.add(q[t], i, j0 + t, node_of_slot_);
+                }
             }
 #ifdef _OPENMP
 #pragma omp critical
@@ -245,8 +293,10 @@ private:
         const double tol = tie_tolerance();
         TieSet ties(tol);
         std::int64_t visits = 0;
+        // the last step's visits predict this one's (rows change little between joins)
+        const bool par = threads_ > 1 && last_visits_ + m_ >= kParallelWork;
 #ifdef _OPENMP
-#pragma omp parallel num_threads(threads_) reduction(+ : visits)
+#pragma omp parallel num_threads(threads_) reduction(+ : visits) if (par)
 #endif
         {
             TieSet local(tol);
@@ -256,15 +306,15 @@ private:
             for (std::int64_t i = 0; i < m_; ++i) {
                 const SortedRow& row = rows_[i];
                 const double ri = r_[i];
-                const std::size_t len = row.bound.size();
+                const std::size_t len = row.key.size();
                 for (std::size_t t = 0; t < len; ++t) {
                     // fl() is monotone, so this bound never exceeds any q computed below
-                    if (scale * static_cast<double>(row.bound[t]) - ri - rmax > local.limit()) {
+                    if (scale * static_cast<double>(bound_of(row.key[t])) - ri - rmax > local.limit()) {
                         if (t < row.sorted) break;  // everything after is at least as large
                         continue;                   // unsorted tail: skip just this one
                     }
                     ++visits;
-                    const std::int64_t j = slot_of_node_[row.node[t]];
+                    const std::int64_t j = slot_of_node_[node_of(row.key[t])];
                     if (j < 0) continue;  // that node has been joined since this row was made
                     local.add(scale * at(i, j) - ri - r_[j], i, j, node_of_slot_);
                 }
@@ -276,6 +326,7 @@ private:
         }
         const Candidate best = ties.best();
         if (best.lo < 0) throw std::runtime_error("neighbor_joining: no finite Q value (NaN distances?)");
+        last_visits_ = visits;
         // Bounds that let through more than a quarter of all pairs no longer pay for the
         // sorted rows: switch to plain scans for the rest of the run (same answer either way).
         if (visits * 4 > m_ * (m_ - 1) / 2 && m_ > 64) {
@@ -330,18 +381,22 @@ private:
     std::int64_t n_;  // row stride of w_
     std::int64_t m_;  // alive clusters, in slots 0..m_-1
     int threads_;
-    std::vector<double> w_;                   // working distances, indexed by slot
+    Matrix own_;                              // the copy of d, unless joining in place
+    double* w_;                               // working distances, indexed by slot
     std::vector<double> r_;                   // row sums over alive slots
     std::vector<std::int64_t> node_of_slot_;
     std::vector<std::int64_t> slot_of_node_;  // -1 once a node has been joined
     std::vector<SortedRow> rows_;
     std::int64_t m_at_rebuild_ = 0;
+    std::int64_t last_visits_ = 0;  // pairs looked at by the last bounded scan
     bool full_scan_ = false;
 };
 
 }  // namespace
 
-EdgeList neighbor_joining(const double* d, std::int64_t n, int threads) {
+namespace {
+
+EdgeList run_nj(const double* d, double* work, std::int64_t n, int threads) {
     if (n < 3) throw std::invalid_argument("neighbor_joining needs at least 3 taxa, got " + std::to_string(n));
     if (n > std::numeric_limits<std::int32_t>::max() / 2)
         throw std::invalid_argument("neighbor_joining: too many taxa (" + std::to_string(n) + ")");
@@ -349,8 +404,14 @@ EdgeList neighbor_joining(const double* d, std::int64_t n, int threads) {
         if (!std::isfinite(d[t]))
             throw std::invalid_argument("neighbor_joining: distance at row " + std::to_string(t / n) +
                                         ", column " + std::to_string(t % n) + " is not finite");
-    Joiner joiner(d, n, threads);
+    Joiner joiner(d, work, n, threads);
     return joiner.run();
 }
+
+}  // namespace
+
+EdgeList neighbor_joining(const double* d, std::int64_t n, int threads) { return run_nj(d, nullptr, n, threads); }
+
+EdgeList neighbor_joining_in_place(double* d, std::int64_t n, int threads) { return run_nj(d, d, n, threads); }
 
 }  // namespace bioaccel

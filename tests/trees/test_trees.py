@@ -199,3 +199,52 @@ def test_nj_backend_errors():
     with pytest.raises(bioaccel.BackendUnavailableError, match="'gpu'"):
         bioaccel.nj(d, backend="gpu")
     assert bioaccel.nj(d, backend="auto").to_newick() == bioaccel.nj(d).to_newick()
+
+
+def test_nj_is_a_registry_operation(monkeypatch):
+    # every backend that lists neighbor_joining runs it through the registry, with the same tree
+    from bioaccel.backends import _instances, get_backend
+    from bioaccel.backends.cupy import CupyBackend
+    from bioaccel.backends.numba import NumbaCudaBackend
+    from bioaccel.trees import _tree as tree_mod
+
+    rng = np.random.default_rng(11)
+    d = rng.integers(1, 5, (30, 30)).astype(float)
+    d = d + d.T
+    np.fill_diagonal(d, 0)
+    cpu = bioaccel.nj(d)
+    for name in ("cpu", "reference"):
+        assert "neighbor_joining" in get_backend(name, "neighbor_joining").operations
+        assert bioaccel.nj(d, backend=name).to_newick() == cpu.to_newick()
+    # the CuPy backend's array code, on NumPy (the same class a GPU runs)
+    on_numpy = CupyBackend(xp=np)
+    parent, child, length, root = on_numpy.neighbor_joining(d, 1)
+    assert bioaccel.Tree(cpu.labels, parent, child, length, root).to_newick() == cpu.to_newick()
+    # a backend without NJ kernels is refused by name, never silently replaced
+    assert "neighbor_joining" not in NumbaCudaBackend.operations
+    with pytest.raises(bioaccel.BackendUnavailableError, match="numba-cuda"):
+        bioaccel.nj(d, backend="numba-cuda")
+    # auto: a usable GPU backend with NJ kernels from NJ_GPU_MIN_TAXA on, the C++ core below
+    monkeypatch.setitem(_instances, "cupy", on_numpy)
+    assert tree_mod._nj_backend("auto", tree_mod.NJ_GPU_MIN_TAXA).name == "cupy"
+    assert tree_mod._nj_backend("auto", tree_mod.NJ_GPU_MIN_TAXA - 1).name == "cpu"
+    assert bioaccel.nj(d, backend="cupy").to_newick() == cpu.to_newick()
+
+
+def test_nj_in_place_gives_the_same_tree_and_uses_the_input():
+    rng = np.random.default_rng(3)
+    n = 200
+    x = rng.normal(size=(n, 5))
+    d = np.sqrt(((x[:, None] - x[None]) ** 2).sum(-1))
+    expected = bioaccel.nj(d, threads=1).to_newick()
+    work = d.copy()
+    assert bioaccel.nj(work, threads=1, inplace=True).to_newick() == expected
+    assert not np.array_equal(work, d)  # the working matrix was the input's own memory
+    # inputs that cannot be worked in place are copied: same tree, input untouched
+    frozen = d.copy()
+    frozen.flags.writeable = False
+    assert bioaccel.nj(frozen, inplace=True).to_newick() == expected
+    fortran = np.asfortranarray(d)
+    assert bioaccel.nj(fortran, inplace=True).to_newick() == expected
+    np.testing.assert_array_equal(fortran, d)
+    assert bioaccel.nj(d.copy(), backend="reference", inplace=True).to_newick() == expected

@@ -50,15 +50,16 @@ class CupyBackend(Backend):
 
     name = "cupy"
     operations = frozenset({"dna_counts", "edit_distances", "align_scores", "lcs_lengths",
-                            "msa_profile_dp"})
-    # backend="auto" picks CuPy for the DNA pair counts only (one-hot GEMMs); its alignment,
-    # edit, LCS and MSA kernels run when the backend is named (auto takes numba-cuda there)
-    auto_operations = frozenset({"dna_counts"})
+                            "msa_profile_dp", "neighbor_joining"})
+    # backend="auto" picks CuPy for the DNA pair counts (one-hot GEMMs) and for NJ on large
+    # matrices (bioaccel.nj: n >= NJ_GPU_MIN_TAXA); its alignment, edit, LCS and MSA kernels
+    # run when the backend is named (auto takes numba-cuda there)
+    auto_operations = frozenset({"dna_counts", "neighbor_joining"})
 
     #: what the NumPy stand-in (``xp=numpy``) can run: the alignment and edit kernels are
     #: CUDA C, so on NumPy only their array code exists (tested on its own) and asking the
     #: stand-in for them is the registry's "no kernels" error, not a half-run
-    NUMPY_OPERATIONS = frozenset({"dna_counts"})
+    NUMPY_OPERATIONS = frozenset({"dna_counts", "neighbor_joining"})
 
     def __init__(self, xp: Any = None):
         self._xp = xp
@@ -134,6 +135,10 @@ class CupyBackend(Backend):
         pq, pt = all_pairs(len(queries), len(targets), symmetric)
         values = edit_distances_cupy(self.xp, queries, targets, mode, max_distance, pq, pt)
         return scatter_pairs(values, pq, pt, len(queries), len(targets), symmetric)
+
+    def neighbor_joining(self, d, threads, inplace=False):
+        from ..nj_array import neighbor_joining_arrays
+        return neighbor_joining_arrays(d, self.xp)
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
         from ..base import all_pairs, scatter_pairs

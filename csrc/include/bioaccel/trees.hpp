@@ -27,6 +27,9 @@ struct EdgeList {
 // (see bioaccel.trees._tree.nj), the same for any thread count. Requires n >= 3, finite entries.
 EdgeList neighbor_joining(const double* d, std::int64_t n, int threads);
 
+// The same tree, with d itself as the working matrix (no n x n copy): d is overwritten.
+EdgeList neighbor_joining_in_place(double* d, std::int64_t n, int threads);
+
 // UPGMA (average linkage) by the nearest-neighbour-chain algorithm, O(n^2) time.
 // Rooted, ultrametric: a merge at distance h puts its node at height h / 2.
 EdgeList upgma(const double* d, std::int64_t n);

@@ -1,9 +1,10 @@
-"""Neighbour joining written once against an array module: NumPy (``backend="reference"``)
-or CuPy (``backend="cupy"``, the Q-matrix minimum and the row updates on the GPU).
+"""Neighbour joining written once against an array module: NumPy (the ``reference``
+backend's ``neighbor_joining``) or CuPy (the ``cupy`` backend's: the Q-matrix minimum and the
+row updates on the GPU).
 
 The same algorithm as the C++ core (``csrc/trees/nj.cpp``), step for step: alive clusters in
 slots ``0..m-1``, a join puts the new cluster in the lower slot and moves the last slot into
-the freed one, ties follow :data:`TIE_RTOL` (see :func:`bioaccel.trees._tree.nj`), row sums are
+the freed one, ties follow :data:`TIE_RTOL` (see :func:`bioaccel.nj`), row sums are
 updated incrementally and recomputed whenever the number of clusters has halved. Each step computes the whole
 Q matrix of the alive slots (O(m^2) work, O(n^3) in all): on a GPU that is one fused pass
 over memory per join.
