@@ -137,6 +137,24 @@ def wait(pid: int, timeout: float = 120.0) -> int:
         time.sleep(0.01)
 
 
+def kill_marked(user: str, marker: str) -> None:
+    """SIGKILL the processes of ``user`` whose environment holds ``marker`` (e.g.
+    ``BIOACCEL_RUN_DIR=<a test's folder>``): what a test started, even jobs that outlived
+    their wrappers, and nothing else of that user."""
+    uid = pwd.getpwnam(user).pw_uid
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{name}").st_uid != uid:
+                continue
+            with open(f"/proc/{name}/environ", "rb") as f:
+                if marker.encode() in f.read().split(b"\0"):
+                    os.kill(int(name), signal.SIGKILL)
+        except OSError:
+            continue
+
+
 def run_as(user: str | None, fn, *args, env: dict | None = None, timeout: float = 120.0,
            umask: int = 0o022, output: str | os.PathLike | None = None) -> int:
     return wait(spawn_as(user, fn, *args, env=env, umask=umask, output=output), timeout)

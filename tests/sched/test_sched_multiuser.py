@@ -19,6 +19,7 @@ import pytest
 from benchmarks.two_users import (
     USERS,
     fair_share_run,
+    kill_marked,
     owner_mode,
     preload,
     run_as,
@@ -66,16 +67,6 @@ def base_env(**extra) -> dict:
 def gpu_run(*args) -> None:
     """``bioaccel gpu-run ARGS`` in this (forked, other-user) process."""
     cli_main(["gpu-run", *args])
-
-
-def kill_jobs_of(user: str) -> None:
-    """SIGKILL every process of ``user`` (a job outlives its SIGKILLed gpu-run wrapper)."""
-    uid = pwd.getpwnam(user).pw_uid
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            with contextlib.suppress(OSError):
-                if os.stat(f"/proc/{name}").st_uid == uid:
-                    os.kill(int(name), signal.SIGKILL)
 
 
 def stamp(path: Path) -> str:
@@ -149,7 +140,7 @@ def test_alice_lease_excludes_bob_until_it_ends_by_default(shared):
 
 def test_bob_is_served_after_alices_job_is_sigkilled(shared):
     init_run_dir(DEFAULT_RUN_DIR)
-    env = base_env()
+    env = base_env(BIOACCEL_TEST_SCRATCH=str(shared))  # marks what this test starts
     alice = spawn_as("alice", gpu_run, "--", "sh", "-c",
                      f"{stamp(shared / 'a.start')}; sleep 120", env=env)
     bob = None
@@ -190,7 +181,7 @@ def test_bob_is_served_after_alices_job_is_sigkilled(shared):
                     os.killpg(pid, signal.SIGKILL)
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(pid, 0)
-        kill_jobs_of("alice")
+        kill_marked("alice", f"BIOACCEL_TEST_SCRATCH={shared}")
 
 
 @pytest.mark.slow

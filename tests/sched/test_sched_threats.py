@@ -17,7 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.two_users import preload, run_as, shared_dir, spawn_as, users_unavailable, wait
+from benchmarks.two_users import (
+    kill_marked,
+    preload,
+    run_as,
+    shared_dir,
+    spawn_as,
+    users_unavailable,
+    wait,
+)
 from bioaccel.cli import main as cli_main
 from bioaccel.devices._discover import discover_devices
 from bioaccel.sched.history import History, Run
@@ -55,17 +63,8 @@ def host(users, monkeypatch):
     init_run_dir(run, discover_devices(), shares_file=str(shares))
     yield scratch, run
     for user in USERS:  # jobs may outlive their wrappers on purpose
-        kill_all_of(user)
+        kill_marked(user, f"BIOACCEL_RUN_DIR={run}")
     subprocess.run(["rm", "-rf", str(scratch)], check=False)
-
-
-def kill_all_of(user: str) -> None:
-    uid = pwd.getpwnam(user).pw_uid
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            with contextlib.suppress(OSError):
-                if os.stat(f"/proc/{name}").st_uid == uid:
-                    os.kill(int(name), signal.SIGKILL)
 
 
 def env_of(run: Path, **extra) -> dict:
@@ -460,7 +459,7 @@ def test_d2_an_inherited_leased_gpus_variable_without_a_lease_is_ignored(host, u
         assert "not backed by a live lease" in log.read_text()
     finally:
         os.killpg(bob, signal.SIGKILL)
-        kill_all_of("bob")
+        kill_marked("bob", f"BIOACCEL_RUN_DIR={run}")
 
 
 def test_d3_a_wiped_run_directory_is_detected(host, users):
