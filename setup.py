@@ -45,7 +45,7 @@ if use_openmp:
 ext = Pybind11Extension(
     "bioaccel._native",
     sorted(glob("csrc/*.cpp")) + sorted(glob("csrc/msa/*.cpp")) +
-    ["csrc/bindings/module.cpp", "csrc/bindings/msa.cpp"],
+    ["csrc/bindings/module.cpp", "csrc/bindings/msa.cpp", "csrc/bindings/msa_accurate.cpp"],
     include_dirs=["csrc/include"],
     extra_compile_args=extra_compile,
     extra_link_args=extra_link,
