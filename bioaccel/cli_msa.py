@@ -73,10 +73,15 @@ def _refine_arg(refine, iterations):
 @click.option("--devices", default=None,
               help="Spread the guide tree's distances over these GPUs: 'all' or ids such as "
                    "0,2 (with failover); with -b cupy the alignment runs on the first.")
+@click.option("--mode", type=click.Choice(["auto", "accurate", "fast"]), default="auto",
+              show_default=True,
+              help="accurate: consistency-based (pair-HMM posteriors, ProbCons-style; families "
+                   "up to a few hundred sequences); fast: the progressive engine; auto: accurate "
+                   "for small inputs. -v logs the choice.")
 @click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus "
               "(for - on stdin; files are sniffed).")
 def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open, gap_extend,
-            term_gap, refine, refine_iterations, threads, backend, devices, input_format):
+            term_gap, refine, refine_iterations, threads, backend, devices, mode, input_format):
     """Align the sequences of INPUT (FASTA, gzip too; - for stdin) into a multiple alignment.
 
     Rows come out in input order; gaps in the input are removed first. The alignment is the
@@ -92,7 +97,7 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
     aln = msa(source, alphabet=alphabet, guide_tree=guide_tree, matrix=matrix,
               gap_open=gap_open, gap_extend=gap_extend, term_gap=term_gap,
               refine=_refine_arg(refine, refine_iterations), threads=threads, backend=backend,
-              devices=devices)
+              devices=devices, mode=mode)
     if is_stdio(output):
         from .msa_engine.alignment import format_alignment
         with text_output(output) as f:

@@ -36,9 +36,14 @@ class MultipleAlignment:
     guide_tree : Tree or None
         The guide tree the engine followed (tips labelled with ``ids``), None for fewer
         than two sequences.
+    mode : str or None
+        The mode :func:`bioaccel.msa` aligned in (``"accurate"`` or ``"fast"``), None for
+        an alignment read from a file.
     """
 
-    def __init__(self, ids, sequences, alphabet: Alphabet = PROTEIN, guide_tree=None):
+    def __init__(self, ids, sequences, alphabet: Alphabet = PROTEIN, guide_tree=None,
+                 mode: str | None = None):
+        self.mode = mode
         self.ids = list(ids)
         self.sequences = list(sequences)
         self.alphabet = alphabet

@@ -10,6 +10,7 @@ sequential with a fixed seed).
 from __future__ import annotations
 
 import contextlib
+import logging
 import numbers
 import os
 from pathlib import Path
@@ -32,6 +33,15 @@ REFINE_ITERATIONS = 100
 #: (benchmarks/bench_msa.py with this constant changed)
 REFINE_RADIUS = 300
 REFINE_SEED = 5489
+#: modes of :func:`msa`
+MODES = ("auto", "accurate", "fast")
+#: ``mode="auto"`` aligns accurately up to this many sequences ...
+AUTO_ACCURATE_SEQUENCES = 300
+#: ... and this many pair-HMM cells over all pairs (sum over pairs of |x| |y|)
+AUTO_ACCURATE_CELLS = 2.0e9
+ACCURATE_REFINE_ITERATIONS = 100
+
+log = logging.getLogger("bioaccel")
 
 
 def _records(sequences) -> tuple[list[str], list[str], str | None]:
@@ -67,7 +77,8 @@ def _records(sequences) -> tuple[list[str], list[str], str | None]:
 def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matrix="auto",
         gap_open: float | None = None, gap_extend: float | None = None,
         term_gap: float | None = None, refine="auto", threads: int = 0,
-        backend: str = "auto", devices=None, progress: bool | None = None) -> MultipleAlignment:
+        backend: str = "auto", devices=None, progress: bool | None = None,
+        mode: str = "auto") -> MultipleAlignment:
     """Multiple sequence alignment by progressive profile-profile alignment up a guide tree.
 
     Parameters
@@ -117,6 +128,15 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         them. The alignment is the same as with ``devices=None``.
     progress : bool, optional
         Progress bar on stderr (default: when stderr is a terminal).
+    mode : {"auto", "accurate", "fast"}
+        ``fast``: the progressive engine above. ``accurate``: probabilistic consistency
+        (:mod:`bioaccel.msa_engine.accurate`: pair-HMM posteriors of every pair, two
+        consistency rounds, progressive alignment and refinement on the summed posteriors;
+        O(n^2 L^2) time, O(n^2 L) memory); ``matrix`` and the gap penalties do not apply to
+        it, ``refine`` counts its refinement rounds. ``auto``: ``accurate`` up to
+        :data:`AUTO_ACCURATE_SEQUENCES` sequences and :data:`AUTO_ACCURATE_CELLS` DP cells
+        over all pairs, else ``fast``. The chosen mode is logged and kept in
+        ``MultipleAlignment.mode``.
 
     Returns
     -------
@@ -132,6 +152,7 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     from ..threads import check_threads
 
     threads = check_threads(threads)
+    mode = check_mode(mode)
     key = str(backend).lower()
     if key not in ("auto", "cpu", "cupy"):
         raise BackendUnavailableError(
@@ -158,7 +179,10 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     order = sorted(nonempty, key=lambda i: (batch[i].tobytes(), ids[i]))
     work = batch.subset(order)
     n = len(work)
-    iterations = _refine_iterations(refine, n)
+    chosen_mode = resolve_mode(mode, np.asarray(work.lengths))
+    log.info("msa mode: %s (%s; %d sequences)", chosen_mode,
+             "chosen by auto" if mode == "auto" else "asked for", n)
+    iterations = _refine_iterations(refine, n, chosen_mode)
     if isinstance(guide_tree, (str, os.PathLike)) and str(guide_tree).lower() not in GUIDE_TREES:
         if not Path(guide_tree).exists():
             raise ValueError(f"guide_tree {str(guide_tree)!r} is neither one of "
@@ -171,10 +195,20 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         merges_all = merges_for_labels(guide_tree, labels, source or "guide tree") \
             if len(labels) > 1 else np.zeros((0, 2), np.int64)
         merges = _restrict(merges_all, len(labels), n)
+    elif chosen_mode == "accurate" and str(guide_tree).lower() == "auto":
+        merges = None  # the accurate mode's own tree: UPGMA of expected accuracies
     else:
         merges, _ = guide_merges(work, guide_tree, threads, distance_backend, devices)
     from ..backends.cpu import load_native
     native = load_native()
+    if chosen_mode == "accurate":
+        from .accurate import accurate_alignment
+        cols, width, merges = accurate_alignment(
+            native, work, merges=merges, threads=threads, iterations=iterations,
+            backend="cpu" if key == "auto" else key, devices=devices)
+        rows = _rows(raw, order, work, cols, int(width), len(batch))
+        tree = _tree_from_merges(merges, [ids[i] for i in order]) if n > 1 else None
+        return MultipleAlignment(ids, rows, batch.alphabet, tree, mode=chosen_mode)
     weights = np.ones(n)
     total_steps = max(n - 1, 0)
     from ..progress import progress_bar
@@ -199,7 +233,7 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
                                                 cols, width, threads)
     rows = _rows(raw, order, work, cols, int(width), len(batch))
     tree = _tree_from_merges(merges, [ids[i] for i in order]) if n > 1 else None
-    return MultipleAlignment(ids, rows, batch.alphabet, tree)
+    return MultipleAlignment(ids, rows, batch.alphabet, tree, mode=chosen_mode)
 
 
 def gpu_array_module():
@@ -245,15 +279,40 @@ def progressive_in_levels(native, work: SeqBatch, scoring, merges: np.ndarray,
     return run.finish()
 
 
-def _refine_iterations(refine, n: int) -> int:
+def check_mode(mode) -> str:
+    """``mode`` lower-cased, or a ValueError naming it and the choices."""
+    key = str(mode).lower() if isinstance(mode, str) else None
+    if key not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(repr(m) for m in MODES)}, "
+                         f"got {mode!r}")
+    return key
+
+
+def resolve_mode(mode: str, lengths) -> str:
+    """The mode ``auto`` picks for sequences of these lengths: accurate while the pairwise
+    posteriors stay within :data:`AUTO_ACCURATE_SEQUENCES` sequences and
+    :data:`AUTO_ACCURATE_CELLS` forward-backward cells over all pairs."""
+    if mode != "auto":
+        return mode
+    n = len(lengths)
+    if n > AUTO_ACCURATE_SEQUENCES:
+        return "fast"
+    total = float(np.sum(lengths, dtype=np.float64))
+    sq = float(np.sum(np.asarray(lengths, dtype=np.float64) ** 2))
+    cells = (total * total - sq) / 2.0  # sum over pairs x < y of |x| |y|
+    return "accurate" if cells <= AUTO_ACCURATE_CELLS else "fast"
+
+
+def _refine_iterations(refine, n: int, mode: str = "fast") -> int:
     """Refinement iterations for ``refine`` ("auto", a bool, or a count) and n sequences."""
+    default = ACCURATE_REFINE_ITERATIONS if mode == "accurate" else REFINE_ITERATIONS
     if isinstance(refine, str):
         if refine.lower() != "auto":
             raise ValueError(f"refine must be 'auto', True, False or a number of iterations, "
                              f"got {refine!r}")
-        return REFINE_ITERATIONS if n <= REFINE_UP_TO else 0
+        return default if (n <= REFINE_UP_TO or mode == "accurate") else 0
     if isinstance(refine, bool) or refine is None:
-        return REFINE_ITERATIONS if refine else 0
+        return default if refine else 0
     if not isinstance(refine, numbers.Integral) or not 0 <= int(refine) <= 1_000_000:
         raise ValueError(f"refine must be 'auto', True, False or a number of iterations "
                          f"(0 to 1,000,000), got {refine!r}")

@@ -117,7 +117,10 @@ double pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::
         fy0[0][j] = (j == 1 ? st[2] : 0.0) + fy0[0][j - 1] * e0;
         fy1[0][j] = (j == 1 ? st[4] : 0.0) + fy1[0][j - 1] * e1;
     }
+    // Row i is computed from row i - 1 times 1 / s_{i-1} (the forward values scaled by
+    // prod_{k<i} s_k); s_i is then row i's sum, and the stored row is f_i s_i.
     double log_scale = 0;
+    double inv_prev = 1.0;
     for (std::int64_t i = 1; i <= lx; ++i) {
         const int c = i & 1, p = c ^ 1;
         const double* pm = fM + (i - 1) * W;
@@ -126,42 +129,47 @@ double pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::
         for (std::int64_t j = 1; j <= ly; ++j) em[j] = orow[letter(y[j - 1])];
         const double beginM = (i == 1) ? st[0] : 0.0;
         const double beginX0 = (i == 1) ? st[1] : 0.0, beginX1 = (i == 1) ? st[3] : 0.0;
+        const double* px0 = fx0[p];
+        const double* px1 = fx1[p];
+        const double* py0 = fy0[p];
+        const double* py1 = fy1[p];
+        double* cx0 = fx0[c];
+        double* cx1 = fx1[c];
+        double* cy0 = fy0[c];
+        double* cy1 = fy1[c];
         // column 0: x inserts only
         cm[0] = 0;
-        fx0[c][0] = beginX0 + pm[0] * o0 + fx0[p][0] * e0;
-        fx1[c][0] = beginX1 + pm[0] * o1 + fx1[p][0] * e1;
+        cx0[0] = beginX0 + (pm[0] * o0 + px0[0] * e0) * inv_prev;
+        cx1[0] = beginX1 + (pm[0] * o1 + px1[0] * e1) * inv_prev;
         for (std::int64_t j = 1; j <= ly; ++j) {
-            const double from = pm[j - 1] * tmm + (fx0[p][j - 1] + fy0[p][j - 1]) * tim0 +
-                                (fx1[p][j - 1] + fy1[p][j - 1]) * tim1;
-            cm[j] = em[j] * (from + (j == 1 ? beginM : 0.0));
-            fx0[c][j] = pm[j] * o0 + fx0[p][j] * e0;
-            fx1[c][j] = pm[j] * o1 + fx1[p][j] * e1;
+            const double from = (pm[j - 1] * tmm + (px0[j - 1] + py0[j - 1]) * tim0 +
+                                 (px1[j - 1] + py1[j - 1]) * tim1) * inv_prev;
+            cm[j] = em[j] * from;
+            cx0[j] = (pm[j] * o0 + px0[j] * e0) * inv_prev;
+            cx1[j] = (pm[j] * o1 + px1[j] * e1) * inv_prev;
         }
-        fy0[c][0] = fy1[c][0] = 0;
+        cm[1] += em[1] * beginM;
+        cy0[0] = cy1[0] = 0;
+        double y0 = 0, y1 = 0, s0 = cx0[0] + cx1[0], s1 = 0;
         for (std::int64_t j = 1; j <= ly; ++j) {
-            fy0[c][j] = cm[j - 1] * o0 + fy0[c][j - 1] * e0;
-            fy1[c][j] = cm[j - 1] * o1 + fy1[c][j - 1] * e1;
+            y0 = cm[j - 1] * o0 + y0 * e0;
+            y1 = cm[j - 1] * o1 + y1 * e1;
+            cy0[j] = y0;
+            cy1[j] = y1;
+            s0 += (cm[j] + cx0[j]) + y0;
+            s1 += cx1[j] + y1;
         }
-        double sum = 0;
-        for (std::int64_t j = 0; j <= ly; ++j)
-            sum += cm[j] + fx0[c][j] + fx1[c][j] + fy0[c][j] + fy1[c][j];
+        const double sum = s0 + s1;
         if (!(sum > 0) || !std::isfinite(sum))
             throw std::runtime_error("pair-HMM forward: row " + std::to_string(i) +
                                      " has no probability (odds underflow)");
-        const double inv = 1.0 / sum;
-        for (std::int64_t j = 0; j <= ly; ++j) {
-            cm[j] *= inv;
-            fx0[c][j] *= inv;
-            fx1[c][j] *= inv;
-            fy0[c][j] *= inv;
-            fy1[c][j] *= inv;
-        }
         scale[i] = sum;
+        inv_prev = 1.0 / sum;
         log_scale += std::log(sum);
     }
     const int cl = lx & 1;
-    const double zend = fM[lx * W + ly] * st[0] + fx0[cl][ly] * st[1] + fy0[cl][ly] * st[2] +
-                        fx1[cl][ly] * st[3] + fy1[cl][ly] * st[4];
+    const double zend = (fM[lx * W + ly] * st[0] + fx0[cl][ly] * st[1] + fy0[cl][ly] * st[2] +
+                         fx1[cl][ly] * st[3] + fy1[cl][ly] * st[4]) / scale[lx];
     if (!(zend > 0) || !std::isfinite(zend))
         throw std::runtime_error("pair-HMM forward: zero total probability");
 
@@ -209,7 +217,8 @@ double pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::
         }
         const double* fm = fM + i * W;
         double* out = post + (i - 1) * ly;
-        for (std::int64_t j = 1; j <= ly; ++j) out[j - 1] = fm[j] * bM[c][j] * inv_z;
+        const double norm = inv_z / scale[i];  // the stored row is f_i s_i
+        for (std::int64_t j = 1; j <= ly; ++j) out[j - 1] = fm[j] * bM[c][j] * norm;
     }
     return std::log(zend) + log_scale;
 }
