@@ -16,7 +16,8 @@ def load_native():
 
 class CpuBackend(Backend):
     name = "cpu"
-    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths"})
+    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths",
+                            "pair_posteriors"})
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
         try:
@@ -45,6 +46,11 @@ class CpuBackend(Backend):
         return load_native().edit_distances(queries.codes, queries.offsets, targets.codes,
                                             targets.offsets, mode, int(max_distance),
                                             queries.alphabet.size, bool(symmetric), int(threads))
+
+    def pair_posteriors(self, letters, offsets, pairs, odds, prm, threads=0):
+        """Pair-HMM posteriors of the listed pairs (see :mod:`bioaccel.backends.posteriors`)."""
+        from .posteriors import posteriors_cpu
+        return posteriors_cpu(letters, offsets, pairs, odds, prm, threads)
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
         # the kernel reads one sequence set: queries then targets, side by side

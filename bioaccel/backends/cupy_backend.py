@@ -49,7 +49,8 @@ class CupyBackend(Backend):
     """``xp=None`` uses CuPy on the current device; pass ``numpy`` to run the array code on the CPU."""
 
     name = "cupy"
-    operations = frozenset({"dna_counts", "edit_distances", "align_scores", "lcs_lengths"})
+    operations = frozenset({"dna_counts", "edit_distances", "align_scores", "lcs_lengths",
+                            "pair_posteriors"})
     # The alignment and edit-distance kernels are CUDA C checked on the CPU (nvcc host
     # builds) but not yet run on a GPU by scripts/gpu-check.sh: name backend="cupy" to use
     # them; "auto" takes numba-cuda for those, whose kernels the simulator runs.
@@ -134,6 +135,15 @@ class CupyBackend(Backend):
         pq, pt = all_pairs(len(queries), len(targets), symmetric)
         values = edit_distances_cupy(self.xp, queries, targets, mode, max_distance, pq, pt)
         return scatter_pairs(values, pq, pt, len(queries), len(targets), symmetric)
+
+    def pair_posteriors(self, letters, offsets, pairs, odds, prm, threads=0):
+        """Pair-HMM posteriors of the listed pairs (``kernels/posterior.cu``)."""
+        if self.xp is np:
+            from ..errors import BackendUnavailableError
+            raise BackendUnavailableError("the NumPy stand-in of the cupy backend has no "
+                                          "pair_posteriors kernel (it is CUDA C)")
+        from .posteriors import posteriors_cupy
+        return posteriors_cupy(self.xp, letters, offsets, pairs, odds, prm)
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
         from .base import all_pairs, scatter_pairs

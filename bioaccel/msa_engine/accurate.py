@@ -110,15 +110,79 @@ def letter_map(alphabet: Alphabet, letters: str) -> np.ndarray:
 def posterior_set(native, work, params: PairHmmParams, threads: int, cutoff: float = CUTOFF,
                   backend: str = "cpu", devices=None):
     """The native posterior set of ``work`` (a SeqBatch) with every pair's sparse posteriors
-    computed on the CPU or, for ``backend="cupy"``/``"numba-cuda"``, on GPUs."""
+    computed by the C++ engine on all threads (``cpu``/``auto`` without devices), or by the
+    backend registry's ``pair_posteriors`` (``cupy``, ``numba-cuda``, or over ``devices``)."""
     letter_of = letter_map(work.alphabet, params.letters)
     ps = native.MsaPosteriorSet(work.codes, work.offsets, letter_of, len(params.letters))
-    if backend == "cpu":
+    if backend in ("cpu", "auto") and devices is None:
         ps.compute(*params.arrays(), float(cutoff), threads)
     else:
-        from ..backends.posteriors import gpu_posteriors
-        gpu_posteriors(ps, work, letter_of, params, cutoff, backend, devices)
+        gpu_posteriors(ps, work, letter_of, params, cutoff, backend, devices, threads)
     return ps
+
+
+def model_arrays(params: PairHmmParams) -> tuple[np.ndarray, np.ndarray]:
+    """(padded (K + 1, K + 1) odds with the unknown letter at 1, the nine model numbers) as
+    the ``pair_posteriors`` kernels take them."""
+    k = len(params.letters)
+    odds = np.ones((k + 1, k + 1))
+    odds[:k, :k] = params.odds
+    prm = np.concatenate([params.start, params.open, params.extend]).astype(np.float64)
+    return odds, prm
+
+
+def all_pairs(n: int) -> np.ndarray:
+    """(n (n - 1) / 2, 2) pairs x < y in pair-index order."""
+    iu = np.triu_indices(n, 1)
+    return np.ascontiguousarray(np.stack(iu, axis=1).astype(np.int64)).reshape(-1, 2)
+
+
+def gpu_posteriors(ps, work, letter_of, params: PairHmmParams, cutoff: float, backend: str,
+                   devices=None, threads: int = 0) -> None:
+    """Every pair's posteriors by the backend registry's ``pair_posteriors`` operation
+    (``cupy``: kernels/posterior.cu, ``numba-cuda``: kernels/posterior_numba.py) into ``ps``.
+    With ``devices=``, the pairs are cut into tiles of about equal work and spread over the
+    GPUs by the multi-GPU tile runner (:mod:`bioaccel.sched.multigpu`, with its failover);
+    each pair is computed by the same kernel whatever the split, so the result does not
+    depend on it."""
+    from ..backends import backend_for_devices, get_backend
+
+    letters = np.ascontiguousarray(letter_of[work.codes], dtype=np.int16)
+    offsets = np.ascontiguousarray(work.offsets, dtype=np.int64)
+    odds, prm = model_arrays(params)
+    n = len(work)
+    if devices is None:
+        engine = get_backend(backend, "pair_posteriors")
+        pairs = all_pairs(n)
+        if len(pairs):
+            flat, starts = engine.pair_posteriors(letters, offsets, pairs, odds, prm, threads)
+            ps.set_pairs(pairs, flat, starts, float(cutoff))
+        return
+    from ..sched.devices import select_devices
+    from ..sched.multigpu import partition, run_tiles
+
+    chosen = select_devices(devices)
+    engine = backend_for_devices(chosen, backend, "pair_posteriors")
+    lengths = np.asarray(work.lengths, dtype=np.int64)
+    tiles = partition(lengths, None, len(chosen))
+
+    def compute(tile):
+        xs = np.arange(tile.i0, tile.i1)
+        ys = np.arange(tile.j0, tile.j1)
+        gx, gy = np.meshgrid(xs, ys, indexing="ij")
+        keep = gx < gy
+        pairs = np.ascontiguousarray(np.stack([gx[keep], gy[keep]], axis=1), dtype=np.int64)
+        if not len(pairs):
+            return pairs, np.zeros(0, np.float32), np.zeros(0, np.int64)
+        flat, starts = engine.pair_posteriors(letters, offsets, pairs, odds, prm, threads)
+        return pairs, flat, starts
+
+    def gather(tile, value):
+        pairs, flat, starts = value
+        if len(pairs):
+            ps.set_pairs(pairs, flat, starts, float(cutoff))
+
+    run_tiles(tiles, chosen, engine.name, compute, gather, lengths, lengths)
 
 
 def accuracy_merges(native, ps, n: int) -> np.ndarray:
@@ -130,10 +194,13 @@ def accuracy_merges(native, ps, n: int) -> np.ndarray:
 
 
 def accurate_alignment(native, work, *, merges=None, threads: int = 0,
-                       iterations: int = REFINE_ITERATIONS,
-                       rounds: int = CONSISTENCY_ROUNDS, cutoff: float = CUTOFF,
-                       backend: str = "cpu", devices=None):
-    """(column of every residue, width, merges) of the accurate mode for ``work``."""
+                       iterations: int | None = None, rounds: int | None = None,
+                       cutoff: float | None = None, backend: str = "cpu", devices=None):
+    """(column of every residue, width, merges) of the accurate mode for ``work``
+    (None: :data:`REFINE_ITERATIONS`, :data:`CONSISTENCY_ROUNDS`, :data:`CUTOFF`)."""
+    iterations = REFINE_ITERATIONS if iterations is None else iterations
+    rounds = CONSISTENCY_ROUNDS if rounds is None else rounds
+    cutoff = CUTOFF if cutoff is None else cutoff
     n = len(work)
     params = pair_hmm(work.alphabet)
     ps = posterior_set(native, work, params, threads, cutoff, backend, devices)

@@ -39,7 +39,6 @@ MODES = ("auto", "accurate", "fast")
 AUTO_ACCURATE_SEQUENCES = 300
 #: ... and this many pair-HMM cells over all pairs (sum over pairs of |x| |y|)
 AUTO_ACCURATE_CELLS = 2.0e9
-ACCURATE_REFINE_ITERATIONS = 100
 
 log = logging.getLogger("bioaccel")
 
@@ -153,14 +152,20 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
 
     threads = check_threads(threads)
     mode = check_mode(mode)
-    key = str(backend).lower()
-    if key not in ("auto", "cpu", "cupy"):
+    key = str(backend).lower().replace("_", "-")
+    key = "numba-cuda" if key == "numba" else key
+    if key not in ("auto", "cpu", "cupy") and not (mode == "accurate" and key == "numba-cuda"):
         raise BackendUnavailableError(
-            f"backend {backend!r} has no MSA stage; expected 'auto', 'cpu' or 'cupy'")
+            f"backend {backend!r} has no MSA stage; expected 'auto', 'cpu' or 'cupy' "
+            "(or 'numba-cuda' with mode='accurate')")
     xp = gpu_array_module() if key == "cupy" else None
     distance_backend = "cupy" if key == "cupy" else ("cpu" if devices is None else key)
     chosen = None
-    if devices is not None:
+    if devices is not None and mode == "accurate":
+        from ..backends import backend_for_devices
+        from ..sched.devices import select_devices
+        backend_for_devices(select_devices(devices), key, "pair_posteriors")  # refuse a bad mix now
+    elif devices is not None:
         from ..backends import backend_for_devices
         from ..sched.devices import select_devices
         chosen = select_devices(devices)
@@ -205,7 +210,7 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         from .accurate import accurate_alignment
         cols, width, merges = accurate_alignment(
             native, work, merges=merges, threads=threads, iterations=iterations,
-            backend="cpu" if key == "auto" else key, devices=devices)
+            backend=key, devices=devices)
         rows = _rows(raw, order, work, cols, int(width), len(batch))
         tree = _tree_from_merges(merges, [ids[i] for i in order]) if n > 1 else None
         return MultipleAlignment(ids, rows, batch.alphabet, tree, mode=chosen_mode)
@@ -305,7 +310,10 @@ def resolve_mode(mode: str, lengths) -> str:
 
 def _refine_iterations(refine, n: int, mode: str = "fast") -> int:
     """Refinement iterations for ``refine`` ("auto", a bool, or a count) and n sequences."""
-    default = ACCURATE_REFINE_ITERATIONS if mode == "accurate" else REFINE_ITERATIONS
+    if mode == "accurate":
+        from .accurate import REFINE_ITERATIONS as default
+    else:
+        default = REFINE_ITERATIONS
     if isinstance(refine, str):
         if refine.lower() != "auto":
             raise ValueError(f"refine must be 'auto', True, False or a number of iterations, "
