@@ -173,52 +173,56 @@ double pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::
     if (!(zend > 0) || !std::isfinite(zend))
         throw std::runtime_error("pair-HMM forward: zero total probability");
 
-    // ---- backward, row by row from lx, posteriors of row i as soon as it is known
+    // ---- backward, row by row from lx, posteriors of row i as soon as it is known. One
+    // right-to-left pass per row: mnext(j) = odds(x_{i+1}, y_{j+1}) bM(i+1, j+1) / s_{i+1},
+    // xnext_k(j) = bIxk(i+1, j) / s_{i+1}, and the y inserts bIyk(i, j + 1) carried along.
     const double inv_z = 1.0 / zend;
     for (std::int64_t i = lx; i >= 1; --i) {
         const int c = i & 1, n = c ^ 1;
         const bool last = (i == lx);
-        const double inv_next = last ? 0.0 : 1.0 / scale[i + 1];
-        if (!last) {
+        double* cM = bM[c];
+        double* cx0 = bx0[c];
+        double* cx1 = bx1[c];
+        if (last) {  // the end: every state ends with its start probability
+            double ya = st[2], yb = st[4];
+            cM[ly] = st[0];
+            cx0[ly] = st[1];
+            cx1[ly] = st[3];
+            for (std::int64_t j = ly - 1; j >= 0; --j) {
+                cM[j] = o0 * ya + o1 * yb;
+                cx0[j] = 0;
+                cx1[j] = 0;
+                ya = e0 * ya;
+                yb = e1 * yb;
+            }
+        } else {
+            const double inv_next = 1.0 / scale[i + 1];
             const double* orow = odds.data() + std::size_t(letter(x[i])) * K1;
             for (std::int64_t j = 0; j < ly; ++j) em[j] = orow[letter(y[j])];
-        }
-        // mnext(j) = odds(x_{i+1}, y_{j+1}) bM(i+1, j+1) / s_{i+1}; xnext_k(j) = bIxk(i+1, j) / s_{i+1}
-        double* mn = bM[c];      // temporarily holds mnext, then bM
-        double* xn0 = bx0[c];
-        double* xn1 = bx1[c];
-        for (std::int64_t j = 0; j <= ly; ++j) {
-            mn[j] = (last || j == ly) ? 0.0 : em[j] * bM[n][j + 1] * inv_next;
-            xn0[j] = last ? 0.0 : bx0[n][j] * inv_next;
-            xn1[j] = last ? 0.0 : bx1[n][j] * inv_next;
-        }
-        // y inserts: serial along the row
-        double y0 = last ? st[2] : (1 - e0) * mn[ly];
-        double y1 = last ? st[4] : (1 - e1) * mn[ly];
-        by0[c][ly] = y0;
-        by1[c][ly] = y1;
-        for (std::int64_t j = ly - 1; j >= 0; --j) {
-            by0[c][j] = tim0 * mn[j] + e0 * by0[c][j + 1];
-            by1[c][j] = tim1 * mn[j] + e1 * by1[c][j + 1];
-        }
-        for (std::int64_t j = 0; j <= ly; ++j) {
-            const double ynext0 = (j == ly) ? 0.0 : by0[c][j + 1];
-            const double ynext1 = (j == ly) ? 0.0 : by1[c][j + 1];
-            const double m = mn[j];
-            const double bm = tmm * m + o0 * (xn0[j] + ynext0) + o1 * (xn1[j] + ynext1);
-            bx0[c][j] = tim0 * m + e0 * xn0[j];
-            bx1[c][j] = tim1 * m + e1 * xn1[j];
-            mn[j] = bm;
-        }
-        if (last) {  // the end: every state ends with its start probability
-            bM[c][ly] = st[0];
-            bx0[c][ly] = st[1];
-            bx1[c][ly] = st[3];
+            const double* nM = bM[n];
+            const double* nx0 = bx0[n];
+            const double* nx1 = bx1[n];
+            double ya = 0, yb = 0;  // bIy(i, j + 1)
+            {
+                const double xa = nx0[ly] * inv_next, xb = nx1[ly] * inv_next;
+                cM[ly] = o0 * xa + o1 * xb;
+                cx0[ly] = e0 * xa;
+                cx1[ly] = e1 * xb;
+            }
+            for (std::int64_t j = ly - 1; j >= 0; --j) {
+                const double m = em[j] * nM[j + 1] * inv_next;
+                const double xa = nx0[j] * inv_next, xb = nx1[j] * inv_next;
+                cM[j] = tmm * m + o0 * (xa + ya) + o1 * (xb + yb);
+                cx0[j] = tim0 * m + e0 * xa;
+                cx1[j] = tim1 * m + e1 * xb;
+                ya = tim0 * m + e0 * ya;
+                yb = tim1 * m + e1 * yb;
+            }
         }
         const double* fm = fM + i * W;
         double* out = post + (i - 1) * ly;
         const double norm = inv_z / scale[i];  // the stored row is f_i s_i
-        for (std::int64_t j = 1; j <= ly; ++j) out[j - 1] = fm[j] * bM[c][j] * norm;
+        for (std::int64_t j = 1; j <= ly; ++j) out[j - 1] = fm[j] * cM[j] * norm;
     }
     return std::log(zend) + log_scale;
 }
