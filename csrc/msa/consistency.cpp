@@ -61,8 +61,8 @@ std::vector<SparsePost> consistency_round(const std::vector<SparsePost>& post,
 #endif
     {
         std::vector<SparsePost> rx(n), cx(n);  // Pxz as rows of x; Pzx as rows of z
-        std::vector<float> acc;
-        std::vector<std::vector<std::int32_t>> touched;
+        std::vector<float> acc;  // lx x ly, kept zero between pairs
+        std::vector<std::int32_t> lo, hi;  // the touched column range of each row
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
@@ -81,12 +81,13 @@ std::vector<SparsePost> consistency_round(const std::vector<SparsePost>& post,
             for (std::int64_t y = x + 1; y < n; ++y) {
                 const SparsePost& pxy = rx[y];
                 const std::int64_t ly = pxy.cols;
-                acc.assign(std::size_t(lx) * ly, 0.0f);
-                if (std::int64_t(touched.size()) < lx) touched.resize(lx);
+                if (acc.size() < std::size_t(lx) * ly) acc.assign(std::size_t(lx) * ly, 0.0f);
+                lo.assign(lx, std::numeric_limits<std::int32_t>::max());
+                hi.assign(lx, -1);
                 auto add = [&](std::int64_t a, std::int32_t b, float v) {
-                    float& cell = acc[std::size_t(a) * ly + b];
-                    if (cell == 0.0f) touched[a].push_back(b);
-                    cell += v;
+                    acc[std::size_t(a) * ly + b] += v;
+                    lo[a] = std::min(lo[a], b);
+                    hi[a] = std::max(hi[a], b);
                 };
                 for (std::int64_t z = 0; z < n; ++z) {
                     if (z == x) continue;
@@ -123,18 +124,15 @@ std::vector<SparsePost> consistency_round(const std::vector<SparsePost>& post,
                 res.cols = static_cast<std::int32_t>(ly);
                 res.row_start.assign(lx + 1, 0);
                 for (std::int64_t a = 0; a < lx; ++a) {
-                    auto& t = touched[a];
-                    std::sort(t.begin(), t.end());
-                    for (std::int32_t b : t) {
-                        float& cell = acc[std::size_t(a) * ly + b];
-                        const float v = cell * inv_n;
+                    float* row = acc.data() + std::size_t(a) * ly;
+                    for (std::int32_t b = lo[a]; b <= hi[a]; ++b) {
+                        const float v = row[b] * inv_n;
                         if (v >= cutoff) {
                             res.col.push_back(b);
                             res.p.push_back(std::min(v, 1.0f));
                         }
-                        cell = 0.0f;
+                        row[b] = 0.0f;
                     }
-                    t.clear();
                     res.row_start[a + 1] = static_cast<std::uint32_t>(res.col.size());
                 }
                 res.col.shrink_to_fit();
