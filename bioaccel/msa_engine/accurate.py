@@ -31,8 +31,8 @@ from ..alphabet import PROTEIN, Alphabet
 
 #: posterior entries below this are dropped (ProbCons's and MSAProbs' 0.01)
 CUTOFF = 0.01
-CONSISTENCY_ROUNDS = 2
-REFINE_ITERATIONS = 100
+CONSISTENCY_ROUNDS = 1
+REFINE_ITERATIONS = 10
 REFINE_SEED = 5489
 
 PROTEIN_LETTERS = "ARNDCQEGHILKMFPSTWYV"

@@ -37,8 +37,11 @@ REFINE_SEED = 5489
 MODES = ("auto", "accurate", "fast")
 #: ``mode="auto"`` aligns accurately up to this many sequences ...
 AUTO_ACCURATE_SEQUENCES = 300
-#: ... and this many pair-HMM cells over all pairs (sum over pairs of |x| |y|)
+#: ... and this many pair-HMM cells over all pairs (sum over pairs of |x| |y|) ...
 AUTO_ACCURATE_CELLS = 2.0e9
+#: ... and at most this many in the largest pair (its forward matrix is dense: 16 bytes a
+#: cell per thread while it runs)
+AUTO_ACCURATE_PAIR_CELLS = 1.6e7
 
 log = logging.getLogger("bioaccel")
 
@@ -133,9 +136,10 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         consistency rounds, progressive alignment and refinement on the summed posteriors;
         O(n^2 L^2) time, O(n^2 L) memory); ``matrix`` and the gap penalties do not apply to
         it, ``refine`` counts its refinement rounds. ``auto``: ``accurate`` up to
-        :data:`AUTO_ACCURATE_SEQUENCES` sequences and :data:`AUTO_ACCURATE_CELLS` DP cells
-        over all pairs, else ``fast``. The chosen mode is logged and kept in
-        ``MultipleAlignment.mode``.
+        :data:`AUTO_ACCURATE_SEQUENCES` sequences, :data:`AUTO_ACCURATE_CELLS` pair-HMM
+        cells over all pairs and :data:`AUTO_ACCURATE_PAIR_CELLS` in the largest pair
+        (about 20 s of posteriors on one core), else ``fast``. The chosen mode is logged
+        and kept in ``MultipleAlignment.mode``.
 
     Returns
     -------
@@ -302,10 +306,12 @@ def resolve_mode(mode: str, lengths) -> str:
     n = len(lengths)
     if n > AUTO_ACCURATE_SEQUENCES:
         return "fast"
-    total = float(np.sum(lengths, dtype=np.float64))
-    sq = float(np.sum(np.asarray(lengths, dtype=np.float64) ** 2))
-    cells = (total * total - sq) / 2.0  # sum over pairs x < y of |x| |y|
-    return "accurate" if cells <= AUTO_ACCURATE_CELLS else "fast"
+    lengths = np.sort(np.asarray(lengths, dtype=np.float64))
+    total = float(lengths.sum())
+    cells = (total * total - float(np.sum(lengths ** 2))) / 2.0  # sum over pairs of |x| |y|
+    largest = float(lengths[-1] * lengths[-2]) if n > 1 else 0.0
+    return "accurate" if cells <= AUTO_ACCURATE_CELLS and largest <= AUTO_ACCURATE_PAIR_CELLS \
+        else "fast"
 
 
 def _refine_iterations(refine, n: int, mode: str = "fast") -> int:
