@@ -151,6 +151,8 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     >>> aln = msa([("a", "MKVLAAGIV"), ("b", "MKVLGIV"), ("c", "MKALAAGIV")])
     >>> aln.sequences
     ['MKVLAAGIV', 'MKVL--GIV', 'MKALAAGIV']
+    >>> aln.mode  # auto chose the accurate mode for so small an input
+    'accurate'
     """
     from ..threads import check_threads
 
