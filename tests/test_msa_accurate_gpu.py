@@ -57,7 +57,7 @@ def test_chunks_and_work_size():
 def test_cpu_operation_layout():
     batch, params, letters, odds, prm = small_set()
     pairs = all_pairs(len(batch))
-    flat, starts = posteriors_cpu(letters, batch.offsets, pairs, odds, prm)
+    flat, starts = posteriors_cpu(native, letters, batch.offsets, pairs, odds, prm)
     for k, (x, y) in enumerate(pairs.tolist()):
         want = cpu_dense(batch, params, x, y)
         got = flat[starts[k]:starts[k] + want.size].reshape(want.shape)

@@ -50,7 +50,7 @@ class CpuBackend(Backend):
     def pair_posteriors(self, letters, offsets, pairs, odds, prm, threads=0):
         """Pair-HMM posteriors of the listed pairs (see :mod:`bioaccel.backends.posteriors`)."""
         from .posteriors import posteriors_cpu
-        return posteriors_cpu(letters, offsets, pairs, odds, prm, threads)
+        return posteriors_cpu(load_native(), letters, offsets, pairs, odds, prm)
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
         # the kernel reads one sequence set: queries then targets, side by side

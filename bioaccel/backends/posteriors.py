@@ -62,12 +62,9 @@ def _check_status(status: np.ndarray, pairs: np.ndarray) -> None:
                            "(odds underflow)")
 
 
-def posteriors_cpu(letters, offsets, pairs, odds, prm, threads: int = 0):
-    """The C++ engine, one pair at a time (the accurate mode itself calls it on all pairs
-    at once through ``MsaPosteriorSet.compute``)."""
-    from .cpu import load_native
-
-    native = load_native()
+def posteriors_cpu(native, letters, offsets, pairs, odds, prm):
+    """The C++ engine (``native``: the compiled module), one pair at a time (the accurate
+    mode itself calls it on all pairs at once through ``MsaPosteriorSet.compute``)."""
     lengths = np.diff(offsets)
     out_start, total, _, _ = _layout(pairs, lengths)
     flat = np.empty(total, dtype=np.float32)
