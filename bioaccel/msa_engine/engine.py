@@ -169,7 +169,7 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     chosen = None
     if devices is not None and mode == "accurate":
         from ..backends import backend_for_devices
-        from ..sched.devices import select_devices
+        from ..devices._discover import select_devices
         backend_for_devices(select_devices(devices), key, "pair_posteriors")  # refuse a bad mix now
     elif devices is not None:
         from ..backends import backend_for_devices

@@ -139,10 +139,10 @@ class CupyBackend(Backend):
     def pair_posteriors(self, letters, offsets, pairs, odds, prm, threads=0):
         """Pair-HMM posteriors of the listed pairs (``kernels/posterior.cu``)."""
         if self.xp is np:
-            from ..errors import BackendUnavailableError
+            from ...errors import BackendUnavailableError
             raise BackendUnavailableError("the NumPy stand-in of the cupy backend has no "
                                           "pair_posteriors kernel (it is CUDA C)")
-        from .posteriors import posteriors_cupy
+        from ..posteriors import posteriors_cupy
         return posteriors_cupy(self.xp, letters, offsets, pairs, odds, prm)
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):

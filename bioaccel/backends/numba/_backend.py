@@ -111,7 +111,7 @@ class NumbaCudaBackend(Backend):
 
     def pair_posteriors(self, letters, offsets, pairs, odds, prm, threads=0):
         """Pair-HMM posteriors of the listed pairs (``kernels/posterior_numba.py``)."""
-        from .posteriors import posteriors_numba
+        from ..posteriors import posteriors_numba
         return posteriors_numba(letters, offsets, pairs, odds, prm)
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
