@@ -3,24 +3,24 @@
 ``import bioaccel`` needs no GPU, no CuPy and no R: GPU and R modules load on first use.
 """
 
-from .align import Alignment, align, align_scores
-from .alphabet import DNA, PROTEIN, Alphabet
+from .pairwise._align import Alignment, align, align_scores
+from .sequences._alphabet import DNA, PROTEIN, Alphabet
 from .backends import available_backends, get_backend
 from .config import show_config
-from .distance import distance_matrix
-from .distmatrix import DistanceMatrix
-from .dna_models import MODELS
-from .edit import edit_distances
+from .distances._compute import distance_matrix
+from .distances._matrix import DistanceMatrix
+from .distances._dna import MODELS
+from .pairwise._edit import edit_distances
 from .errors import (AlignmentLengthError, AlphabetError, BackendUnavailableError, BioaccelError,
                      DeviceError, DeviceSelectionError, DuplicateIdError, LeaseTimeoutError,
                      MatrixFormatError, ModelError, SchedulerConfigError, SequenceFormatError,
                      ThreadCountError)
-from .io import read_many, read_sequences
+from .sequences._read import read_many, read_sequences
 from .msa_engine import MultipleAlignment, msa
-from .newick import read_newick
-from .seqbatch import SeqBatch
+from .trees._newick import read_newick
+from .sequences._batch import SeqBatch
 from .sched import lease
-from .tree import Tree, nj, upgma
+from .trees._tree import Tree, nj, upgma
 
 __version__ = "0.1.0"
 

@@ -12,7 +12,7 @@
 namespace bioaccel {
 namespace {
 
-// The tie rule of every NJ backend (documented in bioaccel.tree.nj): Q values within
+// The tie rule of every NJ backend (documented in bioaccel.trees._tree.nj): Q values within
 // kTieRtol x (largest |row sum|) of the minimum Q are ties, and a tie goes to the pair
 // with the smallest (lower node id, higher node id). Node ids do not depend on how a
 // backend lays out its working matrix, and the window absorbs the last-bit differences

@@ -1,5 +1,5 @@
 """A slow, plain neighbour-joining reference: row sums recomputed every step, every pair's
-Q computed afresh, and ties settled by the documented rule of :func:`bioaccel.tree.nj`
+Q computed afresh, and ties settled by the documented rule of :func:`bioaccel.trees._tree.nj`
 (Q within TIE_RTOL x max |row sum| of the minimum; smallest (lower, higher) node id wins).
 Without ties that is ape::nj's tree."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-TIE_RTOL = 1e-9  # the documented constant (bioaccel.nj_array.TIE_RTOL), restated
+TIE_RTOL = 1e-9  # the documented constant (bioaccel.trees._nj.TIE_RTOL), restated
 
 
 def nj_reference(d: np.ndarray):

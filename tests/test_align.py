@@ -9,9 +9,9 @@ from Bio.Align import PairwiseAligner, substitution_matrices
 
 import bioaccel
 from bioaccel import _native
-from bioaccel.align import align, align_scores, score_cigar
+from bioaccel.pairwise._align import align, align_scores, score_cigar
 from bioaccel.errors import AlphabetError
-from bioaccel.scoring import ScoringError, gaps_from_blast, make_scoring
+from bioaccel.pairwise._scoring import ScoringError, gaps_from_blast, make_scoring
 
 AA = list("ARNDCQEGHILKMFPSTWYV")
 DNA = list("ACGT")
@@ -223,8 +223,8 @@ def test_scoredist_formula(rng):
 
 def test_matrix_names_are_case_insensitive():
     # issue 15 item 20: resolved against Biopython's list, reported in its spelling
-    from bioaccel.alphabet import PROTEIN
-    from bioaccel.scoring import make_scoring
+    from bioaccel.sequences._alphabet import PROTEIN
+    from bioaccel.pairwise._scoring import make_scoring
     seqs = ["MKVLEFWHHK", "MKVIEFWQHK", "MRVLEAW"]
     for upper, spellings in [("BLOSUM62", ["blosum62", "Blosum62", " BLOSUM62 "]),
                              ("PAM250", ["pam250"])]:

@@ -158,7 +158,7 @@ def proteins(tmp_path):
 
 
 def test_align_scores_and_tracebacks(tmp_path, proteins):
-    from bioaccel.align import align, align_scores
+    from bioaccel.pairwise._align import align, align_scores
     out = tmp_path / "s.npy"
     res = run("align", proteins, "--mode", "local", "-o", out)
     assert res.returncode == 0, res.stderr
@@ -193,8 +193,8 @@ def test_align_letter_missing_from_matrix(tmp_path):
 
 
 def test_unaligned_models_and_sketches(tmp_path):
-    from bioaccel.edit import edit_distances
-    from bioaccel.kmers import sketch
+    from bioaccel.pairwise._edit import edit_distances
+    from bioaccel.distances._kmers import sketch
     src = tmp_path / "u.fa"
     src.write_text(">a\nACGTACGTTGCAAGGCTACGTACGTTGCAAGGCT\n>b\nACGTACGTTGCAAGGCAACGTACGTTGCAAGGC\n"
                    ">c\nTTTTGGGGCCCCAAAATTTTGGGGCCCCAAAA\n")

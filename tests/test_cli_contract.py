@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 import bioaccel
-from bioaccel.cli import error_message, main
+from bioaccel.cli._main import error_message, main
 
 from .datasets import child_env
 
@@ -64,7 +64,7 @@ def test_help_and_version_of_the_real_process():
 @pytest.fixture
 def work(tmp_path):
     """Inputs for every command, in one directory."""
-    from bioaccel.tiles import distance_tile, tile_bounds, write_tile
+    from bioaccel.distances._tiles import distance_tile, tile_bounds, write_tile
     (tmp_path / "aln.fa").write_text(">a\nACGTACGTAC\n>b\nACGTACGTAT\n>c\nACGAACGTAC\n"
                                      ">d\nTCGAACGTTC\n")
     (tmp_path / "bad.fa").write_text(">a\nACGT\n>b\nAC!T\n")
@@ -170,12 +170,12 @@ def test_usage_error_exits_2_with_clicks_message(work, path):
                                         (MemoryError(), "out of memory"),
                                         (KeyError("x"), "KeyError: 'x'")])
 def test_internal_errors_exit_1_and_say_so(tmp_path, monkeypatch, exc, shown):
-    import bioaccel.distance
+    import bioaccel.distances._compute
 
     def broken(*args, **kwargs):
         raise exc
 
-    monkeypatch.setattr(bioaccel.distance, "distance_matrix", broken)
+    monkeypatch.setattr(bioaccel.distances._compute, "distance_matrix", broken)
     src = tmp_path / "a.fa"
     src.write_text(">a\nACGT\n>b\nACGA\n")
     out = tmp_path / "d.phy"
@@ -192,12 +192,12 @@ def test_internal_errors_exit_1_and_say_so(tmp_path, monkeypatch, exc, shown):
 
 def test_expected_errors_of_the_runtime_family_stay_bad_input(tmp_path, monkeypatch):
     """BackendUnavailableError is a RuntimeError, but a BioaccelError: exit 2."""
-    import bioaccel.distance
+    import bioaccel.distances._compute
 
     def unavailable(*args, **kwargs):
         raise bioaccel.BackendUnavailableError("backend 'cupy' is unavailable: no GPU")
 
-    monkeypatch.setattr(bioaccel.distance, "distance_matrix", unavailable)
+    monkeypatch.setattr(bioaccel.distances._compute, "distance_matrix", unavailable)
     src = tmp_path / "a.fa"
     src.write_text(">a\nACGT\n>b\nACGA\n")
     res = CliRunner().invoke(main, ["distance", str(src), "-o", str(tmp_path / "d.phy")])
@@ -257,7 +257,7 @@ def test_simulate_json_and_csv_equal_simresult_metrics(tmp_path):
 
     from bioaccel.sched.policies import POLICIES
     from bioaccel.sched.simulator import heavy_tailed_workload, simulate
-    from bioaccel.sched.topology import Topology
+    from bioaccel.devices._topology import Topology
 
     out = tmp_path / "m.csv"
     res = CliRunner().invoke(main, ["sched", "simulate", "-w", "heavy-tailed:40", "-c", "3",
@@ -293,7 +293,7 @@ def test_simulate_table_is_not_cut_in_a_pipe():
 def test_builtin_workloads_run_with_every_listed_placement():
     from bioaccel.sched.simulator import (PLACEMENTS, flood_workload, heavy_tailed_workload,
                                           simulate)
-    from bioaccel.sched.topology import Topology
+    from bioaccel.devices._topology import Topology
 
     jobs = heavy_tailed_workload(30, seed=2)
     assert any(j.num_gpu > 1 for j in jobs)
@@ -324,7 +324,7 @@ def test_place_shows_and_writes_the_assignment(tmp_path, stages):
     import csv
 
     from bioaccel.sched.placement import ALGORITHMS, Stage, processing_times
-    from bioaccel.sched.topology import Topology
+    from bioaccel.devices._topology import Topology
 
     res = CliRunner().invoke(main, ["sched", "place", "-t", "2", "-s", str(stages), "--json",
                                     "--budget", "0.05", "--assignment", str(tmp_path / "a.csv"),
@@ -378,7 +378,7 @@ def test_topology_schema_is_in_the_help():
 def test_readme_topology_example_loads():
     import yaml
 
-    from bioaccel.sched.topology import parse_topology
+    from bioaccel.devices._topology import parse_topology
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     section = readme.split("A topology (YAML or JSON", 1)[1]
     block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
@@ -404,7 +404,7 @@ def aln(tmp_path):
 
 
 def test_tree_of_a_sketch_file(tmp_path, aln):
-    from bioaccel.kmers import Sketches, sketch
+    from bioaccel.distances._kmers import Sketches, sketch
     sk = tmp_path / "sk.npz"
     sketch(aln, k=5, size=50).save(sk)
     res = run("tree", sk, "-o", tmp_path / "t.nwk", "--matrix-output", tmp_path / "m.tsv")
@@ -467,7 +467,7 @@ def proteins(tmp_path):
 
 
 def test_align_npy_writes_the_ids(tmp_path, proteins):
-    from bioaccel.align import align_scores
+    from bioaccel.pairwise._align import align_scores
     q = tmp_path / "q.fa"
     q.write_text(">x\nMKVLQF\n>y\nWWPAMKV\n")
     res = run("align", q, proteins, "-o", tmp_path / "s.npy")
@@ -484,7 +484,7 @@ def test_align_npy_writes_the_ids(tmp_path, proteins):
 
 
 def test_align_devices_spread_over_virtual_gpus(tmp_path, proteins):
-    from bioaccel.align import align_scores
+    from bioaccel.pairwise._align import align_scores
     res = run("align", proteins, "--devices", "all", "-o", tmp_path / "s.npy",
               BIOACCEL_VIRTUAL_GPUS="2", BIOACCEL_RUN_DIR=str(tmp_path / "run"))
     assert res.returncode == 0, res.stderr
@@ -518,7 +518,7 @@ def test_merge_tiles_on_a_non_tile_says_so(tmp_path, aln):
 def test_progress_bar_only_with_a_total(monkeypatch):
     import rich.progress
 
-    from bioaccel.progress import progress_bar
+    from bioaccel._core.progress import progress_bar
     made = []
 
     class Recorder:

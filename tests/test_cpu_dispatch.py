@@ -14,7 +14,7 @@ import pytest
 
 import bioaccel
 from bioaccel import _native
-from bioaccel.scoring import make_scoring
+from bioaccel.pairwise._scoring import make_scoring
 
 from .datasets import child_env
 
@@ -65,9 +65,9 @@ import json, os, sys
 import numpy as np
 import bioaccel
 from bioaccel import _native
-from bioaccel.align import align_scores
-from bioaccel.edit import edit_distances
-from bioaccel.kmers import sketch
+from bioaccel.pairwise._align import align_scores
+from bioaccel.pairwise._edit import edit_distances
+from bioaccel.distances._kmers import sketch
 from tests.test_cpu_dispatch import inputs, MODES
 
 protein, dna = inputs()

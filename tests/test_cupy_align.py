@@ -4,10 +4,10 @@ the CUDA C kernel's per-pair function compiled by nvcc for the CPU, against the 
 import numpy as np
 import pytest
 
-from bioaccel.align import align_scores
-from bioaccel.backends.cupy_align import build_profiles
-from bioaccel.scoring import MODES, make_scoring
-from bioaccel.seqbatch import SeqBatch
+from bioaccel.pairwise._align import align_scores
+from bioaccel.backends.cupy._align import build_profiles
+from bioaccel.pairwise._scoring import MODES, make_scoring
+from bioaccel.sequences._batch import SeqBatch
 from tests import nvcc_host
 
 PROTEIN = "ACDEFGHIKLMNPQRSTVWY"
@@ -99,7 +99,7 @@ def test_warp_kernel_as_launched_on_the_cpu_equals_the_cpp_core(host_kernel, mod
 
 
 def test_split_targets_routes_long_targets_and_small_calls_to_the_warp_kernel():
-    from bioaccel.backends import cupy_align as ca
+    from bioaccel.backends.cupy import _align as ca
     lengths = np.array([5000, 10, 4096, 4097, 300])
     by_thread, by_warp = ca.split_targets(lengths, n_queries=10_000)
     assert by_thread.tolist() == [1, 4, 2] and by_warp.tolist() == [3, 0]
@@ -154,7 +154,7 @@ class _FakeCupy:
                                          ([20, 5000, 7], 3),                # warps only
                                          ([20, 30, 7, 90, 1], 4000)])       # threads only
 def test_launch_code_places_every_score(monkeypatch, lengths, nq):
-    from bioaccel.backends import cupy_align as ca
+    from bioaccel.backends.cupy import _align as ca
     rng = np.random.default_rng(5)
     monkeypatch.setattr(ca, "_BOUNDARY_BYTES", 40_000_000)  # several query batches
     q = SeqBatch.from_strings(["".join(rng.choice(list(PROTEIN), 1 + i % 9)) for i in range(nq)])

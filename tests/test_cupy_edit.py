@@ -4,9 +4,9 @@ CUDA C kernel's per-pair function compiled by nvcc for the CPU, against the C++ 
 import numpy as np
 import pytest
 
-from bioaccel.backends.cupy_edit import build_peq
-from bioaccel.edit import EDIT_MODES, edit_distances
-from bioaccel.seqbatch import SeqBatch
+from bioaccel.backends.cupy._edit import build_peq
+from bioaccel.pairwise._edit import EDIT_MODES, edit_distances
+from bioaccel.sequences._batch import SeqBatch
 from tests import nvcc_host
 
 

@@ -42,7 +42,7 @@ def test_tiles_cover_the_matrix(monkeypatch, rng):
     # force many row tiles: the result must not depend on tiling
     seqs = random_alignment(rng, 31, 200)
     whole = bioaccel.distance_matrix(seqs, "tn93", backend="cpu").data
-    monkeypatch.setattr(bioaccel.distance_models, "TILE_BYTES", 1)
+    monkeypatch.setattr(bioaccel.distances._models, "TILE_BYTES", 1)
     tiled = bioaccel.distance_matrix(seqs, "tn93", backend="cpu").data
     assert np.array_equal(whole, tiled, equal_nan=True)
 
@@ -165,7 +165,7 @@ def test_auto_picks_per_operation(monkeypatch):
     # with a usable cupy (its NumPy array path stands in here), auto takes it for DNA
     # counts; its CUDA C alignment and edit kernels (not yet run on a GPU) only when named
     from bioaccel import backends
-    from bioaccel.backends.cupy_backend import CupyBackend
+    from bioaccel.backends.cupy._backend import CupyBackend
     monkeypatch.setitem(backends._instances, "cupy", CupyBackend(xp=np))
     assert bioaccel.get_backend("auto").name == "cupy"
     assert bioaccel.get_backend("auto", "align_scores").name != "cupy"

@@ -8,7 +8,7 @@ import pytest
 
 import bioaccel
 from bioaccel.backends.reference import edit_distance_reference
-from bioaccel.edit import edit_distances
+from bioaccel.pairwise._edit import edit_distances
 
 edlib = pytest.importorskip("edlib", reason="edlib is the oracle (pip install edlib)")
 

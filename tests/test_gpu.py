@@ -29,8 +29,8 @@ def test_auto_picks_a_gpu_backend():
 
 
 def test_numba_alignment_and_edit_kernels_at_scale():
-    from bioaccel.align import align_scores
-    from bioaccel.edit import edit_distances
+    from bioaccel.pairwise._align import align_scores
+    from bioaccel.pairwise._edit import edit_distances
     rng = np.random.default_rng(9)
     aa = list("ARNDCQEGHILKMFPSTWYV")
     prots = ["".join(rng.choice(aa, rng.integers(50, 400))) for _ in range(200)]
@@ -63,7 +63,7 @@ def test_cupy_alignment_kernels_equal_cpu(mode):
 def test_real_gpus_are_discovered_and_split_work():
     """Device discovery through CUDA, and devices="all" on the real GPUs (numba-cuda and
     cupy kernels bound per worker thread) equal to the CPU."""
-    from bioaccel.sched.devices import discover_devices
+    from bioaccel.devices._discover import discover_devices
     devices = discover_devices()
     assert devices and not devices[0].virtual and devices[0].memory_bytes > 1e9
     rng = np.random.default_rng(9)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import bioaccel
-from bioaccel.kmers import DAYHOFF6, Sketches, mash_distance, sketch
+from bioaccel.distances._kmers import DAYHOFF6, Sketches, mash_distance, sketch
 
 COMPLEMENT = str.maketrans("ACGT", "TGCA")
 
@@ -178,7 +178,7 @@ def test_minhash_avx2_and_scalar_bit_tests_agree(tmp_path, rng):
     s.save(tmp_path / "s.npz")
     here = bioaccel.distance_matrix(s, "mash").data
     code = ("import sys, numpy as np, bioaccel\n"
-            "from bioaccel.kmers import Sketches\n"
+            "from bioaccel.distances._kmers import Sketches\n"
             "d = bioaccel.distance_matrix(Sketches.load(sys.argv[1]), 'mash').data\n"
             "np.save(sys.argv[2], d)\n")
     subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.npz"), str(tmp_path / "d.npy")],
@@ -232,7 +232,7 @@ def test_mash_distances_agree_with_the_mash_tool(tmp_path):
         x, y = shared.split("/")
         theirs[where[a], where[b]] = int(x) / int(y)
         dist[where[a], where[b]] = float(d)
-    from bioaccel.kmers import kmer_rows
+    from bioaccel.distances._kmers import kmer_rows
     rows = kmer_rows(sub, "mash", k=k, sketch_size=s)
     ours_j = np.zeros_like(theirs)
     i, j = np.triu_indices(len(sub), 1)

@@ -6,37 +6,37 @@ top), each ``import``/``from ... import`` naming a ``bioaccel`` module becomes a
 - a circle of modules importing each other fails (it is named, module by module);
 - an import from a layer to a layer of the same or a higher rank fails, unless both are
   the same layer. Layers of the same rank are siblings: neither may import the other
-  (``backends`` and ``sched`` do not know about each other);
-- a module that no layer claims fails, so a new module is placed on purpose.
+  (``backends`` and ``devices`` do not know about each other; nor do ``sched`` and the
+  operations);
+- a module that no layer claims fails, so a new module or package is placed on purpose.
 
-The layer table (rank, layer, module prefixes), bottom first:
+The layer table (rank, layer, packages or modules directly under ``bioaccel``), bottom first:
 
 ====  ==========  ==========================================================================
-rank  layer       modules
+rank  layer       packages and modules
 ====  ==========  ==========================================================================
-0     foundation  ``errors``, ``threads``, ``progress``, the compiled ``_native``
-1     data        ``alphabet``, ``seqbatch``, ``io``, ``scoring``, ``dna_models``,
-                  ``distmatrix``, ``cigar``, ``outputs`` (types, formats and formulas)
+0     foundation  ``errors``, ``_core`` (threads, progress, output formats, atomic files,
+                  the native loader), the compiled ``_native``
+1     data        ``sequences`` (alphabets, SeqBatch, readers, DNA site views)
 2     kernels     ``kernels`` (Numba and CUDA C sources)
 3     backends    ``backends`` (the registry and the engines)
-3     sched       ``sched`` (devices, leases, the multi-GPU tile runner, policies,
-                  placement, the simulator) -- a sibling of ``backends``: the runner is
-                  handed the engine, it never looks one up
-4     operations  ``align``, ``align_distances``, ``edit``, ``kmers``, ``distance``,
-                  ``distance_models``, ``dispatch``, ``tree``, ``nj_array``, ``tiles``,
-                  ``ondisk``, ``msa_engine`` (the MSA engine, a package), ``newick``,
-                  ``model_options``
-5     interface   the package ``bioaccel`` itself (``__init__``), ``cli``, ``cli_io``, ``cli_msa``, ``cli_sched``,
-                  ``rinterop``, ``config``
+3     devices     ``devices`` (discovery, topology, the multi-GPU tile runner) -- a sibling
+                  of ``backends``: the runner is handed the engine, it never looks one up
+4     operations  ``pairwise``, ``distances``, ``trees``, ``msa_engine``
+4     sched       ``sched`` (host-wide leases, policies, history, placement, simulator) --
+                  a sibling of the operations
+5     interface   the package ``bioaccel`` itself (``__init__``), ``cli``, ``rinterop``,
+                  ``config``
 ====  ==========  ==========================================================================
 
-Operations may import each other (without a circle): ``msa`` uses ``tree``,
-``distance``, ``backends``, ``seqbatch``, ``alphabet``, ``scoring`` and ``io``, never ``cli``.
+Operations may import each other (without a circle): ``msa_engine`` uses ``trees``,
+``distances``, ``pairwise``, ``backends`` and ``sequences``, never ``cli``.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
@@ -44,17 +44,18 @@ import pytest
 PACKAGE_DIR = Path(__file__).resolve().parent.parent / "bioaccel"
 
 LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
-    (0, "foundation", ("errors", "threads", "progress", "_native")),
-    (1, "data", ("alphabet", "seqbatch", "io", "scoring", "dna_models", "distmatrix", "cigar",
-                 "outputs")),
+    (0, "foundation", ("errors", "_core", "_native")),
+    (1, "data", ("sequences",)),
     (2, "kernels", ("kernels",)),
     (3, "backends", ("backends",)),
-    (3, "sched", ("sched",)),
-    (4, "operations", ("align", "align_distances", "edit", "kmers", "distance",
-                       "distance_models", "dispatch", "tree", "nj_array", "tiles", "ondisk",
-                       "msa", "msa_engine", "newick", "model_options")),
-    (5, "interface", ("", "cli", "cli_io", "cli_msa", "cli_sched", "rinterop", "config")),
+    (3, "devices", ("devices",)),
+    (4, "operations", ("pairwise", "distances", "trees", "msa_engine")),
+    (4, "sched", ("sched",)),
+    (5, "interface", ("", "cli", "rinterop", "config")),
 ]
+
+SUBPACKAGES = ("_core", "sequences", "pairwise", "distances", "trees", "msa_engine", "devices",
+               "sched", "backends", "backends.cupy", "backends.numba", "kernels", "cli")
 
 
 def layer_of(module: str) -> tuple[int, str] | None:
@@ -238,32 +239,47 @@ def test_checker_catches_a_circle_inside_functions(tmp_path):
     pkg = _write(tmp_path, {
         "__init__.py": "",
         "backends/__init__.py": "def f():\n    from .reference import R\n",
-        "backends/reference.py": "def g():\n    from ..edit import e\n",
-        "edit.py": "from .sched.multigpu import run\n",
-        "sched/__init__.py": "",
-        "sched/multigpu.py": "def h():\n    from ..backends import get_backend\n",
+        "backends/reference.py": "def g():\n    from ..pairwise._edit import e\n",
+        "pairwise/__init__.py": "",
+        "pairwise/_edit.py": "from ..devices._multigpu import run\n",
+        "devices/__init__.py": "",
+        "devices/_multigpu.py": "def h():\n    from ..backends import get_backend\n",
     })
     graph = import_graph(pkg)
     cycles = find_cycles(graph)
     assert len(cycles) == 1
     assert set(cycles[0]) == {"bioaccel.backends", "bioaccel.backends.reference",
-                              "bioaccel.edit", "bioaccel.sched.multigpu"}
+                              "bioaccel.pairwise._edit", "bioaccel.devices._multigpu"}
     bad = upward_imports(graph)
-    assert any(b.startswith("bioaccel.backends.reference:2 (backends") and "bioaccel.edit" in b
-               for b in bad), bad
-    assert any(b.startswith("bioaccel.sched.multigpu:2 (sched") and "bioaccel.backends" in b
+    assert any(b.startswith("bioaccel.backends.reference:2 (backends")
+               and "bioaccel.pairwise._edit" in b for b in bad), bad
+    assert any(b.startswith("bioaccel.devices._multigpu:2 (devices") and "bioaccel.backends" in b
                for b in bad), bad
 
 
 @pytest.mark.parametrize("source, allowed", [
-    ("from ..backends import get_backend\nfrom ..tree import nj\nfrom ..io import read_sequences\n"
-     "from ..distance import distance_matrix\nfrom ..seqbatch import SeqBatch\n"
-     "from ..scoring import Scoring\nfrom ..alphabet import DNA\n", True),
+    ("from ..backends import get_backend\nfrom ..trees import nj\n"
+     "from ..sequences import read_sequences\nfrom ..distances import distance_matrix\n"
+     "from ..pairwise import Scoring\n", True),
     ("def main():\n    from ..cli import main\n", False),
+    ("from ..sched import leases\n", False),
 ])
 def test_msa_package_is_an_operation(tmp_path, source, allowed):
-    files = {"__init__.py": "", "msa/__init__.py": "", "msa/engine.py": source, "cli.py": "",
-             "backends/__init__.py": "", "tree.py": "", "io.py": "", "distance.py": "",
-             "seqbatch.py": "", "scoring.py": "", "alphabet.py": ""}
+    files = {"__init__.py": "", "msa_engine/__init__.py": "", "msa_engine/engine.py": source,
+             "cli/__init__.py": "", "backends/__init__.py": "", "trees/__init__.py": "",
+             "sequences/__init__.py": "", "distances/__init__.py": "", "pairwise/__init__.py": "",
+             "sched/__init__.py": "", "sched/leases.py": ""}
     bad = upward_imports(import_graph(_write(tmp_path, files)))
     assert (not bad) == allowed, bad
+
+
+@pytest.mark.parametrize("name", SUBPACKAGES)
+def test_every_subpackage_imports_and_documents_itself(name):
+    module = importlib.import_module(f"bioaccel.{name}")
+    assert (module.__doc__ or "").strip(), f"bioaccel.{name} has no docstring"
+
+
+def test_top_level_holds_only_the_interface():
+    """Everything else lives in a feature subpackage."""
+    top = sorted(p.stem for p in PACKAGE_DIR.glob("*.py"))
+    assert top == ["__init__", "config", "errors", "rinterop"], top

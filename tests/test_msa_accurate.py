@@ -14,7 +14,7 @@ from bioaccel.backends.cpu import load_native
 from bioaccel.msa_engine.accurate import (
     NUCLEOTIDE_LETTERS, PROTEIN_LETTERS, letter_map, pair_hmm,
 )
-from bioaccel.alphabet import DNA, PROTEIN
+from bioaccel import DNA, PROTEIN
 
 native = load_native()
 
@@ -178,7 +178,7 @@ def test_consistency_matches_dense_numpy_on_random_set():
     seqs = ["".join(rng.choice(list(PROTEIN_LETTERS), rng.integers(5, 12))) for _ in range(n)]
     params = pair_hmm(PROTEIN)
     batch_codes = np.frombuffer("".join(seqs).encode(), np.uint8)
-    from bioaccel.seqbatch import SeqBatch
+    from bioaccel import SeqBatch
     b = SeqBatch.from_strings(seqs, alphabet=PROTEIN)
     ps = native.MsaPosteriorSet(b.codes, b.offsets, letter_map(PROTEIN, PROTEIN_LETTERS), 20)
     ps.compute(*params.arrays(), 0.01, 1)
@@ -207,7 +207,7 @@ def test_consistency_matches_dense_numpy_on_random_set():
 def test_refinement_never_lowers_the_objective():
     from benchmarks.family_sim import simulate_family
     from bioaccel.msa_engine.accurate import accuracy_merges, posterior_set
-    from bioaccel.seqbatch import SeqBatch
+    from bioaccel import SeqBatch
 
     fam = simulate_family(12, 60, seed=4, depth=1.5)
     b = SeqBatch.from_strings(fam.sequences, ids=fam.ids, alphabet=PROTEIN)

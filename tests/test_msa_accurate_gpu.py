@@ -11,12 +11,12 @@ import subprocess
 import numpy as np
 import pytest
 
-from bioaccel.alphabet import PROTEIN
+from bioaccel import PROTEIN
 from bioaccel.backends.cpu import load_native
 from bioaccel.backends.posteriors import chunks, posteriors_cpu, work_size
 from bioaccel.kernels import KERNEL_DIR
 from bioaccel.msa_engine.accurate import all_pairs, letter_map, model_arrays, pair_hmm
-from bioaccel.seqbatch import SeqBatch
+from bioaccel import SeqBatch
 from tests import nvcc_host
 
 native = load_native()
@@ -92,7 +92,7 @@ def test_virtual_gpus_spread_pairs_by_the_tile_runner(monkeypatch):
     """Three virtual GPUs run the CPU engine tile by tile: the same posteriors, so the same
     alignment, as one CPU run."""
     from bioaccel import msa
-    from bioaccel.sched import multigpu
+    from bioaccel.devices import _multigpu as multigpu
 
     monkeypatch.setenv("BIOACCEL_VIRTUAL_GPUS", "3")
     seen = []
@@ -148,7 +148,7 @@ def test_nvcc_builds_the_posterior_kernel(tmp_path, arch):
 
 
 def test_cupy_numpy_stand_in_has_no_posterior_kernel():
-    from bioaccel.backends.cupy_backend import CupyBackend
+    from bioaccel.backends.cupy._backend import CupyBackend
     from bioaccel.errors import BackendUnavailableError
 
     batch, params, letters, odds, prm = small_set()

@@ -23,8 +23,8 @@ import pytest
 import bioaccel
 from bioaccel import _native
 from bioaccel import backends
-from bioaccel.backends import cupy_msa
-from bioaccel.backends.cupy_backend import CupyBackend
+from bioaccel.backends.cupy import _msa as cupy_msa
+from bioaccel.backends.cupy._backend import CupyBackend
 from bioaccel.backends.msa_batch import D_M, D_N, pack_batch
 from bioaccel.kernels import KERNEL_DIR
 from bioaccel.msa_engine.scoring import msa_scoring
@@ -297,7 +297,7 @@ def test_numba_kernel_compiles_without_fused_multiply_adds():
 
 
 def test_numba_kernel_on_the_simulator_equals_the_cpu_engine():
-    from bioaccel.backends.numba_msa import profile_dp_batch_numba
+    from bioaccel.backends.numba._msa import profile_dp_batch_numba
     for dna in (False, True):
         cases = random_cases(seed=7, count=60, max_width=16, dna=dna)
         cases += [] if dna else edge_cases()
@@ -466,7 +466,7 @@ def test_cupy_kernel_with_diagonals_in_global_memory_equals_the_cpu_engine():
 
 @pytest.mark.gpu
 def test_numba_kernel_on_the_gpu_equals_the_cpu_engine():
-    from bioaccel.backends.numba_msa import profile_dp_batch_numba
+    from bioaccel.backends.numba._msa import profile_dp_batch_numba
     for dna in (False, True):
         cases = random_cases(seed=41, count=100, max_width=60, dna=dna)
         assert_equal_to_cpu(cases, *profile_dp_batch_numba([c.inputs for c in cases]))

@@ -9,7 +9,7 @@ import pytest
 
 import bioaccel
 from bioaccel import SeqBatch
-from bioaccel.backends.cupy_edit import build_peq
+from bioaccel.backends.cupy._edit import build_peq
 from bioaccel.backends.reference import lcs_length_reference
 from bioaccel.errors import BackendUnavailableError, DeviceSelectionError
 from bioaccel.msa_engine.guide import GuideDistances, guide_merges, medoid_merges

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import bioaccel
-from bioaccel.newick import NewickError, parse_newick, read_newick
+from bioaccel.trees._newick import NewickError, parse_newick, read_newick
 
 
 def splits(tree):

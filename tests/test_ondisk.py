@@ -1,4 +1,4 @@
-"""Streamed, resumable on-disk distance matrices (bioaccel.ondisk, `bioaccel distance -o x.cdist`)."""
+"""Streamed, resumable on-disk distance matrices (bioaccel.distances._ondisk, `bioaccel distance -o x.cdist`)."""
 
 import os
 import signal
@@ -9,11 +9,11 @@ import time
 import numpy as np
 import pytest
 
-import bioaccel.ondisk as ondisk
-from bioaccel.distance import distance_matrix
-from bioaccel.distmatrix import DistanceMatrix
+import bioaccel.distances._ondisk as ondisk
+from bioaccel.distances._compute import distance_matrix
+from bioaccel.distances._matrix import DistanceMatrix
 from bioaccel.errors import MatrixFormatError
-from bioaccel.ondisk import open_distances, plan_tiles, stream_distances
+from bioaccel.distances._ondisk import open_distances, plan_tiles, stream_distances
 from tests.datasets import child_env
 
 

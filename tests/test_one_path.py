@@ -18,12 +18,12 @@ import pytest
 
 import bioaccel
 from bioaccel import _native
-from bioaccel.cigar import cigar_columns, cigar_ops, cigar_runs
+from bioaccel.pairwise._cigar import cigar_columns, cigar_ops, cigar_runs
 from bioaccel.errors import ModelError
-from bioaccel.kmers import sketch
-from bioaccel.ondisk import stream_distances
-from bioaccel.scoring import ScoringError
-from bioaccel.tiles import distance_block, distance_tile, grid_cuts, merge_tiles, write_tile
+from bioaccel.distances._kmers import sketch
+from bioaccel.distances._ondisk import stream_distances
+from bioaccel.pairwise._scoring import ScoringError
+from bioaccel.distances._tiles import distance_block, distance_tile, grid_cuts, merge_tiles, write_tile
 
 from .datasets import random_alignment
 
@@ -177,7 +177,7 @@ def test_native_stub_lists_every_bound_function():
 
 
 def test_a_kmer_tile_sketches_only_its_own_sequences():
-    from bioaccel.distance_models import prepare
+    from bioaccel.distances._models import prepare
     seqs = ["ACGTACGTTGCAAGGC" * 3, "ACGTACGTTGCAAGGA" * 3, "TTTTGGGGCCCCAAAA" * 3, "ACGTTT" * 8]
     pm = prepare(seqs, "mash", k=7, sketch_size=20)
     assert pm.params() == {"model": "mash", "k": 7, "sketch_size": 20, "seed": 42}

@@ -12,8 +12,8 @@ import bioaccel
 from bioaccel import SeqBatch
 from bioaccel.cli import main
 from bioaccel.errors import AlphabetError, ModelError
-from bioaccel.ondisk import stream_distances
-from bioaccel.tiles import distance_block, distance_tile
+from bioaccel.distances._ondisk import stream_distances
+from bioaccel.distances._tiles import distance_block, distance_tile
 
 DNA = ["ACGTACGTACGTAAGTACGA", "ACGTACGTACGTAAGAACGA", "ACGAACGTACGTTAGTACGT", "TCGAACGTTCGTAAGTACGA"]
 GAPPED_PROTEIN = {"p1": "MKV-LEFW-HHK", "p2": "MKVILEFWQHHK", "p3": "MR-VLEAW--HK"}
@@ -118,7 +118,7 @@ def test_cli_ungap(tmp_path, gapped, monkeypatch):
 def test_binary_files_given_as_sequences_say_what_they_are(tmp_path, dna, monkeypatch):
     # issue 15 item 21: a sketch file without -m mash gave "byte 16 is not text"
     from bioaccel.errors import SequenceFormatError
-    from bioaccel.kmers import sketch
+    from bioaccel.distances._kmers import sketch
     monkeypatch.chdir(tmp_path)
     sk = tmp_path / "s.npz"
     sketch(DNA, k=5).save(sk)
@@ -142,7 +142,7 @@ def test_sketch_takes_many_files_and_directories(tmp_path, monkeypatch):
     # issue 15 item 34
     import gzip
 
-    from bioaccel.kmers import Sketches, sketch
+    from bioaccel.distances._kmers import Sketches, sketch
     monkeypatch.chdir(tmp_path)
     rng = np.random.default_rng(5)
     seqs = {f"r{i}": "".join(rng.choice(list("ACGT"), 200)) for i in range(6)}

@@ -10,10 +10,10 @@ from click.testing import CliRunner
 
 import bioaccel
 from bioaccel.cli import main
-from bioaccel.kmers import sketch
-from bioaccel.ondisk import stream_distances
-from bioaccel.outputs import MATRIX, output_format
-from bioaccel.tiles import write_tile
+from bioaccel.distances._kmers import sketch
+from bioaccel.distances._ondisk import stream_distances
+from bioaccel._core.outputs import MATRIX, output_format
+from bioaccel.distances._tiles import write_tile
 
 SEQS = ["ACGTACGTACGTAAGT", "ACGTACGTACGTAAGA", "ACGAACGTACGTTAGT", "TCGAACGTTCGTAAGT"]
 

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from bioaccel.align import align
-from bioaccel.distance import distance_matrix
-from bioaccel.distmatrix import DistanceMatrix
-from bioaccel.tree import Tree, nj, upgma
+from bioaccel.pairwise._align import align
+from bioaccel.distances._compute import distance_matrix
+from bioaccel.distances._matrix import DistanceMatrix
+from bioaccel.trees._tree import Tree, nj, upgma
 
 pytestmark = pytest.mark.r
 

@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from bioaccel.align import align_scores
-from bioaccel.distance import distance_matrix
-from bioaccel.edit import edit_distances
+from bioaccel.pairwise._align import align_scores
+from bioaccel.distances._compute import distance_matrix
+from bioaccel.pairwise._edit import edit_distances
 from bioaccel.errors import BackendUnavailableError, DeviceError, DeviceSelectionError, ModelError
-from bioaccel.sched.devices import allowed_tokens, discover_devices, select_devices
-from bioaccel.sched.multigpu import Tile, partition, run_tiles
+from bioaccel.devices._discover import allowed_tokens, discover_devices, select_devices
+from bioaccel.devices._multigpu import Tile, partition, run_tiles
 
 PROTEIN = "ACDEFGHIKLMNPQRSTVWY"
 

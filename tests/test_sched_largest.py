@@ -8,7 +8,7 @@ from bioaccel.sched.history import History, Run
 from bioaccel.sched.identity import current_user
 from bioaccel.sched.policies import Request, make_policy
 from bioaccel.sched.simulator import Job, simulate
-from bioaccel.sched.topology import Topology
+from bioaccel.devices._topology import Topology
 from tests.test_sched_snakemake import FakeJob
 
 

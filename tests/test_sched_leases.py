@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bioaccel.errors import LeaseTimeoutError, SchedulerConfigError
-from bioaccel.sched.devices import discover_devices
+from bioaccel.devices._discover import discover_devices
 from bioaccel.sched.leases import GpuBroker, lease
 from tests.datasets import child_env
 

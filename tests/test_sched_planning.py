@@ -25,7 +25,7 @@ from bioaccel.sched.simulator import (
     workload_from_sequences,
     write_trace,
 )
-from bioaccel.sched.topology import Topology, load_topology, parse_topology
+from bioaccel.devices._topology import Topology, load_topology, parse_topology
 
 
 # -- policies -----------------------------------------------------------------------------------

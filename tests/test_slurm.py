@@ -10,9 +10,9 @@ import time
 import numpy as np
 import pytest
 
-from bioaccel.distance import distance_matrix
-from bioaccel.distmatrix import DistanceMatrix
-from bioaccel.io import read_sequences
+from bioaccel.distances._compute import distance_matrix
+from bioaccel.distances._matrix import DistanceMatrix
+from bioaccel.sequences._read import read_sequences
 from tests.datasets import child_env, unavailable
 from tests.slurm_local import LocalSlurm, SlurmUnavailable
 from tests.test_workflow import copy_workflow
@@ -51,7 +51,7 @@ def test_leases_stay_inside_the_slurm_allocation(slurm, tmp_path):
     script.write_text(
         "#!/bin/sh\n"
         f"echo granted=$SLURM_JOB_GPUS visible=$CUDA_VISIBLE_DEVICES\n"
-        f"{sys.executable} -c \"from bioaccel.sched.devices import discover_devices; "
+        f"{sys.executable} -c \"from bioaccel.devices._discover import discover_devices; "
         "print('devices=' + ','.join(d.visible_id for d in discover_devices()))\"\n"
         f"bioaccel gpu-run -- sh -c 'echo leased=$CUDA_VISIBLE_DEVICES'\n")
     jobs = []

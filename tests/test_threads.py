@@ -1,4 +1,4 @@
-"""``threads``: one check (bioaccel.threads.check_threads) at every entry point -- Python
+"""``threads``: one check (bioaccel._core.threads.check_threads) at every entry point -- Python
 functions and the command line -- and the C++ core never hands an absurd value to OpenMP.
 
 Before: ``threads=10**6`` crashed the process (segmentation fault, no message),
@@ -19,7 +19,7 @@ import pytest
 
 import bioaccel
 from bioaccel.errors import ThreadCountError
-from bioaccel.threads import MAX_THREADS_PER_CPU, check_threads, max_threads
+from bioaccel._core.threads import MAX_THREADS_PER_CPU, check_threads, max_threads
 
 from .datasets import child_env
 
@@ -28,9 +28,9 @@ DNA_SEQS = ["ACGTACGTAC", "ACGTACGTAT", "ACGAACGTAC", "TCGAACGTTC"]
 
 
 def _entry_points(tmp_path):
-    from bioaccel.kmers import kmer_distance_matrix, kmer_rows, sketch
-    from bioaccel.ondisk import stream_distances
-    from bioaccel.tiles import distance_block
+    from bioaccel.distances._kmers import kmer_distance_matrix, kmer_rows, sketch
+    from bioaccel.distances._ondisk import stream_distances
+    from bioaccel.distances._tiles import distance_block
     dm = bioaccel.distance_matrix(DNA_SEQS, "jc69", backend="cpu")
     return {
         "distance_matrix": lambda t: bioaccel.distance_matrix(DNA_SEQS, "k80", threads=t),
@@ -108,8 +108,8 @@ def test_native_core_refuses_absurd_thread_counts():
         from bioaccel import _native
         from bioaccel.backends.cpu import CpuBackend
         from bioaccel.backends.base import DnaData
-        from bioaccel.io import as_batch
-        from bioaccel.scoring import make_scoring
+        from bioaccel.sequences._read import as_batch
+        from bioaccel.pairwise._scoring import make_scoring
         b = as_batch(["ACGTACGTAC", "ACGTACGTAT", "ACGAACGTAC"])
         cpu = CpuBackend()
         calls = {

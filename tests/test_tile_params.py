@@ -17,9 +17,9 @@ import pytest
 
 import bioaccel
 from bioaccel.errors import MatrixFormatError, ModelError
-from bioaccel.kmers import sketch
-from bioaccel.ondisk import stream_distances
-from bioaccel.tiles import distance_tile, merge_tiles, tile_bounds, write_tile
+from bioaccel.distances._kmers import sketch
+from bioaccel.distances._ondisk import stream_distances
+from bioaccel.distances._tiles import distance_tile, merge_tiles, tile_bounds, write_tile
 
 from .datasets import child_env, random_alignment
 
@@ -124,7 +124,7 @@ def test_cli_merge_tiles_of_two_models_fails(tmp_path, dna):
     ("seed", 42, "seed=3, not seed=42"),
 ])
 def test_sketches_refuse_other_parameters_on_every_path(tmp_path, option, value, named):
-    from bioaccel.tiles import distance_block
+    from bioaccel.distances._tiles import distance_block
     s = sketch(PROTEINS, k=9, size=50, seed=3)
     calls = [lambda **kw: bioaccel.distance_matrix(s, "mash", **kw),
              lambda **kw: distance_block(s, "mash", (0, 2), (0, 6), **kw),

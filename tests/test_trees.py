@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import bioaccel
-from bioaccel.tree import quote_label
+from bioaccel.trees._tree import quote_label
 
 from .nj_reference import check_joins_are_q_minima, nj_reference
 

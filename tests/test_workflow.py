@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bioaccel.distance import distance_matrix
-from bioaccel.distmatrix import DistanceMatrix
-from bioaccel.io import read_sequences
-from bioaccel.tree import nj
+from bioaccel.distances._compute import distance_matrix
+from bioaccel.distances._matrix import DistanceMatrix
+from bioaccel.sequences._read import read_sequences
+from bioaccel.trees._tree import nj
 from tests import workflow_helpers
 from tests.datasets import child_env
 from tests.workflow_helpers import run

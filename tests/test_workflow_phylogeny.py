@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from bioaccel import read_newick
-from bioaccel.distmatrix import DistanceMatrix
-from bioaccel.io import read_sequences
+from bioaccel.distances._matrix import DistanceMatrix
+from bioaccel.sequences._read import read_sequences
 from bioaccel.msa_engine import read_alignment
-from bioaccel.tree import nj
+from bioaccel.trees._tree import nj
 from tests import workflow_helpers
 from tests.datasets import child_env, unavailable
 from tests.workflow_helpers import run

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dna_models import pack_planes
+from ..sequences._sites import pack_planes
 
 
 def nvidia_driver_present() -> bool:

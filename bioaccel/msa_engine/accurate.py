@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..alphabet import PROTEIN, Alphabet
+from ..sequences._alphabet import PROTEIN, Alphabet
 
 #: posterior entries below this are dropped (ProbCons's and MSAProbs' 0.01)
 CUTOFF = 0.01
@@ -142,7 +142,7 @@ def gpu_posteriors(ps, work, letter_of, params: PairHmmParams, cutoff: float, ba
     """Every pair's posteriors by the backend registry's ``pair_posteriors`` operation
     (``cupy``: kernels/posterior.cu, ``numba-cuda``: kernels/posterior_numba.py) into ``ps``.
     With ``devices=``, the pairs are cut into tiles of about equal work and spread over the
-    GPUs by the multi-GPU tile runner (:mod:`bioaccel.sched.multigpu`, with its failover);
+    GPUs by the multi-GPU tile runner (:mod:`bioaccel.devices._multigpu`, with its failover);
     each pair is computed by the same kernel whatever the split, so the result does not
     depend on it."""
     from ..backends import backend_for_devices, get_backend
@@ -158,8 +158,8 @@ def gpu_posteriors(ps, work, letter_of, params: PairHmmParams, cutoff: float, ba
             flat, starts = engine.pair_posteriors(letters, offsets, pairs, odds, prm, threads)
             ps.set_pairs(pairs, flat, starts, float(cutoff))
         return
-    from ..sched.devices import select_devices
-    from ..sched.multigpu import partition, run_tiles
+    from ..devices._discover import select_devices
+    from ..devices._multigpu import partition, run_tiles
 
     chosen = select_devices(devices)
     engine = backend_for_devices(chosen, backend, "pair_posteriors")

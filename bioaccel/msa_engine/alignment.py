@@ -7,8 +7,8 @@ import os
 
 import numpy as np
 
-from ..alphabet import DNA, PROTEIN, Alphabet
-from ..distmatrix import DistanceMatrix
+from ..sequences._alphabet import DNA, PROTEIN, Alphabet
+from ..distances._matrix import DistanceMatrix
 from ..errors import ModelError
 
 #: formats of :meth:`MultipleAlignment.write` -> Biopython ``Bio.Align`` writer names
@@ -102,7 +102,7 @@ class MultipleAlignment:
         ValueError
             An unknown format, or ids PHYLIP cannot hold.
         """
-        from ..io import atomic_output
+        from ..sequences._read import atomic_output
 
         fmt = _format_for(path, format)
         if fmt == "phylip":
@@ -132,8 +132,8 @@ class MultipleAlignment:
         """
         key = str(model).lower()
         if self.alphabet is DNA:
-            from ..distance import distance_matrix
-            from ..seqbatch import SeqBatch
+            from ..distances._compute import distance_matrix
+            from ..sequences._batch import SeqBatch
             batch = SeqBatch.from_strings(self.sequences, ids=self.ids, alphabet=DNA)
             return distance_matrix(batch, "k80" if key == "auto" else key,
                                    pairwise_deletion=pairwise_deletion, threads=threads)

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..alphabet import Alphabet, get_alphabet
+from ..sequences._alphabet import Alphabet, get_alphabet
 from ..errors import BackendUnavailableError, SequenceFormatError
-from ..seqbatch import SeqBatch, check_unique_ids
-from ..tree import Tree
+from ..sequences._batch import SeqBatch, check_unique_ids
+from ..trees._tree import Tree
 from .alignment import MultipleAlignment
 from .guide import GUIDE_TREES, guide_merges, merges_for_labels
 from .scoring import gap_scale, msa_scoring
@@ -49,7 +49,7 @@ log = logging.getLogger("bioaccel")
 def _records(sequences) -> tuple[list[str], list[str], str | None]:
     """(ids, raw residue strings, source) of a path, a SeqBatch, or records."""
     if isinstance(sequences, (str, os.PathLike)):
-        from ..io import _open_text, _parse, sniff_format
+        from ..sequences._read import _open_text, _parse, sniff_format
         path = Path(sequences)
         text = _open_text(path)
         fmt = sniff_format(text, path)
@@ -125,7 +125,7 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         run here, or for ``numba-cuda`` (no MSA stage).
     devices : None, "all", int, list of int or str such as "0,2"
         Spread the guide tree's distance stage over these GPUs in tiles, with failover
-        (:mod:`bioaccel.sched.multigpu`; virtual GPUs from ``BIOACCEL_VIRTUAL_GPUS`` run the
+        (:mod:`bioaccel.devices._multigpu`; virtual GPUs from ``BIOACCEL_VIRTUAL_GPUS`` run the
         CPU engine); with ``backend="cupy"`` the progressive stage runs on the first of
         them. The alignment is the same as with ``devices=None``.
     progress : bool, optional
@@ -154,7 +154,7 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     >>> aln.mode  # auto chose the accurate mode for so small an input
     'accurate'
     """
-    from ..threads import check_threads
+    from .._core.threads import check_threads
 
     threads = check_threads(threads)
     mode = check_mode(mode)
@@ -169,11 +169,11 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     chosen = None
     if devices is not None and mode == "accurate":
         from ..backends import backend_for_devices
-        from ..sched.devices import select_devices
+        from ..devices._discover import select_devices
         backend_for_devices(select_devices(devices), key, "pair_posteriors")  # refuse a bad mix now
     elif devices is not None:
         from ..backends import backend_for_devices
-        from ..sched.devices import select_devices
+        from ..devices._discover import select_devices
         chosen = select_devices(devices)
         backend_for_devices(chosen, distance_backend, "lcs_lengths")  # refuse a bad mix now
     ids, raw, source = _records(sequences)
@@ -198,7 +198,7 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         if not Path(guide_tree).exists():
             raise ValueError(f"guide_tree {str(guide_tree)!r} is neither one of "
                              f"{list(GUIDE_TREES)} nor an existing Newick file")
-        from ..newick import read_newick
+        from ..trees._newick import read_newick
         guide_tree = read_newick(guide_tree)
     if isinstance(guide_tree, Tree):
         empty = [ids[i] for i in range(len(batch)) if batch.lengths[i] == 0]
@@ -222,7 +222,7 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         return MultipleAlignment(ids, rows, batch.alphabet, tree, mode=chosen_mode)
     weights = np.ones(n)
     total_steps = max(n - 1, 0)
-    from ..progress import progress_bar
+    from .._core.progress import progress_bar
     with progress_bar("aligning", enabled=progress) as update:
         callback = (lambda done: update(done, total_steps)) if total_steps else None
         if n and xp is not None:
@@ -258,10 +258,10 @@ def gpu_array_module():
 def progressive_in_levels(native, work: SeqBatch, scoring, merges: np.ndarray,
                           weights: np.ndarray, xp, progress=None) -> tuple[np.ndarray, int]:
     """The progressive stage with the DPs on the GPU: the merges whose children are done
-    form a level, aligned in one batch by :func:`bioaccel.backends.cupy_msa.profile_dp_batch`
+    form a level, aligned in one batch by :func:`bioaccel.backends.cupy._msa.profile_dp_batch`
     and merged in order. The merges and their paths equal the CPU engine's, so the
     alignment does too."""
-    from ..backends.cupy_msa import profile_dp_batch
+    from ..backends.cupy._msa import profile_dp_batch
 
     n = len(work)
     run = native.MsaProgressiveRun(work.codes, work.offsets, scoring.letter_of, scoring.sub,

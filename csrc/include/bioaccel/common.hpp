@@ -12,7 +12,7 @@
 
 namespace bioaccel {
 
-// At most this many threads per logical CPU (the same rule as bioaccel.threads in Python).
+// At most this many threads per logical CPU (the same rule as bioaccel._core.threads in Python).
 constexpr int kMaxThreadsPerCpu = 4;
 
 // Number of worker threads for a `threads` argument: 0 means all cores, 1 .. 4 x the

@@ -1,0 +1,1 @@
+"""bioaccel.backends.cupy."""
