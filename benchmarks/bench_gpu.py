@@ -2,7 +2,8 @@
 cupy and numba-cuda backends beside the cpu backend, neighbour joining on cupy beside the
 C++ core, edit distances on numba-cuda (GCUPS), and the MSA profile-profile DP stage on
 cupy beside the C++ engine (cells/s), the MSA guide tree's LCS distances on every GPU beside
-the CPU engine, and the MSA end to end; one run, ratios printed.
+the CPU engine, the MSA end to end, and the accurate mode's pair-HMM posteriors on every GPU
+beside the CPU engine; one run, ratios printed.
 
 What is compared: bioaccel with itself, the same call and data on a GPU backend and on the cpu
 backend; the cpu backend runs on all cores of the machine (threads=0, printed at the start)
@@ -95,6 +96,7 @@ def main() -> None:
         msa_profile_stage()
         msa_guide_distances()
         msa_end_to_end()
+        msa_posteriors()
 
 
 def _dp_args(rows_a, rows_b, sc):
@@ -190,6 +192,40 @@ def msa_end_to_end(sizes=(1000, 10000)) -> None:
         t_cpu = timed(lambda: run("cpu"), repeat=1)
         print(f"MSA end to end, {n} x 250 aa: cupy {t_gpu:.2f} s, cpu {t_cpu:.2f} s "
               f"({t_cpu / t_gpu:.2f}x), identical: {out['cupy'] == out['cpu']}", flush=True)
+
+
+def msa_posteriors(n: int = 200, length: int = 300) -> None:
+    """The accurate mode's pair-HMM posteriors (forward-backward of every pair): the C++
+    engine on all cores versus kernels/posterior.cu on every visible GPU through the tile
+    runner; cells/s, and whether the accurate alignments built on each are identical."""
+    import numpy as np
+
+    from benchmarks.family_sim import simulate_family
+    from bioaccel._core.native import load_native
+    from bioaccel.msa_engine.accurate import pair_hmm, posterior_set
+
+    fam = simulate_family(n, length, seed=2)
+    batch = bioaccel.SeqBatch.from_strings(fam.sequences, ids=fam.ids, alphabet="protein")
+    native = load_native()
+    params = pair_hmm(batch.alphabet)
+    lengths = batch.lengths.astype(np.float64)
+    cells = (lengths.sum() ** 2 - (lengths ** 2).sum()) / 2
+    out = {}
+
+    def run(key, **kw):
+        out[key] = posterior_set(native, batch, params, 0, **kw)
+
+    t_cpu = timed(lambda: run("cpu"), repeat=1)
+    t_gpu = timed(lambda: run("cupy", backend="cupy", devices="all"), repeat=2)
+    same = np.allclose(out["cpu"].accuracy(), out["cupy"].accuracy(), atol=1e-5)
+    records = list(zip(fam.ids, fam.sequences))
+    a_cpu = bioaccel.msa(records, mode="accurate").sequences
+    a_gpu = bioaccel.msa(records, mode="accurate", backend="cupy", devices="all").sequences
+    print(f"MSA accurate-mode posteriors, {n} x {length} aa ({cells / 1e9:.2f} G cells): cpu "
+          f"{t_cpu:.2f} s ({cells / t_cpu / 1e9:.2f} G cells/s), cupy on all GPUs {t_gpu:.2f} s "
+          f"({cells / t_gpu / 1e9:.2f} G cells/s, {t_cpu / t_gpu:.2f}x); expected accuracies "
+          f"{'agree' if same else 'DIFFER'} (1e-5), alignments "
+          f"{'identical' if a_cpu == a_gpu else 'DIFFERENT'}", flush=True)
 
 
 if __name__ == "__main__":

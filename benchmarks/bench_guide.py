@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 LEVEL_CHILD = """
 import json, sys, time, numpy as np
-from bioaccel.backends.cpu import load_native
+from bioaccel._core.native import load_native
 from bioaccel.sequences._read import read_sequences
 native = load_native()
 batch = read_sequences(sys.argv[1])

@@ -15,6 +15,14 @@
     against the true alignment (benchmarks/msa_accuracy.py); ratios bioaccel / FAMSA and bioaccel's
     1 -> N thread speedup.
 (c) --huge N: bioaccel alone on an N-sequence family at --threads: wall time, peak RSS, SP/TC.
+(e) --accurate: the accurate (consistency) mode on BAliBASE beside the default progressive engine
+    on every case, and beside MAFFT L-INS-i (--localpair --maxiterate 1000), ProbCons, MUSCLE 5 and
+    FAMSA2 on every --peer-every-th case (all on one thread, one run side by side); times are wall
+    and CPU seconds (this process's CPU time for in-process tools, the child's user + system time for
+    programs: on a shared machine CPU time is the fairer figure). The goals are checked on the
+    peer subset: SP and TC >= L-INS-i's at <= 1/4 of its time, and SP >= the default mode's + 0.03.
+(f) --accurate-memory: bioaccel's accurate mode alone on simulated families of 200 x 500 and
+    500 x 300 residues (1 thread, a fresh process each): time, peak RSS, SP/TC against the truth.
 (d) --dna: four simulated DNA families (200-1,000 sequences, 0.3-1.5 substitutions per site),
     SP/TC against the truth for bioaccel's default nucleotide scores (NUC.4.4 mapped to +5/-1),
     for raw NUC.4.4 (+5/-4) and for FAMSA2: what the default was chosen by.
@@ -30,7 +38,7 @@ What is timed: the alignment call only. bioaccel gets a SeqBatch read beforehand
 their sequence objects built beforehand; Clustal Omega and MAFFT are programs, so their time is the
 whole run (process start and reading a small FASTA included). Writing the output is never timed.
 A tool that is not installed (or bioaccel without ``bioaccel.msa``) is reported as "skipped: why".
-Peers: pip install pyfamsa==0.7.0 kalign-python; apt-get install -y clustalo mafft.
+Peers: pip install pyfamsa==0.7.0 kalign-python; apt-get install -y clustalo mafft probcons muscle.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import subprocess
 import sys
@@ -54,6 +63,8 @@ from benchmarks.msa_accuracy import load_msa_score, shared_msa_dir, sp_tc_family
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ("bioaccel", "famsa", "kalign", "clustalo", "mafft")
+#: tools of (e) and (f) as well: bioaccel's accurate mode and the consistency-based peers
+ALL_TOOLS = TOOLS + ("bioaccel-accurate", "linsi", "probcons", "muscle")
 
 
 # ----------------------------------------------------------------------------------------- tools
@@ -68,8 +79,24 @@ def _run_bioaccel(ids, seqs, inp, out, threads, backend, dry):
     if dry:
         return 0.0
     kw = {"backend": backend} if backend else {}
+    if MODE_OF.get("bioaccel"):
+        kw["mode"] = MODE_OF["bioaccel"]
     t0 = time.perf_counter()
     aln = bioaccel.msa(batch, threads=threads, **kw)
+    seconds = time.perf_counter() - t0
+    aln.write(out)
+    return seconds
+
+
+def _run_bioaccel_accurate(ids, seqs, inp, out, threads, backend, dry):
+    import bioaccel
+
+    batch = bioaccel.read_sequences(inp)
+    if dry:
+        return 0.0
+    kw = {"backend": backend} if backend else {}
+    t0 = time.perf_counter()
+    aln = bioaccel.msa(batch, threads=threads, mode="accurate", **kw)
     seconds = time.perf_counter() - t0
     aln.write(out)
     return seconds
@@ -123,22 +150,58 @@ def _run_mafft(ids, seqs, inp, out, threads, backend, dry):
                         stdout_to_out=True)
 
 
+def _run_linsi(ids, seqs, inp, out, threads, backend, dry):
+    return _run_program(["mafft", "--localpair", "--maxiterate", "1000", "--thread", str(threads),
+                         "--quiet", str(inp)], out, dry, stdout_to_out=True)
+
+
+def _run_probcons(ids, seqs, inp, out, threads, backend, dry):
+    return _run_program(["probcons", str(inp)], out, dry, stdout_to_out=True)  # one thread
+
+
+def _run_muscle(ids, seqs, inp, out, threads, backend, dry):
+    return _run_program(["muscle", "-align", str(inp), "-output", str(out), "-threads",
+                         str(threads)], out, dry)
+
+
 RUNNERS = {"bioaccel": _run_bioaccel, "famsa": _run_famsa, "kalign": _run_kalign,
-           "clustalo": _run_clustalo, "mafft": _run_mafft}
+           "clustalo": _run_clustalo, "mafft": _run_mafft,
+           "bioaccel-accurate": _run_bioaccel_accurate, "linsi": _run_linsi,
+           "probcons": _run_probcons, "muscle": _run_muscle}
 CALLS = {"bioaccel": "bioaccel.msa(read_sequences(path), threads=T)  (the call timed)",
          "famsa": "pyfamsa.Aligner(threads=T).align(records)  (the call timed)",
          "kalign": "kalign.align(seqs, seq_type='protein', n_threads=T)  (the call timed)",
          "clustalo": "clustalo -i in.fa -o out.fa --outfmt=fa --force --threads=T  (the whole run)",
-         "mafft": "mafft --auto --thread T --quiet in.fa > out.fa  (the whole run)"}
+         "mafft": "mafft --auto --thread T --quiet in.fa > out.fa  (the whole run)",
+         "bioaccel-accurate": "bioaccel.msa(read_sequences(path), threads=T, mode='accurate')  (the call timed)",
+         "linsi": "mafft --localpair --maxiterate 1000 --thread T in.fa > out.fa  (the whole run)",
+         "probcons": "probcons in.fa > out.fa  (the whole run, one thread)",
+         "muscle": "muscle -align in.fa -output out.fa -threads T  (the whole run)"}
 LABELS = {"bioaccel": "bioaccel", "famsa": "FAMSA2", "kalign": "Kalign", "clustalo": "ClustalO",
-          "mafft": "MAFFT"}
+          "mafft": "MAFFT", "bioaccel-accurate": "bioaccel-acc", "linsi": "L-INS-i",
+          "probcons": "ProbCons", "muscle": "MUSCLE5"}
+#: the mode the "bioaccel" runner passes (None: msa()'s default); (e) sets "fast" there
+MODE_OF: dict[str, str | None] = {"bioaccel": None}
+#: programs of each tool (for why_missing)
+PROGRAM_OF = {"linsi": "mafft", "probcons": "probcons", "muscle": "muscle"}
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children (user + system)."""
+    own = time.process_time()
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own + kids.ru_utime + kids.ru_stime
 
 
 def why_missing(tool: str) -> str | None:
     """None when the tool can run here, else the reason it cannot."""
-    if tool == "bioaccel":
+    if tool in ("bioaccel", "bioaccel-accurate"):
         import bioaccel
         return None if hasattr(bioaccel, "msa") else f"bioaccel.msa is not in {Path(bioaccel.__file__).parent}"
+    if tool in PROGRAM_OF:
+        prog = PROGRAM_OF[tool]
+        return None if shutil.which(prog) else \
+            f"no {prog} program on PATH (apt-get install -y {prog})"
     if tool in ("famsa", "kalign"):
         module = "pyfamsa" if tool == "famsa" else "kalign"
         try:
@@ -152,9 +215,15 @@ def why_missing(tool: str) -> str | None:
 
 def tool_version(tool: str) -> str:
     try:
-        if tool == "bioaccel":
+        if tool in ("bioaccel", "bioaccel-accurate"):
             import bioaccel
             return getattr(bioaccel, "__version__", "?")
+        if tool in PROGRAM_OF:
+            cmd = {"linsi": ["mafft", "--version"], "probcons": ["probcons", "--version"],
+                   "muscle": ["muscle", "--version"]}[tool]
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+            text = (res.stdout + res.stderr).strip().splitlines()
+            return text[0] if text else "?"
         if tool == "famsa":
             import pyfamsa
             return pyfamsa.__version__
@@ -170,14 +239,18 @@ def tool_version(tool: str) -> str:
 
 # ------------------------------------------------------------------------------ (a) BAliBASE
 
-def balibase(cases_dir: Path, tools, repeat: int, limit: int | None, workdir: Path, backend):
+def balibase(cases_dir: Path, tools, repeat: int, limit: int | None, workdir: Path, backend,
+             every: dict[str, int] | None = None):
+    """Every tool on every case (``every[tool] = k``: that tool on every k-th case only)."""
     msa_score = load_msa_score(cases_dir.parent if (cases_dir.parent / "msa_score.py").is_file()
                                else shared_msa_dir())
     refs = sorted(cases_dir.glob("*.ref.fa"))
     if not refs:
         raise FileNotFoundError(f"no *.ref.fa cases in {cases_dir}")
     refs = refs[:limit] if limit else refs
-    res = {t: {"seconds": 0.0, "scores": {}, "failed": {}} for t in tools}
+    res = {t: {"seconds": 0.0, "cpu_seconds": 0.0, "scores": {}, "failed": {}, "times": {}}
+           for t in tools}
+    every = every or {}
     for t in tools:
         (workdir / t).mkdir(parents=True, exist_ok=True)
     for k, ref in enumerate(refs, 1):
@@ -185,11 +258,16 @@ def balibase(cases_dir: Path, tools, repeat: int, limit: int | None, workdir: Pa
         inp = cases_dir / f"{case}.fa"
         ids, seqs = read_fasta(inp)
         for t in tools:
+            if (k - 1) % every.get(t, 1):
+                continue
             out = workdir / t / f"{case}.fa"
             best = float("inf")
+            best_cpu = float("inf")
             try:
                 for _ in range(repeat):
+                    c0 = cpu_seconds()
                     best = min(best, RUNNERS[t](ids, seqs, inp, out, 1, backend, False))
+                    best_cpu = min(best_cpu, cpu_seconds() - c0)
                 res[t]["scores"][case] = msa_score.score(str(ref), str(out))
             except Exception as exc:  # a failure on one case scores 0 and is listed
                 detail = exc.stderr.decode(errors="replace").strip()[-200:] if \
@@ -197,13 +275,18 @@ def balibase(cases_dir: Path, tools, repeat: int, limit: int | None, workdir: Pa
                 res[t]["failed"][case] = f"{type(exc).__name__}: {detail}"
                 res[t]["scores"][case] = {"sp": 0.0, "tc": 0.0, "q": 0.0, "tc_q": 0.0}
                 best = 0.0 if best == float("inf") else best
+                best_cpu = 0.0 if best_cpu == float("inf") else best_cpu
             res[t]["seconds"] += best
+            res[t]["cpu_seconds"] += best_cpu
+            res[t]["times"][case] = (best, best_cpu)
         if k % 20 == 0 or k == len(refs):
             print(f"  {k}/{len(refs)} cases", file=sys.stderr, flush=True)
     summary = {}
     for t in tools:
         scores = res[t]["scores"]
-        entry = {"seconds": res[t]["seconds"], "cases": len(scores), "failed": res[t]["failed"]}
+        entry = {"seconds": res[t]["seconds"], "cpu_seconds": res[t]["cpu_seconds"],
+                 "cases": len(scores), "failed": res[t]["failed"],
+                 "per_case": scores, "times": res[t]["times"]}
         for subset in ("all", "RV11", "RV12"):     # BB11001, BBS11001: RV11; BB12001, BBS12001: RV12
             chosen = [s for c, s in scores.items() if subset in ("all", "RV" + c.replace("BBS", "BB")[2:4])]
             entry[subset] = {m: sum(s[m] for s in chosen) / len(chosen) for m in ("sp", "tc", "q", "tc_q")} \
@@ -235,6 +318,83 @@ def print_balibase(summary):
 
 def _ratio(a, b):
     return a / b if b else float("nan")
+
+
+# ------------------------------------------------------------- (e) the accurate mode on BAliBASE
+
+ACCURATE_PEERS = ("linsi", "probcons", "muscle", "famsa")
+
+
+def _means(entry, cases):
+    scores = [entry["per_case"][c] for c in cases]
+    times = [entry["times"][c] for c in cases]
+    n = max(1, len(cases))
+    return {"cases": len(cases), "sp": sum(x["sp"] for x in scores) / n,
+            "tc": sum(x["tc"] for x in scores) / n, "seconds": sum(t[0] for t in times),
+            "cpu_seconds": sum(t[1] for t in times)}
+
+
+def accurate_balibase(cases_dir: Path, ok, peer_every: int, repeat: int, workdir: Path,
+                      limit: int | None = None):
+    """(e): bioaccel accurate and default (fast) on every case, the peers on every
+    ``peer_every``-th case; tables over all cases and over the peer subset; the goals."""
+    ours = [t for t in ("bioaccel-accurate", "bioaccel") if t in ok]
+    peers = [t for t in ACCURATE_PEERS if t in ok]
+    MODE_OF["bioaccel"] = "fast"
+    try:
+        summary = balibase(cases_dir, ours + peers, repeat, limit, workdir, None,
+                           every={p: peer_every for p in peers})
+    finally:
+        MODE_OF["bioaccel"] = None
+    all_cases = sorted(summary[ours[0]]["per_case"]) if ours else []
+    subset = sorted(summary[peers[0]]["per_case"]) if peers else all_cases
+    table = {"all": {t: _means(summary[t], all_cases) for t in ours},
+             "peer_subset": {t: _means(summary[t], subset) for t in ours + peers}}
+    for name, rows in (("all cases", table["all"]), ("peer subset", table["peer_subset"])):
+        print(f"  {name}:")
+        print(f"  {'tool':13s} {'cases':>5s} {'SP':>6s} {'TC':>6s} {'wall s':>8s} {'CPU s':>8s}")
+        for t, m in rows.items():
+            print(f"  {LABELS[t]:13s} {m['cases']:5d} {m['sp']:6.3f} {m['tc']:6.3f} "
+                  f"{m['seconds']:8.2f} {m['cpu_seconds']:8.2f}")
+    goals = {}
+    sub = table["peer_subset"]
+    if "bioaccel-accurate" in sub and "linsi" in sub:
+        a, li = sub["bioaccel-accurate"], sub["linsi"]
+        goals["sp_vs_linsi"] = a["sp"] >= li["sp"]
+        goals["tc_vs_linsi"] = a["tc"] >= li["tc"]
+        goals["cpu_ratio_vs_linsi"] = _ratio(a["cpu_seconds"], li["cpu_seconds"])
+        goals["wall_ratio_vs_linsi"] = _ratio(a["seconds"], li["seconds"])
+        print(f"  accurate vs L-INS-i on {a['cases']} cases: SP {a['sp']:.3f} vs {li['sp']:.3f}, "
+              f"TC {a['tc']:.3f} vs {li['tc']:.3f}, time ratio CPU "
+              f"{goals['cpu_ratio_vs_linsi']:.3f} / wall {goals['wall_ratio_vs_linsi']:.3f} "
+              "(goals: SP, TC >= L-INS-i; time <= 0.25)")
+    for label, rows in (("all", table["all"]), ("peer_subset", sub)):
+        if "bioaccel-accurate" in rows and "bioaccel" in rows:
+            gain = rows["bioaccel-accurate"]["sp"] - rows["bioaccel"]["sp"]
+            goals[f"sp_gain_{label}"] = gain
+            print(f"  accurate - default SP ({label.replace('_', ' ')}): {gain:+.3f} (goal >= +0.03)")
+    return {"summary": summary, "table": table, "goals": goals, "peer_every": peer_every}
+
+
+def accurate_memory(args, workdir: Path, sizes=((200, 500), (500, 300))):
+    """(f): the accurate mode's time and peak RSS on simulated families (1 thread)."""
+    rows = []
+    print(f"  {'family':>10s} {'time s':>8s} {'peak MiB':>9s} {'base MiB':>9s} {'SP':>6s} {'TC':>6s}")
+    for n, length in sizes:
+        fam = simulate_family(n, length, "protein", args.seed, depth=args.depth,
+                              indel_rate=args.indel_rate)
+        inp = workdir / f"accurate-{n}x{length}.fa"
+        write_fasta(inp, fam.ids, fam.sequences)
+        (run,) = family_runs(n, fam, inp, workdir, [("bioaccel-accurate", 1)], 1, None,
+                             args.timeout)
+        run.update({"n": n, "length": length})
+        rows.append(run)
+        if "error" in run:
+            print(f"  {f'{n} x {length}':>10s}  failed: {run['error']}")
+            continue
+        print(f"  {f'{n} x {length}':>10s} {run['seconds']:8.2f} {run['rss_mib']:9.0f} "
+              f"{run['base_rss_mib']:9.0f} {run['sp']:6.3f} {run['tc']:6.3f}", flush=True)
+    return rows
 
 
 # ------------------------------------------------------------------ (b, c) simulated families
@@ -396,7 +556,7 @@ def dna_speed(args, ok, workdir) -> list[dict]:
 
 def worker_main(argv):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--worker", required=True, choices=TOOLS)
+    ap.add_argument("--worker", required=True, choices=ALL_TOOLS)
     ap.add_argument("threads", type=int)
     ap.add_argument("inp")
     ap.add_argument("out")
@@ -438,6 +598,13 @@ def main(argv=None) -> None:
     ap.add_argument("--add", action="store_true", help="(f): adding genomes and fragments")
     ap.add_argument("--add-genomes", type=int, default=100)
     ap.add_argument("--add-length", type=int, default=30000)
+    ap.add_argument("--accurate", action="store_true",
+                    help="(e): the accurate mode on BAliBASE beside the default mode and the "
+                         "consistency peers")
+    ap.add_argument("--peer-every", type=int, default=1,
+                    help="(e): peers on every k-th case only (bioaccel on all)")
+    ap.add_argument("--accurate-memory", action="store_true",
+                    help="(f): accurate mode time and peak RSS, 200 x 500 and 500 x 300 families")
     ap.add_argument("--workdir", default=None, help="keep alignments here (default: a temporary folder)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
@@ -446,8 +613,9 @@ def main(argv=None) -> None:
     work.mkdir(parents=True, exist_ok=True)
     report = {"machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                           "python": platform.python_version()}, "skipped": {}, "versions": {}}
-    missing = {t: why_missing(t) for t in TOOLS}
-    for t in TOOLS:
+    listed = ALL_TOOLS if (args.accurate or args.accurate_memory) else TOOLS
+    missing = {t: why_missing(t) for t in listed}
+    for t in listed:
         if missing[t]:
             print(f"{LABELS[t]}: skipped: {missing[t]}")
             report["skipped"][t] = missing[t]
@@ -459,6 +627,7 @@ def main(argv=None) -> None:
     show_compared("multiple alignment of the same FASTA file, each tool in a fresh worker process, "
                   f"the same threads T for every tool (T = 1 in (a); {args.threads} and 1 in (b))",
                   [(LABELS[t], CALLS[t], args.threads) for t in ok])
+    ok = [t for t in listed if not missing[t]]
 
     if args.skip_balibase:
         print("\n(a) BAliBASE: skipped: --skip-balibase")
@@ -512,6 +681,15 @@ def main(argv=None) -> None:
         report["add"] = bench_add(["--genomes", str(args.add_genomes), "--length",
                                    str(args.add_length), "--threads", str(args.threads),
                                    "--repeats", str(max(args.repeat, 1))])
+    if args.accurate:
+        print(f"\n(e) accurate mode on BAliBASE ({args.balibase}), 1 thread, best of "
+              f"{args.bali_repeat}; peers on every {args.peer_every}-th case")
+        report["accurate"] = accurate_balibase(Path(args.balibase), ok, args.peer_every,
+                                               args.bali_repeat, work / "accurate", args.cases)
+
+    if args.accurate_memory:
+        print("\n(f) accurate mode on simulated families, 1 thread: time and peak RSS")
+        report["accurate_memory"] = accurate_memory(args, work)
 
     if args.json:
         from bioaccel.sequences._read import atomic_output

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU checks for a machine with an NVIDIA GPU (never part of CI): installs CuPy for the
 # driver's CUDA major version, runs the gpu-marked and backend tests on the real device
-# (no simulator), then the GPU benchmarks. Meant to finish in under 8 minutes.
+# (no simulator), then the GPU benchmarks (with the accurate MSA mode's posteriors). Meant to finish in under 8 minutes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export BIOACCEL_GPU_TESTS=1 PYTHONUNBUFFERED=1
@@ -12,6 +12,6 @@ extra=cuda12; [ "${major:-12}" -ge 13 ] && extra=cuda13
 python3 -m pip install -q -e ".[test,$extra]" || exit 1
 bioaccel doctor --no-r --require gpu
 status=0
-python3 -m pytest -q -m "not r" tests/distances/test_dna_distances.py tests/pairwise/test_align.py tests/pairwise/test_edit.py tests/devices/test_gpu.py tests/devices/test_sched_devices.py tests/msa/test_msa_gpu.py tests/msa/test_msa_guide.py || status=1
+python3 -m pytest -q -m "not r" tests/distances/test_dna_distances.py tests/pairwise/test_align.py tests/pairwise/test_edit.py tests/devices/test_gpu.py tests/devices/test_sched_devices.py tests/msa/test_msa_gpu.py tests/msa/test_msa_guide.py tests/msa/test_msa_accurate_gpu.py || status=1
 python3 benchmarks/bench_gpu.py || status=1
 exit $status

@@ -113,6 +113,13 @@ class Backend(abc.ABC):
         from ..errors import BackendUnavailableError
         raise BackendUnavailableError(f"backend {self.name!r} has no msa_profile_dp kernels")
 
+    def pair_posteriors(self, letters, offsets, pairs, odds, prm, threads: int = 0):
+        """Pair-HMM posterior match probabilities of the listed pairs (the accurate MSA mode;
+        layout in :mod:`bioaccel.backends.posteriors`). Only backends listing
+        ``pair_posteriors`` in :attr:`operations` override this."""
+        from ..errors import BackendUnavailableError
+        raise BackendUnavailableError(f"backend {self.name!r} has no pair_posteriors kernels")
+
     def __repr__(self) -> str:
         return f"<bioaccel backend {self.name!r}>"
 

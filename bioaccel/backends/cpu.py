@@ -16,7 +16,7 @@ NATIVE_MODEL_IDS = {"raw": 0, "jc69": 1, "k80": 2, "f81": 3, "tn93": 4, "logdet"
 class CpuBackend(Backend):
     name = "cpu"
     operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths",
-                            "neighbor_joining"})
+                            "neighbor_joining", "pair_posteriors"})
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
         try:
@@ -52,6 +52,11 @@ class CpuBackend(Backend):
         usable = (inplace and isinstance(d, np.ndarray) and d.dtype == np.float64
                   and d.flags.c_contiguous and d.flags.writeable)
         return load_native().neighbor_joining(d, int(threads), bool(usable))
+
+    def pair_posteriors(self, letters, offsets, pairs, odds, prm, threads=0):
+        """Pair-HMM posteriors of the listed pairs (see :mod:`bioaccel.backends.posteriors`)."""
+        from .posteriors import posteriors_cpu
+        return posteriors_cpu(load_native(), letters, offsets, pairs, odds, prm)
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
         # the kernel reads one sequence set: queries then targets, side by side

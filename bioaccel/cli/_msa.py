@@ -73,6 +73,11 @@ def _refine_arg(refine, iterations):
 @click.option("--devices", default=None,
               help="Spread the guide tree's distances over these GPUs: 'all' or ids such as "
                    "0,2 (with failover); with a GPU backend the alignment runs on the first.")
+@click.option("--mode", type=click.Choice(["auto", "accurate", "fast"]), default="auto",
+              show_default=True,
+              help="accurate: consistency-based (pair-HMM posteriors, ProbCons-style; families "
+                   "up to a few hundred sequences); fast: the progressive engine; auto: accurate "
+                   "for small inputs. -v logs the choice.")
 @click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus "
               "(default: sniffed from the content, then the extension).")
 @click.option("--add", "add", type=click.Path(path_type=Path, allow_dash=True), default=None,
@@ -92,7 +97,7 @@ def _refine_arg(refine, iterations):
 @click.option("--profile", "profile", type=click.Path(path_type=Path), nargs=2, default=None,
               help="Align two alignments A B to each other (each keeps its columns).")
 def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open, gap_extend,
-            term_gap, refine, refine_iterations, threads, backend, devices, input_format,
+            term_gap, refine, refine_iterations, threads, backend, devices, mode, input_format,
             add, to, keep_length, fragments, dropped_out, profile):
     """Align the sequences of INPUT (FASTA, gzip too; - for stdin) into a multiple alignment;
     or add sequences to an alignment (--add NEW --to ALN), or align two alignments
@@ -132,7 +137,7 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
                   format=None if is_stdio(input) else input_format,
                   gap_open=gap_open, gap_extend=gap_extend, term_gap=term_gap,
                   refine=_refine_arg(refine, refine_iterations), threads=threads,
-                  backend=backend, devices=devices)
+                  backend=backend, devices=devices, mode=mode)
     if is_stdio(output):
         from ..msa_engine.alignment import format_alignment
         with text_output(output) as f:

@@ -90,7 +90,7 @@ def add_to_alignment(records, to, *, alphabet="auto", matrix="auto", gap_open=No
     """The existing alignment ``to`` with the sequences ``records`` = (ids, raw residue
     strings, source) aligned to its columns (see the module docstring; :func:`bioaccel.msa`
     documents the arguments)."""
-    from ..backends.cpu import load_native
+    from .._core.native import load_native
     from ..sequences._batch import check_unique_ids
 
     existing = _alignment(to, alphabet)
@@ -173,7 +173,7 @@ def align_alignments(a, b, *, alphabet="auto", matrix="auto", gap_open=None, gap
     """Two alignments aligned to each other as profiles (sum-of-pairs columns, gap kinds):
     each keeps its columns (those holding a residue; all-gap columns are dropped) and its
     rows' residues; the rows of ``a`` come first."""
-    from ..backends.cpu import load_native
+    from .._core.native import load_native
 
     aln_a, aln_b = _alignment(a, alphabet), _alignment(b, alphabet)
     _check_ids(aln_a.ids, aln_b.ids, "both alignments")

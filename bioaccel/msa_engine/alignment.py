@@ -38,9 +38,14 @@ class MultipleAlignment:
         Residues left out of added rows (``msa(add=..., keep_length=True)``): residues
         start..end (1-based) of sequence ``id``, which fell between columns ``after_column``
         and ``after_column + 1`` (1-based; 0: before the first); empty otherwise.
+    mode : str or None
+        The mode :func:`bioaccel.msa` aligned in (``"accurate"`` or ``"fast"``), None for
+        an alignment read from a file.
     """
 
-    def __init__(self, ids, sequences, alphabet: Alphabet = PROTEIN, guide_tree=None):
+    def __init__(self, ids, sequences, alphabet: Alphabet = PROTEIN, guide_tree=None,
+                 mode: str | None = None):
+        self.mode = mode
         self.ids = list(ids)
         self.sequences = list(sequences)
         self.alphabet = alphabet

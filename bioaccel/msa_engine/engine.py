@@ -10,6 +10,7 @@ sequential with a fixed seed).
 from __future__ import annotations
 
 import contextlib
+import logging
 import numbers
 import os
 from pathlib import Path
@@ -34,6 +35,17 @@ REFINE_ITERATIONS = 100
 #: (benchmarks/bench_msa.py with this constant changed)
 REFINE_RADIUS = 300
 REFINE_SEED = 5489
+#: modes of :func:`msa`
+MODES = ("auto", "accurate", "fast")
+#: ``mode="auto"`` aligns accurately up to this many sequences ...
+AUTO_ACCURATE_SEQUENCES = 300
+#: ... and this many pair-HMM cells over all pairs (sum over pairs of |x| |y|) ...
+AUTO_ACCURATE_CELLS = 2.0e9
+#: ... and at most this many in the largest pair (its forward matrix is dense: 16 bytes a
+#: cell per thread while it runs)
+AUTO_ACCURATE_PAIR_CELLS = 1.6e7
+
+log = logging.getLogger("bioaccel")
 
 
 def _records(sequences, format: str | None = None) -> tuple[list[str], list[str], str | None]:
@@ -77,7 +89,7 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
         term_gap: float | None = None, refine="auto", threads: int = 0,
         backend: str = "auto", devices=None, progress: bool | None = None,
         add=None, to=None, keep_length: bool = False, fragments: bool = False,
-        profile=None, format: str | None = None) -> MultipleAlignment:
+        profile=None, format: str | None = None, mode: str = "auto") -> MultipleAlignment:
     """Multiple sequence alignment by progressive profile-profile alignment up a guide tree.
 
     Parameters
@@ -148,6 +160,16 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
     format : str, optional
         The format of a file given as a path (one of :data:`bioaccel.sequences.FORMATS`); sniffed
         when omitted.
+    mode : {"auto", "accurate", "fast"}
+        ``fast``: the progressive engine above. ``accurate``: probabilistic consistency
+        (:mod:`bioaccel.msa_engine.accurate`: pair-HMM posteriors of every pair, two
+        consistency rounds, progressive alignment and refinement on the summed posteriors;
+        O(n^2 L^2) time, O(n^2 L) memory); ``matrix`` and the gap penalties do not apply to
+        it, ``refine`` counts its refinement rounds. ``auto``: ``accurate`` up to
+        :data:`AUTO_ACCURATE_SEQUENCES` sequences, :data:`AUTO_ACCURATE_CELLS` pair-HMM
+        cells over all pairs and :data:`AUTO_ACCURATE_PAIR_CELLS` in the largest pair
+        (about 20 s of posteriors on one core), else ``fast``. The chosen mode is logged
+        and kept in ``MultipleAlignment.mode``.
 
     Returns
     -------
@@ -159,6 +181,8 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
     >>> aln = msa([("a", "MKVLAAGIV"), ("b", "MKVLGIV"), ("c", "MKALAAGIV")])
     >>> aln.sequences
     ['MKVLAAGIV', 'MKVL--GIV', 'MKALAAGIV']
+    >>> aln.mode  # auto chose the accurate mode for so small an input
+    'accurate'
     """
     from .._core.threads import check_threads
 
@@ -172,14 +196,20 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
                          "and to=")
     if sequences is None:
         raise TypeError("msa() needs sequences (or add= and to=, or profile=)")
-    requested = str(backend).lower()
+    mode = check_mode(mode)
+    requested = str(backend).lower().replace("_", "-")
+    requested = "numba-cuda" if requested == "numba" else requested
     key = "cpu" if requested == "auto" else requested
     # the progressive stage's DPs: the C++ engine, or a backend of the registry that has the
     # batched kernel (cupy, numba-cuda); an unknown or unfit backend is named here
     dp_backend = None if key == "cpu" else get_backend(key, "msa_profile_dp")
     distance_backend = key if dp_backend is not None else ("cpu" if devices is None else requested)
     chosen = None
-    if devices is not None:
+    if devices is not None and mode == "accurate":
+        from ..backends import backend_for_devices
+        from ..devices._discover import select_devices
+        backend_for_devices(select_devices(devices), key, "pair_posteriors")  # refuse a bad mix now
+    elif devices is not None:
         from ..backends import backend_for_devices
         from ..devices._discover import select_devices
         chosen = select_devices(devices)
@@ -198,7 +228,10 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
     order = sorted(nonempty, key=lambda i: (batch[i].tobytes(), ids[i]))
     work = batch.subset(order)
     n = len(work)
-    iterations = _refine_iterations(refine, n)
+    chosen_mode = resolve_mode(mode, np.asarray(work.lengths))
+    log.info("msa mode: %s (%s; %d sequences)", chosen_mode,
+             "chosen by auto" if mode == "auto" else "asked for", n)
+    iterations = _refine_iterations(refine, n, chosen_mode)
     if isinstance(guide_tree, (str, os.PathLike)) and str(guide_tree).lower() not in GUIDE_TREES:
         if not Path(guide_tree).exists():
             raise ValueError(f"guide_tree {str(guide_tree)!r} is neither one of "
@@ -213,10 +246,21 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
         merges_all = merges_for_labels(guide_tree, labels, source or "guide tree") \
             if len(labels) > 1 else np.zeros((0, 2), np.int64)
         merges = _restrict(merges_all, len(labels), n)
+    elif chosen_mode == "accurate" and str(guide_tree).lower() == "auto":
+        merges = None  # the accurate mode's own tree: UPGMA of expected accuracies
     else:
         merges, _ = guide_merges(work, guide_tree, threads, distance_backend, devices)
     from .._core.native import load_native
     native = load_native()
+    if chosen_mode == "accurate":
+        from .accurate import accurate_alignment
+        cols, width, merges = accurate_alignment(
+            native, work, merges=merges, threads=threads, iterations=iterations,
+            backend=key, devices=devices)
+        rows = _rows(raw, order, work, cols, int(width), len(batch))
+        empty_ids = [ids[i] for i in range(len(batch)) if batch.lengths[i] == 0]
+        tree = _guide_tree(merges, [ids[i] for i in order], empty_ids)
+        return MultipleAlignment(ids, rows, batch.alphabet, tree, mode=chosen_mode)
     weights = np.ones(n)
     total_steps = max(n - 1, 0)
     from .._core.progress import progress_bar
@@ -242,7 +286,7 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
     rows = _rows(raw, order, work, cols, int(width), len(batch))
     empty_ids = [ids[i] for i in range(len(batch)) if batch.lengths[i] == 0]
     tree = _guide_tree(merges, [ids[i] for i in order], empty_ids)
-    return MultipleAlignment(ids, rows, batch.alphabet, tree)
+    return MultipleAlignment(ids, rows, batch.alphabet, tree, mode=chosen_mode)
 
 
 def _align_to_alignments(sequences, add, to, profile, keep_length, fragments, **kw):
@@ -306,15 +350,45 @@ def progressive_in_levels(native, work: SeqBatch, scoring, merges: np.ndarray,
     return run.finish()
 
 
-def _refine_iterations(refine, n: int) -> int:
+def check_mode(mode) -> str:
+    """``mode`` lower-cased, or a ValueError naming it and the choices."""
+    key = str(mode).lower() if isinstance(mode, str) else None
+    if key not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(repr(m) for m in MODES)}, "
+                         f"got {mode!r}")
+    return key
+
+
+def resolve_mode(mode: str, lengths) -> str:
+    """The mode ``auto`` picks for sequences of these lengths: accurate while the pairwise
+    posteriors stay within :data:`AUTO_ACCURATE_SEQUENCES` sequences and
+    :data:`AUTO_ACCURATE_CELLS` forward-backward cells over all pairs."""
+    if mode != "auto":
+        return mode
+    n = len(lengths)
+    if n > AUTO_ACCURATE_SEQUENCES:
+        return "fast"
+    lengths = np.sort(np.asarray(lengths, dtype=np.float64))
+    total = float(lengths.sum())
+    cells = (total * total - float(np.sum(lengths ** 2))) / 2.0  # sum over pairs of |x| |y|
+    largest = float(lengths[-1] * lengths[-2]) if n > 1 else 0.0
+    return "accurate" if cells <= AUTO_ACCURATE_CELLS and largest <= AUTO_ACCURATE_PAIR_CELLS \
+        else "fast"
+
+
+def _refine_iterations(refine, n: int, mode: str = "fast") -> int:
     """Refinement iterations for ``refine`` ("auto", a bool, or a count) and n sequences."""
+    if mode == "accurate":
+        from .accurate import REFINE_ITERATIONS as default
+    else:
+        default = REFINE_ITERATIONS
     if isinstance(refine, str):
         if refine.lower() != "auto":
             raise ValueError(f"refine must be 'auto', True, False or a number of iterations, "
                              f"got {refine!r}")
-        return REFINE_ITERATIONS if n <= REFINE_UP_TO else 0
+        return default if (n <= REFINE_UP_TO or mode == "accurate") else 0
     if isinstance(refine, bool) or refine is None:
-        return REFINE_ITERATIONS if refine else 0
+        return default if refine else 0
     if not isinstance(refine, numbers.Integral) or not 0 <= int(refine) <= 1_000_000:
         raise ValueError(f"refine must be 'auto', True, False or a number of iterations "
                          f"(0 to 1,000,000), got {refine!r}")

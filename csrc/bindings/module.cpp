@@ -350,9 +350,11 @@ py::list align_pairs_py(U8Array q_codes, I64Array q_offsets, U8Array t_codes, I6
 }  // namespace
 
 void bind_msa(py::module_& m);  // csrc/bindings/msa.cpp
+void bind_msa_accurate(py::module_& m);  // csrc/bindings/msa_accurate.cpp
 
 PYBIND11_MODULE(_native, m) {
     bind_msa(m);
+    bind_msa_accurate(m);
     m.doc() = "bioaccel's compiled core (C++, OpenMP when built with it)";
     m.def("dna_pair_counts", &dna_pair_counts_py, py::arg("planes"), py::arg("i0"), py::arg("i1"),
           py::arg("j0"), py::arg("j1"), py::arg("table"), py::arg("upper_only"), py::arg("threads"),

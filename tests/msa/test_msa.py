@@ -121,7 +121,7 @@ def test_two_sequences_score_the_pairwise_optimum():
     aligner.extend_end_gap_score = -sc.term_extend
     for _ in range(40):
         a, b = random_family(rng, 2, int(rng.integers(1, 40)), mutate=0.5)
-        aln = bioaccel.msa([("a", a), ("b", b)], refine=False)
+        aln = bioaccel.msa([("a", a), ("b", b)], refine=False, mode="fast")
         check_rows(aln, ["a", "b"], [a, b])
         assert sp_score(aln.sequences, sc) == pytest.approx(aligner.score(a, b), abs=1e-3)
 
@@ -223,13 +223,13 @@ def test_refinement_never_lowers_the_sum_of_pairs():
     rng = np.random.default_rng(44)
     records = [(f"s{k}", s) for k, s in enumerate(random_family(rng, 14, 50, mutate=0.45))]
     sc = msa_scoring(bioaccel.PROTEIN)
-    before = bioaccel.msa(records, refine=False).sequences
-    after = bioaccel.msa(records, refine=200, threads=1).sequences
+    before = bioaccel.msa(records, refine=False, mode="fast").sequences
+    after = bioaccel.msa(records, refine=200, threads=1, mode="fast").sequences
     assert after != before  # something was accepted
     assert pairwise_sp_score(after, sc) > pairwise_sp_score(before, sc)
     # several splits realigned at once, taken in draw order: the serial result
     for threads in (2, 3, 8):
-        assert bioaccel.msa(records, refine=200, threads=threads).sequences == after
+        assert bioaccel.msa(records, refine=200, threads=threads, mode="fast").sequences == after
 
 
 def test_checkpointed_traceback_equals_full():
@@ -511,5 +511,6 @@ def test_dna_default_scores_and_accuracy_on_simulated_families():
         fam = simulate_family(120, 300, "dna", seed=seed, depth=1.0)
         records = list(zip(fam.ids, fam.sequences))
         scores = {m: sp_tc_family(dict(zip(x.ids, x.sequences)), fam)["sp"]
-                  for m in ("auto", "NUC.4.4") for x in [bioaccel.msa(records, matrix=m)]}
+                  for m in ("auto", "NUC.4.4") for x in [bioaccel.msa(records, matrix=m,
+                                                                      mode="fast")]}
         assert scores["auto"] >= floor and scores["auto"] > scores["NUC.4.4"] + 0.03, scores

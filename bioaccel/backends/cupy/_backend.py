@@ -50,7 +50,8 @@ class CupyBackend(Backend):
 
     name = "cupy"
     operations = frozenset({"dna_counts", "edit_distances", "align_scores", "lcs_lengths",
-                            "msa_profile_dp", "neighbor_joining"})
+                            "msa_profile_dp", "neighbor_joining",
+                            "pair_posteriors"})
     # backend="auto" picks CuPy for the DNA pair counts (one-hot GEMMs) and for NJ on large
     # matrices (bioaccel.nj: n >= NJ_GPU_MIN_TAXA); its alignment, edit, LCS and MSA kernels
     # run when the backend is named (auto takes numba-cuda there)
@@ -139,6 +140,15 @@ class CupyBackend(Backend):
     def neighbor_joining(self, d, threads, inplace=False):
         from ..nj_array import neighbor_joining_arrays
         return neighbor_joining_arrays(d, self.xp)
+
+    def pair_posteriors(self, letters, offsets, pairs, odds, prm, threads=0):
+        """Pair-HMM posteriors of the listed pairs (``kernels/posterior.cu``)."""
+        if self.xp is np:
+            from ...errors import BackendUnavailableError
+            raise BackendUnavailableError("the NumPy stand-in of the cupy backend has no "
+                                          "pair_posteriors kernel (it is CUDA C)")
+        from ..posteriors import posteriors_cupy
+        return posteriors_cupy(self.xp, letters, offsets, pairs, odds, prm)
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
         from ..base import all_pairs, scatter_pairs

@@ -16,7 +16,7 @@ def _simulator() -> bool:
 class NumbaCudaBackend(Backend):
     name = "numba-cuda"
     operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths",
-                            "msa_profile_dp"})
+                            "msa_profile_dp", "pair_posteriors"})
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
         if _simulator() and for_auto:
@@ -108,6 +108,11 @@ class NumbaCudaBackend(Backend):
             return d_out.copy_to_host()
 
         return self._per_pair(len(queries), len(targets), symmetric, launch)
+
+    def pair_posteriors(self, letters, offsets, pairs, odds, prm, threads=0):
+        """Pair-HMM posteriors of the listed pairs (``kernels/posterior_numba.py``)."""
+        from ..posteriors import posteriors_numba
+        return posteriors_numba(letters, offsets, pairs, odds, prm)
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
         from numba import cuda
