@@ -56,7 +56,7 @@ def write_phylip(d: np.ndarray, path: Path) -> None:
 def split_hashes(path: Path) -> set[int]:
     """The nontrivial splits of an unrooted Newick tree, each as the XOR of random 64-bit
     tip keys on the side without tip 't0' (collisions: about n^2 / 2^64)."""
-    from bioaccel.newick import read_newick
+    from bioaccel.trees import read_newick
 
     tree = read_newick(path)
     n = tree.n_tips
