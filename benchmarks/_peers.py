@@ -31,8 +31,9 @@ def command_line(cmd: list[str], stdout: str | os.PathLike | None = None) -> str
     return f"{text} > {stdout}" if stdout is not None else text
 
 
-def run_program(cmd: list[str], stdout: str | os.PathLike | None = None,
-                env: dict | None = None) -> tuple[float, float]:
+def run_program(
+    cmd: list[str], stdout: str | os.PathLike | None = None, env: dict | None = None
+) -> tuple[float, float]:
     """Run ``cmd`` to completion: (wall seconds, peak RSS of the process in MiB).
 
     The peak comes from GNU time (``/usr/bin/time -f %M``) when it is there: a child forked
@@ -52,8 +53,9 @@ def run_program(cmd: list[str], stdout: str | os.PathLike | None = None,
             wall = time.perf_counter() - t0
         code = os.waitstatus_to_exitcode(status)
         if code != 0:
-            raise RuntimeError(f"{command_line(cmd)} failed (exit {code}): "
-                               f"{err.decode(errors='replace')[-500:]}")
+            raise RuntimeError(
+                f"{command_line(cmd)} failed (exit {code}): {err.decode(errors='replace')[-500:]}"
+            )
         text = Path(rss_file.name).read_text().split() if gnu_time.exists() else []
         peak_kib = float(text[-1]) if text else float(usage.ru_maxrss)
     return wall, peak_kib / 1024

@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._peers import (  # noqa: E402
+from benchmarks._peers import (
     bioaccel_cli,
     checkout_env,
     command_line,
@@ -39,37 +39,72 @@ from benchmarks._peers import (  # noqa: E402
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--threads", type=int, default=2, help="threads for both tools (default 2)")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--first", type=int, default=0, help="only the first N sequences (a quick check)")
+    ap.add_argument(
+        "--first", type=int, default=0, help="only the first N sequences (a quick check)"
+    )
     args = ap.parse_args()
     from tests.datasets import dada2_16s
+
     src = dada2_16s()
     tmp = Path(tempfile.mkdtemp(prefix="bioaccel-kmers-"))
     fasta = tmp / "16s.fa"
     text = gzip.decompress(src.read_bytes()).decode()
     if args.first:
-        text = ">" + ">".join(text.split(">")[1:args.first + 1])
+        text = ">" + ">".join(text.split(">")[1 : args.first + 1])
     fasta.write_text(text)
     n = sum(1 for line in fasta.read_text().splitlines() if line.startswith(">"))
     t = str(args.threads)
     mash = shutil.which("mash")
     env = checkout_env()
 
-    common = [*bioaccel_cli(), "distance", str(fasta), "-m", "mash", "-k", "21", "--sketch-size", "1000",
-              "-t", t]
+    common = [
+        *bioaccel_cli(),
+        "distance",
+        str(fasta),
+        "-m",
+        "mash",
+        "-k",
+        "21",
+        "--sketch-size",
+        "1000",
+        "-t",
+        t,
+    ]
     ours_text = [*common, "-o", str(tmp / "d.phy"), "--format", "phylip-lower"]
     ours_bin = [*common, "-o", str(tmp / "d.cdist")]
-    mash_sketch = [mash or "mash", "sketch", "-p", t, "-i", "-k", "21", "-s", "1000", "-o",
-                   str(tmp / "ref"), str(fasta)]
+    mash_sketch = [
+        mash or "mash",
+        "sketch",
+        "-p",
+        t,
+        "-i",
+        "-k",
+        "21",
+        "-s",
+        "1000",
+        "-o",
+        str(tmp / "ref"),
+        str(fasta),
+    ]
     mash_tri = [mash or "mash", "triangle", "-p", t, str(tmp / "ref.msh")]
-    show_compared(f"{n} 16S sequences, all-vs-all Mash distances, k=21, s=1000, from the FASTA file "
-                  "to the matrix file, each a fresh process", [
-                      ("bioaccel (text)", command_line(ours_text), args.threads),
-                      ("bioaccel (.cdist)", command_line(ours_bin), args.threads),
-                      ("mash", command_line(mash_sketch) + " && " +
-                       command_line(mash_tri, tmp / "tri.txt"), args.threads)])
+    show_compared(
+        f"{n} 16S sequences, all-vs-all Mash distances, k=21, s=1000, from the FASTA file "
+        "to the matrix file, each a fresh process",
+        [
+            ("bioaccel (text)", command_line(ours_text), args.threads),
+            ("bioaccel (.cdist)", command_line(ours_bin), args.threads),
+            (
+                "mash",
+                command_line(mash_sketch) + " && " + command_line(mash_tri, tmp / "tri.txt"),
+                args.threads,
+            ),
+        ],
+    )
 
     def run_mash():
         w1, r1 = run_program(mash_sketch)
@@ -85,22 +120,27 @@ def main() -> None:
     best = {k: min(w for w, _ in v) for k, v in runs.items() if v}
     for name, v in runs.items():
         if v:
-            print(f"  {name:18s} best {best[name]:7.2f} s  (runs {', '.join(f'{w:.2f}' for w, _ in v)}), "
-                  f"peak RSS {max(r for _, r in v):.0f} MiB")
+            print(
+                f"  {name:18s} best {best[name]:7.2f} s  (runs {', '.join(f'{w:.2f}' for w, _ in v)}), "
+                f"peak RSS {max(r for _, r in v):.0f} MiB"
+            )
     if mash is None:
         print("  mash not installed (apt-get install mash): no peer timing")
         return
     for name in ("bioaccel (text)", "bioaccel (.cdist)"):
-        print(f"  mash / {name}: {best['mash'] / best[name]:.1f}x (best of {args.repeat}, "
-              f"{args.threads} threads each)")
+        print(
+            f"  mash / {name}: {best['mash'] / best[name]:.1f}x (best of {args.repeat}, "
+            f"{args.threads} threads each)"
+        )
     # agreement: both estimate the same distances within sketch error
     import bioaccel
+
     ours = bioaccel.DistanceMatrix.read(tmp / "d.phy").data
     lines = (tmp / "tri.txt").read_text().splitlines()[1:]
     theirs = np.zeros((n, n))
     for i, line in enumerate(lines):
         vals = line.split("\t")[1:]
-        theirs[i, :len(vals)] = [float(v) for v in vals]
+        theirs[i, : len(vals)] = [float(v) for v in vals]
     theirs = theirs + theirs.T
     iu = np.triu_indices(n, 1)
 
@@ -109,8 +149,10 @@ def main() -> None:
         return x / (2 - x)
 
     diff = np.abs(jaccard(theirs[iu]) - jaccard(ours[iu]))
-    print(f"  |bioaccel - mash| on the Jaccard scale: median {np.median(diff):.4f}, 99th "
-          f"percentile {np.percentile(diff, 99):.4f} (different hash functions: sketch error)")
+    print(
+        f"  |bioaccel - mash| on the Jaccard scale: median {np.median(diff):.4f}, 99th "
+        f"percentile {np.percentile(diff, 99):.4f} (different hash functions: sketch error)"
+    )
     shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._peers import (  # noqa: E402
+from benchmarks._peers import (
     bioaccel_cli,
     checkout_env,
     command_line,
@@ -48,14 +48,16 @@ def write_phylip(d: np.ndarray, path: Path) -> None:
     n = len(d)
     with open(path, "w") as f:
         f.write(f"{n}\n")
-        for i in range(n):
-            f.write(f"t{i} " + " ".join(f"{v:.10g}" for v in d[i].tolist()) + "\n")
+        f.writelines(
+            f"t{i} " + " ".join(f"{v:.10g}" for v in d[i].tolist()) + "\n" for i in range(n)
+        )
 
 
 def split_hashes(path: Path) -> set[int]:
     """The nontrivial splits of an unrooted Newick tree, each as the XOR of random 64-bit
     tip keys on the side without tip 't0' (collisions: about n^2 / 2^64)."""
-    from bioaccel.newick import read_newick
+    from bioaccel.trees import read_newick
+
     tree = read_newick(path)
     n = tree.n_tips
     rng = np.random.default_rng(0)
@@ -90,7 +92,9 @@ def split_hashes(path: Path) -> set[int]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--n", type=int, default=10000)
     ap.add_argument("--sites", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=1)
@@ -116,8 +120,10 @@ def main() -> None:
         (tmp / "m.npy.ids.txt").write_text("".join(f"t{i}\n" for i in range(n)))
     d = np.load(npy, mmap_mode="r")
     zeros = int(np.count_nonzero(np.asarray(d) == 0) - n) // 2
-    print(f"n = {n:,}, K80 of a simulated {n} x {args.sites} alignment; {zeros} zero distances "
-          f"off the diagonal (identical sequences: exact ties)")
+    print(
+        f"n = {n:,}, K80 of a simulated {n} x {args.sites} alignment; {zeros} zero distances "
+        f"off the diagonal (identical sequences: exact ties)"
+    )
     del d
 
     cli = bioaccel_cli()
@@ -126,16 +132,31 @@ def main() -> None:
         "bioaccel (.npy)": ([*cli, "tree", npy, "-t", "1", "-o", tmp / "bioaccel.nwk"], None),
         "quicktree": (["quicktree", "-in", "m", "-out", "t", phy], tmp / "quicktree.nwk"),
         "clearcut": (["clearcut", f"--in={phy}", f"--out={tmp / 'clearcut.nwk'}", "-q"], None),
-        "clearcut -N": (["clearcut", f"--in={phy}", f"--out={tmp / 'clearcut_N.nwk'}", "-q", "-N"], None),
+        "clearcut -N": (
+            ["clearcut", f"--in={phy}", f"--out={tmp / 'clearcut_N.nwk'}", "-q", "-N"],
+            None,
+        ),
         "ape::nj": (["Rscript", "-e", R_NJ, raw, str(n), tmp / "ape.nwk"], None),
     }
-    trees = {"bioaccel (.phy)": "bioaccel_phy.nwk", "bioaccel (.npy)": "bioaccel.nwk",
-             "quicktree": "quicktree.nwk", "clearcut": "clearcut.nwk", "clearcut -N": "clearcut_N.nwk",
-             "ape::nj": "ape.nwk"}
-    tools = {k: v for k, v in tools.items() if not any(k.startswith(s) for s in skip)
-             and (k.startswith("bioaccel") or shutil.which(str(v[0][0])) is not None)}
-    show_compared("NJ tree from a distance-matrix file to a Newick file, each a fresh process, "
-                  "one thread each", [(k, command_line(c, out), 1) for k, (c, out) in tools.items()])
+    trees = {
+        "bioaccel (.phy)": "bioaccel_phy.nwk",
+        "bioaccel (.npy)": "bioaccel.nwk",
+        "quicktree": "quicktree.nwk",
+        "clearcut": "clearcut.nwk",
+        "clearcut -N": "clearcut_N.nwk",
+        "ape::nj": "ape.nwk",
+    }
+    tools = {
+        k: v
+        for k, v in tools.items()
+        if not any(k.startswith(s) for s in skip)
+        and (k.startswith("bioaccel") or shutil.which(str(v[0][0])) is not None)
+    }
+    show_compared(
+        "NJ tree from a distance-matrix file to a Newick file, each a fresh process, "
+        "one thread each",
+        [(k, command_line(c, out), 1) for k, (c, out) in tools.items()],
+    )
     env = checkout_env(OMP_NUM_THREADS="1")
     best: dict[str, tuple[float, float]] = {}
     for _ in range(args.repeat):
@@ -146,7 +167,9 @@ def main() -> None:
             print(f"  {name:16s} {wall:9.2f} s  peak RSS {rss:8.0f} MiB", flush=True)
     ref = split_hashes(tmp / "ape.nwk") if "ape::nj" in best else None
     ours = best.get("bioaccel (.npy)", best.get("bioaccel (.phy)"))
-    print(f"\n{'tool':16s} {'best s':>9s} {'peak MiB':>9s} {'time / bioaccel':>16s} {'RF to ape::nj':>14s}")
+    print(
+        f"\n{'tool':16s} {'best s':>9s} {'peak MiB':>9s} {'time / bioaccel':>16s} {'RF to ape::nj':>14s}"
+    )
     for name, (wall, rss) in best.items():
         rf = "n/a"
         if ref is not None:
