@@ -287,7 +287,7 @@ def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt
         if not streamed:
             _fail(f"{_spelling(ctx)(name)} does nothing here: it applies to .cdist output only "
                   "(PHYLIP and TSV hold exact decimals, .npy/.npz float64)")
-    check_outputs(output=output)
+    check_outputs([input], output=output)
     if model.lower() == "mash" and (str(input).endswith(".npz") or _is_sketch_file(input)):
         if ungap:
             _fail("--ungap applies to sequences, not to a sketch file")
@@ -354,7 +354,7 @@ def merge_tiles_cmd(tiles, output, fmt):
         refuse_stdio(t, "TILES", "tiles are binary files; give their names")
     fmt = output_format(output, MATRIX, "distance matrix", fmt, default="phylip")
     _matrix_stdout_format(output, fmt)
-    check_outputs(output=output)
+    check_outputs(tiles, output=output)
     dm = merge_tiles(list(tiles))
     _write_matrix(dm, output, fmt)
     click.echo(f"merged {len(tiles)} tile(s) into a {len(dm)} x {len(dm)} matrix: {shown(output)}",
@@ -395,7 +395,7 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
     from .outputs import MATRIX, NEWICK, output_format
     from .tree import nj, upgma
 
-    check_outputs(output=output, matrix_output=matrix_output)
+    check_outputs([input], output=output, matrix_output=matrix_output)
     output_format(output, NEWICK, "Newick tree", default="newick")
     if matrix_output is not None:
         _matrix_stdout_format(matrix_output, output_format(matrix_output, MATRIX,
@@ -469,7 +469,7 @@ def sketch(inputs, k, sketch_size, seed, threads, output):
 
     refuse_stdio(output, "-o", "a sketch file is binary (.npz); give a file name")
     output_format(output, SKETCHES, "sketch file", default="npz")
-    check_outputs(output=output)
+    check_outputs(inputs, output=output)
     if any(is_stdio(p) for p in inputs):
         if len(inputs) > 1:
             _fail("- (stdin) is the only input when given; give the other inputs as files")
@@ -525,7 +525,7 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
                             default="tsv" if is_stdio(output) else "npy")
         if fmt != "tsv":
             refuse_stdio(output, "-o", "npy is binary; stdout takes the TSV score matrix")
-    check_outputs(output=output)
+    check_outputs([queries, targets], output=output)
     q = read_sequences_arg(queries)
     t = read_sequences_arg(targets, alphabet=q.alphabet) if targets is not None else None
     if ungap:

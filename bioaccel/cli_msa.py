@@ -85,7 +85,7 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
     from .msa_engine import msa
 
     out_fmt = alignment_format(output, fmt)
-    check_outputs(output=output, tree_out=tree_out)
+    check_outputs([input, guide_tree], output=output, tree_out=tree_out)
     if not is_stdio(input) and not Path(input).exists():
         raise FileNotFoundError(errno.ENOENT, f"input {str(input)!r} does not exist")
     source = read_stdin_sequences(input_format) if is_stdio(input) else input

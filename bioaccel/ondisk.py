@@ -20,6 +20,7 @@ the condensed vector come from the page cache on demand.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -32,7 +33,7 @@ import numpy as np
 
 from .distmatrix import CDIST_MAGIC, DistanceMatrix
 from .errors import MatrixFormatError
-from .io import as_batch, atomic_output
+from .io import as_batch, atomic_output, output_target, refuse_overwriting_inputs
 from .outputs import CONDENSED, output_format, without_negative_zero
 from .threads import check_threads
 
@@ -193,6 +194,12 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
     threads = check_threads(threads)
     if dtype not in ("float32", "float64"):
         raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
+    refuse_overwriting_inputs({"path": path}, [seqs])
+    target, through = output_target(path)
+    if through:
+        raise OSError(errno.EINVAL, f"cannot stream distances to {str(path)!r}: it is a device "
+                                    "or FIFO, and a streamed .cdist resumes from files beside it; "
+                                    "give a regular file name")
     batch = seqs if isinstance(seqs, Sketches) else as_batch(seqs)
     n = len(batch.ids)
     if n < 2:
@@ -206,7 +213,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
     if tiles is None:  # ~250,000 pairs a tile at least (parallel work), 16 to 256 tiles
         tiles = int(min(256, max(16, m // 250_000)))
     plan = plan_tiles(work, n, parts=tiles)
-    path = Path(path)
+    path = target  # a symlink's file: the link stays, its file is written
     partial = Path(str(path) + ".partial")
     journal = Path(str(partial) + ".tiles")
     meta = Path(str(partial) + ".json")
