@@ -511,7 +511,7 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
     from .align import align as align_pairs
     from .align import align_scores
     from .io import atomic_output
-    from .outputs import ALIGNMENTS, SCORES, output_format
+    from .outputs import ALIGNMENT_TABLE, SCORES, output_format
     from .scoring import scoring_defaults
 
     if is_stdio(queries) and is_stdio(targets):
@@ -519,7 +519,7 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
     if traceback and devices is not None:
         _fail("--devices applies to scores; --traceback alignments run on the CPU")
     if traceback:
-        fmt = output_format(output, ALIGNMENTS, "alignment table (--traceback)", default="tsv")
+        fmt = output_format(output, ALIGNMENT_TABLE, "alignment table (--traceback)", default="tsv")
     else:
         fmt = output_format(output, SCORES, "score matrix",
                             default="tsv" if is_stdio(output) else "npy")
