@@ -310,6 +310,7 @@ def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt
             batch, model, bounds[:2], bounds[2:], pairwise_deletion=pairwise_deletion,
             backend=backend, threads=threads, matrix=_parse_matrix(matrix), gap_open=gap_open,
             gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
+        params["ungap"] = bool(ungap)  # changes the values; the fingerprint is the ungapped input's
         write_tile(output, values, bounds, len(batch), batch.ids, params)
         click.echo(f"wrote tile ({a}, {b}): rows {bounds[0]}:{bounds[1]} x columns "
                    f"{bounds[2]}:{bounds[3]} of {len(batch)} ({model}) to {output}", err=True)

@@ -80,13 +80,30 @@ class Sketches:
     @classmethod
     def load(cls, path: str | os.PathLike) -> Sketches:
         path = Path(path)
+        import zipfile
         try:
-            with np.load(path, allow_pickle=False) as z:
+            loaded = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+            raise ModelError(f"{path}: not a bioaccel sketch file (an .npz written by `bioaccel "
+                             "sketch`)") from None
+        if not isinstance(loaded, np.lib.npyio.NpzFile):
+            raise ModelError(f"{path}: a NumPy .npy array, not a bioaccel sketch file (an .npz "
+                             "written by `bioaccel sketch`)")
+        with loaded as z:
+            members = set(z.files)
+            if {"bounds", "data", "n"} <= members:
+                raise ModelError(f"{path}: a distance tile (from `bioaccel distance --tile`), not "
+                                 "a sketch file: assemble tiles with `bioaccel merge-tiles`")
+            if {"data", "ids"} <= members and "values" not in members:
+                raise ModelError(f"{path}: a distance matrix .npz, not a sketch file: "
+                                 "`bioaccel tree` reads it")
+            try:
                 k, size, seed = (int(v) for v in z["params"])
                 out = cls([str(i) for i in z["ids"]], z["lengths"], z["values"], z["offsets"], k,
                           size, seed, str(z["alphabet"]))
-        except (OSError, KeyError, ValueError) as exc:
-            raise ModelError(f"{path}: not a bioaccel sketch file ({exc})") from None
+            except (KeyError, ValueError, TypeError, OSError, zipfile.BadZipFile) as exc:
+                detail = " ".join(str(exc).split())[:120]
+                raise ModelError(f"{path}: not a bioaccel sketch file ({detail})") from None
         problem = out._inconsistency()
         if problem:
             raise ModelError(f"{path}: damaged sketch file: {problem}")

@@ -156,12 +156,8 @@ def _row_computer(batch, model: str, *, backend: str, threads: int, single: bool
 
 
 def _fingerprint(batch, model: str, dtype: str, params: dict) -> str:
-    from .kmers import Sketches
-    h = hashlib.sha256()
-    source = batch.values if isinstance(batch, Sketches) else batch.codes
-    h.update(np.ascontiguousarray(source).tobytes())
-    h.update(np.ascontiguousarray(batch.offsets).tobytes())
-    h.update("\n".join(batch.ids).encode())
+    from .seqbatch import input_fingerprint
+    h = hashlib.sha256(input_fingerprint(batch).encode())
     h.update(json.dumps({"model": model, "dtype": dtype, **params}, sort_keys=True,
                         default=str).encode())
     return h.hexdigest()
