@@ -107,7 +107,8 @@ def _looks_like_matrix(path: Path) -> bool:
         return False
     if head.startswith((b"\x93NUMPY", b"PK", b"\t", b"BACDIST1")):
         return True
-    lines = head.splitlines()  # LF, CR LF or CR alone
+    head = head.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark
+    lines = [ln for ln in head.splitlines() if ln.strip()]  # LF, CR LF or CR alone
     return bool(lines) and lines[0].strip().isdigit()  # PHYLIP matrix "n"; alignment "n sites"
 
 

@@ -290,20 +290,31 @@ class DistanceMatrix:
     def _read(cls, path: Path, fmt: str) -> DistanceMatrix:
         if fmt == "cdist":
             return _read_cdist(path)
+        import zipfile
         if fmt in ("npz", "npy"):
-            import zipfile
             try:
                 loaded = np.load(path, allow_pickle=False)
             except (OSError, ValueError, EOFError, zipfile.BadZipFile):
                 # NumPy's own words ("pickled data", "allow_pickle") would mislead here
                 raise MatrixFormatError(f"{path}: not a NumPy .{fmt} distance matrix") from None
         if fmt == "npz":
+            if not isinstance(loaded, np.lib.npyio.NpzFile):
+                raise MatrixFormatError(f"{path}: a NumPy .npy array, not an .npz distance matrix; "
+                                        "name it .npy")
             with loaded as z:
                 if not {"data", "ids"} <= set(z.files):
                     raise MatrixFormatError(
                         f"{path}: not a distance matrix .npz (it holds {sorted(z.files)}, not "
                         "'data' and 'ids')")
-                return cls(z["data"], [str(i) for i in z["ids"]])
+                try:
+                    data, ids = z["data"], [str(i) for i in z["ids"]]
+                except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+                    raise MatrixFormatError(f"{path}: damaged .npz archive ({exc})") from None
+                return cls(data, ids)
+        if fmt == "npy" and isinstance(loaded, np.lib.npyio.NpzFile):
+            loaded.close()
+            raise MatrixFormatError(f"{path}: an .npz archive, not a NumPy .npy matrix; name it "
+                                    ".npz")
         if fmt == "npy":
             data = loaded
             side = Path(str(path) + ".ids.txt")
@@ -324,14 +335,15 @@ def _matrix_text(path: Path) -> str:
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":
         raise MatrixFormatError(f"{path}: a gzip file; decompress it first (gunzip)")
+    control = re.search(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]", raw)
+    if control is not None:
+        raise MatrixFormatError(f"{path}: byte {control.start()} is not text "
+                                f"(0x{raw[control.start()]:02x}): a binary file, not a PHYLIP or "
+                                "TSV distance matrix")
     try:
         text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise MatrixFormatError(f"{path}: byte {exc.start} is not text (0x{raw[exc.start]:02x}); "
-                                "expected a PHYLIP or TSV distance matrix") from None
-    if "\x00" in text:
-        raise MatrixFormatError(f"{path}: holds NUL bytes: a binary file, not a PHYLIP or TSV "
-                                "distance matrix")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")  # names from old tools; the numbers are ASCII anyway
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 

@@ -6,6 +6,7 @@ import contextlib
 import errno
 import gzip
 import io
+import logging
 import os
 import re
 import stat
@@ -18,6 +19,8 @@ import numpy as np
 from .alphabet import Alphabet
 from .errors import DuplicateIdError, SequenceFormatError
 from .seqbatch import SeqBatch
+
+logger = logging.getLogger(__name__)
 
 #: Formats read_sequences accepts, mapped to Biopython's SeqIO/AlignIO names.
 FORMATS = {
@@ -89,14 +92,23 @@ def _decode(raw: bytes, path: Path | str) -> str:
     kind = _binary_kind(path, raw)
     if kind is not None:
         raise SequenceFormatError(f"{path}: {kind}")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
+    control = _BINARY_BYTES.search(raw)
+    if control is not None:
         raise SequenceFormatError(
-            f"{path}: byte {exc.start} is not text (0x{raw[exc.start]:02x}); expected a "
-            "FASTA/FASTQ/Clustal/PHYLIP/Stockholm/NEXUS file, plain or gzip"
-        ) from None
+            f"{path}: byte {control.start()} is not text (0x{raw[control.start()]:02x}): a binary "
+            "file; expected a FASTA/FASTQ/Clustal/PHYLIP/Stockholm/NEXUS file, plain or gzip")
+    try:
+        text = raw.decode("utf-8-sig")  # a byte-order mark is dropped
+    except UnicodeDecodeError:
+        # headers from old Windows/Mac tools in Latin-1 (every byte is a Latin-1 letter);
+        # residues are ASCII in every encoding
+        text = raw.decode("latin-1")
+        logger.info("%s: not UTF-8; read as Latin-1", path)
     return normalize_line_ends(text)
+
+
+#: bytes no text file holds (NUL and the C0 controls but tab, LF, VT, FF, CR, and ESC)
+_BINARY_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
 
 
 def normalize_line_ends(text: str) -> str:
@@ -113,7 +125,8 @@ def normalize_line_ends(text: str) -> str:
 
 def sniff_format(text: str, path: Path | None = None) -> str:
     """Guess the format from the first non-blank line, else from the file extension."""
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    first = next((line.strip() for line in text.splitlines()
+                  if line.strip() and not line.startswith(";")), "")
     if first.startswith(">"):
         return "fasta"
     if first.startswith("@"):
@@ -144,6 +157,17 @@ def sniff_format(text: str, path: Path | None = None) -> str:
     )
 
 
+def _strip_leading_blank_lines(text: str) -> str:
+    """``text`` from its first line that holds something (Biopython's FASTA/FASTQ parsers
+    refuse blank lines before the first record; scikit-bio reads them)."""
+    start = 0
+    for line in text.split("\n"):
+        if line.strip():
+            break
+        start += len(line) + 1
+    return text[start:]
+
+
 def _parse(text: str, fmt: str, path: Path) -> list[tuple[str, str]]:
     from Bio import SeqIO
 
@@ -151,11 +175,16 @@ def _parse(text: str, fmt: str, path: Path) -> list[tuple[str, str]]:
     try:
         for rec in SeqIO.parse(io.StringIO(text), FORMATS[fmt]):
             records.append((rec.id, str(rec.seq)))
-    except (ValueError, IndexError, KeyError, AssertionError) as exc:
+    except Exception as exc:  # noqa: BLE001 - any parser failure is bad input (Bio.Nexus
+        # raises NexusError, Stockholm a TypeError on a #=GR line of the wrong length)
         if fmt == "phylip":  # names of exactly 10 characters with no space: strict PHYLIP
-            with contextlib.suppress(ValueError, IndexError, KeyError, AssertionError):
+            with contextlib.suppress(Exception):
                 return [(r.id, str(r.seq)) for r in SeqIO.parse(io.StringIO(text), "phylip")]
         detail = " ".join(str(exc).split()) or type(exc).__name__
+        if len(detail) > 160:  # Bio.Nexus quotes whole blocks
+            detail = detail[:157] + "..."
+        if "fasta-pearson" in detail or "fasta-blast" in detail:  # Biopython's advice names
+            detail = "text before the first '>' record"             # its own format names
         after = f" after record {records[-1][0]!r} (record {len(records)})" if records else ""
         raise SequenceFormatError(f"{path}: not valid {fmt.upper()}{after}: {detail}") from None
     return records
@@ -217,6 +246,9 @@ def _read_text(text: str, path: Path, format: str | None, alphabet) -> SeqBatch:
             raise SequenceFormatError(
                 f"unknown sequence format {format!r}; expected one of {sorted(FORMATS)}"
             )
+    text = _strip_leading_blank_lines(text)
+    if fmt == "fasta":  # old FASTA: ';' lines are comments (the NCBI and EMBOSS readers skip them)
+        text = "\n".join(ln for ln in text.split("\n") if not ln.startswith(";"))
     records = _parse(text, fmt, path)
     if not records:
         raise SequenceFormatError(f"{path}: no {fmt.upper()} records found")

@@ -154,8 +154,26 @@ def sketch(seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0
     values, offsets, _ = load_native().kmer_sketch(batch.codes, batch.offsets, digit, radix, int(k),
                                                    batch.alphabet is DNA, True, int(seed), int(size),
                                                    False, int(threads))
+    check_some_kmer(values, batch.lengths, k)
     return Sketches(list(batch.ids), batch.lengths.copy(), values, offsets, int(k), int(size),
                     int(seed), batch.alphabet.name)
+
+
+def check_some_kmer(values: np.ndarray, lengths, k: int) -> None:
+    """Refuse k-mer sets that are all empty: no distance can be estimated from them.
+
+    Raises
+    ------
+    ModelError
+        "no sequence has a k-mer of length k", with the shortest and longest lengths.
+    """
+    if np.asarray(values).size:
+        return
+    lengths = np.asarray(lengths)
+    span = (f"shortest {int(lengths.min())}, longest {int(lengths.max())} letters"
+            if lengths.size else "no sequences")
+    raise ModelError(f"no sequence has a k-mer of length {k} ({span}; k-mers holding gaps or "
+                     "ambiguous letters are skipped): lower -k/--kmer")
 
 
 def max_k(radix: int) -> int:
@@ -265,6 +283,7 @@ def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int | None
         seqs = as_batch(seqs)
     params = kmer_params(seqs, model, k=k, sketch_size=sketch_size, seed=seed)
     if isinstance(seqs, Sketches):
+        check_some_kmer(seqs.values, seqs.lengths, seqs.k)
         rank, universe = native.kmer_ranks(seqs.values)
         return KmerRows("mash", list(seqs.ids), np.asarray(seqs.lengths, np.int64), seqs.values,
                         seqs.offsets, empty, rank, universe, seqs.k, seqs.size)
@@ -279,6 +298,7 @@ def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int | None
     values, offsets, cnt = native.kmer_sketch(batch.codes, batch.offsets, digit, radix, k,
                                               model == "jaccard" and batch.alphabet is DNA,
                                               False, 0, 0, counts, int(threads))
+    check_some_kmer(values, batch.lengths, k)
     return KmerRows(model, list(batch.ids), batch.lengths.astype(np.int64), values, offsets,
                     cnt if counts else empty, empty, 0, k, 0)
 
