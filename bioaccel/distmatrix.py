@@ -229,8 +229,10 @@ class DistanceMatrix:
         or ``cdist``: the format of the extension (:data:`bioaccel.outputs.MATRIX`; another
         extension is refused), ``format`` when the name has none, else PHYLIP.
 
-        PHYLIP keeps full names (no 10-character cut); a name and its values are separated
-        by whitespace, so a reader takes the last n (or i) fields of a row as values.
+        PHYLIP keeps full names (no 10-character cut), padded to 10 columns and followed by
+        two spaces, so strict and relaxed PHYLIP readers agree; a reader takes the last n (or
+        i) fields of a row as values. Ids it could not give back are refused
+        (:func:`check_writable_ids`).
         ``npy`` holds the matrix alone and writes the ids to ``PATH.ids.txt`` beside it.
         """
         path = Path(path)
@@ -263,7 +265,11 @@ class DistanceMatrix:
             f.write(f"{len(self)}\n")
             for k, (name, row) in enumerate(zip(self.ids, data)):
                 values = row[:k] if fmt == "phylip-lower" else row
-                f.write(name + ("  " + " ".join(map(repr, values.tolist())) if len(values) else "") + "\n")
+                # names padded to PHYLIP's 10 columns, then two spaces: strict readers
+                # (10-character names) and relaxed ones (whitespace) read the same names
+                shown = f"{name:<10}  " + " ".join(map(repr, values.tolist())) if len(values) \
+                    else name
+                f.write(shown + "\n")
 
     # -- reading ---------------------------------------------------------------
     @classmethod

@@ -138,7 +138,12 @@ class MultipleAlignment:
                 f"{i}  {s}\n" for i, s in zip(self.ids, self.sequences))
         if fmt == "clustal":
             return clustal_text(self.ids, self.sequences, protein=self.alphabet is PROTEIN)
-        return format_alignment(self.to_biopython(), fmt)
+        if fmt == "stockholm":
+            pad = max(len(i) for i in self.ids) + 4 if self.ids else 0
+            return (f"# STOCKHOLM 1.0\n#=GF SQ {len(self)}\n"
+                    + "".join(f"{i.ljust(pad)}{s}\n" for i, s in zip(self.ids, self.sequences))
+                    + "//\n")
+        return a2m_text(self.ids, self.sequences)
 
     def distance_matrix(self, model: str = "auto", *, pairwise_deletion: bool = True,
                         threads: int = 0) -> DistanceMatrix:
@@ -178,15 +183,19 @@ class MultipleAlignment:
         return DistanceMatrix(d + 0.0, self.ids)
 
 
-def format_alignment(alignment, fmt: str) -> str:
-    """Biopython's text of ``alignment`` in ``fmt`` (stockholm, a2m)."""
-    if fmt == "stockholm" and not hasattr(alignment, "column_annotations"):
-        alignment.column_annotations = {}
-    if fmt == "a2m":  # match states: columns with residues in at least half of the rows
-        occupied = np.array([[c != "-" for c in row] for row in alignment], dtype=bool)
-        match = occupied.mean(axis=0) >= 0.5 if occupied.size else np.zeros(0, bool)
-        alignment.column_annotations = {"state": "".join("D" if m else "I" for m in match)}
-    return format(alignment, fmt)
+def a2m_text(ids: list[str], rows: list[str]) -> str:
+    """A2M: columns with residues in at least half of the rows are match states (upper
+    case, gaps ``-``), the others insert states (lower case, gaps ``.``)."""
+    if not rows:
+        return ""
+    occupied = np.array([[c != "-" for c in r] for r in rows], dtype=bool)
+    match = occupied.mean(axis=0) >= 0.5
+    out = []
+    for i, r in zip(ids, rows):
+        row = "".join(c.upper() if m else ("." if c == "-" else c.lower())
+                      for c, m in zip(r, match))
+        out.append(f">{i}\n{row}\n")
+    return "".join(out)
 
 
 #: Clustal W's conservation groups: ':' when a column's residues all fall in one strong
