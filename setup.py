@@ -44,8 +44,9 @@ if use_openmp:
 
 ext = Pybind11Extension(
     "bioaccel._native",
-    sorted(glob("csrc/*.cpp")) + sorted(glob("csrc/msa/*.cpp")) +
-    ["csrc/bindings/module.cpp", "csrc/bindings/msa.cpp"],
+    # csrc/<stage>/*.cpp: core (CPU probe), align, distances, kmers, trees, msa; bindings/ last
+    sorted(p for p in glob("csrc/*/*.cpp") if not p.startswith("csrc/bindings/")) +
+    sorted(glob("csrc/bindings/*.cpp")),
     include_dirs=["csrc/include"],
     extra_compile_args=extra_compile,
     extra_link_args=extra_link,

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bioaccel  # noqa: E402
 from bioaccel import _native  # noqa: E402
-from bioaccel.align import align_scores  # noqa: E402
+from bioaccel.pairwise._align import align_scores  # noqa: E402
 from benchmarks.simulate import dna_descendants, protein_families  # noqa: E402
 
 

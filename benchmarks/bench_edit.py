@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bioaccel  # noqa: E402
-from bioaccel.edit import edit_distances  # noqa: E402
+from bioaccel.pairwise._edit import edit_distances  # noqa: E402
 from benchmarks.simulate import dna_descendants  # noqa: E402
 
 

@@ -109,7 +109,7 @@ def msa_profile_stage() -> None:
 
     from benchmarks.simulate import protein_families
     from bioaccel import _native
-    from bioaccel.backends.cupy_msa import profile_dp_batch
+    from bioaccel.backends.cupy._msa import profile_dp_batch
     from bioaccel.msa_engine.scoring import msa_scoring
 
     sc = msa_scoring(bioaccel.PROTEIN)

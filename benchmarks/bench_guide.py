@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 LEVEL_CHILD = """
 import json, sys, time, numpy as np
 from bioaccel.backends.cpu import load_native
-from bioaccel.io import read_sequences
+from bioaccel.sequences._read import read_sequences
 native = load_native()
 batch = read_sequences(sys.argv[1])
 rows = np.arange(int(sys.argv[2]), dtype=np.int64)
@@ -53,7 +53,7 @@ def main(argv=None) -> None:
     import numpy as np
 
     from benchmarks.family_sim import simulate_family, write_fasta
-    from bioaccel.io import read_sequences
+    from bioaccel.sequences._read import read_sequences
     from bioaccel.msa_engine.guide import GuideDistances
 
     fam = simulate_family(args.n, 250, "protein", seed=1)

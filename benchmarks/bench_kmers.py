@@ -38,7 +38,7 @@ def main() -> None:
     fasta.write_bytes(gzip.decompress(src.read_bytes()))
     n = sum(1 for line in fasta.read_text().splitlines() if line.startswith(">"))
 
-    from bioaccel.ondisk import stream_distances
+    from bioaccel.distances._ondisk import stream_distances
     mash = shutil.which("mash")
 
     def run_ours():

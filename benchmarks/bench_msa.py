@@ -446,7 +446,7 @@ def main(argv=None) -> None:
         report["dna"] = dna_families(ok)
 
     if args.json:
-        from bioaccel.io import atomic_output
+        from bioaccel.sequences._read import atomic_output
 
         with atomic_output(args.json) as fh:
             json.dump(report, fh, indent=1, default=str)

@@ -43,7 +43,7 @@ from benchmarks.family_sim import simulate_family
 from bioaccel.sched.history import History, Run, RuntimePredictor
 from bioaccel.sched.identity import current_user
 from bioaccel.sched.simulator import Job, simulate
-from bioaccel.sched.topology import Topology
+from bioaccel.devices._topology import Topology
 
 REPO = Path(__file__).resolve().parents[1]
 SPECIES = ["Homo sapiens", "Mus musculus", "Drosophila melanogaster", "Arabidopsis thaliana",

@@ -32,7 +32,7 @@ from bioaccel.sched.simulator import (
     simulate,
     workload_from_sequences,
 )
-from bioaccel.sched.topology import Topology, parse_topology
+from bioaccel.devices._topology import Topology, parse_topology
 
 HETERO = {
     "nodes": [{"name": "a", "gpus": [{"id": 0, "name": "H200", "speed": 2.0},
@@ -148,7 +148,7 @@ def main(argv=None) -> None:
     text = "\n\n".join(policy_tables() + placement_tables(args.budget) + two_user_tables()) + "\n"
     print(text)
     if args.out:
-        from bioaccel.io import atomic_output
+        from bioaccel.sequences._read import atomic_output
         args.out.parent.mkdir(parents=True, exist_ok=True)
         with atomic_output(args.out) as f:
             f.write("# bioaccel scheduling tables (benchmarks/bench_sched.py)\n\n" + text)

@@ -1,6 +1,6 @@
 """Two Unix users sharing one server's (virtual) GPUs through the host-wide arbiter.
 
-Used by ``bench_sched.py`` (the two-user table) and ``tests/test_sched_multiuser.py``.
+Used by ``bench_sched.py`` (the two-user table) and ``tests/sched/test_sched_multiuser.py``.
 
 The users' processes are forks of this one that switch to the user's uid (``setgroups``,
 ``setgid``, ``setuid``): the kernel sees them as that user, and nothing has to execute an
@@ -36,10 +36,11 @@ def preload() -> None:
     import rich.console  # noqa: F401
     import rich.table  # noqa: F401
 
-    import bioaccel.cli  # noqa: F401
-    import bioaccel.cli_sched  # noqa: F401
-    from bioaccel.sched import devices, history, leases  # noqa: F401
-    devices.discover_devices({"BIOACCEL_VIRTUAL_GPUS": "1"})
+    import bioaccel.cli._main  # noqa: F401
+    import bioaccel.cli._sched  # noqa: F401
+    from bioaccel.devices._discover import discover_devices
+    from bioaccel.sched import history, leases  # noqa: F401
+    discover_devices({"BIOACCEL_VIRTUAL_GPUS": "1"})
 
 
 def users_unavailable(names=USERS) -> str | None:

@@ -1,26 +1,35 @@
-"""bioaccel: pairwise sequence distances, alignments and guide trees, on GPUs and CPUs.
+"""bioaccel: pairwise sequence distances, alignments, guide trees and multiple alignments,
+on GPUs and CPUs.
 
 ``import bioaccel`` needs no GPU, no CuPy and no R: GPU and R modules load on first use.
+The names below are the public API; each feature lives in a subpackage whose ``__init__``
+lists what it offers:
+
+- :mod:`bioaccel.sequences`: alphabets, :class:`SeqBatch`, the readers;
+- :mod:`bioaccel.pairwise`: alignment scores and tracebacks, edit distances;
+- :mod:`bioaccel.distances`: distance matrices (every model), tiles, on-disk matrices;
+- :mod:`bioaccel.trees`: NJ, UPGMA, Newick;
+- :mod:`bioaccel.msa_engine`: multiple sequence alignment;
+- :mod:`bioaccel.backends` (reference, cpu, numba-cuda, cupy) over :mod:`bioaccel.kernels`;
+- :mod:`bioaccel.devices`: GPUs and the multi-GPU tile runner;
+- :mod:`bioaccel.sched`: host-wide GPU leases, policies, placement, the simulator;
+- :mod:`bioaccel.cli` (the ``bioaccel`` command), :mod:`bioaccel.rinterop` (R via rpy2),
+  :mod:`bioaccel.config` (``show_config``, ``bioaccel doctor``); :mod:`bioaccel._core` is the
+  foundation every layer shares.
 """
 
-from .align import Alignment, align, align_scores
-from .alphabet import DNA, PROTEIN, Alphabet
 from .backends import available_backends, get_backend
 from .config import show_config
-from .distance import distance_matrix
-from .distmatrix import DistanceMatrix
-from .dna_models import MODELS
-from .edit import edit_distances
+from .distances import MODELS, DistanceMatrix, distance_matrix
 from .errors import (AlignmentLengthError, AlphabetError, BackendUnavailableError, BioaccelError,
                      DeviceError, DeviceSelectionError, DuplicateIdError, LeaseTimeoutError,
                      MatrixFormatError, ModelError, SchedulerConfigError, SequenceFormatError,
                      ThreadCountError)
-from .io import read_many, read_sequences
 from .msa_engine import MultipleAlignment, msa
-from .newick import read_newick
-from .seqbatch import SeqBatch
+from .pairwise import Alignment, align, align_scores, edit_distances
 from .sched import lease
-from .tree import Tree, nj, upgma
+from .sequences import DNA, PROTEIN, Alphabet, SeqBatch, read_many, read_sequences
+from .trees import Tree, nj, read_newick, upgma
 
 __version__ = "0.1.0"
 

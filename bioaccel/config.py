@@ -95,7 +95,8 @@ def collect(check_r: bool = True) -> Report:
     rep = Report()
     # native core
     try:
-        from . import _native
+        from ._core.native import load_native
+        _native = load_native()
         omp = _native.openmp_enabled()
         rep.add("native", True, f"bioaccel._native loaded; OpenMP {'on' if omp else 'off'}, "
                 f"{_native.max_threads()} thread(s) by default")

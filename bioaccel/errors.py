@@ -61,4 +61,4 @@ class ArbiterWarning(UserWarning):
 
 
 class ThreadCountError(BioaccelError, ValueError):
-    """A ``threads`` value outside 0 (all cores) .. the cap of :mod:`bioaccel.threads`."""
+    """A ``threads`` value outside 0 (all cores) .. the cap of :mod:`bioaccel._core.threads`."""

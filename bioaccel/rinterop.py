@@ -1,12 +1,12 @@
 """bioaccel results in R, through rpy2 (``pip install 'bioaccel[r]'``; R with ape).
 
-- :func:`to_r_dist` / :func:`from_r_dist`: :class:`~bioaccel.distmatrix.DistanceMatrix`
+- :func:`to_r_dist` / :func:`from_r_dist`: :class:`~bioaccel.distances._matrix.DistanceMatrix`
   <-> R ``dist`` (built from the condensed vector; labels kept; NaN/Inf kept);
 - :func:`to_r_alignment` / :func:`from_r_alignment`:
   :class:`~bioaccel.msa_engine.MultipleAlignment` <-> ape ``AAbin`` (proteins) / ``DNAbin``
   (nucleotides) matrix, rows named by the ids, gaps as ``-`` (exact round trip for
   upper-case rows of letters ape knows);
-- :func:`tree_to_phylo` / :func:`phylo_to_tree`: :class:`~bioaccel.tree.Tree` <-> ape
+- :func:`tree_to_phylo` / :func:`phylo_to_tree`: :class:`~bioaccel.trees._tree.Tree` <-> ape
   ``phylo`` (built from the edge list, not through Newick text, so labels with quotes or
   spaces survive);
 - :func:`scores_to_dataframe`, :func:`alignments_to_dataframe`: R ``data.frame``;
@@ -29,8 +29,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .distmatrix import DistanceMatrix
-from .tree import Tree
+from .distances._matrix import DistanceMatrix
+from .trees._tree import Tree
 
 
 def _ro():
@@ -131,7 +131,7 @@ def from_r_alignment(x):
     ValueError
         A list whose sequences differ in length (naming the first one that does).
     """
-    from .alphabet import DNA, PROTEIN
+    from .sequences._alphabet import DNA, PROTEIN
     from .msa_engine import MultipleAlignment
 
     ro = _ro()
@@ -198,7 +198,7 @@ def _cladewise(edges: list[tuple[int, int]], root: int) -> list[int]:
 
 
 def phylo_to_tree(phylo) -> Tree:
-    """A :class:`~bioaccel.tree.Tree` from an ape ``phylo`` (branch lengths 0 if absent)."""
+    """A :class:`~bioaccel.trees._tree.Tree` from an ape ``phylo`` (branch lengths 0 if absent)."""
     ro = _ro()
     if "phylo" not in list(phylo.rclass):
         raise TypeError(f"expected an ape phylo, got an R object of class {list(phylo.rclass)}")
@@ -229,7 +229,7 @@ def scores_to_dataframe(scores: np.ndarray, query_ids: Sequence[str],
 
 
 def alignments_to_dataframe(alignments):
-    """:class:`~bioaccel.align.Alignment` records as an R data.frame, one row each."""
+    """:class:`~bioaccel.pairwise._align.Alignment` records as an R data.frame, one row each."""
     ro = _ro()
     fields = ("query_id", "target_id", "score", "query_start", "query_end", "target_start",
               "target_end", "cigar", "identity", "query_aligned", "target_aligned")

@@ -12,6 +12,6 @@ extra=cuda12; [ "${major:-12}" -ge 13 ] && extra=cuda13
 python3 -m pip install -q -e ".[test,$extra]" || exit 1
 bioaccel doctor --no-r --require gpu
 status=0
-python3 -m pytest -q -m "not r" tests/test_dna_distances.py tests/test_align.py tests/test_edit.py tests/test_gpu.py tests/test_sched_devices.py tests/test_msa_gpu.py tests/test_msa_guide.py || status=1
+python3 -m pytest -q -m "not r" tests/distances/test_dna_distances.py tests/pairwise/test_align.py tests/pairwise/test_edit.py tests/devices/test_gpu.py tests/devices/test_sched_devices.py tests/msa/test_msa_gpu.py tests/msa/test_msa_guide.py || status=1
 python3 benchmarks/bench_gpu.py || status=1
 exit $status

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from bioaccel import backends
-from bioaccel.backends.cupy_backend import CupyBackend
+from bioaccel.backends.cupy._backend import CupyBackend
 
 from . import datasets
 from .datasets import child_env, unavailable

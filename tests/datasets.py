@@ -38,6 +38,16 @@ def unavailable(reason: str):
     pytest.skip(reason)
 
 
+def require(module: str, why: str = ""):
+    """Import ``module``, or :func:`unavailable` naming it (a failure in strict CI, where the
+    test extra installs every oracle)."""
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        unavailable(f"{module} is not installed ({exc}){': ' + why if why else ''}")
+
+
 CACHE = Path(os.environ.get("BIOACCEL_TEST_DATA", Path(__file__).parent / ".data"))
 
 

@@ -1,5 +1,5 @@
 """A slow, plain neighbour-joining reference: row sums recomputed every step, every pair's
-Q computed afresh, and ties settled by the documented rule of :func:`bioaccel.tree.nj`
+Q computed afresh, and ties settled by the documented rule of :func:`bioaccel.trees._tree.nj`
 (Q within TIE_RTOL x max |row sum| of the minimum; smallest (lower, higher) node id wins).
 Without ties that is ape::nj's tree."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-TIE_RTOL = 1e-9  # the documented constant (bioaccel.nj_array.TIE_RTOL), restated
+TIE_RTOL = 1e-9  # the documented constant (bioaccel.trees._nj.TIE_RTOL), restated
 
 
 def nj_reference(d: np.ndarray):
@@ -80,3 +80,31 @@ def check_joins_are_q_minima(d: np.ndarray, tree, rtol: float = 1e-12) -> None:
         nodes = [nodes[t] for t in keep] + [u]
         where = {node: r for r, node in enumerate(nodes)}
         d = d2
+
+
+def _split_lengths(tree):
+    """{split: length} of the internal edges plus {tip: length} of the tip edges."""
+    n = tree.n_tips
+    below: dict[int, frozenset] = {}
+    order, stack = [], [tree.root]
+    while stack:
+        v = stack.pop()
+        order.append(v)
+        stack.extend(int(tree.child[e]) for e in tree._children[v])
+    for v in reversed(order):
+        below[v] = frozenset([v]) if v < n else frozenset().union(
+            *(below[int(tree.child[e])] for e in tree._children[v]))
+    out = {}
+    for p, c, ln in zip(tree.parent, tree.child, tree.length):
+        side = below[int(c)]
+        key = side if 0 not in side else frozenset(range(n)) - side
+        out[key] = out.get(key, 0.0) + float(ln)  # edges around a degree-2 root add up
+    return out
+
+
+
+def assert_same_nj_tree(a, b, atol=1e-9):
+    la, lb = _split_lengths(a), _split_lengths(b)
+    assert set(la) == set(lb), f"Robinson-Foulds distance {len(set(la) ^ set(lb))}"
+    np.testing.assert_allclose([la[k] for k in la], [lb[k] for k in la], rtol=0, atol=atol)
+

@@ -55,7 +55,7 @@ read_bioaccel_dist <- function(path) {
             method = "bioaccel", call = match.call(), class = "dist")
 }
 
-# The symmetry rule of bioaccel (Python: bioaccel.distmatrix.SYMMETRY_RTOL): d[i, j] and
+# The symmetry rule of bioaccel (Python: bioaccel.distances._matrix.SYMMETRY_RTOL): d[i, j] and
 # d[j, i] agree when equal (NA with NA) or within a relative 1e-9; else an error naming a pair.
 .check_symmetric <- function(m) {
   if (nrow(m) != ncol(m)) {

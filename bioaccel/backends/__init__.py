@@ -1,7 +1,7 @@
 """Backend registry.
 
 Every backend turns an aligned DNA tile into integer pair counts (see
-:mod:`bioaccel.dna_models`); the distances are then computed once, in NumPy, so all
+:mod:`bioaccel.distances._dna`); the distances are then computed once, in NumPy, so all
 backends agree bit for bit.
 
 ``backend="auto"`` takes the first available of :data:`AUTO_ORDER` -- ``cupy`` and
@@ -35,10 +35,10 @@ def _make(name: str) -> Backend:
         from .cpu import CpuBackend
         return CpuBackend()
     if name == "numba-cuda":
-        from .numba_cuda import NumbaCudaBackend
+        from .numba._backend import NumbaCudaBackend
         return NumbaCudaBackend()
     if name == "cupy":
-        from .cupy_backend import CupyBackend
+        from .cupy._backend import CupyBackend
         return CupyBackend()
     raise BackendUnavailableError(
         f"unknown backend {name!r}; expected 'auto' or one of {list(AUTO_ORDER)}"

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dna_models import pack_planes
+from ..sequences._sites import pack_planes
 
 
 def nvidia_driver_present() -> bool:
@@ -95,6 +95,14 @@ class Backend(abc.ABC):
         listing ``lcs_lengths`` in :attr:`operations` override this."""
         from ..errors import BackendUnavailableError
         raise BackendUnavailableError(f"backend {self.name!r} has no lcs_lengths kernels")
+
+    def msa_profile_dp(self, pairs) -> tuple[list[np.ndarray], np.ndarray]:
+        """Optimal paths (uint8 ops: 0 Match, 1 GapInB, 2 GapInA) and float32 scores of the
+        MSA engine's profile pairs (each a mapping as ``_native.msa_dp_inputs`` returns),
+        all in one batch: the ready merges of a guide-tree level. Only backends listing
+        ``msa_profile_dp`` in :attr:`operations` override this."""
+        from ..errors import BackendUnavailableError
+        raise BackendUnavailableError(f"backend {self.name!r} has no msa_profile_dp kernels")
 
     def __repr__(self) -> str:
         return f"<bioaccel backend {self.name!r}>"

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dna_models import MODELS
+from .._core.native import load_native
 from .base import Backend, DnaData
 
 
-def load_native():
-    """Import ``bioaccel._native``; raise ImportError with the reason when it is missing."""
-    from .. import _native
-    return _native
+#: the C++ core's numbering of the DNA models (``DnaModel`` in
+#: csrc/include/bioaccel/dna_models.hpp); the same order as ``bioaccel.distances.MODELS``
+NATIVE_MODEL_IDS = {"raw": 0, "jc69": 1, "k80": 2, "f81": 3, "tn93": 4, "logdet": 5}
 
 
 class CpuBackend(Backend):
@@ -31,7 +30,7 @@ class CpuBackend(Backend):
 
     def fill_distance_rows(self, data: DnaData, model, freqs, i0, i1, out, threads) -> bool:
         # counts and formulas fused in C++: no count tile is materialised
-        load_native().dna_distance_rows(data.planes, MODELS.index(model), freqs, i0, i1, out,
+        load_native().dna_distance_rows(data.planes, NATIVE_MODEL_IDS[model], freqs, i0, i1, out,
                                         int(threads))
         return True
 

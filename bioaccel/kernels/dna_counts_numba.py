@@ -1,6 +1,6 @@
 """Numba CUDA kernels for aligned-DNA pair counts: one thread per pair of sequences.
 
-Planes are the (n, 3, words) uint64 bit planes of :func:`bioaccel.dna_models.pack_planes`.
+Planes are the (n, 3, words) uint64 bit planes of :func:`bioaccel.distances._dna.pack_planes`.
 Importing this module imports ``numba.cuda``; set ``NUMBA_ENABLE_CUDASIM=1`` before the
 first numba import to run the kernels on the CPU simulator.
 """

@@ -1,6 +1,6 @@
 // Edit distances for the CuPy backend: one (query, target) pair per thread, Myers'
 // bit-parallel recurrences with Hyyro's blocks (64 query letters per word), the same as
-// csrc/edit_distance.cpp. The match masks (Peq) of every query are built once on the
+// csrc/align/edit_distance.cpp. The match masks (Peq) of every query are built once on the
 // device by array code (bioaccel/backends/cupy_edit.py, tested with NumPy); the vertical
 // delta vectors live in a (word, pair) work array so neighbouring threads touch
 // neighbouring words.

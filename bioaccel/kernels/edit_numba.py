@@ -1,6 +1,6 @@
 """Numba CUDA kernel for edit distances: one (query, target) pair per thread, Myers'
 bit-vectors (Hyyrö's blocks) in a (word, pair) work array so neighbouring threads touch
-neighbouring words. Same recurrences as csrc/edit_distance.cpp."""
+neighbouring words. Same recurrences as csrc/align/edit_distance.cpp."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Numba CUDA kernel for LCS lengths (the MSA guide tree's distance stage): one (query,
 target) pair per thread, the bit-parallel recurrence of csrc/msa/lcs.cpp over match masks
-built on the host (``bioaccel.backends.cupy_edit.build_peq`` with NumPy), V in a (word,
+built on the host (``bioaccel.backends.bitmasks.build_peq`` with NumPy), V in a (word,
 pair) work array so neighbouring threads touch neighbouring words."""
 
 from __future__ import annotations

@@ -7,15 +7,13 @@ import os
 
 import numpy as np
 
-from ..alphabet import DNA, PROTEIN, Alphabet
-from ..distmatrix import DistanceMatrix
-from ..errors import ModelError
+from ..sequences._alphabet import DNA, PROTEIN, Alphabet
+from ..distances._matrix import DistanceMatrix
 
 #: formats of :meth:`MultipleAlignment.write`; which name holds which is the one rule of
 #: :data:`bioaccel.outputs.ALIGNMENT`
 FORMATS = ("fasta", "clustal", "stockholm", "a2m", "phylip")
 #: protein distance models of :meth:`MultipleAlignment.distance_matrix`
-PROTEIN_MODELS = ("p", "poisson", "kimura")
 
 
 class MultipleAlignment:
@@ -97,8 +95,9 @@ class MultipleAlignment:
         """
         import gzip
 
-        from ..io import atomic_output
-        from ..outputs import ALIGNMENT, output_spec
+
+        from .._core.outputs import ALIGNMENT, output_spec
+        from ..sequences._read import atomic_output
 
         fmt, compressed = output_spec(path, ALIGNMENT, "alignment", format, default="fasta",
                                       compressible=True)
@@ -158,29 +157,13 @@ class MultipleAlignment:
         Nucleotides: any model of :func:`bioaccel.distance_matrix` (``raw``, ``jc69``, ``k80``,
         ``f81``, ``tn93``, ``logdet``...). ``auto``: ``kimura`` for proteins, ``k80`` for DNA.
         """
+        from ..distances import distance_matrix
+        from ..sequences import SeqBatch
         key = str(model).lower()
-        if self.alphabet is DNA:
-            from ..distance import distance_matrix
-            from ..seqbatch import SeqBatch
-            batch = SeqBatch.from_strings(self.sequences, ids=self.ids, alphabet=DNA)
-            return distance_matrix(batch, "k80" if key == "auto" else key,
-                                   pairwise_deletion=pairwise_deletion, threads=threads)
-        key = "kimura" if key == "auto" else key
-        if key not in PROTEIN_MODELS:
-            raise ModelError(f"unknown protein distance model {model!r}; expected one of "
-                             f"{list(PROTEIN_MODELS)} or 'auto'")
-        diff, sites = protein_differences(self.sequences, pairwise_deletion)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            p = diff / sites
-            if key == "poisson":
-                d = -np.log1p(-p)
-            elif key == "kimura":
-                d = -np.log(1.0 - p - 0.2 * p * p)
-            else:
-                d = p
-        d = np.where(np.isnan(d) & (sites > 0), np.inf, d)  # past saturation
-        np.fill_diagonal(d, 0.0)
-        return DistanceMatrix(d + 0.0, self.ids)
+        if key == "auto":
+            key = "k80" if self.alphabet is DNA else "kimura"
+        batch = SeqBatch.from_strings(self.sequences, ids=self.ids, alphabet=self.alphabet)
+        return distance_matrix(batch, key, pairwise_deletion=pairwise_deletion, threads=threads)
 
 
 def a2m_text(ids: list[str], rows: list[str]) -> str:
@@ -269,20 +252,3 @@ def _check_rows(ids: list[str], rows: list[str]) -> None:
             raise ValueError(f"row {i!r} holds {bad!r}, not a residue or a gap")
 
 
-def protein_differences(rows: list[str], pairwise_deletion: bool = True):
-    """(differences, compared sites) for every pair of aligned protein rows, by one-hot
-    matrix products (counts are exact in float64)."""
-    codes = np.stack([PROTEIN.table[np.frombuffer(s.encode("ascii", "replace"), np.uint8)]
-                      for s in rows]) if rows else np.zeros((0, 0), np.uint8)
-    known = codes < 20  # the 20 amino acids; gaps, X, B, Z, ... are missing data
-    if not pairwise_deletion:
-        keep = known.all(axis=0)
-        codes, known = codes[:, keep], known[:, keep]
-    k = known.astype(np.float64)
-    sites = k @ k.T
-    same = np.zeros_like(sites)
-    for aa in range(20):
-        onehot = (codes == aa).astype(np.float64)
-        if onehot.any():
-            same += onehot @ onehot.T
-    return sites - same, sites

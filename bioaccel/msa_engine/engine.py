@@ -16,10 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..alphabet import Alphabet, get_alphabet
-from ..errors import BackendUnavailableError, SequenceFormatError
-from ..seqbatch import SeqBatch, check_unique_ids
-from ..tree import Tree
+from ..backends import get_backend
+from ..devices._multigpu import device_scope
+from ..sequences._alphabet import Alphabet, get_alphabet
+from ..errors import SequenceFormatError
+from ..sequences._batch import SeqBatch, check_unique_ids
+from ..trees._tree import Tree
 from .alignment import MultipleAlignment
 from .guide import GUIDE_TREES, guide_merges, merges_for_labels
 from .scoring import gap_scale, msa_scoring
@@ -37,7 +39,7 @@ REFINE_SEED = 5489
 def _records(sequences) -> tuple[list[str], list[str], str | None]:
     """(ids, raw residue strings, source) of a path, a SeqBatch, or records."""
     if isinstance(sequences, (str, os.PathLike)):
-        from ..io import _open_text, _parse, sniff_format
+        from ..sequences._read import _open_text, _parse, sniff_format
         path = Path(sequences)
         text = _open_text(path)
         fmt = sniff_format(text, path)
@@ -101,18 +103,19 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         1,000 sequences.
     threads : int
         0 = all cores. The result does not depend on it.
-    backend : {"auto", "cpu", "cupy"}
-        ``cpu``: the C++/OpenMP engine. ``cupy``: the guide tree's LCS distances
-        (``kernels/lcs_lengths.cu``) and the progressive stage's profile-profile DPs on the
-        GPU, all ready merges of a guide-tree level in one launch of
-        ``kernels/msa_profile_dp.cu`` (the same paths as the CPU, bit for bit); profiles,
+    backend : {"auto", "cpu", "cupy", "numba-cuda"}
+        ``cpu``: the C++/OpenMP engine. A GPU backend (any backend of the registry with the
+        ``msa_profile_dp`` operation: ``cupy`` runs ``kernels/msa_profile_dp.cu``,
+        ``numba-cuda`` ``kernels/msa_numba.py``): the guide tree's LCS distances and the
+        progressive stage's profile-profile DPs on the GPU, all ready merges of a
+        guide-tree level in one launch (the same paths as the CPU, bit for bit); profiles,
         the tree from the distances and refinement stay on the CPU. ``auto`` is ``cpu``
-        (with ``devices=``: the distance stage on those GPUs) until the GPU stages have
-        been measured on a GPU. Raises :class:`BackendUnavailableError` when CuPy cannot
-        run here, or for ``numba-cuda`` (no MSA stage).
+        (with ``devices=``: the distance stage on those GPUs). Raises
+        :class:`BackendUnavailableError` naming why when the backend cannot run here or has
+        no MSA kernels (``reference``).
     devices : None, "all", int, list of int or str such as "0,2"
         Spread the guide tree's distance stage over these GPUs in tiles, with failover
-        (:mod:`bioaccel.sched.multigpu`; virtual GPUs from ``BIOACCEL_VIRTUAL_GPUS`` run the
+        (:mod:`bioaccel.devices._multigpu`; virtual GPUs from ``BIOACCEL_VIRTUAL_GPUS`` run the
         CPU engine); with ``backend="cupy"`` the progressive stage runs on the first of
         them. The alignment is the same as with ``devices=None``.
     progress : bool, optional
@@ -129,19 +132,19 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     >>> aln.sequences
     ['MKVLAAGIV', 'MKVL--GIV', 'MKALAAGIV']
     """
-    from ..threads import check_threads
+    from .._core.threads import check_threads
 
     threads = check_threads(threads)
-    key = str(backend).lower()
-    if key not in ("auto", "cpu", "cupy"):
-        raise BackendUnavailableError(
-            f"backend {backend!r} has no MSA stage; expected 'auto', 'cpu' or 'cupy'")
-    xp = gpu_array_module() if key == "cupy" else None
-    distance_backend = "cupy" if key == "cupy" else ("cpu" if devices is None else key)
+    requested = str(backend).lower()
+    key = "cpu" if requested == "auto" else requested
+    # the progressive stage's DPs: the C++ engine, or a backend of the registry that has the
+    # batched kernel (cupy, numba-cuda); an unknown or unfit backend is named here
+    dp_backend = None if key == "cpu" else get_backend(key, "msa_profile_dp")
+    distance_backend = key if dp_backend is not None else ("cpu" if devices is None else requested)
     chosen = None
     if devices is not None:
         from ..backends import backend_for_devices
-        from ..sched.devices import select_devices
+        from ..devices._discover import select_devices
         chosen = select_devices(devices)
         backend_for_devices(chosen, distance_backend, "lcs_lengths")  # refuse a bad mix now
     ids, raw, source = _records(sequences)
@@ -163,7 +166,7 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         if not Path(guide_tree).exists():
             raise ValueError(f"guide_tree {str(guide_tree)!r} is neither one of "
                              f"{list(GUIDE_TREES)} nor an existing Newick file")
-        from ..newick import read_newick
+        from ..trees._newick import read_newick
         guide_tree = read_newick(guide_tree)
     if isinstance(guide_tree, Tree):
         empty = [ids[i] for i in range(len(batch)) if batch.lengths[i] == 0]
@@ -173,19 +176,19 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
         merges = _restrict(merges_all, len(labels), n)
     else:
         merges, _ = guide_merges(work, guide_tree, threads, distance_backend, devices)
-    from ..backends.cpu import load_native
+    from .._core.native import load_native
     native = load_native()
     weights = np.ones(n)
     total_steps = max(n - 1, 0)
-    from ..progress import progress_bar
+    from .._core.progress import progress_bar
     with progress_bar("aligning", enabled=progress) as update:
         callback = (lambda done: update(done, total_steps)) if total_steps else None
-        if n and xp is not None:
-            on_first = xp.cuda.Device(chosen[0].index) if chosen and not chosen[0].virtual \
+        if n and dp_backend is not None:
+            on_first = device_scope(chosen[0], dp_backend.name) if chosen \
                 else contextlib.nullcontext()
             with on_first:
-                cols, width = progressive_in_levels(native, work, scoring, merges, weights, xp,
-                                                    callback)
+                cols, width = progressive_in_levels(native, work, scoring, merges, weights,
+                                                    dp_backend.msa_profile_dp, callback)
         elif n:
             cols, width = native.msa_progressive(work.codes, work.offsets, scoring.letter_of,
                                                  scoring.sub, scoring.gaps, merges, weights,
@@ -202,21 +205,13 @@ def msa(sequences, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matr
     return MultipleAlignment(ids, rows, batch.alphabet, tree)
 
 
-def gpu_array_module():
-    """CuPy, when it can run here (else :class:`BackendUnavailableError` saying why)."""
-    from ..backends import get_backend
-    get_backend("cupy", "align_scores")
-    import cupy
-    return cupy
-
-
 def progressive_in_levels(native, work: SeqBatch, scoring, merges: np.ndarray,
-                          weights: np.ndarray, xp, progress=None) -> tuple[np.ndarray, int]:
-    """The progressive stage with the DPs on the GPU: the merges whose children are done
-    form a level, aligned in one batch by :func:`bioaccel.backends.cupy_msa.profile_dp_batch`
-    and merged in order. The merges and their paths equal the CPU engine's, so the
-    alignment does too."""
-    from ..backends.cupy_msa import profile_dp_batch
+                          weights: np.ndarray, profile_dp, progress=None) -> tuple[np.ndarray, int]:
+    """The progressive stage with the DPs on a GPU backend: the merges whose children are
+    done form a level, aligned in one batch by ``profile_dp`` (a backend's
+    :meth:`~bioaccel.backends.base.Backend.msa_profile_dp`) and merged in order. The merges
+    and their paths equal the CPU engine's, so the alignment does too."""
+    profile_dp_batch = profile_dp
 
     n = len(work)
     run = native.MsaProgressiveRun(work.codes, work.offsets, scoring.letter_of, scoring.sub,
@@ -229,7 +224,7 @@ def progressive_in_levels(native, work: SeqBatch, scoring, merges: np.ndarray,
     level = [k for k in range(len(merges)) if waiting[k] == 0]
     done = 0
     while level:
-        paths, _ = profile_dp_batch([run.dp_inputs(k) for k in level], xp)
+        paths, _ = profile_dp_batch([run.dp_inputs(k) for k in level])
         upcoming = []
         for k, path in zip(level, paths):
             run.merge(k, np.ascontiguousarray(path, dtype=np.uint8))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tree import Tree
+from ..trees._tree import Tree
 
 
 def merges_from_tree(tree: Tree) -> np.ndarray:
@@ -58,14 +58,14 @@ MEDOID_LEAF = 2000
 
 def matchable_letters(alphabet) -> int:
     """Codes below this can match in the LCS: the 20 amino acids, or A/C/G/T(U)."""
-    from ..alphabet import DNA
+    from ..sequences._alphabet import DNA
     return 4 if alphabet is DNA else 20
 
 
 class GuideDistances:
     """The guide tree's LCS distances of ``batch`` (FAMSA 2.4's ``(la + lb - 2 lcs)^0.75 /
     lcs``): on the CPU engine (eight pairs per vector, all cores) by default, or with a GPU
-    ``backend`` or ``devices=`` as LCS lengths through :func:`bioaccel.dispatch.pairwise`
+    ``backend`` or ``devices=`` as LCS lengths through :func:`bioaccel.pairwise._dispatch.pairwise`
     (tiles over several GPUs; virtual GPUs run the CPU engine), turned into distances by
     the same C++ function, so every path gives the same floats and the same tree."""
 
@@ -73,7 +73,7 @@ class GuideDistances:
     BLOCK_PAIRS = 1 << 25
 
     def __init__(self, batch, threads: int, backend: str = "cpu", devices=None):
-        from ..backends.cpu import load_native
+        from .._core.native import load_native
         self.batch = batch
         self.threads = int(threads)
         self.letters = matchable_letters(batch.alphabet)
@@ -83,7 +83,7 @@ class GuideDistances:
         self.on_cpu_engine = devices is None and str(backend).lower() == "cpu"
 
     def _lengths(self, queries, targets) -> np.ndarray:
-        from ..dispatch import pairwise
+        from ..pairwise._dispatch import pairwise
         letters = self.letters
         return pairwise(queries, targets, False, operation="lcs_lengths", dtype=np.int32,
                         backend=self.backend, devices=self.devices, threads=self.threads,
@@ -221,7 +221,7 @@ def guide_merges(batch, method, threads: int, backend: str = "cpu",
         return dist.single_linkage(), key
     if key == "medoid":
         return medoid_merges(dist), key
-    from ..tree import nj, upgma
+    from ..trees._tree import nj, upgma
     d = dist.square()
     tree = upgma(d, list(range(n))) if key == "upgma" else nj(d, list(range(n)), threads=threads)
     return merges_from_tree(tree), key

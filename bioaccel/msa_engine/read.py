@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..alphabet import get_alphabet, guess_alphabet
+from ..sequences._alphabet import get_alphabet, guess_alphabet
 from ..errors import SequenceFormatError
 from .alignment import MultipleAlignment
 
@@ -21,7 +21,7 @@ def read_alignment(path: str | os.PathLike, alphabet: str = "auto") -> MultipleA
     SequenceFormatError
         No rows, repeated ids, or rows of different lengths (naming the row and both widths).
     """
-    from ..io import _open_text, _parse, sniff_format
+    from ..sequences._read import _open_text, _parse, sniff_format
 
     path = Path(path)
     text = _open_text(path)

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..alphabet import DNA, PROTEIN, Alphabet
-from ..scoring import ScoringError
+from ..sequences._alphabet import DNA, PROTEIN, Alphabet
+from ..pairwise._scoring import ScoringError
 
 PROTEIN_DEFAULT = "PFASUM43"
 DNA_DEFAULT = "NUC.4.4"

@@ -12,7 +12,7 @@
 - ``snakemake_scheduler_plugin_bioaccel``: the Snakemake scheduler plugin.
 """
 
-from .devices import Device, discover_devices, select_devices
+from ..devices._discover import Device, discover_devices, select_devices
 from .leases import GpuBroker, Lease, lease, run_dir
 from .policies import POLICIES, Request, make_policy
 

@@ -49,7 +49,7 @@ from pathlib import Path
 
 from ..errors import LeaseTimeoutError, SchedulerConfigError
 from . import rundir
-from .devices import Device, discover_devices
+from ..devices._discover import Device, discover_devices
 from .history import History
 from .identity import current_user, load_shares, user_name
 from .policies import Request, make_policy, parse_shares

@@ -1,7 +1,7 @@
 """Placing a batch of independent stages onto heterogeneous GPUs (R||Cmax with data locality).
 
 Stage j on GPU i takes ``p[i, j] = work_j / speed_i + bytes_j / bandwidth(location_j, i)``
-(:class:`~bioaccel.sched.topology.Topology` gives the bandwidths). The goal is the smallest
+(:class:`~bioaccel.devices._topology.Topology` gives the bandwidths). The goal is the smallest
 makespan, the largest GPU load.
 
 Algorithms (all seeded and deterministic for a seed; the iterative ones stop at their time
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import SchedulerConfigError
-from .topology import Topology
+from ..devices._topology import Topology
 
 ALGORITHMS = ("greedy", "lpt", "local", "ga", "aco", "pso")
 

@@ -37,7 +37,7 @@ import numpy as np
 from ..errors import SchedulerConfigError
 from .placement import ALGORITHMS, place
 from .policies import Policy, Request, decay, make_policy
-from .topology import Topology
+from ..devices._topology import Topology
 
 PLACEMENTS = ("first-free", "locality") + ALGORITHMS
 
@@ -270,7 +270,7 @@ def read_trace(path: str | Path) -> list[Job]:
 
 
 def write_trace(jobs: list[Job], path: str | Path) -> None:
-    from ..io import atomic_output
+    from ..sequences._read import atomic_output
     with atomic_output(path, "w") as f:
         w = csv.writer(f)
         w.writerow(TRACE_COLUMNS + ("user", "priority", "predicted_s", "bytes", "data"))
@@ -310,7 +310,7 @@ def workload_from_sequences(paths: list[str | Path], *, cells_per_s: float = 5e9
     """One all-vs-all job per sequence file: cost = sum over pairs of len_i * len_j,
     duration = cost / ``cells_per_s`` (a GPU's measured throughput), input bytes = the
     file's size; ``data`` maps a file's stem to where it sits (a node or node:gpu)."""
-    from ..io import read_sequences
+    from ..sequences._read import read_sequences
     jobs = []
     for k, path in enumerate(paths):
         batch = read_sequences(path)

@@ -19,8 +19,11 @@
 #include "bioaccel/kmers.hpp"
 #include "bioaccel/trees.hpp"
 
+#include "arrays.hpp"
+
 namespace py = pybind11;
 using namespace bioaccel;
+using namespace bioaccel::bindings;
 
 namespace {
 
@@ -45,8 +48,6 @@ py::dict cpu_features_py() {
     return out;
 }
 
-using U64Array = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>;
-using F64Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
 py::array_t<std::int32_t> dna_pair_counts_py(U64Array planes, std::int64_t i0, std::int64_t i1,
                                              std::int64_t j0, std::int64_t j1, bool table,
@@ -70,7 +71,6 @@ py::array_t<std::int32_t> dna_pair_counts_py(U64Array planes, std::int64_t i0, s
     return out;
 }
 
-using I32Array = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>;
 
 const double* freqs_ptr(const F64Array& freqs) {
     if (freqs.ndim() != 1 || freqs.shape(0) != 4)
@@ -150,23 +150,6 @@ py::tuple upgma_py(F64Array d) {
 
 int max_threads() { return resolve_threads(0); }
 
-using U8Array = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>;
-using I64Array = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
-
-SeqView seq_view(const U8Array& codes, const I64Array& offsets, const char* what) {
-    if (codes.ndim() != 1 || offsets.ndim() != 1 || offsets.shape(0) < 1)
-        throw std::invalid_argument(std::string(what) + ": codes and offsets must be 1-d");
-    SeqView v;
-    v.codes = codes.data();
-    v.offsets = offsets.data();
-    v.count = offsets.shape(0) - 1;
-    if (v.offsets[0] != 0 || v.offsets[v.count] != codes.shape(0))
-        throw std::invalid_argument(std::string(what) + ": offsets do not span the code buffer");
-    for (std::int64_t i = 0; i < v.count; ++i)
-        if (v.offsets[i + 1] < v.offsets[i])
-            throw std::invalid_argument(std::string(what) + ": offsets must not decrease");
-    return v;
-}
 
 ScoreScheme scheme(const I32Array& table, int mode, int gap_open, int gap_extend,
                    std::int64_t max_code) {
@@ -247,7 +230,6 @@ py::array_t<std::int32_t> edit_distances_py(U8Array q_codes, I64Array q_offsets,
     return out;
 }
 
-using I8Array = py::array_t<std::int8_t, py::array::c_style | py::array::forcecast>;
 using U64Flat = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>;
 
 py::tuple kmer_sketch_py(U8Array codes, I64Array offsets, I8Array digit, int radix, int k, bool canonical,
@@ -303,7 +285,7 @@ py::array kmer_rows_py(U64Flat values, I64Array offsets,
     t.n = n;
     t.rank = rank.shape(0) ? rank.data() : nullptr;
     t.universe = static_cast<std::size_t>(universe);
-    const auto first = [n](std::int64_t i) { return i * n - i * (i + 1) / 2; };
+    const auto first = [n](std::int64_t i) { return condensed_row_start(i, n); };
     const py::ssize_t m = static_cast<py::ssize_t>(first(i1) - first(i0));
     const std::int64_t* lens = lengths.data();
     const auto kind = static_cast<KmerMetric>(metric);

@@ -11,31 +11,14 @@
 
 #include "bioaccel/msa.hpp"
 
+#include "arrays.hpp"
+
 namespace py = pybind11;
 using namespace bioaccel;
+using namespace bioaccel::bindings;
 
 namespace {
 
-using U8Array = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>;
-using I16Array = py::array_t<std::int16_t, py::array::c_style | py::array::forcecast>;
-using I32Array = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>;
-using I64Array = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
-using F32Array = py::array_t<float, py::array::c_style | py::array::forcecast>;
-using F64Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
-
-SeqView seq_view(const U8Array& codes, const I64Array& offsets) {
-    if (offsets.ndim() != 1 || offsets.shape(0) < 1)
-        throw std::invalid_argument("offsets must be a 1-d array of n + 1 entries");
-    SeqView v;
-    v.codes = codes.data();
-    v.offsets = offsets.data();
-    v.count = offsets.shape(0) - 1;
-    if (v.offsets[0] != 0 || v.offsets[v.count] != codes.size())
-        throw std::invalid_argument("offsets do not span the code buffer");
-    for (std::int64_t i = 0; i < v.count; ++i)
-        if (v.offsets[i + 1] < v.offsets[i]) throw std::invalid_argument("offsets decrease");
-    return v;
-}
 
 void check_columns(const SeqView& v, const I32Array& column_of, std::int64_t n_columns);
 
@@ -279,20 +262,10 @@ public:
         return dp_inputs_dict(in);
     }
     void merge(std::int64_t k, U8Array path) {
+        if (path.ndim() != 1) throw std::invalid_argument("path must be a 1-d array of ops");
         msa::Path p(path.data(), path.data() + path.size());
-        for (std::uint8_t op : p)
-            if (op > msa::GapInA) throw std::invalid_argument("path ops must be 0, 1 or 2");
         py::gil_scoped_release release;
-        const auto ops = run_->operands(k);
-        std::int64_t ia = 0, ib = 0;
-        for (std::uint8_t op : p) {
-            ia += op != msa::GapInA;
-            ib += op != msa::GapInB;
-        }
-        if (ia != ops.first->len || ib != ops.second->len)
-            throw std::invalid_argument("the path of merge " + std::to_string(k) +
-                                        " does not cover its two profiles");
-        run_->merge(k, p);
+        run_->merge(k, p);  // the core checks the path against merge k's two profiles
     }
     py::tuple finish() {
         py::array_t<std::int32_t> out(codes_.size());

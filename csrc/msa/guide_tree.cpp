@@ -69,7 +69,7 @@ void single_linkage(const float* condensed, std::int64_t n, std::int64_t* merges
     Slink slink(n);
     std::vector<float> row(n);
     for (std::int64_t i = 0; i < n; ++i) {
-        for (std::int64_t j = 0; j < i; ++j) row[j] = condensed[j * n - j * (j + 1) / 2 + i - j - 1];
+        for (std::int64_t j = 0; j < i; ++j) row[j] = condensed[condensed_index(j, i, n)];
         slink.add(row.data());
     }
     slink.merges(merges, heights);

@@ -117,9 +117,23 @@ Profile rows_profile(const SeqView& seqs, const std::int32_t* cols, const std::i
     return p;
 }
 
+void check_path(const Profile& a, const Profile& b, const Path& path) {
+    std::int64_t ia = 0, ib = 0;
+    for (std::uint8_t op : path) {
+        if (op > GapInA) throw std::invalid_argument("path ops must be 0, 1 or 2, got " + std::to_string(op));
+        ia += op != GapInA;
+        ib += op != GapInB;
+    }
+    if (ia != a.len || ib != b.len)
+        throw std::invalid_argument("the path covers " + std::to_string(ia) + " x " + std::to_string(ib) +
+                                    " columns, not its two profiles' " + std::to_string(a.len) + " x " +
+                                    std::to_string(b.len));
+}
+
 Profile merge_profiles(const Profile& a, const Profile& b, const Path& path) {
     const int K = a.letters;
     if (b.letters != K) throw std::invalid_argument("merge_profiles: profiles of different alphabets");
+    check_path(a, b, path);
     Profile p;
     resize_profile(p, static_cast<int>(path.size()), K);
     p.weight = a.weight + b.weight;

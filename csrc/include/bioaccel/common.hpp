@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -12,12 +13,20 @@
 
 namespace bioaccel {
 
-// At most this many threads per logical CPU (the same rule as bioaccel.threads in Python).
+// At most this many threads per logical CPU (the same rule as bioaccel._core.threads in Python).
 constexpr int kMaxThreadsPerCpu = 4;
 
 // Number of worker threads for a `threads` argument: 0 means all cores, 1 .. 4 x the
 // logical CPUs as given; anything else throws std::invalid_argument (never handed to
 // OpenMP: a huge team crashes the process). Without OpenMP every call runs on one thread.
+// The condensed upper triangle of an n x n pair matrix (scipy's layout): the number of pairs
+// (i', j > i') before row i, and the slot of the pair (i, j), i != j, in either order.
+inline std::int64_t condensed_row_start(std::int64_t i, std::int64_t n) { return i * n - i * (i + 1) / 2; }
+inline std::int64_t condensed_index(std::int64_t i, std::int64_t j, std::int64_t n) {
+    if (i > j) std::swap(i, j);
+    return condensed_row_start(i, n) + (j - i - 1);
+}
+
 inline int resolve_threads(int threads) {
     const unsigned cpus = std::thread::hardware_concurrency();
     const long cap = static_cast<long>(kMaxThreadsPerCpu) * (cpus > 0 ? cpus : 1);

@@ -1,5 +1,5 @@
 // Evolutionary distances from pair counts, with ape::dist.dna's formulas and edge
-// cases (see bioaccel/dna_models.py for the table of formulas). Shared by every backend
+// cases (see bioaccel/distances/_dna.py for the table of formulas). Shared by every backend
 // when the native module is present, so all backends agree bit for bit.
 #pragma once
 

@@ -111,7 +111,10 @@ DpInputs dp_inputs(const Profile& a, const Profile& b, const MsaScoring& sc);
 // The score align_profiles gives to `path` (equal to its optimum for the optimal path).
 double path_score(const Profile& a, const Profile& b, const MsaScoring& sc, const Path& path);
 
-// The profile of the merged alignment.
+// A path that uses every column of `a` and of `b` once, in ops 0/1/2 (else invalid_argument).
+void check_path(const Profile& a, const Profile& b, const Path& path);
+
+// The profile of the merged alignment (the path checked first).
 Profile merge_profiles(const Profile& a, const Profile& b, const Path& path);
 
 // The progressive stage one merge at a time, for a caller that schedules the merges (the

@@ -24,7 +24,7 @@ struct EdgeList {
 // value found, so the result is exactly canonical NJ at far less than O(n^3) work.
 // Ties: Q values within 1e-9 x (largest |row sum|) of the minimum are ties, won by the
 // pair with the smallest (lower node id, higher node id); the rule of every NJ backend
-// (see bioaccel.tree.nj), the same for any thread count. Requires n >= 3, finite entries.
+// (see bioaccel.trees._tree.nj), the same for any thread count. Requires n >= 3, finite entries.
 EdgeList neighbor_joining(const double* d, std::int64_t n, int threads);
 
 // UPGMA (average linkage) by the nearest-neighbour-chain algorithm, O(n^2) time.

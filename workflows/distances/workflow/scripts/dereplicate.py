@@ -3,7 +3,7 @@
 import logging
 from collections import Counter
 
-from bioaccel.io import atomic_output, read_sequences
+from bioaccel.sequences._read import atomic_output, read_sequences
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, format="%(message)s")

@@ -6,7 +6,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bioaccel.io import atomic_output
+from bioaccel.sequences._read import atomic_output
 from bioaccel.msa_engine import read_alignment
 
 log = open(snakemake.log[0], "w")

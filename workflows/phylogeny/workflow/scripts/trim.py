@@ -2,7 +2,7 @@
 
 import sys
 
-from bioaccel.io import atomic_output
+from bioaccel.sequences._read import atomic_output
 from bioaccel.msa_engine import read_alignment
 
 sys.stderr = open(snakemake.log[0], "w")

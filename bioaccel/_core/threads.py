@@ -1,0 +1,40 @@
+"""The one check of a ``threads`` argument, for every entry point (Python and command line).
+
+``0`` means all cores; ``1`` .. :func:`max_threads` (:data:`MAX_THREADS_PER_CPU` x the
+logical CPUs, as ``os.cpu_count()``) are used as given: more threads than cores only
+oversubscribe them, and a team of 100,000 OpenMP threads crashes the process. Anything
+else -- negative, above the cap, ``True``/``False``, a float or a string -- raises
+:class:`~bioaccel.errors.ThreadCountError` (a ``ValueError``) naming the value and the
+range. The C++ core applies the same rule (``resolve_threads``) and throws
+``std::invalid_argument`` should a value ever reach it unchecked.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+
+from ..errors import ThreadCountError
+
+#: threads per logical CPU at most
+MAX_THREADS_PER_CPU = 4
+
+
+def max_threads() -> int:
+    """The largest ``threads`` value accepted here."""
+    return MAX_THREADS_PER_CPU * (os.cpu_count() or 1)
+
+
+def check_threads(threads, name: str = "threads") -> int:
+    """``threads`` as an int in 0 .. :func:`max_threads`, else :class:`ThreadCountError`.
+
+    >>> check_threads(0)
+    0
+    """
+    cap = max_threads()
+    ok = isinstance(threads, numbers.Integral) and not isinstance(threads, bool)
+    if not ok or not 0 <= int(threads) <= cap:
+        raise ThreadCountError(
+            f"{name}={threads!r} is out of range: expected an integer from 0 (all cores) to "
+            f"{cap} ({MAX_THREADS_PER_CPU} x {os.cpu_count() or 1} CPUs)")
+    return int(threads)

@@ -1,0 +1,11 @@
+"""The ``bioaccel`` command (click): ``main`` is the console entry point.
+
+- ``_main``: the group, the distance/tree/align/edit/sketch commands, ``doctor``;
+- ``_io``: argument readers and output checks shared by every command;
+- ``_msa``: ``bioaccel msa``;
+- ``_sched``: ``gpu-run``, ``gpus``, ``schedule`` and the other scheduling commands.
+"""
+
+from ._main import main
+
+__all__ = ["main"]

@@ -1,0 +1,5 @@
+"""``python -m bioaccel.cli``."""
+
+from . import main
+
+main(prog_name="bioaccel")

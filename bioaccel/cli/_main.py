@@ -1,0 +1,590 @@
+"""The ``bioaccel`` command line.
+
+Exit status: 0 on success (``--help`` and ``--version`` included); 2 for a usage error
+(click's message) or bad input (one line on stderr naming the file, record, position and
+value at fault, never a traceback); 1 for an internal failure (one line saying so; the
+traceback with ``bioaccel -v``). Results go to stdout or to files, everything else to
+stderr. Outputs are written to a temporary file and renamed, so a failed run leaves no
+output behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from pathlib import Path
+
+import click
+
+from .. import __version__
+from ._io import (TEXT_MATRIX_FORMATS, check_outputs, is_stdio, read_sequences_arg,
+                     refuse_stdio, shown, text_output, write_via_file)
+from ..errors import BioaccelError
+from .._core.threads import MAX_THREADS_PER_CPU
+
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 1
+
+
+def _fail(message: str) -> None:
+    click.echo(f"bioaccel: error: {message}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+#: The temporary name ``atomic_output`` writes to before renaming: never shown to users.
+_TEMP_NAME = re.compile(r"(^|/)\.[^/]+\.[A-Za-z0-9_]{8}\.tmp$")
+
+
+def _os_error_message(exc: OSError) -> str:
+    """``PATH: reason`` without the ``[Errno N]`` prefix and without temporary file names."""
+    reason = exc.strerror
+    if not reason or isinstance(exc, BioaccelError):
+        return str(exc)  # a message of our own (LeaseTimeoutError is a TimeoutError)
+    if exc.filename is None:
+        return reason  # OSError(errno, "cannot write 'x': ...") as atomic_output raises it
+    names = [str(n) for n in (exc.filename, exc.filename2) if n is not None]
+    shown = [n for n in names if not _TEMP_NAME.search(n)]
+    reason = reason[:1].lower() + reason[1:]  # the system's "No such file or directory"
+    if not shown:
+        return reason
+    if len(shown) < len(names):  # a rename of our temporary file onto the user's path failed
+        return f"cannot write {shown[-1]!r}: {reason}"
+    return f"{shown[0]}: {reason}"
+
+
+def error_message(exc: BaseException) -> str:
+    """One line for an expected error: the message, whitespace runs (newlines) folded."""
+    text = _os_error_message(exc) if isinstance(exc, OSError) else str(exc)
+    text = re.sub(r"^\[Errno \d+\]\s*", "", text)
+    return " ".join(text.split()) or type(exc).__name__
+
+
+#: Errors that mean bad input or a bad environment (files, devices): one line, exit 2.
+#: Any other exception is a bug or an internal failure: exit 1, traceback with -v.
+EXPECTED_ERRORS = (BioaccelError, ValueError, OSError)
+
+
+class _Group(click.Group):
+    """Turns expected errors into one clean line and unexpected ones into an 'internal
+    error' line (traceback with -v); click's own exits (help, version, usage) pass."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except EXPECTED_ERRORS as exc:
+            if ctx.params.get("verbose"):
+                import traceback
+                traceback.print_exc(file=sys.stderr)
+            _fail(error_message(exc))
+        except Exception as exc:
+            if ctx.params.get("verbose"):
+                import traceback
+                traceback.print_exc(file=sys.stderr)
+                hint = "a bug in bioaccel: please report it with the traceback above"
+            else:
+                hint = "a bug in bioaccel: rerun as `bioaccel -v ...` for the traceback"
+            what = "out of memory" if isinstance(exc, MemoryError) else type(exc).__name__
+            detail = " ".join(str(exc).split())
+            click.echo(f"bioaccel: internal error: {what}{': ' + detail if detail else ''} "
+                       f"({hint})", err=True)
+            sys.exit(EXIT_INTERNAL)
+
+
+_MATRIX_SUFFIXES = {".npy", ".npz", ".tsv", ".dist", ".mat", ".cdist"}
+
+
+def _looks_like_matrix(path: Path) -> bool:
+    """A distance-matrix file (npy/npz/TSV/PHYLIP matrix) rather than sequences."""
+    if path.suffix.lower() in _MATRIX_SUFFIXES:
+        return True
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    if head.startswith((b"\x93NUMPY", b"PK", b"\t", b"BACDIST1")):
+        return True
+    head = head.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark
+    lines = [ln for ln in head.splitlines() if ln.strip()]  # LF, CR LF or CR alone
+    return bool(lines) and lines[0].strip().isdigit()  # PHYLIP matrix "n"; alignment "n sites"
+
+
+def _is_sketch_file(path) -> bool:
+    """A sketch file of `bioaccel sketch` (:func:`bioaccel.sequences._read.is_sketch_file`); never stdin."""
+    from ..sequences._read import is_sketch_file
+    return not is_stdio(path) and is_sketch_file(path)
+
+
+def _models_help() -> str:
+    from ..distances._protein import ALIGNMENT_MODELS
+    from ..distances._dna import MODELS
+    from ..distances._kmers import KMER_MODELS
+    from ..distances._aa import AA_MODELS
+    return (f"Distance model: {', '.join(MODELS)} (aligned DNA, as ape::dist.dna); "
+            f"{', '.join(AA_MODELS)} (aligned protein); "
+            f"{', '.join(ALIGNMENT_MODELS)} (from global alignments); edit (Levenshtein); "
+            f"{', '.join(KMER_MODELS)} (k-mers; mash also from a sketch file).")
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name="bioaccel")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Log backend choices and timings to stderr; show the traceback of an error.")
+def main(verbose: bool) -> None:
+    """GPU-accelerated pairwise sequence distances, alignments and guide trees."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(message)s", stream=sys.stderr, force=True)
+
+
+_BACKENDS = click.Choice(["auto", "cupy", "numba-cuda", "cpu", "reference"], case_sensitive=False)
+
+
+class _Threads(click.ParamType):
+    """``-t/--threads``: bioaccel._core.threads.check_threads, the check of the Python API."""
+
+    name = "integer"
+
+    def convert(self, value, param, ctx):
+        from ..errors import ThreadCountError
+        from .._core.threads import check_threads
+        if isinstance(value, str):
+            try:
+                value = int(value)
+            except ValueError:
+                pass  # refused below, with the allowed range
+        try:
+            return check_threads(value)
+        except ThreadCountError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+_THREADS = _Threads()
+_THREADS_HELP = f"CPU threads: 0 = all cores, at most {MAX_THREADS_PER_CPU} x the logical CPUs."
+
+
+def _parse_matrix(text: str | None):
+    """A matrix name, or "match,mismatch" (e.g. "2,-3")."""
+    if text is None:
+        return None
+    parts = text.split(",")
+    if len(parts) == 2:
+        try:
+            return int(parts[0]), int(parts[1])
+        except ValueError:
+            _fail(f"--matrix {text!r}: expected a matrix name or MATCH,MISMATCH integers such as 2,-3")
+    return text
+
+
+def _given(ctx: click.Context, names) -> list[str]:
+    """The options among ``names`` that the user gave on the command line (or environment)."""
+    from click.core import ParameterSource
+    return [n for n in names if ctx.get_parameter_source(n) not in (None, ParameterSource.DEFAULT)]
+
+
+def _spelling(ctx: click.Context):
+    """An option's name as the user writes it (``-k/--kmer``)."""
+    opts = {p.name: "/".join(p.opts) for p in ctx.command.params}
+    return lambda name: opts.get(name, name)
+
+
+def _scoring_options(f):
+    f = click.option("--gap-extend", type=int, default=None,
+                     help="Gap extension penalty (default 1 protein, 2 DNA).")(f)
+    f = click.option("--gap-open", type=int, default=None,
+                     help="Gap open penalty: a gap of length L costs open + (L-1) * extend "
+                          "(default 11 protein, 5 DNA).")(f)
+    f = click.option("--matrix", default=None,
+                     help="Substitution matrix name (BLOSUM62, PAM250, ...) or MATCH,MISMATCH "
+                          "(default BLOSUM62 protein, 2,-3 DNA).")(f)
+    return f
+
+
+def _matrix_formats() -> list[str]:
+    from ..distances._matrix import MATRIX_FORMATS
+    return list(MATRIX_FORMATS)
+
+
+_MATRIX_FORMATS = _matrix_formats()
+_FORMAT_HELP = ("Output format; from the extension by default (else phylip). npy writes the "
+                "ids to OUTPUT.ids.txt beside it. With -o - (stdout): phylip, phylip-lower or tsv.")
+
+
+def _sketch_options(f):
+    f = click.option("--seed", type=int, default=None,
+                     help="MinHash seed [default: 42; a sketch file's own].")(f)
+    f = click.option("--sketch-size", type=click.IntRange(min=1), default=None,
+                     help="MinHash sketch size [default: 1000; a sketch file's own].")(f)
+    f = click.option("-k", "--kmer", "k", type=int, default=None,
+                     help="k for kmer/jaccard/mash (default: the model's).")(f)
+    return f
+
+
+def _matrix_stdout_format(output, fmt) -> None:
+    """Refuse a binary matrix format on stdout."""
+    if is_stdio(output) and (fmt or "phylip").lower() not in TEXT_MATRIX_FORMATS:
+        refuse_stdio(output, "-o", f"{fmt} is binary; stdout takes "
+                                   f"{', '.join(TEXT_MATRIX_FORMATS)} (--format)")
+
+
+def _write_matrix(dm, output, fmt) -> None:
+    fmt = fmt or ("phylip" if is_stdio(output) else None)
+    write_via_file(output, lambda path: dm.write(path, fmt))
+
+
+@main.command()
+@click.argument("input", type=click.Path(path_type=Path, allow_dash=True))
+@click.option("-m", "--model", default="k80", show_default=True, help=_models_help())
+@click.option("--pairwise-deletion", is_flag=True,
+              help="Drop missing sites per pair instead of for all pairs.")
+@click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True,
+              help=_THREADS_HELP)
+@click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
+              help="Matrix file, or - for stdout.")
+@click.option("--format", "fmt", type=click.Choice(_MATRIX_FORMATS), default=None,
+              help=_FORMAT_HELP)
+@click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus.")
+@_scoring_options
+@_sketch_options
+@click.option("--devices", default=None,
+              help="Spread the work over these GPUs: 'all' or ids such as 0,2 (with failover).")
+@click.option("--tile", default=None, metavar="A,B",
+              help="Compute only tile (A, B), A <= B, of a --tiles x --tiles grid (cut by "
+                   "sequence length) and write it as .npz; `bioaccel merge-tiles` assembles them.")
+@click.option("--tiles", type=click.IntRange(min=1), default=None, help="Grid size for --tile.")
+@click.option("--float64", "float64", is_flag=True,
+              help=".cdist output: store float64 instead of float32.")
+@click.option("--restart", is_flag=True,
+              help=".cdist output: ignore the finished tiles of an interrupted run.")
+@click.option("--ungap", is_flag=True,
+              help="Remove alignment gaps ('-', '.') first (identity, scoredist, edit, k-mer models).")
+@click.pass_context
+def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt, input_format,
+             matrix, gap_open, gap_extend, k, sketch_size, seed, devices, tile, tiles, float64,
+             restart, ungap):
+    """All-vs-all distance matrix of the sequences in INPUT (- for stdin), or of the sketches
+    of a `bioaccel sketch` file with -m mash."""
+    from ..distances._compute import distance_matrix
+    from ..distances._kmers import Sketches
+    from ..distances._options import USED_BY, check_model_options
+    from .._core.outputs import MATRIX, TILE, output_format
+    from .._core.progress import progress_bar
+
+    if (tile is None) != (tiles is None):
+        _fail("--tile and --tiles go together")
+    if tile is not None:
+        refuse_stdio(output, "-o", "a tile is binary (.npz); give a file name")
+        output_format(output, TILE, "tile", fmt, default="npz")
+    else:
+        fmt = output_format(output, MATRIX, "distance matrix", fmt, default="phylip")
+        if fmt == "cdist":
+            refuse_stdio(output, "-o", "cdist is binary; give a file name")
+        else:
+            _matrix_stdout_format(output, fmt)
+    streamed = tile is None and fmt == "cdist"
+    check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
+    for name in _given(ctx, ["float64", "restart"]):
+        if not streamed:
+            _fail(f"{_spelling(ctx)(name)} does nothing here: it applies to .cdist output only "
+                  "(PHYLIP and TSV hold exact decimals, .npy/.npz float64)")
+    check_outputs([input], output=output)
+    if model.lower() == "mash" and (str(input).endswith(".npz") or _is_sketch_file(input)):
+        if ungap:
+            _fail("--ungap applies to sequences, not to a sketch file")
+        batch = Sketches.load(input)
+    else:
+        batch = read_sequences_arg(input, format=input_format)
+        if ungap:
+            batch = batch.ungapped()
+        if len(batch) < 2:
+            _fail(f"{batch.source or input}: found {len(batch)} sequence; a distance matrix "
+                  "needs at least 2")
+    if tile is not None:
+        from ..distances._tiles import distance_tile, tile_bounds, write_tile
+        try:
+            a, b = (int(x) for x in tile.split(","))
+        except ValueError:
+            _fail(f"--tile {tile!r}: expected A,B such as 0,2")
+        bounds = tile_bounds(batch, a, b, tiles)
+        values, params = distance_tile(
+            batch, model, bounds[:2], bounds[2:], pairwise_deletion=pairwise_deletion,
+            backend=backend, threads=threads, matrix=_parse_matrix(matrix), gap_open=gap_open,
+            gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
+        params["ungap"] = bool(ungap)  # changes the values; the fingerprint is the ungapped input's
+        write_tile(output, values, bounds, len(batch), batch.ids, params)
+        click.echo(f"wrote tile ({a}, {b}): rows {bounds[0]}:{bounds[1]} x columns "
+                   f"{bounds[2]}:{bounds[3]} of {len(batch)} ({model}) to {output}", err=True)
+        return
+    if streamed:
+        if devices is not None:
+            _fail("--devices does not apply to streamed .cdist output yet; write .npy instead")
+        # condensed binary, streamed tile by tile: never a square in memory; an interrupted
+        # run resumes from its finished tiles
+        from ..distances._ondisk import stream_distances
+        with progress_bar(f"distances ({model}) -> {output.name}") as update:
+            d = stream_distances(batch, model, output, dtype="float64" if float64 else "float32",
+                                 backend=backend, threads=threads, resume=not restart,
+                                 progress=update, pairwise_deletion=pairwise_deletion,
+                                 matrix=_parse_matrix(matrix), gap_open=gap_open,
+                                 gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
+        click.echo(f"wrote {len(d)} x {len(d)} {model} matrix ({d.dtype.name}, condensed) to "
+                   f"{output}", err=True)
+        return
+    with progress_bar(f"distances ({model})") as update:
+        dm = distance_matrix(batch, model, pairwise_deletion=pairwise_deletion, backend=backend,
+                             threads=threads, progress=update, matrix=_parse_matrix(matrix),
+                             gap_open=gap_open, gap_extend=gap_extend, k=k,
+                             sketch_size=sketch_size, seed=seed, devices=devices)
+    _write_matrix(dm, output, fmt)
+    click.echo(f"wrote {len(dm)} x {len(dm)} {model} matrix to {shown(output)}", err=True)
+
+
+@main.command("merge-tiles")
+@click.argument("tiles", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
+              help="Matrix file, or - for stdout.")
+@click.option("--format", "fmt", type=click.Choice(_MATRIX_FORMATS), default=None,
+              help=_FORMAT_HELP)
+def merge_tiles_cmd(tiles, output, fmt):
+    """Assemble a distance matrix from the tiles (.npz) of `bioaccel distance --tile`; fails,
+    naming a pair, when a pair is missing or covered twice."""
+    from .._core.outputs import MATRIX, output_format
+    from ..distances._tiles import merge_tiles
+
+    for t in tiles:
+        refuse_stdio(t, "TILES", "tiles are binary files; give their names")
+    fmt = output_format(output, MATRIX, "distance matrix", fmt, default="phylip")
+    _matrix_stdout_format(output, fmt)
+    check_outputs(tiles, output=output)
+    dm = merge_tiles(list(tiles))
+    _write_matrix(dm, output, fmt)
+    click.echo(f"merged {len(tiles)} tile(s) into a {len(dm)} x {len(dm)} matrix: {shown(output)}",
+               err=True)
+
+
+@main.command()
+@click.argument("input", type=click.Path(path_type=Path, allow_dash=True))
+@click.option("--method", type=click.Choice(["nj", "upgma"]), default="nj", show_default=True)
+@click.option("-m", "--model", default=None,
+              help="Distance model when INPUT holds sequences (default k80; mash for a sketch "
+                   "file). " + _models_help().removeprefix("Distance model: "))
+@click.option("--pairwise-deletion", is_flag=True)
+@click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True,
+              help=_THREADS_HELP)
+@_scoring_options
+@_sketch_options
+@click.option("--clamp-negative", is_flag=True, help="NJ: set negative branch lengths to 0.")
+@click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
+              help="Newick file, or - for stdout.")
+@click.option("--matrix-output", type=click.Path(path_type=Path, allow_dash=True), default=None,
+              help="Also write the distance matrix computed from sequences or sketches "
+                   "(format from the extension; - for stdout as PHYLIP).")
+@click.option("--ungap", is_flag=True,
+              help="Remove alignment gaps first (identity, scoredist, edit, k-mer models).")
+@click.pass_context
+def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix, gap_open,
+         gap_extend, k, sketch_size, seed, clamp_negative, output, matrix_output, ungap):
+    """Guide tree (Newick) from sequences (- for stdin), a distance matrix, or the sketches
+    of a `bioaccel sketch` file (mash distances) in INPUT."""
+    from ..distances._compute import distance_matrix
+    from ..distances._matrix import DistanceMatrix
+    from ..sequences._read import parse_sequences, read_sequences
+    from ..distances._kmers import Sketches
+    from .._core.progress import progress_bar
+    from ..distances._options import USED_BY, check_model_options
+    from .._core.outputs import MATRIX, NEWICK, output_format
+    from ..trees._tree import nj, upgma
+
+    check_outputs([input], output=output, matrix_output=matrix_output)
+    output_format(output, NEWICK, "Newick tree", default="newick")
+    if matrix_output is not None:
+        _matrix_stdout_format(matrix_output, output_format(matrix_output, MATRIX,
+                                                           "distance matrix", default="phylip"))
+    if not is_stdio(input) and not input.exists():
+        _fail(f"{input}: no such file")
+    if _is_sketch_file(input):
+        if (model or "mash").lower() != "mash":
+            _fail(f"{input}: a sketch file gives mash distances only, not -m {model}; give the "
+                  "sequences for other models")
+        if ungap:
+            _fail("--ungap applies to sequences, not to a sketch file")
+        batch, model = Sketches.load(input), "mash"
+        check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
+    elif not is_stdio(input) and _looks_like_matrix(input):
+        for name in _given(ctx, ["model", "pairwise_deletion", "ungap", "matrix", "gap_open",
+                                 "gap_extend", "k", "sketch_size", "seed"]):
+            _fail(f"{_spelling(ctx)(name)} does nothing here: {input} is a distance matrix "
+                  "already")
+        batch = None
+        dm = DistanceMatrix.read(input)
+        if matrix_output is not None:
+            _fail(f"{input} is a distance matrix already: --matrix-output applies to sequence "
+                  "input")
+    else:
+        model = model or "k80"
+        check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
+        if is_stdio(input):
+            raw = sys.stdin.buffer.read()
+            lines = raw.lstrip().splitlines()
+            if lines and lines[0].strip().isdigit():
+                _fail("-: a distance matrix is not read from stdin; give its file name")
+            batch = parse_sequences(raw, "<stdin>")
+        else:
+            batch = read_sequences(input)
+        if ungap:
+            batch = batch.ungapped()
+        if len(batch) < 2:
+            _fail(f"{batch.source or input}: found {len(batch)} sequence; a tree needs at least 2")
+    if batch is not None:
+        model = model or "k80"
+        with progress_bar(f"distances ({model})") as update:
+            dm = distance_matrix(batch, model, pairwise_deletion=pairwise_deletion,
+                                 backend=backend, threads=threads, progress=update,
+                                 matrix=_parse_matrix(matrix), gap_open=gap_open,
+                                 gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
+    t = nj(dm, clamp_negative=clamp_negative, threads=threads) if method == "nj" else upgma(dm)
+    # written only once everything is computed: a failure leaves neither file behind
+    if matrix_output is not None:
+        _write_matrix(dm, matrix_output, None)
+    with text_output(output) as f:
+        f.write(t.to_newick() + "\n")
+    click.echo(f"wrote {method} tree of {t.n_tips} tips to {shown(output)}", err=True)
+
+
+@main.command()
+@click.argument("inputs", nargs=-1, required=True,
+                type=click.Path(path_type=Path, allow_dash=True))
+@click.option("-k", "--kmer", "k", type=click.IntRange(min=1), default=21, show_default=True)
+@click.option("-s", "--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--seed", type=int, default=42, show_default=True)
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Sketch file (.npz).")
+def sketch(inputs, k, sketch_size, seed, threads, output):
+    """MinHash sketches of every sequence in INPUTS (files, directories standing for their
+    sequence files, or - for stdin), saved for `bioaccel distance -m mash SKETCHES.npz` and
+    `bioaccel tree SKETCHES.npz`."""
+    from ..sequences._read import read_many
+    from ..distances._kmers import sketch as make_sketch
+    from .._core.outputs import SKETCHES, output_format
+
+    refuse_stdio(output, "-o", "a sketch file is binary (.npz); give a file name")
+    output_format(output, SKETCHES, "sketch file", default="npz")
+    check_outputs(inputs, output=output)
+    if any(is_stdio(p) for p in inputs):
+        if len(inputs) > 1:
+            _fail("- (stdin) is the only input when given; give the other inputs as files")
+        seqs = read_sequences_arg(inputs[0])
+    else:
+        seqs = read_many(inputs)
+    s = make_sketch(seqs, k=k, size=sketch_size, seed=seed, threads=threads)
+    s.save(output)
+    click.echo(f"wrote {len(s.ids)} sketches (k={k}, size={sketch_size}) to {output}", err=True)
+
+
+@main.command()
+@click.argument("queries", type=click.Path(path_type=Path, allow_dash=True))
+@click.argument("targets", type=click.Path(path_type=Path, allow_dash=True), required=False)
+@click.option("--mode", type=click.Choice(["global", "local", "semiglobal"]), default="global",
+              show_default=True)
+@_scoring_options
+@click.option("--traceback", is_flag=True,
+              help="Write alignments (TSV: coordinates, CIGAR, identity, aligned strings) "
+                   "instead of a score matrix.")
+@click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True,
+              help=_THREADS_HELP)
+@click.option("--devices", default=None,
+              help="Scores: spread the work over these GPUs: 'all' or ids such as 0,2 (with "
+                   "failover).")
+@click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
+              help="Scores: .npy (matrix; query ids to OUTPUT.ids.txt, target ids to "
+                   "OUTPUT.target_ids.txt when TARGETS is given) or .tsv (labelled matrix). "
+                   "--traceback: TSV. - for stdout (TSV).")
+@click.option("--ungap", is_flag=True,
+              help="Remove alignment gaps ('-', '.') from the input first.")
+def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backend, threads,
+          devices, output, ungap):
+    """Align every sequence of QUERIES to every one of TARGETS (or all pairs of QUERIES);
+    either may be - for stdin."""
+    from ..pairwise._align import align as align_pairs
+    from ..pairwise._align import align_scores
+    from ..pairwise._tables import save_scores, write_alignment_table, write_score_table
+    from .._core.outputs import ALIGNMENT_TABLE, SCORES, output_format
+    from ..pairwise._scoring import scoring_defaults
+
+    if is_stdio(queries) and is_stdio(targets):
+        _fail("QUERIES and TARGETS cannot both be - (stdin)")
+    if traceback and devices is not None:
+        _fail("--devices applies to scores; --traceback alignments run on the CPU")
+    if traceback:
+        fmt = output_format(output, ALIGNMENT_TABLE, "alignment table (--traceback)", default="tsv")
+    else:
+        fmt = output_format(output, SCORES, "score matrix",
+                            default="tsv" if is_stdio(output) else "npy")
+        if fmt != "tsv":
+            refuse_stdio(output, "-o", "npy is binary; stdout takes the TSV score matrix")
+    check_outputs([queries, targets], output=output)
+    q = read_sequences_arg(queries)
+    t = read_sequences_arg(targets, alphabet=q.alphabet) if targets is not None else None
+    if ungap:
+        q, t = q.ungapped(), (t.ungapped() if t is not None else None)
+    spec, gap_open, gap_extend = scoring_defaults(q.alphabet, _parse_matrix(matrix), gap_open, gap_extend)
+    kw = dict(mode=mode, matrix=spec, gap_open=gap_open, gap_extend=gap_extend)
+    if traceback:
+        alns = align_pairs(q, t, threads=threads, **kw)
+        with text_output(output) as f:
+            write_alignment_table(alns, f)
+        click.echo(f"wrote {len(alns)} {mode} alignments to {shown(output)}", err=True)
+        return
+    scores = align_scores(q, t, backend=backend, threads=threads, devices=devices, **kw)
+    tids = (t or q).ids
+    if fmt == "tsv":
+        with text_output(output) as f:
+            write_score_table(scores, q.ids, tids, f)
+    else:
+        save_scores(scores, output, q.ids, t.ids if t is not None else None)
+    click.echo(f"wrote {scores.shape[0]} x {scores.shape[1]} {mode} scores to {shown(output)}",
+               err=True)
+
+
+@main.command()
+@click.option("--require", default="", help="Comma-separated: cpu, openmp, cupy, numba-cuda, gpu, r, nvcc. "
+              "Exit non-zero when one of them is broken.")
+@click.option("--no-r", is_flag=True, help="Skip the R/rpy2 probe.")
+def doctor(require: str, no_r: bool):
+    """Show what this installation can use and how to fix what is broken."""
+    from ..config import REQUIREMENTS, collect
+
+    wanted = [w.strip().lower() for w in require.split(",") if w.strip()]
+    unknown = [w for w in wanted if w not in REQUIREMENTS]
+    if unknown:
+        _fail(f"unknown requirement {unknown[0]!r}; expected some of {sorted(REQUIREMENTS)}")
+    rep = collect(check_r=not no_r or "r" in wanted)
+    broken = []
+    for c in rep.checks:
+        mark = click.style("ok", fg="green") if c.ok else click.style("--", fg="yellow")
+        click.echo(f"{mark} {c.name:18s} {c.detail}")
+        if c.fix and not c.ok:
+            click.echo(f"   {'':18s} fix: {c.fix}")
+    for w in wanted:
+        for name in REQUIREMENTS[w]:
+            if not rep.get(name).ok:
+                broken.append(f"{w} ({name}: {rep.get(name).detail})")
+    if broken:
+        click.echo("broken: " + "; ".join(broken), err=True)
+        sys.exit(1)
+
+
+def _register_scheduling_commands() -> None:
+    from ._sched import COMMANDS
+    for command in COMMANDS:
+        main.add_command(command)
+    from ._msa import msa_cmd
+    main.add_command(msa_cmd)
+
+
+_register_scheduling_commands()

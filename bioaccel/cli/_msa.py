@@ -1,0 +1,91 @@
+"""``bioaccel msa``: multiple sequence alignment from the command line."""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+import click
+
+from ._io import check_outputs, is_stdio, read_stdin_sequences, text_output
+from ..msa_engine.alignment import FORMATS
+from ..msa_engine.guide import GUIDE_TREES
+
+
+def _refine_arg(refine, iterations):
+    if iterations is not None:
+        if refine is False:
+            raise click.UsageError("--refine-iterations contradicts --no-refine")
+        return iterations
+    return "auto" if refine is None else refine
+
+
+@click.command("msa")
+@click.argument("input", type=click.Path(path_type=Path, allow_dash=True))
+@click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
+              help="Alignment file (- for stdout); the extension decides the format "
+                   "(.fa/.fasta/.afa, .aln, .sto, .a2m, .phy; .gz after it for gzip); a "
+                   "name without one is FASTA; other extensions are refused.")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
+              help="Output format (default: from the extension, else FASTA); must agree with "
+                   "the extension.")
+@click.option("--guide-tree", default="auto", show_default=True,
+              help=f"{', '.join(GUIDE_TREES)}, or a Newick file naming every sequence once.")
+@click.option("--tree-out", type=click.Path(path_type=Path, allow_dash=True), default=None,
+              help="Write the guide tree (Newick) here.")
+@click.option("--alphabet", type=click.Choice(["auto", "protein", "dna", "rna"]), default="auto",
+              show_default=True)
+@click.option("--matrix", default="auto", show_default=True,
+              help="Substitution matrix (auto: PFASUM43 for proteins, NUC.4.4 rescaled to +5/-1 "
+                   "for nucleotides).")
+@click.option("--gap-open", type=float, default=None, help="Internal gap open penalty (14.85).")
+@click.option("--gap-extend", type=float, default=None, help="Internal gap extension (1.25).")
+@click.option("--term-gap", type=float, default=None,
+              help="Penalty per column of a leading or trailing gap (0.66).")
+@click.option("--refine/--no-refine", default=None,
+              help="Refinement by gap-pattern splits (default: up to 1,000 sequences).")
+@click.option("--refine-iterations", type=click.IntRange(min=0, max=1_000_000), default=None,
+              help="Refinement iterations (100); implies --refine.")
+@click.option("-t", "--threads", type=int, default=0, show_default=True,
+              help="Threads, 0 = all cores; the alignment does not depend on it.")
+@click.option("-b", "--backend", type=click.Choice(["auto", "cpu", "cupy", "numba-cuda"]),
+              default="auto", show_default=True,
+              help="cupy or numba-cuda: the guide tree's LCS distances and each guide-tree "
+                   "level's profile DPs on the GPU (the same alignment as cpu); auto: cpu.")
+@click.option("--devices", default=None,
+              help="Spread the guide tree's distances over these GPUs: 'all' or ids such as "
+                   "0,2 (with failover); with a GPU backend the alignment runs on the first.")
+@click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus "
+              "(for - on stdin; files are sniffed).")
+def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open, gap_extend,
+            term_gap, refine, refine_iterations, threads, backend, devices, input_format):
+    """Align the sequences of INPUT (FASTA, gzip too; - for stdin) into a multiple alignment.
+
+    Rows come out in input order; gaps in the input are removed first. The alignment is the
+    same for any thread count and any input order.
+    """
+    from ..msa_engine import msa
+
+    from .._core.outputs import ALIGNMENT, output_spec
+
+    out_fmt, _ = output_spec("" if is_stdio(output) else output, ALIGNMENT, "alignment", fmt,
+                             default="fasta", compressible=True)
+    check_outputs([input, guide_tree], output=output, tree_out=tree_out)
+    if not is_stdio(input) and not Path(input).exists():
+        raise FileNotFoundError(errno.ENOENT, f"input {str(input)!r} does not exist")
+    source = read_stdin_sequences(input_format) if is_stdio(input) else input
+    aln = msa(source, alphabet=alphabet, guide_tree=guide_tree, matrix=matrix,
+              gap_open=gap_open, gap_extend=gap_extend, term_gap=term_gap,
+              refine=_refine_arg(refine, refine_iterations), threads=threads, backend=backend,
+              devices=devices)
+    if is_stdio(output):
+        text = aln.to_text(out_fmt)
+        with text_output(output) as f:
+            f.write(text)
+    else:
+        aln.write(output, out_fmt)
+    if tree_out is not None and aln.guide_tree is not None:
+        with text_output(tree_out) as f:
+            f.write(aln.guide_tree.to_newick() + "\n")
+    click.echo(f"aligned {len(aln)} sequences into {aln.width} columns -> "
+               f"{'stdout' if is_stdio(output) else output}", err=True)

@@ -1,0 +1,534 @@
+"""``DistanceMatrix``: labelled square matrix of pairwise distances, and its file formats."""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import MatrixFormatError
+from ..sequences._read import atomic_output
+from .._core.outputs import MATRIX, output_format, without_negative_zero
+from ..sequences._batch import check_unique_ids
+
+#: formats of :meth:`DistanceMatrix.write` / :meth:`DistanceMatrix.read`
+MATRIX_FORMATS = ("phylip", "phylip-lower", "tsv", "npy", "npz", "cdist")
+
+#: The binary condensed format (``.cdist``), read by the R package (``read_bioaccel_dist``):
+#: 8 bytes ``BACDIST1``; uint32 bytes per value (8: float64, 4: float32); uint32 0;
+#: uint64 n; uint64 byte length L of the labels; L bytes of UTF-8 labels, each ending in
+#: "\n"; then n (n - 1) / 2 little-endian values, the upper triangle row by row (R's
+#: ``dist`` order).
+CDIST_MAGIC = b"BACDIST1"
+
+#: Symmetry tolerance of every distance matrix (DistanceMatrix, nj, upgma, every reader):
+#: d[i, j] and d[j, i] agree when equal (NaN with NaN, Inf with Inf) or when
+#: ``|d[i, j] - d[j, i]| <= SYMMETRY_RTOL * max(|d[i, j]|, |d[j, i]|)`` (rounding). The R
+#: package's write_bioaccel_dist applies the same rule.
+SYMMETRY_RTOL = 1e-9
+
+
+def check_symmetric(data: np.ndarray, ids) -> None:
+    """Raise :class:`MatrixFormatError` naming the first pair (row order) whose two entries
+    disagree beyond :data:`SYMMETRY_RTOL`. Works in square tiles of the upper triangle
+    against their mirror tiles: no n x n temporary, cache-friendly."""
+    n = data.shape[0]
+    step = 256
+    bad = None
+    with np.errstate(invalid="ignore", over="ignore"):
+        for r in range(0, n, step):
+            for c in range(r, n, step):
+                a, b = data[r:r + step, c:c + step], data[c:c + step, r:r + step].T
+                if np.array_equal(a, b):
+                    continue
+                ok = (a == b) | (np.isnan(a) & np.isnan(b)) | \
+                    (np.abs(a - b) <= SYMMETRY_RTOL * np.maximum(np.abs(a), np.abs(b)))
+                if not ok.all():
+                    i, j = np.argwhere(~ok)[0]
+                    i, j = min(r + i, c + j), max(r + i, c + j)
+                    bad = (i, j) if bad is None or (i, j) < bad else bad
+            if bad is not None:
+                i, j = bad
+                raise MatrixFormatError(
+                    f"matrix is not symmetric: {ids[i]!r}/{ids[j]!r} = {float(data[i, j])!r} but "
+                    f"{ids[j]!r}/{ids[i]!r} = {float(data[j, i])!r} (distances must agree to a "
+                    f"relative {SYMMETRY_RTOL:g})")
+
+
+def check_distances(data: np.ndarray, ids) -> None:
+    """Raise :class:`MatrixFormatError` unless ``data`` is a distance matrix: a zero
+    diagonal and no negative entry (NaN and Inf pass: saturated models give them), naming the
+    first offender. The one check of :class:`DistanceMatrix` (so of every reader),
+    :func:`bioaccel.nj` and :func:`bioaccel.upgma`; an alignment *score* matrix (positive
+    diagonal, negative scores) given as distances stops here."""
+    diagonal = np.diagonal(data)
+    off = np.flatnonzero(diagonal != 0)
+    if off.size:
+        k = int(off[0])
+        raise MatrixFormatError(
+            f"not a distance matrix: the distance of {ids[k]!r} to itself (row {k + 1} of "
+            f"{len(ids)}) is {float(diagonal[k])!r}; a distance matrix has 0 on its diagonal "
+            "(alignment scores or similarities are not distances)")
+    if data.size and np.fmin.reduce(data, axis=None) < 0:
+        i, j = np.argwhere(data < 0)[0]
+        raise MatrixFormatError(
+            f"not a distance matrix: {ids[i]!r}/{ids[j]!r} = {float(data[i, j])!r} is negative "
+            f"(row {i + 1}, column {j + 1}); distances are 0 or more")
+
+
+def _clean_negative_zero(data: np.ndarray, source) -> np.ndarray:
+    """``data`` with -0.0 as 0.0: the one normalisation point of every matrix (files, R,
+    trees all take ``DistanceMatrix.data``). Copies only when there is a -0.0 and ``data``
+    may belong to the caller."""
+    step = max(1, (1 << 20) // max(1, data.shape[1]))  # row blocks: no n x n temporary
+    copied = False
+    for r in range(0, data.shape[0], step):
+        block = data[r:r + step]
+        negative_zero = (block == 0) & np.signbit(block)
+        if negative_zero.any():
+            if not copied and (np.may_share_memory(data, source) or not data.flags.writeable):
+                data, copied = data.copy(), True
+                block = data[r:r + step]
+            block[negative_zero] = 0.0
+    return data
+
+
+def check_writable_ids(ids: list[str], fmt: str) -> None:
+    """Refuse, before writing, ids that ``fmt`` would not give back whole: line breaks
+    (every format but npz); tabs (TSV); for PHYLIP an empty id, whitespace other than
+    single inner spaces, or ids ending in numbers other than all alike (``strain 1``,
+    ``strain 2``: the reader could not tell them from values)."""
+    for i in ids:
+        if fmt != "npz" and ("\n" in i or "\r" in i):
+            raise ValueError(f"id {i!r} holds a line break; a {fmt} matrix file cannot hold it")
+        if fmt == "tsv" and "\t" in i:
+            raise ValueError(f"id {i!r} holds a tab; a TSV matrix cannot hold it (write PHYLIP)")
+    if not fmt.startswith("phylip"):
+        return
+    counts = set()
+    for i in ids:
+        if i == "" or i != " ".join(i.split()):
+            raise ValueError(f"PHYLIP matrix ids must be non-empty with single spaces only "
+                             f"inside: {i!r} would be read back otherwise (write TSV or npz)")
+        glued = _trailing_number_words(i.split())
+        counts.add(len(glued))
+        if any(not w.isdigit() for w in glued) or len(counts) > 1:
+            raise ValueError(f"PHYLIP matrix id {i!r} ends in a number a reader cannot tell from "
+                             "the values (write TSV or npz)")
+
+
+class DistanceMatrix:
+    """Square, symmetric float64 distances with unique labels.
+
+    Symmetric up to :data:`SYMMETRY_RTOL` (rounding), 0 on the diagonal, no negative entry
+    (:func:`check_distances`); anything else is refused with
+    :class:`~bioaccel.errors.MatrixFormatError` naming the pair. ``data`` never holds -0.0.
+
+    Parameters
+    ----------
+    data : array-like, shape (n, n)
+    ids : sequence of str
+
+    Examples
+    --------
+    >>> dm = DistanceMatrix([[0, 1.5], [1.5, 0]], ["a", "b"])
+    >>> dm.condensed().tolist()
+    [1.5]
+    """
+
+    def __init__(self, data, ids):
+        source = data
+        data = np.asarray(data, dtype=np.float64)
+        ids = [str(i) for i in ids]
+        if data.ndim != 2 or data.shape[0] != data.shape[1]:
+            raise ValueError(f"distance matrix must be square, got shape {data.shape}")
+        if data.shape[0] != len(ids):
+            raise ValueError(f"{len(ids)} ids for a {data.shape[0]} x {data.shape[0]} matrix")
+        check_unique_ids(ids)
+        check_distances(data, ids)
+        check_symmetric(data, ids)
+        self.data = _clean_negative_zero(data, source)
+        self.ids = ids
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __repr__(self) -> str:
+        return f"<DistanceMatrix {len(self)} x {len(self)}>"
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, DistanceMatrix):
+            return NotImplemented
+        return self.ids == other.ids and np.array_equal(self.data, other.data, equal_nan=True)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.data.shape
+
+    def __array__(self, dtype=None, copy=None):
+        """``np.asarray(dm)``: the (n, n) data (a copy only when asked or for another dtype)."""
+        if copy:
+            return np.array(self.data, dtype=dtype)
+        return self.data if dtype is None else self.data.astype(dtype)
+
+    def __getitem__(self, key) -> float:
+        """``dm[i, j]``: one distance, each of ``i`` and ``j`` an index (negative counts
+        from the end) or an id.
+
+        >>> dm = DistanceMatrix([[0, 1.5], [1.5, 0]], ["a", "b"])
+        >>> dm[0, 1], dm["a", "b"], dm["b", 0], dm[-1, 0]
+        (1.5, 1.5, 1.5, 1.5)
+        """
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise TypeError(f"index a DistanceMatrix by a pair: dm[i, j] or dm[id_i, id_j], not {key!r}")
+        i, j = (self._position(k) for k in key)
+        return float(self.data[i, j])
+
+    def _position(self, key) -> int:
+        n = len(self)
+        if isinstance(key, str):
+            if not hasattr(self, "_index"):
+                self._index = {name: k for k, name in enumerate(self.ids)}
+            if key not in self._index:
+                raise KeyError(f"no id {key!r} in this {n} x {n} distance matrix")
+            return self._index[key]
+        if isinstance(key, (bool, np.bool_)) or not isinstance(key, (int, np.integer)):
+            raise TypeError(f"a DistanceMatrix index is an int or an id, not {type(key).__name__}")
+        if not -n <= key < n:
+            raise IndexError(f"index {key} outside a {n} x {n} distance matrix")
+        return int(key) % n
+
+    def condensed(self) -> np.ndarray:
+        """Upper triangle row by row: SciPy's ``squareform`` order, and R's ``dist`` order."""
+        i, j = np.triu_indices(len(self), k=1)
+        return self.data[i, j]
+
+    @classmethod
+    def from_condensed(cls, values, ids) -> DistanceMatrix:
+        values = np.asarray(values, dtype=np.float64)
+        n = len(ids)
+        if values.shape != (n * (n - 1) // 2,):
+            raise ValueError(f"{values.size} condensed values do not fit {n} ids")
+        data = np.zeros((n, n))
+        i, j = np.triu_indices(n, k=1)
+        data[i, j] = values
+        data[j, i] = values
+        return cls(data, ids)
+
+    def to_skbio(self):
+        """A ``skbio.DistanceMatrix`` (needs scikit-bio; NaN/Inf are rejected by it)."""
+        from skbio import DistanceMatrix as SkbioDistanceMatrix
+        return SkbioDistanceMatrix(self.data, self.ids)
+
+    # -- writing ---------------------------------------------------------------
+    def write(self, path: str | os.PathLike, format: str | None = None) -> None:
+        """Write atomically as ``phylip`` (square), ``phylip-lower``, ``tsv``, ``npy``, ``npz``
+        or ``cdist``: the format of the extension (:data:`bioaccel._core.outputs.MATRIX`; another
+        extension is refused), ``format`` when the name has none, else PHYLIP.
+
+        PHYLIP keeps full names (no 10-character cut), padded to 10 columns and followed by
+        two spaces, so strict and relaxed PHYLIP readers agree; a reader takes the last n (or
+        i) fields of a row as values. Ids it could not give back are refused
+        (:func:`check_writable_ids`).
+        ``npy`` holds the matrix alone and writes the ids to ``PATH.ids.txt`` beside it.
+        """
+        path = Path(path)
+        fmt = output_format(path, MATRIX, "distance matrix", format, default="phylip")
+        check_writable_ids(self.ids, fmt)
+        data = without_negative_zero(self.data)
+        if fmt == "cdist":
+            labels = "".join(i + "\n" for i in self.ids).encode()
+            with atomic_output(path, "wb") as f:
+                f.write(CDIST_MAGIC + struct.pack("<IIQQ", 8, 0, len(self), len(labels)) + labels)
+                f.write(without_negative_zero(self.condensed()).astype("<f8").tobytes())
+            return
+        if fmt in ("npy", "npz"):
+            with atomic_output(path, "wb") as f:
+                if fmt == "npy":
+                    np.save(f, data)
+                else:
+                    np.savez(f, data=data, ids=np.array(self.ids, dtype=str))
+            if fmt == "npy":
+                with atomic_output(Path(str(path) + ".ids.txt")) as f:
+                    f.write("".join(i + "\n" for i in self.ids))
+            return
+        with atomic_output(path) as f:
+            # repr of a Python float: the shortest text that reads back to the same double
+            if fmt == "tsv":
+                f.write("\t" + "\t".join(self.ids) + "\n")
+                for name, row in zip(self.ids, data):
+                    f.write(name + "\t" + "\t".join(map(repr, row.tolist())) + "\n")
+                return
+            f.write(f"{len(self)}\n")
+            for k, (name, row) in enumerate(zip(self.ids, data)):
+                values = row[:k] if fmt == "phylip-lower" else row
+                # names padded to PHYLIP's 10 columns, then two spaces: strict readers
+                # (10-character names) and relaxed ones (whitespace) read the same names
+                shown = f"{name:<10}  " + " ".join(map(repr, values.tolist())) if len(values) \
+                    else name
+                f.write(shown + "\n")
+
+    # -- reading ---------------------------------------------------------------
+    @classmethod
+    def read(cls, path: str | os.PathLike, format: str | None = None) -> DistanceMatrix:
+        """Read a matrix written by :meth:`write` (PHYLIP square or lower, TSV, npy, npz).
+
+        Raises
+        ------
+        MatrixFormatError
+            Names the file, line and field that could not be read.
+        """
+        path = Path(path)
+        fmt = (format or _format_from_suffix(path, sniff=True)).lower()
+        if not path.exists():
+            raise MatrixFormatError(f"{path}: no such file")
+        try:
+            return cls._read(path, fmt)
+        except MatrixFormatError as exc:
+            if str(exc).startswith(str(path)):
+                raise
+            raise MatrixFormatError(f"{path}: {exc}") from None
+
+    @classmethod
+    def _read(cls, path: Path, fmt: str) -> DistanceMatrix:
+        if fmt == "cdist":
+            return _read_cdist(path)
+        import zipfile
+        if fmt in ("npz", "npy"):
+            try:
+                loaded = np.load(path, allow_pickle=False)
+            except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+                # NumPy's own words ("pickled data", "allow_pickle") would mislead here
+                raise MatrixFormatError(f"{path}: not a NumPy .{fmt} distance matrix") from None
+        if fmt == "npz":
+            if not isinstance(loaded, np.lib.npyio.NpzFile):
+                raise MatrixFormatError(f"{path}: a NumPy .npy array, not an .npz distance matrix; "
+                                        "name it .npy")
+            with loaded as z:
+                if not {"data", "ids"} <= set(z.files):
+                    raise MatrixFormatError(
+                        f"{path}: not a distance matrix .npz (it holds {sorted(z.files)}, not "
+                        "'data' and 'ids')")
+                try:
+                    data, ids = z["data"], [str(i) for i in z["ids"]]
+                except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+                    raise MatrixFormatError(f"{path}: damaged .npz archive ({exc})") from None
+                return cls(data, ids)
+        if fmt == "npy" and isinstance(loaded, np.lib.npyio.NpzFile):
+            loaded.close()
+            raise MatrixFormatError(f"{path}: an .npz archive, not a NumPy .npy matrix; name it "
+                                    ".npz")
+        if fmt == "npy":
+            data = loaded
+            side = Path(str(path) + ".ids.txt")
+            ids = side.read_text().splitlines() if side.exists() else [str(i) for i in range(len(data))]
+            return cls(data, ids)
+        numbered = [(k + 1, ln) for k, ln in enumerate(_matrix_text(path).splitlines())
+                    if ln.strip()]
+        if not numbered:
+            raise MatrixFormatError(f"{path}: file is empty; expected a distance matrix")
+        if fmt == "tsv":
+            return _read_tsv(path, [ln for _, ln in numbered])
+        return _read_phylip(path, numbered)
+
+
+def _matrix_text(path: Path) -> str:
+    """A text matrix file's text (UTF-8, a byte-order mark dropped; CR and CR LF line ends
+    as LF); a binary file is refused naming what it looks like."""
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raise MatrixFormatError(f"{path}: a gzip file; decompress it first (gunzip)")
+    control = re.search(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]", raw)
+    if control is not None:
+        raise MatrixFormatError(f"{path}: byte {control.start()} is not text "
+                                f"(0x{raw[control.start()]:02x}): a binary file, not a PHYLIP or "
+                                "TSV distance matrix")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")  # names from old tools; the numbers are ASCII anyway
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _format_from_suffix(path: Path, sniff: bool = False) -> str:
+    suffix = path.suffix.lower()
+    by_suffix = {".npy": "npy", ".npz": "npz", ".tsv": "tsv", ".cdist": "cdist",
+                 ".phy": "phylip", ".phylip": "phylip", ".dist": "phylip", ".mat": "phylip"}
+    if suffix in by_suffix:
+        return by_suffix[suffix]
+    if sniff and path.exists():
+        with open(path, "rb") as f:
+            head = f.read(64)
+        if head.startswith(b"\x93NUMPY"):
+            return "npy"
+        if head.startswith(CDIST_MAGIC):
+            return "cdist"
+        if head.startswith(b"PK"):
+            return "npz"
+        if head.startswith(b"\t"):
+            return "tsv"
+    return "phylip"
+
+
+def _read_cdist(path: Path) -> DistanceMatrix:
+    raw = path.read_bytes()
+    head = 8 + struct.calcsize("<IIQQ")
+    if len(raw) < head or not raw.startswith(CDIST_MAGIC):
+        raise MatrixFormatError(f"{path}: not a bioaccel .cdist file (no {CDIST_MAGIC!r} header)")
+    width, _, n, nbytes = struct.unpack("<IIQQ", raw[8:head])
+    if width not in (4, 8):
+        raise MatrixFormatError(f"{path}: {width} bytes per value; expected 4 or 8")
+    labels = raw[head:head + nbytes].decode("utf-8").split("\n")[:-1]
+    if len(labels) != n:
+        raise MatrixFormatError(f"{path}: header says {n} labels, found {len(labels)}")
+    values = np.frombuffer(raw, dtype="<f8" if width == 8 else "<f4", offset=head + nbytes)
+    if values.size != n * (n - 1) // 2:
+        raise MatrixFormatError(f"{path}: {values.size} values for {n} labels; expected "
+                                f"{n * (n - 1) // 2} (truncated file?)")
+    return DistanceMatrix.from_condensed(values.astype(np.float64), labels)
+
+
+#: a number as a matrix file holds it: decimal point, exponent, sign, nan/inf; no decimal
+#: comma, no digit separators (Python's float() also takes "1_000")
+_NUMBER = re.compile(r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity|nan)", re.I)
+
+
+def _parse_float(path: Path, lineno: int, field: str, column: int | None = None) -> float:
+    if _NUMBER.fullmatch(field):
+        return float(field)
+    where = f"line {lineno}" + (f", column {column}" if column is not None else "")
+    hint = " (a decimal comma? write 1.5, not 1,5)" if re.fullmatch(r"[-+]?\d+,\d+", field) else \
+        " (missing values are not allowed in a distance matrix)" if field.upper() in (
+            "NA", "N/A", "-", "?", "NAN?") else ""
+    raise MatrixFormatError(f"{path}, {where}: {field!r} is not a number{hint}")
+
+
+def _fields(text: str) -> list[tuple[str, int]]:
+    """Whitespace-separated fields of a line with their 1-based character columns."""
+    return [(m.group(), m.start() + 1) for m in re.finditer(r"\S+", text)]
+
+
+def _is_number_word(field: str) -> bool:
+    return bool(_NUMBER.fullmatch(field)) and any(c.isdigit() for c in field)
+
+
+def _trailing_number_words(words: list[str]) -> list[str]:
+    """The words at the end of a name of several words that are numbers (``strain 12`` ->
+    ``['12']``; a one-word name, even ``0``, has none)."""
+    out: list[str] = []
+    for w in reversed(words[1:]):
+        if not _is_number_word(w):
+            break
+        out.append(w)
+    return out[::-1]
+
+
+def _read_phylip(path: Path, lines: list[tuple[int, str]]) -> DistanceMatrix:
+    """A PHYLIP matrix: square or lower-triangular, relaxed (a name, whitespace, the values;
+    a name may hold spaces) or strict (a name of exactly 10 characters, which may touch the
+    first value, as PHYLIP and scikit-bio write). The layout is the one that every row fits
+    (relaxed square, strict square, relaxed lower, strict lower, in that order); rows that
+    PHYLIP wraps onto indented continuation lines are joined first."""
+    lineno, first = lines[0]
+    head = first.split()
+    if len(head) != 1 or not head[0].isdigit():
+        raise MatrixFormatError(
+            f"{path}, line {lineno}: expected the number of taxa, got {first[:40]!r}")
+    n = int(head[0])
+    rows = lines[1:]
+    if len(rows) > n:  # PHYLIP wraps long rows: indented lines of numbers continue a row
+        joined: list[tuple[int, str, list[tuple[int, str, int]]]] = []
+        for ln, text in rows:
+            fields = _fields(text)
+            if joined and text[:1].isspace() and all(_NUMBER.fullmatch(f) for f, _ in fields):
+                joined[-1][2].extend((ln, f, c) for f, c in fields)
+            else:
+                joined.append((ln, text, [(ln, f, c) for f, c in fields]))
+        if len(joined) == n:
+            return _phylip_rows(path, n, joined, wrapped=True)
+    if len(rows) != n:
+        raise MatrixFormatError(f"{path}: header says {n} taxa, found {len(rows)} rows")
+    return _phylip_rows(path, n, [(ln, text, [(ln, f, c) for f, c in _fields(text)])
+                                  for ln, text in rows], wrapped=False)
+
+
+def _phylip_rows(path: Path, n: int, rows, wrapped: bool) -> DistanceMatrix:
+    counts = [len(f) for _, _, f in rows]
+    strict = [(text[:10].strip(), _fields(text[10:])) if len(text) > 10 else (text.strip(), [])
+              for _, text, _ in rows]
+    layout = None
+    if all(c >= n + 1 for c in counts):
+        layout = "square"
+    elif not wrapped and all(len(f) == n for _, f in strict):
+        layout = "strict square"
+    elif all(c >= k + 1 for k, c in enumerate(counts)):
+        layout = "lower"
+    elif not wrapped and all(len(f) == k for k, (_, f) in enumerate(strict)):
+        layout = "strict lower"
+    if layout is None:
+        square_like = counts[0] > 1
+        for k, (ln, _, fields) in enumerate(rows):
+            want = n if square_like else k
+            if len(fields) < want + 1:
+                raise MatrixFormatError(
+                    f"{path}, line {ln}: a name and {len(fields) - 1} value(s); a "
+                    f"{'square' if square_like else 'lower-triangular'} matrix needs a name and "
+                    f"{want} here (the first row holds "
+                    f"{'values' if square_like else 'a name only'})")
+        raise MatrixFormatError(f"{path}: rows fit neither a square nor a lower-triangular "
+                                f"matrix of {n} taxa")
+    square = layout.endswith("square")
+    data = np.zeros((n, n))
+    ids = []
+    glued_counts = set()
+    for k, (ln, text, fields) in enumerate(rows):
+        want = n if square else k
+        if layout.startswith("strict"):
+            name, cells = strict[k][0], [(ln, f, c + 10) for f, c in strict[k][1]]
+        else:
+            words, cells = fields[:len(fields) - want], fields[len(fields) - want:]
+            glued = _trailing_number_words([f for _, f, _ in words])
+            glued_counts.add(len(glued))
+            # names may end in numbers ("strain 12", the same on every row), but a value
+            # (a decimal) or a varying count of numbers there is a row with too many or too
+            # few values: a ragged matrix, or a lower triangle with its diagonal
+            if any(not w.isdigit() for w in glued) or len(glued_counts) > 1:
+                raise MatrixFormatError(
+                    f"{path}, line {ln}: {len(fields) - 1} value(s) after the first word, but a "
+                    f"{layout} matrix of {n} taxa has {want} on this row (a ragged matrix? "
+                    f"{(glued or ['the numbers'])[0]!r} would be read as part of the name); "
+                    "PHYLIP's square rows hold n values, its lower triangle none on the first "
+                    "row and no diagonal")
+            name = " ".join(f for _, f, _ in words)
+        ids.append(name)
+        values = [_parse_float(path, cl, f, c) for cl, f, c in cells]
+        if square:
+            data[k] = values
+        else:
+            data[k, :k] = values
+            data[:k, k] = values
+    return DistanceMatrix(data, ids)
+
+
+def _read_tsv(path: Path, lines: list[str]) -> DistanceMatrix:
+    ids = lines[0].split("\t")[1:]
+    n = len(ids)
+    if len(lines) - 1 != n:
+        raise MatrixFormatError(f"{path}: header names {n} taxa, found {len(lines) - 1} rows")
+    data = np.zeros((n, n))
+    for k, line in enumerate(lines[1:]):
+        fields = line.split("\t")
+        if len(fields) != n + 1:
+            raise MatrixFormatError(
+                f"{path}, line {k + 2}: expected a name and {n} values, got {len(fields)} fields"
+            )
+        if fields[0] != ids[k]:
+            raise MatrixFormatError(
+                f"{path}, line {k + 2}: row name {fields[0]!r} differs from column {ids[k]!r}"
+            )
+        data[k] = [_parse_float(path, k + 2, v) for v in fields[1:]]
+    return DistanceMatrix(data, ids)
+

@@ -1,0 +1,193 @@
+"""Substitution matrices and gap penalties for alignment.
+
+Gap convention: a gap of length L costs ``gap_open + (L - 1) * gap_extend`` (parasail,
+Biopython's ``PairwiseAligner`` with ``open_gap_score=-gap_open``,
+``extend_gap_score=-gap_extend``). Other tools count differently; convert with
+:func:`gaps_from_blast` (BLAST: ``existence + L * extension``) or :func:`gaps_from_skbio`
+(scikit-bio's ``pair_align(gap_cost=(open, extend))``: ``open + L * extend``).
+
+Matrices come from Biopython (``Bio.Align.substitution_matrices``): a name such as
+``"BLOSUM62"``, a loaded ``Array``, or ``(match, mismatch)`` for nucleotides. Scores must
+be integers (all the standard matrices are).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..sequences._alphabet import DNA, Alphabet
+from ..errors import AlphabetError, BioaccelError
+
+MODES = {"global": 0, "local": 1, "semiglobal": 2}
+
+
+class ScoringError(BioaccelError, ValueError):
+    """A substitution matrix or gap penalty that bioaccel cannot use."""
+
+
+def gaps_from_blast(existence: int, extension: int) -> tuple[int, int]:
+    """BLAST's (existence, extension), gap of length L = existence + L * extension.
+
+    >>> gaps_from_blast(11, 1)
+    (12, 1)
+    """
+    return existence + extension, extension
+
+
+def gaps_from_skbio(open_: int, extend: int) -> tuple[int, int]:
+    """scikit-bio ``pair_align(gap_cost=(open, extend))``: a gap of length L costs
+    open + L * extend.
+
+    >>> gaps_from_skbio(5, 2)
+    (7, 2)
+    """
+    return open_ + extend, extend
+
+
+def scoring_defaults(alphabet: Alphabet, matrix=None, gap_open=None, gap_extend=None) -> tuple:
+    """(matrix, gap_open, gap_extend) with bioaccel's defaults for what is None: BLOSUM62
+    with 11/1 for proteins, +2/-3 with 5/2 for nucleotides."""
+    protein = alphabet is not DNA
+    return (matrix if matrix is not None else ("BLOSUM62" if protein else (2, -3)),
+            gap_open if gap_open is not None else (11 if protein else 5),
+            gap_extend if gap_extend is not None else (1 if protein else 2))
+
+
+def default_scoring(alphabet: Alphabet, matrix=None, gap_open=None, gap_extend=None) -> Scoring:
+    """``make_scoring`` with :func:`scoring_defaults` for what is not given."""
+    return make_scoring(*scoring_defaults(alphabet, matrix, gap_open, gap_extend), alphabet)
+
+
+def check_penalty(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ScoringError(f"{name} must be a non-negative integer, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+    elif float(value).is_integer():
+        v = int(value)
+    else:
+        raise ScoringError(f"{name} must be a non-negative integer, got {value!r}")
+    if v < 0:
+        raise ScoringError(f"{name} must be >= 0 (a penalty, subtracted), got {value!r}")
+    return v
+
+
+def parse_mode(mode, modes: dict[str, int], what: str) -> int:
+    """The id of ``mode`` in ``modes`` (case, ``-`` and ``_`` ignored); the one check of a
+    mode name for every operation: :class:`ScoringError` (a ``ValueError``) naming the
+    mode and the choices otherwise."""
+    key = str(mode).lower().replace("-", "").replace("_", "")
+    if isinstance(mode, str) and key in modes:
+        return modes[key]
+    raise ScoringError(f"unknown {what} mode {mode!r}; expected one of {list(modes)}")
+
+
+def check_mode(mode: str) -> int:
+    """The id of an alignment mode (:data:`MODES`)."""
+    return parse_mode(mode, MODES, "alignment")
+
+
+@dataclass(frozen=True, eq=False)
+class Scoring:
+    """A substitution table over bioaccel's codes of one alphabet, plus gap penalties.
+
+    ``table[x, y]`` scores code x against code y; ``covered[x]`` says whether the matrix
+    defines letter x at all (sequences with an uncovered letter are rejected).
+    """
+
+    name: str
+    alphabet: Alphabet
+    table: np.ndarray
+    covered: np.ndarray
+    gap_open: int
+    gap_extend: int
+
+    def check_batch(self, batch) -> None:
+        """Raise :class:`AlphabetError` naming the letter, sequence id and position that
+        the matrix does not cover, or a batch of another alphabet."""
+        if batch.alphabet is not self.alphabet:
+            raise AlphabetError(
+                f"{batch.source or 'sequences'} read as {batch.alphabet.name}, but the scoring "
+                f"uses the {self.alphabet.name} alphabet of {self.name}; mismatched alphabets"
+            )
+        if batch.codes.size == 0:
+            return
+        bad = ~self.covered[batch.codes]
+        if bad.any():
+            pos = int(np.flatnonzero(bad)[0])
+            rec = int(np.searchsorted(batch.offsets, pos, side="right")) - 1
+            letter = self.alphabet.symbols[int(batch.codes[pos])]
+            hint = ("; the sequences look aligned: remove the gaps with SeqBatch.ungapped() "
+                    "(command line: --ungap)") if letter == "-" else ""
+            raise AlphabetError(
+                f"{batch.source + ': ' if batch.source else ''}letter {letter!r} of sequence "
+                f"{batch.ids[rec]!r} at position {pos - int(batch.offsets[rec]) + 1} is not in "
+                f"the matrix {self.name}{hint}"
+            )
+
+
+def _load_named(name: str):
+    """(Biopython's spelling, matrix) of a Biopython matrix by name, case-insensitively ("blosum62" is BLOSUM62): the name is
+    resolved against Biopython's own list, so only its spellings are ever loaded."""
+    from Bio.Align import substitution_matrices
+    known = substitution_matrices.load()
+    by_key = {k.lower(): k for k in known}
+    canonical = by_key.get(str(name).strip().lower())
+    if canonical is None:
+        raise ScoringError(f"unknown substitution matrix {name!r}; Biopython knows: "
+                           f"{', '.join(known)} (any case)")
+    return canonical, substitution_matrices.load(canonical)
+
+
+def make_scoring(matrix, gap_open, gap_extend, alphabet: Alphabet) -> Scoring:
+    """Resolve ``matrix`` (name, Biopython Array, or (match, mismatch)) for ``alphabet``."""
+    gap_open = check_penalty("gap_open", gap_open)
+    gap_extend = check_penalty("gap_extend", gap_extend)
+    size = alphabet.size
+    symbols = alphabet.symbols
+    if isinstance(matrix, tuple) and len(matrix) == 2:
+        match, mismatch = (check_score("match", matrix[0]), check_score("mismatch", matrix[1]))
+        table = np.full((size, size), mismatch, dtype=np.int32)
+        np.fill_diagonal(table, match)
+        covered = np.array([ch not in "-?" for ch in symbols])
+        return Scoring(f"match={match}/mismatch={mismatch}", alphabet, table, covered,
+                       gap_open, gap_extend)
+    name, arr = _load_named(matrix) if isinstance(matrix, str) else ("the given matrix", matrix)
+    letters = getattr(arr, "alphabet", None)
+    if letters is None or np.asarray(arr).ndim != 2:
+        raise ScoringError(
+            f"matrix must be a name, a Biopython substitution matrix or (match, mismatch), got {type(matrix).__name__}"
+        )
+    values = np.asarray(arr, dtype=np.float64)
+    index = {str(ch).upper(): k for k, ch in enumerate(letters)}
+    table = np.zeros((size, size), dtype=np.int32)
+    covered = np.zeros(size, dtype=bool)
+    rows = []
+    for code, ch in enumerate(symbols):
+        k = index.get(ch)
+        if k is None and alphabet is DNA and ch == "T":
+            k = index.get("U")
+        rows.append(k)
+        covered[code] = k is not None
+    for x, kx in enumerate(rows):
+        for y, ky in enumerate(rows):
+            if kx is None or ky is None:
+                continue
+            v = values[kx, ky]
+            if not np.isfinite(v) or v != round(v):
+                raise ScoringError(
+                    f"{name} scores ({symbols[x]}, {symbols[y]}) as {v!r}; bioaccel needs integer scores"
+                )
+            table[x, y] = int(v)
+    if not covered.any():
+        raise ScoringError(f"{name} covers no letter of the {alphabet.name} alphabet; mismatched alphabets")
+    return Scoring(name, alphabet, table, covered, gap_open, gap_extend)
+
+
+def check_score(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value).is_integer():
+        raise ScoringError(f"{name} score must be an integer, got {value!r}")
+    return int(value)

@@ -1,0 +1,457 @@
+"""Reading sequence files (through Biopython) and writing results atomically."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import gzip
+import io
+import logging
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import numpy as np
+
+from ._alphabet import Alphabet
+from ..errors import DuplicateIdError, SequenceFormatError
+from ._batch import SeqBatch
+
+logger = logging.getLogger(__name__)
+
+#: Formats read_sequences accepts, mapped to Biopython's SeqIO/AlignIO names.
+FORMATS = {
+    "fasta": "fasta",
+    "fastq": "fastq",
+    "clustal": "clustal",
+    "phylip": "phylip-relaxed",
+    "stockholm": "stockholm",
+    "nexus": "nexus",
+}
+
+_EXTENSIONS = {
+    ".fa": "fasta", ".fasta": "fasta", ".fna": "fasta", ".faa": "fasta", ".ffn": "fasta",
+    ".fas": "fasta", ".mfa": "fasta", ".afa": "fasta", ".aln.fa": "fasta",
+    ".fq": "fastq", ".fastq": "fastq",
+    ".aln": "clustal", ".clustal": "clustal", ".clw": "clustal",
+    ".phy": "phylip", ".phylip": "phylip",
+    ".sto": "stockholm", ".stockholm": "stockholm", ".stk": "stockholm",
+    ".nex": "nexus", ".nexus": "nexus", ".nxs": "nexus",
+}
+
+
+_SKETCH_MEMBERS = {"params.npy", "values.npy", "offsets.npy", "ids.npy"}
+
+
+def is_sketch_file(path: str | os.PathLike) -> bool:
+    """True when ``path`` is a zip holding the arrays of a bioaccel sketch file."""
+    import zipfile
+    try:
+        with zipfile.ZipFile(path) as z:
+            return _SKETCH_MEMBERS <= set(z.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def _binary_kind(path: Path, raw: bytes) -> str | None:
+    """What a binary file given as sequences is, with what to do instead, or None."""
+    if raw.startswith(b"PK\x03\x04"):
+        if is_sketch_file(path):
+            return ("a bioaccel sketch file (from `bioaccel sketch`), not sequences: compare the "
+                    f"sketches with the mash model (`bioaccel distance {path} -m mash`, or "
+                    "distance_matrix(Sketches.load(path), 'mash'))")
+        return "a zip/NumPy .npz archive (a tile or a matrix?), not sequences"
+    if raw.startswith(b"\x93NUMPY"):
+        return "a NumPy .npy array (a matrix?), not sequences"
+    if raw.startswith(b"BACDIST1"):
+        return "a bioaccel .cdist distance matrix, not sequences (`bioaccel tree` reads it)"
+    return None
+
+
+def _open_text(path: Path) -> str:
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise SequenceFormatError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise SequenceFormatError(f"{path}: is a directory, expected a sequence file") from None
+    return _decode(raw, path)
+
+
+def _decode(raw: bytes, path: Path | str) -> str:
+    """Text of a plain or gzip file's bytes, line ends as LF."""
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise SequenceFormatError(f"{path}: damaged gzip file ({exc})") from None
+    kind = _binary_kind(path, raw)
+    if kind is not None:
+        raise SequenceFormatError(f"{path}: {kind}")
+    control = _BINARY_BYTES.search(raw)
+    if control is not None:
+        raise SequenceFormatError(
+            f"{path}: byte {control.start()} is not text (0x{raw[control.start()]:02x}): a binary "
+            "file; expected a FASTA/FASTQ/Clustal/PHYLIP/Stockholm/NEXUS file, plain or gzip")
+    try:
+        text = raw.decode("utf-8-sig")  # a byte-order mark is dropped
+    except UnicodeDecodeError:
+        # headers from old Windows/Mac tools in Latin-1 (every byte is a Latin-1 letter);
+        # residues are ASCII in every encoding
+        text = raw.decode("latin-1")
+        logger.info("%s: not UTF-8; read as Latin-1", path)
+    return normalize_line_ends(text)
+
+
+#: bytes no text file holds (NUL and the C0 controls but tab, LF, VT, FF, CR, and ESC)
+_BINARY_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
+
+
+def normalize_line_ends(text: str) -> str:
+    """Windows (CR LF) and classic Mac (CR only) line ends as LF: Biopython's parsers split
+    lines on LF alone and would read a CR-only file as one line (one record).
+
+    >>> normalize_line_ends(">a\\rACGT\\r>b\\r\\nACGA\\r")
+    '>a\\nACGT\\n>b\\nACGA\\n'
+    """
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def sniff_format(text: str, path: Path | None = None) -> str:
+    """Guess the format from the first non-blank line, else from the file extension."""
+    first = next((line.strip() for line in text.splitlines()
+                  if line.strip() and not line.startswith(";")), "")
+    if first.startswith(">"):
+        return "fasta"
+    if first.startswith("@"):
+        return "fastq"
+    if first.upper().startswith(("CLUSTAL", "MUSCLE", "PROBCONS")):
+        return "clustal"
+    if first.upper().startswith("# STOCKHOLM"):
+        return "stockholm"
+    if first.upper().startswith("#NEXUS"):
+        return "nexus"
+    if re.fullmatch(r"\d+\s+\d+(\s+.*)?", first):
+        return "phylip"
+    if path is not None:
+        suffixes = "".join(path.suffixes[-2:]).lower().removesuffix(".gz")
+        for ext, fmt in _EXTENSIONS.items():
+            # a FASTA/FASTQ file always starts with '>'/'@', whatever its name says
+            if suffixes.endswith(ext) and fmt not in ("fasta", "fastq"):
+                return fmt
+    where = f"{path}: " if path else ""
+    if not first:
+        raise SequenceFormatError(f"{where}the file is empty (or blank): no sequences to read; "
+                                  "expected FASTA ('>'), FASTQ ('@'), Clustal, PHYLIP, "
+                                  "Stockholm or NEXUS")
+    shown = first[:40] + ("..." if len(first) > 40 else "")
+    raise SequenceFormatError(
+        f"{where}not a sequence file: first line {shown!r}; expected FASTA ('>'), FASTQ ('@'), "
+        "Clustal, PHYLIP, Stockholm or NEXUS"
+    )
+
+
+def _strip_leading_blank_lines(text: str) -> str:
+    """``text`` from its first line that holds something (Biopython's FASTA/FASTQ parsers
+    refuse blank lines before the first record; scikit-bio reads them)."""
+    start = 0
+    for line in text.split("\n"):
+        if line.strip():
+            break
+        start += len(line) + 1
+    return text[start:]
+
+
+def _parse(text: str, fmt: str, path: Path) -> list[tuple[str, str]]:
+    from Bio import SeqIO
+
+    records: list[tuple[str, str]] = []
+    try:
+        for rec in SeqIO.parse(io.StringIO(text), FORMATS[fmt]):
+            records.append((rec.id, str(rec.seq)))
+    except Exception as exc:  # noqa: BLE001 - any parser failure is bad input (Bio.Nexus
+        # raises NexusError, Stockholm a TypeError on a #=GR line of the wrong length)
+        if fmt == "phylip":  # names of exactly 10 characters with no space: strict PHYLIP
+            with contextlib.suppress(Exception):
+                return [(r.id, str(r.seq)) for r in SeqIO.parse(io.StringIO(text), "phylip")]
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        if len(detail) > 160:  # Bio.Nexus quotes whole blocks
+            detail = detail[:157] + "..."
+        if "fasta-pearson" in detail or "fasta-blast" in detail:  # Biopython's advice names
+            detail = "text before the first '>' record"             # its own format names
+        after = f" after record {records[-1][0]!r} (record {len(records)})" if records else ""
+        raise SequenceFormatError(f"{path}: not valid {fmt.upper()}{after}: {detail}") from None
+    return records
+
+
+def read_sequences(path: str | os.PathLike, format: str | None = None,
+                   alphabet: str | Alphabet = "auto") -> SeqBatch:
+    """Read a FASTA, FASTQ, Clustal, PHYLIP, Stockholm or NEXUS file, plain or gzip.
+
+    Parameters
+    ----------
+    path : path-like
+        The file. Gzip is recognised by its magic bytes, whatever the name.
+    format : str, optional
+        One of :data:`FORMATS`; sniffed from the content (then the extension) when omitted.
+    alphabet : {"auto", "dna", "rna", "protein"}
+        ``"auto"`` reads DNA when every letter is a nucleotide or IUPAC code.
+
+    Returns
+    -------
+    SeqBatch
+        Full ids as the file gives them (the first word of a FASTA header; PHYLIP names
+        are not cut to 10 characters).
+
+    Raises
+    ------
+    SequenceFormatError
+        Missing, empty or unparsable file, unknown format, empty id.
+    DuplicateIdError, AlphabetError
+        Name the records, position and letter at fault.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "x.fa")
+    >>> _ = open(p, "w").write(">A/Sao_Paulo/1/2009 HA\\nACGT\\n>b\\nAGGT\\n")
+    >>> read_sequences(p).ids
+    ['A/Sao_Paulo/1/2009', 'b']
+    """
+    path = Path(path)
+    return _read_text(_open_text(path), path, format, alphabet)
+
+
+def parse_sequences(raw: bytes, source: str, format: str | None = None,
+                    alphabet: str | Alphabet = "auto") -> SeqBatch:
+    """:func:`read_sequences` for bytes already read (e.g. from stdin); messages name
+    ``source`` where they would name the file."""
+    return _read_text(_decode(raw, source), Path(source), format, alphabet)
+
+
+def _read_text(text: str, path: Path, format: str | None, alphabet) -> SeqBatch:
+    if not text.strip():
+        raise SequenceFormatError(f"{path}: file is empty; expected sequence records")
+    if format is None:
+        fmt = sniff_format(text, path)
+    else:
+        fmt = format.lower()
+        if fmt not in FORMATS:
+            raise SequenceFormatError(
+                f"unknown sequence format {format!r}; expected one of {sorted(FORMATS)}"
+            )
+    text = _strip_leading_blank_lines(text)
+    if fmt == "fasta":  # old FASTA: ';' lines are comments (the NCBI and EMBOSS readers skip them)
+        text = "\n".join(ln for ln in text.split("\n") if not ln.startswith(";"))
+    records = _parse(text, fmt, path)
+    if not records:
+        raise SequenceFormatError(f"{path}: no {fmt.upper()} records found")
+    ids = [r[0] for r in records]
+    return SeqBatch.from_strings([r[1] for r in records], ids=ids, alphabet=alphabet,
+                                 source=str(path))
+
+
+def sequence_files(paths) -> list[Path]:
+    """``paths`` with each directory replaced by its sequence files (names ending in one of
+    the sequence extensions, plain or ``.gz``; sorted; not descending into subdirectories).
+
+    Raises
+    ------
+    SequenceFormatError
+        A path that does not exist, or a directory holding no sequence file.
+    """
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith(".")
+                           and _sequence_extension(f.name))
+            if not found:
+                raise SequenceFormatError(
+                    f"{p}: directory holds no sequence file (names ending in "
+                    f"{', '.join(sorted(_EXTENSIONS))}, plain or .gz)")
+            out.extend(found)
+        elif not p.exists():
+            raise SequenceFormatError(f"{p}: no such file or directory")
+        else:
+            out.append(p)
+    return out
+
+
+def _sequence_extension(name: str) -> bool:
+    name = name.lower()
+    name = name[:-3] if name.endswith(".gz") else name
+    return any(name.endswith(ext) for ext in _EXTENSIONS)
+
+
+def read_many(paths, format: str | None = None, alphabet: str | Alphabet = "auto") -> SeqBatch:
+    """The records of several files and directories (see :func:`sequence_files`) as one
+    batch, in order; the alphabet is the first file's. Ids must be unique across files
+    (a repeat names both files)."""
+    files = sequence_files(paths)
+    if not files:
+        raise SequenceFormatError("no input files given")
+    batches = []
+    seen: dict[str, Path] = {}
+    for f in files:
+        b = read_sequences(f, format=format, alphabet=batches[0].alphabet if batches else alphabet)
+        for i in b.ids:
+            if i in seen:
+                raise DuplicateIdError(f"duplicate id {i!r}: in {seen[i]} and in {f}; ids must be "
+                                       "unique across the inputs")
+            seen[i] = f
+        batches.append(b)
+    if len(batches) == 1:
+        return batches[0]
+    lengths = np.concatenate([b.lengths for b in batches])
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return SeqBatch([i for b in batches for i in b.ids], np.concatenate([b.codes for b in batches]),
+                    offsets, batches[0].alphabet, f"{files[0]} and {len(files) - 1} more file(s)")
+
+
+def output_target(path: str | os.PathLike) -> tuple[Path, bool]:
+    """Where a write to ``path`` lands, and whether it goes straight through.
+
+    A regular file or a new name: the path itself (every symlink on the way followed, so a
+    link keeps pointing at its file and that file is replaced); ``write_through`` False, the
+    file is written beside it and renamed over it. A character device (``/dev/null``,
+    ``/dev/stdout``, a terminal) or a FIFO: written through, ``write_through`` True; a
+    rename there would replace the device node with a regular file.
+
+    Raises
+    ------
+    OSError
+        ``path`` is a directory, or another kind of file (block device, socket).
+    """
+    real = Path(os.path.realpath(path))
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        return real, False
+    except OSError:  # unreadable metadata: let the write report it
+        return real, False
+    if stat.S_ISREG(mode):
+        return real, False
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        return real, True
+    if stat.S_ISDIR(mode):
+        raise OSError(errno.EISDIR, f"cannot write {str(path)!r}: it is a directory; expected a "
+                                    "file name")
+    raise OSError(errno.EINVAL, f"cannot write {str(path)!r}: not a regular file, character "
+                                "device or FIFO")
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[io.IOBase]:
+    """Open a temporary file beside ``path``; rename it over ``path`` only on success.
+
+    A crash or exception leaves no partial file at ``path`` (and removes the temporary).
+    Only regular files and new names are replaced by a rename: a symlink's target is
+    written (atomically, beside the target) and the link stays; a character device or a
+    FIFO (``/dev/null``, ``/dev/stdout``, a named pipe) is written through, unreplaced
+    (see :func:`output_target`).
+
+    Raises
+    ------
+    OSError
+        The directory does not exist or is not writable (the message names it).
+    """
+    target, through = output_target(path)
+    if through:
+        try:
+            handle = open(target, mode)
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot write {str(path)!r}: {exc.strerror}") from None
+        with handle:
+            yield handle
+        return
+    directory = target.parent
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write {str(path)!r}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, mode) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file normal permissions
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def refuse_overwriting_inputs(outputs: Mapping[str, object], inputs) -> None:
+    """Refuse any output that is the same file as one of ``inputs`` (``os.path.samefile``:
+    the same name, a symlink to it or a hard link of it), before anything is written: the
+    atomic rename would replace the input with the output. The one check of every command
+    and of the Python writers that take a source.
+
+    ``outputs`` maps how each output is named in messages (``-o``, ``--matrix-output``) to
+    its path (``None`` and ``-`` skipped); ``inputs`` are paths (``None``, ``-`` and
+    directories skipped). Outputs that are written through (devices, FIFOs) are not
+    replaced, so they pass.
+
+    Raises
+    ------
+    OSError
+        Naming the option, the output and the input.
+    """
+    existing = []
+    for src in inputs:
+        if src is None or str(src) == "-" or not isinstance(src, (str, os.PathLike)):
+            continue
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG(os.stat(src).st_mode):
+                existing.append(src)
+    for option, out in outputs.items():
+        if out is None or str(out) == "-" or not isinstance(out, (str, os.PathLike)):
+            continue
+        try:
+            if not stat.S_ISREG(os.stat(out).st_mode):
+                continue
+        except OSError:
+            continue  # a new file cannot be an input
+        for src in existing:
+            try:
+                same = os.path.samefile(out, src)
+            except OSError:
+                continue
+            if same:
+                how = "is" if os.path.abspath(out) == os.path.abspath(src) else "is the same file as"
+                raise OSError(errno.EINVAL, f"{option} {str(out)!r} {how} the input {str(src)!r}: "
+                                            "writing it would destroy the input; choose another "
+                                            "output name")
+
+
+def as_batch(seqs, alphabet: str | Alphabet = "auto") -> SeqBatch:
+    """Accept a SeqBatch (returned as is), a path (read), or a sequence of strings."""
+    if isinstance(seqs, SeqBatch):
+        return seqs
+    if isinstance(seqs, (str, os.PathLike)):
+        return read_sequences(seqs, alphabet=alphabet)
+    return SeqBatch.from_strings(list(seqs), alphabet=alphabet)
+
+
+def as_batch_pair(queries, targets) -> tuple[SeqBatch, SeqBatch]:
+    """Queries and targets as batches of one alphabet (targets read with the queries'
+    alphabet; ``targets=None`` means the queries themselves)."""
+    from ..errors import AlphabetError
+
+    q = as_batch(queries)
+    t = q if targets is None else as_batch(targets, alphabet=q.alphabet)
+    if t.alphabet is not q.alphabet:
+        raise AlphabetError(
+            f"queries read as {q.alphabet.name} but targets as {t.alphabet.name}; mismatched alphabets"
+        )
+    return q, t

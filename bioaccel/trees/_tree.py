@@ -1,0 +1,261 @@
+"""Trees from distance matrices: neighbour joining and UPGMA (C++ core), Newick output."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+
+from ..distances._matrix import DistanceMatrix, check_distances, check_symmetric
+from ..errors import BackendUnavailableError
+from ..sequences._read import atomic_output
+from .._core.threads import check_threads
+from .._core.outputs import NEWICK, output_format
+
+_NEEDS_QUOTES = re.compile(r"[\s;,:()'\[\]]")
+
+
+def quote_label(label: str) -> str:
+    """Newick label: quoted (with ``'`` doubled) when it holds whitespace or ``;,:()'[]``.
+
+    >>> quote_label("A/Sao_Paulo/43812/2009"), quote_label("Bacteria;Firmicutes")
+    ('A/Sao_Paulo/43812/2009', "'Bacteria;Firmicutes'")
+    """
+    if label == "" or _NEEDS_QUOTES.search(label):
+        return "'" + label.replace("'", "''") + "'"
+    return label
+
+
+class Tree:
+    """A tree as an edge list: tips are nodes ``0..n-1`` (labelled), internal nodes follow.
+
+    Attributes
+    ----------
+    labels : list of str
+        Tip labels, in tip-id order.
+    parent, child : ndarray of int64
+        Edge ``k`` goes from ``parent[k]`` to ``child[k]``.
+    length : ndarray of float64
+        Branch length of each edge (never -0.0).
+    root : int
+        The root node (for NJ, the node the last three clusters hang from).
+    """
+
+    def __init__(self, labels, parent, child, length, root: int):
+        self.labels = list(labels)
+        self.parent = np.asarray(parent, dtype=np.int64)
+        self.child = np.asarray(child, dtype=np.int64)
+        self.length = length
+        self.root = int(root)
+        self.n_nodes = int(max(self.parent.max(initial=0), self.child.max(initial=0), self.root)) + 1
+        self._children: list[list[int]] = [[] for _ in range(self.n_nodes)]
+        for k, p in enumerate(self.parent):
+            self._children[int(p)].append(k)
+
+    @property
+    def length(self) -> np.ndarray:
+        """Branch length of each edge (float64; never -0.0: the one place every writer,
+        Newick and R, reads lengths from)."""
+        return self._length
+
+    @length.setter
+    def length(self, values) -> None:
+        values = np.array(values, dtype=np.float64)
+        values[values == 0] = 0.0  # -0.0 (UPGMA's h - h, clamped NJ lengths) as 0.0
+        self._length = values
+
+    @property
+    def n_tips(self) -> int:
+        return len(self.labels)
+
+    def __repr__(self) -> str:
+        return f"<Tree {self.n_tips} tips, {len(self.parent)} edges>"
+
+    def to_newick(self, precision: int | None = None) -> str:
+        """Newick text. Branch lengths use the shortest exact repr unless ``precision`` is given."""
+        fmt = (lambda v: repr(float(v))) if precision is None else (lambda v: f"{v:.{precision}g}")
+        parts: list[str] = []
+        # iterative post-order: deep trees (caterpillars of 20,000 tips) must not recurse
+        stack: list[tuple[int, int, int]] = [(self.root, -1, 0)]  # (node, edge in, next child)
+        while stack:
+            node, edge, k = stack.pop()
+            kids = self._children[node]
+            if not kids:
+                parts.append(quote_label(self.labels[node]) if node < self.n_tips else "")
+            elif k == 0:
+                parts.append("(")
+            if kids and k < len(kids):
+                if k > 0:
+                    parts.append(",")
+                stack.append((node, edge, k + 1))
+                e = kids[k]
+                stack.append((int(self.child[e]), e, 0))
+                continue
+            if kids:
+                parts.append(")")
+            if edge >= 0:
+                parts.append(":" + fmt(self.length[edge]))
+        return "".join(parts) + ";"
+
+    def write(self, path: str | os.PathLike) -> None:
+        """Write Newick atomically (names: :data:`bioaccel._core.outputs.NEWICK`, or no extension)."""
+        output_format(path, NEWICK, "Newick tree", default="newick")
+        with atomic_output(path) as f:
+            f.write(self.to_newick() + "\n")
+
+    def patristic(self) -> np.ndarray:
+        """Tip-to-tip path lengths (n_tips x n_tips), in label order."""
+        n = self.n_nodes
+        adj: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+        for p, c, ln in zip(self.parent, self.child, self.length):
+            adj[int(p)].append((int(c), float(ln)))
+            adj[int(c)].append((int(p), float(ln)))
+        out = np.zeros((self.n_tips, self.n_tips))
+        for tip in range(self.n_tips):
+            dist = np.full(n, np.nan)
+            dist[tip] = 0.0
+            stack = [tip]
+            while stack:
+                u = stack.pop()
+                for v, ln in adj[u]:
+                    if np.isnan(dist[v]):
+                        dist[v] = dist[u] + ln
+                        stack.append(v)
+            out[tip] = dist[:self.n_tips]
+        return out
+
+
+def _as_matrix(d, labels) -> tuple[np.ndarray, list[str]]:
+    if isinstance(d, DistanceMatrix):
+        return d.data, d.ids
+    data = np.asarray(d, dtype=np.float64)
+    if data.ndim != 2 or data.shape[0] != data.shape[1]:
+        raise ValueError(f"distance matrix must be square, got shape {data.shape}")
+    if labels is None:
+        labels = [str(i) for i in range(data.shape[0])]
+    labels = list(labels)
+    if len(labels) != data.shape[0]:
+        raise ValueError(f"{len(labels)} labels for a {data.shape[0]} x {data.shape[0]} matrix")
+    check_distances(data, labels)
+    check_symmetric(data, labels)
+    return data, labels
+
+
+def _check_finite(data: np.ndarray, labels: list[str]) -> None:
+    if np.isfinite(data).all():
+        return
+    bad = np.argwhere(~np.isfinite(data))
+    if bad.size:
+        i, j = bad[0]
+        raise ValueError(
+            f"distance between {labels[i]!r} and {labels[j]!r} is {float(data[i, j])!r}; tree building "
+            "needs finite distances (a saturated model gives Inf/NaN: try a simpler model or "
+            "pairwise deletion)"
+        )
+
+
+def _native():
+    from .._core.native import load_native
+    try:
+        return load_native()
+    except ImportError as exc:
+        raise BackendUnavailableError(
+            f"trees need the compiled module bioaccel._native ({exc}); reinstall with `pip install .`"
+        ) from None
+
+
+def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0,
+       backend: str = "cpu") -> Tree:
+    """Neighbour-joining tree (Saitou & Nei 1987), as ``ape::nj``.
+
+    Parameters
+    ----------
+    d : DistanceMatrix or (n, n) array
+    labels : list of str, optional
+        Tip labels when ``d`` is a plain array.
+    clamp_negative : bool
+        Set negative branch lengths to 0 (ape keeps them; so does the default).
+    threads : int
+        0 = all cores; the tree does not depend on it.
+    backend : {"cpu", "cupy", "reference", "auto"}
+        ``cpu``: the C++ core (RapidNJ-style bounded search). ``cupy``: the Q minimum and
+        row updates on the GPU (:mod:`bioaccel.trees._nj`, the same steps); ``reference``:
+        that code on NumPy. ``auto``: ``cupy`` for n >= 4,096 when a GPU is usable, else
+        ``cpu``.
+
+    Returns
+    -------
+    Tree
+        Unrooted: the root node carries the last three clusters.
+
+    Notes
+    -----
+    Ties, the same in every backend: Q values within ``1e-9 x max |row sum|`` of the
+    minimum Q (:data:`bioaccel.trees._nj.TIE_RTOL`) are ties, so last-bit differences between
+    backends' sums never decide a join; a tie goes to the pair with the smallest (lower
+    node id, higher node id), where tips are ``0..n-1`` in matrix order and the k-th join
+    makes node ``n + k``. Distinct Q values closer than that window count as tied.
+
+    Examples
+    --------
+    >>> d = [[0, 5, 9, 9, 8], [5, 0, 10, 10, 9], [9, 10, 0, 8, 7],
+    ...      [9, 10, 8, 0, 3], [8, 9, 7, 3, 0]]
+    >>> nj(d, list("abcde")).to_newick()
+    '(((a:2.0,b:3.0):3.0,c:4.0):2.0,e:1.0,d:2.0);'
+    """
+    threads = check_threads(threads)
+    data, labels = _as_matrix(d, labels)
+    _check_finite(data, labels)
+    n = data.shape[0]
+    if n < 2:
+        raise ValueError(f"need at least 2 taxa for a tree, got {n}")
+    if n == 2:
+        half = data[0, 1] / 2
+        tree = Tree(labels, [2, 2], [0, 1], [half, half], 2)
+    else:
+        engine = _nj_backend(backend, n)
+        if engine == "cpu":
+            parent, child, length, root = _native().neighbor_joining(data, threads)
+        else:
+            from ._nj import neighbor_joining_arrays
+            xp = np
+            if engine == "cupy":
+                import cupy as xp
+            parent, child, length, root = neighbor_joining_arrays(data, xp)
+        tree = Tree(labels, parent, child, length, root)
+    if clamp_negative:
+        tree.length = np.maximum(tree.length, 0.0)
+    return tree
+
+
+def _nj_backend(backend: str, n: int) -> str:
+    from ..errors import BackendUnavailableError
+    key = str(backend).lower()
+    if key not in ("auto", "cpu", "cupy", "reference"):
+        raise BackendUnavailableError(f"unknown NJ backend {backend!r}; expected 'auto', 'cpu', "
+                                      "'cupy' or 'reference'")
+    if key in ("cupy", "auto"):
+        from ..backends import get_backend
+        try:
+            get_backend("cupy")
+        except BackendUnavailableError:
+            if key == "cupy":
+                raise
+            return "cpu"
+        return "cupy" if key == "cupy" or n >= 4096 else "cpu"
+    return key
+
+
+def upgma(d, labels=None) -> Tree:
+    """UPGMA tree (average linkage), rooted and ultrametric, as ``phangorn::upgma``.
+
+    Node heights are half the merge distances, so tip-to-tip path lengths equal the
+    cophenetic distances of average-linkage clustering.
+    """
+    data, labels = _as_matrix(d, labels)
+    _check_finite(data, labels)
+    if data.shape[0] < 2:
+        raise ValueError(f"need at least 2 taxa for a tree, got {data.shape[0]}")
+    parent, child, length, root = _native().upgma(data)
+    return Tree(labels, parent, child, length, root)

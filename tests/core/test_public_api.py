@@ -1,0 +1,53 @@
+"""The public names of ``bioaccel`` and of each feature subpackage: listed here, so a move
+that drops or renames one fails, and every listed name resolves."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+import bioaccel
+
+PUBLIC = [
+    "Alignment", "AlignmentLengthError", "Alphabet", "AlphabetError", "BackendUnavailableError",
+    "BioaccelError", "DNA", "DeviceError", "DeviceSelectionError", "DistanceMatrix",
+    "DuplicateIdError", "LeaseTimeoutError", "MODELS", "MatrixFormatError", "ModelError",
+    "MultipleAlignment", "PROTEIN", "SchedulerConfigError", "SeqBatch", "SequenceFormatError",
+    "ThreadCountError", "Tree", "align", "align_scores", "available_backends", "distance_matrix",
+    "edit_distances", "get_backend", "lease", "msa", "nj", "read_many", "read_newick",
+    "read_sequences", "show_config", "upgma",
+]
+
+
+def test_public_names_are_unchanged():
+    assert sorted(bioaccel.__all__) == sorted(PUBLIC)
+    for name in PUBLIC:
+        assert getattr(bioaccel, name) is not None
+
+
+@pytest.mark.parametrize("package", ["sequences", "pairwise", "distances", "trees", "devices",
+                                     "msa_engine", "sched", "backends.cupy", "backends.numba",
+                                     "cli"])
+def test_each_subpackage_lists_what_it_offers(package):
+    module = importlib.import_module(f"bioaccel.{package}")
+    names = getattr(module, "__all__", None)
+    assert names, f"bioaccel.{package} has no __all__"
+    for name in names:
+        assert hasattr(module, name), f"bioaccel.{package}.__all__ lists {name!r}, not defined"
+
+
+def test_a_module_is_not_shadowed_by_a_function():
+    """``import bioaccel.x.y as m`` gives the module (``bioaccel.align`` used to be both)."""
+    import bioaccel.pairwise._align as module
+    assert module.__name__ == "bioaccel.pairwise._align"
+    assert callable(bioaccel.align)
+
+
+def test_import_needs_no_gpu_library():
+    import subprocess
+    import sys
+    code = ("import sys, bioaccel; bad = [m for m in ('cupy', 'numba', 'rpy2') if m in sys.modules];"
+            "print(bad); sys.exit(1 if bad else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
