@@ -393,7 +393,8 @@ def _read_cdist(path: Path) -> DistanceMatrix:
 
 #: a number as a matrix file holds it: decimal point, exponent, sign, nan/inf; no decimal
 #: comma, no digit separators (Python's float() also takes "1_000")
-_NUMBER = re.compile(r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity|nan)", re.I)
+_NUMBER = re.compile(r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity|nan)",
+                     re.IGNORECASE)
 
 
 def _parse_float(path: Path, lineno: int, field: str, column: int | None = None) -> float:

@@ -127,7 +127,8 @@ class MultipleAlignment:
         """
         fmt = str(format).lower()
         if fmt not in FORMATS:
-            raise ValueError(f"unknown alignment format {format!r}; expected one of {list(FORMATS)}")
+            raise ValueError(f"unknown alignment format {format!r}; expected one of "
+                             f"{list(FORMATS)}")
         _check_ids(self.ids, fmt)
         _check_rows(self.ids, self.sequences)
         if fmt == "fasta":
@@ -235,7 +236,7 @@ def _check_ids(ids: list[str], fmt: str) -> None:
             raise ValueError(f"{fmt} ids cannot hold whitespace or control characters: {i!r} "
                              f"(row {k + 1}) would be read back cut at the first space; rename "
                              "it (e.g. spaces as '_') before writing")
-        if fmt == "stockholm" and (i.startswith("#") or i.startswith("//")):
+        if fmt == "stockholm" and i.startswith(("#", "//")):
             raise ValueError(f"Stockholm ids cannot start with '#' or '//': {i!r} (row {k + 1}) "
                              "would be read as a comment or the end of the alignment")
     seen: set[str] = set()

@@ -175,7 +175,7 @@ def _parse(text: str, fmt: str, path: Path) -> list[tuple[str, str]]:
     try:
         for rec in SeqIO.parse(io.StringIO(text), FORMATS[fmt]):
             records.append((rec.id, str(rec.seq)))
-    except Exception as exc:  # noqa: BLE001 - any parser failure is bad input (Bio.Nexus
+    except Exception as exc:  # any parser failure is bad input (Bio.Nexus
         # raises NexusError, Stockholm a TypeError on a #=GR line of the wrong length)
         if fmt == "phylip":  # names of exactly 10 characters with no space: strict PHYLIP
             with contextlib.suppress(Exception):
@@ -428,7 +428,8 @@ def refuse_overwriting_inputs(outputs: Mapping[str, object], inputs) -> None:
             except OSError:
                 continue
             if same:
-                how = "is" if os.path.abspath(out) == os.path.abspath(src) else "is the same file as"
+                same_name = os.path.abspath(out) == os.path.abspath(src)
+                how = "is" if same_name else "is the same file as"
                 raise OSError(errno.EINVAL, f"{option} {str(out)!r} {how} the input {str(src)!r}: "
                                             "writing it would destroy the input; choose another "
                                             "output name")

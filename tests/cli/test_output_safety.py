@@ -16,7 +16,6 @@ import pytest
 
 import bioaccel
 from bioaccel.sequences._read import atomic_output, refuse_overwriting_inputs
-
 from tests.datasets import child_env, unavailable
 
 FASTA = ">a\nACGTACGTACGGTTAACC\n>b\nACGTACGTACGGTTAACA\n>c\nACGAACGTACGGTAAACC\n" \

@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-import bioaccel  # noqa: E402
-from bioaccel import DistanceMatrix  # noqa: E402
-from bioaccel.msa_engine import MultipleAlignment  # noqa: E402
+import bioaccel
+from bioaccel import DistanceMatrix
+from bioaccel.msa_engine import MultipleAlignment
 
 FAST = settings(max_examples=50, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

@@ -58,10 +58,10 @@ def test_duplicate_ids_rejected():
     ("2\na 0 1\nb 1 zero\n", r"line 3, column 5: 'zero' is not a number"),
     ("2\na 0 1\nb 2 0\n", "not symmetric"),
     # issue 15 item 26: a short first row must not turn the file lower-triangular
-    ("3\na 0 1\nb 1 0 2\nc 1 2 0\n", r"line 4: 3 value\(s\) after the first word, but a lower "
-                                    r"matrix of 3 taxa has 2 on this row \(a ragged matrix\?"),
-    ("3\na 0\nb 1 0 2\nc 1 2 0\n", r"line 3: 3 value\(s\) after the first word, but a lower "
-                                 r"matrix of 3 taxa has 1 on this row"),
+    ("3\na 0 1\nb 1 0 2\nc 1 2 0\n", (r"line 4: 3 value\(s\) after the first word, but a lower "
+                                     r"matrix of 3 taxa has 2 on this row \(a ragged matrix\?")),
+    ("3\na 0\nb 1 0 2\nc 1 2 0\n", (r"line 3: 3 value\(s\) after the first word, but a lower "
+                                  r"matrix of 3 taxa has 1 on this row")),
 ])
 def test_phylip_read_errors(tmp_path, content, message):
     p = tmp_path / "m.phy"

@@ -14,7 +14,6 @@ import pytest
 import bioaccel
 from bioaccel.msa_engine import MultipleAlignment
 from bioaccel.msa_engine.alignment import conservation_line
-
 from tests.datasets import child_env
 
 #: ids that a 10- or 30-character cut makes equal, and one with a non-ASCII letter
@@ -110,7 +109,7 @@ def test_gzip_for_gz_names(tmp_path, aln):
 @pytest.mark.parametrize("name", ["x.msf", "x.nex", "x.fq", "x.csv", "x.nwk", "x.npy", "x.txt",
                                   "x.tsv"])
 def test_names_of_formats_not_written_are_refused(tmp_path, aln, name):
-    with pytest.raises(ValueError, match=rf"an alignment is not written as \.\w+; name it "):
+    with pytest.raises(ValueError, match=r"an alignment is not written as \.\w+; name it "):
         aln.write(tmp_path / name)
     res = run("msa", tmp_path / "in.fa", "-o", tmp_path / name, cwd=tmp_path)
     assert res.returncode == 2 and "an alignment is not written as" in res.stderr, res.stderr
