@@ -1,9 +1,11 @@
-"""Output names that say what the file holds: the one check of every writer and command.
+"""Output names that say what the file holds: the one rule of every writer and command
+(matrices, trees, alignments, tiles, sketches, scores).
 
 A name's extension must be one its kind of output accepts, and it decides the format
-(``d.csv`` is refused rather than filled with PHYLIP). A name without an extension gets
-the kind's default format, or the explicitly asked one. An explicit format must agree
-with the extension.
+(``d.csv`` is refused rather than filled with PHYLIP; ``x.msf`` is refused rather than
+filled with FASTA). A name without an extension gets the kind's default format, or the
+explicitly asked one. An explicit format must agree with the extension. Kinds that may be
+compressed (alignments) take ``NAME.EXT.gz`` and are then written gzip-compressed.
 """
 
 from __future__ import annotations
@@ -20,7 +22,14 @@ CONDENSED = {".cdist": ("cdist",)}
 TILE = {".npz": ("npz",)}
 SKETCHES = {".npz": ("npz",)}
 SCORES = {".npy": ("npy",), ".tsv": ("tsv",)}
-ALIGNMENTS = {".tsv": ("tsv",)}
+#: the table of pairwise alignments of ``bioaccel align --traceback``
+ALIGNMENT_TABLE = {".tsv": ("tsv",)}
+#: multiple alignments (:meth:`bioaccel.msa_engine.MultipleAlignment.write`, ``bioaccel msa``);
+#: also ``NAME.EXT.gz``, gzip-compressed
+ALIGNMENT = {**{ext: ("fasta",) for ext in (".fa", ".fasta", ".fas", ".afa", ".mfa")},
+             **{ext: ("clustal",) for ext in (".aln", ".clustal", ".clw")},
+             **{ext: ("stockholm",) for ext in (".sto", ".stockholm", ".stk")},
+             ".a2m": ("a2m",), ".phy": ("phylip",), ".phylip": ("phylip",)}
 NEWICK = {ext: ("newick",) for ext in (".nwk", ".newick", ".tre", ".tree", ".treefile", ".nw")}
 
 
@@ -42,27 +51,48 @@ def output_format(path: str | os.PathLike, allowed: Mapping[str, tuple[str, ...]
     ...
     ValueError: d.csv: a distance matrix is not written as .csv; name it .cdist, .dist, .mat, .npy, .npz, .phy, .phylip or .tsv
     """
-    ext = Path(path).suffix.lower()
+    return output_spec(path, allowed, what, format, default)[0]
+
+
+def output_spec(path: str | os.PathLike, allowed: Mapping[str, tuple[str, ...]], what: str,
+                format: str | None = None, default: str | None = None,
+                compressible: bool = False) -> tuple[str, bool]:
+    """(format, gzip): :func:`output_format`, and for a ``compressible`` kind whether the
+    name ends in ``.gz`` (the extension before it then decides the format).
+
+    >>> output_spec("x.aln.gz", ALIGNMENT, "alignment", default="fasta", compressible=True)
+    ('clustal', True)
+    >>> output_spec("x.msf", ALIGNMENT, "alignment", default="fasta", compressible=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: x.msf: an alignment is not written as .msf; name it .a2m, .afa, .aln, .clustal, .clw, .fa, .fas, .fasta, .mfa, .phy, .phylip, .stk, .sto or .stockholm (+ .gz for gzip)
+    """
+    name = Path(path).name
+    compressed = compressible and name.lower().endswith(".gz")
+    if compressed:
+        name = name[:-3]
+    ext = Path(name).suffix.lower()
     fmt = format.lower() if format else None
-    names = _or_list(sorted(allowed))
+    names = _or_list(sorted(allowed)) + (" (+ .gz for gzip)" if compressible else "")
+    article = "an" if what[:1].lower() in "aeiou" else "a"
     if ext in allowed:
         if fmt is None:
-            return allowed[ext][0]
+            return allowed[ext][0], compressed
         if fmt in allowed[ext]:
-            return fmt
+            return fmt, compressed
         fits = [e for e, fmts in sorted(allowed.items()) if fmt in fmts]
         raise ValueError(f"{path}: the name says {allowed[ext][0]} but the format asked is {fmt}; "
                          + (f"name it {_or_list(fits)}" if fits else f"{what} formats: {names}"))
-    if ext:
-        raise ValueError(f"{path}: a {what} is not written as {ext}; name it {names}")
     every = {f for fmts in allowed.values() for f in fmts}
+    if ext:
+        raise ValueError(f"{path}: {article} {what} is not written as {ext}; name it {names}")
     if fmt is not None:
         if fmt not in every:
             raise ValueError(f"unknown {what} format {format!r}; expected one of {sorted(every)}")
-        return fmt
+        return fmt, compressed
     if default is None:
-        raise ValueError(f"{path}: the name has no extension; a {what} is named {names}")
-    return default
+        raise ValueError(f"{path}: the name has no extension; {article} {what} is named {names}")
+    return default, compressed
 
 
 def without_negative_zero(values):

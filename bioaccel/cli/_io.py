@@ -27,17 +27,22 @@ def shown(path) -> str:
     return "stdout" if is_stdio(path) else str(path)
 
 
-def check_outputs(**outputs) -> None:
+def check_outputs(inputs=(), **outputs) -> None:
     """Refuse, before any work, output paths that cannot be written: a directory, a missing
-    or unwritable directory, two outputs naming one file, two outputs on stdout.
+    or unwritable directory, two outputs naming one file, two outputs on stdout, an output
+    that is one of ``inputs`` (the same file by any name, hard links too:
+    :func:`bioaccel.io.refuse_overwriting_inputs`).
 
-    ``outputs`` maps option names (``output``, ``matrix_output``) to paths or ``None``.
+    ``outputs`` maps option names (``output``, ``matrix_output``) to paths or ``None``;
+    ``inputs`` lists the input paths (``-`` and ``None`` skipped).
 
     Raises
     ------
     OSError
         One line naming the option and the path.
     """
+    from ..sequences._read import output_target, refuse_overwriting_inputs
+
     seen: dict[str, str] = {}
     for option, path in outputs.items():
         if path is None:
@@ -51,15 +56,23 @@ def check_outputs(**outputs) -> None:
         if key == STDIO:
             continue
         p = Path(path)
-        parent = p.parent if str(p.parent) else Path(".")
         if p.is_dir():
             raise OSError(errno.EISDIR, f"cannot write {str(p)!r} ({flag}): it is a directory; "
                                         "expected a file name")
+        target, through = output_target(p)
+        if through:  # a device or FIFO, written in place
+            if not os.access(target, os.W_OK):
+                raise OSError(errno.EACCES, f"cannot write {str(p)!r} ({flag}): permission denied")
+            continue
+        parent = target.parent
         if not parent.is_dir():
+            missing = parent if p.is_symlink() else (p.parent if str(p.parent) else Path("."))
             raise OSError(errno.ENOENT, f"cannot write {str(p)!r} ({flag}): directory "
-                                        f"{str(parent)!r} does not exist")
+                                        f"{str(missing)!r} does not exist")
         if not os.access(parent, os.W_OK | os.X_OK):  # atomic_output writes beside the file
             raise OSError(errno.EACCES, f"cannot write {str(p)!r} ({flag}): permission denied")
+    refuse_overwriting_inputs({"--" + k.replace("_", "-"): v for k, v in outputs.items()},
+                              list(inputs))
 
 
 def refuse_stdio(path, option: str, why: str) -> None:

@@ -124,7 +124,8 @@ def _looks_like_matrix(path: Path) -> bool:
         return False
     if head.startswith((b"\x93NUMPY", b"PK", b"\t", b"BACDIST1")):
         return True
-    lines = head.splitlines()  # LF, CR LF or CR alone
+    head = head.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark
+    lines = [ln for ln in head.splitlines() if ln.strip()]  # LF, CR LF or CR alone
     return bool(lines) and lines[0].strip().isdigit()  # PHYLIP matrix "n"; alignment "n sites"
 
 
@@ -317,7 +318,7 @@ def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt
         if not streamed:
             _fail(f"{_spelling(ctx)(name)} does nothing here: it applies to .cdist output only "
                   "(PHYLIP and TSV hold exact decimals, .npy/.npz float64)")
-    check_outputs(output=output)
+    check_outputs([input], output=output)
     if model.lower() == "mash" and (str(input).endswith(".npz") or _is_sketch_file(input)):
         if ungap or alphabet != "auto":
             _fail(f"{'--ungap' if ungap else '--alphabet'} applies to sequences, not to a sketch file")
@@ -340,6 +341,7 @@ def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt
             batch, model, bounds[:2], bounds[2:], pairwise_deletion=pairwise_deletion,
             backend=backend, threads=threads, matrix=_parse_matrix(matrix), gap_open=gap_open,
             gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
+        params["ungap"] = bool(ungap)  # changes the values; the fingerprint is the ungapped input's
         write_tile(output, values, bounds, len(batch), batch.ids, params)
         click.echo(f"wrote tile ({a}, {b}): rows {bounds[0]}:{bounds[1]} x columns "
                    f"{bounds[2]}:{bounds[3]} of {len(batch)} ({model}) to {output}", err=True)
@@ -384,7 +386,7 @@ def merge_tiles_cmd(tiles, output, fmt):
         refuse_stdio(t, "TILES", "tiles are binary files; give their names")
     fmt = output_format(output, MATRIX, "distance matrix", fmt, default="phylip")
     _matrix_stdout_format(output, fmt)
-    check_outputs(output=output)
+    check_outputs(tiles, output=output)
     dm = merge_tiles(list(tiles))
     _write_matrix(dm, output, fmt)
     click.echo(f"merged {len(tiles)} tile(s) into a {len(dm)} x {len(dm)} matrix: {shown(output)}",
@@ -432,7 +434,7 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
     if clamp_negative and method != "nj":
         _fail(f"--clamp-negative applies to --method nj; {method} branch lengths are never "
               "negative")
-    check_outputs(output=output, matrix_output=matrix_output)
+    check_outputs([input], output=output, matrix_output=matrix_output)
     output_format(output, NEWICK, "Newick tree", default="newick")
     if matrix_output is not None:
         _matrix_stdout_format(matrix_output, output_format(matrix_output, MATRIX,
@@ -519,7 +521,7 @@ def sketch(inputs, k, sketch_size, seed, threads, output, alphabet):
 
     refuse_stdio(output, "-o", "a sketch file is binary (.npz); give a file name")
     output_format(output, SKETCHES, "sketch file", default="npz")
-    check_outputs(output=output)
+    check_outputs(inputs, output=output)
     if any(is_stdio(p) for p in inputs):
         if len(inputs) > 1:
             _fail("- (stdin) is the only input when given; give the other inputs as files")
@@ -560,7 +562,7 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
     from ..pairwise._align import align as align_pairs
     from ..pairwise._align import align_scores
     from ..pairwise._tables import save_scores, write_alignment_table, write_score_table
-    from .._core.outputs import ALIGNMENTS, SCORES, output_format
+    from .._core.outputs import ALIGNMENT_TABLE, SCORES, output_format
     from ..pairwise._scoring import scoring_defaults
 
     if is_stdio(queries) and is_stdio(targets):
@@ -571,13 +573,13 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
         _fail(f"-b {backend}: --traceback alignments run on the CPU only (C++ core); leave -b "
               "out or give -b cpu (scores run on every backend)")
     if traceback:
-        fmt = output_format(output, ALIGNMENTS, "alignment table (--traceback)", default="tsv")
+        fmt = output_format(output, ALIGNMENT_TABLE, "alignment table (--traceback)", default="tsv")
     else:
         fmt = output_format(output, SCORES, "score matrix",
                             default="tsv" if is_stdio(output) else "npy")
         if fmt != "tsv":
             refuse_stdio(output, "-o", "npy is binary; stdout takes the TSV score matrix")
-    check_outputs(output=output)
+    check_outputs([queries, targets], output=output)
     q = read_sequences_arg(queries, alphabet=alphabet)
     t = read_sequences_arg(targets, alphabet=alphabet) if targets is not None else None
     if t is not None:  # as the Python API does: DNA targets are not read as protein silently

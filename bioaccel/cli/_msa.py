@@ -3,33 +3,13 @@
 from __future__ import annotations
 
 import errno
-import os
 from pathlib import Path
 
 import click
 
 from ._io import check_outputs, is_stdio, read_stdin_sequences, text_output
-from ..msa_engine.alignment import EXTENSIONS, FORMATS
+from ..msa_engine.alignment import FORMATS
 from ..msa_engine.guide import GUIDE_TREES
-
-#: extensions of other bioaccel outputs: an alignment written there would lie about itself
-_NOT_ALIGNMENTS = (".nwk", ".newick", ".tree", ".npy", ".npz", ".cdist", ".tsv", ".csv")
-
-
-def alignment_format(output, fmt: str | None) -> str:
-    """The format for ``output``: --format, else the extension's (FASTA for unknown ones);
-    a --format the extension contradicts, or an extension of another kind of file, is an
-    error."""
-    suffix = "" if is_stdio(output) else os.path.splitext(str(output))[1].lower()
-    if suffix in _NOT_ALIGNMENTS:
-        raise OSError(errno.EINVAL, f"-o {output}: {suffix} names another kind of file; an "
-                                    f"alignment is written as {', '.join(FORMATS)} "
-                                    f"({', '.join(sorted(EXTENSIONS))})")
-    by_suffix = EXTENSIONS.get(suffix)
-    if fmt is not None and by_suffix is not None and by_suffix != fmt:
-        raise OSError(errno.EINVAL, f"-o {output} names a {by_suffix} file but --format is {fmt}; "
-                                    "make them agree")
-    return fmt or by_suffix or "fasta"
 
 
 def _refine_arg(refine, iterations):
@@ -43,10 +23,12 @@ def _refine_arg(refine, iterations):
 @click.command("msa")
 @click.argument("input", type=click.Path(path_type=Path, allow_dash=True), required=False)
 @click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
-              help="Alignment file (- for stdout); the format follows the extension "
-                   "(.fa/.fasta/.afa, .aln, .sto, .a2m, .phy) unless --format is given.")
+              help="Alignment file (- for stdout); the extension decides the format "
+                   "(.fa/.fasta/.afa, .aln, .sto, .a2m, .phy; .gz after it for gzip); a "
+                   "name without one is FASTA; other extensions are refused.")
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
-              help="Output format (default: from the extension, else FASTA).")
+              help="Output format (default: from the extension, else FASTA); must agree with "
+                   "the extension.")
 @click.option("--guide-tree", default="auto", show_default=True,
               help=f"{', '.join(GUIDE_TREES)}, or a Newick file naming every sequence once.")
 @click.option("--tree-out", type=click.Path(path_type=Path, allow_dash=True), default=None,
@@ -108,8 +90,12 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
     """
     from ..msa_engine import msa
 
-    out_fmt = alignment_format(output, fmt)
-    check_outputs(output=output, tree_out=tree_out, dropped_out=dropped_out)
+    from .._core.outputs import ALIGNMENT, output_spec
+
+    out_fmt, _ = output_spec("" if is_stdio(output) else output, ALIGNMENT, "alignment", fmt,
+                             default="fasta", compressible=True)
+    check_outputs([input, guide_tree, add, to, *(profile or ())], output=output, tree_out=tree_out,
+                  dropped_out=dropped_out)
     adding = add is not None or to is not None
     if sum((input is not None, adding, bool(profile))) != 1:
         raise click.UsageError("give INPUT, or --add NEW --to ALIGNMENT, or --profile A B "
@@ -139,12 +125,9 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
                   refine=_refine_arg(refine, refine_iterations), threads=threads,
                   backend=backend, devices=devices, mode=mode)
     if is_stdio(output):
-        from ..msa_engine.alignment import format_alignment
+        text = aln.to_text(out_fmt)
         with text_output(output) as f:
-            if out_fmt == "fasta":
-                f.write("".join(f">{i}\n{s}\n" for i, s in zip(aln.ids, aln.sequences)))
-            else:
-                f.write(format_alignment(aln.to_biopython(), FORMATS[out_fmt]))
+            f.write(text)
     else:
         aln.write(output, out_fmt)
     if tree_out is not None:  # one sequence: a tree of one tip, so that it can be fed back

@@ -274,13 +274,13 @@ def _write_csv(path, header: list[str], rows: list[list]) -> None:
         w.writerows(rows)
 
 
-def _check_stdout(as_json: bool, *paths) -> None:
+def _check_stdout(as_json: bool, *paths, inputs=()) -> None:
     from ..errors import SchedulerConfigError
     from ._io import check_outputs, is_stdio
     names = {f"--{k.replace('_', '-')}": v for k, v in paths}
     if as_json and any(is_stdio(p) for p in names.values()):
         raise SchedulerConfigError("--json writes to stdout: give the other outputs file names")
-    check_outputs(**{k: v for k, v in paths})
+    check_outputs(inputs, **{k: v for k, v in paths})
 
 
 def _topology_schema() -> str:
@@ -356,7 +356,7 @@ def simulate_cmd(workload, cluster, policy, placement, budget, seed, as_json, cs
     from ..sched.simulator import simulate
     from ._io import is_stdio
 
-    _check_stdout(as_json, ("csv", csv_out))
+    _check_stdout(as_json, ("csv", csv_out), inputs=[workload, cluster])
     jobs = _workload(workload, seed)
     topo = _cluster(cluster)
     rows = []
@@ -449,7 +449,8 @@ def place_cmd(topology, stages, algorithm, budget, seed, as_json, csv_out, assig
     from ..sched.placement import ALGORITHMS, lower_bound, place, processing_times
     from ._io import is_stdio
 
-    _check_stdout(as_json, ("csv", csv_out), ("assignment", assignment_out))
+    _check_stdout(as_json, ("csv", csv_out), ("assignment", assignment_out),
+                  inputs=[stages, topology])
     topo = _cluster(topology)
     rows = _read_stages(stages)
     p = processing_times(rows, topo)

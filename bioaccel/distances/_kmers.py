@@ -80,13 +80,30 @@ class Sketches:
     @classmethod
     def load(cls, path: str | os.PathLike) -> Sketches:
         path = Path(path)
+        import zipfile
         try:
-            with np.load(path, allow_pickle=False) as z:
+            loaded = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+            raise ModelError(f"{path}: not a bioaccel sketch file (an .npz written by `bioaccel "
+                             "sketch`)") from None
+        if not isinstance(loaded, np.lib.npyio.NpzFile):
+            raise ModelError(f"{path}: a NumPy .npy array, not a bioaccel sketch file (an .npz "
+                             "written by `bioaccel sketch`)")
+        with loaded as z:
+            members = set(z.files)
+            if {"bounds", "data", "n"} <= members:
+                raise ModelError(f"{path}: a distance tile (from `bioaccel distance --tile`), not "
+                                 "a sketch file: assemble tiles with `bioaccel merge-tiles`")
+            if {"data", "ids"} <= members and "values" not in members:
+                raise ModelError(f"{path}: a distance matrix .npz, not a sketch file: "
+                                 "`bioaccel tree` reads it")
+            try:
                 k, size, seed = (int(v) for v in z["params"])
                 out = cls([str(i) for i in z["ids"]], z["lengths"], z["values"], z["offsets"], k,
                           size, seed, str(z["alphabet"]))
-        except (OSError, KeyError, ValueError) as exc:
-            raise ModelError(f"{path}: not a bioaccel sketch file ({exc})") from None
+            except (KeyError, ValueError, TypeError, OSError, zipfile.BadZipFile) as exc:
+                detail = " ".join(str(exc).split())[:120]
+                raise ModelError(f"{path}: not a bioaccel sketch file ({detail})") from None
         problem = out._inconsistency()
         if problem:
             raise ModelError(f"{path}: damaged sketch file: {problem}")
@@ -139,8 +156,26 @@ def sketch(seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0
     values, offsets, _ = load_native().kmer_sketch(batch.codes, batch.offsets, digit, radix, int(k),
                                                    batch.alphabet is DNA, True, int(seed), int(size),
                                                    False, int(threads))
+    check_some_kmer(values, batch.lengths, k)
     return Sketches(list(batch.ids), batch.lengths.copy(), values, offsets, int(k), int(size),
                     int(seed), batch.alphabet.name)
+
+
+def check_some_kmer(values: np.ndarray, lengths, k: int) -> None:
+    """Refuse k-mer sets that are all empty: no distance can be estimated from them.
+
+    Raises
+    ------
+    ModelError
+        "no sequence has a k-mer of length k", with the shortest and longest lengths.
+    """
+    if np.asarray(values).size:
+        return
+    lengths = np.asarray(lengths)
+    span = (f"shortest {int(lengths.min())}, longest {int(lengths.max())} letters"
+            if lengths.size else "no sequences")
+    raise ModelError(f"no sequence has a k-mer of length {k} ({span}; k-mers holding gaps or "
+                     "ambiguous letters are skipped): lower -k/--kmer")
 
 
 def max_k(radix: int) -> int:
@@ -250,6 +285,7 @@ def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int | None
         seqs = as_batch(seqs)
     params = kmer_params(seqs, model, k=k, sketch_size=sketch_size, seed=seed)
     if isinstance(seqs, Sketches):
+        check_some_kmer(seqs.values, seqs.lengths, seqs.k)
         rank, universe = native.kmer_ranks(seqs.values)
         return KmerRows("mash", list(seqs.ids), np.asarray(seqs.lengths, np.int64), seqs.values,
                         seqs.offsets, empty, rank, universe, seqs.k, seqs.size)
@@ -264,6 +300,7 @@ def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int | None
     values, offsets, cnt = native.kmer_sketch(batch.codes, batch.offsets, digit, radix, k,
                                               model == "jaccard" and batch.alphabet is DNA,
                                               False, 0, 0, counts, int(threads))
+    check_some_kmer(values, batch.lengths, k)
     return KmerRows(model, list(batch.ids), batch.lengths.astype(np.int64), values, offsets,
                     cnt if counts else empty, empty, 0, k, 0)
 

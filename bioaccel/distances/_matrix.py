@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import struct
 from pathlib import Path
 
@@ -57,11 +58,74 @@ def check_symmetric(data: np.ndarray, ids) -> None:
                     f"relative {SYMMETRY_RTOL:g})")
 
 
+def check_distances(data: np.ndarray, ids) -> None:
+    """Raise :class:`MatrixFormatError` unless ``data`` is a distance matrix: a zero
+    diagonal and no negative entry (NaN and Inf pass: saturated models give them), naming the
+    first offender. The one check of :class:`DistanceMatrix` (so of every reader),
+    :func:`bioaccel.nj` and :func:`bioaccel.upgma`; an alignment *score* matrix (positive
+    diagonal, negative scores) given as distances stops here."""
+    diagonal = np.diagonal(data)
+    off = np.flatnonzero(diagonal != 0)
+    if off.size:
+        k = int(off[0])
+        raise MatrixFormatError(
+            f"not a distance matrix: the distance of {ids[k]!r} to itself (row {k + 1} of "
+            f"{len(ids)}) is {float(diagonal[k])!r}; a distance matrix has 0 on its diagonal "
+            "(alignment scores or similarities are not distances)")
+    if data.size and np.fmin.reduce(data, axis=None) < 0:
+        i, j = np.argwhere(data < 0)[0]
+        raise MatrixFormatError(
+            f"not a distance matrix: {ids[i]!r}/{ids[j]!r} = {float(data[i, j])!r} is negative "
+            f"(row {i + 1}, column {j + 1}); distances are 0 or more")
+
+
+def _clean_negative_zero(data: np.ndarray, source) -> np.ndarray:
+    """``data`` with -0.0 as 0.0: the one normalisation point of every matrix (files, R,
+    trees all take ``DistanceMatrix.data``). Copies only when there is a -0.0 and ``data``
+    may belong to the caller."""
+    step = max(1, (1 << 20) // max(1, data.shape[1]))  # row blocks: no n x n temporary
+    copied = False
+    for r in range(0, data.shape[0], step):
+        block = data[r:r + step]
+        negative_zero = (block == 0) & np.signbit(block)
+        if negative_zero.any():
+            if not copied and (np.may_share_memory(data, source) or not data.flags.writeable):
+                data, copied = data.copy(), True
+                block = data[r:r + step]
+            block[negative_zero] = 0.0
+    return data
+
+
+def check_writable_ids(ids: list[str], fmt: str) -> None:
+    """Refuse, before writing, ids that ``fmt`` would not give back whole: line breaks
+    (every format but npz); tabs (TSV); for PHYLIP an empty id, whitespace other than
+    single inner spaces, or ids ending in numbers other than all alike (``strain 1``,
+    ``strain 2``: the reader could not tell them from values)."""
+    for i in ids:
+        if fmt != "npz" and ("\n" in i or "\r" in i):
+            raise ValueError(f"id {i!r} holds a line break; a {fmt} matrix file cannot hold it")
+        if fmt == "tsv" and "\t" in i:
+            raise ValueError(f"id {i!r} holds a tab; a TSV matrix cannot hold it (write PHYLIP)")
+    if not fmt.startswith("phylip"):
+        return
+    counts = set()
+    for i in ids:
+        if i == "" or i != " ".join(i.split()):
+            raise ValueError(f"PHYLIP matrix ids must be non-empty with single spaces only "
+                             f"inside: {i!r} would be read back otherwise (write TSV or npz)")
+        glued = _trailing_number_words(i.split())
+        counts.add(len(glued))
+        if any(not w.isdigit() for w in glued) or len(counts) > 1:
+            raise ValueError(f"PHYLIP matrix id {i!r} ends in a number a reader cannot tell from "
+                             "the values (write TSV or npz)")
+
+
 class DistanceMatrix:
     """Square, symmetric float64 distances with unique labels.
 
-    Symmetric up to :data:`SYMMETRY_RTOL` (rounding); anything else is refused with
-    :class:`~bioaccel.errors.MatrixFormatError` naming the pair.
+    Symmetric up to :data:`SYMMETRY_RTOL` (rounding), 0 on the diagonal, no negative entry
+    (:func:`check_distances`); anything else is refused with
+    :class:`~bioaccel.errors.MatrixFormatError` naming the pair. ``data`` never holds -0.0.
 
     Parameters
     ----------
@@ -76,6 +140,7 @@ class DistanceMatrix:
     """
 
     def __init__(self, data, ids):
+        source = data
         data = np.asarray(data, dtype=np.float64)
         ids = [str(i) for i in ids]
         if data.ndim != 2 or data.shape[0] != data.shape[1]:
@@ -83,8 +148,9 @@ class DistanceMatrix:
         if data.shape[0] != len(ids):
             raise ValueError(f"{len(ids)} ids for a {data.shape[0]} x {data.shape[0]} matrix")
         check_unique_ids(ids)
+        check_distances(data, ids)
         check_symmetric(data, ids)
-        self.data = data
+        self.data = _clean_negative_zero(data, source)
         self.ids = ids
 
     def __len__(self) -> int:
@@ -163,12 +229,15 @@ class DistanceMatrix:
         or ``cdist``: the format of the extension (:data:`bioaccel._core.outputs.MATRIX`; another
         extension is refused), ``format`` when the name has none, else PHYLIP.
 
-        PHYLIP keeps full names (no 10-character cut); a name and its values are separated
-        by whitespace, so a reader takes the last n (or i) fields of a row as values.
+        PHYLIP keeps full names (no 10-character cut), padded to 10 columns and followed by
+        two spaces, so strict and relaxed PHYLIP readers agree; a reader takes the last n (or
+        i) fields of a row as values. Ids it could not give back are refused
+        (:func:`check_writable_ids`).
         ``npy`` holds the matrix alone and writes the ids to ``PATH.ids.txt`` beside it.
         """
         path = Path(path)
         fmt = output_format(path, MATRIX, "distance matrix", format, default="phylip")
+        check_writable_ids(self.ids, fmt)
         data = without_negative_zero(self.data)
         if fmt == "cdist":
             labels = "".join(i + "\n" for i in self.ids).encode()
@@ -196,7 +265,11 @@ class DistanceMatrix:
             f.write(f"{len(self)}\n")
             for k, (name, row) in enumerate(zip(self.ids, data)):
                 values = row[:k] if fmt == "phylip-lower" else row
-                f.write(name + ("  " + " ".join(map(repr, values.tolist())) if len(values) else "") + "\n")
+                # names padded to PHYLIP's 10 columns, then two spaces: strict readers
+                # (10-character names) and relaxed ones (whitespace) read the same names
+                shown = f"{name:<10}  " + " ".join(map(repr, values.tolist())) if len(values) \
+                    else name
+                f.write(shown + "\n")
 
     # -- reading ---------------------------------------------------------------
     @classmethod
@@ -223,31 +296,61 @@ class DistanceMatrix:
     def _read(cls, path: Path, fmt: str) -> DistanceMatrix:
         if fmt == "cdist":
             return _read_cdist(path)
+        import zipfile
         if fmt in ("npz", "npy"):
-            import zipfile
             try:
                 loaded = np.load(path, allow_pickle=False)
             except (OSError, ValueError, EOFError, zipfile.BadZipFile):
                 # NumPy's own words ("pickled data", "allow_pickle") would mislead here
                 raise MatrixFormatError(f"{path}: not a NumPy .{fmt} distance matrix") from None
         if fmt == "npz":
+            if not isinstance(loaded, np.lib.npyio.NpzFile):
+                raise MatrixFormatError(f"{path}: a NumPy .npy array, not an .npz distance matrix; "
+                                        "name it .npy")
             with loaded as z:
                 if not {"data", "ids"} <= set(z.files):
                     raise MatrixFormatError(
                         f"{path}: not a distance matrix .npz (it holds {sorted(z.files)}, not "
                         "'data' and 'ids')")
-                return cls(z["data"], [str(i) for i in z["ids"]])
+                try:
+                    data, ids = z["data"], [str(i) for i in z["ids"]]
+                except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+                    raise MatrixFormatError(f"{path}: damaged .npz archive ({exc})") from None
+                return cls(data, ids)
+        if fmt == "npy" and isinstance(loaded, np.lib.npyio.NpzFile):
+            loaded.close()
+            raise MatrixFormatError(f"{path}: an .npz archive, not a NumPy .npy matrix; name it "
+                                    ".npz")
         if fmt == "npy":
             data = loaded
             side = Path(str(path) + ".ids.txt")
             ids = side.read_text().splitlines() if side.exists() else [str(i) for i in range(len(data))]
             return cls(data, ids)
-        lines = [ln for ln in path.read_text().splitlines() if ln.strip()]
-        if not lines:
+        numbered = [(k + 1, ln) for k, ln in enumerate(_matrix_text(path).splitlines())
+                    if ln.strip()]
+        if not numbered:
             raise MatrixFormatError(f"{path}: file is empty; expected a distance matrix")
         if fmt == "tsv":
-            return _read_tsv(path, lines)
-        return _read_phylip(path, lines)
+            return _read_tsv(path, [ln for _, ln in numbered])
+        return _read_phylip(path, numbered)
+
+
+def _matrix_text(path: Path) -> str:
+    """A text matrix file's text (UTF-8, a byte-order mark dropped; CR and CR LF line ends
+    as LF); a binary file is refused naming what it looks like."""
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raise MatrixFormatError(f"{path}: a gzip file; decompress it first (gunzip)")
+    control = re.search(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]", raw)
+    if control is not None:
+        raise MatrixFormatError(f"{path}: byte {control.start()} is not text "
+                                f"(0x{raw[control.start()]:02x}): a binary file, not a PHYLIP or "
+                                "TSV distance matrix")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")  # names from old tools; the numbers are ASCII anyway
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _format_from_suffix(path: Path, sniff: bool = False) -> str:
@@ -288,69 +391,129 @@ def _read_cdist(path: Path) -> DistanceMatrix:
     return DistanceMatrix.from_condensed(values.astype(np.float64), labels)
 
 
-def _parse_float(path: Path, lineno: int, field: str) -> float:
-    try:
+#: a number as a matrix file holds it: decimal point, exponent, sign, nan/inf; no decimal
+#: comma, no digit separators (Python's float() also takes "1_000")
+_NUMBER = re.compile(r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity|nan)",
+                     re.IGNORECASE)
+
+
+def _parse_float(path: Path, lineno: int, field: str, column: int | None = None) -> float:
+    if _NUMBER.fullmatch(field):
         return float(field)
-    except ValueError:
-        raise MatrixFormatError(
-            f"{path}, line {lineno}: value {field!r} is not a number"
-        ) from None
+    where = f"line {lineno}" + (f", column {column}" if column is not None else "")
+    hint = " (a decimal comma? write 1.5, not 1,5)" if re.fullmatch(r"[-+]?\d+,\d+", field) else \
+        " (missing values are not allowed in a distance matrix)" if field.upper() in (
+            "NA", "N/A", "-", "?", "NAN?") else ""
+    raise MatrixFormatError(f"{path}, {where}: {field!r} is not a number{hint}")
 
 
 def _parse_floats(path: Path, lineno: int, fields: list[str]) -> np.ndarray:
-    """The fields as float64: NumPy's conversion of the whole row (C speed), and the field
-    by field parse (Python's float() syntax, the error naming the field) when it refuses."""
-    try:
+    """A row of fields as float64, each checked as :func:`_parse_float` checks it (the error
+    names the first field that is not a number); NumPy converts the row at once."""
+    if all(_NUMBER.fullmatch(f) for f in fields):
         return np.array(fields, dtype=np.float64)
-    except ValueError:
-        return np.array([_parse_float(path, lineno, v) for v in fields], dtype=np.float64)
+    return np.array([_parse_float(path, lineno, v) for v in fields], dtype=np.float64)
 
 
-def _trailing_numbers(fields: list[str]) -> int:
-    """How many fields at the end of a row parse as numbers (a name may hold spaces)."""
-    count = 0
-    for f in reversed(fields[1:]):
-        try:
-            float(f)
-        except ValueError:
+def _fields(text: str) -> list[tuple[str, int]]:
+    """Whitespace-separated fields of a line with their 1-based character columns."""
+    return [(m.group(), m.start() + 1) for m in re.finditer(r"\S+", text)]
+
+
+def _is_number_word(field: str) -> bool:
+    return bool(_NUMBER.fullmatch(field)) and any(c.isdigit() for c in field)
+
+
+def _trailing_number_words(words: list[str]) -> list[str]:
+    """The words at the end of a name of several words that are numbers (``strain 12`` ->
+    ``['12']``; a one-word name, even ``0``, has none)."""
+    out: list[str] = []
+    for w in reversed(words[1:]):
+        if not _is_number_word(w):
             break
-        count += 1
-    return count
+        out.append(w)
+    return out[::-1]
 
 
-def _read_phylip(path: Path, lines: list[str]) -> DistanceMatrix:
-    head = lines[0].split()
+def _read_phylip(path: Path, lines: list[tuple[int, str]]) -> DistanceMatrix:
+    """A PHYLIP matrix: square or lower-triangular, relaxed (a name, whitespace, the values;
+    a name may hold spaces) or strict (a name of exactly 10 characters, which may touch the
+    first value, as PHYLIP and scikit-bio write). The layout is the one that every row fits
+    (relaxed square, strict square, relaxed lower, strict lower, in that order); rows that
+    PHYLIP wraps onto indented continuation lines are joined first."""
+    lineno, first = lines[0]
+    head = first.split()
     if len(head) != 1 or not head[0].isdigit():
         raise MatrixFormatError(
-            f"{path}, line 1: expected the number of taxa, got {lines[0][:40]!r}"
-        )
+            f"{path}, line {lineno}: expected the number of taxa, got {first[:40]!r}")
     n = int(head[0])
-    if len(lines) - 1 != n:
-        raise MatrixFormatError(f"{path}: header says {n} taxa, found {len(lines) - 1} rows")
-    first = _trailing_numbers(lines[1].split()) if n else 0
-    square = first >= n if n else True
-    if not square and first:
-        # a lower-triangular first row holds a name only (numbers there end the name), but
-        # a full row further down (n values, 0 on the diagonal) says the rows are square
-        # and this one is short
-        for k, line in enumerate(lines[2:], start=1):
-            fields = line.split()
-            if _trailing_numbers(fields) >= n and float(fields[len(fields) - n + k]) == 0.0:
+    rows = lines[1:]
+    if len(rows) > n:  # PHYLIP wraps long rows: indented lines of numbers continue a row
+        joined: list[tuple[int, str, list[tuple[int, str, int]]]] = []
+        for ln, text in rows:
+            fields = _fields(text)
+            if joined and text[:1].isspace() and all(_NUMBER.fullmatch(f) for f, _ in fields):
+                joined[-1][2].extend((ln, f, c) for f, c in fields)
+            else:
+                joined.append((ln, text, [(ln, f, c) for f, c in fields]))
+        if len(joined) == n:
+            return _phylip_rows(path, n, joined, wrapped=True)
+    if len(rows) != n:
+        raise MatrixFormatError(f"{path}: header says {n} taxa, found {len(rows)} rows")
+    return _phylip_rows(path, n, [(ln, text, [(ln, f, c) for f, c in _fields(text)])
+                                  for ln, text in rows], wrapped=False)
+
+
+def _phylip_rows(path: Path, n: int, rows, wrapped: bool) -> DistanceMatrix:
+    counts = [len(f) for _, _, f in rows]
+    strict = [(text[:10].strip(), _fields(text[10:])) if len(text) > 10 else (text.strip(), [])
+              for _, text, _ in rows]
+    layout = None
+    if all(c >= n + 1 for c in counts):
+        layout = "square"
+    elif not wrapped and all(len(f) == n for _, f in strict):
+        layout = "strict square"
+    elif all(c >= k + 1 for k, c in enumerate(counts)):
+        layout = "lower"
+    elif not wrapped and all(len(f) == k for k, (_, f) in enumerate(strict)):
+        layout = "strict lower"
+    if layout is None:
+        square_like = counts[0] > 1
+        for k, (ln, _, fields) in enumerate(rows):
+            want = n if square_like else k
+            if len(fields) < want + 1:
                 raise MatrixFormatError(
-                    f"{path}, line 2: {first} value(s) after the name, but line {k + 2} holds {n}: "
-                    f"a ragged matrix (square rows need {n} values; a lower-triangular "
-                    "matrix has none on its first row)")
+                    f"{path}, line {ln}: a name and {len(fields) - 1} value(s); a "
+                    f"{'square' if square_like else 'lower-triangular'} matrix needs a name and "
+                    f"{want} here (the first row holds "
+                    f"{'values' if square_like else 'a name only'})")
+        raise MatrixFormatError(f"{path}: rows fit neither a square nor a lower-triangular "
+                                f"matrix of {n} taxa")
+    square = layout.endswith("square")
     data = np.zeros((n, n))
     ids = []
-    for k, line in enumerate(lines[1:]):
-        fields = line.split()
+    glued_counts = set()
+    for k, (ln, text, fields) in enumerate(rows):
         want = n if square else k
-        if len(fields) < want + 1:
-            raise MatrixFormatError(
-                f"{path}, line {k + 2}: expected a name and {want} values, got {len(fields)} fields"
-            )
-        ids.append(" ".join(fields[:len(fields) - want]))
-        values = _parse_floats(path, k + 2, fields[len(fields) - want:])
+        if layout.startswith("strict"):
+            name, cells = strict[k][0], [(ln, f, c + 10) for f, c in strict[k][1]]
+        else:
+            words, cells = fields[:len(fields) - want], fields[len(fields) - want:]
+            glued = _trailing_number_words([f for _, f, _ in words])
+            glued_counts.add(len(glued))
+            # names may end in numbers ("strain 12", the same on every row), but a value
+            # (a decimal) or a varying count of numbers there is a row with too many or too
+            # few values: a ragged matrix, or a lower triangle with its diagonal
+            if any(not w.isdigit() for w in glued) or len(glued_counts) > 1:
+                raise MatrixFormatError(
+                    f"{path}, line {ln}: {len(fields) - 1} value(s) after the first word, but a "
+                    f"{layout} matrix of {n} taxa has {want} on this row (a ragged matrix? "
+                    f"{(glued or ['the numbers'])[0]!r} would be read as part of the name); "
+                    "PHYLIP's square rows hold n values, its lower triangle none on the first "
+                    "row and no diagonal")
+            name = " ".join(f for _, f, _ in words)
+        ids.append(name)
+        values = [_parse_float(path, cl, f, c) for cl, f, c in cells]
         if square:
             data[k] = values
         else:

@@ -20,6 +20,7 @@ the condensed vector come from the page cache on demand.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -33,7 +34,7 @@ import numpy as np
 from .._core.tiling import triangle_row_ranges
 from ._matrix import CDIST_MAGIC, DistanceMatrix
 from ..errors import BioaccelError, MatrixFormatError
-from ..sequences._read import as_batch, atomic_output
+from ..sequences._read import as_batch, atomic_output, output_target, refuse_overwriting_inputs
 from .._core.outputs import CONDENSED, output_format, without_negative_zero
 from .._core.threads import check_threads
 
@@ -139,12 +140,8 @@ def _row_computer(batch, model: str, *, backend: str, threads: int, single: bool
 
 
 def _fingerprint(batch, model: str, dtype: str, params: dict) -> str:
-    from ._kmers import Sketches
-    h = hashlib.sha256()
-    source = batch.values if isinstance(batch, Sketches) else batch.codes
-    h.update(np.ascontiguousarray(source).tobytes())
-    h.update(np.ascontiguousarray(batch.offsets).tobytes())
-    h.update("\n".join(batch.ids).encode())
+    from ..sequences._batch import input_fingerprint
+    h = hashlib.sha256(input_fingerprint(batch).encode())
     h.update(json.dumps({"model": model, "dtype": dtype, **params}, sort_keys=True,
                         default=str).encode())
     return h.hexdigest()
@@ -177,6 +174,12 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
     threads = check_threads(threads)
     if dtype not in ("float32", "float64"):
         raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
+    refuse_overwriting_inputs({"path": path}, [seqs])
+    target, through = output_target(path)
+    if through:
+        raise OSError(errno.EINVAL, f"cannot stream distances to {str(path)!r}: it is a device "
+                                    "or FIFO, and a streamed .cdist resumes from files beside it; "
+                                    "give a regular file name")
     batch = seqs if isinstance(seqs, Sketches) else as_batch(seqs, alphabet)
     n = len(batch.ids)
     if n < 2:
@@ -190,7 +193,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
     if tiles is None:  # ~250,000 pairs a tile at least (parallel work), 16 to 256 tiles
         tiles = int(min(256, max(16, m // 250_000)))
     plan = triangle_row_ranges(work, rows=n - 1, parts=tiles, max_pairs=MAX_TILE_PAIRS)
-    path = Path(path)
+    path = target  # a symlink's file: the link stays, its file is written
     partial = Path(str(path) + ".partial")
     journal = Path(str(partial) + ".tiles")
     meta = Path(str(partial) + ".json")

@@ -57,18 +57,24 @@ def distance_block(seqs, model: str, rows: tuple[int, int], cols: tuple[int, int
 def distance_tile(seqs, model: str, rows: tuple[int, int], cols: tuple[int, int],
                   **options) -> tuple[np.ndarray, dict]:
     """(:func:`distance_block`'s values, the model and every option that changes them,
-    resolved) -- what :func:`write_tile` records."""
+    resolved, with ``input``: the fingerprint of the sequences' ids and residues,
+    :func:`bioaccel.sequences._batch.input_fingerprint`) -- what :func:`write_tile` records."""
+    from ..sequences._batch import input_fingerprint
+    from ..sequences._read import as_batch
+    from ._kmers import Sketches
     from ._models import prepare
 
     options["threads"] = check_threads(options.get("threads", 0))
-    pm = prepare(seqs, model, **options)
+    batch = seqs if isinstance(seqs, Sketches) else as_batch(seqs)
+    pm = prepare(batch, model, **options)
+    params = {**pm.params(), "input": input_fingerprint(batch)}
     (i0, i1), (j0, j1) = rows, cols
     n = pm.n
     if not (0 <= i0 <= i1 <= n and 0 <= j0 <= j1 <= n):
         raise ValueError(f"block rows {rows} x columns {cols} outside {n} sequences")
     if i1 == i0 or j1 == j0:
-        return np.zeros((i1 - i0, j1 - j0)), pm.params()
-    return pm.block(i0, i1, j0, j1), pm.params()
+        return np.zeros((i1 - i0, j1 - j0)), params
+    return pm.block(i0, i1, j0, j1), params
 
 
 def write_tile(path, values: np.ndarray, bounds: tuple[int, int, int, int], n: int,
@@ -106,25 +112,45 @@ def merge_tiles(paths: list[str | Path]) -> DistanceMatrix:
     out = cover = None
     for path in paths:
         try:
-            with np.load(path, allow_pickle=False) as z:
+            loaded = np.load(path, allow_pickle=False)
+            if not isinstance(loaded, np.lib.npyio.NpzFile):  # a plain .npy array
+                raise ValueError("not an .npz archive")
+            with loaded as z:
                 data, bounds, tn, tids = z["data"], z["bounds"].tolist(), int(z["n"]), list(z["ids"])
                 params = json.loads(str(z["params"])) if "params" in z.files else None
-        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
+        except (OSError, KeyError, ValueError, TypeError, EOFError, zipfile.BadZipFile):
             # NumPy's own words ("pickled data", "allow_pickle") would mislead here
             raise MatrixFormatError(f"{path}: not a bioaccel distance tile; expected an .npz "
                                     "written by `bioaccel distance --tile A,B --tiles N`") from None
         if not isinstance(params, dict):
             raise MatrixFormatError(f"{path}: the tile records no model and options (made by an "
                                     "older bioaccel?); compute it again")
+        if "input" not in params:
+            raise MatrixFormatError(f"{path}: the tile records no fingerprint of its input (made "
+                                    "by an older bioaccel?); compute it again")
         if n is None:
             n, ids, first = tn, [str(i) for i in tids], (path, params)
             out, cover = np.zeros((n, n)), np.zeros((n, n), dtype=np.int32)
-        elif tn != n or [str(i) for i in tids] != ids:
-            raise MatrixFormatError(f"{path}: tile of a different input ({tn} sequences, not {n})")
+        elif tn != n:
+            raise MatrixFormatError(f"{path}: tile of a different input ({tn} sequences, not {n} "
+                                    f"as in {first[0]})")
+        elif [str(i) for i in tids] != ids:
+            k = next(k for k, (a, b) in enumerate(zip(tids, ids)) if str(a) != b)
+            raise MatrixFormatError(f"{path}: tile of a different input (sequence {k + 1} is "
+                                    f"{str(tids[k])!r}, not {ids[k]!r} as in {first[0]})")
         elif params != first[1]:
-            raise MatrixFormatError(f"{path}: tile made with {_differences(params, first[1])} as "
-                                    f"in {first[0]}; the tiles of one matrix must share the model "
-                                    "and its options")
+            options = {key: v for key, v in params.items() if key != "input"}
+            first_options = {key: v for key, v in first[1].items() if key != "input"}
+            if options != first_options:
+                raise MatrixFormatError(f"{path}: tile made with "
+                                        f"{_differences(options, first_options)} as in "
+                                        f"{first[0]}; the tiles of one matrix must share the "
+                                        "model and its options")
+            raise MatrixFormatError(f"{path}: tile of a different input: the same ids but other "
+                                    f"residues than {first[0]} (input fingerprint "
+                                    f"{str(params.get('input'))[:12]}, not "
+                                    f"{str(first[1].get('input'))[:12]}); the tiles of one matrix "
+                                    "must come from one file")
         i0, i1, j0, j1 = bounds
         if data.shape != (i1 - i0, j1 - j0) or i0 > j0:
             raise MatrixFormatError(f"{path}: rows {i0}:{i1} x columns {j0}:{j1} is not an upper "

@@ -10,13 +10,9 @@ import numpy as np
 from ..sequences._alphabet import DNA, PROTEIN, Alphabet
 from ..distances._matrix import DistanceMatrix
 
-#: formats of :meth:`MultipleAlignment.write` -> Biopython ``Bio.Align`` writer names
-FORMATS = {"fasta": "fasta", "clustal": "clustal", "stockholm": "stockholm", "a2m": "a2m",
-           "phylip": "phylip"}
-#: extensions :meth:`MultipleAlignment.write` reads a format from when none is given
-EXTENSIONS = {".fa": "fasta", ".fasta": "fasta", ".fas": "fasta", ".afa": "fasta",
-              ".aln": "clustal", ".clustal": "clustal", ".sto": "stockholm",
-              ".stockholm": "stockholm", ".a2m": "a2m", ".phy": "phylip", ".phylip": "phylip"}
+#: formats of :meth:`MultipleAlignment.write`; which name holds which is the one rule of
+#: :data:`bioaccel.outputs.ALIGNMENT`
+FORMATS = ("fasta", "clustal", "stockholm", "a2m", "phylip")
 #: protein distance models of :meth:`MultipleAlignment.distance_matrix`
 
 
@@ -95,30 +91,69 @@ class MultipleAlignment:
         return Alignment(records, coords)
 
     def write(self, path: str | os.PathLike, format: str | None = None) -> None:
-        """Write atomically in ``format`` (fasta, clustal, stockholm, a2m, phylip; None: from
-        the extension, FASTA for others) through Biopython's writers (A2M: columns with residues in at least half of the rows
-        are match states). PHYLIP is the relaxed
-        (sequential) kind: ids are written whole and must not hold spaces.
+        """Write atomically in ``format`` (fasta, clustal, stockholm, a2m, phylip); without
+        one, the name's extension decides by the one rule of :data:`bioaccel.outputs.ALIGNMENT`
+        (a name without an extension: FASTA; an extension that is not an alignment format's,
+        such as ``.msf`` or ``.nex``, is refused). ``NAME.EXT.gz`` is written gzip-compressed.
+        See :meth:`to_text` for each format.
 
         Raises
         ------
         ValueError
-            An unknown format, or ids PHYLIP cannot hold.
+            An unknown format or extension, or ids the format cannot hold (before anything
+            is written).
         """
+        import gzip
+
+
+        from .._core.outputs import ALIGNMENT, output_spec
         from ..sequences._read import atomic_output
 
-        fmt = _format_for(path, format)
-        if fmt == "phylip":
-            bad = next((i for i in self.ids if any(ch.isspace() for ch in i)), None)
-            if bad is not None:
-                raise ValueError(f"PHYLIP ids cannot hold spaces: {bad!r}; write FASTA, "
-                                 "Clustal or Stockholm instead")
+        fmt, compressed = output_spec(path, ALIGNMENT, "alignment", format, default="fasta",
+                                      compressible=True)
+        data = self.to_text(fmt).encode("utf-8")
+        if compressed:
+            data = gzip.compress(data, mtime=0)
+        with atomic_output(path, "wb") as fh:
+            fh.write(data)
+
+    def to_text(self, format: str = "fasta") -> str:
+        """The alignment as text in ``format``; every id is written whole.
+
+        ``fasta`` (60 columns a line is not used: one line per row), ``a2m`` (columns with
+        residues in at least half of the rows are match states), ``stockholm``, ``clustal``
+        (ids padded to the longest, 60 columns a block, each block followed by the Clustal
+        conservation line: ``*`` identical column, ``:`` / ``.`` strong / weak group of
+        Clustal W for proteins, blank otherwise, as ``ape::read.dna(format = "clustal")``
+        and Clustal readers expect) and ``phylip`` (relaxed sequential PHYLIP: ``n width``,
+        then one ``id  row`` line per row; ids whole, two spaces before the row).
+
+        Raises
+        ------
+        ValueError
+            An unknown format; an id that is empty or holds whitespace (no format here can
+            hold it: a reader would cut it), or an id a format would read as something else
+            (Stockholm ``#...`` or ``//``).
+        """
+        fmt = str(format).lower()
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown alignment format {format!r}; expected one of "
+                             f"{list(FORMATS)}")
+        _check_ids(self.ids, fmt)
+        _check_rows(self.ids, self.sequences)
         if fmt == "fasta":
-            text = "".join(f">{i}\n{s}\n" for i, s in zip(self.ids, self.sequences))
-        else:
-            text = format_alignment(self.to_biopython(), FORMATS[fmt])
-        with atomic_output(path) as fh:
-            fh.write(text)
+            return "".join(f">{i}\n{s}\n" for i, s in zip(self.ids, self.sequences))
+        if fmt == "phylip":
+            return f"{len(self)} {self.width}\n" + "".join(
+                f"{i}  {s}\n" for i, s in zip(self.ids, self.sequences))
+        if fmt == "clustal":
+            return clustal_text(self.ids, self.sequences, protein=self.alphabet is PROTEIN)
+        if fmt == "stockholm":
+            pad = max(len(i) for i in self.ids) + 4 if self.ids else 0
+            return (f"# STOCKHOLM 1.0\n#=GF SQ {len(self)}\n"
+                    + "".join(f"{i.ljust(pad)}{s}\n" for i, s in zip(self.ids, self.sequences))
+                    + "//\n")
+        return a2m_text(self.ids, self.sequences)
 
     def distance_matrix(self, model: str = "auto", *, pairwise_deletion: bool = True,
                         threads: int = 0) -> DistanceMatrix:
@@ -142,28 +177,89 @@ class MultipleAlignment:
         return distance_matrix(batch, key, pairwise_deletion=pairwise_deletion, threads=threads)
 
 
-def format_alignment(alignment, fmt: str) -> str:
-    """Biopython's text of ``alignment`` in ``fmt``; Clustal gets its header line
-    (``CLUSTAL (bioaccel) multiple sequence alignment``), which Clustal readers need."""
-    if fmt == "stockholm" and not hasattr(alignment, "column_annotations"):
-        alignment.column_annotations = {}
-    if fmt == "a2m":  # match states: columns with residues in at least half of the rows
-        occupied = np.array([[c != "-" for c in row] for row in alignment], dtype=bool)
-        match = occupied.mean(axis=0) >= 0.5 if occupied.size else np.zeros(0, bool)
-        alignment.column_annotations = {"state": "".join("D" if m else "I" for m in match)}
-    text = format(alignment, fmt)
-    if fmt == "clustal":
-        text = "CLUSTAL (bioaccel) multiple sequence alignment\n\n\n" + text
-    return text
+def a2m_text(ids: list[str], rows: list[str]) -> str:
+    """A2M: columns with residues in at least half of the rows are match states (upper
+    case, gaps ``-``), the others insert states (lower case, gaps ``.``)."""
+    if not rows:
+        return ""
+    occupied = np.array([[c != "-" for c in r] for r in rows], dtype=bool)
+    match = occupied.mean(axis=0) >= 0.5
+    out = []
+    for i, r in zip(ids, rows):
+        row = "".join(c.upper() if m else ("." if c == "-" else c.lower())
+                      for c, m in zip(r, match))
+        out.append(f">{i}\n{row}\n")
+    return "".join(out)
 
 
-def _format_for(path, format: str | None) -> str:
-    if format is not None:
-        key = str(format).lower()
-        if key not in FORMATS:
-            raise ValueError(f"unknown alignment format {format!r}; expected one of {list(FORMATS)}")
-        return key
-    suffix = os.path.splitext(str(path))[1].lower()
-    return EXTENSIONS.get(suffix, "fasta")
+#: Clustal W's conservation groups: ':' when a column's residues all fall in one strong
+#: group, '.' in one weak group
+_STRONG = ("STA", "NEQK", "NHQK", "NDEQ", "QHRK", "MILV", "MILF", "HY", "FYW")
+_WEAK = ("CSA", "ATV", "SAG", "STNK", "STPA", "SGND", "SNDEQK", "NDEQHK", "NEQHRK", "FVLIM", "HFY")
+CLUSTAL_HEADER = "CLUSTAL W multiple sequence alignment (written by bioaccel)"
+
+
+def conservation_line(rows: list[str], protein: bool) -> str:
+    """Clustal's conservation mark of each column: ``*`` all rows the same residue, for
+    proteins ``:`` (one strong group) or ``.`` (one weak group), else a space; a column
+    with a gap gets a space.
+
+    >>> conservation_line(["MKVL-", "MRIL-", "MKVLA"], protein=True)
+    '*::* '
+    """
+    marks = []
+    for column in zip(*rows):
+        letters = {c.upper() for c in column}
+        if not letters or letters & set("-.~"):
+            marks.append(" ")
+        elif len(letters) == 1:
+            marks.append("*")
+        elif protein and any(letters <= set(g) for g in _STRONG):
+            marks.append(":")
+        elif protein and any(letters <= set(g) for g in _WEAK):
+            marks.append(".")
+        else:
+            marks.append(" ")
+    return "".join(marks)
+
+
+def clustal_text(ids: list[str], rows: list[str], protein: bool, block: int = 60) -> str:
+    """Clustal text with ids whole (padded to the longest) and a conservation line under
+    every block (see :meth:`MultipleAlignment.to_text`)."""
+    pad = max((len(i) for i in ids), default=0) + 4
+    width = len(rows[0]) if rows else 0
+    out = [CLUSTAL_HEADER, "", ""]
+    for start in range(0, max(width, 1), block):
+        chunk = [r[start:start + block] for r in rows]
+        out.extend(i.ljust(pad) + c for i, c in zip(ids, chunk))
+        out.append(" " * pad + conservation_line(chunk, protein))
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def _check_ids(ids: list[str], fmt: str) -> None:
+    """Refuse ids that ``fmt`` cannot hold whole (a reader would cut or misread them)."""
+    for k, i in enumerate(ids):
+        if i == "":
+            raise ValueError(f"row {k + 1} has an empty id; {fmt} needs one per row")
+        if any(ch.isspace() or not ch.isprintable() for ch in i):
+            raise ValueError(f"{fmt} ids cannot hold whitespace or control characters: {i!r} "
+                             f"(row {k + 1}) would be read back cut at the first space; rename "
+                             "it (e.g. spaces as '_') before writing")
+        if fmt == "stockholm" and i.startswith(("#", "//")):
+            raise ValueError(f"Stockholm ids cannot start with '#' or '//': {i!r} (row {k + 1}) "
+                             "would be read as a comment or the end of the alignment")
+    seen: set[str] = set()
+    for i in ids:
+        if i in seen:
+            raise ValueError(f"id {i!r} appears twice; an alignment file names each row once")
+        seen.add(i)
+
+
+def _check_rows(ids: list[str], rows: list[str]) -> None:
+    for i, r in zip(ids, rows):
+        bad = next((ch for ch in r if ch.isspace() or not ch.isprintable()), None)
+        if bad is not None:
+            raise ValueError(f"row {i!r} holds {bad!r}, not a residue or a gap")
 
 

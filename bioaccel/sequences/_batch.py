@@ -189,3 +189,20 @@ def check_unique_ids(ids: Sequence[str], source: str | None = None) -> None:
                 "ids must be unique"
             )
         seen[i] = k
+
+
+def input_fingerprint(batch) -> str:
+    """SHA-256 of a batch's ids and residues (alphabet codes and record boundaries), or of a
+    sketch set's ids and sketch values: what tiles and resumable ``.cdist`` files record so
+    that results of different inputs (an edited alignment under the same ids, gapped and
+    ungapped records) are never combined."""
+    import hashlib
+    h = hashlib.sha256()
+    source = batch.values if hasattr(batch, "values") else batch.codes
+    h.update(np.ascontiguousarray(source).tobytes())
+    h.update(np.ascontiguousarray(batch.offsets).tobytes())
+    h.update("\n".join(batch.ids).encode())
+    alphabet = getattr(batch, "alphabet", None)
+    if alphabet is not None:
+        h.update(str(getattr(alphabet, "name", alphabet)).encode())
+    return h.hexdigest()

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import io
+import logging
 import os
 import re
+import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +19,8 @@ import numpy as np
 from ._alphabet import Alphabet
 from ..errors import DuplicateIdError, SequenceFormatError
 from ._batch import SeqBatch
+
+logger = logging.getLogger(__name__)
 
 #: Formats read_sequences accepts, mapped to Biopython's SeqIO/AlignIO names.
 FORMATS = {
@@ -87,14 +92,23 @@ def _decode(raw: bytes, path: Path | str) -> str:
     kind = _binary_kind(path, raw)
     if kind is not None:
         raise SequenceFormatError(f"{path}: {kind}")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
+    control = _BINARY_BYTES.search(raw)
+    if control is not None:
         raise SequenceFormatError(
-            f"{path}: byte {exc.start} is not text (0x{raw[exc.start]:02x}); expected a "
-            "FASTA/FASTQ/Clustal/PHYLIP/Stockholm/NEXUS file, plain or gzip"
-        ) from None
+            f"{path}: byte {control.start()} is not text (0x{raw[control.start()]:02x}): a binary "
+            "file; expected a FASTA/FASTQ/Clustal/PHYLIP/Stockholm/NEXUS file, plain or gzip")
+    try:
+        text = raw.decode("utf-8-sig")  # a byte-order mark is dropped
+    except UnicodeDecodeError:
+        # headers from old Windows/Mac tools in Latin-1 (every byte is a Latin-1 letter);
+        # residues are ASCII in every encoding
+        text = raw.decode("latin-1")
+        logger.info("%s: not UTF-8; read as Latin-1", path)
     return normalize_line_ends(text)
+
+
+#: bytes no text file holds (NUL and the C0 controls but tab, LF, VT, FF, CR, and ESC)
+_BINARY_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
 
 
 def normalize_line_ends(text: str) -> str:
@@ -111,7 +125,8 @@ def normalize_line_ends(text: str) -> str:
 
 def sniff_format(text: str, path: Path | None = None) -> str:
     """Guess the format from the first non-blank line, else from the file extension."""
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    first = next((line.strip() for line in text.splitlines()
+                  if line.strip() and not line.startswith(";")), "")
     if first.startswith(">"):
         return "fasta"
     if first.startswith("@"):
@@ -142,6 +157,17 @@ def sniff_format(text: str, path: Path | None = None) -> str:
     )
 
 
+def _strip_leading_blank_lines(text: str) -> str:
+    """``text`` from its first line that holds something (Biopython's FASTA/FASTQ parsers
+    refuse blank lines before the first record; scikit-bio reads them)."""
+    start = 0
+    for line in text.split("\n"):
+        if line.strip():
+            break
+        start += len(line) + 1
+    return text[start:]
+
+
 def _parse(text: str, fmt: str, path: Path) -> list[tuple[str, str]]:
     from Bio import SeqIO
 
@@ -149,11 +175,16 @@ def _parse(text: str, fmt: str, path: Path) -> list[tuple[str, str]]:
     try:
         for rec in SeqIO.parse(io.StringIO(text), FORMATS[fmt]):
             records.append((rec.id, str(rec.seq)))
-    except (ValueError, IndexError, KeyError, AssertionError) as exc:
+    except Exception as exc:  # any parser failure is bad input (Bio.Nexus
+        # raises NexusError, Stockholm a TypeError on a #=GR line of the wrong length)
         if fmt == "phylip":  # names of exactly 10 characters with no space: strict PHYLIP
-            with contextlib.suppress(ValueError, IndexError, KeyError, AssertionError):
+            with contextlib.suppress(Exception):
                 return [(r.id, str(r.seq)) for r in SeqIO.parse(io.StringIO(text), "phylip")]
         detail = " ".join(str(exc).split()) or type(exc).__name__
+        if len(detail) > 160:  # Bio.Nexus quotes whole blocks
+            detail = detail[:157] + "..."
+        if "fasta-pearson" in detail or "fasta-blast" in detail:  # Biopython's advice names
+            detail = "text before the first '>' record"             # its own format names
         after = f" after record {records[-1][0]!r} (record {len(records)})" if records else ""
         raise SequenceFormatError(f"{path}: not valid {fmt.upper()}{after}: {detail}") from None
     return records
@@ -217,6 +248,9 @@ def _read_text(text: str, path: Path, format: str | None, alphabet) -> SeqBatch:
             raise SequenceFormatError(
                 f"unknown sequence format {format!r}; expected one of {sorted(FORMATS)}"
             )
+    text = _strip_leading_blank_lines(text)
+    if fmt == "fasta":  # old FASTA: ';' lines are comments (the NCBI and EMBOSS readers skip them)
+        text = "\n".join(ln for ln in text.split("\n") if not ln.startswith(";"))
     records = _parse(text, fmt, path)
     if not records:
         raise SequenceFormatError(f"{path}: no {fmt.upper()} records found")
@@ -289,21 +323,65 @@ def read_many(paths, format: str | None = None, alphabet: str | Alphabet = "auto
                     offsets, batches[0].alphabet, f"{files[0]} and {len(files) - 1} more file(s)")
 
 
+def output_target(path: str | os.PathLike) -> tuple[Path, bool]:
+    """Where a write to ``path`` lands, and whether it goes straight through.
+
+    A regular file or a new name: the path itself (every symlink on the way followed, so a
+    link keeps pointing at its file and that file is replaced); ``write_through`` False, the
+    file is written beside it and renamed over it. A character device (``/dev/null``,
+    ``/dev/stdout``, a terminal) or a FIFO: written through, ``write_through`` True; a
+    rename there would replace the device node with a regular file.
+
+    Raises
+    ------
+    OSError
+        ``path`` is a directory, or another kind of file (block device, socket).
+    """
+    real = Path(os.path.realpath(path))
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        return real, False
+    except OSError:  # unreadable metadata: let the write report it
+        return real, False
+    if stat.S_ISREG(mode):
+        return real, False
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        return real, True
+    if stat.S_ISDIR(mode):
+        raise OSError(errno.EISDIR, f"cannot write {str(path)!r}: it is a directory; expected a "
+                                    "file name")
+    raise OSError(errno.EINVAL, f"cannot write {str(path)!r}: not a regular file, character "
+                                "device or FIFO")
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[io.IOBase]:
     """Open a temporary file beside ``path``; rename it over ``path`` only on success.
 
     A crash or exception leaves no partial file at ``path`` (and removes the temporary).
+    Only regular files and new names are replaced by a rename: a symlink's target is
+    written (atomically, beside the target) and the link stays; a character device or a
+    FIFO (``/dev/null``, ``/dev/stdout``, a named pipe) is written through, unreplaced
+    (see :func:`output_target`).
 
     Raises
     ------
     OSError
         The directory does not exist or is not writable (the message names it).
     """
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
+    target, through = output_target(path)
+    if through:
+        try:
+            handle = open(target, mode)
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot write {str(path)!r}: {exc.strerror}") from None
+        with handle:
+            yield handle
+        return
+    directory = target.parent
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:
         raise OSError(exc.errno, f"cannot write {str(path)!r}: {exc.strerror}") from None
     try:
@@ -314,11 +392,55 @@ def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[io.IOBas
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file normal permissions
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def refuse_overwriting_inputs(outputs: Mapping[str, object], inputs) -> None:
+    """Refuse any output that is the same file as one of ``inputs`` (``os.path.samefile``:
+    the same name, a symlink to it or a hard link of it), before anything is written: the
+    atomic rename would replace the input with the output. The one check of every command
+    and of the Python writers that take a source.
+
+    ``outputs`` maps how each output is named in messages (``-o``, ``--matrix-output``) to
+    its path (``None`` and ``-`` skipped); ``inputs`` are paths (``None``, ``-`` and
+    directories skipped). Outputs that are written through (devices, FIFOs) are not
+    replaced, so they pass.
+
+    Raises
+    ------
+    OSError
+        Naming the option, the output and the input.
+    """
+    existing = []
+    for src in inputs:
+        if src is None or str(src) == "-" or not isinstance(src, (str, os.PathLike)):
+            continue
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG(os.stat(src).st_mode):
+                existing.append(src)
+    for option, out in outputs.items():
+        if out is None or str(out) == "-" or not isinstance(out, (str, os.PathLike)):
+            continue
+        try:
+            if not stat.S_ISREG(os.stat(out).st_mode):
+                continue
+        except OSError:
+            continue  # a new file cannot be an input
+        for src in existing:
+            try:
+                same = os.path.samefile(out, src)
+            except OSError:
+                continue
+            if same:
+                same_name = os.path.abspath(out) == os.path.abspath(src)
+                how = "is" if same_name else "is the same file as"
+                raise OSError(errno.EINVAL, f"{option} {str(out)!r} {how} the input {str(src)!r}: "
+                                            "writing it would destroy the input; choose another "
+                                            "output name")
 
 
 def as_batch(seqs, alphabet: str | Alphabet = "auto") -> SeqBatch:

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from ..distances._matrix import DistanceMatrix, check_symmetric
+from ..distances._matrix import DistanceMatrix, check_distances, check_symmetric
 from ..errors import BackendUnavailableError
 from ..sequences._read import atomic_output
 from .._core.threads import check_threads
@@ -37,7 +37,7 @@ class Tree:
     parent, child : ndarray of int64
         Edge ``k`` goes from ``parent[k]`` to ``child[k]``.
     length : ndarray of float64
-        Branch length of each edge.
+        Branch length of each edge (never -0.0).
     root : int
         The root node (for NJ, the node the last three clusters hang from).
     """
@@ -46,12 +46,24 @@ class Tree:
         self.labels = list(labels)
         self.parent = np.asarray(parent, dtype=np.int64)
         self.child = np.asarray(child, dtype=np.int64)
-        self.length = np.asarray(length, dtype=np.float64)
+        self.length = length
         self.root = int(root)
         self.n_nodes = int(max(self.parent.max(initial=0), self.child.max(initial=0), self.root)) + 1
         self._children: list[list[int]] = [[] for _ in range(self.n_nodes)]
         for k, p in enumerate(self.parent):
             self._children[int(p)].append(k)
+
+    @property
+    def length(self) -> np.ndarray:
+        """Branch length of each edge (float64; never -0.0: the one place every writer,
+        Newick and R, reads lengths from)."""
+        return self._length
+
+    @length.setter
+    def length(self, values) -> None:
+        values = np.array(values, dtype=np.float64)
+        values[values == 0] = 0.0  # -0.0 (UPGMA's h - h, clamped NJ lengths) as 0.0
+        self._length = values
 
     @property
     def n_tips(self) -> int:
@@ -151,6 +163,7 @@ def _as_matrix(d, labels) -> tuple[np.ndarray, list[str]]:
     if len(labels) != data.shape[0]:
         raise ValueError(f"{len(labels)} labels for a {data.shape[0]} x {data.shape[0]} matrix")
     check_unique_ids([str(x) for x in labels], "labels")
+    check_distances(data, labels)
     check_symmetric(data, labels)
     return data, labels
 

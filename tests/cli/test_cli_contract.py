@@ -550,3 +550,65 @@ def test_progress_bar_only_with_a_total(monkeypatch):
         update(5, 10)
         update(10, 10)
     assert made[0].started and None not in made[0].totals and made[0].totals[0] == 10
+
+
+# -- issue 20: bad input of every kind, on every command that reads files: exit 2, never 1 -----
+BAD_FILES = {
+    "missing": None,
+    "empty": b"",
+    "blank": b"\n \n\t\n",
+    "binary": bytes(range(256)) * 8,
+    "npy": b"\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }"
+           + b" " * 50 + b"\n" + b"\x00" * 16,
+    "damaged-gzip": b"\x1f\x8b\x08\x00\x00\x00\x00\x00" + b"garbage",
+    "zip-not-ours": b"PK\x05\x06" + b"\x00" * 18,
+    "text": b"hello world\nthis is not what you think\n",
+    "nexus-standard": b"#NEXUS\nBEGIN DATA;\nDIMENSIONS NTAX=2 NCHAR=4;\nFORMAT DATATYPE=STANDARD;"
+                      b"\nMATRIX\na 0123\nb 0132\n;\nEND;\n",
+    "matrix-diag": b"2\na 5 1\nb 1 0\n",
+    "directory": "dir",
+}
+
+#: command -> arguments, with {bad} where the bad file goes
+READING_COMMANDS = {
+    "distance": ["distance", "{bad}", "-o", "out.phy"],
+    "distance mash": ["distance", "{bad}", "-m", "mash", "-o", "out.phy"],
+    "merge-tiles": ["merge-tiles", "{bad}", "-o", "out.phy"],
+    "tree": ["tree", "{bad}", "-o", "out.nwk"],
+    "sketch": ["sketch", "{bad}", "-o", "out.npz"],
+    "align": ["align", "{bad}", "-o", "out.npy"],
+    "align targets": ["align", "prot.fa", "{bad}", "-o", "out.npy"],
+    "msa": ["msa", "{bad}", "-o", "out.fa"],
+    "msa guide-tree": ["msa", "prot.fa", "--guide-tree", "{bad}", "-o", "out.fa"],
+    "sched place": ["sched", "place", "-t", "2", "-s", "{bad}"],
+    "sched place topology": ["sched", "place", "-t", "{bad}", "-s", "stages.csv"],
+    "sched import-benchmark": ["sched", "import-benchmark", "{bad}", "--kind", "align"],
+}
+
+
+def test_the_bad_input_table_covers_every_command_that_reads_files():
+    reading = {" ".join(p) for p in ALL_COMMANDS if p and p[0] not in ("doctor", "gpus", "gpu-run")
+               and p not in (("sched",), ("sched", "simulate"))}
+    assert reading <= {k.split(" ")[0] if k.split(" ")[0] != "sched" else " ".join(k.split(" ")[:2])
+                       for k in READING_COMMANDS}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_FILES))
+@pytest.mark.parametrize("command", sorted(READING_COMMANDS))
+def test_bad_input_of_every_kind_exits_2_in_one_line(work, monkeypatch, command, kind):
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("BIOACCEL_RUN_DIR", str(work / "run"))
+    data = BAD_FILES[kind]
+    bad = work / "bad.in"
+    if data == "dir":
+        bad.mkdir()
+    elif data is not None:
+        bad.write_bytes(data)
+    before = sorted(p.name for p in work.iterdir() if p.name != "run")
+    args = [str(bad) if a == "{bad}" else a for a in READING_COMMANDS[command]]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 2, (res.exit_code, res.output)
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 or "Usage:" in res.stderr, res.stderr  # click's own usage errors
+    assert "internal error" not in res.stderr and "Traceback" not in res.stderr
+    assert sorted(p.name for p in work.iterdir() if p.name != "run") == before

@@ -55,11 +55,13 @@ def test_duplicate_ids_rejected():
     ("", "file is empty"),
     ("x\n", "expected the number of taxa"),
     ("3\na 0 1 2\nb 1 0 3\n", "header says 3 taxa, found 2 rows"),
-    ("2\na 0 1\nb 1 zero\n", r"line 3: value 'zero' is not a number"),
+    ("2\na 0 1\nb 1 zero\n", r"line 3, column 5: 'zero' is not a number"),
     ("2\na 0 1\nb 2 0\n", "not symmetric"),
     # issue 15 item 26: a short first row must not turn the file lower-triangular
-    ("3\na 0 1\nb 1 0 2\nc 1 2 0\n", r"line 2: 2 value\(s\) after the name, but line 3 holds 3: a ragged"),
-    ("3\na 0\nb 1 0 2\nc 1 2 0\n", r"line 2: 1 value\(s\) after the name, but line 3 holds 3"),
+    ("3\na 0 1\nb 1 0 2\nc 1 2 0\n", (r"line 4: 3 value\(s\) after the first word, but a lower "
+                                     r"matrix of 3 taxa has 2 on this row \(a ragged matrix\?")),
+    ("3\na 0\nb 1 0 2\nc 1 2 0\n", (r"line 3: 3 value\(s\) after the first word, but a lower "
+                                  r"matrix of 3 taxa has 1 on this row")),
 ])
 def test_phylip_read_errors(tmp_path, content, message):
     p = tmp_path / "m.phy"

@@ -156,3 +156,53 @@ def test_cli_sketches_with_another_sketch_size_fail(tmp_path):
         assert named in res.stderr
         assert not (tmp_path / "d.tsv").exists()
     assert run("distance", sk, "-m", "mash", "-o", tmp_path / "d.tsv").returncode == 0
+
+
+# -- issue 20 item 5: tiles record their input and --ungap -------------------------------------
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "bioaccel.cli", *map(str, args)],
+                          capture_output=True, text=True, env=child_env())
+
+
+def test_tiles_of_an_edited_alignment_with_the_same_ids_are_refused(tmp_path, dna):
+    rows = [dna.sequence(i) for i in range(len(dna))]
+    edited = list(rows)
+    edited[3] = ("T" if edited[3][0] != "T" else "A") + edited[3][1:]
+    for name, seqs in (("a.fa", rows), ("b.fa", edited)):
+        (tmp_path / name).write_text("".join(f">{i}\n{s}\n" for i, s in zip(dna.ids, seqs)))
+    tiles = []
+    for (a, b), src in zip([(0, 0), (0, 1), (1, 1)], ["a.fa", "a.fa", "b.fa"]):
+        out = tmp_path / f"t{a}{b}.npz"
+        res = _cli("distance", tmp_path / src, "--tile", f"{a},{b}", "--tiles", 2, "-o", out)
+        assert res.returncode == 0, res.stderr
+        tiles.append(out)
+    res = _cli("merge-tiles", *tiles, "-o", tmp_path / "m.phy")
+    assert res.returncode == 2
+    assert f"{tiles[2]}: tile of a different input: the same ids but other residues than " \
+           f"{tiles[0]}" in res.stderr, res.stderr
+    assert not (tmp_path / "m.phy").exists()
+
+
+def test_gapped_and_ungapped_tiles_are_refused_naming_ungap(tmp_path):
+    (tmp_path / "a.fa").write_text(">a\nACGT--ACGTAC\n>b\nACGTTTACG-AC\n>c\nAC--TTACGTAC\n"
+                                   ">d\nTCGTTTACGTAA\n")
+    tiles = []
+    for (a, b), extra in zip([(0, 0), (0, 1), (1, 1)], [[], [], ["--ungap"]]):
+        out = tmp_path / f"t{a}{b}.npz"
+        res = _cli("distance", tmp_path / "a.fa", "-m", "edit", "--tile", f"{a},{b}", "--tiles", 2,
+                   "-o", out, *extra)
+        assert res.returncode == 0, res.stderr
+        tiles.append(out)
+    res = _cli("merge-tiles", *tiles, "-o", tmp_path / "m.phy")
+    assert res.returncode == 2
+    assert f"{tiles[2]}: tile made with ungap=True (not False)" in res.stderr, res.stderr
+
+
+def test_a_tile_without_an_input_fingerprint_is_refused(tmp_path, dna):
+    p = tmp_path / "old.npz"
+    bounds = tile_bounds(dna, 0, 0, 1)
+    values, params = distance_tile(dna, "k80", bounds[:2], bounds[2:])
+    del params["input"]
+    write_tile(p, values, bounds, len(dna), dna.ids, params)
+    with pytest.raises(MatrixFormatError, match=r"old\.npz: the tile records no fingerprint"):
+        merge_tiles([p])
