@@ -24,16 +24,20 @@ def compiler_accepts(flag: str) -> bool:
         src = os.path.join(tmp, "probe.cpp")
         with open(src, "w") as f:
             f.write("#include <omp.h>\nint main() { return omp_get_max_threads() > 0 ? 0 : 1; }\n")
-        result = subprocess.run([cxx, flag, src, "-o", os.path.join(tmp, "probe")],
-                                capture_output=True)
+        result = subprocess.run(
+            [cxx, flag, src, "-o", os.path.join(tmp, "probe")], capture_output=True
+        )
         return result.returncode == 0
 
 
 # compile the sources in parallel (BIOACCEL_BUILD_JOBS, default: all cores)
 ParallelCompile("BIOACCEL_BUILD_JOBS", default=0).install()
 
-use_openmp = os.environ.get("BIOACCEL_NO_OPENMP", "") not in ("1", "true", "yes") and \
-    sys.platform != "win32" and compiler_accepts("-fopenmp")
+use_openmp = (
+    os.environ.get("BIOACCEL_NO_OPENMP", "") not in ("1", "true", "yes")
+    and sys.platform != "win32"
+    and compiler_accepts("-fopenmp")
+)
 
 # no FMA contraction: every path computes the same expressions to the same bits
 extra_compile = ["-O3", "-ffp-contract=off"]
@@ -45,8 +49,8 @@ if use_openmp:
 ext = Pybind11Extension(
     "bioaccel._native",
     # csrc/<stage>/*.cpp: core (CPU probe), align, distances, kmers, trees, msa; bindings/ last
-    sorted(p for p in glob("csrc/*/*.cpp") if not p.startswith("csrc/bindings/")) +
-    sorted(glob("csrc/bindings/*.cpp")),
+    sorted(p for p in glob("csrc/*/*.cpp") if not p.startswith("csrc/bindings/"))
+    + sorted(glob("csrc/bindings/*.cpp")),
     include_dirs=["csrc/include"],
     extra_compile_args=extra_compile,
     extra_link_args=extra_link,

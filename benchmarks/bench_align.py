@@ -32,10 +32,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bioaccel  # noqa: E402
-from bioaccel import _native  # noqa: E402
-from bioaccel.pairwise._align import align_scores  # noqa: E402
 from benchmarks._peers import show_compared  # noqa: E402
 from benchmarks.simulate import dna_descendants, protein_families  # noqa: E402
+from bioaccel import _native  # noqa: E402
+from bioaccel.pairwise._align import align_scores  # noqa: E402
 
 
 def cells_of(queries, targets) -> float:
@@ -81,20 +81,27 @@ def parasail_best(seqs, matrix, o, e, mode, nq, repeat):
         import parasail
     except ImportError:
         return None, None
-    mat = parasail.matrix_create("ACGT", matrix[0], matrix[1]) if isinstance(matrix, tuple) \
+    mat = (
+        parasail.matrix_create("ACGT", matrix[0], matrix[1])
+        if isinstance(matrix, tuple)
         else getattr(parasail, matrix.lower())
+    )
     prefix = {"global": "nw", "local": "sw", "semiglobal": "sg"}[mode]
     queries = seqs[:nq]
     results = {}
     for variant in ("striped", "scan"):
         fn = getattr(parasail, f"{prefix}_{variant}_sat")
-        results[variant] = best(lambda: [fn(q, t, o, e, mat) for q in queries for t in seqs], repeat)
+        results[variant] = best(
+            lambda: [fn(q, t, o, e, mat) for q in queries for t in seqs], repeat
+        )
         pfn = getattr(parasail, f"{prefix}_{variant}_profile_sat")
+
         def run_profile():
             for q in queries:
                 prof = parasail.profile_create_sat(q, mat)
                 for t in seqs:
                     pfn(prof, t, o, e)
+
         results[variant + "_profile"] = best(run_profile, repeat)
     name = min(results, key=results.get)
     return results[name], name
@@ -102,6 +109,7 @@ def parasail_best(seqs, matrix, o, e, mode, nq, repeat):
 
 def biopython_time(seqs, matrix, o, e, mode, nq):
     from Bio.Align import PairwiseAligner, substitution_matrices
+
     al = PairwiseAligner(mode="local" if mode == "local" else "global")
     if isinstance(matrix, tuple):
         al.match_score, al.mismatch_score = matrix
@@ -118,29 +126,64 @@ def biopython_time(seqs, matrix, o, e, mode, nq):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     f = _native.cpu_features()
-    print(f"bioaccel alignment kernels: {_native.align_isa()} (CPU: "
-          f"{', '.join(k for k, v in f['cpu'].items() if v)})")
-    show_compared("alignment scores of every query against every sequence, in process", [
-        ("bioaccel", "align_scores(batch, batch, mode=..., backend='cpu', threads=1)  "
-                     "(and threads=2 for the 2t column only)", 1),
-        ("pyopal", "pyopal.Aligner(matrix, gap_open, gap_extend).align(q, db, mode='score', "
-                   "algorithm='nw'|'sw') for q in queries", 1),
-        ("parasail", "{nw,sw}_{striped,scan}[_profile]_sat(q, t, open, extend, matrix), best variant", 1),
-        ("Biopython", "PairwiseAligner(...).score(q, t)", 1)])
-    sets = [("protein", protein_families(), "BLOSUM62", 11, 1),
-            ("DNA", dna_descendants(), (2, -3), 5, 2)]
-    print(f"{'data':8s} {'mode':7s} {'bioaccel 1t':>12s} {'2t':>8s} {'2t/1t':>6s} {'pyopal':>8s} {'ratio':>6s} "
-          f"{'parasail':>9s} {'ratio':>6s} {'Biopython':>10s} {'ratio':>7s} {'cpu/wall 2t':>11s}   (GCUPS)")
+    print(
+        f"bioaccel alignment kernels: {_native.align_isa()} (CPU: "
+        f"{', '.join(k for k, v in f['cpu'].items() if v)})"
+    )
+    show_compared(
+        "alignment scores of every query against every sequence, in process",
+        [
+            (
+                "bioaccel",
+                "align_scores(batch, batch, mode=..., backend='cpu', threads=1)  "
+                "(and threads=2 for the 2t column only)",
+                1,
+            ),
+            (
+                "pyopal",
+                "pyopal.Aligner(matrix, gap_open, gap_extend).align(q, db, mode='score', "
+                "algorithm='nw'|'sw') for q in queries",
+                1,
+            ),
+            (
+                "parasail",
+                "{nw,sw}_{striped,scan}[_profile]_sat(q, t, open, extend, matrix), best variant",
+                1,
+            ),
+            ("Biopython", "PairwiseAligner(...).score(q, t)", 1),
+        ],
+    )
+    sets = [
+        ("protein", protein_families(), "BLOSUM62", 11, 1),
+        ("DNA", dna_descendants(), (2, -3), 5, 2),
+    ]
+    print(
+        f"{'data':8s} {'mode':7s} {'bioaccel 1t':>12s} {'2t':>8s} {'2t/1t':>6s} {'pyopal':>8s} {'ratio':>6s} "
+        f"{'parasail':>9s} {'ratio':>6s} {'Biopython':>10s} {'ratio':>7s} {'cpu/wall 2t':>11s}   (GCUPS)"
+    )
     for name, seqs, matrix, o, e in sets:
         batch = bioaccel.SeqBatch.from_strings(seqs)
         total = cells_of(seqs, seqs)
         for mode, algo in (("global", "nw"), ("local", "sw")):
-            ours = lambda t=1: align_scores(batch, batch, mode=mode, matrix=matrix, gap_open=o,  # noqa: E731
-                                            gap_extend=e, backend="cpu", threads=t)
+
+            def ours(t=1, mode=mode):
+                return align_scores(
+                    batch,
+                    batch,
+                    mode=mode,
+                    matrix=matrix,
+                    gap_open=o,
+                    gap_extend=e,
+                    backend="cpu",
+                    threads=t,
+                )
+
             op = pyopal_runner(seqs, matrix, o, e, algo)
             t1 = t2 = t_op = float("inf")
             use2 = 0.0
@@ -157,9 +200,11 @@ def main() -> None:
             g_pa = cells_of(seqs[:40], seqs) / tp / 1e9 if tp else float("nan")
             tb = biopython_time(seqs, matrix, o, e, mode, 8)
             g_bio = cells_of(seqs[:8], seqs) / tb / 1e9
-            print(f"{name:8s} {mode:7s} {g1:12.2f} {g2:8.2f} {g2 / g1:6.2f} {g_op:8.2f} {g1 / g_op:5.2f}x "
-                  f"{g_pa:9.2f} {g1 / g_pa:5.1f}x {g_bio:10.3f} {g1 / g_bio:6.0f}x {use2:11.2f}   "
-                  f"parasail best: {variant}")
+            print(
+                f"{name:8s} {mode:7s} {g1:12.2f} {g2:8.2f} {g2 / g1:6.2f} {g_op:8.2f} {g1 / g_op:5.2f}x "
+                f"{g_pa:9.2f} {g1 / g_pa:5.1f}x {g_bio:10.3f} {g1 / g_bio:6.0f}x {use2:11.2f}   "
+                f"parasail best: {variant}"
+            )
 
 
 if __name__ == "__main__":

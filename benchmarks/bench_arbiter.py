@@ -42,22 +42,54 @@ def pass_time(rows: int, repeats: int) -> dict:
     broker = GpuBroker(run, devices, policy="fair")
     history = History(run)
     now = time.time()
-    history.record(Run("k", history.shares.check_account(
-        __import__("bioaccel.sched.identity", fromlist=["current_user"]).current_user(), None),
-        "x", 1, 1e6, None, now - 10, now, 0))
+    history.record(
+        Run(
+            "k",
+            history.shares.check_account(
+                __import__("bioaccel.sched.identity", fromlist=["current_user"]).current_user(),
+                None,
+            ),
+            "x",
+            1,
+            1e6,
+            None,
+            now - 10,
+            now,
+            0,
+        )
+    )
     with sqlite3.connect(history.path) as db:
-        db.executemany("INSERT INTO runs (kind, user, device_kind, gpus, cells, start, end, "
-                       "exit_code) VALUES ('k', 'u', 'x', 1, 1e6, ?, ?, 0)",
-                       ((now - 1e6 + i, now - 1e6 + i + 0.5) for i in range(rows - 1)))
+        db.executemany(
+            "INSERT INTO runs (kind, user, device_kind, gpus, cells, start, end, "
+            "exit_code) VALUES ('k', 'u', 'x', 1, 1e6, ?, ?, 0)",
+            ((now - 1e6 + i, now - 1e6 + i + 0.5) for i in range(rows - 1)),
+        )
     # a queue of 12 live waiting requests (this process holds their locks, as waiters do)
     from bioaccel.sched import procs, rundir
+
     fds = []
     for k in range(12):
-        body = {"priority": 0, "gpus": 1 + k % 4, "slots": 1, "mem_gb": None,
-                "submit_time": now, "predicted_s": None, "label": f"waiter {k}",
-                "account": None, "pid": os.getpid(), "host": None, "devices": None}
-        fds.append(rundir.publish(run / f"queue.{now:.6f}-{os.getpid()}-{k:08x}.json",
-                                  json.dumps(body).encode(), lock=True, keep_fd=True))
+        body = {
+            "priority": 0,
+            "gpus": 1 + k % 4,
+            "slots": 1,
+            "mem_gb": None,
+            "submit_time": now,
+            "predicted_s": None,
+            "label": f"waiter {k}",
+            "account": None,
+            "pid": os.getpid(),
+            "host": None,
+            "devices": None,
+        }
+        fds.append(
+            rundir.publish(
+                run / f"queue.{now:.6f}-{os.getpid()}-{k:08x}.json",
+                json.dumps(body).encode(),
+                lock=True,
+                keep_fd=True,
+            )
+        )
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -75,9 +107,13 @@ def pass_time(rows: int, repeats: int) -> dict:
     for fd in fds:
         os.close(fd)
     os.system(f"rm -rf {work}")
-    return {"rows": n, "waiting": len(fds), "pass_best_ms": min(times) * 1e3,
-            "pass_median_ms": statistics.median(times) * 1e3,
-            "scan_best_s": min(scans)}
+    return {
+        "rows": n,
+        "waiting": len(fds),
+        "pass_best_ms": min(times) * 1e3,
+        "pass_median_ms": statistics.median(times) * 1e3,
+        "scan_best_s": min(scans),
+    }
 
 
 def load_run() -> dict:
@@ -86,20 +122,34 @@ def load_run() -> dict:
     shares = {"alice": 2, "bob": 1, "eve": 1}
     r = fair_share_run(shares, gpus=4, workers=5, jobs=6, hold_s=0.25)
     jobs = sorted(r["jobs"], key=lambda j: j["start"])
-    overlaps = sum(1 for a in jobs for b in jobs if a is not b and a["gpu"] == b["gpu"]
-                   and a["start"] < b["start"] < a["end"])
+    overlaps = sum(
+        1
+        for a in jobs
+        for b in jobs
+        if a is not b and a["gpu"] == b["gpu"] and a["start"] < b["start"] < a["end"]
+    )
     t0, t1 = jobs[0]["start"], max(j["end"] for j in jobs)
     busy = sum(j["end"] - j["start"] for j in jobs)
     gaps = []
     for gpu in {j["gpu"] for j in jobs}:
         mine = [j for j in jobs if j["gpu"] == gpu]
-        gaps += [b["start"] - a["end"] for a, b in itertools.pairwise(mine)
-                 if b["start"] < t0 + r["window_s"]]  # while others still waited
+        gaps += [
+            b["start"] - a["end"]
+            for a, b in itertools.pairwise(mine)
+            if b["start"] < t0 + r["window_s"]
+        ]  # while others still waited
     gaps.sort()
-    return {"mode": r["mode"], "jobs": len(jobs), "overlaps": overlaps,
-            "utilization": busy / (4 * (t1 - t0)), "makespan_s": t1 - t0,
-            "accounts": r["accounts"], "gap_median_ms": statistics.median(gaps) * 1e3,
-            "gap_p90_ms": gaps[int(0.9 * (len(gaps) - 1))] * 1e3, "gaps": len(gaps)}
+    return {
+        "mode": r["mode"],
+        "jobs": len(jobs),
+        "overlaps": overlaps,
+        "utilization": busy / (4 * (t1 - t0)),
+        "makespan_s": t1 - t0,
+        "accounts": r["accounts"],
+        "gap_median_ms": statistics.median(gaps) * 1e3,
+        "gap_p90_ms": gaps[int(0.9 * (len(gaps) - 1))] * 1e3,
+        "gaps": len(gaps),
+    }
 
 
 def main() -> None:
@@ -109,20 +159,28 @@ def main() -> None:
     ap.add_argument("--skip-load", action="store_true")
     args = ap.parse_args()
     p = pass_time(args.rows, args.repeats)
-    print(f"fair-share pass with {p['rows']:,} history rows and {p['waiting']} waiting "
-          f"requests: best {p['pass_best_ms']:.2f} ms, "
-          f"median {p['pass_median_ms']:.2f} ms (one plain scan of those rows: "
-          f"{p['scan_best_s']:.2f} s)")
+    print(
+        f"fair-share pass with {p['rows']:,} history rows and {p['waiting']} waiting "
+        f"requests: best {p['pass_best_ms']:.2f} ms, "
+        f"median {p['pass_median_ms']:.2f} ms (one plain scan of those rows: "
+        f"{p['scan_best_s']:.2f} s)"
+    )
     if args.skip_load:
         return
     r = load_run()
-    print(f"load ({r['mode']}): {r['jobs']}/90 jobs, {r['overlaps']} overlaps, utilization "
-          f"{r['utilization']:.0%}, makespan {r['makespan_s']:.1f} s")
+    print(
+        f"load ({r['mode']}): {r['jobs']}/90 jobs, {r['overlaps']} overlaps, utilization "
+        f"{r['utilization']:.0%}, makespan {r['makespan_s']:.1f} s"
+    )
     for name, acc in r["accounts"].items():
-        print(f"  {name}: {acc['fraction']:.1%} of the contested GPU-seconds "
-              f"(configured {acc['configured']:.1%})")
-    print(f"hand-over gap between consecutive leases of a GPU ({r['gaps']} hand-overs): "
-          f"median {r['gap_median_ms']:.1f} ms, p90 {r['gap_p90_ms']:.1f} ms")
+        print(
+            f"  {name}: {acc['fraction']:.1%} of the contested GPU-seconds "
+            f"(configured {acc['configured']:.1%})"
+        )
+    print(
+        f"hand-over gap between consecutive leases of a GPU ({r['gaps']} hand-overs): "
+        f"median {r['gap_median_ms']:.1f} ms, p90 {r['gap_p90_ms']:.1f} ms"
+    )
     print(json.dumps({k: v for k, v in r.items() if k != "accounts"}))
 
 

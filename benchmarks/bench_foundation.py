@@ -29,13 +29,12 @@ import tempfile
 import time
 from pathlib import Path
 
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bioaccel  # noqa: E402
-from bioaccel import _native  # noqa: E402
 from benchmarks._peers import show_compared  # noqa: E402
 from benchmarks.simulate import tree_alignment  # noqa: E402
+from bioaccel import _native  # noqa: E402
 
 
 def best_of(fn, repeat: int) -> float:
@@ -68,6 +67,7 @@ class R:
     def __init__(self):
         try:
             import rpy2.robjects as ro
+
             ro.r("suppressMessages(library(ape))")
             self.ro = ro
         except Exception as exc:  # noqa: BLE001 - any failure means "no R peer"
@@ -87,7 +87,9 @@ class R:
         if self.ro is None:
             return None
         n = len(dm)
-        self.ro.globalenv["bench_d"] = self.ro.r["matrix"](self.ro.FloatVector(dm.data.ravel()), nrow=n)
+        self.ro.globalenv["bench_d"] = self.ro.r["matrix"](
+            self.ro.FloatVector(dm.data.ravel()), nrow=n
+        )
         return lambda: float(self.ro.r("system.time(nj(bench_d))[['elapsed']]")[0])
 
 
@@ -118,9 +120,15 @@ def fasttree_matrix(fasta: Path):
     exe = fasttree_exe()
     if exe is None:
         return None
+
     def run():
-        subprocess.run([exe, "-nt", "-makematrix", str(fasta)], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, check=True)
+        subprocess.run(
+            [exe, "-nt", "-makematrix", str(fasta)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=True,
+        )
+
     return lambda: best_of(run, 1)
 
 
@@ -133,18 +141,25 @@ def fmt(t: float | None) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--threads", type=int, default=2, help="bioaccel's extra column (peers: 1 thread)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--threads", type=int, default=2, help="bioaccel's extra column (peers: 1 thread)"
+    )
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--big", action="store_true", help="also time NJ for n = 20,000")
     args = ap.parse_args()
     r = R()
     tmp = Path(tempfile.mkdtemp(prefix="bioaccel-bench-"))
 
-    datasets = {"synthetic 2000x1000": bioaccel.SeqBatch.from_strings(tree_alignment(2000, 1000, seed=0))}
+    datasets = {
+        "synthetic 2000x1000": bioaccel.SeqBatch.from_strings(tree_alignment(2000, 1000, seed=0))
+    }
     try:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
         from tests.datasets import flu_ha
+
         ha = flu_ha()
         plain = tmp / "HA.fasta"
         plain.write_bytes(gzip.decompress(ha.read_bytes()))
@@ -152,48 +167,81 @@ def main() -> None:
     except BaseException as exc:  # pytest.skip raises BaseException subclasses
         print(f"  (flu HA unavailable: {exc})")
 
-    show_compared("K80 matrices and NJ trees, in memory, one thread each (ratios); bioaccel "
-                  f"also alone on {args.threads} threads", [
-                      ("bioaccel", ("bioaccel.distance_matrix(batch, 'k80', backend='cpu', threads=1); "
-                                    "bioaccel.nj(dm, threads=1)"), 1),
-                      ("ape", "dist.dna(x, 'K80'); nj(d)  (R, timed with system.time)", 1),
-                      ("scikit-bio", "align_dists(msa, 'k2p'); nj(dm)", 1),
-                      ("FastTree", f"{fasttree_exe() or 'FastTree'} -nt -makematrix in.fasta", 1)])
+    show_compared(
+        "K80 matrices and NJ trees, in memory, one thread each (ratios); bioaccel "
+        f"also alone on {args.threads} threads",
+        [
+            (
+                "bioaccel",
+                (
+                    "bioaccel.distance_matrix(batch, 'k80', backend='cpu', threads=1); "
+                    "bioaccel.nj(dm, threads=1)"
+                ),
+                1,
+            ),
+            ("ape", "dist.dna(x, 'K80'); nj(d)  (R, timed with system.time)", 1),
+            ("scikit-bio", "align_dists(msa, 'k2p'); nj(dm)", 1),
+            ("FastTree", f"{fasttree_exe() or 'FastTree'} -nt -makematrix in.fasta", 1),
+        ],
+    )
     nt = f"{args.threads}t"
-    print(f"\nK80 distance matrix, bioaccel cpu backend (OpenMP {'on' if _native.openmp_enabled() else 'off'})")
-    print(f"{'data':22s} {'bioaccel':>9s} {'ape':>9s} {'ratio':>8s} {'skbio':>9s} {'ratio':>8s} "
-          f"{'FastTree':>9s} {'ratio':>8s} {'bioaccel ' + nt:>12s}")
+    print(
+        f"\nK80 distance matrix, bioaccel cpu backend (OpenMP {'on' if _native.openmp_enabled() else 'off'})"
+    )
+    print(
+        f"{'data':22s} {'bioaccel':>9s} {'ape':>9s} {'ratio':>8s} {'skbio':>9s} {'ratio':>8s} "
+        f"{'FastTree':>9s} {'ratio':>8s} {'bioaccel ' + nt:>12s}"
+    )
     matrices = {}
     for name, batch in datasets.items():
         fasta = tmp / (name.split()[0] + ".fasta")
         write_fasta(batch, fasta)
         matrices[name] = bioaccel.distance_matrix(batch, "k80", pairwise_deletion=True)
-        t = interleaved({
-            "ours": lambda b=batch: best_of(lambda: bioaccel.distance_matrix(b, "k80", backend="cpu",
-                                                                          threads=1), 1),
-            "ape": r.dist_dna(fasta), "skbio": skbio_k80(batch), "ft": fasttree_matrix(fasta),
-            "ours_n": lambda b=batch: best_of(lambda: bioaccel.distance_matrix(b, "k80", backend="cpu",
-                                                                            threads=args.threads), 1),
-        }, args.repeat)
+        t = interleaved(
+            {
+                "ours": lambda b=batch: best_of(
+                    lambda: bioaccel.distance_matrix(b, "k80", backend="cpu", threads=1), 1
+                ),
+                "ape": r.dist_dna(fasta),
+                "skbio": skbio_k80(batch),
+                "ft": fasttree_matrix(fasta),
+                "ours_n": lambda b=batch: best_of(
+                    lambda: bioaccel.distance_matrix(b, "k80", backend="cpu", threads=args.threads),
+                    1,
+                ),
+            },
+            args.repeat,
+        )
         ours = t["ours"]
-        print(f"{name:22s} {fmt(ours)} {fmt(t['ape'])} {ratio(t['ape'], ours):>8s} {fmt(t['skbio'])} "
-              f"{ratio(t['skbio'], ours):>8s} {fmt(t['ft'])} {ratio(t['ft'], ours):>8s} {fmt(t['ours_n']):>12s}")
+        print(
+            f"{name:22s} {fmt(ours)} {fmt(t['ape'])} {ratio(t['ape'], ours):>8s} {fmt(t['skbio'])} "
+            f"{ratio(t['skbio'], ours):>8s} {fmt(t['ft'])} {ratio(t['ft'], ours):>8s} {fmt(t['ours_n']):>12s}"
+        )
 
     print("\nNJ tree")
-    print(f"{'data':22s} {'bioaccel':>9s} {'skbio':>9s} {'ratio':>8s} {'ape::nj':>9s} {'ratio':>8s} "
-          f"{'bioaccel ' + nt:>12s}")
+    print(
+        f"{'data':22s} {'bioaccel':>9s} {'skbio':>9s} {'ratio':>8s} {'ape::nj':>9s} {'ratio':>8s} "
+        f"{'bioaccel ' + nt:>12s}"
+    )
     for name, dm in matrices.items():
-        t = interleaved({
-            "ours": lambda d=dm: best_of(lambda: bioaccel.nj(d, threads=1), 1),
-            "skbio": skbio_nj(dm), "ape": r.nj(dm),
-            "ours_n": lambda d=dm: best_of(lambda: bioaccel.nj(d, threads=args.threads), 1),
-        }, args.repeat)
+        t = interleaved(
+            {
+                "ours": lambda d=dm: best_of(lambda: bioaccel.nj(d, threads=1), 1),
+                "skbio": skbio_nj(dm),
+                "ape": r.nj(dm),
+                "ours_n": lambda d=dm: best_of(lambda: bioaccel.nj(d, threads=args.threads), 1),
+            },
+            args.repeat,
+        )
         ours = t["ours"]
-        print(f"{name:22s} {fmt(ours)} {fmt(t['skbio'])} {ratio(t['skbio'], ours):>8s} {fmt(t['ape'])} "
-              f"{ratio(t['ape'], ours):>8s} {fmt(t['ours_n']):>12s}")
+        print(
+            f"{name:22s} {fmt(ours)} {fmt(t['skbio'])} {ratio(t['skbio'], ours):>8s} {fmt(t['ape'])} "
+            f"{ratio(t['ape'], ours):>8s} {fmt(t['ours_n']):>12s}"
+        )
 
     if args.big:
         import resource
+
         batch = bioaccel.SeqBatch.from_strings(tree_alignment(20000, 1000, seed=1))
         t0 = time.perf_counter()
         dm = bioaccel.distance_matrix(batch, "k80", pairwise_deletion=True, threads=args.threads)
@@ -201,8 +249,10 @@ def main() -> None:
         t0 = time.perf_counter()
         bioaccel.nj(dm, threads=args.threads)
         t_nj = time.perf_counter() - t0
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20
-        print(f"\nn = 20,000 x 1,000: K80 matrix {t_dist:.1f}s, NJ {t_nj:.1f}s, peak RSS {rss:.1f} GB")
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+        print(
+            f"\nn = 20,000 x 1,000: K80 matrix {t_dist:.1f}s, NJ {t_nj:.1f}s, peak RSS {rss:.1f} GB"
+        )
     shutil.rmtree(tmp, ignore_errors=True)
 
 

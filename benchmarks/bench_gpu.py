@@ -34,23 +34,33 @@ def timed(fn, repeat=3):
 
 def main() -> None:
     import os
-    print(f"compared: GPU backends against bioaccel's cpu backend on all {os.cpu_count()} cores "
-          "(threads=0) unless a line says otherwise; no external peer")
+
+    print(
+        f"compared: GPU backends against bioaccel's cpu backend on all {os.cpu_count()} cores "
+        "(threads=0) unless a line says otherwise; no external peer"
+    )
     for n, sites in ((2000, 1000), (10000, 1500)):
         batch = bioaccel.SeqBatch.from_strings(tree_alignment(n, sites, seed=3))
-        cpu = timed(lambda: bioaccel.distance_matrix(batch, "k80", pairwise_deletion=True, backend="cpu"), 1)
+        cpu = timed(
+            lambda: bioaccel.distance_matrix(batch, "k80", pairwise_deletion=True, backend="cpu"), 1
+        )
         line = f"K80 {n}x{sites}: cpu {cpu:.3f}s"
         for backend in ("cupy", "numba-cuda"):
             why = bioaccel.available_backends()[backend]
             if why:
                 line += f", {backend} unavailable ({why})"
                 continue
-            t = timed(lambda: bioaccel.distance_matrix(batch, "k80", pairwise_deletion=True, backend=backend))
+            t = timed(
+                lambda: bioaccel.distance_matrix(
+                    batch, "k80", pairwise_deletion=True, backend=backend
+                )
+            )
             pairs = n * (n - 1) / 2
             line += f", {backend} {t:.3f}s ({cpu / t:.1f}x cpu, {pairs * sites / t / 1e9:.1f} G site-pairs/s)"
         print(line, flush=True)
     if bioaccel.available_backends()["cupy"] is None:
         import numpy as np
+
         for n in (4000, 10000):
             rng = np.random.default_rng(1)
             x = rng.normal(size=(n, 8))
@@ -59,39 +69,59 @@ def main() -> None:
             gpu = timed(lambda: bioaccel.nj(d, backend="cupy"), 1)
             print(f"NJ n={n}: cpu {cpu:.2f}s, cupy {gpu:.2f}s ({cpu / gpu:.1f}x)", flush=True)
     from benchmarks.simulate import protein_families
+
     prots = protein_families(seed=1)  # 30 families x 10: 300 proteins of 190-400 aa
     cells = sum(len(a) for a in prots) ** 2
     for backend in ("cupy", "numba-cuda"):
         if bioaccel.available_backends()[backend] is None:
             for mode in ("global", "local"):
-                t = timed(lambda: bioaccel.align_scores(prots, prots, mode=mode, backend=backend), 1)
-                print(f"align {mode} protein 300 x 300 BLOSUM62 11/1, {backend}: {t:.3f}s, "
-                      f"{cells / t / 1e12:.3f} TCUPS", flush=True)
+                t = timed(
+                    lambda: bioaccel.align_scores(prots, prots, mode=mode, backend=backend), 1
+                )
+                print(
+                    f"align {mode} protein 300 x 300 BLOSUM62 11/1, {backend}: {t:.3f}s, "
+                    f"{cells / t / 1e12:.3f} TCUPS",
+                    flush=True,
+                )
     if bioaccel.available_backends()["cupy"] is None:
         # throughput at scale: 1,000 x 10,000 proteins (one pair per thread), and long pairs
         # (one pair per warp)
         import numpy as np
+
         rng = np.random.default_rng(4)
         aa = list("ACDEFGHIKLMNPQRSTVWY")
         many = ["".join(rng.choice(aa, rng.integers(190, 400))) for _ in range(10_000)]
         long = ["".join(rng.choice(aa, 30_000)) for _ in range(72)]
-        for name, q, t in (("1,000 x 10,000 proteins 190-400 aa", many[:1000], many),
-                           ("8 x 64 proteins of 30,000 aa", long[:8], long[8:])):
+        for name, q, t in (
+            ("1,000 x 10,000 proteins 190-400 aa", many[:1000], many),
+            ("8 x 64 proteins of 30,000 aa", long[:8], long[8:]),
+        ):
             cells = sum(map(len, q)) * sum(map(len, t))
             for mode in ("local", "global"):
-                sec = timed(lambda q=q, t=t, mode=mode: bioaccel.align_scores(
-                    q, t, mode=mode, backend="cupy"), 1)
-                print(f"align {mode} {name}, BLOSUM62 11/1, cupy: {sec:.3f}s, "
-                      f"{cells / sec / 1e12:.3f} TCUPS", flush=True)
+                sec = timed(
+                    lambda q=q, t=t, mode=mode: bioaccel.align_scores(
+                        q, t, mode=mode, backend="cupy"
+                    ),
+                    1,
+                )
+                print(
+                    f"align {mode} {name}, BLOSUM62 11/1, cupy: {sec:.3f}s, "
+                    f"{cells / sec / 1e12:.3f} TCUPS",
+                    flush=True,
+                )
     import numpy as np
+
     rng = np.random.default_rng(2)
     reads = ["".join(rng.choice(list("ACGT"), 1000)) for _ in range(2000)]
     cells = sum(len(a) * len(b) for a in reads for b in reads[:1]) * len(reads) / 2
     for backend in ("cupy", "numba-cuda"):
         if bioaccel.available_backends()[backend] is None:
             t = timed(lambda backend=backend: bioaccel.edit_distances(reads, backend=backend), 1)
-            print(f"edit distance 2000 x 1 kb all-vs-all, {backend}: {t:.2f}s, "
-                  f"{cells / t / 1e12:.3f} TCUPS", flush=True)
+            print(
+                f"edit distance 2000 x 1 kb all-vs-all, {backend}: {t:.2f}s, "
+                f"{cells / t / 1e12:.3f} TCUPS",
+                flush=True,
+            )
     if bioaccel.available_backends()["cupy"] is None:
         msa_profile_stage()
         msa_guide_distances()
@@ -102,12 +132,26 @@ def main() -> None:
 def _dp_args(rows_a, rows_b, sc):
     """msa_profile_pair's arguments for two gapped sub-alignments (B's columns after A's)."""
     import numpy as np
+
     rows = list(rows_a) + list(rows_b)
     batch = bioaccel.SeqBatch.from_strings([r.replace("-", "") for r in rows], alphabet="protein")
-    cols = np.concatenate([[c + (len(rows_a[0]) if k >= len(rows_a) else 0)
-                            for c, x in enumerate(r) if x != "-"] for k, r in enumerate(rows)])
-    return (batch.codes, batch.offsets, sc.letter_of, sc.sub, sc.gaps, np.ones(len(rows)),
-            cols.astype(np.int32), np.arange(len(rows_a)), np.arange(len(rows_a), len(rows)))
+    cols = np.concatenate(
+        [
+            [c + (len(rows_a[0]) if k >= len(rows_a) else 0) for c, x in enumerate(r) if x != "-"]
+            for k, r in enumerate(rows)
+        ]
+    )
+    return (
+        batch.codes,
+        batch.offsets,
+        sc.letter_of,
+        sc.sub,
+        sc.gaps,
+        np.ones(len(rows)),
+        cols.astype(np.int32),
+        np.arange(len(rows_a)),
+        np.arange(len(rows_a), len(rows)),
+    )
 
 
 def msa_profile_stage() -> None:
@@ -126,7 +170,7 @@ def msa_profile_stage() -> None:
     prots = protein_families(seed=5)
     pairs = [(_dp_args([prots[k]], [prots[k + 1]], sc), True) for k in range(0, 300, 2)]
     for f in range(30):
-        rows = bioaccel.msa(prots[10 * f:10 * f + 10], threads=1).sequences
+        rows = bioaccel.msa(prots[10 * f : 10 * f + 10], threads=1).sequences
         pairs.append((_dp_args(rows[:5], rows[5:], sc), False))
     inputs = [_native.msa_dp_inputs(*a, as_sequences=s) for a, s in pairs]
     cells = sum((d["sa"].shape[0] + 1) * (d["occ_b"].shape[0] + 1) for d in inputs)
@@ -137,13 +181,17 @@ def msa_profile_stage() -> None:
     cpu = time.perf_counter() - t0
     gpu = timed(lambda: profile_dp_batch(inputs, cupy), 3)
     paths, scores = profile_dp_batch(inputs, cupy)
-    same = all(np.array_equal(p, w[0]) and np.float32(w[1]) == sc_ for p, sc_, w in
-               zip(paths, scores, want))
-    print(f"MSA profile DP, {len(pairs)} pairs ({cells / 1e6:.1f} M cells): cpu 1 thread "
-          f"{cpu:.3f}s ({cells / cpu / 1e6:.0f} M cells/s), cupy {gpu:.3f}s "
-          f"({cells / gpu / 1e6:.0f} M cells/s, {cpu / gpu:.1f}x cpu), "
-          f"{'identical' if same else 'DIFFERENT'} paths and scores", flush=True)
-
+    same = all(
+        np.array_equal(p, w[0]) and np.float32(w[1]) == sc_
+        for p, sc_, w in zip(paths, scores, want)
+    )
+    print(
+        f"MSA profile DP, {len(pairs)} pairs ({cells / 1e6:.1f} M cells): cpu 1 thread "
+        f"{cpu:.3f}s ({cells / cpu / 1e6:.0f} M cells/s), cupy {gpu:.3f}s "
+        f"({cells / gpu / 1e6:.0f} M cells/s, {cpu / gpu:.1f}x cpu), "
+        f"{'identical' if same else 'DIFFERENT'} paths and scores",
+        flush=True,
+    )
 
 
 def msa_guide_distances(n: int = 10000) -> None:
@@ -166,10 +214,13 @@ def msa_guide_distances(n: int = 10000) -> None:
     t_cpu = timed(lambda: run("cpu"), repeat=1)
     t_gpu = timed(lambda: run("cupy", backend="cupy", devices="all"), repeat=2)
     same = np.array_equal(out["cpu"], out["cupy"])
-    print(f"MSA guide tree distances, {n} x 250 aa ({pairs / 1e6:.0f} M LCS pairs): cpu "
-          f"{t_cpu:.2f} s ({pairs / t_cpu / 1e6:.1f} M pairs/s), cupy on all GPUs {t_gpu:.2f} s "
-          f"({pairs / t_gpu / 1e6:.1f} M pairs/s, {t_cpu / t_gpu:.2f}x), "
-          f"{'identical' if same else 'DIFFERENT'} merges", flush=True)
+    print(
+        f"MSA guide tree distances, {n} x 250 aa ({pairs / 1e6:.0f} M LCS pairs): cpu "
+        f"{t_cpu:.2f} s ({pairs / t_cpu / 1e6:.1f} M pairs/s), cupy on all GPUs {t_gpu:.2f} s "
+        f"({pairs / t_gpu / 1e6:.1f} M pairs/s, {t_cpu / t_gpu:.2f}x), "
+        f"{'identical' if same else 'DIFFERENT'} merges",
+        flush=True,
+    )
 
 
 def msa_end_to_end(sizes=(1000, 10000)) -> None:
@@ -177,6 +228,7 @@ def msa_end_to_end(sizes=(1000, 10000)) -> None:
     on simulated protein families of ~250 residues: wall time and whether they agree."""
     import sys
     from pathlib import Path
+
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from benchmarks.family_sim import simulate_family
 
@@ -190,8 +242,11 @@ def msa_end_to_end(sizes=(1000, 10000)) -> None:
 
         t_gpu = timed(lambda: run("cupy"), repeat=1)
         t_cpu = timed(lambda: run("cpu"), repeat=1)
-        print(f"MSA end to end, {n} x 250 aa: cupy {t_gpu:.2f} s, cpu {t_cpu:.2f} s "
-              f"({t_cpu / t_gpu:.2f}x), identical: {out['cupy'] == out['cpu']}", flush=True)
+        print(
+            f"MSA end to end, {n} x 250 aa: cupy {t_gpu:.2f} s, cpu {t_cpu:.2f} s "
+            f"({t_cpu / t_gpu:.2f}x), identical: {out['cupy'] == out['cpu']}",
+            flush=True,
+        )
 
 
 def msa_posteriors(n: int = 200, length: int = 300) -> None:
@@ -209,7 +264,7 @@ def msa_posteriors(n: int = 200, length: int = 300) -> None:
     native = load_native()
     params = pair_hmm(batch.alphabet)
     lengths = batch.lengths.astype(np.float64)
-    cells = (lengths.sum() ** 2 - (lengths ** 2).sum()) / 2
+    cells = (lengths.sum() ** 2 - (lengths**2).sum()) / 2
     out = {}
 
     def run(key, **kw):
@@ -221,11 +276,14 @@ def msa_posteriors(n: int = 200, length: int = 300) -> None:
     records = list(zip(fam.ids, fam.sequences))
     a_cpu = bioaccel.msa(records, mode="accurate").sequences
     a_gpu = bioaccel.msa(records, mode="accurate", backend="cupy", devices="all").sequences
-    print(f"MSA accurate-mode posteriors, {n} x {length} aa ({cells / 1e9:.2f} G cells): cpu "
-          f"{t_cpu:.2f} s ({cells / t_cpu / 1e9:.2f} G cells/s), cupy on all GPUs {t_gpu:.2f} s "
-          f"({cells / t_gpu / 1e9:.2f} G cells/s, {t_cpu / t_gpu:.2f}x); expected accuracies "
-          f"{'agree' if same else 'DIFFER'} (1e-5), alignments "
-          f"{'identical' if a_cpu == a_gpu else 'DIFFERENT'}", flush=True)
+    print(
+        f"MSA accurate-mode posteriors, {n} x {length} aa ({cells / 1e9:.2f} G cells): cpu "
+        f"{t_cpu:.2f} s ({cells / t_cpu / 1e9:.2f} G cells/s), cupy on all GPUs {t_gpu:.2f} s "
+        f"({cells / t_gpu / 1e9:.2f} G cells/s, {t_cpu / t_gpu:.2f}x); expected accuracies "
+        f"{'agree' if same else 'DIFFER'} (1e-5), alignments "
+        f"{'identical' if a_cpu == a_gpu else 'DIFFERENT'}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -44,8 +44,9 @@ print(json.dumps({"isa": native.cpu_features()["isa"], "seconds": best}))
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--n", type=int, default=10000)
     ap.add_argument("--rows", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=3)
@@ -54,8 +55,8 @@ def main(argv=None) -> None:
     import numpy as np
 
     from benchmarks.family_sim import simulate_family, write_fasta
-    from bioaccel.sequences._read import read_sequences
     from bioaccel.msa_engine.guide import GuideDistances
+    from bioaccel.sequences._read import read_sequences
 
     fam = simulate_family(args.n, 250, "protein", seed=1)
     with tempfile.TemporaryDirectory() as tmp:
@@ -63,15 +64,25 @@ def main(argv=None) -> None:
         write_fasta(path, fam.ids, fam.sequences)
         rows = min(args.rows, args.n)
         pairs = rows * (rows - 1) / 2
-        print(f"(a) LCS distances, {rows} x ~250 aa ({pairs / 1e6:.1f} M pairs), 1 thread, "
-              f"best of {args.repeat}")
+        print(
+            f"(a) LCS distances, {rows} x ~250 aa ({pairs / 1e6:.1f} M pairs), 1 thread, "
+            f"best of {args.repeat}"
+        )
         levels = {}
-        base_env = {k: v for k, v in os.environ.items()
-                    if k not in ("BIOACCEL_NO_AVX2", "BIOACCEL_NO_AVX512")}
+        base_env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("BIOACCEL_NO_AVX2", "BIOACCEL_NO_AVX512")
+        }
         for forced in ({}, {"BIOACCEL_NO_AVX512": "1"}, {"BIOACCEL_NO_AVX2": "1"}):
-            out = subprocess.run([sys.executable, "-c", LEVEL_CHILD, str(path), str(rows),
-                                  str(args.repeat)], env={**base_env, **forced}, check=True,
-                                 capture_output=True, text=True, cwd=ROOT)
+            out = subprocess.run(
+                [sys.executable, "-c", LEVEL_CHILD, str(path), str(rows), str(args.repeat)],
+                env={**base_env, **forced},
+                check=True,
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+            )
             got = json.loads(out.stdout)
             levels.setdefault(got["isa"], got["seconds"])
         baseline = levels.get("sse2")
@@ -90,8 +101,10 @@ def main(argv=None) -> None:
                 best = min(best, time.perf_counter() - t)
             times[threads] = best
             print(f"  {threads} thread{'s' if threads > 1 else ''}: {best:.2f} s")
-        print(f"  1 -> 2 threads: {times[1] / times[2]:.2f}x; merges "
-              f"{'identical' if np.array_equal(merges[1], merges[2]) else 'DIFFERENT'}")
+        print(
+            f"  1 -> 2 threads: {times[1] / times[2]:.2f}x; merges "
+            f"{'identical' if np.array_equal(merges[1], merges[2]) else 'DIFFERENT'}"
+        )
 
 
 if __name__ == "__main__":

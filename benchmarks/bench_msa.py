@@ -72,6 +72,7 @@ ALL_TOOLS = TOOLS + ("bioaccel-accurate", "linsi", "probcons", "muscle")
 # alignment call alone; it writes the aligned FASTA to the output path (untimed). dry: everything
 # but the alignment (for the baseline memory).
 
+
 def _run_bioaccel(ids, seqs, inp, out, threads, backend, dry):
     import bioaccel
 
@@ -124,7 +125,7 @@ def _run_kalign(ids, seqs, inp, out, threads, backend, dry):
     t0 = time.perf_counter()
     rows = kalign.align(list(seqs), seq_type="protein", n_threads=threads)
     seconds = time.perf_counter() - t0
-    write_fasta(out, ids, rows)     # kalign returns the rows in input order
+    write_fasta(out, ids, rows)  # kalign returns the rows in input order
     return seconds
 
 
@@ -141,18 +142,47 @@ def _run_program(cmd, out, dry, stdout_to_out=False):
 
 
 def _run_clustalo(ids, seqs, inp, out, threads, backend, dry):
-    return _run_program(["clustalo", "-i", str(inp), "-o", str(out), "--outfmt=fa", "--force",
-                         f"--threads={threads}"], out, dry)
+    return _run_program(
+        [
+            "clustalo",
+            "-i",
+            str(inp),
+            "-o",
+            str(out),
+            "--outfmt=fa",
+            "--force",
+            f"--threads={threads}",
+        ],
+        out,
+        dry,
+    )
 
 
 def _run_mafft(ids, seqs, inp, out, threads, backend, dry):
-    return _run_program(["mafft", "--auto", "--thread", str(threads), "--quiet", str(inp)], out, dry,
-                        stdout_to_out=True)
+    return _run_program(
+        ["mafft", "--auto", "--thread", str(threads), "--quiet", str(inp)],
+        out,
+        dry,
+        stdout_to_out=True,
+    )
 
 
 def _run_linsi(ids, seqs, inp, out, threads, backend, dry):
-    return _run_program(["mafft", "--localpair", "--maxiterate", "1000", "--thread", str(threads),
-                         "--quiet", str(inp)], out, dry, stdout_to_out=True)
+    return _run_program(
+        [
+            "mafft",
+            "--localpair",
+            "--maxiterate",
+            "1000",
+            "--thread",
+            str(threads),
+            "--quiet",
+            str(inp),
+        ],
+        out,
+        dry,
+        stdout_to_out=True,
+    )
 
 
 def _run_probcons(ids, seqs, inp, out, threads, backend, dry):
@@ -160,26 +190,44 @@ def _run_probcons(ids, seqs, inp, out, threads, backend, dry):
 
 
 def _run_muscle(ids, seqs, inp, out, threads, backend, dry):
-    return _run_program(["muscle", "-align", str(inp), "-output", str(out), "-threads",
-                         str(threads)], out, dry)
+    return _run_program(
+        ["muscle", "-align", str(inp), "-output", str(out), "-threads", str(threads)], out, dry
+    )
 
 
-RUNNERS = {"bioaccel": _run_bioaccel, "famsa": _run_famsa, "kalign": _run_kalign,
-           "clustalo": _run_clustalo, "mafft": _run_mafft,
-           "bioaccel-accurate": _run_bioaccel_accurate, "linsi": _run_linsi,
-           "probcons": _run_probcons, "muscle": _run_muscle}
-CALLS = {"bioaccel": "bioaccel.msa(read_sequences(path), threads=T)  (the call timed)",
-         "famsa": "pyfamsa.Aligner(threads=T).align(records)  (the call timed)",
-         "kalign": "kalign.align(seqs, seq_type='protein', n_threads=T)  (the call timed)",
-         "clustalo": "clustalo -i in.fa -o out.fa --outfmt=fa --force --threads=T  (the whole run)",
-         "mafft": "mafft --auto --thread T --quiet in.fa > out.fa  (the whole run)",
-         "bioaccel-accurate": "bioaccel.msa(read_sequences(path), threads=T, mode='accurate')  (the call timed)",
-         "linsi": "mafft --localpair --maxiterate 1000 --thread T in.fa > out.fa  (the whole run)",
-         "probcons": "probcons in.fa > out.fa  (the whole run, one thread)",
-         "muscle": "muscle -align in.fa -output out.fa -threads T  (the whole run)"}
-LABELS = {"bioaccel": "bioaccel", "famsa": "FAMSA2", "kalign": "Kalign", "clustalo": "ClustalO",
-          "mafft": "MAFFT", "bioaccel-accurate": "bioaccel-acc", "linsi": "L-INS-i",
-          "probcons": "ProbCons", "muscle": "MUSCLE5"}
+RUNNERS = {
+    "bioaccel": _run_bioaccel,
+    "famsa": _run_famsa,
+    "kalign": _run_kalign,
+    "clustalo": _run_clustalo,
+    "mafft": _run_mafft,
+    "bioaccel-accurate": _run_bioaccel_accurate,
+    "linsi": _run_linsi,
+    "probcons": _run_probcons,
+    "muscle": _run_muscle,
+}
+CALLS = {
+    "bioaccel": "bioaccel.msa(read_sequences(path), threads=T)  (the call timed)",
+    "famsa": "pyfamsa.Aligner(threads=T).align(records)  (the call timed)",
+    "kalign": "kalign.align(seqs, seq_type='protein', n_threads=T)  (the call timed)",
+    "clustalo": "clustalo -i in.fa -o out.fa --outfmt=fa --force --threads=T  (the whole run)",
+    "mafft": "mafft --auto --thread T --quiet in.fa > out.fa  (the whole run)",
+    "bioaccel-accurate": "bioaccel.msa(read_sequences(path), threads=T, mode='accurate')  (the call timed)",
+    "linsi": "mafft --localpair --maxiterate 1000 --thread T in.fa > out.fa  (the whole run)",
+    "probcons": "probcons in.fa > out.fa  (the whole run, one thread)",
+    "muscle": "muscle -align in.fa -output out.fa -threads T  (the whole run)",
+}
+LABELS = {
+    "bioaccel": "bioaccel",
+    "famsa": "FAMSA2",
+    "kalign": "Kalign",
+    "clustalo": "ClustalO",
+    "mafft": "MAFFT",
+    "bioaccel-accurate": "bioaccel-acc",
+    "linsi": "L-INS-i",
+    "probcons": "ProbCons",
+    "muscle": "MUSCLE5",
+}
 #: the mode the "bioaccel" runner passes (None: msa()'s default); (e) sets "fast" there
 MODE_OF: dict[str, str | None] = {"bioaccel": None}
 #: programs of each tool (for why_missing)
@@ -197,18 +245,25 @@ def why_missing(tool: str) -> str | None:
     """None when the tool can run here, else the reason it cannot."""
     if tool in ("bioaccel", "bioaccel-accurate"):
         import bioaccel
-        return None if hasattr(bioaccel, "msa") else f"bioaccel.msa is not in {Path(bioaccel.__file__).parent}"
+
+        return (
+            None
+            if hasattr(bioaccel, "msa")
+            else f"bioaccel.msa is not in {Path(bioaccel.__file__).parent}"
+        )
     if tool in PROGRAM_OF:
         prog = PROGRAM_OF[tool]
-        return None if shutil.which(prog) else \
-            f"no {prog} program on PATH (apt-get install -y {prog})"
+        return (
+            None if shutil.which(prog) else f"no {prog} program on PATH (apt-get install -y {prog})"
+        )
     if tool in ("famsa", "kalign"):
         module = "pyfamsa" if tool == "famsa" else "kalign"
         try:
             __import__(module)
         except ImportError as exc:
-            return f"cannot import {module} ({exc}); pip install " + \
-                ("pyfamsa==0.7.0" if tool == "famsa" else "kalign-python")
+            return f"cannot import {module} ({exc}); pip install " + (
+                "pyfamsa==0.7.0" if tool == "famsa" else "kalign-python"
+            )
         return None
     return None if shutil.which(tool) else f"no {tool} program on PATH (apt-get install -y {tool})"
 
@@ -217,18 +272,24 @@ def tool_version(tool: str) -> str:
     try:
         if tool in ("bioaccel", "bioaccel-accurate"):
             import bioaccel
+
             return getattr(bioaccel, "__version__", "?")
         if tool in PROGRAM_OF:
-            cmd = {"linsi": ["mafft", "--version"], "probcons": ["probcons", "--version"],
-                   "muscle": ["muscle", "--version"]}[tool]
+            cmd = {
+                "linsi": ["mafft", "--version"],
+                "probcons": ["probcons", "--version"],
+                "muscle": ["muscle", "--version"],
+            }[tool]
             res = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
             text = (res.stdout + res.stderr).strip().splitlines()
             return text[0] if text else "?"
         if tool == "famsa":
             import pyfamsa
+
             return pyfamsa.__version__
         if tool == "kalign":
             import kalign
+
             return getattr(kalign, "__version__", None) or str(kalign.version())
         cmd = [tool, "--version"]
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
@@ -239,22 +300,33 @@ def tool_version(tool: str) -> str:
 
 # ------------------------------------------------------------------------------ (a) BAliBASE
 
-def balibase(cases_dir: Path, tools, repeat: int, limit: int | None, workdir: Path, backend,
-             every: dict[str, int] | None = None):
+
+def balibase(
+    cases_dir: Path,
+    tools,
+    repeat: int,
+    limit: int | None,
+    workdir: Path,
+    backend,
+    every: dict[str, int] | None = None,
+):
     """Every tool on every case (``every[tool] = k``: that tool on every k-th case only)."""
-    msa_score = load_msa_score(cases_dir.parent if (cases_dir.parent / "msa_score.py").is_file()
-                               else shared_msa_dir())
+    msa_score = load_msa_score(
+        cases_dir.parent if (cases_dir.parent / "msa_score.py").is_file() else shared_msa_dir()
+    )
     refs = sorted(cases_dir.glob("*.ref.fa"))
     if not refs:
         raise FileNotFoundError(f"no *.ref.fa cases in {cases_dir}")
     refs = refs[:limit] if limit else refs
-    res = {t: {"seconds": 0.0, "cpu_seconds": 0.0, "scores": {}, "failed": {}, "times": {}}
-           for t in tools}
+    res = {
+        t: {"seconds": 0.0, "cpu_seconds": 0.0, "scores": {}, "failed": {}, "times": {}}
+        for t in tools
+    }
     every = every or {}
     for t in tools:
         (workdir / t).mkdir(parents=True, exist_ok=True)
     for k, ref in enumerate(refs, 1):
-        case = ref.name[:-len(".ref.fa")]
+        case = ref.name[: -len(".ref.fa")]
         inp = cases_dir / f"{case}.fa"
         ids, seqs = read_fasta(inp)
         for t in tools:
@@ -270,8 +342,11 @@ def balibase(cases_dir: Path, tools, repeat: int, limit: int | None, workdir: Pa
                     best_cpu = min(best_cpu, cpu_seconds() - c0)
                 res[t]["scores"][case] = msa_score.score(str(ref), str(out))
             except Exception as exc:  # a failure on one case scores 0 and is listed
-                detail = exc.stderr.decode(errors="replace").strip()[-200:] if \
-                    isinstance(exc, subprocess.CalledProcessError) and exc.stderr else str(exc)[:200]
+                detail = (
+                    exc.stderr.decode(errors="replace").strip()[-200:]
+                    if isinstance(exc, subprocess.CalledProcessError) and exc.stderr
+                    else str(exc)[:200]
+                )
                 res[t]["failed"][case] = f"{type(exc).__name__}: {detail}"
                 res[t]["scores"][case] = {"sp": 0.0, "tc": 0.0, "q": 0.0, "tc_q": 0.0}
                 best = 0.0 if best == float("inf") else best
@@ -284,34 +359,55 @@ def balibase(cases_dir: Path, tools, repeat: int, limit: int | None, workdir: Pa
     summary = {}
     for t in tools:
         scores = res[t]["scores"]
-        entry = {"seconds": res[t]["seconds"], "cpu_seconds": res[t]["cpu_seconds"],
-                 "cases": len(scores), "failed": res[t]["failed"],
-                 "per_case": scores, "times": res[t]["times"]}
-        for subset in ("all", "RV11", "RV12"):     # BB11001, BBS11001: RV11; BB12001, BBS12001: RV12
-            chosen = [s for c, s in scores.items() if subset in ("all", "RV" + c.replace("BBS", "BB")[2:4])]
-            entry[subset] = {m: sum(s[m] for s in chosen) / len(chosen) for m in ("sp", "tc", "q", "tc_q")} \
-                if chosen else {}
+        entry = {
+            "seconds": res[t]["seconds"],
+            "cpu_seconds": res[t]["cpu_seconds"],
+            "cases": len(scores),
+            "failed": res[t]["failed"],
+            "per_case": scores,
+            "times": res[t]["times"],
+        }
+        for subset in ("all", "RV11", "RV12"):  # BB11001, BBS11001: RV11; BB12001, BBS12001: RV12
+            chosen = [
+                s
+                for c, s in scores.items()
+                if subset in ("all", "RV" + c.replace("BBS", "BB")[2:4])
+            ]
+            entry[subset] = (
+                {m: sum(s[m] for s in chosen) / len(chosen) for m in ("sp", "tc", "q", "tc_q")}
+                if chosen
+                else {}
+            )
             entry[subset]["cases"] = len(chosen)
         summary[t] = entry
     return summary
 
 
 def print_balibase(summary):
-    print(f"{'tool':9s} {'SP':>6s} {'TC':>6s} {'Q':>6s} {'TC_q':>6s} {'time s':>8s}  "
-          f"{'RV11 SP/TC':>11s}  {'RV12 SP/TC':>11s}  failed")
+    print(
+        f"{'tool':9s} {'SP':>6s} {'TC':>6s} {'Q':>6s} {'TC_q':>6s} {'time s':>8s}  "
+        f"{'RV11 SP/TC':>11s}  {'RV12 SP/TC':>11s}  failed"
+    )
     for t, e in summary.items():
         a, r1, r2 = e["all"], e["RV11"], e["RV12"]
-        print(f"{LABELS[t]:9s} {a['sp']:6.3f} {a['tc']:6.3f} {a['q']:6.3f} {a['tc_q']:6.3f} "
-              f"{e['seconds']:8.2f}  {r1.get('sp', 0):5.3f}/{r1.get('tc', 0):5.3f}  "
-              f"{r2.get('sp', 0):5.3f}/{r2.get('tc', 0):5.3f}  {len(e['failed'])}")
+        print(
+            f"{LABELS[t]:9s} {a['sp']:6.3f} {a['tc']:6.3f} {a['q']:6.3f} {a['tc_q']:6.3f} "
+            f"{e['seconds']:8.2f}  {r1.get('sp', 0):5.3f}/{r1.get('tc', 0):5.3f}  "
+            f"{r2.get('sp', 0):5.3f}/{r2.get('tc', 0):5.3f}  {len(e['failed'])}"
+        )
         for case, why in list(e["failed"].items())[:3]:
             print(f"    failed {case}: {why}")
     if "bioaccel" in summary and "famsa" in summary:
         b, f = summary["bioaccel"], summary["famsa"]
-        ratios = {"sp": _ratio(b["all"]["sp"], f["all"]["sp"]), "tc": _ratio(b["all"]["tc"], f["all"]["tc"]),
-                  "time": _ratio(b["seconds"], f["seconds"])}
-        print(f"bioaccel / FAMSA2: SP {ratios['sp']:.3f}  TC {ratios['tc']:.3f}  time {ratios['time']:.2f} "
-              f"(goals: SP, TC >= 1; time <= 2)")
+        ratios = {
+            "sp": _ratio(b["all"]["sp"], f["all"]["sp"]),
+            "tc": _ratio(b["all"]["tc"], f["all"]["tc"]),
+            "time": _ratio(b["seconds"], f["seconds"]),
+        }
+        print(
+            f"bioaccel / FAMSA2: SP {ratios['sp']:.3f}  TC {ratios['tc']:.3f}  time {ratios['time']:.2f} "
+            f"(goals: SP, TC >= 1; time <= 2)"
+        )
         return ratios
     return None
 
@@ -329,33 +425,49 @@ def _means(entry, cases):
     scores = [entry["per_case"][c] for c in cases]
     times = [entry["times"][c] for c in cases]
     n = max(1, len(cases))
-    return {"cases": len(cases), "sp": sum(x["sp"] for x in scores) / n,
-            "tc": sum(x["tc"] for x in scores) / n, "seconds": sum(t[0] for t in times),
-            "cpu_seconds": sum(t[1] for t in times)}
+    return {
+        "cases": len(cases),
+        "sp": sum(x["sp"] for x in scores) / n,
+        "tc": sum(x["tc"] for x in scores) / n,
+        "seconds": sum(t[0] for t in times),
+        "cpu_seconds": sum(t[1] for t in times),
+    }
 
 
-def accurate_balibase(cases_dir: Path, ok, peer_every: int, repeat: int, workdir: Path,
-                      limit: int | None = None):
+def accurate_balibase(
+    cases_dir: Path, ok, peer_every: int, repeat: int, workdir: Path, limit: int | None = None
+):
     """(e): bioaccel accurate and default (fast) on every case, the peers on every
     ``peer_every``-th case; tables over all cases and over the peer subset; the goals."""
     ours = [t for t in ("bioaccel-accurate", "bioaccel") if t in ok]
     peers = [t for t in ACCURATE_PEERS if t in ok]
     MODE_OF["bioaccel"] = "fast"
     try:
-        summary = balibase(cases_dir, ours + peers, repeat, limit, workdir, None,
-                           every={p: peer_every for p in peers})
+        summary = balibase(
+            cases_dir,
+            ours + peers,
+            repeat,
+            limit,
+            workdir,
+            None,
+            every={p: peer_every for p in peers},
+        )
     finally:
         MODE_OF["bioaccel"] = None
     all_cases = sorted(summary[ours[0]]["per_case"]) if ours else []
     subset = sorted(summary[peers[0]]["per_case"]) if peers else all_cases
-    table = {"all": {t: _means(summary[t], all_cases) for t in ours},
-             "peer_subset": {t: _means(summary[t], subset) for t in ours + peers}}
+    table = {
+        "all": {t: _means(summary[t], all_cases) for t in ours},
+        "peer_subset": {t: _means(summary[t], subset) for t in ours + peers},
+    }
     for name, rows in (("all cases", table["all"]), ("peer subset", table["peer_subset"])):
         print(f"  {name}:")
         print(f"  {'tool':13s} {'cases':>5s} {'SP':>6s} {'TC':>6s} {'wall s':>8s} {'CPU s':>8s}")
         for t, m in rows.items():
-            print(f"  {LABELS[t]:13s} {m['cases']:5d} {m['sp']:6.3f} {m['tc']:6.3f} "
-                  f"{m['seconds']:8.2f} {m['cpu_seconds']:8.2f}")
+            print(
+                f"  {LABELS[t]:13s} {m['cases']:5d} {m['sp']:6.3f} {m['tc']:6.3f} "
+                f"{m['seconds']:8.2f} {m['cpu_seconds']:8.2f}"
+            )
     goals = {}
     sub = table["peer_subset"]
     if "bioaccel-accurate" in sub and "linsi" in sub:
@@ -364,44 +476,64 @@ def accurate_balibase(cases_dir: Path, ok, peer_every: int, repeat: int, workdir
         goals["tc_vs_linsi"] = a["tc"] >= li["tc"]
         goals["cpu_ratio_vs_linsi"] = _ratio(a["cpu_seconds"], li["cpu_seconds"])
         goals["wall_ratio_vs_linsi"] = _ratio(a["seconds"], li["seconds"])
-        print(f"  accurate vs L-INS-i on {a['cases']} cases: SP {a['sp']:.3f} vs {li['sp']:.3f}, "
-              f"TC {a['tc']:.3f} vs {li['tc']:.3f}, time ratio CPU "
-              f"{goals['cpu_ratio_vs_linsi']:.3f} / wall {goals['wall_ratio_vs_linsi']:.3f} "
-              "(goals: SP, TC >= L-INS-i; time <= 0.25)")
+        print(
+            f"  accurate vs L-INS-i on {a['cases']} cases: SP {a['sp']:.3f} vs {li['sp']:.3f}, "
+            f"TC {a['tc']:.3f} vs {li['tc']:.3f}, time ratio CPU "
+            f"{goals['cpu_ratio_vs_linsi']:.3f} / wall {goals['wall_ratio_vs_linsi']:.3f} "
+            "(goals: SP, TC >= L-INS-i; time <= 0.25)"
+        )
     for label, rows in (("all", table["all"]), ("peer_subset", sub)):
         if "bioaccel-accurate" in rows and "bioaccel" in rows:
             gain = rows["bioaccel-accurate"]["sp"] - rows["bioaccel"]["sp"]
             goals[f"sp_gain_{label}"] = gain
-            print(f"  accurate - default SP ({label.replace('_', ' ')}): {gain:+.3f} (goal >= +0.03)")
+            print(
+                f"  accurate - default SP ({label.replace('_', ' ')}): {gain:+.3f} (goal >= +0.03)"
+            )
     return {"summary": summary, "table": table, "goals": goals, "peer_every": peer_every}
 
 
 def accurate_memory(args, workdir: Path, sizes=((200, 500), (500, 300))):
     """(f): the accurate mode's time and peak RSS on simulated families (1 thread)."""
     rows = []
-    print(f"  {'family':>10s} {'time s':>8s} {'peak MiB':>9s} {'base MiB':>9s} {'SP':>6s} {'TC':>6s}")
+    print(
+        f"  {'family':>10s} {'time s':>8s} {'peak MiB':>9s} {'base MiB':>9s} {'SP':>6s} {'TC':>6s}"
+    )
     for n, length in sizes:
-        fam = simulate_family(n, length, "protein", args.seed, depth=args.depth,
-                              indel_rate=args.indel_rate)
+        fam = simulate_family(
+            n, length, "protein", args.seed, depth=args.depth, indel_rate=args.indel_rate
+        )
         inp = workdir / f"accurate-{n}x{length}.fa"
         write_fasta(inp, fam.ids, fam.sequences)
-        (run,) = family_runs(n, fam, inp, workdir, [("bioaccel-accurate", 1)], 1, None,
-                             args.timeout)
+        (run,) = family_runs(
+            n, fam, inp, workdir, [("bioaccel-accurate", 1)], 1, None, args.timeout
+        )
         run.update({"n": n, "length": length})
         rows.append(run)
         if "error" in run:
             print(f"  {f'{n} x {length}':>10s}  failed: {run['error']}")
             continue
-        print(f"  {f'{n} x {length}':>10s} {run['seconds']:8.2f} {run['rss_mib']:9.0f} "
-              f"{run['base_rss_mib']:9.0f} {run['sp']:6.3f} {run['tc']:6.3f}", flush=True)
+        print(
+            f"  {f'{n} x {length}':>10s} {run['seconds']:8.2f} {run['rss_mib']:9.0f} "
+            f"{run['base_rss_mib']:9.0f} {run['sp']:6.3f} {run['tc']:6.3f}",
+            flush=True,
+        )
     return rows
 
 
 # ------------------------------------------------------------------ (b, c) simulated families
 
+
 def run_worker(tool, threads, inp, out, backend, dry, timeout):
     """One tool run in a fresh process: (seconds of the alignment call, peak RSS in MiB)."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", tool, str(threads), str(inp), str(out)]
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker",
+        tool,
+        str(threads),
+        str(inp),
+        str(out),
+    ]
     if backend:
         cmd += ["--backend", backend]
     if dry:
@@ -420,8 +552,10 @@ def run_worker(tool, threads, inp, out, backend, dry, timeout):
     proc.returncode = os.waitstatus_to_exitcode(status)
     out_text, err_text = proc.stdout.read().decode(), proc.stderr.read().decode()
     if proc.returncode:
-        raise RuntimeError(f"{tool} ({threads} threads) failed on {inp} (exit {proc.returncode}): "
-                           f"{err_text.strip()[-400:]}")
+        raise RuntimeError(
+            f"{tool} ({threads} threads) failed on {inp} (exit {proc.returncode}): "
+            f"{err_text.strip()[-400:]}"
+        )
     return json.loads(out_text.strip().splitlines()[-1])["seconds"], usage.ru_maxrss / 1024
 
 
@@ -429,8 +563,13 @@ def family_runs(n, fam, inp, workdir, configs, repeat, backend, timeout):
     """Best time, peak RSS, baseline RSS and SP/TC of every (tool, threads) in configs."""
     results = {}
     for tool, threads in configs:
-        results[(tool, threads)] = {"tool": tool, "threads": threads, "seconds": float("inf"), "rss_mib": 0.0}
-    for _ in range(repeat):                 # interleaved: this machine's speed drifts
+        results[(tool, threads)] = {
+            "tool": tool,
+            "threads": threads,
+            "seconds": float("inf"),
+            "rss_mib": 0.0,
+        }
+    for _ in range(repeat):  # interleaved: this machine's speed drifts
         for tool, threads in configs:
             r = results[(tool, threads)]
             if "error" in r:
@@ -446,46 +585,64 @@ def family_runs(n, fam, inp, workdir, configs, repeat, backend, timeout):
     for (tool, threads), r in results.items():
         if "error" in r:
             continue
-        _, r["base_rss_mib"] = run_worker(tool, threads, inp, workdir / "dry.fa", backend, True, timeout)
+        _, r["base_rss_mib"] = run_worker(
+            tool, threads, inp, workdir / "dry.fa", backend, True, timeout
+        )
         ids, rows = read_fasta(r.pop("out"))
         r.update(sp_tc_family(dict(zip(ids, rows)), fam))
     return list(results.values())
 
 
 def print_family(n, runs, threads):
-    print(f"{'tool':9s} {'threads':>7s} {'time s':>8s} {'peak MiB':>9s} {'base MiB':>9s} {'SP':>6s} {'TC':>6s}")
+    print(
+        f"{'tool':9s} {'threads':>7s} {'time s':>8s} {'peak MiB':>9s} {'base MiB':>9s} {'SP':>6s} {'TC':>6s}"
+    )
     by = {}
     for r in runs:
         by[(r["tool"], r["threads"])] = r
         if "error" in r:
             print(f"{LABELS[r['tool']]:9s} {r['threads']:7d}  failed: {r['error']}")
             continue
-        print(f"{LABELS[r['tool']]:9s} {r['threads']:7d} {r['seconds']:8.2f} {r['rss_mib']:9.0f} "
-              f"{r['base_rss_mib']:9.0f} {r['sp']:6.3f} {r['tc']:6.3f}")
+        print(
+            f"{LABELS[r['tool']]:9s} {r['threads']:7d} {r['seconds']:8.2f} {r['rss_mib']:9.0f} "
+            f"{r['base_rss_mib']:9.0f} {r['sp']:6.3f} {r['tc']:6.3f}"
+        )
     ratios = {}
     b, f = by.get(("bioaccel", threads)), by.get(("famsa", threads))
     if b and f and "error" not in b and "error" not in f:
-        ratios = {"time": _ratio(b["seconds"], f["seconds"]), "rss": _ratio(b["rss_mib"], f["rss_mib"]),
-                  "sp": _ratio(b["sp"], f["sp"]), "tc": _ratio(b["tc"], f["tc"])}
-        print(f"bioaccel / FAMSA2 at {threads} threads, n={n}: time {ratios['time']:.2f} (goal <= 1.5)  "
-              f"peak memory {ratios['rss']:.2f} (goal <= 2)  SP {ratios['sp']:.3f}  TC {ratios['tc']:.3f} "
-              f"(goals >= 1)")
+        ratios = {
+            "time": _ratio(b["seconds"], f["seconds"]),
+            "rss": _ratio(b["rss_mib"], f["rss_mib"]),
+            "sp": _ratio(b["sp"], f["sp"]),
+            "tc": _ratio(b["tc"], f["tc"]),
+        }
+        print(
+            f"bioaccel / FAMSA2 at {threads} threads, n={n}: time {ratios['time']:.2f} (goal <= 1.5)  "
+            f"peak memory {ratios['rss']:.2f} (goal <= 2)  SP {ratios['sp']:.3f}  TC {ratios['tc']:.3f} "
+            f"(goals >= 1)"
+        )
     for tool in ("bioaccel", "famsa"):
         one, many = by.get((tool, 1)), by.get((tool, threads))
         if threads > 1 and one and many and "error" not in one and "error" not in many:
             ratios[f"{tool}_speedup"] = _ratio(one["seconds"], many["seconds"])
-            print(f"{LABELS[tool]} 1 -> {threads} threads: {ratios[f'{tool}_speedup']:.2f}x"
-                  + (" (goal >= 1.8)" if tool == "bioaccel" else ""))
+            print(
+                f"{LABELS[tool]} 1 -> {threads} threads: {ratios[f'{tool}_speedup']:.2f}x"
+                + (" (goal >= 1.8)" if tool == "bioaccel" else "")
+            )
     return ratios
 
 
 def simulate(n, args, workdir):
     t0 = time.perf_counter()
-    fam = simulate_family(n, args.length, "protein", args.seed, depth=args.depth, indel_rate=args.indel_rate)
+    fam = simulate_family(
+        n, args.length, "protein", args.seed, depth=args.depth, indel_rate=args.indel_rate
+    )
     inp = workdir / f"family-{n}.fa"
     write_fasta(inp, fam.ids, fam.sequences)
-    print(f"family of {n}: {fam.n_columns} true columns, depth {args.depth}, indel rate {args.indel_rate}, "
-          f"seed {args.seed} (simulated in {time.perf_counter() - t0:.1f} s)")
+    print(
+        f"family of {n}: {fam.n_columns} true columns, depth {args.depth}, indel rate {args.indel_rate}, "
+        f"seed {args.seed} (simulated in {time.perf_counter() - t0:.1f} s)"
+    )
     return fam, inp
 
 
@@ -498,6 +655,7 @@ DNA_FAMILIES = ((200, 600, 0.5, 3), (1000, 400, 1.0, 3), (300, 1000, 0.3, 5), (5
 def dna_families(tools) -> list[dict]:
     """(d): accuracy only, in this process (the alignments are small)."""
     import bioaccel
+
     rows = []
     print(f"{'family':>24}  {'default +5/-1':>14}  {'NUC.4.4 +5/-4':>14}  {'FAMSA2':>14}")
     for n, length, depth, seed in DNA_FAMILIES:
@@ -509,19 +667,28 @@ def dna_families(tools) -> list[dict]:
             row[key] = sp_tc_family(dict(zip(aln.ids, aln.sequences)), fam)
         if "famsa" in tools:
             import pyfamsa
+
             out = pyfamsa.Aligner(threads=2).align(
-                [pyfamsa.Sequence(i.encode(), s.encode()) for i, s in records])
+                [pyfamsa.Sequence(i.encode(), s.encode()) for i, s in records]
+            )
             row["famsa"] = sp_tc_family({x.id.decode(): x.sequence.decode() for x in out}, fam)
-        cells = [f"{row[k]['sp']:.3f}/{row[k]['tc']:.3f}" if k in row else "skipped"
-                 for k in ("default", "nuc44", "famsa")]
-        print(f"{f'{n} x {length}, depth {depth}':>24}  " + "  ".join(f"{c:>14}" for c in cells),
-              flush=True)
+        cells = [
+            f"{row[k]['sp']:.3f}/{row[k]['tc']:.3f}" if k in row else "skipped"
+            for k in ("default", "nuc44", "famsa")
+        ]
+        print(
+            f"{f'{n} x {length}, depth {depth}':>24}  " + "  ".join(f"{c:>14}" for c in cells),
+            flush=True,
+        )
         rows.append(row)
     return rows
 
 
 #: (label, n, root length, substitutions per site, indel rate, seed) of (e)
-DNA_SPEED_FAMILIES = (("NA-like", 433, 1470, 0.15, 0.001, 11), ("HA-like", 599, 1700, 0.15, 0.001, 12))
+DNA_SPEED_FAMILIES = (
+    ("NA-like", 433, 1470, 0.15, 0.001, 11),
+    ("HA-like", 599, 1700, 0.15, 0.001, 12),
+)
 
 
 def dna_speed(args, ok, workdir) -> list[dict]:
@@ -534,22 +701,27 @@ def dna_speed(args, ok, workdir) -> list[dict]:
         fam = simulate_family(n, length, "dna", seed, depth=depth, indel_rate=indel)
         inp = workdir / f"{label}.fa"
         write_fasta(inp, fam.ids, fam.sequences)
-        print(f"\n{label}: {n} x {length} nt, depth {depth}, indel rate {indel}, "
-              f"{args.threads} threads, best of {args.repeat}")
+        print(
+            f"\n{label}: {n} x {length} nt, depth {depth}, indel rate {indel}, "
+            f"{args.threads} threads, best of {args.repeat}"
+        )
         configs = [(t, args.threads) for t in tools]
-        runs = family_runs(n, fam, inp, workdir, configs, args.repeat, args.backend,
-                           args.timeout)
+        runs = family_runs(n, fam, inp, workdir, configs, args.repeat, args.backend, args.timeout)
         print_family(n, runs, args.threads)
         by = {r["tool"]: r for r in runs if "error" not in r}
         ratios = {}
         if "bioaccel" in by:
             for peer in tools[1:]:
                 if peer in by:
-                    ratios[peer] = {"time": _ratio(by["bioaccel"]["seconds"], by[peer]["seconds"]),
-                                    "rss": _ratio(by["bioaccel"]["rss_mib"], by[peer]["rss_mib"]),
-                                    "sp": _ratio(by["bioaccel"]["sp"], by[peer]["sp"])}
-                    print(f"bioaccel / {LABELS[peer]}: time {ratios[peer]['time']:.2f}  "
-                          f"peak memory {ratios[peer]['rss']:.2f}  SP {ratios[peer]['sp']:.3f}")
+                    ratios[peer] = {
+                        "time": _ratio(by["bioaccel"]["seconds"], by[peer]["seconds"]),
+                        "rss": _ratio(by["bioaccel"]["rss_mib"], by[peer]["rss_mib"]),
+                        "sp": _ratio(by["bioaccel"]["sp"], by[peer]["sp"]),
+                    }
+                    print(
+                        f"bioaccel / {LABELS[peer]}: time {ratios[peer]['time']:.2f}  "
+                        f"peak memory {ratios[peer]['rss']:.2f}  SP {ratios[peer]['sp']:.3f}"
+                    )
         rows.append({"label": label, "n": n, "length": length, "runs": runs, "ratios": ratios})
     return rows
 
@@ -572,18 +744,27 @@ def main(argv=None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if "--worker" in argv:
         return worker_main(argv)
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     shared = shared_msa_dir() or ROOT.parent / "shared" / "msa"
-    ap.add_argument("--balibase", default=str(shared / "balibase-rv11-rv12"),
-                    help="folder of CASE.fa / CASE.ref.fa (default ../shared/msa/balibase-rv11-rv12)")
-    ap.add_argument("--cases", type=int, default=None, help="only the first N BAliBASE cases (development)")
+    ap.add_argument(
+        "--balibase",
+        default=str(shared / "balibase-rv11-rv12"),
+        help="folder of CASE.fa / CASE.ref.fa (default ../shared/msa/balibase-rv11-rv12)",
+    )
+    ap.add_argument(
+        "--cases", type=int, default=None, help="only the first N BAliBASE cases (development)"
+    )
     ap.add_argument("--bali-repeat", type=int, default=1)
     ap.add_argument("--bali-tools", default=",".join(TOOLS))
     ap.add_argument("--sizes", default="1000,10000", help="family sizes for (b); '' for none")
     ap.add_argument("--family-tools", default="bioaccel,famsa")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--huge", type=int, default=0, help="(c): bioaccel alone on a family of this size")
+    ap.add_argument(
+        "--huge", type=int, default=0, help="(c): bioaccel alone on a family of this size"
+    )
     ap.add_argument("--length", type=int, default=250)
     ap.add_argument("--depth", type=float, default=1.0)
     ap.add_argument("--indel-rate", type=float, default=0.01)
@@ -592,27 +773,48 @@ def main(argv=None) -> None:
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per family run")
     ap.add_argument("--skip-balibase", action="store_true")
     ap.add_argument("--dna", action="store_true", help="(d): DNA families, scores compared")
-    ap.add_argument("--dna-speed", action="store_true",
-                    help="(e): influenza-like DNA families and long genomes against every peer")
+    ap.add_argument(
+        "--dna-speed",
+        action="store_true",
+        help="(e): influenza-like DNA families and long genomes against every peer",
+    )
     ap.add_argument("--long-genomes", default="20x30000", help="(e): N x LENGTH of the genomes")
     ap.add_argument("--add", action="store_true", help="(f): adding genomes and fragments")
     ap.add_argument("--add-genomes", type=int, default=100)
     ap.add_argument("--add-length", type=int, default=30000)
-    ap.add_argument("--accurate", action="store_true",
-                    help="(e): the accurate mode on BAliBASE beside the default mode and the "
-                         "consistency peers")
-    ap.add_argument("--peer-every", type=int, default=1,
-                    help="(e): peers on every k-th case only (bioaccel on all)")
-    ap.add_argument("--accurate-memory", action="store_true",
-                    help="(f): accurate mode time and peak RSS, 200 x 500 and 500 x 300 families")
-    ap.add_argument("--workdir", default=None, help="keep alignments here (default: a temporary folder)")
+    ap.add_argument(
+        "--accurate",
+        action="store_true",
+        help="(e): the accurate mode on BAliBASE beside the default mode and the consistency peers",
+    )
+    ap.add_argument(
+        "--peer-every",
+        type=int,
+        default=1,
+        help="(e): peers on every k-th case only (bioaccel on all)",
+    )
+    ap.add_argument(
+        "--accurate-memory",
+        action="store_true",
+        help="(f): accurate mode time and peak RSS, 200 x 500 and 500 x 300 families",
+    )
+    ap.add_argument(
+        "--workdir", default=None, help="keep alignments here (default: a temporary folder)"
+    )
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
 
     work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="bench_msa."))
     work.mkdir(parents=True, exist_ok=True)
-    report = {"machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
-                          "python": platform.python_version()}, "skipped": {}, "versions": {}}
+    report = {
+        "machine": {
+            "cpu": platform.processor() or platform.machine(),
+            "cores": os.cpu_count(),
+            "python": platform.python_version(),
+        },
+        "skipped": {},
+        "versions": {},
+    }
     listed = ALL_TOOLS if (args.accurate or args.accurate_memory) else TOOLS
     missing = {t: why_missing(t) for t in listed}
     for t in listed:
@@ -624,9 +826,11 @@ def main(argv=None) -> None:
     print("versions: " + ", ".join(f"{LABELS[t]} {v}" for t, v in report["versions"].items()))
     ok = [t for t in TOOLS if not missing[t]]
     # every tool gets the same threads in each table: 1 in (a), --threads and 1 in (b)
-    show_compared("multiple alignment of the same FASTA file, each tool in a fresh worker process, "
-                  f"the same threads T for every tool (T = 1 in (a); {args.threads} and 1 in (b))",
-                  [(LABELS[t], CALLS[t], args.threads) for t in ok])
+    show_compared(
+        "multiple alignment of the same FASTA file, each tool in a fresh worker process, "
+        f"the same threads T for every tool (T = 1 in (a); {args.threads} and 1 in (b))",
+        [(LABELS[t], CALLS[t], args.threads) for t in ok],
+    )
     ok = [t for t in listed if not missing[t]]
 
     if args.skip_balibase:
@@ -636,7 +840,14 @@ def main(argv=None) -> None:
     else:
         tools = [t for t in args.bali_tools.split(",") if t in ok]
         print(f"\n(a) BAliBASE RV11+RV12 ({args.balibase}), 1 thread, best of {args.bali_repeat}")
-        summary = balibase(Path(args.balibase), tools, args.bali_repeat, args.cases, work / "balibase", args.backend)
+        summary = balibase(
+            Path(args.balibase),
+            tools,
+            args.bali_repeat,
+            args.cases,
+            work / "balibase",
+            args.backend,
+        )
         report["balibase"] = summary
         report["balibase_ratios"] = print_balibase(summary)
 
@@ -644,26 +855,44 @@ def main(argv=None) -> None:
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     report["families"] = []
     for n in sizes:
-        print(f"\n(b) simulated protein family, n={n}, ~{args.length} residues, best of {args.repeat}")
+        print(
+            f"\n(b) simulated protein family, n={n}, ~{args.length} residues, best of {args.repeat}"
+        )
         if not fam_tools:
             print("  skipped: no tool available")
             continue
         fam, inp = simulate(n, args, work)
         configs = [(t, th) for t in fam_tools for th in sorted({args.threads, 1}, reverse=True)]
         runs = family_runs(n, fam, inp, work, configs, args.repeat, args.backend, args.timeout)
-        report["families"].append({"n": n, "columns": fam.n_columns, "runs": runs,
-                                   "ratios": print_family(n, runs, args.threads)})
+        report["families"].append(
+            {
+                "n": n,
+                "columns": fam.n_columns,
+                "runs": runs,
+                "ratios": print_family(n, runs, args.threads),
+            }
+        )
         del fam
 
     if args.huge:
-        print(f"\n(c) bioaccel alone on {args.huge} sequences, {args.threads} threads "
-              f"(goal: < 10 min, < 4 GiB)")
+        print(
+            f"\n(c) bioaccel alone on {args.huge} sequences, {args.threads} threads "
+            f"(goal: < 10 min, < 4 GiB)"
+        )
         if missing["bioaccel"]:
             print(f"  skipped: {missing['bioaccel']}")
         else:
             fam, inp = simulate(args.huge, args, work)
-            runs = family_runs(args.huge, fam, inp, work, [("bioaccel", args.threads)], 1, args.backend,
-                               args.timeout)
+            runs = family_runs(
+                args.huge,
+                fam,
+                inp,
+                work,
+                [("bioaccel", args.threads)],
+                1,
+                args.backend,
+                args.timeout,
+            )
             print_family(args.huge, runs, args.threads)
             report["huge"] = {"n": args.huge, "columns": fam.n_columns, "runs": runs}
 
@@ -678,14 +907,32 @@ def main(argv=None) -> None:
     if args.add:
         print("\n(f) adding to an alignment")
         from benchmarks.bench_msa_add import main as bench_add
-        report["add"] = bench_add(["--genomes", str(args.add_genomes), "--length",
-                                   str(args.add_length), "--threads", str(args.threads),
-                                   "--repeats", str(max(args.repeat, 1))])
+
+        report["add"] = bench_add(
+            [
+                "--genomes",
+                str(args.add_genomes),
+                "--length",
+                str(args.add_length),
+                "--threads",
+                str(args.threads),
+                "--repeats",
+                str(max(args.repeat, 1)),
+            ]
+        )
     if args.accurate:
-        print(f"\n(e) accurate mode on BAliBASE ({args.balibase}), 1 thread, best of "
-              f"{args.bali_repeat}; peers on every {args.peer_every}-th case")
-        report["accurate"] = accurate_balibase(Path(args.balibase), ok, args.peer_every,
-                                               args.bali_repeat, work / "accurate", args.cases)
+        print(
+            f"\n(e) accurate mode on BAliBASE ({args.balibase}), 1 thread, best of "
+            f"{args.bali_repeat}; peers on every {args.peer_every}-th case"
+        )
+        report["accurate"] = accurate_balibase(
+            Path(args.balibase),
+            ok,
+            args.peer_every,
+            args.bali_repeat,
+            work / "accurate",
+            args.cases,
+        )
 
     if args.accurate_memory:
         print("\n(f) accurate mode on simulated families, 1 thread: time and peak RSS")

@@ -71,63 +71,101 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--no-clustalo", dest="clustalo", action="store_false",
-                    help="leave Clustal Omega out (slow on long genomes)")
+    ap.add_argument(
+        "--no-clustalo",
+        dest="clustalo",
+        action="store_false",
+        help="leave Clustal Omega out (slow on long genomes)",
+    )
     args = ap.parse_args(argv)
-    fam = simulate_family(args.reference + args.genomes, args.length, "dna", seed=args.seed,
-                          depth=0.05, indel_rate=0.002)
+    fam = simulate_family(
+        args.reference + args.genomes,
+        args.length,
+        "dna",
+        seed=args.seed,
+        depth=0.05,
+        indel_rate=0.002,
+    )
     rows = fam.alignment() if callable(fam.alignment) else fam.alignment
-    ref_ids = fam.ids[:args.reference]
-    ref = bioaccel.MultipleAlignment(ref_ids, rows[:args.reference], bioaccel.DNA)
+    ref_ids = fam.ids[: args.reference]
+    ref = bioaccel.MultipleAlignment(ref_ids, rows[: args.reference], bioaccel.DNA)
     occupied = np.array([any(r[c] != "-" for r in ref.sequences) for c in range(ref.width)])
-    new = list(zip(fam.ids[args.reference:], fam.sequences[args.reference:]))
-    new_truth = fam.columns[args.reference:]
+    new = list(zip(fam.ids[args.reference :], fam.sequences[args.reference :]))
+    new_truth = fam.columns[args.reference :]
     rng = np.random.default_rng(args.seed)
     frags, frag_truth = [], []
     for k in range(args.fragments):
         s = args.reference + int(rng.integers(0, args.genomes))
         seq = fam.sequences[s]
         st = int(rng.integers(0, len(seq) - args.fragment_length))
-        frags.append((f"frag{k}", seq[st:st + args.fragment_length]))
-        frag_truth.append(fam.columns[s][st:st + args.fragment_length])
+        frags.append((f"frag{k}", seq[st : st + args.fragment_length]))
+        frag_truth.append(fam.columns[s][st : st + args.fragment_length])
     mafft = shutil.which("mafft")
     report = {}
-    print(f"{args.genomes} genomes of {args.length} nt added to a {args.reference}-row "
-          f"reference alignment ({ref.width} columns); {args.fragments} fragments of "
-          f"{args.fragment_length} nt; {args.threads} threads, best of {args.repeats}")
+    print(
+        f"{args.genomes} genomes of {args.length} nt added to a {args.reference}-row "
+        f"reference alignment ({ref.width} columns); {args.fragments} fragments of "
+        f"{args.fragment_length} nt; {args.threads} threads, best of {args.repeats}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         ref.write(tmp / "ref.fa")
         (tmp / "new.fa").write_text("".join(f">{i}\n{s}\n" for i, s in new))
         (tmp / "frags.fa").write_text("".join(f">{i}\n{s}\n" for i, s in frags))
-        cases = [("genomes --keep-length", new, new_truth, "new.fa", "--add", False),
-                 ("fragments --keep-length", frags, frag_truth, "frags.fa", "--addfragments",
-                  True)]
+        cases = [
+            ("genomes --keep-length", new, new_truth, "new.fa", "--add", False),
+            ("fragments --keep-length", frags, frag_truth, "frags.fa", "--addfragments", True),
+        ]
         for label, added, truth, fa, mafft_flag, fragments in cases:
             times = {"bioaccel": [], "mafft": [], "clustalo": []}
             clustalo = shutil.which("clustalo") if args.clustalo else None
             results = {}
             for _ in range(args.repeats):
                 t = time.perf_counter()
-                out = bioaccel.msa(add=added, to=ref, keep_length=True, fragments=fragments,
-                                   threads=args.threads)
+                out = bioaccel.msa(
+                    add=added, to=ref, keep_length=True, fragments=fragments, threads=args.threads
+                )
                 times["bioaccel"].append(time.perf_counter() - t)
                 results["bioaccel"] = dict(zip(out.ids, out.sequences))
                 if mafft:
                     t = time.perf_counter()
                     with open(tmp / "mafft.fa", "w") as f:
-                        subprocess.run([mafft, "--thread", str(args.threads), mafft_flag,
-                                        str(tmp / fa), "--keeplength", str(tmp / "ref.fa")],
-                                       stdout=f, stderr=subprocess.DEVNULL, check=True)
+                        subprocess.run(
+                            [
+                                mafft,
+                                "--thread",
+                                str(args.threads),
+                                mafft_flag,
+                                str(tmp / fa),
+                                "--keeplength",
+                                str(tmp / "ref.fa"),
+                            ],
+                            stdout=f,
+                            stderr=subprocess.DEVNULL,
+                            check=True,
+                        )
                     times["mafft"].append(time.perf_counter() - t)
                     m = read_alignment(tmp / "mafft.fa")
                     results["mafft"] = dict(zip(m.ids, m.sequences))
                 if clustalo:
                     t = time.perf_counter()
-                    subprocess.run([clustalo, "--p1", str(tmp / "ref.fa"), "-i", str(tmp / fa),
-                                    "-o", str(tmp / "clustalo.fa"), "--outfmt=fa", "--force",
-                                    f"--threads={args.threads}"], stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, check=True)
+                    subprocess.run(
+                        [
+                            clustalo,
+                            "--p1",
+                            str(tmp / "ref.fa"),
+                            "-i",
+                            str(tmp / fa),
+                            "-o",
+                            str(tmp / "clustalo.fa"),
+                            "--outfmt=fa",
+                            "--force",
+                            f"--threads={args.threads}",
+                        ],
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                        check=True,
+                    )
                     times["clustalo"].append(time.perf_counter() - t)
                     results["clustalo"] = _clustalo_keep_length(tmp / "clustalo.fa", ref_ids)
             print(f"\n{label}:")
@@ -138,12 +176,13 @@ def main(argv=None):
                     continue
                 r, n = placed_right(results[tool], added, truth, occupied)
                 row[tool] = {"seconds": min(times[tool]), "right": r, "total": n}
-                print(f"  {tool:9s} {min(times[tool]):8.2f} s   placed right {r}/{n} "
-                      f"({r / n:.4f})")
+                print(f"  {tool:9s} {min(times[tool]):8.2f} s   placed right {r}/{n} ({r / n:.4f})")
             for peer in ("mafft", "clustalo"):
                 if times[peer]:
-                    print(f"  ratio bioaccel / {peer} time: "
-                          f"{min(times['bioaccel']) / min(times[peer]):.2f}x")
+                    print(
+                        f"  ratio bioaccel / {peer} time: "
+                        f"{min(times['bioaccel']) / min(times[peer]):.2f}x"
+                    )
             report[label] = row
     return report
 

@@ -62,11 +62,13 @@ def main(argv=None) -> None:
     work.mkdir(parents=True, exist_ok=True)
     if args.data == "dm3":
         from tests.datasets import dm3_upstream
+
         inp = dm3_upstream()
         model = args.model or "mash"
         extra = ["-k", "21", "--sketch-size", "1000"] if model == "mash" else []
     else:
         from benchmarks.simulate import tree_alignment
+
         inp = work / f"synthetic_{args.n}x{args.sites}.fa"
         if not inp.exists():
             seqs = tree_alignment(args.n, args.sites, seed=1)
@@ -76,18 +78,31 @@ def main(argv=None) -> None:
         model = args.model or "raw"
         extra = []
     out = work / f"{args.data}.{model}.cdist"
-    cmd = [sys.executable, "-m", "bioaccel.cli", "distance", str(inp), "-m", model, "-t",
-           str(args.threads), *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "bioaccel.cli",
+        "distance",
+        str(inp),
+        "-m",
+        model,
+        "-t",
+        str(args.threads),
+        *extra,
+    ]
     n_pairs = None
     if args.kill_at is None:
         out.unlink(missing_ok=True)
         wall, peak = run(cmd + ["-o", str(out)])
         from bioaccel.distances._ondisk import open_distances
+
         d = open_distances(out)
         n_pairs = len(d) * (len(d) - 1) // 2
-        print(f"{args.data}: n = {len(d):,}, {n_pairs:,} pairs, model {model}, {args.threads} "
-              f"threads: {wall:.1f} s wall, peak RSS {peak:.2f} GB, output {out.stat().st_size / 1e9:.2f} GB "
-              f"(condensed float32), {n_pairs / wall / 1e6:.1f} M pairs/s")
+        print(
+            f"{args.data}: n = {len(d):,}, {n_pairs:,} pairs, model {model}, {args.threads} "
+            f"threads: {wall:.1f} s wall, peak RSS {peak:.2f} GB, output {out.stat().st_size / 1e9:.2f} GB "
+            f"(condensed float32), {n_pairs / wall / 1e6:.1f} M pairs/s"
+        )
         return
     clean = work / f"{args.data}.{model}.clean.cdist"
     if not clean.exists():
@@ -100,6 +115,7 @@ def main(argv=None) -> None:
     while proc.poll() is None:
         if meta.exists() and journal.exists():
             import json
+
             total = len(json.loads(meta.read_text())["tiles"])
             if len(journal.read_text().splitlines()) >= args.kill_at * total:
                 os.kill(proc.pid, signal.SIGKILL)

@@ -41,9 +41,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -61,7 +61,7 @@ class Family:
 
     ids: list[str]
     sequences: list[str]
-    columns: list[np.ndarray]   # columns[i][j]: true alignment column of residue j of sequence i
+    columns: list[np.ndarray]  # columns[i][j]: true alignment column of residue j of sequence i
     n_columns: int
     newick: str
     alphabet: str
@@ -84,6 +84,7 @@ class Family:
 
 
 # ---------------------------------------------------------------------------------------- models
+
 
 def protein_model() -> tuple[np.ndarray, np.ndarray]:
     """(background p, event matrix P[x, y]) from BLOSUM62's target frequencies."""
@@ -132,6 +133,7 @@ class _Powers:
 
 # ------------------------------------------------------------------------------------------ tree
 
+
 def yule_tree(n: int, rng: np.random.Generator, depth: float, rate_sd: float):
     """(children lists, branch lengths, leaf node ids); node 0 is the root."""
     children: list[list[int]] = [[]]
@@ -161,7 +163,7 @@ def yule_tree(n: int, rng: np.random.Generator, depth: float, rate_sd: float):
     height = t_end - end[0]
     lengths = (end - start) * (depth / height if height > 0 else 0.0)
     if rate_sd > 0:
-        lengths *= rng.lognormal(-rate_sd ** 2 / 2, rate_sd, len(lengths))
+        lengths *= rng.lognormal(-(rate_sd**2) / 2, rate_sd, len(lengths))
     lengths[0] = 0.0
     return children, lengths, active
 
@@ -189,9 +191,19 @@ def newick(children, lengths, labels: dict[int, str]) -> str:
 
 # ------------------------------------------------------------------------------------ simulation
 
-def simulate_family(n: int, length: int = 250, alphabet: str = "protein", seed: int = 0, *,
-                    depth: float = 1.0, indel_rate: float = 0.01, indel_mean: float = 2.5,
-                    rate_sd: float = 0.3, kappa: float = 4.0) -> Family:
+
+def simulate_family(
+    n: int,
+    length: int = 250,
+    alphabet: str = "protein",
+    seed: int = 0,
+    *,
+    depth: float = 1.0,
+    indel_rate: float = 0.01,
+    indel_mean: float = 2.5,
+    rate_sd: float = 0.3,
+    kappa: float = 4.0,
+) -> Family:
     """Simulate ``n`` sequences (root ``length`` residues) down a random tree; see the module text.
 
     ``depth``: root-to-tip substitution events per site (mean). ``indel_rate``: indel events per
@@ -199,12 +211,16 @@ def simulate_family(n: int, length: int = 250, alphabet: str = "protein", seed: 
     ``indel_mean``.
     """
     if n < 1 or length < 1:
-        raise ValueError(f"simulate_family: need n >= 1 and length >= 1, got n={n}, length={length}")
+        raise ValueError(
+            f"simulate_family: need n >= 1 and length >= 1, got n={n}, length={length}"
+        )
     if alphabet not in ("protein", "dna"):
         raise ValueError(f"simulate_family: alphabet must be 'protein' or 'dna', got {alphabet!r}")
     if depth < 0 or indel_rate < 0 or indel_mean < 1:
-        raise ValueError(f"simulate_family: need depth >= 0, indel_rate >= 0, indel_mean >= 1; got "
-                         f"depth={depth}, indel_rate={indel_rate}, indel_mean={indel_mean}")
+        raise ValueError(
+            f"simulate_family: need depth >= 0, indel_rate >= 0, indel_mean >= 1; got "
+            f"depth={depth}, indel_rate={indel_rate}, indel_mean={indel_mean}"
+        )
     letters_str = PROTEIN if alphabet == "protein" else DNA
     background, P = protein_model() if alphabet == "protein" else dna_model(kappa)
     powers = _Powers(P)
@@ -225,10 +241,10 @@ def simulate_family(n: int, length: int = 250, alphabet: str = "protein", seed: 
 
     def evolve(cols: np.ndarray, res: np.ndarray, t: float):
         k = rng.poisson(indel_rate * t * (len(cols) + 1)) if indel_rate > 0 else 0
-        own = False                     # res is a new array (not the parent's)
+        own = False  # res is a new array (not the parent's)
         for _ in range(k):
             size = int(rng.geometric(p_geom))
-            if rng.random() < 0.5:      # insertion after lineage position j (-1: at the start)
+            if rng.random() < 0.5:  # insertion after lineage position j (-1: at the start)
                 j = int(rng.integers(-1, len(cols)))
                 anchor = int(cols[j]) if j >= 0 else 0
                 first = len(nxt)
@@ -236,8 +252,8 @@ def simulate_family(n: int, length: int = 250, alphabet: str = "protein", seed: 
                 nxt.extend(range(first + 1, first + size + 1))
                 nxt[-1] = nxt[anchor]
                 nxt[anchor] = first
-                cols = np.concatenate((cols[:j + 1], new, cols[j + 1:]))
-                res = np.concatenate((res[:j + 1], draw(size), res[j + 1:]))
+                cols = np.concatenate((cols[: j + 1], new, cols[j + 1 :]))
+                res = np.concatenate((res[: j + 1], draw(size), res[j + 1 :]))
                 own = True
             else:
                 j = int(rng.integers(0, len(cols)))
@@ -307,6 +323,7 @@ def simulate_family(n: int, length: int = 250, alphabet: str = "protein", seed: 
 
 # ----------------------------------------------------------------------------------------- FASTA
 
+
 def write_fasta(path, ids: Iterable[str], seqs: Iterable[str]) -> None:
     """Write records (one line per sequence) atomically."""
     with atomic_output(path) as fh:
@@ -344,7 +361,9 @@ def write_family(family: Family, out_dir) -> dict[str, Path]:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("n", type=int)
     ap.add_argument("--length", type=int, default=250)
     ap.add_argument("--alphabet", choices=("protein", "dna"), default="protein")
@@ -354,12 +373,21 @@ def main(argv=None) -> None:
     ap.add_argument("--indel-mean", type=float, default=2.5)
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
-    fam = simulate_family(a.n, a.length, a.alphabet, a.seed, depth=a.depth, indel_rate=a.indel_rate,
-                          indel_mean=a.indel_mean)
+    fam = simulate_family(
+        a.n,
+        a.length,
+        a.alphabet,
+        a.seed,
+        depth=a.depth,
+        indel_rate=a.indel_rate,
+        indel_mean=a.indel_mean,
+    )
     paths = write_family(fam, a.out)
     lens = [len(s) for s in fam.sequences]
-    print(f"{a.n} sequences, lengths {min(lens)}-{max(lens)} (mean {sum(lens) / len(lens):.0f}), "
-          f"{fam.n_columns} true columns -> {', '.join(str(p) for p in paths.values())}")
+    print(
+        f"{a.n} sequences, lengths {min(lens)}-{max(lens)} (mean {sum(lens) / len(lens):.0f}), "
+        f"{fam.n_columns} true columns -> {', '.join(str(p) for p in paths.values())}"
+    )
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ pair sampling, no O(N^2) step, so 10^5 sequences x 250 residues score in seconds
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -34,13 +34,17 @@ def residue_columns(rows: Sequence[str], what: str = "alignment"):
         if len(r) != width:
             raise ValueError(f"{what}: row {i} is {len(r)} columns long, row 0 is {width}")
     cols, counts, letters = [], [], []
-    for start in range(0, len(rows), _CHUNK):      # in row chunks: memory ~ residues, not rows x width
-        part = rows[start:start + _CHUNK]
-        grid = np.frombuffer("".join(part).encode("ascii"), dtype=np.uint8).reshape(len(part), width)
+    for start in range(0, len(rows), _CHUNK):  # in row chunks: memory ~ residues, not rows x width
+        part = rows[start : start + _CHUNK]
+        grid = np.frombuffer("".join(part).encode("ascii"), dtype=np.uint8).reshape(
+            len(part), width
+        )
         residue = (grid != GAP_BYTES[0]) & (grid != GAP_BYTES[1])
         row_of, col = np.nonzero(residue)
         got = grid[row_of, col]
-        letters.append(np.where((got >= ord("a")) & (got <= ord("z")), got - 32, got).astype(np.uint8))
+        letters.append(
+            np.where((got >= ord("a")) & (got <= ord("z")), got - 32, got).astype(np.uint8)
+        )
         cols.append(col.astype(np.int64))
         counts.append(residue.sum(axis=1))
     return np.concatenate(cols), np.concatenate(counts), np.concatenate(letters)
@@ -49,7 +53,9 @@ def residue_columns(rows: Sequence[str], what: str = "alignment"):
 def score_columns(test_col: np.ndarray, true_col: np.ndarray) -> dict[str, float]:
     """SP and TC from two aligned arrays: the test and the true column of every residue."""
     if len(test_col) != len(true_col):
-        raise ValueError(f"score_columns: {len(test_col)} test residues vs {len(true_col)} true residues")
+        raise ValueError(
+            f"score_columns: {len(test_col)} test residues vs {len(true_col)} true residues"
+        )
     if len(true_col) == 0:
         return {"sp": 0.0, "tc": 0.0, "true_pairs": 0, "true_columns": 0}
     true_col = np.asarray(true_col, dtype=np.int64)
@@ -59,12 +65,15 @@ def score_columns(test_col: np.ndarray, true_col: np.ndarray) -> dict[str, float
     per_true = np.bincount(true_col)
     true_pairs = int((per_true * (per_true - 1) // 2).sum())
     kept_pairs = int((together * (together - 1) // 2).sum())
-    pieces = np.bincount(keys // span, minlength=len(per_true))   # test columns per true column
+    pieces = np.bincount(keys // span, minlength=len(per_true))  # test columns per true column
     multi = per_true >= 2
     n_multi = int(multi.sum())
-    return {"sp": kept_pairs / true_pairs if true_pairs else 0.0,
-            "tc": int((multi & (pieces == 1)).sum()) / n_multi if n_multi else 0.0,
-            "true_pairs": true_pairs, "true_columns": n_multi}
+    return {
+        "sp": kept_pairs / true_pairs if true_pairs else 0.0,
+        "tc": int((multi & (pieces == 1)).sum()) / n_multi if n_multi else 0.0,
+        "true_pairs": true_pairs,
+        "true_columns": n_multi,
+    }
 
 
 def _check_residues(ids, test_counts, test_letters, true_counts, true_letters) -> None:
@@ -76,13 +85,15 @@ def _check_residues(ids, test_counts, test_letters, true_counts, true_letters) -
     test_start = np.cumsum(test_counts) - test_counts
     true_start = np.cumsum(true_counts) - true_counts
     for i in range(len(true_counts)):
-        got = test_letters[test_start[i]:test_start[i] + test_counts[i]]
-        want = true_letters[true_start[i]:true_start[i] + true_counts[i]]
+        got = test_letters[test_start[i] : test_start[i] + test_counts[i]]
+        want = true_letters[true_start[i] : true_start[i] + true_counts[i]]
         if not np.array_equal(got, want):
             name = ids[i] if ids is not None else f"row {i}"
-            raise ValueError(f"{name}: the test row's residues ({got.tobytes().decode()[:30]}..., "
-                             f"{len(got)}) are not the true row's ({want.tobytes().decode()[:30]}..., "
-                             f"{len(want)}) with gaps removed")
+            raise ValueError(
+                f"{name}: the test row's residues ({got.tobytes().decode()[:30]}..., "
+                f"{len(got)}) are not the true row's ({want.tobytes().decode()[:30]}..., "
+                f"{len(want)}) with gaps removed"
+            )
 
 
 def sp_tc(test_rows: Sequence[str], true_rows: Sequence[str], ids: Sequence[str] | None = None):
@@ -104,8 +115,10 @@ def sp_tc_family(test: dict[str, str], family) -> dict[str, float]:
     missing = [i for i in family.ids if i not in test]
     extra = len(test) - (len(family.ids) - len(missing))
     if missing or extra:
-        raise ValueError(f"test alignment: {len(missing)} ids missing (first: {missing[:1]}), "
-                         f"{extra} ids not in the family")
+        raise ValueError(
+            f"test alignment: {len(missing)} ids missing (first: {missing[:1]}), "
+            f"{extra} ids not in the family"
+        )
     rows = [test[i] for i in family.ids]
     test_col, test_counts, test_letters = residue_columns(rows, "test alignment")
     true_counts = np.array([len(s) for s in family.sequences])
@@ -122,8 +135,10 @@ def shared_msa_dir():
 
     root = Path(__file__).resolve().parents[1]
     env = os.environ.get("BIOACCEL_SHARED_MSA")
-    for cand in ([Path(env)] if env else []) + [root.parent / "shared" / "msa",
-                                                root.parent.parent / "shared" / "msa"]:
+    for cand in ([Path(env)] if env else []) + [
+        root.parent / "shared" / "msa",
+        root.parent.parent / "shared" / "msa",
+    ]:
         if (cand / "msa_score.py").is_file():
             return cand
     return None

@@ -6,9 +6,16 @@ from __future__ import annotations
 import numpy as np
 
 
-def tree_alignment(n: int, sites: int, seed: int = 0, *, depth: float = 0.15,
-                   kappa: float = 4.0, missing: float = 2e-5,
-                   gapped: float = 0.02) -> list[str]:
+def tree_alignment(
+    n: int,
+    sites: int,
+    seed: int = 0,
+    *,
+    depth: float = 0.15,
+    kappa: float = 4.0,
+    missing: float = 2e-5,
+    gapped: float = 0.02,
+) -> list[str]:
     """``n`` aligned DNA sequences of ``sites`` columns evolved down a random tree.
 
     Each split mutates a lineage at rate ``depth / log2(n)``; transitions are ``kappa``
@@ -28,7 +35,9 @@ def tree_alignment(n: int, sites: int, seed: int = 0, *, depth: float = 0.15,
             ts = hit & (rng.random(sites) < kappa / (kappa + 2))
             child[ts] = transition[child[ts]]
             tv = hit & ~ts
-            child[tv] = (child[tv] + rng.choice(np.array([1, 3], dtype=np.uint8), int(tv.sum()))) % 4
+            child[tv] = (
+                child[tv] + rng.choice(np.array([1, 3], dtype=np.uint8), int(tv.sum()))
+            ) % 4
             lineages.append(child)
     letters = np.frombuffer(b"ACGT", dtype=np.uint8)
     out = []
@@ -37,7 +46,7 @@ def tree_alignment(n: int, sites: int, seed: int = 0, *, depth: float = 0.15,
         s[rng.random(sites) < missing] = ord("N")
         if rng.random() < gapped:
             start = int(rng.integers(0, sites))
-            s[start:start + int(rng.integers(1, 12))] = ord("-")
+            s[start : start + int(rng.integers(1, 12))] = ord("-")
         out.append(s.tobytes().decode())
     return out
 
@@ -53,14 +62,20 @@ def _mutate(rng, seq: np.ndarray, letters: np.ndarray, rate: float, indels: int)
     for _ in range(int(rng.integers(0, indels + 1))):
         p = int(rng.integers(0, len(parts) + 1))
         if rng.random() < 0.5:
-            del parts[p:p + int(rng.integers(1, 6))]
+            del parts[p : p + int(rng.integers(1, 6))]
         else:
             parts[p:p] = list(rng.choice(letters, int(rng.integers(1, 6))))
     return np.array(parts, dtype=np.uint8)
 
 
-def protein_families(n_families: int = 30, per_family: int = 10, lo: int = 190, hi: int = 400,
-                     seed: int = 0, divergence: float = 0.35) -> list[str]:
+def protein_families(
+    n_families: int = 30,
+    per_family: int = 10,
+    lo: int = 190,
+    hi: int = 400,
+    seed: int = 0,
+    divergence: float = 0.35,
+) -> list[str]:
     """``n_families * per_family`` proteins: each family descends from one random ancestor
     of ``lo..hi`` residues with substitutions and a few short indels."""
     rng = np.random.default_rng(seed)
@@ -73,9 +88,14 @@ def protein_families(n_families: int = 30, per_family: int = 10, lo: int = 190, 
     return out
 
 
-def dna_descendants(n: int = 300, length: int = 1000, seed: int = 0, divergence: float = 0.15) -> list[str]:
+def dna_descendants(
+    n: int = 300, length: int = 1000, seed: int = 0, divergence: float = 0.15
+) -> list[str]:
     """``n`` descendants of one random DNA ancestor of ``length`` bases."""
     rng = np.random.default_rng(seed)
     letters = np.frombuffer(b"ACGT", dtype=np.uint8)
     anc = rng.choice(letters, length)
-    return [_mutate(rng, anc, letters, divergence * rng.random(), 6).tobytes().decode() for _ in range(n)]
+    return [
+        _mutate(rng, anc, letters, divergence * rng.random(), 6).tobytes().decode()
+        for _ in range(n)
+    ]

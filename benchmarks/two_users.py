@@ -56,8 +56,10 @@ def users_unavailable(names=USERS) -> str | None:
     """None if this process can run code as each of ``names`` (creating them as root);
     else why not."""
     if os.getuid() != 0:
-        return f"running as {pwd.getpwuid(os.getuid()).pw_name}, not root: cannot run as " \
-               f"other Unix users ({', '.join(names)})"
+        return (
+            f"running as {pwd.getpwuid(os.getuid()).pw_name}, not root: cannot run as "
+            f"other Unix users ({', '.join(names)})"
+        )
     for name in names:
         try:
             pwd.getpwnam(name)
@@ -65,8 +67,11 @@ def users_unavailable(names=USERS) -> str | None:
             exe = shutil.which("useradd")
             if exe is None:
                 return f"user {name!r} is missing and there is no useradd to create it"
-            done = subprocess.run([exe, "--no-create-home", "--shell", "/usr/sbin/nologin", name],
-                                  capture_output=True, text=True)
+            done = subprocess.run(
+                [exe, "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+                capture_output=True,
+                text=True,
+            )
             if done.returncode:
                 return f"useradd {name}: {done.stderr.strip()}"
     return None
@@ -79,8 +84,14 @@ def shared_dir(prefix: str) -> Path:
     return path
 
 
-def spawn_as(user: str | None, fn, *args, env: dict | None = None, umask: int = 0o022,
-             output: str | os.PathLike | None = None) -> int:
+def spawn_as(
+    user: str | None,
+    fn,
+    *args,
+    env: dict | None = None,
+    umask: int = 0o022,
+    output: str | os.PathLike | None = None,
+) -> int:
     """Fork; the child becomes ``user`` (None: stays who it is), sets ``env`` and ``umask``,
     runs ``fn(*args)`` in a process group of its own and exits 0 (its ``SystemExit`` code if
     it raises one, 1 on another exception); ``output``: a file for its stdout and stderr, opened
@@ -155,8 +166,15 @@ def kill_marked(user: str, marker: str) -> None:
             continue
 
 
-def run_as(user: str | None, fn, *args, env: dict | None = None, timeout: float = 120.0,
-           umask: int = 0o022, output: str | os.PathLike | None = None) -> int:
+def run_as(
+    user: str | None,
+    fn,
+    *args,
+    env: dict | None = None,
+    timeout: float = 120.0,
+    umask: int = 0o022,
+    output: str | os.PathLike | None = None,
+) -> int:
     return wait(spawn_as(user, fn, *args, env=env, umask=umask, output=output), timeout)
 
 
@@ -174,17 +192,37 @@ def _job_stream(log: str, jobs: int, hold_s: float, account: str | None) -> None
             time.sleep(hold_s)
             end = time.time()
             held.release()
-            charged = broker.config.check_account(
-                pwd.getpwuid(os.getuid()).pw_name, account)
-            broker.history.record(Run("bench", charged, held.devices[0].name, 1, None, None,
-                                      start, end, 0, f"bench job {k}"))
-            out.write(json.dumps({"account": charged, "gpu": held.visible, "start": start,
-                                  "end": end}) + "\n")
+            charged = broker.config.check_account(pwd.getpwuid(os.getuid()).pw_name, account)
+            broker.history.record(
+                Run(
+                    "bench",
+                    charged,
+                    held.devices[0].name,
+                    1,
+                    None,
+                    None,
+                    start,
+                    end,
+                    0,
+                    f"bench job {k}",
+                )
+            )
+            out.write(
+                json.dumps({"account": charged, "gpu": held.visible, "start": start, "end": end})
+                + "\n"
+            )
             out.flush()
 
 
-def fair_share_run(shares: dict[str, float], *, gpus: int = 1, workers: int = 2,
-                   jobs: int = 8, hold_s: float = 0.15, as_users: bool | None = None) -> dict:
+def fair_share_run(
+    shares: dict[str, float],
+    *,
+    gpus: int = 1,
+    workers: int = 2,
+    jobs: int = 8,
+    hold_s: float = 0.15,
+    as_users: bool | None = None,
+) -> dict:
     """Both users (or accounts) run ``workers`` job streams at once on ``gpus`` virtual GPUs
     under the ``fair`` policy with ``shares`` (from a shares file). Returns per account the
     GPU-seconds used while both still had jobs waiting (the contested window), their
@@ -197,43 +235,76 @@ def fair_share_run(shares: dict[str, float], *, gpus: int = 1, workers: int = 2,
     try:
         run = work / "run"
         shares_file = work / "shares"
-        lines = ["policy fair"] + [f"{a} {s:g}" + ("" if as_users else f" {me}")
-                                   for a, s in shares.items()]
+        lines = ["policy fair"] + [
+            f"{a} {s:g}" + ("" if as_users else f" {me}") for a, s in shares.items()
+        ]
         shares_file.write_text("\n".join(lines) + "\n")
         os.chmod(shares_file, 0o644)
         if as_users:  # the administrator's `bioaccel admin init`
             from bioaccel.devices._discover import discover_devices
             from bioaccel.sched.leases import init_run_dir
-            init_run_dir(run, discover_devices({"BIOACCEL_VIRTUAL_GPUS": str(gpus)}),
-                         shares_file=str(shares_file))
+
+            init_run_dir(
+                run,
+                discover_devices({"BIOACCEL_VIRTUAL_GPUS": str(gpus)}),
+                shares_file=str(shares_file),
+            )
         else:  # a private run directory of this user's
             os.mkdir(run, 0o700)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/",
-               "BIOACCEL_RUN_DIR": str(run), "BIOACCEL_SHARES_FILE": str(shares_file),
-               "BIOACCEL_VIRTUAL_GPUS": str(gpus)}
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": "/",
+            "BIOACCEL_RUN_DIR": str(run),
+            "BIOACCEL_SHARES_FILE": str(shares_file),
+            "BIOACCEL_VIRTUAL_GPUS": str(gpus),
+        }
         pids = []
         for name in names:
             for w in range(workers):
                 log = work / f"{name}-{w}.jsonl"
-                pids.append(spawn_as(name if as_users else None, _job_stream, str(log), jobs,
-                                     hold_s, None if as_users else name, env=env))
+                pids.append(
+                    spawn_as(
+                        name if as_users else None,
+                        _job_stream,
+                        str(log),
+                        jobs,
+                        hold_s,
+                        None if as_users else name,
+                        env=env,
+                    )
+                )
         codes = [wait(pid, 600) for pid in pids]
         if any(codes):
             raise RuntimeError(f"job streams exited with {codes}")
-        done = [json.loads(line) for p in sorted(work.glob("*.jsonl"))
-                for line in p.read_text().splitlines()]
+        done = [
+            json.loads(line)
+            for p in sorted(work.glob("*.jsonl"))
+            for line in p.read_text().splitlines()
+        ]
     finally:
         shutil.rmtree(work, ignore_errors=True)
     t0 = min(j["start"] for j in done)
     window = min(max(j["end"] for j in done if j["account"] == a) for a in names)
-    used = {a: sum(max(0.0, min(j["end"], window) - j["start"]) for j in done
-                   if j["account"] == a) for a in names}
+    used = {
+        a: sum(max(0.0, min(j["end"], window) - j["start"]) for j in done if j["account"] == a)
+        for a in names
+    }
     total_used = sum(used.values()) or 1.0
     total_share = sum(shares.values())
-    return {"mode": "Unix users" if as_users else f"accounts of {me}", "gpus": gpus,
-            "window_s": window - t0, "jobs": done,
-            "accounts": {a: {"gpu_s": used[a], "fraction": used[a] / total_used,
-                             "configured": shares[a] / total_share} for a in names}}
+    return {
+        "mode": "Unix users" if as_users else f"accounts of {me}",
+        "gpus": gpus,
+        "window_s": window - t0,
+        "jobs": done,
+        "accounts": {
+            a: {
+                "gpu_s": used[a],
+                "fraction": used[a] / total_used,
+                "configured": shares[a] / total_share,
+            }
+            for a in names
+        },
+    }
 
 
 def owner_mode(path: Path) -> tuple[str, int]:

@@ -21,10 +21,21 @@ lists what it offers:
 from .backends import available_backends, get_backend
 from .config import show_config
 from .distances import MODELS, DistanceMatrix, distance_matrix
-from .errors import (AlignmentLengthError, AlphabetError, BackendUnavailableError, BioaccelError,
-                     DeviceError, DeviceSelectionError, DuplicateIdError, LeaseTimeoutError,
-                     MatrixFormatError, ModelError, SchedulerConfigError, SequenceFormatError,
-                     ThreadCountError)
+from .errors import (
+    AlignmentLengthError,
+    AlphabetError,
+    BackendUnavailableError,
+    BioaccelError,
+    DeviceError,
+    DeviceSelectionError,
+    DuplicateIdError,
+    LeaseTimeoutError,
+    MatrixFormatError,
+    ModelError,
+    SchedulerConfigError,
+    SequenceFormatError,
+    ThreadCountError,
+)
 from .msa_engine import MultipleAlignment, msa
 from .pairwise import Alignment, align, align_scores, edit_distances
 from .sched import lease
@@ -34,11 +45,40 @@ from .trees import Tree, nj, read_newick, upgma
 __version__ = "0.1.0"
 
 __all__ = [
-    "DNA", "PROTEIN", "Alignment", "Alphabet", "AlignmentLengthError", "AlphabetError",
-    "BackendUnavailableError", "BioaccelError", "DeviceError", "DeviceSelectionError",
-    "DistanceMatrix", "DuplicateIdError", "LeaseTimeoutError", "MODELS", "MatrixFormatError",
-    "ModelError", "MultipleAlignment", "SchedulerConfigError", "SeqBatch",
-    "SequenceFormatError", "Tree", "align", "align_scores", "available_backends", "distance_matrix", "edit_distances", "get_backend",
-    "ThreadCountError", "lease", "msa", "nj", "read_many", "read_newick", "read_sequences",
-    "show_config", "upgma",
+    "DNA",
+    "PROTEIN",
+    "Alignment",
+    "Alphabet",
+    "AlignmentLengthError",
+    "AlphabetError",
+    "BackendUnavailableError",
+    "BioaccelError",
+    "DeviceError",
+    "DeviceSelectionError",
+    "DistanceMatrix",
+    "DuplicateIdError",
+    "LeaseTimeoutError",
+    "MODELS",
+    "MatrixFormatError",
+    "ModelError",
+    "MultipleAlignment",
+    "SchedulerConfigError",
+    "SeqBatch",
+    "SequenceFormatError",
+    "Tree",
+    "align",
+    "align_scores",
+    "available_backends",
+    "distance_matrix",
+    "edit_distances",
+    "get_backend",
+    "ThreadCountError",
+    "lease",
+    "msa",
+    "nj",
+    "read_many",
+    "read_newick",
+    "read_sequences",
+    "show_config",
+    "upgma",
 ]

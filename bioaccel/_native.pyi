@@ -4,15 +4,26 @@ import numpy as np
 import numpy.typing as npt
 
 def dna_pair_counts(
-    planes: npt.NDArray[np.uint64], i0: int, i1: int, j0: int, j1: int,
-    table: bool, upper_only: bool, threads: int,
+    planes: npt.NDArray[np.uint64],
+    i0: int,
+    i1: int,
+    j0: int,
+    j1: int,
+    table: bool,
+    upper_only: bool,
+    threads: int,
 ) -> npt.NDArray[np.int32]: ...
 def dna_distances_from_counts(
     model: int, counts: npt.NDArray[np.int32], freqs: npt.NDArray[np.float64], threads: int
 ) -> npt.NDArray[np.float64]: ...
 def dna_distance_rows(
-    planes: npt.NDArray[np.uint64], model: int, freqs: npt.NDArray[np.float64],
-    i0: int, i1: int, out: npt.NDArray[np.float64], threads: int,
+    planes: npt.NDArray[np.uint64],
+    model: int,
+    freqs: npt.NDArray[np.float64],
+    i0: int,
+    i1: int,
+    out: npt.NDArray[np.float64],
+    threads: int,
 ) -> None: ...
 def neighbor_joining(
     d: npt.NDArray[np.float64], threads: int, in_place: bool = False
@@ -22,60 +33,148 @@ def upgma(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], int]: ...
 def openmp_enabled() -> bool: ...
 def max_threads() -> int: ...
-def align_scores(q_codes: npt.NDArray[np.uint8], q_offsets: npt.NDArray[np.int64],
-                 t_codes: npt.NDArray[np.uint8], t_offsets: npt.NDArray[np.int64],
-                 table: npt.NDArray[np.int32], mode: int, gap_open: int, gap_extend: int,
-                 symmetric: bool, threads: int) -> tuple[npt.NDArray[np.int32], dict[str, int]]: ...
-def align_score_scalar(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8], table: npt.NDArray[np.int32],
-                       mode: int, gap_open: int, gap_extend: int) -> int: ...
-def align_pairs(q_codes: npt.NDArray[np.uint8], q_offsets: npt.NDArray[np.int64],
-                t_codes: npt.NDArray[np.uint8], t_offsets: npt.NDArray[np.int64],
-                pairs: npt.NDArray[np.int64], table: npt.NDArray[np.int32], mode: int,
-                gap_open: int, gap_extend: int, threads: int) -> list[tuple[int, int, int, int, int, str]]: ...
+def align_scores(
+    q_codes: npt.NDArray[np.uint8],
+    q_offsets: npt.NDArray[np.int64],
+    t_codes: npt.NDArray[np.uint8],
+    t_offsets: npt.NDArray[np.int64],
+    table: npt.NDArray[np.int32],
+    mode: int,
+    gap_open: int,
+    gap_extend: int,
+    symmetric: bool,
+    threads: int,
+) -> tuple[npt.NDArray[np.int32], dict[str, int]]: ...
+def align_score_scalar(
+    a: npt.NDArray[np.uint8],
+    b: npt.NDArray[np.uint8],
+    table: npt.NDArray[np.int32],
+    mode: int,
+    gap_open: int,
+    gap_extend: int,
+) -> int: ...
+def align_pairs(
+    q_codes: npt.NDArray[np.uint8],
+    q_offsets: npt.NDArray[np.int64],
+    t_codes: npt.NDArray[np.uint8],
+    t_offsets: npt.NDArray[np.int64],
+    pairs: npt.NDArray[np.int64],
+    table: npt.NDArray[np.int32],
+    mode: int,
+    gap_open: int,
+    gap_extend: int,
+    threads: int,
+) -> list[tuple[int, int, int, int, int, str]]: ...
 def align_isa() -> str: ...
 def cpu_features() -> dict[str, object]: ...
-def edit_distances(q_codes: npt.NDArray[np.uint8], q_offsets: npt.NDArray[np.int64],
-                   t_codes: npt.NDArray[np.uint8], t_offsets: npt.NDArray[np.int64], mode: int,
-                   max_distance: int, alphabet: int, symmetric: bool, threads: int) -> npt.NDArray[np.int32]: ...
-def kmer_sketch(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64], digit: npt.NDArray[np.int8],
-                radix: int, k: int, canonical: bool, hashed: bool, seed: int, sketch_size: int,
-                with_counts: bool, threads: int,
-                ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.uint32]]: ...
-def kmer_rows(values: npt.NDArray[np.uint64], offsets: npt.NDArray[np.int64],
-              counts: npt.NDArray[np.uint32], rank: npt.NDArray[np.uint32], universe: int,
-              metric: int, sketch_size: int, lengths: npt.NDArray[np.int64], k: int, i0: int,
-              i1: int, single: bool, threads: int,
-              ) -> npt.NDArray[np.float32] | npt.NDArray[np.float64]: ...
+def edit_distances(
+    q_codes: npt.NDArray[np.uint8],
+    q_offsets: npt.NDArray[np.int64],
+    t_codes: npt.NDArray[np.uint8],
+    t_offsets: npt.NDArray[np.int64],
+    mode: int,
+    max_distance: int,
+    alphabet: int,
+    symmetric: bool,
+    threads: int,
+) -> npt.NDArray[np.int32]: ...
+def kmer_sketch(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    digit: npt.NDArray[np.int8],
+    radix: int,
+    k: int,
+    canonical: bool,
+    hashed: bool,
+    seed: int,
+    sketch_size: int,
+    with_counts: bool,
+    threads: int,
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.uint32]]: ...
+def kmer_rows(
+    values: npt.NDArray[np.uint64],
+    offsets: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.uint32],
+    rank: npt.NDArray[np.uint32],
+    universe: int,
+    metric: int,
+    sketch_size: int,
+    lengths: npt.NDArray[np.int64],
+    k: int,
+    i0: int,
+    i1: int,
+    single: bool,
+    threads: int,
+) -> npt.NDArray[np.float32] | npt.NDArray[np.float64]: ...
 def kmer_ranks(values: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.uint32], int]: ...
+
 # multiple alignment (csrc/msa, bound in csrc/bindings/msa.cpp)
-def msa_progressive(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
-                    letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
-                    gaps: tuple[float, float, float, float], merges: npt.NDArray[np.int64],
-                    weights: npt.NDArray[np.float64], threads: int,
-                    progress: object = None) -> tuple[npt.NDArray[np.int32], int]: ...
-def msa_refine_gaps(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
-                    letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
-                    gaps: tuple[float, float, float, float], weights: npt.NDArray[np.float64],
-                    iterations: int, seed: int, radius: int, column_of: npt.NDArray[np.int32],
-                    n_columns: int, threads: int = 1) -> tuple[npt.NDArray[np.int32], int, int]: ...
-def msa_cross_sum_of_pairs(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
-                           letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
-                           gaps: tuple[float, float, float, float],
-                           column_of: npt.NDArray[np.int32], n_columns: int,
-                           rows_a: npt.NDArray[np.int64], rows_b: npt.NDArray[np.int64]) -> float: ...
-def msa_lcs_distances(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64], letters: int,
-                      rows_a: npt.NDArray[np.int64], rows_b: npt.NDArray[np.int64] | None = None,
-                      threads: int = 0) -> npt.NDArray[np.float32]: ...
-def msa_single_linkage(condensed: npt.NDArray[np.float32],
-                       n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
-def msa_single_linkage_lcs(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
-                           letters: int, rows: npt.NDArray[np.int64],
-                           threads: int = 0) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
-def msa_lcs_lengths(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64], letters: int,
-                    rows_a: npt.NDArray[np.int64], rows_b: npt.NDArray[np.int64],
-                    threads: int = 0) -> npt.NDArray[np.int32]: ...
-def msa_lcs_distance_of_lengths(la: npt.NDArray[np.int64], lb: npt.NDArray[np.int64],
-                                lcs: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]: ...
+def msa_progressive(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    letter_of: npt.NDArray[np.int16],
+    sub: npt.NDArray[np.float32],
+    gaps: tuple[float, float, float, float],
+    merges: npt.NDArray[np.int64],
+    weights: npt.NDArray[np.float64],
+    threads: int,
+    progress: object = None,
+) -> tuple[npt.NDArray[np.int32], int]: ...
+def msa_refine_gaps(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    letter_of: npt.NDArray[np.int16],
+    sub: npt.NDArray[np.float32],
+    gaps: tuple[float, float, float, float],
+    weights: npt.NDArray[np.float64],
+    iterations: int,
+    seed: int,
+    radius: int,
+    column_of: npt.NDArray[np.int32],
+    n_columns: int,
+    threads: int = 1,
+) -> tuple[npt.NDArray[np.int32], int, int]: ...
+def msa_cross_sum_of_pairs(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    letter_of: npt.NDArray[np.int16],
+    sub: npt.NDArray[np.float32],
+    gaps: tuple[float, float, float, float],
+    column_of: npt.NDArray[np.int32],
+    n_columns: int,
+    rows_a: npt.NDArray[np.int64],
+    rows_b: npt.NDArray[np.int64],
+) -> float: ...
+def msa_lcs_distances(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    letters: int,
+    rows_a: npt.NDArray[np.int64],
+    rows_b: npt.NDArray[np.int64] | None = None,
+    threads: int = 0,
+) -> npt.NDArray[np.float32]: ...
+def msa_single_linkage(
+    condensed: npt.NDArray[np.float32], n: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
+def msa_single_linkage_lcs(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    letters: int,
+    rows: npt.NDArray[np.int64],
+    threads: int = 0,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
+def msa_lcs_lengths(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    letters: int,
+    rows_a: npt.NDArray[np.int64],
+    rows_b: npt.NDArray[np.int64],
+    threads: int = 0,
+) -> npt.NDArray[np.int32]: ...
+def msa_lcs_distance_of_lengths(
+    la: npt.NDArray[np.int64], lb: npt.NDArray[np.int64], lcs: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float32]: ...
+
 class MsaSlink:
     """Single linkage fed a block of distance rows at a time."""
     def __init__(self, n: int) -> None: ...
@@ -83,62 +182,117 @@ class MsaSlink:
     @property
     def added(self) -> int: ...
     def merges(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
-def msa_profile_pair(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
-                     letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
-                     gaps: tuple[float, float, float, float], weights: npt.NDArray[np.float64],
-                     column_of: npt.NDArray[np.int32], rows_a: npt.NDArray[np.int64],
-                     rows_b: npt.NDArray[np.int64], full_limit: int = 67108864,
-                     as_sequences: bool = False,
-                     threads: int = 1) -> tuple[npt.NDArray[np.uint8], float, float]: ...
-def msa_add_to_alignment(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
-                         column_of: npt.NDArray[np.int32], n_columns: int,
-                         new_codes: npt.NDArray[np.uint8], new_offsets: npt.NDArray[np.int64],
-                         letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
-                         gaps: tuple[float, float, float, float],
-                         weights: npt.NDArray[np.float64], fragments: bool = False,
-                         band_radius: int = 100, band_from_cells: int = 16777216,
-                         threads: int = 0) -> tuple[npt.NDArray[np.int32],
-                                                    list[npt.NDArray[np.uint8]],
-                                                    npt.NDArray[np.float64],
-                                                    npt.NDArray[np.uint8]]: ...
-def msa_dp_inputs(codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
-                  letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
-                  gaps: tuple[float, float, float, float], weights: npt.NDArray[np.float64],
-                  column_of: npt.NDArray[np.int32], rows_a: npt.NDArray[np.int64],
-                  rows_b: npt.NDArray[np.int64],
-                  as_sequences: bool = False) -> dict[str, Any]: ...
+
+def msa_profile_pair(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    letter_of: npt.NDArray[np.int16],
+    sub: npt.NDArray[np.float32],
+    gaps: tuple[float, float, float, float],
+    weights: npt.NDArray[np.float64],
+    column_of: npt.NDArray[np.int32],
+    rows_a: npt.NDArray[np.int64],
+    rows_b: npt.NDArray[np.int64],
+    full_limit: int = 67108864,
+    as_sequences: bool = False,
+    threads: int = 1,
+) -> tuple[npt.NDArray[np.uint8], float, float]: ...
+def msa_add_to_alignment(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    column_of: npt.NDArray[np.int32],
+    n_columns: int,
+    new_codes: npt.NDArray[np.uint8],
+    new_offsets: npt.NDArray[np.int64],
+    letter_of: npt.NDArray[np.int16],
+    sub: npt.NDArray[np.float32],
+    gaps: tuple[float, float, float, float],
+    weights: npt.NDArray[np.float64],
+    fragments: bool = False,
+    band_radius: int = 100,
+    band_from_cells: int = 16777216,
+    threads: int = 0,
+) -> tuple[
+    npt.NDArray[np.int32],
+    list[npt.NDArray[np.uint8]],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.uint8],
+]: ...
+def msa_dp_inputs(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    letter_of: npt.NDArray[np.int16],
+    sub: npt.NDArray[np.float32],
+    gaps: tuple[float, float, float, float],
+    weights: npt.NDArray[np.float64],
+    column_of: npt.NDArray[np.int32],
+    rows_a: npt.NDArray[np.int64],
+    rows_b: npt.NDArray[np.int64],
+    as_sequences: bool = False,
+) -> dict[str, Any]: ...
+
 class MsaProgressiveRun:
     """The progressive stage one merge at a time (the GPU stage batches each level)."""
-    def __init__(self, codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
-                 letter_of: npt.NDArray[np.int16], sub: npt.NDArray[np.float32],
-                 gaps: tuple[float, float, float, float], merges: npt.NDArray[np.int64],
-                 weights: npt.NDArray[np.float64]) -> None: ...
+    def __init__(
+        self,
+        codes: npt.NDArray[np.uint8],
+        offsets: npt.NDArray[np.int64],
+        letter_of: npt.NDArray[np.int16],
+        sub: npt.NDArray[np.float32],
+        gaps: tuple[float, float, float, float],
+        merges: npt.NDArray[np.int64],
+        weights: npt.NDArray[np.float64],
+    ) -> None: ...
     def dp_inputs(self, k: int) -> dict[str, object]: ...
     def banded_path(self, k: int) -> npt.NDArray[np.uint8] | None: ...
     def merge(self, k: int, path: npt.NDArray[np.uint8]) -> None: ...
     def finish(self) -> tuple[npt.NDArray[np.int32], int]: ...
-def msa_pair_posteriors(x: npt.NDArray[np.int16], y: npt.NDArray[np.int16],
-                        odds: npt.NDArray[np.float64], start: npt.NDArray[np.float64],
-                        open: npt.NDArray[np.float64],
-                        extend: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], float]: ...
+
+def msa_pair_posteriors(
+    x: npt.NDArray[np.int16],
+    y: npt.NDArray[np.int16],
+    odds: npt.NDArray[np.float64],
+    start: npt.NDArray[np.float64],
+    open: npt.NDArray[np.float64],
+    extend: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.float64], float]: ...
 def msa_upgma(condensed: npt.NDArray[np.float64], n: int) -> npt.NDArray[np.int64]: ...
+
 class MsaPosteriorSet:
     """Sparse posteriors of every pair, consistency, and alignment."""
-    def __init__(self, codes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
-                 letter_of: npt.NDArray[np.int16], letters: int) -> None: ...
+    def __init__(
+        self,
+        codes: npt.NDArray[np.uint8],
+        offsets: npt.NDArray[np.int64],
+        letter_of: npt.NDArray[np.int16],
+        letters: int,
+    ) -> None: ...
     @property
     def n(self) -> int: ...
-    def compute(self, odds: npt.NDArray[np.float64], start: npt.NDArray[np.float64],
-                open: npt.NDArray[np.float64], extend: npt.NDArray[np.float64], cutoff: float,
-                threads: int) -> None: ...
-    def set_pairs(self, pairs: npt.NDArray[np.int64], flat: npt.NDArray[np.float32],
-                  starts: npt.NDArray[np.int64], cutoff: float) -> None: ...
-    def pair(self, x: int, y: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32],
-                                            npt.NDArray[np.float32], int, int]: ...
+    def compute(
+        self,
+        odds: npt.NDArray[np.float64],
+        start: npt.NDArray[np.float64],
+        open: npt.NDArray[np.float64],
+        extend: npt.NDArray[np.float64],
+        cutoff: float,
+        threads: int,
+    ) -> None: ...
+    def set_pairs(
+        self,
+        pairs: npt.NDArray[np.int64],
+        flat: npt.NDArray[np.float32],
+        starts: npt.NDArray[np.int64],
+        cutoff: float,
+    ) -> None: ...
+    def pair(
+        self, x: int, y: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float32], int, int]: ...
     def accuracy(self) -> npt.NDArray[np.float64]: ...
     def consistency(self, rounds: int, cutoff: float, threads: int) -> None: ...
-    def align(self, merges: npt.NDArray[np.int64], iterations: int, seed: int,
-              threads: int) -> tuple[npt.NDArray[np.int32], int, int]: ...
+    def align(
+        self, merges: npt.NDArray[np.int64], iterations: int, seed: int, threads: int
+    ) -> tuple[npt.NDArray[np.int32], int, int]: ...
     def objective(self, cols: npt.NDArray[np.int32]) -> float: ...
     @property
     def nbytes(self) -> int: ...

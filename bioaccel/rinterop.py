@@ -39,8 +39,10 @@ def _ro():
     try:
         import rpy2.robjects as ro
     except ImportError as exc:  # rpy2 missing, or R not found by it
-        raise ImportError(f"bioaccel.rinterop needs rpy2 and R ({exc}); "
-                          "pip install 'bioaccel[r]' and install R (r-base-core)") from exc
+        raise ImportError(
+            f"bioaccel.rinterop needs rpy2 and R ({exc}); "
+            "pip install 'bioaccel[r]' and install R (r-base-core)"
+        ) from exc
     finally:
         _restore_env("LD_LIBRARY_PATH", before)
     return ro
@@ -57,8 +59,10 @@ def _ape(ro):
     try:
         ro.r("suppressMessages(library(ape))")
     except Exception as exc:  # rpy2 raises RRuntimeError
-        raise ImportError(f"the R package ape is not installed ({exc}); "
-                          "apt-get install r-cran-ape or install.packages('ape')") from None
+        raise ImportError(
+            f"the R package ape is not installed ({exc}); "
+            "apt-get install r-cran-ape or install.packages('ape')"
+        ) from None
 
 
 def _numbers(vector) -> np.ndarray:
@@ -80,8 +84,10 @@ def to_r_dist(dm: DistanceMatrix):
     ['dist']
     """
     ro = _ro()
-    make = ro.r("function(v, n, labels) structure(v, Size = as.integer(n), Labels = labels, "
-                "Diag = FALSE, Upper = FALSE, method = 'bioaccel', class = 'dist')")
+    make = ro.r(
+        "function(v, n, labels) structure(v, Size = as.integer(n), Labels = labels, "
+        "Diag = FALSE, Upper = FALSE, method = 'bioaccel', class = 'dist')"
+    )
     return make(ro.FloatVector(dm.condensed()), len(dm), ro.StrVector(dm.ids))
 
 
@@ -113,14 +119,21 @@ def to_r_alignment(aln):
         Neither a MultipleAlignment nor a SeqBatch.
     """
     from .sequences._batch import SeqBatch
+
     if isinstance(aln, SeqBatch):
         aln.as_alignment()  # equal lengths, or an error naming the first row that differs
-        ids, rows, alphabet = list(aln.ids), [aln.sequence(i) for i in range(len(aln))], aln.alphabet
+        ids, rows, alphabet = (
+            list(aln.ids),
+            [aln.sequence(i) for i in range(len(aln))],
+            aln.alphabet,
+        )
     elif all(hasattr(aln, a) for a in ("ids", "sequences", "alphabet")):
         ids, rows, alphabet = list(aln.ids), list(aln.sequences), aln.alphabet
     else:
-        raise TypeError(f"to_r_alignment: expected a MultipleAlignment or an aligned SeqBatch, "
-                        f"got {type(aln).__name__}")
+        raise TypeError(
+            f"to_r_alignment: expected a MultipleAlignment or an aligned SeqBatch, "
+            f"got {type(aln).__name__}"
+        )
     ro = _ro()
     _ape(ro)
     if len(ids) == 0:
@@ -128,8 +141,10 @@ def to_r_alignment(aln):
     dna = alphabet.name in ("dna", "rna")
     letters = "".join(rows)
     letters = letters.lower().replace("u", "t") if dna else letters.upper()
-    make = ro.r("function(chars, n, ids, dna) { m <- matrix(strsplit(chars, '')[[1]], nrow = n, "
-                "byrow = TRUE, dimnames = list(ids, NULL)); if (dna) as.DNAbin(m) else as.AAbin(m) }")
+    make = ro.r(
+        "function(chars, n, ids, dna) { m <- matrix(strsplit(chars, '')[[1]], nrow = n, "
+        "byrow = TRUE, dimnames = list(ids, NULL)); if (dna) as.DNAbin(m) else as.AAbin(m) }"
+    )
     return make(ro.StrVector([letters]), len(ids), ro.StrVector(ids), dna)
 
 
@@ -145,25 +160,31 @@ def from_r_alignment(x):
     ValueError
         A list whose sequences differ in length (naming the first one that does).
     """
-    from .sequences._alphabet import DNA, PROTEIN
     from .msa_engine import MultipleAlignment
+    from .sequences._alphabet import DNA, PROTEIN
 
     ro = _ro()
     _ape(ro)
     classes = list(x.rclass)
     if "DNAbin" not in classes and "AAbin" not in classes:
         raise TypeError(f"expected an ape DNAbin or AAbin, got an R object of class {classes}")
-    rows_of = ro.r("function(x) { ch <- as.character(x); if (!is.list(ch)) "
-                   "ch <- lapply(seq_len(nrow(ch)), function(i) ch[i, ]); "
-                   "vapply(ch, paste, '', collapse = '') }")
-    names_of = ro.r("function(x) { n <- if (is.list(x)) names(x) else rownames(x); "
-                    "if (is.null(n)) character() else n }")
+    rows_of = ro.r(
+        "function(x) { ch <- as.character(x); if (!is.list(ch)) "
+        "ch <- lapply(seq_len(nrow(ch)), function(i) ch[i, ]); "
+        "vapply(ch, paste, '', collapse = '') }"
+    )
+    names_of = ro.r(
+        "function(x) { n <- if (is.list(x)) names(x) else rownames(x); "
+        "if (is.null(n)) character() else n }"
+    )
     rows = [str(r).upper() for r in rows_of(x)]
     ids = [str(i) for i in names_of(x)] or [f"seq{k + 1}" for k in range(len(rows))]
     for k, row in enumerate(rows):
         if len(row) != len(rows[0]):
-            raise ValueError(f"from_r_alignment: sequence {k + 1} ({ids[k]!r}) has {len(row)} "
-                             f"sites, sequence 1 ({ids[0]!r}) {len(rows[0])}: not an alignment")
+            raise ValueError(
+                f"from_r_alignment: sequence {k + 1} ({ids[k]!r}) has {len(row)} "
+                f"sites, sequence 1 ({ids[0]!r}) {len(rows[0])}: not an alignment"
+            )
     return MultipleAlignment(ids, rows, DNA if "DNAbin" in classes else PROTEIN)
 
 
@@ -191,11 +212,17 @@ def tree_to_phylo(tree: Tree):
     order = _cladewise(edges, tree.root)
     num = lambda v: v + 1 if v < n else number[v]  # noqa: E731
     edge = [num(edges[k][0]) for k in order] + [num(edges[k][1]) for k in order]
-    make = ro.r("function(edge, len, tips, nnode) { x <- list(edge = matrix(as.integer(edge), "
-                "ncol = 2), edge.length = len, tip.label = tips, Nnode = as.integer(nnode)); "
-                "class(x) <- 'phylo'; attr(x, 'order') <- 'cladewise'; x }")
-    return make(ro.IntVector(edge), ro.FloatVector([lengths[k] for k in order]),
-                ro.StrVector(tree.labels), len(number))
+    make = ro.r(
+        "function(edge, len, tips, nnode) { x <- list(edge = matrix(as.integer(edge), "
+        "ncol = 2), edge.length = len, tip.label = tips, Nnode = as.integer(nnode)); "
+        "class(x) <- 'phylo'; attr(x, 'order') <- 'cladewise'; x }"
+    )
+    return make(
+        ro.IntVector(edge),
+        ro.FloatVector([lengths[k] for k in order]),
+        ro.StrVector(tree.labels),
+        len(number),
+    )
 
 
 def _cladewise(edges: list[tuple[int, int]], root: int) -> list[int]:
@@ -225,28 +252,49 @@ def phylo_to_tree(phylo) -> Tree:
     return Tree(labels, edge[0] - 1, edge[1] - 1, length, len(labels))
 
 
-def scores_to_dataframe(scores: np.ndarray, query_ids: Sequence[str],
-                        target_ids: Sequence[str] | None = None):
+def scores_to_dataframe(
+    scores: np.ndarray, query_ids: Sequence[str], target_ids: Sequence[str] | None = None
+):
     """Alignment scores (queries x targets) as a long R data.frame: query, target, score."""
     ro = _ro()
     scores = np.asarray(scores)
     target_ids = list(query_ids if target_ids is None else target_ids)
     if scores.shape != (len(query_ids), len(target_ids)):
-        raise ValueError(f"scores of shape {scores.shape} do not fit {len(query_ids)} queries x "
-                         f"{len(target_ids)} targets")
+        raise ValueError(
+            f"scores of shape {scores.shape} do not fit {len(query_ids)} queries x "
+            f"{len(target_ids)} targets"
+        )
     q = np.repeat(np.asarray(query_ids, dtype=object), len(target_ids))
     t = np.tile(np.asarray(target_ids, dtype=object), len(query_ids))
-    values = (ro.IntVector(scores.ravel().tolist()) if np.issubdtype(scores.dtype, np.integer)
-              else ro.FloatVector(scores.ravel().astype(float)))
-    return ro.r["data.frame"](query=ro.StrVector(q.tolist()), target=ro.StrVector(t.tolist()),
-                              score=values, stringsAsFactors=False)
+    values = (
+        ro.IntVector(scores.ravel().tolist())
+        if np.issubdtype(scores.dtype, np.integer)
+        else ro.FloatVector(scores.ravel().astype(float))
+    )
+    return ro.r["data.frame"](
+        query=ro.StrVector(q.tolist()),
+        target=ro.StrVector(t.tolist()),
+        score=values,
+        stringsAsFactors=False,
+    )
 
 
 def alignments_to_dataframe(alignments):
     """:class:`~bioaccel.pairwise._align.Alignment` records as an R data.frame, one row each."""
     ro = _ro()
-    fields = ("query_id", "target_id", "score", "query_start", "query_end", "target_start",
-              "target_end", "cigar", "identity", "query_aligned", "target_aligned")
+    fields = (
+        "query_id",
+        "target_id",
+        "score",
+        "query_start",
+        "query_end",
+        "target_start",
+        "target_end",
+        "cigar",
+        "identity",
+        "query_aligned",
+        "target_aligned",
+    )
     cols = {f: [getattr(a, f) for a in alignments] for f in fields}
     conv = {}
     for f, values in cols.items():
@@ -280,15 +328,18 @@ def pcoa(dm: DistanceMatrix, k: int = 2) -> tuple[np.ndarray, np.ndarray]:
     return points, _numbers(get(fit, "eig"))
 
 
-def plot_tree(tree: Tree, path: str, *, width: float = 7, height: float = 7,
-              title: str | None = None) -> None:
+def plot_tree(
+    tree: Tree, path: str, *, width: float = 7, height: float = 7, title: str | None = None
+) -> None:
     """Draw the tree with ``ape::plot.phylo`` into a PNG or PDF file."""
     ro = _ro()
     _ape(ro)
     suffix = str(path).lower().rsplit(".", 1)[-1]
     if suffix not in ("png", "pdf"):
         raise ValueError(f"{path}: expected a .png or .pdf file name")
-    draw = ro.r("function(tr, path, w, h, kind, main) { if (kind == 'png') png(path, width = w, "
-                "height = h, units = 'in', res = 150) else pdf(path, width = w, height = h); "
-                "on.exit(dev.off()); plot.phylo(ladderize(tr), main = main, cex = 0.6) }")
+    draw = ro.r(
+        "function(tr, path, w, h, kind, main) { if (kind == 'png') png(path, width = w, "
+        "height = h, units = 'in', res = 150) else pdf(path, width = w, height = h); "
+        "on.exit(dev.off()); plot.phylo(ladderize(tr), main = main, cex = 0.6) }"
+    )
     draw(tree_to_phylo(tree), str(path), width, height, suffix, title or "")

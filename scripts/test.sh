@@ -5,9 +5,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
-if ! command -v R >/dev/null || ! command -v mash >/dev/null || ! command -v fasttree >/dev/null || ! command -v iqtree2 >/dev/null || ! Rscript -e 'library(ape); library(phangorn); library(testthat); library(roxygen2)' >/dev/null 2>&1; then
+if ! command -v R >/dev/null || ! command -v mash >/dev/null || ! command -v fasttree >/dev/null || ! command -v iqtree2 >/dev/null || ! command -v clang-format >/dev/null || ! Rscript -e 'library(ape); library(phangorn); library(testthat); library(roxygen2)' >/dev/null 2>&1; then
   apt-get update -qq
-  apt-get install -y -qq r-base-core r-cran-ape r-cran-phangorn r-cran-testthat r-cran-roxygen2 mash fasttree iqtree >/dev/null
+  apt-get install -y -qq r-base-core r-cran-ape r-cran-phangorn r-cran-testthat r-cran-roxygen2 mash fasttree iqtree clang-format >/dev/null
+fi
+# nvcc compiles every CUDA C source in the tests (strict CI fails without it): the CUDA
+# toolkit's bin folder when it is installed but not on the PATH
+if ! command -v nvcc >/dev/null; then
+  for d in /usr/local/cuda/bin /usr/local/cuda-*/bin; do
+    if [ -x "$d/nvcc" ]; then export PATH="$d:$PATH"; break; fi
+  done
 fi
 # a real single-node Slurm for the scale-out tests (tests/slurm_local.py)
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
@@ -17,4 +24,8 @@ fi
 # compat mode puts the checkout on sys.path, so Snakemake's plugin discovery (pkgutil)
 # finds snakemake_scheduler_plugin_bioaccel
 python3 -m pip install -q -e '.[test,r,workflows]' --config-settings editable_mode=compat
+# lint gate: Python (ruff, configured in pyproject.toml) and C++ (clang-format, .clang-format)
+python3 -m ruff check .
+python3 -m ruff format --check .
+git ls-files -z 'csrc/*.cpp' 'csrc/*.hpp' 'csrc/*.inc' | xargs -0 clang-format --dry-run --Werror
 python3 -m pytest -q "$@"

@@ -33,7 +33,6 @@ On any internal error the plugin logs it and returns None, and Snakemake falls b
 own greedy scheduler for that round.
 """
 
-
 import time
 from dataclasses import dataclass, field
 from typing import Dict, Mapping, Optional, Sequence, Union
@@ -48,24 +47,32 @@ from snakemake_interface_scheduler_plugins.settings import SchedulerSettingsBase
 class SchedulerSettings(SchedulerSettingsBase):
     policy: Optional[str] = field(
         default=None,
-        metadata={"help": "Queue policy: fcfs, priority, fair, predicted (shortest first), "
-                          "largest (longest first) (default: the host's shares file, else "
-                          "fcfs)."},
+        metadata={
+            "help": "Queue policy: fcfs, priority, fair, predicted (shortest first), "
+            "largest (longest first) (default: the host's shares file, else "
+            "fcfs)."
+        },
     )
     shares: Optional[str] = field(
         default=None,
-        metadata={"help": "Fair-share shares per user/rule, e.g. 'align=2,tree=1' (default: "
-                          "the host's shares file)."},
+        metadata={
+            "help": "Fair-share shares per user/rule, e.g. 'align=2,tree=1' (default: "
+            "the host's shares file)."
+        },
     )
     aging: Optional[float] = field(
         default=0.1,
-        metadata={"help": "Aging of the predicted policy (seconds of predicted runtime "
-                          "forgiven per second waited)."},
+        metadata={
+            "help": "Aging of the predicted policy (seconds of predicted runtime "
+            "forgiven per second waited)."
+        },
     )
     history: Optional[str] = field(
         default=None,
-        metadata={"help": "bioaccel run directory whose history predicts runtimes (default: "
-                          "the host-wide one)."},
+        metadata={
+            "help": "bioaccel run directory whose history predicts runtimes (default: "
+            "the host-wide one)."
+        },
     )
 
 
@@ -77,8 +84,10 @@ def _gpu_count(job) -> int:
     except (TypeError, ValueError):
         count = float("nan")
     if isinstance(value, bool) or not 0 <= count < float("inf") or count != int(count):
-        raise ValueError(f"rule {_rule_name(job)!r}: resources gpu={value!r}; expected a whole "
-                         "number of GPUs >= 0")
+        raise ValueError(
+            f"rule {_rule_name(job)!r}: resources gpu={value!r}; expected a whole "
+            "number of GPUs >= 0"
+        )
     return int(count)
 
 
@@ -109,18 +118,21 @@ class Scheduler(SchedulerBase):
         self._config = config
         self._login = current_user()
         self.arbiter = arbiter
-        self.policy = make_policy(settings.policy or config.policy or "fcfs",
-                                  shares=parse_shares(settings.shares) if settings.shares
-                                  else config.shares,
-                                  aging=settings.aging if settings.aging is not None else 0.1)
+        self.policy = make_policy(
+            settings.policy or config.policy or "fcfs",
+            shares=parse_shares(settings.shares) if settings.shares else config.shares,
+            aging=settings.aging if settings.aging is not None else 0.1,
+        )
         self._seen: Dict[int, float] = {}
         self._usage: Dict[str, float] = {}
         history = History(arbiter, config)
         self._predictor = RuntimePredictor(history.runs())
         if self.policy.name == "fair":
             self._usage = dict(history.usage())  # every user's recorded use on this host
-        self.logger.info(f"bioaccel scheduler: policy {self.policy.name}; GPU jobs lease "
-                         f"through the arbiter in {arbiter} (bioaccel gpu-run)")
+        self.logger.info(
+            f"bioaccel scheduler: policy {self.policy.name}; GPU jobs lease "
+            f"through the arbiter in {arbiter} (bioaccel gpu-run)"
+        )
 
     def _predicted(self, job, input_sizes) -> float:
         res = job.scheduler_resources
@@ -150,8 +162,10 @@ class Scheduler(SchedulerBase):
         try:
             return self._select(selectable_jobs, available_resources, input_sizes)
         except Exception as exc:  # the interface asks for None: Snakemake's greedy takes over
-            self.logger.warning(f"bioaccel scheduler: {type(exc).__name__}: {exc}; "
-                                "falling back to Snakemake's greedy scheduler for this round")
+            self.logger.warning(
+                f"bioaccel scheduler: {type(exc).__name__}: {exc}; "
+                "falling back to Snakemake's greedy scheduler for this round"
+            )
             return None
 
     def _select(self, jobs, available, input_sizes):
@@ -163,13 +177,22 @@ class Scheduler(SchedulerBase):
             first = self._seen.setdefault(id(job), now)
             res = job.scheduler_resources
             claimed = res.get("user")
-            requests.append(Request(
-                f"{k:09d}", self._config.check_account(
-                    self._login, str(claimed) if claimed is not None else None),
-                float(job.priority or 0), _gpu_count(job), first,
-                self._predicted(job, input_sizes), payload=job))
-        remaining = {name: value for name, value in available.items()
-                     if isinstance(value, (int, float))}
+            requests.append(
+                Request(
+                    f"{k:09d}",
+                    self._config.check_account(
+                        self._login, str(claimed) if claimed is not None else None
+                    ),
+                    float(job.priority or 0),
+                    _gpu_count(job),
+                    first,
+                    self._predicted(job, input_sizes),
+                    payload=job,
+                )
+            )
+        remaining = {
+            name: value for name, value in available.items() if isinstance(value, (int, float))
+        }
         chosen = []
         for req in self.policy.order(requests, now, self._usage):
             res = req.payload.scheduler_resources

@@ -86,9 +86,12 @@ def r_library(tmp_path_factory):
     if shutil.which("R") is None:
         unavailable("R is not installed (apt-get install r-base-core r-cran-ape r-cran-phangorn)")
     lib = tmp_path_factory.mktemp("rlib")
-    proc = subprocess.run(["R", "CMD", "INSTALL", f"--library={lib}",
-                           str(Path(__file__).resolve().parents[1] / "R")],
-                          capture_output=True, text=True, env=child_env())
+    proc = subprocess.run(
+        ["R", "CMD", "INSTALL", f"--library={lib}", str(Path(__file__).resolve().parents[1] / "R")],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return lib
 
@@ -97,10 +100,12 @@ def r_library(tmp_path_factory):
 def ro():
     """rpy2's robjects with R and ape loaded (tests.rhelpers.r)."""
     from .rhelpers import r
+
     return r()
 
 
 @pytest.fixture(scope="session")
 def rinterop(ro):
     from bioaccel import rinterop
+
     return rinterop

@@ -42,6 +42,7 @@ def require(module: str, why: str = ""):
     """Import ``module``, or :func:`unavailable` naming it (a failure in strict CI, where the
     test extra installs every oracle)."""
     import importlib
+
     try:
         return importlib.import_module(module)
     except ImportError as exc:
@@ -59,6 +60,7 @@ def _cached(name: str) -> Path:
 def require_r_package(pkg: str):
     try:
         from bioaccel.rinterop import _ro
+
         ro = _ro()
     except Exception as exc:  # ImportError, or R failing to load
         unavailable(f"rpy2 is needed to read R data sets ({exc})")
@@ -73,7 +75,9 @@ def woodmouse() -> Path:
     if not out.exists():
         ro = require_r_package("ape")
         tmp = str(out) + ".tmp"
-        ro.r(f'library(ape); data(woodmouse); write.dna(woodmouse, "{tmp}", format="fasta", colsep="", nbcol=-1)')
+        ro.r(
+            f'library(ape); data(woodmouse); write.dna(woodmouse, "{tmp}", format="fasta", colsep="", nbcol=-1)'
+        )
         os.replace(tmp, out)
     return out
 
@@ -84,8 +88,10 @@ def laurasiatherian() -> Path:
     if not out.exists():
         ro = require_r_package("phangorn")
         tmp = str(out) + ".tmp"
-        ro.r(f'library(phangorn); data(Laurasiatherian); '
-             f'write.phyDat(Laurasiatherian, "{tmp}", format="fasta", colsep="", nbcol=-1)')
+        ro.r(
+            f"library(phangorn); data(Laurasiatherian); "
+            f'write.phyDat(Laurasiatherian, "{tmp}", format="fasta", colsep="", nbcol=-1)'
+        )
         os.replace(tmp, out)
     return out
 
@@ -108,15 +114,22 @@ def ha_proteins(count: int | None = None) -> list[str]:
     with gzip.open(flu_ha(), "rt") as f:
         for rec in SeqIO.parse(f, "fasta"):
             nt = str(rec.seq).replace("-", "").upper()
-            out.append(str(Seq(nt[:len(nt) // 3 * 3]).translate(to_stop=True)))
+            out.append(str(Seq(nt[: len(nt) // 3 * 3]).translate(to_stop=True)))
             if count is not None and len(out) == count:
                 break
     return out
 
 
-def random_alignment(rng: np.random.Generator, n: int, sites: int, *, divergence: float = 0.3,
-                     missing: float = 0.05, missing_letters: str = "N-RYKM?",
-                     gap_runs: int = 2) -> list[str]:
+def random_alignment(
+    rng: np.random.Generator,
+    n: int,
+    sites: int,
+    *,
+    divergence: float = 0.3,
+    missing: float = 0.05,
+    missing_letters: str = "N-RYKM?",
+    gap_runs: int = 2,
+) -> list[str]:
     """Seeded random alignment: a star phylogeny around an ancestor, with IUPAC codes,
     N, '?' and gap runs sprinkled in."""
     anc = rng.choice(list("ACGT"), sites)
@@ -130,7 +143,7 @@ def random_alignment(rng: np.random.Generator, n: int, sites: int, *, divergence
             x[msk] = rng.choice(list(missing_letters), int(msk.sum()))
         for _ in range(gap_runs if missing_letters else 0):
             start = int(rng.integers(0, sites))
-            x[start:start + int(rng.integers(1, max(2, sites // 10)))] = "-"
+            x[start : start + int(rng.integers(1, max(2, sites // 10)))] = "-"
         seqs.append("".join(x))
     return seqs
 
@@ -143,12 +156,19 @@ def _debian_file(package: str, member: str, name: str) -> Path:
     if shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
         unavailable(f"apt-get/dpkg-deb needed to fetch {name} from {package}")
     with tempfile.TemporaryDirectory() as tmp:
-        res = subprocess.run(["apt-get", "download", package], cwd=tmp, capture_output=True, text=True,
-                             env=dict(os.environ))
+        res = subprocess.run(
+            ["apt-get", "download", package],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            env=dict(os.environ),
+        )
         debs = list(Path(tmp).glob(f"{package}_*.deb"))
         if res.returncode != 0 or not debs:
             unavailable(f"apt-get download {package} failed: {res.stderr.strip()[-300:]}")
-        subprocess.run(["dpkg-deb", "-x", str(debs[0]), tmp + "/x"], check=True, env=dict(os.environ))
+        subprocess.run(
+            ["dpkg-deb", "-x", str(debs[0]), tmp + "/x"], check=True, env=dict(os.environ)
+        )
         shutil.copy(Path(tmp) / "x" / member, str(out) + ".tmp")
         os.replace(str(out) + ".tmp", out)
     return out
@@ -156,13 +176,18 @@ def _debian_file(package: str, member: str, name: str) -> Path:
 
 def dada2_16s() -> Path:
     """dada2's ten_16s.100.fa.gz: 3,994 16S rRNA sequences (Debian r-bioc-dada2)."""
-    return _debian_file("r-bioc-dada2", "usr/lib/R/site-library/dada2/extdata/ten_16s.100.fa.gz",
-                        "ten_16s.100.fa.gz")
+    return _debian_file(
+        "r-bioc-dada2",
+        "usr/lib/R/site-library/dada2/extdata/ten_16s.100.fa.gz",
+        "ten_16s.100.fa.gz",
+    )
 
 
 def dm3_upstream() -> Path:
     """Biostrings' dm3_upstream2000.fa.gz: 26,454 Drosophila upstream sequences of 2 kb
     (Debian r-bioc-biostrings)."""
-    return _debian_file("r-bioc-biostrings",
-                        "usr/lib/R/site-library/Biostrings/extdata/dm3_upstream2000.fa.gz",
-                        "dm3_upstream2000.fa.gz")
+    return _debian_file(
+        "r-bioc-biostrings",
+        "usr/lib/R/site-library/Biostrings/extdata/dm3_upstream2000.fa.gz",
+        "dm3_upstream2000.fa.gz",
+    )

@@ -44,9 +44,11 @@ def nj_reference(d: np.ndarray):
         nxt += 1
         d = d2
     a, b, c = 0, 1, 2
-    edges += [(nxt, nodes[a], (d[a, b] + d[a, c] - d[b, c]) / 2),
-              (nxt, nodes[b], (d[a, b] + d[b, c] - d[a, c]) / 2),
-              (nxt, nodes[c], (d[a, c] + d[b, c] - d[a, b]) / 2)]
+    edges += [
+        (nxt, nodes[a], (d[a, b] + d[a, c] - d[b, c]) / 2),
+        (nxt, nodes[b], (d[a, b] + d[b, c] - d[a, c]) / 2),
+        (nxt, nodes[c], (d[a, c] + d[b, c] - d[a, b]) / 2),
+    ]
     return edges, np.array(gaps)
 
 
@@ -92,19 +94,20 @@ def _split_lengths(tree):
         order.append(v)
         stack.extend(int(tree.child[e]) for e in tree._children[v])
     for v in reversed(order):
-        below[v] = frozenset([v]) if v < n else frozenset().union(
-            *(below[int(tree.child[e])] for e in tree._children[v]))
+        below[v] = (
+            frozenset([v])
+            if v < n
+            else frozenset().union(*(below[int(tree.child[e])] for e in tree._children[v]))
+        )
     out = {}
-    for p, c, ln in zip(tree.parent, tree.child, tree.length):
+    for _p, c, ln in zip(tree.parent, tree.child, tree.length):
         side = below[int(c)]
         key = side if 0 not in side else frozenset(range(n)) - side
         out[key] = out.get(key, 0.0) + float(ln)  # edges around a degree-2 root add up
     return out
 
 
-
 def assert_same_nj_tree(a, b, atol=1e-9):
     la, lb = _split_lengths(a), _split_lengths(b)
     assert set(la) == set(lb), f"Robinson-Foulds distance {len(set(la) ^ set(lb))}"
     np.testing.assert_allclose([la[k] for k in la], [lb[k] for k in la], rtol=0, atol=atol)
-

@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
+
 from tests.datasets import unavailable
 
 HOST_DIR = Path(__file__).parent / "cuda_host"
@@ -18,17 +19,25 @@ def build(tmp_path_factory, source: str, flags: tuple[str, ...] = ()) -> Path:
     if nvcc is None:
         unavailable("nvcc is not on PATH (CUDA toolkit; scripts/test.sh adds /usr/local/cuda*/bin)")
     exe = tmp_path_factory.mktemp("cuda_host") / Path(source).stem
-    res = subprocess.run([nvcc, "-O2", *flags, "-x", "cu", str(HOST_DIR / source), "-o", str(exe)],
-                         capture_output=True, text=True)
+    res = subprocess.run(
+        [nvcc, "-O2", *flags, "-x", "cu", str(HOST_DIR / source), "-o", str(exe)],
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 0, res.stderr
     return exe
 
 
-def run(exe: Path, parts: list[np.ndarray], shape: tuple[int, int],
-        args: tuple[str, ...] = ()) -> np.ndarray:
+def run(
+    exe: Path, parts: list[np.ndarray], shape: tuple[int, int], args: tuple[str, ...] = ()
+) -> np.ndarray:
     """Feed the arrays' bytes on stdin; the program prints one int32 per line."""
-    res = subprocess.run([str(exe), *args], input=b"".join(p.tobytes() for p in parts),
-                         capture_output=True, check=False)
+    res = subprocess.run(
+        [str(exe), *args],
+        input=b"".join(p.tobytes() for p in parts),
+        capture_output=True,
+        check=False,
+    )
     assert res.returncode == 0, res.stderr.decode()
     return np.array(res.stdout.split(), dtype=np.int32).reshape(shape)
 
@@ -44,4 +53,3 @@ def nvrtc_library():
             if "builtins" not in lib.name:
                 return ctypes.CDLL(str(lib))
     return None
-

@@ -16,7 +16,9 @@ def r():
 
 def to_r_matrix(ro, data: np.ndarray, labels: list[str]):
     n = data.shape[0]
-    m = ro.r["matrix"](ro.FloatVector(np.asarray(data, dtype=float).ravel(order="F")), nrow=n, ncol=n)
+    m = ro.r["matrix"](
+        ro.FloatVector(np.asarray(data, dtype=float).ravel(order="F")), nrow=n, ncol=n
+    )
     ro.globalenv["bioaccel_tmp"] = m
     ro.globalenv["bioaccel_labels"] = ro.StrVector(labels)
     ro.r("dimnames(bioaccel_tmp) <- list(bioaccel_labels, bioaccel_labels)")

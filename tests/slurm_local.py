@@ -44,16 +44,22 @@ class LocalSlurm:
         self.env = dict(os.environ, SLURM_CONF=str(self.conf))
 
     def check(self) -> None:
-        missing = [exe for exe in ("slurmctld", "slurmd", "munged", "sbatch", "squeue")
-                   if shutil.which(exe) is None and not Path(f"/usr/sbin/{exe}").exists()]
+        missing = [
+            exe
+            for exe in ("slurmctld", "slurmd", "munged", "sbatch", "squeue")
+            if shutil.which(exe) is None and not Path(f"/usr/sbin/{exe}").exists()
+        ]
         if missing:
-            raise SlurmUnavailable(f"Slurm is not installed (missing {missing}; apt-get install "
-                                   "slurm-wlm munge)")
+            raise SlurmUnavailable(
+                f"Slurm is not installed (missing {missing}; apt-get install slurm-wlm munge)"
+            )
         if os.geteuid() != 0:
             raise SlurmUnavailable("a local Slurm needs root (slurmd runs as root)")
         if self.conf.exists():
-            raise SlurmUnavailable(f"{self.conf} exists already: this machine has a Slurm "
-                                   "configuration the test harness will not replace")
+            raise SlurmUnavailable(
+                f"{self.conf} exists already: this machine has a Slurm "
+                "configuration the test harness will not replace"
+            )
 
     def _munge(self) -> None:
         if subprocess.run(["pgrep", "-x", "munged"], capture_output=True).returncode == 0:
@@ -78,8 +84,9 @@ class LocalSlurm:
                 try:
                     os.mknod(dev, 0o666 | 0o020000, os.makedev(1, 3))  # char device, as /dev/null
                 except OSError as exc:
-                    raise SlurmUnavailable(f"cannot create the GPU device stand-in {dev} "
-                                           f"(mknod: {exc.strerror})") from None
+                    raise SlurmUnavailable(
+                        f"cannot create the GPU device stand-in {dev} (mknod: {exc.strerror})"
+                    ) from None
         d = self.dir
         self.conf.write_text(f"""ClusterName=bioaccel-test
 SlurmctldHost={self.host}
@@ -112,10 +119,15 @@ NodeName={self.host} CPUs={self.cpus} RealMemory=16000 Gres=gpu:{self.gpus} Stat
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 """)
         (self.conf.parent / "gres.conf").write_text(
-            f"AutoDetect=off\nNodeName={self.host} Name=gpu File={d}/dev/nvidia[0-{self.gpus - 1}]\n")
+            f"AutoDetect=off\nNodeName={self.host} Name=gpu File={d}/dev/nvidia[0-{self.gpus - 1}]\n"
+        )
         for daemon in ("slurmctld", "slurmd"):
-            proc = subprocess.run([f"/usr/sbin/{daemon}", "-f", str(self.conf)], env=self.env,
-                                  capture_output=True, text=True)
+            proc = subprocess.run(
+                [f"/usr/sbin/{daemon}", "-f", str(self.conf)],
+                env=self.env,
+                capture_output=True,
+                text=True,
+            )
             if proc.returncode != 0:
                 raise SlurmUnavailable(f"{daemon} did not start: {proc.stderr.strip()[-500:]}")
         deadline = time.time() + 60
@@ -124,8 +136,10 @@ PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
             if state in ("idle", "mix", "alloc"):
                 return self
             time.sleep(0.5)
-        raise SlurmUnavailable(f"the node never became idle (state {state!r}); slurmd log:\n"
-                               + (d / "log/slurmd.log").read_text()[-1500:])
+        raise SlurmUnavailable(
+            f"the node never became idle (state {state!r}); slurmd log:\n"
+            + (d / "log/slurmd.log").read_text()[-1500:]
+        )
 
     def run(self, args, **kw) -> subprocess.CompletedProcess:
         return subprocess.run(args, env=self.env, capture_output=True, text=True, **kw)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import shutil
 import struct
-import zlib
 import subprocess
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +16,13 @@ REPO = Path(__file__).resolve().parents[1]
 DISTANCES = REPO / "workflows" / "distances"
 PHYLOGENY = REPO / "workflows" / "phylogeny"
 #: the phylogeny workflow's .test families: name -> file
-PHYLOGENY_FILES = {"big": "big.fa", "mid": "mid.fasta", "small": "small.fa", "made": "made.fa",
-         "single": "single.fa"}
+PHYLOGENY_FILES = {
+    "big": "big.fa",
+    "mid": "mid.fasta",
+    "small": "small.fa",
+    "made": "made.fa",
+    "single": "single.fa",
+}
 
 
 def copy_workflow(workflow: Path, dest: Path) -> Path:
@@ -34,8 +39,9 @@ def run(exe, cwd, r_library, *args, gpus="4"):
     env.pop("CUDA_VISIBLE_DEVICES", None)
     if gpus:
         env["BIOACCEL_VIRTUAL_GPUS"] = gpus
-    return subprocess.run([exe, "--cores", "2", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=1200)
+    return subprocess.run(
+        [exe, "--cores", "2", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=1200
+    )
 
 
 def png_pixels(path: Path) -> tuple[int, int]:
@@ -44,8 +50,8 @@ def png_pixels(path: Path) -> tuple[int, int]:
     assert raw[:8] == b"\x89PNG\r\n\x1a\n", f"{path.name} is not a PNG"
     pos, idat, width = 8, b"", None
     while pos < len(raw):
-        length, kind = struct.unpack(">I4s", raw[pos:pos + 8])
-        body = raw[pos + 8:pos + 8 + length]
+        length, kind = struct.unpack(">I4s", raw[pos : pos + 8])
+        body = raw[pos + 8 : pos + 8 + length]
         if kind == b"IHDR":
             width, height, depth, colour = struct.unpack(">IIBB", body[:10])
         elif kind == b"IDAT":
@@ -57,4 +63,3 @@ def png_pixels(path: Path) -> tuple[int, int]:
     rows = np.frombuffer(pixels, np.uint8).reshape(height, -1)[:, 1:]
     assert rows.std() > 0, f"{path.name} is blank"
     return width, height
-

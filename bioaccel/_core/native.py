@@ -9,7 +9,9 @@ def load_native():
     try:
         from .. import _native
     except ImportError as exc:
-        raise ImportError(f"bioaccel's compiled core (bioaccel._native) cannot be loaded: {exc}; "
-                          "build it with `pip install .` (or `python setup.py build_ext "
-                          "--inplace` in a checkout)") from exc
+        raise ImportError(
+            f"bioaccel's compiled core (bioaccel._native) cannot be loaded: {exc}; "
+            "build it with `pip install .` (or `python setup.py build_ext "
+            "--inplace` in a checkout)"
+        ) from exc
     return _native

@@ -15,9 +15,16 @@ from collections.abc import Mapping
 from pathlib import Path
 
 #: extension -> the formats such a file may hold (the first is the default)
-MATRIX = {".phy": ("phylip", "phylip-lower"), ".phylip": ("phylip", "phylip-lower"),
-          ".dist": ("phylip", "phylip-lower"), ".mat": ("phylip", "phylip-lower"),
-          ".tsv": ("tsv",), ".npy": ("npy",), ".npz": ("npz",), ".cdist": ("cdist",)}
+MATRIX = {
+    ".phy": ("phylip", "phylip-lower"),
+    ".phylip": ("phylip", "phylip-lower"),
+    ".dist": ("phylip", "phylip-lower"),
+    ".mat": ("phylip", "phylip-lower"),
+    ".tsv": ("tsv",),
+    ".npy": ("npy",),
+    ".npz": ("npz",),
+    ".cdist": ("cdist",),
+}
 CONDENSED = {".cdist": ("cdist",)}
 TILE = {".npz": ("npz",)}
 SKETCHES = {".npz": ("npz",)}
@@ -26,15 +33,24 @@ SCORES = {".npy": ("npy",), ".tsv": ("tsv",)}
 ALIGNMENT_TABLE = {".tsv": ("tsv",)}
 #: multiple alignments (:meth:`bioaccel.msa_engine.MultipleAlignment.write`, ``bioaccel msa``);
 #: also ``NAME.EXT.gz``, gzip-compressed
-ALIGNMENT = {**{ext: ("fasta",) for ext in (".fa", ".fasta", ".fas", ".afa", ".mfa")},
-             **{ext: ("clustal",) for ext in (".aln", ".clustal", ".clw")},
-             **{ext: ("stockholm",) for ext in (".sto", ".stockholm", ".stk")},
-             ".a2m": ("a2m",), ".phy": ("phylip",), ".phylip": ("phylip",)}
+ALIGNMENT = {
+    **{ext: ("fasta",) for ext in (".fa", ".fasta", ".fas", ".afa", ".mfa")},
+    **{ext: ("clustal",) for ext in (".aln", ".clustal", ".clw")},
+    **{ext: ("stockholm",) for ext in (".sto", ".stockholm", ".stk")},
+    ".a2m": ("a2m",),
+    ".phy": ("phylip",),
+    ".phylip": ("phylip",),
+}
 NEWICK = {ext: ("newick",) for ext in (".nwk", ".newick", ".tre", ".tree", ".treefile", ".nw")}
 
 
-def output_format(path: str | os.PathLike, allowed: Mapping[str, tuple[str, ...]], what: str,
-                  format: str | None = None, default: str | None = None) -> str:
+def output_format(
+    path: str | os.PathLike,
+    allowed: Mapping[str, tuple[str, ...]],
+    what: str,
+    format: str | None = None,
+    default: str | None = None,
+) -> str:
     """The format to write ``path`` in, or a ``ValueError`` naming the accepted extensions.
 
     Parameters
@@ -54,9 +70,14 @@ def output_format(path: str | os.PathLike, allowed: Mapping[str, tuple[str, ...]
     return output_spec(path, allowed, what, format, default)[0]
 
 
-def output_spec(path: str | os.PathLike, allowed: Mapping[str, tuple[str, ...]], what: str,
-                format: str | None = None, default: str | None = None,
-                compressible: bool = False) -> tuple[str, bool]:
+def output_spec(
+    path: str | os.PathLike,
+    allowed: Mapping[str, tuple[str, ...]],
+    what: str,
+    format: str | None = None,
+    default: str | None = None,
+    compressible: bool = False,
+) -> tuple[str, bool]:
     """(format, gzip): :func:`output_format`, and for a ``compressible`` kind whether the
     name ends in ``.gz`` (the extension before it then decides the format).
 
@@ -81,8 +102,10 @@ def output_spec(path: str | os.PathLike, allowed: Mapping[str, tuple[str, ...]],
         if fmt in allowed[ext]:
             return fmt, compressed
         fits = [e for e, fmts in sorted(allowed.items()) if fmt in fmts]
-        raise ValueError(f"{path}: the name says {allowed[ext][0]} but the format asked is {fmt}; "
-                         + (f"name it {_or_list(fits)}" if fits else f"{what} formats: {names}"))
+        raise ValueError(
+            f"{path}: the name says {allowed[ext][0]} but the format asked is {fmt}; "
+            + (f"name it {_or_list(fits)}" if fits else f"{what} formats: {names}")
+        )
     every = {f for fmts in allowed.values() for f in fmts}
     if ext:
         raise ValueError(f"{path}: {article} {what} is not written as {ext}; name it {names}")

@@ -8,7 +8,9 @@ from collections.abc import Callable, Iterator
 
 
 @contextlib.contextmanager
-def progress_bar(description: str, enabled: bool | None = None) -> Iterator[Callable[[int, int], None]]:
+def progress_bar(
+    description: str, enabled: bool | None = None
+) -> Iterator[Callable[[int, int], None]]:
     """Yield an ``update(done, total)`` callback drawing a rich progress bar with ETA.
 
     The bar appears at the first ``update``, so it always has a total and an ETA; a
@@ -21,11 +23,22 @@ def progress_bar(description: str, enabled: bool | None = None) -> Iterator[Call
         yield lambda done, total: None
         return
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn(), TimeRemainingColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
     bar = Progress(*columns, console=Console(stderr=True), transient=True)
     task = None
 

@@ -36,5 +36,6 @@ def check_threads(threads, name: str = "threads") -> int:
     if not ok or not 0 <= int(threads) <= cap:
         raise ThreadCountError(
             f"{name}={threads!r} is out of range: expected an integer from 0 (all cores) to "
-            f"{cap} ({MAX_THREADS_PER_CPU} x {os.cpu_count() or 1} CPUs)")
+            f"{cap} ({MAX_THREADS_PER_CPU} x {os.cpu_count() or 1} CPUs)"
+        )
     return int(threads)

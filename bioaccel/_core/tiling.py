@@ -31,9 +31,15 @@ def balanced_cuts(weights, parts: int) -> list[int]:
     return [0, *[int(min(max(c, 0), n)) for c in inner], n]
 
 
-def triangle_row_ranges(row_work, *, rows: int | None = None, parts: int,
-                        min_work: float = 0.0, max_pairs: int | None = None,
-                        max_block_cells: int | None = None) -> list[tuple[int, int]]:
+def triangle_row_ranges(
+    row_work,
+    *,
+    rows: int | None = None,
+    parts: int,
+    min_work: float = 0.0,
+    max_pairs: int | None = None,
+    max_block_cells: int | None = None,
+) -> list[tuple[int, int]]:
     """Row ranges [i0, i1) covering rows ``[0, rows)`` (default: every row of ``row_work``)
     of the upper triangle of an n x n pair matrix (n = ``len(row_work)``; row i holds the
     n - i - 1 pairs (i, j > i)), each of about ``total work / parts`` (at least
@@ -51,10 +57,14 @@ def triangle_row_ranges(row_work, *, rows: int | None = None, parts: int,
     ranges, i0 = [], 0
     while i0 < rows:
         i1, acc, pairs = i0, 0.0, 0
-        while i1 < rows and (i1 == i0 or (
+        while i1 < rows and (
+            i1 == i0
+            or (
                 acc + work[i1] <= target
                 and (max_pairs is None or pairs + (n - i1 - 1) <= max_pairs)
-                and (max_block_cells is None or (i1 + 1 - i0) * (n - i0) <= max_block_cells))):
+                and (max_block_cells is None or (i1 + 1 - i0) * (n - i0) <= max_block_cells)
+            )
+        ):
             acc += work[i1]
             pairs += n - i1 - 1
             i1 += 1

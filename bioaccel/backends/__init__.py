@@ -30,15 +30,19 @@ _auto_logged: set[tuple[str, str]] = set()
 def _make(name: str) -> Backend:
     if name == "reference":
         from .reference import ReferenceBackend
+
         return ReferenceBackend()
     if name == "cpu":
         from .cpu import CpuBackend
+
         return CpuBackend()
     if name == "numba-cuda":
         from .numba._backend import NumbaCudaBackend
+
         return NumbaCudaBackend()
     if name == "cupy":
         from .cupy._backend import CupyBackend
+
         return CupyBackend()
     raise BackendUnavailableError(
         f"unknown backend {name!r}; expected 'auto' or one of {list(AUTO_ORDER)}"
@@ -70,7 +74,9 @@ def get_backend(name: str = "auto", operation: str = "dna_counts") -> Backend:
         for candidate in AUTO_ORDER:
             backend = _instances.get(candidate) or _make(candidate)
             _instances[candidate] = backend
-            allowed = backend.operations if backend.auto_operations is None else backend.auto_operations
+            allowed = (
+                backend.operations if backend.auto_operations is None else backend.auto_operations
+            )
             if operation in allowed and backend.unavailable_reason(for_auto=True) is None:
                 if (candidate, operation) not in _auto_logged:
                     log.info("bioaccel: backend 'auto' resolved to %r for %s", candidate, operation)
@@ -105,7 +111,8 @@ def backend_for_devices(devices, name: str = "auto", operation: str = "dna_count
     if all(d.virtual for d in devices):
         if key not in ("auto", "cpu", "reference"):
             raise BackendUnavailableError(
-                f"virtual GPUs run the CPU backend; backend {name!r} needs real devices")
+                f"virtual GPUs run the CPU backend; backend {name!r} needs real devices"
+            )
         return get_backend("cpu" if key == "auto" else key, operation)
     if any(d.virtual for d in devices):
         raise BackendUnavailableError("devices= mixes virtual and real GPUs")
@@ -113,7 +120,8 @@ def backend_for_devices(devices, name: str = "auto", operation: str = "dna_count
     if engine.name not in ("cupy", "numba-cuda"):
         raise BackendUnavailableError(
             f"devices= names GPUs but backend {engine.name!r} runs on the CPU; use backend="
-            "'auto', 'cupy' or 'numba-cuda', or drop devices=")
+            "'auto', 'cupy' or 'numba-cuda', or drop devices="
+        )
     return engine
 
 
@@ -127,5 +135,12 @@ def available_backends() -> dict[str, str | None]:
     return out
 
 
-__all__ = ["AUTO_ORDER", "Backend", "DnaData", "available_backends", "backend_for_devices",
-           "backend_names", "get_backend"]
+__all__ = [
+    "AUTO_ORDER",
+    "Backend",
+    "DnaData",
+    "available_backends",
+    "backend_for_devices",
+    "backend_names",
+    "get_backend",
+]

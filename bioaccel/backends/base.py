@@ -14,6 +14,7 @@ from ..sequences._sites import pack_planes
 def nvidia_driver_present() -> bool:
     """True when the CUDA driver library loads: a cheap test before importing GPU stacks."""
     import ctypes
+
     try:
         ctypes.CDLL("libcuda.so.1")
     except OSError:
@@ -61,31 +62,53 @@ class Backend(abc.ABC):
         return None
 
     @abc.abstractmethod
-    def dna_counts(self, data: DnaData, i0: int, i1: int, j0: int, j1: int, *,
-                   table: bool, upper_only: bool, threads: int) -> np.ndarray:
+    def dna_counts(
+        self,
+        data: DnaData,
+        i0: int,
+        i1: int,
+        j0: int,
+        j1: int,
+        *,
+        table: bool,
+        upper_only: bool,
+        threads: int,
+    ) -> np.ndarray:
         """Counts (4 or 16, i1 - i0, j1 - j0) int32 for rows [i0, i1) x columns [j0, j1).
 
         Pairs with ``j <= i`` may be left at zero when ``upper_only`` is set.
         """
 
-    def fill_distance_rows(self, data: DnaData, model: str, freqs: np.ndarray, i0: int, i1: int,
-                           out: np.ndarray, threads: int) -> bool:
+    def fill_distance_rows(
+        self,
+        data: DnaData,
+        model: str,
+        freqs: np.ndarray,
+        i0: int,
+        i1: int,
+        out: np.ndarray,
+        threads: int,
+    ) -> bool:
         """Optionally compute distances of rows [i0, i1) (j > i) straight into ``out`` (n, n),
         both triangles. Returns False when this backend has no fused path."""
         return False
 
-    def align_scores(self, queries, targets, scoring, mode: int, symmetric: bool,
-                     threads: int) -> np.ndarray:
+    def align_scores(
+        self, queries, targets, scoring, mode: int, symmetric: bool, threads: int
+    ) -> np.ndarray:
         """Alignment scores (len(queries), len(targets)) int32; see bioaccel.align_scores.
         Only backends listing ``align_scores`` in :attr:`operations` override this."""
         from ..errors import BackendUnavailableError
+
         raise BackendUnavailableError(f"backend {self.name!r} has no align_scores kernels")
 
-    def edit_distances(self, queries, targets, mode: int, max_distance: int, symmetric: bool,
-                       threads: int) -> np.ndarray:
+    def edit_distances(
+        self, queries, targets, mode: int, max_distance: int, symmetric: bool, threads: int
+    ) -> np.ndarray:
         """Edit distances (len(queries), len(targets)) int32; see bioaccel.edit_distances.
         Only backends listing ``edit_distances`` in :attr:`operations` override this."""
         from ..errors import BackendUnavailableError
+
         raise BackendUnavailableError(f"backend {self.name!r} has no edit_distances kernels")
 
     def neighbor_joining(self, d: np.ndarray, threads: int, inplace: bool = False):
@@ -95,14 +118,17 @@ class Backend(abc.ABC):
         use ``d`` as its working memory (and overwrite it). Only backends listing
         ``neighbor_joining`` in :attr:`operations` override this."""
         from ..errors import BackendUnavailableError
+
         raise BackendUnavailableError(f"backend {self.name!r} has no neighbor_joining kernels")
 
-    def lcs_lengths(self, queries, targets, letters: int, symmetric: bool,
-                    threads: int) -> np.ndarray:
+    def lcs_lengths(
+        self, queries, targets, letters: int, symmetric: bool, threads: int
+    ) -> np.ndarray:
         """Longest-common-subsequence lengths (len(queries), len(targets)) int32, codes >=
         ``letters`` never matching (the MSA guide tree's distance stage). Only backends
         listing ``lcs_lengths`` in :attr:`operations` override this."""
         from ..errors import BackendUnavailableError
+
         raise BackendUnavailableError(f"backend {self.name!r} has no lcs_lengths kernels")
 
     def msa_profile_dp(self, pairs) -> tuple[list[np.ndarray], np.ndarray]:
@@ -111,6 +137,7 @@ class Backend(abc.ABC):
         all in one batch: the ready merges of a guide-tree level. Only backends listing
         ``msa_profile_dp`` in :attr:`operations` override this."""
         from ..errors import BackendUnavailableError
+
         raise BackendUnavailableError(f"backend {self.name!r} has no msa_profile_dp kernels")
 
     def pair_posteriors(self, letters, offsets, pairs, odds, prm, threads: int = 0):
@@ -118,6 +145,7 @@ class Backend(abc.ABC):
         layout in :mod:`bioaccel.backends.posteriors`). Only backends listing
         ``pair_posteriors`` in :attr:`operations` override this."""
         from ..errors import BackendUnavailableError
+
         raise BackendUnavailableError(f"backend {self.name!r} has no pair_posteriors kernels")
 
     def __repr__(self) -> str:
@@ -133,8 +161,9 @@ def all_pairs(nq: int, nt: int, symmetric: bool) -> tuple[np.ndarray, np.ndarray
     return i.ravel().astype(np.int64), j.ravel().astype(np.int64)
 
 
-def scatter_pairs(values: np.ndarray, pq: np.ndarray, pt: np.ndarray, nq: int, nt: int,
-                  symmetric: bool) -> np.ndarray:
+def scatter_pairs(
+    values: np.ndarray, pq: np.ndarray, pt: np.ndarray, nq: int, nt: int, symmetric: bool
+) -> np.ndarray:
     out = np.zeros((nq, nt), dtype=np.int32)
     out[pq, pt] = values
     if symmetric:
@@ -147,7 +176,7 @@ def check_int32_scores(queries, targets, scoring) -> None:
     longest = int(max(queries.lengths.max(initial=0), targets.lengths.max(initial=0)))
     top = abs(int(scoring.table.max())) + abs(int(scoring.table.min()))
     bound = 2 * longest * (top + scoring.gap_open + scoring.gap_extend) + scoring.gap_open
-    if bound >= 2 ** 30:
+    if bound >= 2**30:
         raise OverflowError(
             f"alignment scores of sequences up to {longest} letters could exceed int32; "
             "use the cpu backend, which checks each pair"

@@ -30,6 +30,6 @@ def build_peq(xp: Any, codes: Any, offsets: Any, alpha: int) -> tuple[Any, Any]:
             np.add.at(peq, slot, bit)
         else:
             import cupyx
+
             cupyx.scatter_add(peq, slot, bit)
     return peq, word_off
-

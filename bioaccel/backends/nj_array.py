@@ -71,8 +71,12 @@ def neighbor_joining_arrays(d: np.ndarray, xp=np):
     parent += [root] * 3
     child += node_of_slot[:3]
     length += [(dab + dac - dbc) / 2, (dab + dbc - dac) / 2, (dac + dbc - dab) / 2]
-    return (np.array(parent, dtype=np.int64), np.array(child, dtype=np.int64),
-            np.array(length, dtype=np.float64), root)
+    return (
+        np.array(parent, dtype=np.int64),
+        np.array(child, dtype=np.int64),
+        np.array(length, dtype=np.float64),
+        root,
+    )
 
 
 def _pick(q, r, nodes, xp) -> tuple[int, int]:

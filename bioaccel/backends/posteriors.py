@@ -58,8 +58,7 @@ def _check_status(status: np.ndarray, pairs: np.ndarray) -> None:
     bad = np.flatnonzero(status)
     if len(bad):
         x, y = pairs[bad[0]]
-        raise RuntimeError(f"pair-HMM forward: pair ({x}, {y}) has no probability "
-                           "(odds underflow)")
+        raise RuntimeError(f"pair-HMM forward: pair ({x}, {y}) has no probability (odds underflow)")
 
 
 def posteriors_cpu(native, letters, offsets, pairs, odds, prm):
@@ -69,12 +68,17 @@ def posteriors_cpu(native, letters, offsets, pairs, odds, prm):
     out_start, total, _, _ = _layout(pairs, lengths)
     flat = np.empty(total, dtype=np.float32)
     K1 = odds.shape[0]
-    core = np.ascontiguousarray(odds[:K1 - 1, :K1 - 1])
+    core = np.ascontiguousarray(odds[: K1 - 1, : K1 - 1])
     for k, (x, y) in enumerate(pairs.tolist()):
-        post, _ = native.msa_pair_posteriors(letters[offsets[x]:offsets[x + 1]],
-                                             letters[offsets[y]:offsets[y + 1]], core,
-                                             prm[:5], prm[5:7], prm[7:9])
-        flat[out_start[k]:out_start[k] + post.size] = post.ravel()
+        post, _ = native.msa_pair_posteriors(
+            letters[offsets[x] : offsets[x + 1]],
+            letters[offsets[y] : offsets[y + 1]],
+            core,
+            prm[:5],
+            prm[5:7],
+            prm[7:9],
+        )
+        flat[out_start[k] : out_start[k] + post.size] = post.ravel()
     return flat, out_start
 
 
@@ -98,12 +102,27 @@ def posteriors_cupy(xp, letters, offsets, pairs, odds, prm):
         d_post = xp.empty(max(1, o_total), dtype=xp.float32)
         d_work = xp.empty(max(1, w_total), dtype=xp.float64)
         d_status = xp.zeros(k, dtype=xp.int32)
-        kernel(((k + THREADS - 1) // THREADS,), (THREADS,),
-               (d_letters, d_offsets, xp.asarray(sub[:, 0].copy()), xp.asarray(sub[:, 1].copy()),
-                xp.asarray(o_start), xp.asarray(w_start), d_odds, np.int32(odds.shape[0]), d_prm,
-                np.int64(k), d_work, d_post, d_status))
+        kernel(
+            ((k + THREADS - 1) // THREADS,),
+            (THREADS,),
+            (
+                d_letters,
+                d_offsets,
+                xp.asarray(sub[:, 0].copy()),
+                xp.asarray(sub[:, 1].copy()),
+                xp.asarray(o_start),
+                xp.asarray(w_start),
+                d_odds,
+                np.int32(odds.shape[0]),
+                d_prm,
+                np.int64(k),
+                d_work,
+                d_post,
+                d_status,
+            ),
+        )
         _check_status(xp.asnumpy(d_status), sub)
-        flat[out_start[a]:out_start[a] + o_total] = xp.asnumpy(d_post)[:o_total]
+        flat[out_start[a] : out_start[a] + o_total] = xp.asnumpy(d_post)[:o_total]
     return flat, out_start
 
 
@@ -128,9 +147,18 @@ def posteriors_numba(letters, offsets, pairs, odds, prm):
         d_work = cuda.device_array(max(1, w_total), dtype=np.float64)
         d_status = cuda.device_array(n, dtype=np.int32)
         k.pair_posteriors_kernel[-(-n // k.THREADS), k.THREADS](
-            d_letters, d_offsets, cuda.to_device(sub[:, 0].copy()),
-            cuda.to_device(sub[:, 1].copy()), cuda.to_device(o_start), cuda.to_device(w_start),
-            d_odds, d_prm, d_work, d_post, d_status)
+            d_letters,
+            d_offsets,
+            cuda.to_device(sub[:, 0].copy()),
+            cuda.to_device(sub[:, 1].copy()),
+            cuda.to_device(o_start),
+            cuda.to_device(w_start),
+            d_odds,
+            d_prm,
+            d_work,
+            d_post,
+            d_status,
+        )
         _check_status(d_status.copy_to_host(), sub)
-        flat[out_start[a]:out_start[a] + o_total] = d_post.copy_to_host()[:o_total]
+        flat[out_start[a] : out_start[a] + o_total] = d_post.copy_to_host()[:o_total]
     return flat, out_start

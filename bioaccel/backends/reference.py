@@ -12,8 +12,9 @@ _A, _C, _G, _T = 0, 1, 2, 3
 
 class ReferenceBackend(Backend):
     name = "reference"
-    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths",
-                            "neighbor_joining"})
+    operations = frozenset(
+        {"dna_counts", "align_scores", "edit_distances", "lcs_lengths", "neighbor_joining"}
+    )
 
     def dna_counts(self, data: DnaData, i0, i1, j0, j1, *, table, upper_only, threads):
         aln = data.alignment
@@ -23,7 +24,7 @@ class ReferenceBackend(Backend):
                 if upper_only and j <= i:
                     continue
                 x, y = aln[i], aln[j]
-                both = (x < DNA_KNOWN) & (y < DNA_KNOWN)   # sites observed in both
+                both = (x < DNA_KNOWN) & (y < DNA_KNOWN)  # sites observed in both
                 x, y = x[both], y[both]
                 if table:
                     for a in range(4):
@@ -41,31 +42,44 @@ class ReferenceBackend(Backend):
 
     def neighbor_joining(self, d, threads, inplace=False):
         from .nj_array import neighbor_joining_arrays
+
         return neighbor_joining_arrays(d, np)  # the whole Q matrix each step, in NumPy
 
     def edit_distances(self, queries, targets, mode, max_distance, symmetric, threads):
         from .base import all_pairs, scatter_pairs
+
         pq, pt = all_pairs(len(queries), len(targets), symmetric)
-        values = np.array([edit_distance_reference(queries[int(i)], targets[int(j)], mode)
-                           for i, j in zip(pq, pt)], dtype=np.int64)
+        values = np.array(
+            [
+                edit_distance_reference(queries[int(i)], targets[int(j)], mode)
+                for i, j in zip(pq, pt)
+            ],
+            dtype=np.int64,
+        )
         if max_distance >= 0:
             values = np.minimum(values, max_distance + 1)
         return scatter_pairs(values.astype(np.int32), pq, pt, len(queries), len(targets), symmetric)
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
         from .base import all_pairs, scatter_pairs
+
         pq, pt = all_pairs(len(queries), len(targets), symmetric)
-        values = [lcs_length_reference(queries[int(i)], targets[int(j)], letters)
-                  for i, j in zip(pq, pt)]
-        return scatter_pairs(np.array(values, dtype=np.int32), pq, pt, len(queries),
-                             len(targets), symmetric)
+        values = [
+            lcs_length_reference(queries[int(i)], targets[int(j)], letters) for i, j in zip(pq, pt)
+        ]
+        return scatter_pairs(
+            np.array(values, dtype=np.int32), pq, pt, len(queries), len(targets), symmetric
+        )
 
     def align_scores(self, queries, targets, scoring, mode, symmetric, threads):
         from .base import all_pairs, scatter_pairs
+
         pq, pt = all_pairs(len(queries), len(targets), symmetric)
-        values = np.array([gotoh_score(queries[int(i)], targets[int(j)], scoring, mode)
-                           for i, j in zip(pq, pt)], dtype=np.int64)
-        if values.size and (values.max() > 2 ** 31 - 1 or values.min() < -(2 ** 31)):
+        values = np.array(
+            [gotoh_score(queries[int(i)], targets[int(j)], scoring, mode) for i, j in zip(pq, pt)],
+            dtype=np.int64,
+        )
+        if values.size and (values.max() > 2**31 - 1 or values.min() < -(2**31)):
             raise OverflowError("an alignment score does not fit int32")
         return scatter_pairs(values.astype(np.int32), pq, pt, len(queries), len(targets), symmetric)
 
@@ -130,6 +144,7 @@ def gotoh_score(a: np.ndarray, b: np.ndarray, scoring, mode: int) -> int:
         best = max([best] + h_prev)
     return int(best)
 
+
 def edit_distance_reference(a: np.ndarray, b: np.ndarray, mode: int) -> int:
     """The textbook DP, one row at a time; the left-to-right dependency of a row is a
     running minimum: D[i][j] = min_k<=j (X[k] + j - k) = j + cummin(X - k)."""
@@ -142,4 +157,3 @@ def edit_distance_reference(a: np.ndarray, b: np.ndarray, mode: int) -> int:
         x[1:] = np.minimum(prev[1:] + 1, prev[:-1] + (b != a[i - 1]))
         prev = j + np.minimum.accumulate(x - j)
     return int(prev[n] if mode == 0 else prev.min())
-

@@ -57,8 +57,10 @@ def check_outputs(inputs=(), **outputs) -> None:
             continue
         p = Path(path)
         if p.is_dir():
-            raise OSError(errno.EISDIR, f"cannot write {str(p)!r} ({flag}): it is a directory; "
-                                        "expected a file name")
+            raise OSError(
+                errno.EISDIR,
+                f"cannot write {str(p)!r} ({flag}): it is a directory; expected a file name",
+            )
         target, through = output_target(p)
         if through:  # a device or FIFO, written in place
             if not os.access(target, os.W_OK):
@@ -67,12 +69,15 @@ def check_outputs(inputs=(), **outputs) -> None:
         parent = target.parent
         if not parent.is_dir():
             missing = parent if p.is_symlink() else (p.parent if str(p.parent) else Path("."))
-            raise OSError(errno.ENOENT, f"cannot write {str(p)!r} ({flag}): directory "
-                                        f"{str(missing)!r} does not exist")
+            raise OSError(
+                errno.ENOENT,
+                f"cannot write {str(p)!r} ({flag}): directory {str(missing)!r} does not exist",
+            )
         if not os.access(parent, os.W_OK | os.X_OK):  # atomic_output writes beside the file
             raise OSError(errno.EACCES, f"cannot write {str(p)!r} ({flag}): permission denied")
-    refuse_overwriting_inputs({"--" + k.replace("_", "-"): v for k, v in outputs.items()},
-                              list(inputs))
+    refuse_overwriting_inputs(
+        {"--" + k.replace("_", "-"): v for k, v in outputs.items()}, list(inputs)
+    )
 
 
 def refuse_stdio(path, option: str, why: str) -> None:
@@ -89,6 +94,7 @@ def text_output(path) -> Iterator:
         sys.stdout.flush()
         return
     from ..sequences._read import atomic_output
+
     with atomic_output(path) as f:
         yield f
 
@@ -111,6 +117,7 @@ def write_via_file(path, write: Callable[[Path], None], suffix: str = "") -> Non
 def read_stdin_sequences(format: str | None = None, alphabet="auto"):
     """The sequences piped to stdin (``-``), named ``<stdin>`` in messages."""
     from ..sequences._read import parse_sequences
+
     return parse_sequences(sys.stdin.buffer.read(), "<stdin>", format=format, alphabet=alphabet)
 
 
@@ -119,4 +126,5 @@ def read_sequences_arg(path, format: str | None = None, alphabet="auto"):
     if is_stdio(path):
         return read_stdin_sequences(format, alphabet)
     from ..sequences._read import read_sequences
+
     return read_sequences(path, format=format, alphabet=alphabet)

@@ -20,10 +20,18 @@ from pathlib import Path
 import click
 
 from .. import __version__
-from ._io import (TEXT_MATRIX_FORMATS, check_outputs, is_stdio, read_sequences_arg,
-                     refuse_stdio, shown, text_output, write_via_file)
-from ..errors import BioaccelError
 from .._core.threads import MAX_THREADS_PER_CPU
+from ..errors import BioaccelError
+from ._io import (
+    TEXT_MATRIX_FORMATS,
+    check_outputs,
+    is_stdio,
+    read_sequences_arg,
+    refuse_stdio,
+    shown,
+    text_output,
+    write_via_file,
+)
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
@@ -72,6 +80,7 @@ def _closed_pipe() -> None:
     128 + SIGPIPE, as coreutils do (killed by SIGPIPE, the shell shows 141). stdout goes
     to /dev/null so that Python's final flush does not complain again."""
     import signal
+
     with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -94,19 +103,23 @@ class _Group(click.Group):
         except EXPECTED_ERRORS as exc:
             if ctx.params.get("verbose"):
                 import traceback
+
                 traceback.print_exc(file=sys.stderr)
             _fail(error_message(exc))
         except Exception as exc:
             if ctx.params.get("verbose"):
                 import traceback
+
                 traceback.print_exc(file=sys.stderr)
                 hint = "a bug in bioaccel: please report it with the traceback above"
             else:
                 hint = "a bug in bioaccel: rerun as `bioaccel -v ...` for the traceback"
             what = "out of memory" if isinstance(exc, MemoryError) else type(exc).__name__
             detail = " ".join(str(exc).split())
-            click.echo(f"bioaccel: internal error: {what}{': ' + detail if detail else ''} "
-                       f"({hint})", err=True)
+            click.echo(
+                f"bioaccel: internal error: {what}{': ' + detail if detail else ''} ({hint})",
+                err=True,
+            )
             sys.exit(EXIT_INTERNAL)
 
 
@@ -132,28 +145,40 @@ def _looks_like_matrix(path: Path) -> bool:
 def _is_sketch_file(path) -> bool:
     """A sketch file of `bioaccel sketch` (:func:`bioaccel.sequences._read.is_sketch_file`); never stdin."""
     from ..sequences._read import is_sketch_file
+
     return not is_stdio(path) and is_sketch_file(path)
 
 
 def _models_help() -> str:
-    from ..distances._protein import ALIGNMENT_MODELS
+    from ..distances._aa import AA_MODELS
     from ..distances._dna import MODELS
     from ..distances._kmers import KMER_MODELS
-    from ..distances._aa import AA_MODELS
-    return (f"Distance model: {', '.join(MODELS)} (aligned DNA, as ape::dist.dna); "
-            f"{', '.join(AA_MODELS)} (aligned protein); "
-            f"{', '.join(ALIGNMENT_MODELS)} (from global alignments); edit (Levenshtein); "
-            f"{', '.join(KMER_MODELS)} (k-mers; mash also from a sketch file).")
+    from ..distances._protein import ALIGNMENT_MODELS
+
+    return (
+        f"Distance model: {', '.join(MODELS)} (aligned DNA, as ape::dist.dna); "
+        f"{', '.join(AA_MODELS)} (aligned protein); "
+        f"{', '.join(ALIGNMENT_MODELS)} (from global alignments); edit (Levenshtein); "
+        f"{', '.join(KMER_MODELS)} (k-mers; mash also from a sketch file)."
+    )
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", "-V", prog_name="bioaccel")
-@click.option("-v", "--verbose", is_flag=True,
-              help="Log backend choices and timings to stderr; show the traceback of an error.")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Log backend choices and timings to stderr; show the traceback of an error.",
+)
 def main(verbose: bool) -> None:
     """GPU-accelerated pairwise sequence distances, alignments and guide trees."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
-                        format="%(message)s", stream=sys.stderr, force=True)
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="%(message)s",
+        stream=sys.stderr,
+        force=True,
+    )
 
 
 _BACKENDS = click.Choice(["auto", "cupy", "numba-cuda", "cpu", "reference"], case_sensitive=False)
@@ -165,8 +190,9 @@ class _Threads(click.ParamType):
     name = "integer"
 
     def convert(self, value, param, ctx):
-        from ..errors import ThreadCountError
         from .._core.threads import check_threads
+        from ..errors import ThreadCountError
+
         if isinstance(value, str):
             try:
                 value = int(value)
@@ -191,13 +217,16 @@ def _parse_matrix(text: str | None):
         try:
             return int(parts[0]), int(parts[1])
         except ValueError:
-            _fail(f"--matrix {text!r}: expected a matrix name or MATCH,MISMATCH integers such as 2,-3")
+            _fail(
+                f"--matrix {text!r}: expected a matrix name or MATCH,MISMATCH integers such as 2,-3"
+            )
     return text
 
 
 def _given(ctx: click.Context, names) -> list[str]:
     """The options among ``names`` that the user gave on the command line (or environment)."""
     from click.core import ParameterSource
+
     return [n for n in names if ctx.get_parameter_source(n) not in (None, ParameterSource.DEFAULT)]
 
 
@@ -207,53 +236,88 @@ def _spelling(ctx: click.Context):
     return lambda name: opts.get(name, name)
 
 
-ALPHABET_HELP = ("How to read the sequences; auto: DNA when >= 90% of the residues are "
-                 "A/C/G/T/U/N, else protein (short inputs of only those letters read as DNA, "
-                 "logged with -v; a file mixing DNA and protein records is refused).")
+ALPHABET_HELP = (
+    "How to read the sequences; auto: DNA when >= 90% of the residues are "
+    "A/C/G/T/U/N, else protein (short inputs of only those letters read as DNA, "
+    "logged with -v; a file mixing DNA and protein records is refused)."
+)
 
 
 def _alphabet_option(f):
-    return click.option("--alphabet", type=click.Choice(["auto", "dna", "rna", "protein"]),
-                        default="auto", show_default=True, help=ALPHABET_HELP)(f)
+    return click.option(
+        "--alphabet",
+        type=click.Choice(["auto", "dna", "rna", "protein"]),
+        default="auto",
+        show_default=True,
+        help=ALPHABET_HELP,
+    )(f)
 
 
 def _scoring_options(f):
-    f = click.option("--gap-extend", type=int, default=None,
-                     help="Gap extension penalty (default 1 protein, 2 DNA).")(f)
-    f = click.option("--gap-open", type=int, default=None,
-                     help="Gap open penalty: a gap of length L costs open + (L-1) * extend; "
-                          "open >= extend (default 11 protein, 5 DNA).")(f)
-    f = click.option("--matrix", default=None,
-                     help="Substitution matrix name (BLOSUM62, PAM250, ...) or MATCH,MISMATCH "
-                          "(default BLOSUM62 protein, 2,-3 DNA).")(f)
+    f = click.option(
+        "--gap-extend",
+        type=int,
+        default=None,
+        help="Gap extension penalty (default 1 protein, 2 DNA).",
+    )(f)
+    f = click.option(
+        "--gap-open",
+        type=int,
+        default=None,
+        help="Gap open penalty: a gap of length L costs open + (L-1) * extend; "
+        "open >= extend (default 11 protein, 5 DNA).",
+    )(f)
+    f = click.option(
+        "--matrix",
+        default=None,
+        help="Substitution matrix name (BLOSUM62, PAM250, ...) or MATCH,MISMATCH "
+        "(default BLOSUM62 protein, 2,-3 DNA).",
+    )(f)
     return f
 
 
 def _matrix_formats() -> list[str]:
     from ..distances._matrix import MATRIX_FORMATS
+
     return list(MATRIX_FORMATS)
 
 
 _MATRIX_FORMATS = _matrix_formats()
-_FORMAT_HELP = ("Output format; from the extension by default (else phylip). npy writes the "
-                "ids to OUTPUT.ids.txt beside it. With -o - (stdout): phylip, phylip-lower or tsv.")
+_FORMAT_HELP = (
+    "Output format; from the extension by default (else phylip). npy writes the "
+    "ids to OUTPUT.ids.txt beside it. With -o - (stdout): phylip, phylip-lower or tsv."
+)
 
 
 def _sketch_options(f):
-    f = click.option("--seed", type=int, default=None,
-                     help="MinHash seed [default: 42; a sketch file's own].")(f)
-    f = click.option("--sketch-size", type=click.IntRange(min=1), default=None,
-                     help="MinHash sketch size [default: 1000; a sketch file's own].")(f)
-    f = click.option("-k", "--kmer", "k", type=int, default=None,
-                     help="k for kmer/jaccard/mash (default: the model's).")(f)
+    f = click.option(
+        "--seed", type=int, default=None, help="MinHash seed [default: 42; a sketch file's own]."
+    )(f)
+    f = click.option(
+        "--sketch-size",
+        type=click.IntRange(min=1),
+        default=None,
+        help="MinHash sketch size [default: 1000; a sketch file's own].",
+    )(f)
+    f = click.option(
+        "-k",
+        "--kmer",
+        "k",
+        type=int,
+        default=None,
+        help="k for kmer/jaccard/mash (default: the model's).",
+    )(f)
     return f
 
 
 def _matrix_stdout_format(output, fmt) -> None:
     """Refuse a binary matrix format on stdout."""
     if is_stdio(output) and (fmt or "phylip").lower() not in TEXT_MATRIX_FORMATS:
-        refuse_stdio(output, "-o", f"{fmt} is binary; stdout takes "
-                                   f"{', '.join(TEXT_MATRIX_FORMATS)} (--format)")
+        refuse_stdio(
+            output,
+            "-o",
+            f"{fmt} is binary; stdout takes {', '.join(TEXT_MATRIX_FORMATS)} (--format)",
+        )
 
 
 def _write_matrix(dm, output, fmt) -> None:
@@ -264,42 +328,87 @@ def _write_matrix(dm, output, fmt) -> None:
 @main.command()
 @click.argument("input", type=click.Path(path_type=Path, allow_dash=True))
 @click.option("-m", "--model", default="k80", show_default=True, help=_models_help())
-@click.option("--pairwise-deletion", is_flag=True,
-              help="Drop missing sites per pair instead of for all pairs.")
+@click.option(
+    "--pairwise-deletion",
+    is_flag=True,
+    help="Drop missing sites per pair instead of for all pairs.",
+)
 @click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
-@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True,
-              help=_THREADS_HELP)
-@click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
-              help="Matrix file, or - for stdout.")
-@click.option("--format", "fmt", type=click.Choice(_MATRIX_FORMATS), default=None,
-              help=_FORMAT_HELP)
-@click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus.")
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, allow_dash=True),
+    required=True,
+    help="Matrix file, or - for stdout.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(_MATRIX_FORMATS), default=None, help=_FORMAT_HELP
+)
+@click.option(
+    "--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus."
+)
 @_scoring_options
 @_sketch_options
-@click.option("--devices", default=None,
-              help="Spread the work over these GPUs: 'all' or ids such as 0,2 (with failover).")
-@click.option("--tile", default=None, metavar="A,B",
-              help="Compute only tile (A, B), A <= B, of a --tiles x --tiles grid (cut by "
-                   "sequence length) and write it as .npz; `bioaccel merge-tiles` assembles them.")
+@click.option(
+    "--devices",
+    default=None,
+    help="Spread the work over these GPUs: 'all' or ids such as 0,2 (with failover).",
+)
+@click.option(
+    "--tile",
+    default=None,
+    metavar="A,B",
+    help="Compute only tile (A, B), A <= B, of a --tiles x --tiles grid (cut by "
+    "sequence length) and write it as .npz; `bioaccel merge-tiles` assembles them.",
+)
 @click.option("--tiles", type=click.IntRange(min=1), default=None, help="Grid size for --tile.")
-@click.option("--float64", "float64", is_flag=True,
-              help=".cdist output: store float64 instead of float32.")
-@click.option("--restart", is_flag=True,
-              help=".cdist output: ignore the finished tiles of an interrupted run.")
-@click.option("--ungap", is_flag=True,
-              help="Remove alignment gaps ('-', '.') first (identity, scoredist, edit, k-mer models).")
+@click.option(
+    "--float64", "float64", is_flag=True, help=".cdist output: store float64 instead of float32."
+)
+@click.option(
+    "--restart",
+    is_flag=True,
+    help=".cdist output: ignore the finished tiles of an interrupted run.",
+)
+@click.option(
+    "--ungap",
+    is_flag=True,
+    help="Remove alignment gaps ('-', '.') first (identity, scoredist, edit, k-mer models).",
+)
 @_alphabet_option
 @click.pass_context
-def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt, input_format,
-             matrix, gap_open, gap_extend, k, sketch_size, seed, devices, tile, tiles, float64,
-             restart, ungap, alphabet):
+def distance(
+    ctx,
+    input,
+    model,
+    pairwise_deletion,
+    backend,
+    threads,
+    output,
+    fmt,
+    input_format,
+    matrix,
+    gap_open,
+    gap_extend,
+    k,
+    sketch_size,
+    seed,
+    devices,
+    tile,
+    tiles,
+    float64,
+    restart,
+    ungap,
+    alphabet,
+):
     """All-vs-all distance matrix of the sequences in INPUT (- for stdin), or of the sketches
     of a `bioaccel sketch` file with -m mash."""
+    from .._core.outputs import MATRIX, TILE, output_format
+    from .._core.progress import progress_bar
     from ..distances._compute import distance_matrix
     from ..distances._kmers import Sketches
     from ..distances._options import USED_BY, check_model_options
-    from .._core.outputs import MATRIX, TILE, output_format
-    from .._core.progress import progress_bar
 
     if (tile is None) != (tiles is None):
         _fail("--tile and --tiles go together")
@@ -316,35 +425,56 @@ def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt
     check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
     for name in _given(ctx, ["float64", "restart"]):
         if not streamed:
-            _fail(f"{_spelling(ctx)(name)} does nothing here: it applies to .cdist output only "
-                  "(PHYLIP and TSV hold exact decimals, .npy/.npz float64)")
+            _fail(
+                f"{_spelling(ctx)(name)} does nothing here: it applies to .cdist output only "
+                "(PHYLIP and TSV hold exact decimals, .npy/.npz float64)"
+            )
     check_outputs([input], output=output)
     if model.lower() == "mash" and (str(input).endswith(".npz") or _is_sketch_file(input)):
         if ungap or alphabet != "auto":
-            _fail(f"{'--ungap' if ungap else '--alphabet'} applies to sequences, not to a sketch file")
+            _fail(
+                f"{'--ungap' if ungap else '--alphabet'} applies to sequences, not to a sketch file"
+            )
         batch = Sketches.load(input)
     else:
         batch = read_sequences_arg(input, format=input_format, alphabet=alphabet)
         if ungap:
             batch = batch.ungapped()
         if len(batch) < 2:
-            _fail(f"{batch.source or input}: found {len(batch)} sequence; a distance matrix "
-                  "needs at least 2")
+            _fail(
+                f"{batch.source or input}: found {len(batch)} sequence; a distance matrix "
+                "needs at least 2"
+            )
     if tile is not None:
         from ..distances._tiles import distance_tile, tile_bounds, write_tile
+
         try:
             a, b = (int(x) for x in tile.split(","))
         except ValueError:
             _fail(f"--tile {tile!r}: expected A,B such as 0,2")
         bounds = tile_bounds(batch, a, b, tiles)
         values, params = distance_tile(
-            batch, model, bounds[:2], bounds[2:], pairwise_deletion=pairwise_deletion,
-            backend=backend, threads=threads, matrix=_parse_matrix(matrix), gap_open=gap_open,
-            gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
+            batch,
+            model,
+            bounds[:2],
+            bounds[2:],
+            pairwise_deletion=pairwise_deletion,
+            backend=backend,
+            threads=threads,
+            matrix=_parse_matrix(matrix),
+            gap_open=gap_open,
+            gap_extend=gap_extend,
+            k=k,
+            sketch_size=sketch_size,
+            seed=seed,
+        )
         params["ungap"] = bool(ungap)  # changes the values; the fingerprint is the ungapped input's
         write_tile(output, values, bounds, len(batch), batch.ids, params)
-        click.echo(f"wrote tile ({a}, {b}): rows {bounds[0]}:{bounds[1]} x columns "
-                   f"{bounds[2]}:{bounds[3]} of {len(batch)} ({model}) to {output}", err=True)
+        click.echo(
+            f"wrote tile ({a}, {b}): rows {bounds[0]}:{bounds[1]} x columns "
+            f"{bounds[2]}:{bounds[3]} of {len(batch)} ({model}) to {output}",
+            err=True,
+        )
         return
     if streamed:
         if devices is not None:
@@ -352,30 +482,62 @@ def distance(ctx, input, model, pairwise_deletion, backend, threads, output, fmt
         # condensed binary, streamed tile by tile: never a square in memory; an interrupted
         # run resumes from its finished tiles
         from ..distances._ondisk import stream_distances
+
         with progress_bar(f"distances ({model}) -> {output.name}") as update:
-            d = stream_distances(batch, model, output, dtype="float64" if float64 else "float32",
-                                 backend=backend, threads=threads, resume=not restart,
-                                 progress=update, pairwise_deletion=pairwise_deletion,
-                                 matrix=_parse_matrix(matrix), gap_open=gap_open,
-                                 gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
-        click.echo(f"wrote {len(d)} x {len(d)} {model} matrix ({d.dtype.name}, condensed) to "
-                   f"{output}", err=True)
+            d = stream_distances(
+                batch,
+                model,
+                output,
+                dtype="float64" if float64 else "float32",
+                backend=backend,
+                threads=threads,
+                resume=not restart,
+                progress=update,
+                pairwise_deletion=pairwise_deletion,
+                matrix=_parse_matrix(matrix),
+                gap_open=gap_open,
+                gap_extend=gap_extend,
+                k=k,
+                sketch_size=sketch_size,
+                seed=seed,
+            )
+        click.echo(
+            f"wrote {len(d)} x {len(d)} {model} matrix ({d.dtype.name}, condensed) to {output}",
+            err=True,
+        )
         return
     with progress_bar(f"distances ({model})") as update:
-        dm = distance_matrix(batch, model, pairwise_deletion=pairwise_deletion, backend=backend,
-                             threads=threads, progress=update, matrix=_parse_matrix(matrix),
-                             gap_open=gap_open, gap_extend=gap_extend, k=k,
-                             sketch_size=sketch_size, seed=seed, devices=devices)
+        dm = distance_matrix(
+            batch,
+            model,
+            pairwise_deletion=pairwise_deletion,
+            backend=backend,
+            threads=threads,
+            progress=update,
+            matrix=_parse_matrix(matrix),
+            gap_open=gap_open,
+            gap_extend=gap_extend,
+            k=k,
+            sketch_size=sketch_size,
+            seed=seed,
+            devices=devices,
+        )
     _write_matrix(dm, output, fmt)
     click.echo(f"wrote {len(dm)} x {len(dm)} {model} matrix to {shown(output)}", err=True)
 
 
 @main.command("merge-tiles")
 @click.argument("tiles", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
-              help="Matrix file, or - for stdout.")
-@click.option("--format", "fmt", type=click.Choice(_MATRIX_FORMATS), default=None,
-              help=_FORMAT_HELP)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, allow_dash=True),
+    required=True,
+    help="Matrix file, or - for stdout.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(_MATRIX_FORMATS), default=None, help=_FORMAT_HELP
+)
 def merge_tiles_cmd(tiles, output, fmt):
     """Assemble a distance matrix from the tiles (.npz) of `bioaccel distance --tile`; fails,
     naming a pair, when a pair is missing or covered twice."""
@@ -389,83 +551,145 @@ def merge_tiles_cmd(tiles, output, fmt):
     check_outputs(tiles, output=output)
     dm = merge_tiles(list(tiles))
     _write_matrix(dm, output, fmt)
-    click.echo(f"merged {len(tiles)} tile(s) into a {len(dm)} x {len(dm)} matrix: {shown(output)}",
-               err=True)
+    click.echo(
+        f"merged {len(tiles)} tile(s) into a {len(dm)} x {len(dm)} matrix: {shown(output)}",
+        err=True,
+    )
 
 
 @main.command()
 @click.argument("input", type=click.Path(path_type=Path, allow_dash=True))
 @click.option("--method", type=click.Choice(["nj", "upgma"]), default="nj", show_default=True)
-@click.option("-m", "--model", default=None,
-              help="Distance model when INPUT holds sequences (default k80; mash for a sketch "
-                   "file). " + _models_help().removeprefix("Distance model: "))
+@click.option(
+    "-m",
+    "--model",
+    default=None,
+    help="Distance model when INPUT holds sequences (default k80; mash for a sketch "
+    "file). " + _models_help().removeprefix("Distance model: "),
+)
 @click.option("--pairwise-deletion", is_flag=True)
-@click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True,
-              help="Sequences: the backend of the distances. A matrix: the backend of NJ "
-                   "(cpu, cupy, reference; UPGMA is CPU only).")
-@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True,
-              help=_THREADS_HELP)
+@click.option(
+    "-b",
+    "--backend",
+    type=_BACKENDS,
+    default="auto",
+    show_default=True,
+    help="Sequences: the backend of the distances. A matrix: the backend of NJ "
+    "(cpu, cupy, reference; UPGMA is CPU only).",
+)
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
 @_scoring_options
 @_sketch_options
 @click.option("--clamp-negative", is_flag=True, help="NJ: set negative branch lengths to 0.")
-@click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
-              help="Newick file, or - for stdout.")
-@click.option("--matrix-output", type=click.Path(path_type=Path, allow_dash=True), default=None,
-              help="Also write the distance matrix computed from sequences or sketches "
-                   "(format from the extension; - for stdout as PHYLIP).")
-@click.option("--ungap", is_flag=True,
-              help="Remove alignment gaps first (identity, scoredist, edit, k-mer models).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, allow_dash=True),
+    required=True,
+    help="Newick file, or - for stdout.",
+)
+@click.option(
+    "--matrix-output",
+    type=click.Path(path_type=Path, allow_dash=True),
+    default=None,
+    help="Also write the distance matrix computed from sequences or sketches "
+    "(format from the extension; - for stdout as PHYLIP).",
+)
+@click.option(
+    "--ungap",
+    is_flag=True,
+    help="Remove alignment gaps first (identity, scoredist, edit, k-mer models).",
+)
 @_alphabet_option
 @click.pass_context
-def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix, gap_open,
-         gap_extend, k, sketch_size, seed, clamp_negative, output, matrix_output, ungap, alphabet):
+def tree(
+    ctx,
+    input,
+    method,
+    model,
+    pairwise_deletion,
+    backend,
+    threads,
+    matrix,
+    gap_open,
+    gap_extend,
+    k,
+    sketch_size,
+    seed,
+    clamp_negative,
+    output,
+    matrix_output,
+    ungap,
+    alphabet,
+):
     """Guide tree (Newick) from sequences (- for stdin), a distance matrix, or the sketches
     of a `bioaccel sketch` file (mash distances) in INPUT."""
-    from ..distances._compute import distance_matrix
-    from ..distances._matrix import DistanceMatrix
-    from ..sequences._read import parse_sequences, read_sequences
-    from ..distances._kmers import Sketches
-    from .._core.progress import progress_bar
-    from ..distances._options import USED_BY, check_model_options
     from .._core.outputs import MATRIX, NEWICK, output_format
+    from .._core.progress import progress_bar
+    from ..distances._compute import distance_matrix
+    from ..distances._kmers import Sketches
+    from ..distances._matrix import DistanceMatrix
+    from ..distances._options import USED_BY, check_model_options
+    from ..sequences._read import parse_sequences, read_sequences
     from ..trees._tree import nj, upgma
 
     nj_backend = "cpu"  # sequence input: -b computes the distances
     if clamp_negative and method != "nj":
-        _fail(f"--clamp-negative applies to --method nj; {method} branch lengths are never "
-              "negative")
+        _fail(
+            f"--clamp-negative applies to --method nj; {method} branch lengths are never negative"
+        )
     check_outputs([input], output=output, matrix_output=matrix_output)
     output_format(output, NEWICK, "Newick tree", default="newick")
     if matrix_output is not None:
-        _matrix_stdout_format(matrix_output, output_format(matrix_output, MATRIX,
-                                                           "distance matrix", default="phylip"))
+        _matrix_stdout_format(
+            matrix_output, output_format(matrix_output, MATRIX, "distance matrix", default="phylip")
+        )
     if not is_stdio(input) and not input.exists():
         _fail(f"{input}: no such file")
     if _is_sketch_file(input):
         if (model or "mash").lower() != "mash":
-            _fail(f"{input}: a sketch file gives mash distances only, not -m {model}; give the "
-                  "sequences for other models")
+            _fail(
+                f"{input}: a sketch file gives mash distances only, not -m {model}; give the "
+                "sequences for other models"
+            )
         if ungap or alphabet != "auto":
-            _fail(f"{'--ungap' if ungap else '--alphabet'} applies to sequences, not to a sketch file")
+            _fail(
+                f"{'--ungap' if ungap else '--alphabet'} applies to sequences, not to a sketch file"
+            )
         batch, model = Sketches.load(input), "mash"
         check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
     elif not is_stdio(input) and _looks_like_matrix(input):
-        for name in _given(ctx, ["model", "pairwise_deletion", "ungap", "matrix", "gap_open",
-                                 "gap_extend", "k", "sketch_size", "seed", "alphabet"]):
-            _fail(f"{_spelling(ctx)(name)} does nothing here: {input} is a distance matrix "
-                  "already")
+        for name in _given(
+            ctx,
+            [
+                "model",
+                "pairwise_deletion",
+                "ungap",
+                "matrix",
+                "gap_open",
+                "gap_extend",
+                "k",
+                "sketch_size",
+                "seed",
+                "alphabet",
+            ],
+        ):
+            _fail(f"{_spelling(ctx)(name)} does nothing here: {input} is a distance matrix already")
         if _given(ctx, ["backend"]):  # the backend builds the tree: NJ has cpu/cupy/reference
             if method != "nj":
-                _fail(f"-b {backend} does nothing here: {input} is a distance matrix already "
-                      "and UPGMA runs on the CPU only")
+                _fail(
+                    f"-b {backend} does nothing here: {input} is a distance matrix already "
+                    "and UPGMA runs on the CPU only"
+                )
             if backend.lower() == "numba-cuda":
                 _fail("-b numba-cuda: neighbour joining runs on cpu, cupy or reference")
             nj_backend = backend.lower()
         batch = None
         dm = DistanceMatrix.read(input)
         if matrix_output is not None:
-            _fail(f"{input} is a distance matrix already: --matrix-output applies to sequence "
-                  "input")
+            _fail(
+                f"{input} is a distance matrix already: --matrix-output applies to sequence input"
+            )
     else:
         model = model or "k80"
         check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
@@ -484,14 +708,29 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
     if batch is not None:
         model = model or "k80"
         with progress_bar(f"distances ({model})") as update:
-            dm = distance_matrix(batch, model, pairwise_deletion=pairwise_deletion,
-                                 backend=backend, threads=threads, progress=update,
-                                 matrix=_parse_matrix(matrix), gap_open=gap_open,
-                                 gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
+            dm = distance_matrix(
+                batch,
+                model,
+                pairwise_deletion=pairwise_deletion,
+                backend=backend,
+                threads=threads,
+                progress=update,
+                matrix=_parse_matrix(matrix),
+                gap_open=gap_open,
+                gap_extend=gap_extend,
+                k=k,
+                sketch_size=sketch_size,
+                seed=seed,
+            )
     if method == "nj":
         # the matrix is ours and written before the tree only if asked: join in its memory
-        t = nj(dm, clamp_negative=clamp_negative, threads=threads, backend=nj_backend,
-               inplace=matrix_output is None)
+        t = nj(
+            dm,
+            clamp_negative=clamp_negative,
+            threads=threads,
+            backend=nj_backend,
+            inplace=matrix_output is None,
+        )
     else:
         t = upgma(dm)
     # written only once everything is computed: a failure leaves neither file behind
@@ -503,21 +742,22 @@ def tree(ctx, input, method, model, pairwise_deletion, backend, threads, matrix,
 
 
 @main.command()
-@click.argument("inputs", nargs=-1, required=True,
-                type=click.Path(path_type=Path, allow_dash=True))
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path, allow_dash=True))
 @click.option("-k", "--kmer", "k", type=click.IntRange(min=1), default=21, show_default=True)
 @click.option("-s", "--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
-@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Sketch file (.npz).")
+@click.option(
+    "-o", "--output", type=click.Path(path_type=Path), required=True, help="Sketch file (.npz)."
+)
 @_alphabet_option
 def sketch(inputs, k, sketch_size, seed, threads, output, alphabet):
     """MinHash sketches of every sequence in INPUTS (files, directories standing for their
     sequence files, or - for stdin), saved for `bioaccel distance -m mash SKETCHES.npz` and
     `bioaccel tree SKETCHES.npz`."""
-    from ..sequences._read import read_many
-    from ..distances._kmers import sketch as make_sketch
     from .._core.outputs import SKETCHES, output_format
+    from ..distances._kmers import sketch as make_sketch
+    from ..sequences._read import read_many
 
     refuse_stdio(output, "-o", "a sketch file is binary (.npz); give a file name")
     output_format(output, SKETCHES, "sketch file", default="npz")
@@ -536,47 +776,77 @@ def sketch(inputs, k, sketch_size, seed, threads, output, alphabet):
 @main.command()
 @click.argument("queries", type=click.Path(path_type=Path, allow_dash=True))
 @click.argument("targets", type=click.Path(path_type=Path, allow_dash=True), required=False)
-@click.option("--mode", type=click.Choice(["global", "local", "semiglobal"]), default="global",
-              show_default=True)
+@click.option(
+    "--mode",
+    type=click.Choice(["global", "local", "semiglobal"]),
+    default="global",
+    show_default=True,
+)
 @_scoring_options
-@click.option("--traceback", is_flag=True,
-              help="Write alignments (TSV: coordinates, CIGAR, identity, aligned strings) "
-                   "instead of a score matrix.")
+@click.option(
+    "--traceback",
+    is_flag=True,
+    help="Write alignments (TSV: coordinates, CIGAR, identity, aligned strings) "
+    "instead of a score matrix.",
+)
 @click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
-@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True,
-              help=_THREADS_HELP)
-@click.option("--devices", default=None,
-              help="Scores: spread the work over these GPUs: 'all' or ids such as 0,2 (with "
-                   "failover).")
-@click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
-              help="Scores: .npy (matrix; query ids to OUTPUT.ids.txt, target ids to "
-                   "OUTPUT.target_ids.txt when TARGETS is given) or .tsv (labelled matrix). "
-                   "--traceback: TSV. - for stdout (TSV).")
-@click.option("--ungap", is_flag=True,
-              help="Remove alignment gaps ('-', '.') from the input first.")
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
+@click.option(
+    "--devices",
+    default=None,
+    help="Scores: spread the work over these GPUs: 'all' or ids such as 0,2 (with failover).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, allow_dash=True),
+    required=True,
+    help="Scores: .npy (matrix; query ids to OUTPUT.ids.txt, target ids to "
+    "OUTPUT.target_ids.txt when TARGETS is given) or .tsv (labelled matrix). "
+    "--traceback: TSV. - for stdout (TSV).",
+)
+@click.option(
+    "--ungap", is_flag=True, help="Remove alignment gaps ('-', '.') from the input first."
+)
 @_alphabet_option
-def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backend, threads,
-          devices, output, ungap, alphabet):
+def align(
+    queries,
+    targets,
+    mode,
+    matrix,
+    gap_open,
+    gap_extend,
+    traceback,
+    backend,
+    threads,
+    devices,
+    output,
+    ungap,
+    alphabet,
+):
     """Align every sequence of QUERIES to every one of TARGETS (or all pairs of QUERIES);
     either may be - for stdin."""
+    from .._core.outputs import ALIGNMENT_TABLE, SCORES, output_format
     from ..pairwise._align import align as align_pairs
     from ..pairwise._align import align_scores
-    from ..pairwise._tables import save_scores, write_alignment_table, write_score_table
-    from .._core.outputs import ALIGNMENT_TABLE, SCORES, output_format
     from ..pairwise._scoring import scoring_defaults
+    from ..pairwise._tables import save_scores, write_alignment_table, write_score_table
 
     if is_stdio(queries) and is_stdio(targets):
         _fail("QUERIES and TARGETS cannot both be - (stdin)")
     if traceback and devices is not None:
         _fail("--devices applies to scores; --traceback alignments run on the CPU")
     if traceback and backend not in ("auto", "cpu"):
-        _fail(f"-b {backend}: --traceback alignments run on the CPU only (C++ core); leave -b "
-              "out or give -b cpu (scores run on every backend)")
+        _fail(
+            f"-b {backend}: --traceback alignments run on the CPU only (C++ core); leave -b "
+            "out or give -b cpu (scores run on every backend)"
+        )
     if traceback:
         fmt = output_format(output, ALIGNMENT_TABLE, "alignment table (--traceback)", default="tsv")
     else:
-        fmt = output_format(output, SCORES, "score matrix",
-                            default="tsv" if is_stdio(output) else "npy")
+        fmt = output_format(
+            output, SCORES, "score matrix", default="tsv" if is_stdio(output) else "npy"
+        )
         if fmt != "tsv":
             refuse_stdio(output, "-o", "npy is binary; stdout takes the TSV score matrix")
     check_outputs([queries, targets], output=output)
@@ -584,10 +854,13 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
     t = read_sequences_arg(targets, alphabet=alphabet) if targets is not None else None
     if t is not None:  # as the Python API does: DNA targets are not read as protein silently
         from ..sequences._read import same_alphabet
+
         q, t = same_alphabet(q, t, alphabet == "auto", alphabet == "auto")
     if ungap:
         q, t = q.ungapped(), (t.ungapped() if t is not None else None)
-    spec, gap_open, gap_extend = scoring_defaults(q.alphabet, _parse_matrix(matrix), gap_open, gap_extend)
+    spec, gap_open, gap_extend = scoring_defaults(
+        q.alphabet, _parse_matrix(matrix), gap_open, gap_extend
+    )
     kw = dict(mode=mode, matrix=spec, gap_open=gap_open, gap_extend=gap_extend)
     if traceback:
         alns = align_pairs(q, t, threads=threads, **kw)
@@ -602,13 +875,18 @@ def align(queries, targets, mode, matrix, gap_open, gap_extend, traceback, backe
             write_score_table(scores, q.ids, tids, f)
     else:
         save_scores(scores, output, q.ids, t.ids if t is not None else None)
-    click.echo(f"wrote {scores.shape[0]} x {scores.shape[1]} {mode} scores to {shown(output)}",
-               err=True)
+    click.echo(
+        f"wrote {scores.shape[0]} x {scores.shape[1]} {mode} scores to {shown(output)}", err=True
+    )
 
 
 @main.command()
-@click.option("--require", default="", help="Comma-separated: cpu, openmp, cupy, numba-cuda, gpu, r, nvcc. "
-              "Exit non-zero when one of them is broken.")
+@click.option(
+    "--require",
+    default="",
+    help="Comma-separated: cpu, openmp, cupy, numba-cuda, gpu, r, nvcc. "
+    "Exit non-zero when one of them is broken.",
+)
 @click.option("--no-r", is_flag=True, help="Skip the R/rpy2 probe.")
 def doctor(require: str, no_r: bool):
     """Show what this installation can use and how to fix what is broken."""
@@ -636,9 +914,11 @@ def doctor(require: str, no_r: bool):
 
 def _register_scheduling_commands() -> None:
     from ._sched import COMMANDS
+
     for command in COMMANDS:
         main.add_command(command)
     from ._msa import msa_cmd
+
     main.add_command(msa_cmd)
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from ._io import check_outputs, is_stdio, read_stdin_sequences, text_output
 from ..msa_engine.alignment import FORMATS
 from ..msa_engine.guide import GUIDE_TREES
+from ._io import check_outputs, is_stdio, read_stdin_sequences, text_output
 
 
 def _refine_arg(refine, iterations):
@@ -22,65 +22,171 @@ def _refine_arg(refine, iterations):
 
 @click.command("msa")
 @click.argument("input", type=click.Path(path_type=Path, allow_dash=True), required=False)
-@click.option("-o", "--output", type=click.Path(path_type=Path, allow_dash=True), required=True,
-              help="Alignment file (- for stdout); the extension decides the format "
-                   "(.fa/.fasta/.afa, .aln, .sto, .a2m, .phy; .gz after it for gzip); a "
-                   "name without one is FASTA; other extensions are refused.")
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
-              help="Output format (default: from the extension, else FASTA); must agree with "
-                   "the extension.")
-@click.option("--guide-tree", default="auto", show_default=True,
-              help=f"{', '.join(GUIDE_TREES)}, or a Newick file naming every sequence once.")
-@click.option("--tree-out", type=click.Path(path_type=Path, allow_dash=True), default=None,
-              help="Write the guide tree (Newick) here.")
-@click.option("--alphabet", type=click.Choice(["auto", "protein", "dna", "rna"]), default="auto",
-              show_default=True)
-@click.option("--matrix", default="auto", show_default=True,
-              help="Substitution matrix (auto: PFASUM43 for proteins, NUC.4.4 rescaled to +5/-1 "
-                   "for nucleotides).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, allow_dash=True),
+    required=True,
+    help="Alignment file (- for stdout); the extension decides the format "
+    "(.fa/.fasta/.afa, .aln, .sto, .a2m, .phy; .gz after it for gzip); a "
+    "name without one is FASTA; other extensions are refused.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(list(FORMATS)),
+    default=None,
+    help="Output format (default: from the extension, else FASTA); must agree with the extension.",
+)
+@click.option(
+    "--guide-tree",
+    default="auto",
+    show_default=True,
+    help=f"{', '.join(GUIDE_TREES)}, or a Newick file naming every sequence once.",
+)
+@click.option(
+    "--tree-out",
+    type=click.Path(path_type=Path, allow_dash=True),
+    default=None,
+    help="Write the guide tree (Newick) here.",
+)
+@click.option(
+    "--alphabet",
+    type=click.Choice(["auto", "protein", "dna", "rna"]),
+    default="auto",
+    show_default=True,
+)
+@click.option(
+    "--matrix",
+    default="auto",
+    show_default=True,
+    help="Substitution matrix (auto: PFASUM43 for proteins, NUC.4.4 rescaled to +5/-1 "
+    "for nucleotides).",
+)
 @click.option("--gap-open", type=float, default=None, help="Internal gap open penalty (14.85).")
 @click.option("--gap-extend", type=float, default=None, help="Internal gap extension (1.25).")
-@click.option("--term-gap", type=float, default=None,
-              help="Penalty per column of a leading or trailing gap (0.66).")
-@click.option("--refine/--no-refine", default=None,
-              help="Refinement by gap-pattern splits (default: up to 1,000 sequences).")
-@click.option("--refine-iterations", type=click.IntRange(min=0, max=1_000_000), default=None,
-              help="Refinement iterations (100); implies --refine.")
-@click.option("-t", "--threads", type=int, default=0, show_default=True,
-              help="Threads, 0 = all cores; the alignment does not depend on it.")
-@click.option("-b", "--backend", type=click.Choice(["auto", "cpu", "cupy", "numba-cuda"]),
-              default="auto", show_default=True,
-              help="cupy or numba-cuda: the guide tree's LCS distances and each guide-tree "
-                   "level's profile DPs on the GPU (the same alignment as cpu); auto: cpu.")
-@click.option("--devices", default=None,
-              help="Spread the guide tree's distances over these GPUs: 'all' or ids such as "
-                   "0,2 (with failover); with a GPU backend the alignment runs on the first.")
-@click.option("--mode", type=click.Choice(["auto", "accurate", "fast"]), default="auto",
-              show_default=True,
-              help="accurate: consistency-based (pair-HMM posteriors, ProbCons-style; families "
-                   "up to a few hundred sequences); fast: the progressive engine; auto: accurate "
-                   "for small inputs. -v logs the choice.")
-@click.option("--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus "
-              "(default: sniffed from the content, then the extension).")
-@click.option("--add", "add", type=click.Path(path_type=Path, allow_dash=True), default=None,
-              help="Sequences to add to the alignment given by --to (its columns stay; rows: "
-                   "the alignment's, then these).")
-@click.option("--to", "to", type=click.Path(path_type=Path), default=None,
-              help="The existing alignment --add adds to.")
-@click.option("--keep-length", is_flag=True,
-              help="With --add: keep the alignment's width; residues facing none of its "
-                   "columns are dropped and reported (as mafft --add --keeplength).")
-@click.option("--fragments", is_flag=True,
-              help="With --add: the new sequences are reads or contigs of part of the aligned "
-                   "sequences, placed where they match (free end gaps).")
-@click.option("--dropped-out", type=click.Path(path_type=Path, allow_dash=True), default=None,
-              help="With --keep-length: write the dropped residues here (TSV: id, start, end, "
-                   "after_column; 1-based).")
-@click.option("--profile", "profile", type=click.Path(path_type=Path), nargs=2, default=None,
-              help="Align two alignments A B to each other (each keeps its columns).")
-def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open, gap_extend,
-            term_gap, refine, refine_iterations, threads, backend, devices, mode, input_format,
-            add, to, keep_length, fragments, dropped_out, profile):
+@click.option(
+    "--term-gap",
+    type=float,
+    default=None,
+    help="Penalty per column of a leading or trailing gap (0.66).",
+)
+@click.option(
+    "--refine/--no-refine",
+    default=None,
+    help="Refinement by gap-pattern splits (default: up to 1,000 sequences).",
+)
+@click.option(
+    "--refine-iterations",
+    type=click.IntRange(min=0, max=1_000_000),
+    default=None,
+    help="Refinement iterations (100); implies --refine.",
+)
+@click.option(
+    "-t",
+    "--threads",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Threads, 0 = all cores; the alignment does not depend on it.",
+)
+@click.option(
+    "-b",
+    "--backend",
+    type=click.Choice(["auto", "cpu", "cupy", "numba-cuda"]),
+    default="auto",
+    show_default=True,
+    help="cupy or numba-cuda: the guide tree's LCS distances and each guide-tree "
+    "level's profile DPs on the GPU (the same alignment as cpu); auto: cpu.",
+)
+@click.option(
+    "--devices",
+    default=None,
+    help="Spread the guide tree's distances over these GPUs: 'all' or ids such as "
+    "0,2 (with failover); with a GPU backend the alignment runs on the first.",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["auto", "accurate", "fast"]),
+    default="auto",
+    show_default=True,
+    help="accurate: consistency-based (pair-HMM posteriors, ProbCons-style; families "
+    "up to a few hundred sequences); fast: the progressive engine; auto: accurate "
+    "for small inputs. -v logs the choice.",
+)
+@click.option(
+    "--input-format",
+    default=None,
+    help="fasta, fastq, clustal, phylip, stockholm, nexus "
+    "(default: sniffed from the content, then the extension).",
+)
+@click.option(
+    "--add",
+    "add",
+    type=click.Path(path_type=Path, allow_dash=True),
+    default=None,
+    help="Sequences to add to the alignment given by --to (its columns stay; rows: "
+    "the alignment's, then these).",
+)
+@click.option(
+    "--to",
+    "to",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The existing alignment --add adds to.",
+)
+@click.option(
+    "--keep-length",
+    is_flag=True,
+    help="With --add: keep the alignment's width; residues facing none of its "
+    "columns are dropped and reported (as mafft --add --keeplength).",
+)
+@click.option(
+    "--fragments",
+    is_flag=True,
+    help="With --add: the new sequences are reads or contigs of part of the aligned "
+    "sequences, placed where they match (free end gaps).",
+)
+@click.option(
+    "--dropped-out",
+    type=click.Path(path_type=Path, allow_dash=True),
+    default=None,
+    help="With --keep-length: write the dropped residues here (TSV: id, start, end, "
+    "after_column; 1-based).",
+)
+@click.option(
+    "--profile",
+    "profile",
+    type=click.Path(path_type=Path),
+    nargs=2,
+    default=None,
+    help="Align two alignments A B to each other (each keeps its columns).",
+)
+def msa_cmd(
+    input,
+    output,
+    fmt,
+    guide_tree,
+    tree_out,
+    alphabet,
+    matrix,
+    gap_open,
+    gap_extend,
+    term_gap,
+    refine,
+    refine_iterations,
+    threads,
+    backend,
+    devices,
+    mode,
+    input_format,
+    add,
+    to,
+    keep_length,
+    fragments,
+    dropped_out,
+    profile,
+):
     """Align the sequences of INPUT (FASTA, gzip too; - for stdin) into a multiple alignment;
     or add sequences to an alignment (--add NEW --to ALN), or align two alignments
     (--profile A B).
@@ -88,18 +194,28 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
     Rows come out in input order; gaps in the input are removed first. The alignment is the
     same for any thread count and any input order.
     """
+    from .._core.outputs import ALIGNMENT, output_spec
     from ..msa_engine import msa
 
-    from .._core.outputs import ALIGNMENT, output_spec
-
-    out_fmt, _ = output_spec("" if is_stdio(output) else output, ALIGNMENT, "alignment", fmt,
-                             default="fasta", compressible=True)
-    check_outputs([input, guide_tree, add, to, *(profile or ())], output=output, tree_out=tree_out,
-                  dropped_out=dropped_out)
+    out_fmt, _ = output_spec(
+        "" if is_stdio(output) else output,
+        ALIGNMENT,
+        "alignment",
+        fmt,
+        default="fasta",
+        compressible=True,
+    )
+    check_outputs(
+        [input, guide_tree, add, to, *(profile or ())],
+        output=output,
+        tree_out=tree_out,
+        dropped_out=dropped_out,
+    )
     adding = add is not None or to is not None
     if sum((input is not None, adding, bool(profile))) != 1:
-        raise click.UsageError("give INPUT, or --add NEW --to ALIGNMENT, or --profile A B "
-                               "(one of them)")
+        raise click.UsageError(
+            "give INPUT, or --add NEW --to ALIGNMENT, or --profile A B (one of them)"
+        )
     if adding and (add is None or to is None):
         raise click.UsageError("--add and --to go together")
     if (keep_length or fragments) and not adding:
@@ -111,19 +227,45 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
             raise FileNotFoundError(errno.ENOENT, f"input {str(path)!r} does not exist")
     if adding:
         source = read_stdin_sequences(input_format, alphabet) if is_stdio(add) else add
-        aln = msa(add=source, to=to, keep_length=keep_length, fragments=fragments,
-                  alphabet=alphabet, matrix=matrix, gap_open=gap_open, gap_extend=gap_extend,
-                  term_gap=term_gap, threads=threads)
+        aln = msa(
+            add=source,
+            to=to,
+            keep_length=keep_length,
+            fragments=fragments,
+            alphabet=alphabet,
+            matrix=matrix,
+            gap_open=gap_open,
+            gap_extend=gap_extend,
+            term_gap=term_gap,
+            threads=threads,
+        )
     elif profile:
-        aln = msa(profile=tuple(profile), alphabet=alphabet, matrix=matrix, gap_open=gap_open,
-                  gap_extend=gap_extend, term_gap=term_gap, threads=threads)
+        aln = msa(
+            profile=tuple(profile),
+            alphabet=alphabet,
+            matrix=matrix,
+            gap_open=gap_open,
+            gap_extend=gap_extend,
+            term_gap=term_gap,
+            threads=threads,
+        )
     else:
         source = read_stdin_sequences(input_format, alphabet) if is_stdio(input) else input
-        aln = msa(source, alphabet=alphabet, guide_tree=guide_tree, matrix=matrix,
-                  format=None if is_stdio(input) else input_format,
-                  gap_open=gap_open, gap_extend=gap_extend, term_gap=term_gap,
-                  refine=_refine_arg(refine, refine_iterations), threads=threads,
-                  backend=backend, devices=devices, mode=mode)
+        aln = msa(
+            source,
+            alphabet=alphabet,
+            guide_tree=guide_tree,
+            matrix=matrix,
+            format=None if is_stdio(input) else input_format,
+            gap_open=gap_open,
+            gap_extend=gap_extend,
+            term_gap=term_gap,
+            refine=_refine_arg(refine, refine_iterations),
+            threads=threads,
+            backend=backend,
+            devices=devices,
+            mode=mode,
+        )
     if is_stdio(output):
         text = aln.to_text(out_fmt)
         with text_output(output) as f:
@@ -132,9 +274,16 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
         aln.write(output, out_fmt)
     if tree_out is not None:  # one sequence: a tree of one tip, so that it can be fed back
         from ..trees._tree import quote_label
+
         with text_output(tree_out) as f:
-            f.write((aln.guide_tree.to_newick() if aln.guide_tree is not None
-                     else quote_label(aln.ids[0]) + ";") + "\n")
+            f.write(
+                (
+                    aln.guide_tree.to_newick()
+                    if aln.guide_tree is not None
+                    else quote_label(aln.ids[0]) + ";"
+                )
+                + "\n"
+            )
     if dropped_out is not None:
         with text_output(dropped_out) as f:
             f.write("id\tstart\tend\tafter_column\n")
@@ -142,7 +291,13 @@ def msa_cmd(input, output, fmt, guide_tree, tree_out, alphabet, matrix, gap_open
     if keep_length:
         n_res = sum(b - a + 1 for _, a, b, _ in aln.dropped)
         n_seq = len({i for i, *_ in aln.dropped})
-        click.echo(f"--keep-length dropped {n_res} inserted residues ({len(aln.dropped)} "
-                   f"insertions) from {n_seq} added sequences", err=True)
-    click.echo(f"aligned {len(aln)} sequences into {aln.width} columns -> "
-               f"{'stdout' if is_stdio(output) else output}", err=True)
+        click.echo(
+            f"--keep-length dropped {n_res} inserted residues ({len(aln.dropped)} "
+            f"insertions) from {n_seq} added sequences",
+            err=True,
+        )
+    click.echo(
+        f"aligned {len(aln)} sequences into {aln.width} columns -> "
+        f"{'stdout' if is_stdio(output) else output}",
+        err=True,
+    )

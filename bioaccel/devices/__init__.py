@@ -10,5 +10,13 @@ from ._discover import Device, discover_devices, select_devices
 from ._multigpu import pairwise_on_devices, run_tiles
 from ._topology import GpuSpec, Topology, load_topology
 
-__all__ = ["Device", "GpuSpec", "Topology", "discover_devices", "load_topology",
-           "pairwise_on_devices", "run_tiles", "select_devices"]
+__all__ = [
+    "Device",
+    "GpuSpec",
+    "Topology",
+    "discover_devices",
+    "load_topology",
+    "pairwise_on_devices",
+    "run_tiles",
+    "select_devices",
+]

@@ -42,9 +42,11 @@ class Device:
 
     def __str__(self) -> str:
         kind = "virtual " if self.virtual else ""
-        return (f"{kind}GPU {self.index} ({self.name}, {self.memory_gb:.0f} GB, "
-                f"sm_{self.compute_capability[0]}{self.compute_capability[1]}, "
-                f"CUDA_VISIBLE_DEVICES={self.visible_id})")
+        return (
+            f"{kind}GPU {self.index} ({self.name}, {self.memory_gb:.0f} GB, "
+            f"sm_{self.compute_capability[0]}{self.compute_capability[1]}, "
+            f"CUDA_VISIBLE_DEVICES={self.visible_id})"
+        )
 
 
 def allowed_tokens(env=None) -> list[str] | None:
@@ -67,15 +69,20 @@ def virtual_topology(env=None) -> Topology | None:
     path = env.get("BIOACCEL_GPU_TOPOLOGY")
     if path:
         topo = load_topology(path)
-        return Topology([GpuSpec(**{**g.__dict__, "virtual": True}) for g in topo.local_gpus()],
-                        topo.links, topo.data, topo.source)
+        return Topology(
+            [GpuSpec(**{**g.__dict__, "virtual": True}) for g in topo.local_gpus()],
+            topo.links,
+            topo.data,
+            topo.source,
+        )
     count = env.get("BIOACCEL_VIRTUAL_GPUS")
     if count:
         try:
             n = int(count)
         except ValueError:
             raise SchedulerConfigError(
-                f"BIOACCEL_VIRTUAL_GPUS={count!r}: expected a whole number of GPUs") from None
+                f"BIOACCEL_VIRTUAL_GPUS={count!r}: expected a whole number of GPUs"
+            ) from None
         return Topology.identical(n)
     return None
 
@@ -95,10 +102,23 @@ def _from_virtual(topo: Topology, allowed: list[str] | None) -> list[Device]:
         if missing:
             raise DeviceSelectionError(
                 f"CUDA_VISIBLE_DEVICES/Slurm allow GPU(s) {missing}, which the virtual topology "
-                f"does not have (it has {sorted(by_id)})")
+                f"does not have (it has {sorted(by_id)})"
+            )
         chosen = [by_id[t] for t in allowed]
-    return [Device(i, g.id, g.name, int(g.memory_gb * 1e9), _cc(g.compute_capability), True,
-                   g.speed, g.fail_after_tiles, g.max_tile_work) for i, g in enumerate(chosen)]
+    return [
+        Device(
+            i,
+            g.id,
+            g.name,
+            int(g.memory_gb * 1e9),
+            _cc(g.compute_capability),
+            True,
+            g.speed,
+            g.fail_after_tiles,
+            g.max_tile_work,
+        )
+        for i, g in enumerate(chosen)
+    ]
 
 
 def _tokens_for(count: int, allowed: list[str] | None) -> list[str]:
@@ -111,6 +131,7 @@ def _tokens_for(count: int, allowed: list[str] | None) -> list[str]:
 def _from_cupy(allowed) -> list[Device] | None:
     try:
         import cupy
+
         n = cupy.cuda.runtime.getDeviceCount()
     except Exception:  # no CuPy, no driver: try the next way
         return None
@@ -127,6 +148,7 @@ def _from_numba(allowed) -> list[Device] | None:
         return None  # the simulator's fake device is not a GPU to schedule onto
     try:
         from numba import cuda
+
         if not cuda.is_available():
             return None
         gpus = list(cuda.gpus)
@@ -148,9 +170,16 @@ def _from_nvidia_smi(allowed) -> list[Device]:
         return []
     try:
         text = subprocess.run(
-            [exe, "--query-gpu=index,uuid,name,memory.total,compute_cap",
-             "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=30,
-            check=True).stdout
+            [
+                exe,
+                "--query-gpu=index,uuid,name,memory.total,compute_cap",
+                "--format=csv,noheader,nounits",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return []
     rows = [[c.strip() for c in line.split(",")] for line in text.splitlines() if line.strip()]
@@ -159,7 +188,7 @@ def _from_nvidia_smi(allowed) -> list[Device]:
         if allowed is not None and index not in allowed and uuid not in allowed:
             continue
         tok = index if allowed is None or index in allowed else uuid
-        out.append((tok, name, int(float(mem_mib)) * 2 ** 20, _cc(cc)))
+        out.append((tok, name, int(float(mem_mib)) * 2**20, _cc(cc)))
     if allowed is not None:  # runtime order follows CUDA_VISIBLE_DEVICES order
         out.sort(key=lambda r: allowed.index(r[0]))
     return [Device(i, *r) for i, r in enumerate(out)]
@@ -197,7 +226,8 @@ def select_devices(devices, available: list[Device] | None = None) -> list[Devic
         if not available:
             raise DeviceSelectionError(
                 "devices='all' but no GPU is visible (set BIOACCEL_VIRTUAL_GPUS=N to use "
-                "virtual GPUs on the CPU)")
+                "virtual GPUs on the CPU)"
+            )
         return list(available)
     if isinstance(devices, bool):
         raise DeviceSelectionError(f"devices={devices!r}: expected None, 'all', an id or ids")
@@ -209,15 +239,19 @@ def select_devices(devices, available: list[Device] | None = None) -> list[Devic
         except ValueError:
             raise DeviceSelectionError(
                 f"devices={devices!r}: expected 'all' or comma-separated ids such as '0,2'; "
-                f"valid ids: {valid}") from None
+                f"valid ids: {valid}"
+            ) from None
     else:
         wanted = list(devices)
     if not wanted:
         raise DeviceSelectionError(f"devices={devices!r} selects no device; valid ids: {valid}")
     bad = [w for w in wanted if isinstance(w, bool) or not isinstance(w, int) or w not in valid]
     if bad:
-        raise DeviceSelectionError(f"devices={devices!r}: no GPU with id(s) {bad}; valid ids: {valid}"
-                                   if valid else f"devices={devices!r}: no GPU is visible here")
+        raise DeviceSelectionError(
+            f"devices={devices!r}: no GPU with id(s) {bad}; valid ids: {valid}"
+            if valid
+            else f"devices={devices!r}: no GPU is visible here"
+        )
     if len(set(wanted)) != len(wanted):
         raise DeviceSelectionError(f"devices={devices!r} names a device twice")
     return [available[valid.index(w)] for w in wanted]

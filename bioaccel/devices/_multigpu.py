@@ -65,17 +65,23 @@ class Tile:
             if self.i1 - self.i0 < 2:
                 return []
             m = (self.i0 + self.i1) // 2
-            return [make_tile(self.i0, m, self.i0, m, q_len, t_len, True),
-                    make_tile(m, self.i1, m, self.i1, q_len, t_len, True),
-                    make_tile(self.i0, m, m, self.i1, q_len, t_len, False)]
+            return [
+                make_tile(self.i0, m, self.i0, m, q_len, t_len, True),
+                make_tile(m, self.i1, m, self.i1, q_len, t_len, True),
+                make_tile(self.i0, m, m, self.i1, q_len, t_len, False),
+            ]
         if self.i1 - self.i0 >= self.j1 - self.j0 and self.i1 - self.i0 >= 2:
             m = (self.i0 + self.i1) // 2
-            return [make_tile(self.i0, m, self.j0, self.j1, q_len, t_len),
-                    make_tile(m, self.i1, self.j0, self.j1, q_len, t_len)]
+            return [
+                make_tile(self.i0, m, self.j0, self.j1, q_len, t_len),
+                make_tile(m, self.i1, self.j0, self.j1, q_len, t_len),
+            ]
         if self.j1 - self.j0 >= 2:
             m = (self.j0 + self.j1) // 2
-            return [make_tile(self.i0, self.i1, self.j0, m, q_len, t_len),
-                    make_tile(self.i0, self.i1, m, self.j1, q_len, t_len)]
+            return [
+                make_tile(self.i0, self.i1, self.j0, m, q_len, t_len),
+                make_tile(self.i0, self.i1, m, self.j1, q_len, t_len),
+            ]
         return []
 
 
@@ -89,8 +95,6 @@ def make_tile(i0, i1, j0, j1, q_len, t_len, diagonal=False) -> Tile:
     return Tile(i0, i1, j0, j1, work, diagonal)
 
 
-
-
 def _run_cuts(lengths: np.ndarray, parts: int) -> list[int]:
     """Boundaries of at most ``parts`` non-empty runs of about equal total length."""
     n = len(lengths)
@@ -100,8 +104,9 @@ def _run_cuts(lengths: np.ndarray, parts: int) -> list[int]:
     return sorted({0, n, *[min(max(c, 1), n - 1) for c in cuts[1:-1]]})
 
 
-def partition(q_len: np.ndarray, t_len: np.ndarray | None, n_devices: int,
-              tiles_per_device: int = 6) -> list[Tile]:
+def partition(
+    q_len: np.ndarray, t_len: np.ndarray | None, n_devices: int, tiles_per_device: int = 6
+) -> list[Tile]:
     """Tiles covering the pair space (``t_len=None``: all-vs-all, upper triangle with the
     diagonal blocks), cut by cumulative length so tiles carry about equal work; largest
     first."""
@@ -110,14 +115,20 @@ def partition(q_len: np.ndarray, t_len: np.ndarray | None, n_devices: int,
         # b row-blocks give b (b + 1) / 2 upper blocks of about equal work
         b = max(1, int(np.ceil((np.sqrt(8 * target + 1) - 1) / 2)))
         cuts = _run_cuts(q_len, b)
-        tiles = [make_tile(cuts[a], cuts[a + 1], cuts[c], cuts[c + 1], q_len, q_len, a == c)
-                 for a in range(len(cuts) - 1) for c in range(a, len(cuts) - 1)]
+        tiles = [
+            make_tile(cuts[a], cuts[a + 1], cuts[c], cuts[c + 1], q_len, q_len, a == c)
+            for a in range(len(cuts) - 1)
+            for c in range(a, len(cuts) - 1)
+        ]
     else:
         rb = max(1, int(np.ceil(np.sqrt(target * len(q_len) / max(1, len(t_len))))))
         cb = max(1, -(-target // rb))
         rc, cc = _run_cuts(q_len, rb), _run_cuts(t_len, cb)
-        tiles = [make_tile(rc[a], rc[a + 1], cc[c], cc[c + 1], q_len, t_len)
-                 for a in range(len(rc) - 1) for c in range(len(cc) - 1)]
+        tiles = [
+            make_tile(rc[a], rc[a + 1], cc[c], cc[c + 1], q_len, t_len)
+            for a in range(len(rc) - 1)
+            for c in range(len(cc) - 1)
+        ]
     tiles = [t for t in tiles if t.i1 > t.i0 and t.j1 > t.j0]
     return sorted(tiles, key=lambda t: -t.work)
 
@@ -126,9 +137,17 @@ def is_device_failure(exc: BaseException) -> bool:
     if isinstance(exc, DeviceError):
         return True
     name, module = type(exc).__name__, type(exc).__module__ or ""
-    return (module.startswith(("cupy", "numba")) and
-            name in ("CUDARuntimeError", "CUDADriverError", "CudaAPIError", "CudaSupportError",
-                     "CudaDriverError")) and not is_out_of_memory(exc)
+    return (
+        module.startswith(("cupy", "numba"))
+        and name
+        in (
+            "CUDARuntimeError",
+            "CUDADriverError",
+            "CudaAPIError",
+            "CudaSupportError",
+            "CudaDriverError",
+        )
+    ) and not is_out_of_memory(exc)
 
 
 def is_out_of_memory(exc: BaseException) -> bool:
@@ -145,10 +164,12 @@ def device_scope(device: Device, backend_name: str):
         yield
     elif backend_name == "cupy":
         import cupy
+
         with cupy.cuda.Device(device.index):
             yield
     elif backend_name == "numba-cuda":
         from numba import cuda
+
         cuda.select_device(device.index)
         try:
             yield
@@ -161,9 +182,16 @@ def device_scope(device: Device, backend_name: str):
 _DONE = object()
 
 
-def run_tiles(tiles: Sequence[Tile], devices: Sequence[Device], backend_name: str,
-              compute: Callable[[Tile], object], gather: Callable[[Tile, object], None],
-              q_len: np.ndarray, t_len: np.ndarray, max_inflight: int | None = None) -> None:
+def run_tiles(
+    tiles: Sequence[Tile],
+    devices: Sequence[Device],
+    backend_name: str,
+    compute: Callable[[Tile], object],
+    gather: Callable[[Tile, object], None],
+    q_len: np.ndarray,
+    t_len: np.ndarray,
+    max_inflight: int | None = None,
+) -> None:
     """Compute every tile on ``devices`` and ``gather`` each result in the caller's thread.
     See the module docstring for failover and splitting."""
     lock = threading.Condition()
@@ -184,20 +212,32 @@ def run_tiles(tiles: Sequence[Tile], devices: Sequence[Device], backend_name: st
                         while True:  # the next tile this device may take
                             if kill.is_set() or outstanding[0] == 0:
                                 return
-                            k = next((k for k in range(len(pending) - 1, -1, -1)
-                                      if slot not in pending[k].excluded), None)
+                            k = next(
+                                (
+                                    k
+                                    for k in range(len(pending) - 1, -1, -1)
+                                    if slot not in pending[k].excluded
+                                ),
+                                None,
+                            )
                             if k is not None:
                                 tile = pending.pop(k)
                                 break
                             lock.wait(0.1)
                     try:
-                        if device.fail_after_tiles is not None and \
-                                done_per_device[slot] >= device.fail_after_tiles:
-                            raise DeviceError(f"{device} failed (fail_after_tiles="
-                                              f"{device.fail_after_tiles}, a failover drill)")
+                        if (
+                            device.fail_after_tiles is not None
+                            and done_per_device[slot] >= device.fail_after_tiles
+                        ):
+                            raise DeviceError(
+                                f"{device} failed (fail_after_tiles="
+                                f"{device.fail_after_tiles}, a failover drill)"
+                            )
                         if device.max_tile_work is not None and tile.work > device.max_tile_work:
-                            raise MemoryError(f"{device}: tile of work {tile.work:.3g} exceeds "
-                                              f"max_tile_work={device.max_tile_work:.3g}")
+                            raise MemoryError(
+                                f"{device}: tile of work {tile.work:.3g} exceeds "
+                                f"max_tile_work={device.max_tile_work:.3g}"
+                            )
                         value = compute(tile)
                     except BaseException as exc:
                         if is_out_of_memory(exc):
@@ -209,14 +249,23 @@ def run_tiles(tiles: Sequence[Tile], devices: Sequence[Device], backend_name: st
                                         raise MemoryError(
                                             f"{device}: out of memory on a single pair (rows "
                                             f"{tile.i0}, columns {tile.j0}), and no other device "
-                                            f"can take it: {exc}") from exc
+                                            f"can take it: {exc}"
+                                        ) from exc
                                     pending.append(moved)
                                     lock.notify_all()
-                                log.info("bioaccel: %s out of memory on the pair (%d, %d); moved "
-                                         "to another device", device, tile.i0, tile.j0)
+                                log.info(
+                                    "bioaccel: %s out of memory on the pair (%d, %d); moved "
+                                    "to another device",
+                                    device,
+                                    tile.i0,
+                                    tile.j0,
+                                )
                                 continue
-                            log.info("bioaccel: %s out of memory on a tile; split in %d",
-                                     device, len(parts))
+                            log.info(
+                                "bioaccel: %s out of memory on a tile; split in %d",
+                                device,
+                                len(parts),
+                            )
                             with lock:
                                 pending.extend(reversed(parts))
                                 outstanding[0] += len(parts) - 1
@@ -228,14 +277,17 @@ def run_tiles(tiles: Sequence[Tile], devices: Sequence[Device], backend_name: st
                                 pending.append(tile)
                                 lock.notify_all()
                                 last = not alive
-                                stuck = next((t for t in pending if alive and
-                                              not alive - t.excluded), None)
+                                stuck = next(
+                                    (t for t in pending if alive and not alive - t.excluded), None
+                                )
                             log.warning("bioaccel: %s; its tiles go to the other devices", exc)
                             if last:
                                 raise DeviceError(f"every device failed; last: {exc}") from exc
                             if stuck is not None:
-                                raise MemoryError(f"the pair (rows {stuck.i0}, columns {stuck.j0}) "
-                                                  "is too large for every device left") from exc
+                                raise MemoryError(
+                                    f"the pair (rows {stuck.i0}, columns {stuck.j0}) "
+                                    "is too large for every device left"
+                                ) from exc
                             return
                         raise
                     done_per_device[slot] += 1
@@ -255,8 +307,10 @@ def run_tiles(tiles: Sequence[Tile], devices: Sequence[Device], backend_name: st
             with lock:
                 lock.notify_all()
 
-    threads = [threading.Thread(target=worker, args=(k, d), daemon=True,
-                                name=f"bioaccel-{d.visible_id}") for k, d in enumerate(devices)]
+    threads = [
+        threading.Thread(target=worker, args=(k, d), daemon=True, name=f"bioaccel-{d.visible_id}")
+        for k, d in enumerate(devices)
+    ]
     for t in threads:
         t.start()
 
@@ -284,12 +338,21 @@ def run_tiles(tiles: Sequence[Tile], devices: Sequence[Device], backend_name: st
 def _worker_threads(devices: Sequence[Device], threads: int) -> int:
     """CPU threads per worker of virtual devices (they share the cores)."""
     import os
+
     total = int(threads) if threads else (os.cpu_count() or 1)
     return max(1, total // len(devices)) if all(d.virtual for d in devices) else int(threads)
 
 
-def pairwise_on_devices(queries, targets, symmetric: bool, devices: Sequence[Device], engine,
-                        kernel, dtype, threads: int = 0) -> np.ndarray:
+def pairwise_on_devices(
+    queries,
+    targets,
+    symmetric: bool,
+    devices: Sequence[Device],
+    engine,
+    kernel,
+    dtype,
+    threads: int = 0,
+) -> np.ndarray:
     """All query x target values of ``kernel(engine, q_block, t_block, diagonal, threads)``
     computed tile by tile on ``devices``; symmetric runs compute each unordered pair once.
     ``engine``: the backend the devices run (the caller picks it:
@@ -306,18 +369,20 @@ def pairwise_on_devices(queries, targets, symmetric: bool, devices: Sequence[Dev
         return kernel(engine, qb, tb, tile.diagonal, per_worker)
 
     def gather(tile: Tile, block) -> None:
-        out[tile.i0:tile.i1, tile.j0:tile.j1] = block
+        out[tile.i0 : tile.i1, tile.j0 : tile.j1] = block
         if symmetric and not tile.diagonal:
-            out[tile.j0:tile.j1, tile.i0:tile.i1] = np.asarray(block).T
+            out[tile.j0 : tile.j1, tile.i0 : tile.i1] = np.asarray(block).T
 
-    log.info("bioaccel: %d tiles on %d device(s) with backend %r", len(tiles), len(devices),
-             engine.name)
+    log.info(
+        "bioaccel: %d tiles on %d device(s) with backend %r", len(tiles), len(devices), engine.name
+    )
     run_tiles(tiles, devices, engine.name, compute, gather, q_len, t_len)
     return out
 
 
-def dna_counts_on_devices(data, n: int, table: bool, devices: Sequence[Device], engine,
-                          to_distances, threads: int = 0) -> np.ndarray:
+def dna_counts_on_devices(
+    data, n: int, table: bool, devices: Sequence[Device], engine, to_distances, threads: int = 0
+) -> np.ndarray:
     """Aligned-DNA distances of all pairs, tiles of pair counts of ``engine`` on ``devices``;
     ``to_distances(counts)`` turns a tile's counts into distances (global base frequencies)."""
     per_worker = _worker_threads(devices, threads)
@@ -326,17 +391,25 @@ def dna_counts_on_devices(data, n: int, table: bool, devices: Sequence[Device], 
     tiles = partition(lengths, None, len(devices))
 
     def compute(tile: Tile):
-        counts = engine.dna_counts(data, tile.i0, tile.i1, tile.j0, tile.j1, table=table,
-                                   upper_only=False, threads=per_worker)
+        counts = engine.dna_counts(
+            data,
+            tile.i0,
+            tile.i1,
+            tile.j0,
+            tile.j1,
+            table=table,
+            upper_only=False,
+            threads=per_worker,
+        )
         return to_distances(counts)
 
     def gather(tile: Tile, block) -> None:
         if tile.diagonal:  # the upper triangle, mirrored, as the single-device path does
             block = np.triu(block, 1)
             block = block + block.T
-        out[tile.i0:tile.i1, tile.j0:tile.j1] = block
+        out[tile.i0 : tile.i1, tile.j0 : tile.j1] = block
         if not tile.diagonal:
-            out[tile.j0:tile.j1, tile.i0:tile.i1] = block.T
+            out[tile.j0 : tile.j1, tile.i0 : tile.i1] = block.T
 
     run_tiles(tiles, devices, engine.name, compute, gather, lengths, lengths)
     return out

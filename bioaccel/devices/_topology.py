@@ -66,13 +66,20 @@ class Topology:
         return seen
 
     @classmethod
-    def identical(cls, n_gpus: int, node: str = "node1", speed: float = 1.0,
-                  virtual: bool = True) -> Topology:
+    def identical(
+        cls, n_gpus: int, node: str = "node1", speed: float = 1.0, virtual: bool = True
+    ) -> Topology:
         """``n_gpus`` identical GPUs on one node."""
         if int(n_gpus) != n_gpus or n_gpus < 1:
             raise SchedulerConfigError(f"need a positive number of GPUs, got {n_gpus!r}")
-        return cls([GpuSpec(node, str(i), "virtual GPU" if virtual else "GPU", speed=speed,
-                            virtual=virtual) for i in range(int(n_gpus))])
+        return cls(
+            [
+                GpuSpec(
+                    node, str(i), "virtual GPU" if virtual else "GPU", speed=speed, virtual=virtual
+                )
+                for i in range(int(n_gpus))
+            ]
+        )
 
     def local_gpus(self) -> list[GpuSpec]:
         """The GPUs of this host: the node named like this host, else the first node."""
@@ -87,7 +94,8 @@ class Topology:
         node, _, dev = str(src).partition(":")
         if node not in self.nodes:
             raise SchedulerConfigError(
-                f"data location {src!r} names no node of the topology {self.nodes}")
+                f"data location {src!r} names no node of the topology {self.nodes}"
+            )
         if node != gpu.node:
             return min(self.links["network"], self.links["pcie"])
         if not dev:
@@ -121,8 +129,16 @@ def parse_topology(doc: dict, source: str = "<topology>") -> Topology:
     if not isinstance(doc, dict) or "nodes" not in doc:
         raise SchedulerConfigError(f"{source}: expected a mapping with a 'nodes' list")
     gpus: list[GpuSpec] = []
-    allowed = {"id", "name", "memory_gb", "compute_capability", "speed", "virtual",
-               "fail_after_tiles", "max_tile_work"}
+    allowed = {
+        "id",
+        "name",
+        "memory_gb",
+        "compute_capability",
+        "speed",
+        "virtual",
+        "fail_after_tiles",
+        "max_tile_work",
+    }
     for n, node in enumerate(doc["nodes"] or []):
         if not isinstance(node, dict) or "name" not in node:
             raise SchedulerConfigError(f"{source}: nodes[{n}] needs a 'name'")
@@ -136,20 +152,27 @@ def parse_topology(doc: dict, source: str = "<topology>") -> Topology:
                 raise SchedulerConfigError(f"{where}: expected a mapping, got {g!r}")
             unknown = set(g) - allowed
             if unknown:
-                raise SchedulerConfigError(f"{where}: unknown keys {sorted(unknown)}; "
-                                           f"expected some of {sorted(allowed)}")
+                raise SchedulerConfigError(
+                    f"{where}: unknown keys {sorted(unknown)}; expected some of {sorted(allowed)}"
+                )
             fail = g.get("fail_after_tiles")
-            gpus.append(GpuSpec(
-                node=name, id=str(g.get("id", k)), name=str(g.get("name", "GPU")),
-                memory_gb=_number(g.get("memory_gb", 80), f"{where} memory_gb"),
-                compute_capability=str(g.get("compute_capability", "9.0")),
-                speed=_number(g.get("speed", 1.0), f"{where} speed"),
-                virtual=bool(g.get("virtual", node.get("virtual", False))),
-                fail_after_tiles=None if fail is None else int(_number(fail, f"{where} fail_after_tiles",
-                                                                        positive=False)),
-                max_tile_work=None if g.get("max_tile_work") is None
-                else _number(g["max_tile_work"], f"{where} max_tile_work"),
-            ))
+            gpus.append(
+                GpuSpec(
+                    node=name,
+                    id=str(g.get("id", k)),
+                    name=str(g.get("name", "GPU")),
+                    memory_gb=_number(g.get("memory_gb", 80), f"{where} memory_gb"),
+                    compute_capability=str(g.get("compute_capability", "9.0")),
+                    speed=_number(g.get("speed", 1.0), f"{where} speed"),
+                    virtual=bool(g.get("virtual", node.get("virtual", False))),
+                    fail_after_tiles=None
+                    if fail is None
+                    else int(_number(fail, f"{where} fail_after_tiles", positive=False)),
+                    max_tile_work=None
+                    if g.get("max_tile_work") is None
+                    else _number(g["max_tile_work"], f"{where} max_tile_work"),
+                )
+            )
     if not gpus:
         raise SchedulerConfigError(f"{source}: the topology has no GPUs")
     keys = [g.key for g in gpus]
@@ -159,15 +182,20 @@ def parse_topology(doc: dict, source: str = "<topology>") -> Topology:
     links = dict(DEFAULT_LINKS)
     for key, value in (doc.get("links") or {}).items():
         if key not in DEFAULT_LINKS:
-            raise SchedulerConfigError(f"{source}: unknown link {key!r}; expected {sorted(DEFAULT_LINKS)}")
+            raise SchedulerConfigError(
+                f"{source}: unknown link {key!r}; expected {sorted(DEFAULT_LINKS)}"
+            )
         links[key] = _number(value, f"{source}: links.{key}")
-    topo = Topology(gpus, links, {str(k): str(v) for k, v in (doc.get("data") or {}).items()},
-                    source)
+    topo = Topology(
+        gpus, links, {str(k): str(v) for k, v in (doc.get("data") or {}).items()}, source
+    )
     for name, loc in topo.data.items():
         node, _, dev = loc.partition(":")
         if node not in topo.nodes or (dev and f"{node}:{dev}" not in keys):
-            raise SchedulerConfigError(f"{source}: data {name!r} sits at {loc!r}, which is not a "
-                                       f"node or node:gpu of this topology")
+            raise SchedulerConfigError(
+                f"{source}: data {name!r} sits at {loc!r}, which is not a "
+                f"node or node:gpu of this topology"
+            )
     return topo
 
 
@@ -182,18 +210,22 @@ def load_topology(path: str | Path) -> Topology:
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise SchedulerConfigError(f"{path}, line {exc.lineno}, column {exc.colno}: not "
-                                       f"valid JSON: {exc.msg}") from None
+            raise SchedulerConfigError(
+                f"{path}, line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}"
+            ) from None
     else:
         import yaml
+
         try:
             doc = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             # one line naming the file and the line (PyYAML's own text spans several lines)
             mark = getattr(exc, "problem_mark", None)
             where = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-            what = " ".join(str(x) for x in (getattr(exc, "context", None),
-                                             getattr(exc, "problem", None)) if x) or str(exc)
-            raise SchedulerConfigError(f"{path}{where}: not valid YAML: "
-                                       f"{' '.join(what.split())}") from None
+            what = " ".join(
+                str(x) for x in (getattr(exc, "context", None), getattr(exc, "problem", None)) if x
+            ) or str(exc)
+            raise SchedulerConfigError(
+                f"{path}{where}: not valid YAML: {' '.join(what.split())}"
+            ) from None
     return parse_topology(doc, str(path))

@@ -20,6 +20,20 @@ from ._ondisk import CondensedDistances, open_distances, stream_distances
 from ._protein import ALIGNMENT_MODELS
 from ._tiles import distance_tile, merge_tiles, write_tile
 
-__all__ = ["AA_MODELS", "ALIGNMENT_MODELS", "ALL_MODELS", "KMER_MODELS", "MODELS", "CondensedDistances",
-           "DistanceMatrix", "Sketches", "distance_matrix", "distance_tile", "merge_tiles",
-           "open_distances", "sketch", "stream_distances", "write_tile"]
+__all__ = [
+    "AA_MODELS",
+    "ALIGNMENT_MODELS",
+    "ALL_MODELS",
+    "KMER_MODELS",
+    "MODELS",
+    "CondensedDistances",
+    "DistanceMatrix",
+    "Sketches",
+    "distance_matrix",
+    "distance_tile",
+    "merge_tiles",
+    "open_distances",
+    "sketch",
+    "stream_distances",
+    "write_tile",
+]

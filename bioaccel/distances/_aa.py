@@ -44,7 +44,9 @@ def aa_distances(model: str, diff: np.ndarray, sites: np.ndarray) -> np.ndarray:
     """Distances of ``model`` from difference and site counts (NaN with no site, +Inf past
     saturation)."""
     if model not in AA_MODELS:
-        raise ModelError(f"unknown aligned-protein model {model!r}; expected one of {list(AA_MODELS)}")
+        raise ModelError(
+            f"unknown aligned-protein model {model!r}; expected one of {list(AA_MODELS)}"
+        )
     with np.errstate(divide="ignore", invalid="ignore"):
         p = diff / sites
         if model == "poisson":

@@ -8,18 +8,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ._models import prepare
-from ._matrix import DistanceMatrix
 from .._core.threads import check_threads
+from ._matrix import DistanceMatrix
+from ._models import prepare
 
 
-def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False,
-                    backend: str = "auto", threads: int = 0,
-                    progress: Callable[[int, int], None] | None = None,
-                    matrix=None, gap_open: int | None = None,
-                    gap_extend: int | None = None, k: int | None = None,
-                    sketch_size: int | None = None, seed: int | None = None,
-                    devices=None, alphabet="auto") -> DistanceMatrix:
+def distance_matrix(
+    seqs,
+    model: str = "k80",
+    *,
+    pairwise_deletion: bool = False,
+    backend: str = "auto",
+    threads: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+    matrix=None,
+    gap_open: int | None = None,
+    gap_extend: int | None = None,
+    k: int | None = None,
+    sketch_size: int | None = None,
+    seed: int | None = None,
+    devices=None,
+    alphabet="auto",
+) -> DistanceMatrix:
     """All-vs-all distances: evolutionary models on aligned DNA (as ``ape::dist.dna``), or
     alignment-based distances on unaligned sequences.
 
@@ -83,7 +93,18 @@ def distance_matrix(seqs, model: str = "k80", *, pairwise_deletion: bool = False
     [0.0, 0.1, 0.1]
     """
     threads = check_threads(threads)
-    return prepare(seqs, model, pairwise_deletion=pairwise_deletion, backend=backend,
-                   threads=threads, matrix=matrix, gap_open=gap_open, gap_extend=gap_extend, k=k,
-                   sketch_size=sketch_size, seed=seed, devices=devices,
-                   alphabet=alphabet).matrix(progress)
+    return prepare(
+        seqs,
+        model,
+        pairwise_deletion=pairwise_deletion,
+        backend=backend,
+        threads=threads,
+        matrix=matrix,
+        gap_open=gap_open,
+        gap_extend=gap_extend,
+        k=k,
+        sketch_size=sketch_size,
+        seed=seed,
+        devices=devices,
+        alphabet=alphabet,
+    ).matrix(progress)

@@ -73,13 +73,25 @@ def _det4(x: list[np.ndarray]) -> np.ndarray:
     m10 = x[10] * x[7] - x[6] * x[11]
     m11 = x[2] * x[11] - x[10] * x[3]
     m12 = x[6] * x[3] - x[2] * x[7]
-    return (x[0] * x[5] * m1 + x[0] * x[9] * m2 + x[0] * x[13] * m3 + x[4] * x[9] * m4
-            + x[4] * x[13] * m5 + x[4] * x[1] * m6 + x[8] * x[13] * m7 + x[8] * x[1] * m8
-            + x[8] * x[5] * m9 + x[12] * x[1] * m10 + x[12] * x[5] * m11 + x[12] * x[9] * m12)
+    return (
+        x[0] * x[5] * m1
+        + x[0] * x[9] * m2
+        + x[0] * x[13] * m3
+        + x[4] * x[9] * m4
+        + x[4] * x[13] * m5
+        + x[4] * x[1] * m6
+        + x[8] * x[13] * m7
+        + x[8] * x[1] * m8
+        + x[8] * x[5] * m9
+        + x[12] * x[1] * m10
+        + x[12] * x[5] * m11
+        + x[12] * x[9] * m12
+    )
 
 
-def distances_from_counts(model: str, counts: np.ndarray, freqs: np.ndarray,
-                          threads: int = 0) -> np.ndarray:
+def distances_from_counts(
+    model: str, counts: np.ndarray, freqs: np.ndarray, threads: int = 0
+) -> np.ndarray:
     """Distances for a tile of pairs.
 
     Uses the compiled formulas when ``bioaccel._native`` is present (every backend then
@@ -96,12 +108,17 @@ def distances_from_counts(model: str, counts: np.ndarray, freqs: np.ndarray,
         Base frequencies (A, C, G, T), used by ``f81`` and ``tn93``.
     """
     from .._core.native import load_native
+
     try:
         native = load_native()
     except ImportError:
         return numpy_distances(model, counts, freqs)
-    return native.dna_distances_from_counts(MODELS.index(model), np.asarray(counts, np.int32),
-                                             np.asarray(freqs, np.float64), int(threads))
+    return native.dna_distances_from_counts(
+        MODELS.index(model),
+        np.asarray(counts, np.int32),
+        np.asarray(freqs, np.float64),
+        int(threads),
+    )
 
 
 def numpy_distances(model: str, counts: np.ndarray, freqs: np.ndarray) -> np.ndarray:

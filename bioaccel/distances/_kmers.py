@@ -24,13 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..sequences._alphabet import DNA, PROTEIN
-from ._matrix import DistanceMatrix
-from ..errors import ModelError
-from ..sequences._read import atomic_output
 from .._core.outputs import SKETCHES, output_format
-from ..sequences._batch import SeqBatch
 from .._core.threads import check_threads
+from ..errors import ModelError
+from ..sequences._alphabet import DNA, PROTEIN
+from ..sequences._batch import SeqBatch
+from ..sequences._read import atomic_output
+from ._matrix import DistanceMatrix
 
 KMER_MODELS = ("kmer", "jaccard", "mash")
 #: MinHash defaults for sequences (saved sketches carry their own)
@@ -51,7 +51,7 @@ def _digits(batch: SeqBatch, compressed: bool) -> tuple[np.ndarray, int]:
             for ch in group:
                 digit[PROTEIN.code(ch)] = d
         return digit, 6
-    for d, ch in enumerate(PROTEIN.symbols[:20]):
+    for d in range(20):  # the 20 amino acids are codes 0..19
         digit[d] = d
     return digit, 20
 
@@ -73,34 +73,55 @@ class Sketches:
         """Write as .npz (a name without an extension is written as is)."""
         output_format(path, SKETCHES, "sketch file", default="npz")
         with atomic_output(path, "wb") as f:
-            np.savez(f, ids=np.array(self.ids, dtype=str), lengths=self.lengths, values=self.values,
-                     offsets=self.offsets, params=np.array([self.k, self.size, self.seed]),
-                     alphabet=np.array(self.alphabet))
+            np.savez(
+                f,
+                ids=np.array(self.ids, dtype=str),
+                lengths=self.lengths,
+                values=self.values,
+                offsets=self.offsets,
+                params=np.array([self.k, self.size, self.seed]),
+                alphabet=np.array(self.alphabet),
+            )
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Sketches:
         path = Path(path)
         import zipfile
+
         try:
             loaded = np.load(path, allow_pickle=False)
         except (OSError, ValueError, EOFError, zipfile.BadZipFile):
-            raise ModelError(f"{path}: not a bioaccel sketch file (an .npz written by `bioaccel "
-                             "sketch`)") from None
+            raise ModelError(
+                f"{path}: not a bioaccel sketch file (an .npz written by `bioaccel sketch`)"
+            ) from None
         if not isinstance(loaded, np.lib.npyio.NpzFile):
-            raise ModelError(f"{path}: a NumPy .npy array, not a bioaccel sketch file (an .npz "
-                             "written by `bioaccel sketch`)")
+            raise ModelError(
+                f"{path}: a NumPy .npy array, not a bioaccel sketch file (an .npz "
+                "written by `bioaccel sketch`)"
+            )
         with loaded as z:
             members = set(z.files)
             if {"bounds", "data", "n"} <= members:
-                raise ModelError(f"{path}: a distance tile (from `bioaccel distance --tile`), not "
-                                 "a sketch file: assemble tiles with `bioaccel merge-tiles`")
+                raise ModelError(
+                    f"{path}: a distance tile (from `bioaccel distance --tile`), not "
+                    "a sketch file: assemble tiles with `bioaccel merge-tiles`"
+                )
             if {"data", "ids"} <= members and "values" not in members:
-                raise ModelError(f"{path}: a distance matrix .npz, not a sketch file: "
-                                 "`bioaccel tree` reads it")
+                raise ModelError(
+                    f"{path}: a distance matrix .npz, not a sketch file: `bioaccel tree` reads it"
+                )
             try:
                 k, size, seed = (int(v) for v in z["params"])
-                out = cls([str(i) for i in z["ids"]], z["lengths"], z["values"], z["offsets"], k,
-                          size, seed, str(z["alphabet"]))
+                out = cls(
+                    [str(i) for i in z["ids"]],
+                    z["lengths"],
+                    z["values"],
+                    z["offsets"],
+                    k,
+                    size,
+                    seed,
+                    str(z["alphabet"]),
+                )
             except (KeyError, ValueError, TypeError, OSError, zipfile.BadZipFile) as exc:
                 detail = " ".join(str(exc).split())[:120]
                 raise ModelError(f"{path}: not a bioaccel sketch file ({detail})") from None
@@ -113,10 +134,14 @@ class Sketches:
         """What makes these arrays unusable as sketches, or None."""
         n, values, offsets = len(self.ids), self.values, self.offsets
         if values.dtype != np.uint64 or values.ndim != 1:
-            return f"values must be a 1-d uint64 array, got {values.dtype} with shape {values.shape}"
+            return (
+                f"values must be a 1-d uint64 array, got {values.dtype} with shape {values.shape}"
+            )
         if offsets.ndim != 1 or len(offsets) != n + 1 or len(self.lengths) != n:
-            return (f"{n} ids need {n + 1} offsets and {n} lengths, got {len(offsets)} and "
-                    f"{len(self.lengths)}")
+            return (
+                f"{n} ids need {n + 1} offsets and {n} lengths, got {len(offsets)} and "
+                f"{len(self.lengths)}"
+            )
         if offsets[0] != 0 or offsets[-1] != len(values) or np.any(np.diff(offsets) < 0):
             return f"offsets must rise from 0 to {len(values)} values"
         if self.k < 1 or self.size < 1:
@@ -131,13 +156,15 @@ class Sketches:
         if not rises.all():
             at = int(np.argmin(rises)) + 1
             row = int(np.searchsorted(offsets, at, side="right")) - 1
-            return (f"sketch {self.ids[row]!r} is not strictly increasing at value "
-                    f"{at - offsets[row]}")
+            return (
+                f"sketch {self.ids[row]!r} is not strictly increasing at value {at - offsets[row]}"
+            )
         return None
 
 
-def sketch(seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0,
-           alphabet="auto") -> Sketches:
+def sketch(
+    seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0, alphabet="auto"
+) -> Sketches:
     """MinHash sketches (canonical k-mers for DNA); ``alphabet`` reads paths and strings
     (see :func:`bioaccel.io.read_sequences`).
 
@@ -145,20 +172,38 @@ def sketch(seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0
     >>> s.values[s.offsets[0]:s.offsets[1]].size <= 8
     True
     """
-    from ..sequences._read import as_batch
     from .._core.native import load_native
+    from ..sequences._read import as_batch
 
     threads = check_threads(threads)
     batch = as_batch(seqs, alphabet)
     _check_params(k, size)
     digit, radix = _digits(batch, compressed=False)
     _check_k_fits(k, radix, batch.alphabet.name)
-    values, offsets, _ = load_native().kmer_sketch(batch.codes, batch.offsets, digit, radix, int(k),
-                                                   batch.alphabet is DNA, True, int(seed), int(size),
-                                                   False, int(threads))
+    values, offsets, _ = load_native().kmer_sketch(
+        batch.codes,
+        batch.offsets,
+        digit,
+        radix,
+        int(k),
+        batch.alphabet is DNA,
+        True,
+        int(seed),
+        int(size),
+        False,
+        int(threads),
+    )
     check_some_kmer(values, batch.lengths, k)
-    return Sketches(list(batch.ids), batch.lengths.copy(), values, offsets, int(k), int(size),
-                    int(seed), batch.alphabet.name)
+    return Sketches(
+        list(batch.ids),
+        batch.lengths.copy(),
+        values,
+        offsets,
+        int(k),
+        int(size),
+        int(seed),
+        batch.alphabet.name,
+    )
 
 
 def check_some_kmer(values: np.ndarray, lengths, k: int) -> None:
@@ -172,25 +217,32 @@ def check_some_kmer(values: np.ndarray, lengths, k: int) -> None:
     if np.asarray(values).size:
         return
     lengths = np.asarray(lengths)
-    span = (f"shortest {int(lengths.min())}, longest {int(lengths.max())} letters"
-            if lengths.size else "no sequences")
-    raise ModelError(f"no sequence has a k-mer of length {k} ({span}; k-mers holding gaps or "
-                     "ambiguous letters are skipped): lower -k/--kmer")
+    span = (
+        f"shortest {int(lengths.min())}, longest {int(lengths.max())} letters"
+        if lengths.size
+        else "no sequences"
+    )
+    raise ModelError(
+        f"no sequence has a k-mer of length {k} ({span}; k-mers holding gaps or "
+        "ambiguous letters are skipped): lower -k/--kmer"
+    )
 
 
 def max_k(radix: int) -> int:
     """The largest k whose k-mer codes fit 64 bits (radix**k <= 2**64): 32 for DNA (2 bits a
     letter, as in mash), 24 for Dayhoff-6 protein k-mers, 14 for 20-letter protein."""
     k = 1
-    while radix ** (k + 1) <= 2 ** 64:
+    while radix ** (k + 1) <= 2**64:
         k += 1
     return k
 
 
 def _check_k_fits(k: int, radix: int, alphabet: str) -> None:
     if int(k) > max_k(radix):
-        raise ModelError(f"k = {k} is too large for {alphabet} k-mers: at most {max_k(radix)} "
-                         f"letters of {radix} fit one 64-bit code")
+        raise ModelError(
+            f"k = {k} is too large for {alphabet} k-mers: at most {max_k(radix)} "
+            f"letters of {radix} fit one 64-bit code"
+        )
 
 
 def _check_params(k, size) -> None:
@@ -229,14 +281,33 @@ class KmerRows:
 
     def distances(self, i0: int, i1: int, *, single: bool = False, threads: int = 0) -> np.ndarray:
         from .._core.native import load_native
+
         metric = {"jaccard": 0, "mash": 1, "kmer": 2}[self.model]
-        return load_native().kmer_rows(self.values, self.offsets, self.counts, self.rank,
-                                       self.universe, metric, self.sketch_size, self.lengths,
-                                       self.k, int(i0), int(i1), bool(single), int(threads))
+        return load_native().kmer_rows(
+            self.values,
+            self.offsets,
+            self.counts,
+            self.rank,
+            self.universe,
+            metric,
+            self.sketch_size,
+            self.lengths,
+            self.k,
+            int(i0),
+            int(i1),
+            bool(single),
+            int(threads),
+        )
 
 
-def kmer_params(seqs, model: str, *, k: int | None = None, sketch_size: int | None = None,
-                seed: int | None = None) -> dict:
+def kmer_params(
+    seqs,
+    model: str,
+    *,
+    k: int | None = None,
+    sketch_size: int | None = None,
+    seed: int | None = None,
+) -> dict:
     """The values of the options that change :data:`KMER_MODELS` distances of ``seqs`` (a
     batch, or :class:`Sketches`), checked, defaults filled in: ``k`` for every model, and
     ``sketch_size`` and ``seed`` for ``mash``.
@@ -248,16 +319,23 @@ def kmer_params(seqs, model: str, *, k: int | None = None, sketch_size: int | No
     if isinstance(seqs, Sketches):
         if model != "mash":
             raise ModelError(f"sketches give mash distances, not {model!r}")
-        for name, made, given in (("k", seqs.k, k), ("sketch_size", seqs.size, sketch_size),
-                                  ("seed", seqs.seed, seed)):
+        for name, made, given in (
+            ("k", seqs.k, k),
+            ("sketch_size", seqs.size, sketch_size),
+            ("seed", seqs.seed, seed),
+        ):
             if given is not None and given != made:
-                raise ModelError(f"the sketches were made with {name}={made}, not {name}={given}: "
-                                 "sketch the sequences again, or leave the option out")
+                raise ModelError(
+                    f"the sketches were made with {name}={made}, not {name}={given}: "
+                    "sketch the sequences again, or leave the option out"
+                )
         return {"k": int(seqs.k), "sketch_size": int(seqs.size), "seed": int(seqs.seed)}
     if model == "mash":
-        out = {"k": 21 if k is None else k,
-               "sketch_size": DEFAULT_SKETCH_SIZE if sketch_size is None else sketch_size,
-               "seed": DEFAULT_SEED if seed is None else seed}
+        out = {
+            "k": 21 if k is None else k,
+            "sketch_size": DEFAULT_SKETCH_SIZE if sketch_size is None else sketch_size,
+            "seed": DEFAULT_SEED if seed is None else seed,
+        }
         _check_params(out["k"], out["sketch_size"])
         _check_k_fits(out["k"], 4 if seqs.alphabet is DNA else 20, seqs.alphabet.name)
         if isinstance(out["seed"], bool) or int(out["seed"]) != out["seed"]:
@@ -271,8 +349,15 @@ def kmer_params(seqs, model: str, *, k: int | None = None, sketch_size: int | No
     return {"k": int(k)}
 
 
-def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int | None = None,
-              seed: int | None = None, threads: int = 0) -> KmerRows:
+def kmer_rows(
+    seqs,
+    model: str,
+    *,
+    k: int | None = None,
+    sketch_size: int | None = None,
+    seed: int | None = None,
+    threads: int = 0,
+) -> KmerRows:
     """Prepare ``seqs`` (a batch, or :class:`Sketches` for ``mash``) for :data:`KMER_MODELS`,
     with the options of :func:`kmer_params`."""
     from .._core.native import load_native
@@ -282,36 +367,75 @@ def kmer_rows(seqs, model: str, *, k: int | None = None, sketch_size: int | None
     empty = np.zeros(0, np.uint32)
     if not isinstance(seqs, Sketches):
         from ..sequences._read import as_batch
+
         seqs = as_batch(seqs)
     params = kmer_params(seqs, model, k=k, sketch_size=sketch_size, seed=seed)
     if isinstance(seqs, Sketches):
         check_some_kmer(seqs.values, seqs.lengths, seqs.k)
         rank, universe = native.kmer_ranks(seqs.values)
-        return KmerRows("mash", list(seqs.ids), np.asarray(seqs.lengths, np.int64), seqs.values,
-                        seqs.offsets, empty, rank, universe, seqs.k, seqs.size)
+        return KmerRows(
+            "mash",
+            list(seqs.ids),
+            np.asarray(seqs.lengths, np.int64),
+            seqs.values,
+            seqs.offsets,
+            empty,
+            rank,
+            universe,
+            seqs.k,
+            seqs.size,
+        )
     batch = seqs
     if model == "mash":
-        s = sketch(batch, k=params["k"], size=params["sketch_size"], seed=params["seed"],
-                   threads=threads)
+        s = sketch(
+            batch, k=params["k"], size=params["sketch_size"], seed=params["seed"], threads=threads
+        )
         return kmer_rows(s, "mash", threads=threads)
     k = params["k"]
     digit, radix = _digits(batch, compressed=model == "kmer")
     counts = model == "kmer"
-    values, offsets, cnt = native.kmer_sketch(batch.codes, batch.offsets, digit, radix, k,
-                                              model == "jaccard" and batch.alphabet is DNA,
-                                              False, 0, 0, counts, int(threads))
+    values, offsets, cnt = native.kmer_sketch(
+        batch.codes,
+        batch.offsets,
+        digit,
+        radix,
+        k,
+        model == "jaccard" and batch.alphabet is DNA,
+        False,
+        0,
+        0,
+        counts,
+        int(threads),
+    )
     check_some_kmer(values, batch.lengths, k)
-    return KmerRows(model, list(batch.ids), batch.lengths.astype(np.int64), values, offsets,
-                    cnt if counts else empty, empty, 0, k, 0)
+    return KmerRows(
+        model,
+        list(batch.ids),
+        batch.lengths.astype(np.int64),
+        values,
+        offsets,
+        cnt if counts else empty,
+        empty,
+        0,
+        k,
+        0,
+    )
 
 
-def kmer_distance_matrix(seqs, model: str, *, k: int | None = None,
-                         sketch_size: int | None = None, seed: int | None = None,
-                         threads: int = 0) -> DistanceMatrix:
+def kmer_distance_matrix(
+    seqs,
+    model: str,
+    *,
+    k: int | None = None,
+    sketch_size: int | None = None,
+    seed: int | None = None,
+    threads: int = 0,
+) -> DistanceMatrix:
     """Distances of :data:`KMER_MODELS` (see the module docstring)."""
     threads = check_threads(threads)
     if not isinstance(seqs, Sketches):
         from ..sequences._read import as_batch
+
         seqs = as_batch(seqs)
         if len(seqs) < 2:
             raise ValueError(f"need at least 2 sequences for a distance matrix, got {len(seqs)}")

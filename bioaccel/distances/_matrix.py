@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import MatrixFormatError
-from ..sequences._read import atomic_output
 from .._core.outputs import MATRIX, output_format, without_negative_zero
+from ..errors import MatrixFormatError
 from ..sequences._batch import check_unique_ids
+from ..sequences._read import atomic_output
 
 #: formats of :meth:`DistanceMatrix.write` / :meth:`DistanceMatrix.read`
 MATRIX_FORMATS = ("phylip", "phylip-lower", "tsv", "npy", "npz", "cdist")
@@ -41,11 +41,14 @@ def check_symmetric(data: np.ndarray, ids) -> None:
     with np.errstate(invalid="ignore", over="ignore"):
         for r in range(0, n, step):
             for c in range(r, n, step):
-                a, b = data[r:r + step, c:c + step], data[c:c + step, r:r + step].T
+                a, b = data[r : r + step, c : c + step], data[c : c + step, r : r + step].T
                 if np.array_equal(a, b):
                     continue
-                ok = (a == b) | (np.isnan(a) & np.isnan(b)) | \
-                    (np.abs(a - b) <= SYMMETRY_RTOL * np.maximum(np.abs(a), np.abs(b)))
+                ok = (
+                    (a == b)
+                    | (np.isnan(a) & np.isnan(b))
+                    | (np.abs(a - b) <= SYMMETRY_RTOL * np.maximum(np.abs(a), np.abs(b)))
+                )
                 if not ok.all():
                     i, j = np.argwhere(~ok)[0]
                     i, j = min(r + i, c + j), max(r + i, c + j)
@@ -55,7 +58,8 @@ def check_symmetric(data: np.ndarray, ids) -> None:
                 raise MatrixFormatError(
                     f"matrix is not symmetric: {ids[i]!r}/{ids[j]!r} = {float(data[i, j])!r} but "
                     f"{ids[j]!r}/{ids[i]!r} = {float(data[j, i])!r} (distances must agree to a "
-                    f"relative {SYMMETRY_RTOL:g})")
+                    f"relative {SYMMETRY_RTOL:g})"
+                )
 
 
 def check_distances(data: np.ndarray, ids) -> None:
@@ -71,12 +75,14 @@ def check_distances(data: np.ndarray, ids) -> None:
         raise MatrixFormatError(
             f"not a distance matrix: the distance of {ids[k]!r} to itself (row {k + 1} of "
             f"{len(ids)}) is {float(diagonal[k])!r}; a distance matrix has 0 on its diagonal "
-            "(alignment scores or similarities are not distances)")
+            "(alignment scores or similarities are not distances)"
+        )
     if data.size and np.fmin.reduce(data, axis=None) < 0:
         i, j = np.argwhere(data < 0)[0]
         raise MatrixFormatError(
             f"not a distance matrix: {ids[i]!r}/{ids[j]!r} = {float(data[i, j])!r} is negative "
-            f"(row {i + 1}, column {j + 1}); distances are 0 or more")
+            f"(row {i + 1}, column {j + 1}); distances are 0 or more"
+        )
 
 
 def _clean_negative_zero(data: np.ndarray, source) -> np.ndarray:
@@ -86,12 +92,12 @@ def _clean_negative_zero(data: np.ndarray, source) -> np.ndarray:
     step = max(1, (1 << 20) // max(1, data.shape[1]))  # row blocks: no n x n temporary
     copied = False
     for r in range(0, data.shape[0], step):
-        block = data[r:r + step]
+        block = data[r : r + step]
         negative_zero = (block == 0) & np.signbit(block)
         if negative_zero.any():
             if not copied and (np.may_share_memory(data, source) or not data.flags.writeable):
                 data, copied = data.copy(), True
-                block = data[r:r + step]
+                block = data[r : r + step]
             block[negative_zero] = 0.0
     return data
 
@@ -111,13 +117,17 @@ def check_writable_ids(ids: list[str], fmt: str) -> None:
     counts = set()
     for i in ids:
         if i == "" or i != " ".join(i.split()):
-            raise ValueError(f"PHYLIP matrix ids must be non-empty with single spaces only "
-                             f"inside: {i!r} would be read back otherwise (write TSV or npz)")
+            raise ValueError(
+                f"PHYLIP matrix ids must be non-empty with single spaces only "
+                f"inside: {i!r} would be read back otherwise (write TSV or npz)"
+            )
         glued = _trailing_number_words(i.split())
         counts.add(len(glued))
         if any(not w.isdigit() for w in glued) or len(counts) > 1:
-            raise ValueError(f"PHYLIP matrix id {i!r} ends in a number a reader cannot tell from "
-                             "the values (write TSV or npz)")
+            raise ValueError(
+                f"PHYLIP matrix id {i!r} ends in a number a reader cannot tell from "
+                "the values (write TSV or npz)"
+            )
 
 
 class DistanceMatrix:
@@ -183,7 +193,9 @@ class DistanceMatrix:
         (1.5, 1.5, 1.5, 1.5)
         """
         if not (isinstance(key, tuple) and len(key) == 2):
-            raise TypeError(f"index a DistanceMatrix by a pair: dm[i, j] or dm[id_i, id_j], not {key!r}")
+            raise TypeError(
+                f"index a DistanceMatrix by a pair: dm[i, j] or dm[id_i, id_j], not {key!r}"
+            )
         i, j = (self._position(k) for k in key)
         return float(self.data[i, j])
 
@@ -221,6 +233,7 @@ class DistanceMatrix:
     def to_skbio(self):
         """A ``skbio.DistanceMatrix`` (needs scikit-bio; NaN/Inf are rejected by it)."""
         from skbio import DistanceMatrix as SkbioDistanceMatrix
+
         return SkbioDistanceMatrix(self.data, self.ids)
 
     # -- writing ---------------------------------------------------------------
@@ -267,8 +280,9 @@ class DistanceMatrix:
                 values = row[:k] if fmt == "phylip-lower" else row
                 # names padded to PHYLIP's 10 columns, then two spaces: strict readers
                 # (10-character names) and relaxed ones (whitespace) read the same names
-                shown = f"{name:<10}  " + " ".join(map(repr, values.tolist())) if len(values) \
-                    else name
+                shown = (
+                    f"{name:<10}  " + " ".join(map(repr, values.tolist())) if len(values) else name
+                )
                 f.write(shown + "\n")
 
     # -- reading ---------------------------------------------------------------
@@ -297,6 +311,7 @@ class DistanceMatrix:
         if fmt == "cdist":
             return _read_cdist(path)
         import zipfile
+
         if fmt in ("npz", "npy"):
             try:
                 loaded = np.load(path, allow_pickle=False)
@@ -305,13 +320,15 @@ class DistanceMatrix:
                 raise MatrixFormatError(f"{path}: not a NumPy .{fmt} distance matrix") from None
         if fmt == "npz":
             if not isinstance(loaded, np.lib.npyio.NpzFile):
-                raise MatrixFormatError(f"{path}: a NumPy .npy array, not an .npz distance matrix; "
-                                        "name it .npy")
+                raise MatrixFormatError(
+                    f"{path}: a NumPy .npy array, not an .npz distance matrix; name it .npy"
+                )
             with loaded as z:
                 if not {"data", "ids"} <= set(z.files):
                     raise MatrixFormatError(
                         f"{path}: not a distance matrix .npz (it holds {sorted(z.files)}, not "
-                        "'data' and 'ids')")
+                        "'data' and 'ids')"
+                    )
                 try:
                     data, ids = z["data"], [str(i) for i in z["ids"]]
                 except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
@@ -319,15 +336,21 @@ class DistanceMatrix:
                 return cls(data, ids)
         if fmt == "npy" and isinstance(loaded, np.lib.npyio.NpzFile):
             loaded.close()
-            raise MatrixFormatError(f"{path}: an .npz archive, not a NumPy .npy matrix; name it "
-                                    ".npz")
+            raise MatrixFormatError(
+                f"{path}: an .npz archive, not a NumPy .npy matrix; name it .npz"
+            )
         if fmt == "npy":
             data = loaded
             side = Path(str(path) + ".ids.txt")
-            ids = side.read_text().splitlines() if side.exists() else [str(i) for i in range(len(data))]
+            ids = (
+                side.read_text().splitlines()
+                if side.exists()
+                else [str(i) for i in range(len(data))]
+            )
             return cls(data, ids)
-        numbered = [(k + 1, ln) for k, ln in enumerate(_matrix_text(path).splitlines())
-                    if ln.strip()]
+        numbered = [
+            (k + 1, ln) for k, ln in enumerate(_matrix_text(path).splitlines()) if ln.strip()
+        ]
         if not numbered:
             raise MatrixFormatError(f"{path}: file is empty; expected a distance matrix")
         if fmt == "tsv":
@@ -343,9 +366,11 @@ def _matrix_text(path: Path) -> str:
         raise MatrixFormatError(f"{path}: a gzip file; decompress it first (gunzip)")
     control = re.search(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]", raw)
     if control is not None:
-        raise MatrixFormatError(f"{path}: byte {control.start()} is not text "
-                                f"(0x{raw[control.start()]:02x}): a binary file, not a PHYLIP or "
-                                "TSV distance matrix")
+        raise MatrixFormatError(
+            f"{path}: byte {control.start()} is not text "
+            f"(0x{raw[control.start()]:02x}): a binary file, not a PHYLIP or "
+            "TSV distance matrix"
+        )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -355,8 +380,16 @@ def _matrix_text(path: Path) -> str:
 
 def _format_from_suffix(path: Path, sniff: bool = False) -> str:
     suffix = path.suffix.lower()
-    by_suffix = {".npy": "npy", ".npz": "npz", ".tsv": "tsv", ".cdist": "cdist",
-                 ".phy": "phylip", ".phylip": "phylip", ".dist": "phylip", ".mat": "phylip"}
+    by_suffix = {
+        ".npy": "npy",
+        ".npz": "npz",
+        ".tsv": "tsv",
+        ".cdist": "cdist",
+        ".phy": "phylip",
+        ".phylip": "phylip",
+        ".dist": "phylip",
+        ".mat": "phylip",
+    }
     if suffix in by_suffix:
         return by_suffix[suffix]
     if sniff and path.exists():
@@ -381,29 +414,36 @@ def _read_cdist(path: Path) -> DistanceMatrix:
     width, _, n, nbytes = struct.unpack("<IIQQ", raw[8:head])
     if width not in (4, 8):
         raise MatrixFormatError(f"{path}: {width} bytes per value; expected 4 or 8")
-    labels = raw[head:head + nbytes].decode("utf-8").split("\n")[:-1]
+    labels = raw[head : head + nbytes].decode("utf-8").split("\n")[:-1]
     if len(labels) != n:
         raise MatrixFormatError(f"{path}: header says {n} labels, found {len(labels)}")
     values = np.frombuffer(raw, dtype="<f8" if width == 8 else "<f4", offset=head + nbytes)
     if values.size != n * (n - 1) // 2:
-        raise MatrixFormatError(f"{path}: {values.size} values for {n} labels; expected "
-                                f"{n * (n - 1) // 2} (truncated file?)")
+        raise MatrixFormatError(
+            f"{path}: {values.size} values for {n} labels; expected "
+            f"{n * (n - 1) // 2} (truncated file?)"
+        )
     return DistanceMatrix.from_condensed(values.astype(np.float64), labels)
 
 
 #: a number as a matrix file holds it: decimal point, exponent, sign, nan/inf; no decimal
 #: comma, no digit separators (Python's float() also takes "1_000")
-_NUMBER = re.compile(r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity|nan)",
-                     re.IGNORECASE)
+_NUMBER = re.compile(
+    r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity|nan)", re.IGNORECASE
+)
 
 
 def _parse_float(path: Path, lineno: int, field: str, column: int | None = None) -> float:
     if _NUMBER.fullmatch(field):
         return float(field)
     where = f"line {lineno}" + (f", column {column}" if column is not None else "")
-    hint = " (a decimal comma? write 1.5, not 1,5)" if re.fullmatch(r"[-+]?\d+,\d+", field) else \
-        " (missing values are not allowed in a distance matrix)" if field.upper() in (
-            "NA", "N/A", "-", "?", "NAN?") else ""
+    hint = (
+        " (a decimal comma? write 1.5, not 1,5)"
+        if re.fullmatch(r"[-+]?\d+,\d+", field)
+        else " (missing values are not allowed in a distance matrix)"
+        if field.upper() in ("NA", "N/A", "-", "?", "NAN?")
+        else ""
+    )
     raise MatrixFormatError(f"{path}, {where}: {field!r} is not a number{hint}")
 
 
@@ -445,7 +485,8 @@ def _read_phylip(path: Path, lines: list[tuple[int, str]]) -> DistanceMatrix:
     head = first.split()
     if len(head) != 1 or not head[0].isdigit():
         raise MatrixFormatError(
-            f"{path}, line {lineno}: expected the number of taxa, got {first[:40]!r}")
+            f"{path}, line {lineno}: expected the number of taxa, got {first[:40]!r}"
+        )
     n = int(head[0])
     rows = lines[1:]
     if len(rows) > n:  # PHYLIP wraps long rows: indented lines of numbers continue a row
@@ -460,14 +501,20 @@ def _read_phylip(path: Path, lines: list[tuple[int, str]]) -> DistanceMatrix:
             return _phylip_rows(path, n, joined, wrapped=True)
     if len(rows) != n:
         raise MatrixFormatError(f"{path}: header says {n} taxa, found {len(rows)} rows")
-    return _phylip_rows(path, n, [(ln, text, [(ln, f, c) for f, c in _fields(text)])
-                                  for ln, text in rows], wrapped=False)
+    return _phylip_rows(
+        path,
+        n,
+        [(ln, text, [(ln, f, c) for f, c in _fields(text)]) for ln, text in rows],
+        wrapped=False,
+    )
 
 
 def _phylip_rows(path: Path, n: int, rows, wrapped: bool) -> DistanceMatrix:
     counts = [len(f) for _, _, f in rows]
-    strict = [(text[:10].strip(), _fields(text[10:])) if len(text) > 10 else (text.strip(), [])
-              for _, text, _ in rows]
+    strict = [
+        (text[:10].strip(), _fields(text[10:])) if len(text) > 10 else (text.strip(), [])
+        for _, text, _ in rows
+    ]
     layout = None
     if all(c >= n + 1 for c in counts):
         layout = "square"
@@ -486,19 +533,21 @@ def _phylip_rows(path: Path, n: int, rows, wrapped: bool) -> DistanceMatrix:
                     f"{path}, line {ln}: a name and {len(fields) - 1} value(s); a "
                     f"{'square' if square_like else 'lower-triangular'} matrix needs a name and "
                     f"{want} here (the first row holds "
-                    f"{'values' if square_like else 'a name only'})")
-        raise MatrixFormatError(f"{path}: rows fit neither a square nor a lower-triangular "
-                                f"matrix of {n} taxa")
+                    f"{'values' if square_like else 'a name only'})"
+                )
+        raise MatrixFormatError(
+            f"{path}: rows fit neither a square nor a lower-triangular matrix of {n} taxa"
+        )
     square = layout.endswith("square")
     data = np.zeros((n, n))
     ids = []
     glued_counts = set()
-    for k, (ln, text, fields) in enumerate(rows):
+    for k, (ln, _text, fields) in enumerate(rows):
         want = n if square else k
         if layout.startswith("strict"):
             name, cells = strict[k][0], [(ln, f, c + 10) for f, c in strict[k][1]]
         else:
-            words, cells = fields[:len(fields) - want], fields[len(fields) - want:]
+            words, cells = fields[: len(fields) - want], fields[len(fields) - want :]
             glued = _trailing_number_words([f for _, f, _ in words])
             glued_counts.add(len(glued))
             # names may end in numbers ("strain 12", the same on every row), but a value
@@ -510,7 +559,8 @@ def _phylip_rows(path: Path, n: int, rows, wrapped: bool) -> DistanceMatrix:
                     f"{layout} matrix of {n} taxa has {want} on this row (a ragged matrix? "
                     f"{(glued or ['the numbers'])[0]!r} would be read as part of the name); "
                     "PHYLIP's square rows hold n values, its lower triangle none on the first "
-                    "row and no diagonal")
+                    "row and no diagonal"
+                )
             name = " ".join(f for _, f, _ in words)
         ids.append(name)
         values = [_parse_float(path, cl, f, c) for cl, f, c in cells]
@@ -541,9 +591,14 @@ def _read_tsv(path: Path, lines: list[str]) -> DistanceMatrix:
     names = [line.split("\t", 1)[0] for line in lines[1:]]
     quoted = _unquoted(ids + names) if r_default or head[0] == '""' else ids + names
     if quoted != ids + names:
-        ids, lines = quoted[:len(ids)], [lines[0]] + [
-            q + "\t" + line.split("\t", 1)[1] if "\t" in line else q
-            for q, line in zip(quoted[len(ids):], lines[1:])]
+        ids, lines = (
+            quoted[: len(ids)],
+            [lines[0]]
+            + [
+                q + "\t" + line.split("\t", 1)[1] if "\t" in line else q
+                for q, line in zip(quoted[len(ids) :], lines[1:])
+            ],
+        )
     n = len(ids)
     if len(lines) - 1 != n:
         raise MatrixFormatError(f"{path}: header names {n} taxa, found {len(lines) - 1} rows")
@@ -560,4 +615,3 @@ def _read_tsv(path: Path, lines: list[str]) -> DistanceMatrix:
             )
         data[k] = _parse_floats(path, k + 2, fields[1:])
     return DistanceMatrix(data, ids)
-

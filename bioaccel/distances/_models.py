@@ -23,26 +23,25 @@ from functools import cached_property
 
 import numpy as np
 
-from ._aa import AA_MODELS, aa_distances, difference_counts, kept_columns
-from ._protein import ALIGNMENT_MODELS, alignment_distances, alignment_pair_distances
-from ..sequences._alphabet import DNA
-from ..backends import DnaData, backend_for_devices, get_backend
-from ._matrix import DistanceMatrix
-from ._dna import (MODELS, TABLE_MODELS, base_frequencies, distances_from_counts,
-                         kept_sites)
 from .._core.tiling import triangle_row_ranges
-from ..errors import ModelError
-from ..sequences._read import as_batch
-from ._kmers import KMER_MODELS, Sketches, kmer_params, kmer_rows
-from ._options import check_model_options, given_options
+from ..backends import DnaData, backend_for_devices, get_backend
 from ..devices._discover import select_devices
 from ..devices._multigpu import dna_counts_on_devices
+from ..errors import ModelError
+from ..sequences._alphabet import DNA
 from ..sequences._batch import SeqBatch
+from ..sequences._read import as_batch
+from ._aa import AA_MODELS, aa_distances, difference_counts, kept_columns
+from ._dna import MODELS, TABLE_MODELS, base_frequencies, distances_from_counts, kept_sites
+from ._kmers import KMER_MODELS, Sketches, kmer_params, kmer_rows
+from ._matrix import DistanceMatrix
+from ._options import check_model_options, given_options
+from ._protein import ALIGNMENT_MODELS, alignment_distances, alignment_pair_distances
 
 #: every model name :func:`prepare` accepts
 ALL_MODELS = (*MODELS, *AA_MODELS, *ALIGNMENT_MODELS, "edit", *KMER_MODELS)
 #: bytes of pair counts one tile of :meth:`DnaModel.matrix` may hold
-TILE_BYTES = 64 * 2 ** 20
+TILE_BYTES = 64 * 2**20
 
 
 def check_model_name(model) -> str:
@@ -53,10 +52,22 @@ def check_model_name(model) -> str:
     return key
 
 
-def prepare(seqs, model: str, *, pairwise_deletion: bool = False, backend: str = "auto",
-            threads: int = 0, matrix=None, gap_open: int | None = None,
-            gap_extend: int | None = None, k: int | None = None, sketch_size: int | None = None,
-            seed: int | None = None, devices=None, alphabet="auto") -> PairModel:
+def prepare(
+    seqs,
+    model: str,
+    *,
+    pairwise_deletion: bool = False,
+    backend: str = "auto",
+    threads: int = 0,
+    matrix=None,
+    gap_open: int | None = None,
+    gap_extend: int | None = None,
+    k: int | None = None,
+    sketch_size: int | None = None,
+    seed: int | None = None,
+    devices=None,
+    alphabet="auto",
+) -> PairModel:
     """Check ``model`` against ``seqs`` (a batch, path, list of str, or Sketches for mash)
     and return the :class:`PairModel` computing it (``devices``: GPUs for its
     :meth:`~PairModel.matrix`, for the aligned-DNA models and ``edit``).
@@ -72,11 +83,14 @@ def prepare(seqs, model: str, *, pairwise_deletion: bool = False, backend: str =
         Fewer than 2 sequences.
     """
     key = check_model_name(model)
-    check_model_options(model, given_options(pairwise_deletion, k, matrix, gap_open, gap_extend,
-                                           sketch_size, seed))
+    check_model_options(
+        model, given_options(pairwise_deletion, k, matrix, gap_open, gap_extend, sketch_size, seed)
+    )
     if devices is not None and key not in MODELS and key != "edit":
-        raise ModelError(f"devices= applies to the aligned-DNA models and 'edit'; model "
-                         f"{model!r} runs on the CPU only")
+        raise ModelError(
+            f"devices= applies to the aligned-DNA models and 'edit'; model "
+            f"{model!r} runs on the CPU only"
+        )
     if isinstance(seqs, Sketches):
         if key != "mash":
             raise ModelError(f"sketches give mash distances, not {model!r}")
@@ -92,10 +106,12 @@ def prepare(seqs, model: str, *, pairwise_deletion: bool = False, backend: str =
     if key in AA_MODELS:
         return AlignedProteinModel(key, batch, threads, pairwise_deletion=pairwise_deletion)
     if key in ALIGNMENT_MODELS:
-        return AlignmentModel(key, batch, threads, matrix=matrix, gap_open=gap_open,
-                              gap_extend=gap_extend)
-    return DnaModel(key, batch, threads, backend=backend, pairwise_deletion=pairwise_deletion,
-                    devices=devices)
+        return AlignmentModel(
+            key, batch, threads, matrix=matrix, gap_open=gap_open, gap_extend=gap_extend
+        )
+    return DnaModel(
+        key, batch, threads, backend=backend, pairwise_deletion=pairwise_deletion, devices=devices
+    )
 
 
 def dna_alignment(batch: SeqBatch, model: str, pairwise_deletion: bool):
@@ -115,7 +131,7 @@ def dna_alignment(batch: SeqBatch, model: str, pairwise_deletion: bool):
 
 def _upper(block: np.ndarray, i0: int, i1: int) -> np.ndarray:
     """The j > i entries of rows [i0, i1) of a (i1 - i0, n - i0) block, condensed."""
-    return np.concatenate([block[r, r + 1:] for r in range(i1 - i0)])
+    return np.concatenate([block[r, r + 1 :] for r in range(i1 - i0)])
 
 
 class PairModel(abc.ABC):
@@ -188,22 +204,32 @@ class KmerModel(PairModel):
         if len(union) < 2:
             return out
         where = {g: k for k, g in enumerate(union)}
-        sub = (self.batch.subset(union) if isinstance(self.batch, SeqBatch)
-               else _sketch_subset(self.batch, union))
+        sub = (
+            self.batch.subset(union)
+            if isinstance(self.batch, SeqBatch)
+            else _sketch_subset(self.batch, union)
+        )
         rows = kmer_rows(sub, self.model, threads=self.threads, **self.options)
-        full = DistanceMatrix.from_condensed(rows.distances(0, len(union), threads=self.threads),
-                                             rows.ids).data
+        full = DistanceMatrix.from_condensed(
+            rows.distances(0, len(union), threads=self.threads), rows.ids
+        ).data
         return full[np.ix_([where[i] for i in range(i0, i1)], [where[j] for j in range(j0, j1)])]
 
 
 def _sketch_subset(sketches: Sketches, union: list[int]) -> Sketches:
     """The sketches of the sequences ``union``."""
     from dataclasses import replace
+
     starts, ends = sketches.offsets[union], sketches.offsets[np.asarray(union) + 1]
     values = np.concatenate([sketches.values[s:e] for s, e in zip(starts, ends)])
     offsets = np.concatenate([[0], np.cumsum(ends - starts)]).astype(sketches.offsets.dtype)
-    return replace(sketches, ids=[sketches.ids[g] for g in union],
-                   lengths=np.asarray(sketches.lengths)[union], values=values, offsets=offsets)
+    return replace(
+        sketches,
+        ids=[sketches.ids[g] for g in union],
+        lengths=np.asarray(sketches.lengths)[union],
+        values=values,
+        offsets=offsets,
+    )
 
 
 class EditModel(PairModel):
@@ -213,22 +239,30 @@ class EditModel(PairModel):
 
     def block(self, i0, i1, j0, j1):
         from ..pairwise._edit import edit_distances
-        d = edit_distances(self.batch.slice(i0, i1), self.batch.slice(j0, j1),
-                           backend=self.backend, threads=self.threads).astype(np.float64)
+
+        d = edit_distances(
+            self.batch.slice(i0, i1),
+            self.batch.slice(j0, j1),
+            backend=self.backend,
+            threads=self.threads,
+        ).astype(np.float64)
         ii, jj = np.meshgrid(np.arange(i0, i1), np.arange(j0, j1), indexing="ij")
         d[ii == jj] = 0.0
         return d
 
     def matrix(self, progress=None):
         from ..pairwise._edit import edit_distances
-        d = edit_distances(self.batch, backend=self.backend, threads=self.threads,
-                           devices=self.devices).astype(np.float64)
+
+        d = edit_distances(
+            self.batch, backend=self.backend, threads=self.threads, devices=self.devices
+        ).astype(np.float64)
         return DistanceMatrix(d, self.ids)
 
 
 class AlignmentModel(PairModel):
     def __init__(self, model, batch, threads, *, matrix, gap_open, gap_extend):
         from ..pairwise._scoring import default_scoring
+
         super().__init__(model, batch, threads)
         if model == "scoredist" and batch.alphabet is DNA:
             raise ModelError("scoredist is calibrated for proteins; the input reads as nucleotides")
@@ -237,12 +271,17 @@ class AlignmentModel(PairModel):
 
     def params(self):
         s = self.scoring
-        return {"model": self.model, "matrix": s.name, "gap_open": int(s.gap_open),
-                "gap_extend": int(s.gap_extend)}
+        return {
+            "model": self.model,
+            "matrix": s.name,
+            "gap_open": int(s.gap_open),
+            "gap_extend": int(s.gap_extend),
+        }
 
     def _pairs(self, pairs: np.ndarray, progress=None) -> np.ndarray:
-        return alignment_pair_distances(self.batch, self.model, self.scoring, pairs,
-                                        self.threads, progress)
+        return alignment_pair_distances(
+            self.batch, self.model, self.scoring, pairs, self.threads, progress
+        )
 
     def _rows(self, i0, i1):
         n = self.n
@@ -261,8 +300,6 @@ class AlignmentModel(PairModel):
         return alignment_distances(self.batch, self.model, self.scoring, self.threads, progress)
 
 
-
-
 class DnaModel(PairModel):
     def __init__(self, model, batch, threads, *, backend, pairwise_deletion, devices):
         super().__init__(model, batch, threads)
@@ -271,8 +308,11 @@ class DnaModel(PairModel):
         self.table = model in TABLE_MODELS
         self.pairwise_deletion = bool(pairwise_deletion)
         self.devices = select_devices(devices)
-        self.engine = (get_backend(backend) if self.devices is None
-                       else backend_for_devices(self.devices, backend, "dna_counts"))
+        self.engine = (
+            get_backend(backend)
+            if self.devices is None
+            else backend_for_devices(self.devices, backend, "dna_counts")
+        )
 
     def params(self):
         return {"model": self.model, "pairwise_deletion": self.pairwise_deletion}
@@ -281,8 +321,9 @@ class DnaModel(PairModel):
         return np.full(self.n, 1.0) * (self.n - 1 - np.arange(self.n))
 
     def _counts(self, engine, i0, i1, j0, j1, upper_only=False):
-        counts = engine.dna_counts(self.data, i0, i1, j0, j1, table=self.table,
-                                   upper_only=upper_only, threads=self.threads)
+        counts = engine.dna_counts(
+            self.data, i0, i1, j0, j1, table=self.table, upper_only=upper_only, threads=self.threads
+        )
         return distances_from_counts(self.model, counts, self.freqs, self.threads)
 
     def _rows(self, i0, i1):
@@ -302,14 +343,24 @@ class DnaModel(PairModel):
         n, model, freqs, threads, engine = self.n, self.model, self.freqs, self.threads, self.engine
         if self.devices is not None:
             out = dna_counts_on_devices(
-                self.data, n, self.table, self.devices, engine,
-                lambda counts: distances_from_counts(model, counts, freqs, threads), threads)
+                self.data,
+                n,
+                self.table,
+                self.devices,
+                engine,
+                lambda counts: distances_from_counts(model, counts, freqs, threads),
+                threads,
+            )
             return DistanceMatrix(out, self.ids)
         out = np.zeros((n, n))
         total, done, mirror = n * (n - 1) // 2, 0, False
         counts_per_pair = 16 if self.table else 4
-        for i0, i1 in triangle_row_ranges(np.arange(n - 1, -1, -1), parts=32, min_work=2 ** 16,
-                                          max_block_cells=TILE_BYTES // (counts_per_pair * 4)):
+        for i0, i1 in triangle_row_ranges(
+            np.arange(n - 1, -1, -1),
+            parts=32,
+            min_work=2**16,
+            max_block_cells=TILE_BYTES // (counts_per_pair * 4),
+        ):
             if not engine.fill_distance_rows(self.data, model, freqs, i0, i1, out, threads):
                 dist = self._counts(engine, i0, i1, i0, n, upper_only=True)
                 upper = np.arange(i0, n)[None, :] > np.arange(i0, i1)[:, None]
@@ -331,9 +382,11 @@ class AlignedProteinModel(PairModel):
     def __init__(self, model, batch, threads, *, pairwise_deletion):
         super().__init__(model, batch, threads)
         if batch.alphabet is DNA:
-            raise ModelError(f"model {model!r} needs aligned protein sequences, but "
-                             f"{batch.source or 'the input'} reads as nucleotides (use raw, "
-                             "jc69, k80, ... for DNA)")
+            raise ModelError(
+                f"model {model!r} needs aligned protein sequences, but "
+                f"{batch.source or 'the input'} reads as nucleotides (use raw, "
+                "jc69, k80, ... for DNA)"
+            )
         codes = batch.as_alignment()
         self.pairwise_deletion = bool(pairwise_deletion)
         self.codes = codes if pairwise_deletion else codes[:, kept_columns(codes)]
@@ -347,4 +400,3 @@ class AlignedProteinModel(PairModel):
         ii, jj = np.meshgrid(np.arange(i0, i1), np.arange(j0, j1), indexing="ij")
         d[ii == jj] = 0.0
         return d
-

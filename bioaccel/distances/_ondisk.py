@@ -31,12 +31,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .._core.tiling import triangle_row_ranges
-from ._matrix import CDIST_MAGIC, DistanceMatrix
-from ..errors import BioaccelError, MatrixFormatError
-from ..sequences._read import as_batch, atomic_output, output_target, refuse_overwriting_inputs
 from .._core.outputs import CONDENSED, output_format, without_negative_zero
 from .._core.threads import check_threads
+from .._core.tiling import triangle_row_ranges
+from ..errors import BioaccelError, MatrixFormatError
+from ..sequences._read import as_batch, atomic_output, output_target, refuse_overwriting_inputs
+from ._matrix import CDIST_MAGIC, DistanceMatrix
 
 _HEAD = struct.Struct("<IIQQ")
 
@@ -73,18 +73,25 @@ class CondensedDistances:
         except OSError as exc:
             raise MatrixFormatError(f"{self.path}: {exc.strerror}") from None
         if width not in (4, 8) or len(labels) != n:
-            raise MatrixFormatError(f"{self.path}: corrupt header ({width} bytes per value, "
-                                    f"{len(labels)} labels for n = {n})")
+            raise MatrixFormatError(
+                f"{self.path}: corrupt header ({width} bytes per value, "
+                f"{len(labels)} labels for n = {n})"
+            )
         self.ids = labels
         self.n = int(n)
         m = self.n * (self.n - 1) // 2
         offset = 8 + _HEAD.size + nbytes
         if self.path.stat().st_size != offset + m * width:
-            raise MatrixFormatError(f"{self.path}: {self.path.stat().st_size} bytes; a complete "
-                                    f"matrix of {n} has {offset + m * width} (truncated file?)")
+            raise MatrixFormatError(
+                f"{self.path}: {self.path.stat().st_size} bytes; a complete "
+                f"matrix of {n} has {offset + m * width} (truncated file?)"
+            )
         self.dtype = np.dtype("<f4" if width == 4 else "<f8")
-        self._values = (np.memmap(self.path, dtype=self.dtype, mode="r", offset=offset, shape=(m,))
-                        if m else np.zeros(0, self.dtype))
+        self._values = (
+            np.memmap(self.path, dtype=self.dtype, mode="r", offset=offset, shape=(m,))
+            if m
+            else np.zeros(0, self.dtype)
+        )
 
     def __len__(self) -> int:
         return self.n
@@ -114,7 +121,7 @@ class CondensedDistances:
         before = np.arange(i)
         out[:i] = self._values[_first(before, n) + i - before - 1]
         start = _first(i, n)
-        out[i + 1:] = self._values[start:start + n - i - 1]
+        out[i + 1 :] = self._values[start : start + n - i - 1]
         return out
 
     def to_memory(self) -> DistanceMatrix:
@@ -126,34 +133,70 @@ def open_distances(path: str | os.PathLike) -> CondensedDistances:
     return CondensedDistances(path)
 
 
-
-
-def _row_computer(batch, model: str, *, backend: str, threads: int, single: bool,
-                  pairwise_deletion: bool, matrix, gap_open, gap_extend, k, sketch_size, seed):
+def _row_computer(
+    batch,
+    model: str,
+    *,
+    backend: str,
+    threads: int,
+    single: bool,
+    pairwise_deletion: bool,
+    matrix,
+    gap_open,
+    gap_extend,
+    k,
+    sketch_size,
+    seed,
+):
     """(ids, per-row work, function (i0, i1) -> condensed distances of rows [i0, i1))."""
     from ._models import prepare
 
-    pm = prepare(batch, model, backend=backend, threads=threads,
-                 pairwise_deletion=pairwise_deletion, matrix=matrix, gap_open=gap_open,
-                 gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
+    pm = prepare(
+        batch,
+        model,
+        backend=backend,
+        threads=threads,
+        pairwise_deletion=pairwise_deletion,
+        matrix=matrix,
+        gap_open=gap_open,
+        gap_extend=gap_extend,
+        k=k,
+        sketch_size=sketch_size,
+        seed=seed,
+    )
     return pm.ids, pm.work(), lambda i0, i1: pm.rows(i0, i1, single=single)
 
 
 def _fingerprint(batch, model: str, dtype: str, params: dict) -> str:
     from ..sequences._batch import input_fingerprint
+
     h = hashlib.sha256(input_fingerprint(batch).encode())
-    h.update(json.dumps({"model": model, "dtype": dtype, **params}, sort_keys=True,
-                        default=str).encode())
+    h.update(
+        json.dumps({"model": model, "dtype": dtype, **params}, sort_keys=True, default=str).encode()
+    )
     return h.hexdigest()
 
 
-def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = "float32",
-                     backend: str = "auto", threads: int = 0, resume: bool = True,
-                     progress: Callable[[int, int], None] | None = None,
-                     pairwise_deletion: bool = False, matrix=None, gap_open: int | None = None,
-                     gap_extend: int | None = None, k: int | None = None,
-                     sketch_size: int | None = None, seed: int | None = None,
-                     tiles: int | None = None, alphabet="auto") -> CondensedDistances:
+def stream_distances(
+    seqs,
+    model: str,
+    path: str | os.PathLike,
+    *,
+    dtype: str = "float32",
+    backend: str = "auto",
+    threads: int = 0,
+    resume: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    pairwise_deletion: bool = False,
+    matrix=None,
+    gap_open: int | None = None,
+    gap_extend: int | None = None,
+    k: int | None = None,
+    sketch_size: int | None = None,
+    seed: int | None = None,
+    tiles: int | None = None,
+    alphabet="auto",
+) -> CondensedDistances:
     """All-vs-all distances of ``seqs`` written to ``path`` (``.cdist``), tile by tile.
 
     Same models and options as :func:`bioaccel.distance_matrix`; the values equal its
@@ -170,6 +213,7 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
     ([0.0, 0.1, 0.1], 0.2)
     """
     from ._kmers import Sketches
+
     output_format(path, CONDENSED, "streamed distance matrix", default="cdist")
     threads = check_threads(threads)
     if dtype not in ("float32", "float64"):
@@ -177,18 +221,29 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
     refuse_overwriting_inputs({"path": path}, [seqs])
     target, through = output_target(path)
     if through:
-        raise OSError(errno.EINVAL, f"cannot stream distances to {str(path)!r}: it is a device "
-                                    "or FIFO, and a streamed .cdist resumes from files beside it; "
-                                    "give a regular file name")
+        raise OSError(
+            errno.EINVAL,
+            f"cannot stream distances to {str(path)!r}: it is a device "
+            "or FIFO, and a streamed .cdist resumes from files beside it; "
+            "give a regular file name",
+        )
     batch = seqs if isinstance(seqs, Sketches) else as_batch(seqs, alphabet)
     n = len(batch.ids)
     if n < 2:
         raise ValueError(f"need at least 2 sequences for a distance matrix, got {n}")
     single = dtype == "float32"
-    params = dict(pairwise_deletion=pairwise_deletion, matrix=matrix, gap_open=gap_open,
-                  gap_extend=gap_extend, k=k, sketch_size=sketch_size, seed=seed)
-    ids, work, compute = _row_computer(batch, model, backend=backend, threads=threads,
-                                       single=single, **params)
+    params = dict(
+        pairwise_deletion=pairwise_deletion,
+        matrix=matrix,
+        gap_open=gap_open,
+        gap_extend=gap_extend,
+        k=k,
+        sketch_size=sketch_size,
+        seed=seed,
+    )
+    ids, work, compute = _row_computer(
+        batch, model, backend=backend, threads=threads, single=single, **params
+    )
     m = n * (n - 1) // 2
     if tiles is None:  # ~250,000 pairs a tile at least (parallel work), 16 to 256 tiles
         tiles = int(min(256, max(16, m // 250_000)))
@@ -207,8 +262,11 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
                 info = json.loads(meta.read_text())
             except ValueError:
                 info = {}
-            if info.get("fingerprint") == fingerprint and info.get("tiles") == [list(t) for t in plan] \
-                    and partial.stat().st_size == len(header) + m * width:
+            if (
+                info.get("fingerprint") == fingerprint
+                and info.get("tiles") == [list(t) for t in plan]
+                and partial.stat().st_size == len(header) + m * width
+            ):
                 for line in journal.read_text().splitlines():
                     parts = line.split()
                     if len(parts) == 2:
@@ -220,8 +278,16 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
                 f.write(header)
                 f.truncate(len(header) + m * width)
             with atomic_output(meta) as f:
-                json.dump({"fingerprint": fingerprint, "model": str(model), "dtype": dtype, "n": n,
-                           "tiles": [list(t) for t in plan]}, f)
+                json.dump(
+                    {
+                        "fingerprint": fingerprint,
+                        "model": str(model),
+                        "dtype": dtype,
+                        "n": n,
+                        "tiles": [list(t) for t in plan],
+                    },
+                    f,
+                )
             journal.write_text("")
         # positioned writes rather than a writable map: the output's pages then belong to the
         # page cache, not to this process's resident memory
@@ -251,10 +317,11 @@ def stream_distances(seqs, model: str, path: str | os.PathLike, *, dtype: str = 
                     a, b = _first(i0, n), _first(i1, n)
                     seg = compute(i0, i1)
                     if seg.shape != (b - a,):
-                        raise RuntimeError(f"tile rows {i0}:{i1} gave {seg.shape} values, not {b - a}")
+                        raise RuntimeError(
+                            f"tile rows {i0}:{i1} gave {seg.shape} values, not {b - a}"
+                        )
                     seg = without_negative_zero(np.ascontiguousarray(seg, dtype=out_dtype))
-                    os.pwrite(fd, seg.tobytes(),
-                              len(header) + a * width)
+                    os.pwrite(fd, seg.tobytes(), len(header) + a * width)
                     pending.append((i0, i1))
                     finished += b - a
                     if time.monotonic() - last_sync >= CHECKPOINT_S:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ._aa import AA_MODELS as _AA
-from ._protein import ALIGNMENT_MODELS as _ALIGNMENT
-from ._dna import MODELS as _DNA
 from ..errors import ModelError
+from ._aa import AA_MODELS as _AA
+from ._dna import MODELS as _DNA
 from ._kmers import KMER_MODELS as _KMER
+from ._protein import ALIGNMENT_MODELS as _ALIGNMENT
 
 #: option -> (the models that use it, what it does)
 USED_BY: dict[str, tuple[tuple[str, ...], str]] = {
@@ -25,8 +25,9 @@ USED_BY: dict[str, tuple[tuple[str, ...], str]] = {
 }
 
 
-def check_model_options(model: str, given: Iterable[str],
-                        spell: Callable[[str], str] = lambda name: f"{name}=") -> None:
+def check_model_options(
+    model: str, given: Iterable[str], spell: Callable[[str], str] = lambda name: f"{name}="
+) -> None:
     """Raise :class:`ModelError` for the first option of ``given`` that ``model`` ignores.
 
     ``spell`` names an option as the caller's user wrote it (``--pairwise-deletion``).
@@ -43,13 +44,28 @@ def check_model_options(model: str, given: Iterable[str],
         if key in models or key not in _DNA + _AA + _ALIGNMENT + _KMER + ("edit",):
             continue  # an unknown model is named by the model check itself
         listed = models[0] if len(models) == 1 else ", ".join(models[:-1]) + " and " + models[-1]
-        raise ModelError(f"{spell(name)} does nothing for model {model!r}: it {does} for "
-                         f"{listed} only")
+        raise ModelError(
+            f"{spell(name)} does nothing for model {model!r}: it {does} for {listed} only"
+        )
 
 
-def given_options(pairwise_deletion: bool = False, k=None, matrix=None, gap_open=None,
-                  gap_extend=None, sketch_size=None, seed=None) -> list[str]:
+def given_options(
+    pairwise_deletion: bool = False,
+    k=None,
+    matrix=None,
+    gap_open=None,
+    gap_extend=None,
+    sketch_size=None,
+    seed=None,
+) -> list[str]:
     """The options of a Python call that were given (not left at their "unset" value)."""
-    values = dict(pairwise_deletion=pairwise_deletion or None, k=k, matrix=matrix,
-                  gap_open=gap_open, gap_extend=gap_extend, sketch_size=sketch_size, seed=seed)
+    values = dict(
+        pairwise_deletion=pairwise_deletion or None,
+        k=k,
+        matrix=matrix,
+        gap_open=gap_open,
+        gap_extend=gap_extend,
+        sketch_size=sketch_size,
+        seed=seed,
+    )
     return [name for name, v in values.items() if v is not None]

@@ -22,15 +22,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..pairwise._cigar import cigar_columns, cigar_runs
-from ._matrix import DistanceMatrix
 from ..pairwise._scoring import Scoring
+from ._matrix import DistanceMatrix
 
 SCOREDIST_CALIBRATION = 1.3370
 ALIGNMENT_MODELS = ("identity", "scoredist")
 
 
-def alignment_distances(batch, model: str, scoring: Scoring, threads: int = 0,
-                        progress=None) -> DistanceMatrix:
+def alignment_distances(
+    batch, model: str, scoring: Scoring, threads: int = 0, progress=None
+) -> DistanceMatrix:
     n = len(batch)
     i, j = np.triu_indices(n, k=1)
     pairs = np.stack([i, j], axis=1).astype(np.int64)
@@ -40,8 +41,9 @@ def alignment_distances(batch, model: str, scoring: Scoring, threads: int = 0,
     return DistanceMatrix(data, batch.ids)
 
 
-def alignment_pair_distances(batch, model: str, scoring: Scoring, pairs: np.ndarray,
-                             threads: int = 0, progress=None) -> np.ndarray:
+def alignment_pair_distances(
+    batch, model: str, scoring: Scoring, pairs: np.ndarray, threads: int = 0, progress=None
+) -> np.ndarray:
     """Distances of the listed (i, j) pairs; scoredist's background is the composition of
     the whole batch."""
     from .._core.native import load_native
@@ -57,10 +59,20 @@ def alignment_pair_distances(batch, model: str, scoring: Scoring, pairs: np.ndar
         expected = float(p @ table @ p)
     chunk = 4096
     for s in range(0, len(pairs), chunk):
-        part = pairs[s:s + chunk]
-        rows = native.align_pairs(batch.codes, batch.offsets, batch.codes, batch.offsets, part,
-                                  table, 0, scoring.gap_open, scoring.gap_extend, int(threads))
-        for k, ((a, b), (score, qs, qe, ts, te, cigar)) in enumerate(zip(part.tolist(), rows)):
+        part = pairs[s : s + chunk]
+        rows = native.align_pairs(
+            batch.codes,
+            batch.offsets,
+            batch.codes,
+            batch.offsets,
+            part,
+            table,
+            0,
+            scoring.gap_open,
+            scoring.gap_extend,
+            int(threads),
+        )
+        for k, ((a, b), (score, _qs, _qe, _ts, _te, cigar)) in enumerate(zip(part.tolist(), rows)):
             x, y = _columns(batch[a], batch[b], cigar)
             if model == "identity":
                 columns = cigar_columns(cigar)
@@ -70,8 +82,11 @@ def alignment_pair_distances(batch, model: str, scoring: Scoring, pairs: np.ndar
                 sigma_u = (table[x, x].sum() + table[y, y].sum()) / 2
                 sigma_n, sigma_un = score - sigma_r, sigma_u - sigma_r
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    d = (0.0 - np.log(sigma_n / sigma_un) * SCOREDIST_CALIBRATION
-                         if sigma_n > 0 and sigma_un > 0 else np.inf)
+                    d = (
+                        0.0 - np.log(sigma_n / sigma_un) * SCOREDIST_CALIBRATION
+                        if sigma_n > 0 and sigma_un > 0
+                        else np.inf
+                    )
             out[s + k] = d
         if progress is not None:
             progress(min(s + chunk, len(pairs)), len(pairs))
@@ -83,5 +98,7 @@ def _columns(a: np.ndarray, b: np.ndarray, cigar: str) -> tuple[np.ndarray, np.n
     runs = [(i, j, n) for op, n, i, j in cigar_runs(cigar) if op == "M"]
     if not runs:
         return np.zeros(0, np.uint8), np.zeros(0, np.uint8)
-    return (np.concatenate([a[i:i + n] for i, _, n in runs]),
-            np.concatenate([b[j:j + n] for _, j, n in runs]))
+    return (
+        np.concatenate([a[i : i + n] for i, _, n in runs]),
+        np.concatenate([b[j : j + n] for _, j, n in runs]),
+    )

@@ -10,12 +10,25 @@ from __future__ import annotations
 from numba import cuda
 
 THREADS = 128
-NEG = -(2 ** 30)
+NEG = -(2**30)
 
 
 @cuda.jit
-def align_scores_kernel(q_codes, q_off, t_codes, t_off, table, mode, gap_open, gap_extend,
-                        pair_q, pair_t, row_h, row_e, out):
+def align_scores_kernel(
+    q_codes,
+    q_off,
+    t_codes,
+    t_off,
+    table,
+    mode,
+    gap_open,
+    gap_extend,
+    pair_q,
+    pair_t,
+    row_h,
+    row_e,
+    out,
+):
     k = cuda.grid(1)
     if k >= pair_q.shape[0]:
         return

@@ -13,8 +13,9 @@ HIGH = uint64(1) << uint64(63)
 
 
 @cuda.jit
-def edit_distance_kernel(q_codes, q_off, t_codes, t_off, mode, max_distance, pair_q, pair_t,
-                         pv, mv, out):
+def edit_distance_kernel(
+    q_codes, q_off, t_codes, t_off, mode, max_distance, pair_q, pair_t, pv, mv, out
+):
     k = cuda.grid(1)
     if k >= pair_q.shape[0]:
         return

@@ -13,8 +13,7 @@ SHIFT = uint64(63)
 
 
 @cuda.jit
-def lcs_length_kernel(q_off, word_off, peq, alpha, letters, t_codes, t_off, pair_q, pair_t,
-                      v, out):
+def lcs_length_kernel(q_off, word_off, peq, alpha, letters, t_codes, t_off, pair_q, pair_t, v, out):
     k = cuda.grid(1)
     if k >= pair_q.shape[0]:
         return

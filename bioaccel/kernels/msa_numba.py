@@ -21,6 +21,7 @@ THREADS = 64
 _N, _M, _SA, _FBT, _USED, _SINGLE, _TA, _TB, _TRACE, _PATH, _SCRATCH = range(11)
 
 if config.ENABLE_CUDASIM:
+
     def fadd(a, b):
         return a + b
 
@@ -54,7 +55,7 @@ def msa_profile_dp_kernel(desc, K, fdata, single, used, trace, path, scratch, sc
     base = desc[k, _SCRATCH]
     cur = 0
     # first row
-    st0 = fdata[ta + n]          # start_a[0]
+    st0 = fdata[ta + n]  # start_a[0]
     ct0 = fdata[ta + 2 * n + 1]  # cont_a[0]
     scratch[base] = float32(0.0)
     scratch[base + w] = neg
@@ -83,8 +84,8 @@ def msa_profile_dp_kernel(desc, K, fdata, single, used, trace, path, scratch, sc
         sa = desc[k, _SA] + (i - 1) * K
         own_a = fdata[ta + 3 * n + 2 + i - 1]
         # column 0: only a gap in B
-        so = fmul(occ_a, fdata[tb + m])           # start_b[0]
-        co = fmul(occ_a, fdata[tb + 2 * m + 1])   # cont_b[0]
+        so = fmul(occ_a, fdata[tb + m])  # start_b[0]
+        co = fmul(occ_a, fdata[tb + 2 * m + 1])  # cont_b[0]
         best = fsub(scratch[prev], so)
         s = 0
         c = fsub(scratch[prev + w], co)

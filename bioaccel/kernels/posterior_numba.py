@@ -17,8 +17,9 @@ def work_size(lx: int, ly: int) -> int:
 
 
 @cuda.jit
-def pair_posteriors_kernel(letters, offsets, pair_x, pair_y, out_start, work_start, odds, prm,
-                           work, post, status):
+def pair_posteriors_kernel(
+    letters, offsets, pair_x, pair_y, out_start, work_start, odds, prm, work, post, status
+):
     k = cuda.grid(1)
     if k >= pair_x.shape[0]:
         return
@@ -39,9 +40,9 @@ def pair_posteriors_kernel(letters, offsets, pair_x, pair_y, out_start, work_sta
     tim0 = 1.0 - e0
     tim1 = 1.0 - e1
     W = ly + 1
-    fm = work_start[k]                 # fM(i, j) = work[fm + (i-1) ly + j-1]
-    rw = fm + lx * ly                  # rolling row r (0..17), slot c: rw + (2 r + c) W
-    sc = rw + 18 * W                   # scale[i] = work[sc + i]
+    fm = work_start[k]  # fM(i, j) = work[fm + (i-1) ly + j-1]
+    rw = fm + lx * ly  # rolling row r (0..17), slot c: rw + (2 r + c) W
+    sc = rw + 18 * W  # scale[i] = work[sc + i]
     ob = out_start[k]
     # row indices: fx0 0, fx1 1, fy0 2, fy1 3, bM 4, bx0 5, bx1 6, by0 7, by1 8
     FX0 = rw
@@ -75,8 +76,11 @@ def pair_posteriors_kernel(letters, offsets, pair_x, pair_y, out_start, work_sta
         for j in range(1, ly + 1):
             pdiag = work[pm + j - 2] if (i > 1 and j > 1) else 0.0
             pup = work[pm + j - 1] if i > 1 else 0.0
-            frm = (pdiag * tmm + (work[FX0 + p + j - 1] + work[FY0 + p + j - 1]) * tim0 +
-                   (work[FX1 + p + j - 1] + work[FY1 + p + j - 1]) * tim1) * inv_prev
+            frm = (
+                pdiag * tmm
+                + (work[FX0 + p + j - 1] + work[FY0 + p + j - 1]) * tim0
+                + (work[FX1 + p + j - 1] + work[FY1 + p + j - 1]) * tim1
+            ) * inv_prev
             em = odds[xl, letters[by + j - 1]]
             v = em * frm
             if i == 1 and j == 1:
@@ -105,9 +109,13 @@ def pair_posteriors_kernel(letters, offsets, pair_x, pair_y, out_start, work_sta
         work[sc + i] = total
         inv_prev = 1.0 / total
     cl = (lx & 1) * W
-    zend = (work[fm + (lx - 1) * ly + ly - 1] * prm[0] + work[FX0 + cl + ly] * prm[1] +
-            work[FY0 + cl + ly] * prm[2] + work[FX1 + cl + ly] * prm[3] +
-            work[FY1 + cl + ly] * prm[4]) / work[sc + lx]
+    zend = (
+        work[fm + (lx - 1) * ly + ly - 1] * prm[0]
+        + work[FX0 + cl + ly] * prm[1]
+        + work[FY0 + cl + ly] * prm[2]
+        + work[FX1 + cl + ly] * prm[3]
+        + work[FY1 + cl + ly] * prm[4]
+    ) / work[sc + lx]
     if not (zend > 0.0):
         status[k] = 1
         return
@@ -145,5 +153,6 @@ def pair_posteriors_kernel(letters, offsets, pair_x, pair_y, out_start, work_sta
             work[BX1 + c + ly] = prm[3]
         norm = inv_z / work[sc + i]
         for j in range(1, ly + 1):
-            post[ob + (i - 1) * ly + j - 1] = work[fm + (i - 1) * ly + j - 1] * \
-                work[BM + c + j] * norm
+            post[ob + (i - 1) * ly + j - 1] = (
+                work[fm + (i - 1) * ly + j - 1] * work[BM + c + j] * norm
+            )

@@ -37,8 +37,28 @@ REFINE_SEED = 5489
 
 PROTEIN_LETTERS = "ARNDCQEGHILKMFPSTWYV"
 #: BLOSUM62's background amino-acid frequencies (Henikoff & Henikoff 1992), in PROTEIN_LETTERS order
-PROTEIN_BACKGROUND = (0.074, 0.052, 0.045, 0.054, 0.025, 0.034, 0.054, 0.074, 0.026, 0.068,
-                      0.099, 0.058, 0.025, 0.047, 0.039, 0.057, 0.051, 0.013, 0.032, 0.073)
+PROTEIN_BACKGROUND = (
+    0.074,
+    0.052,
+    0.045,
+    0.054,
+    0.025,
+    0.034,
+    0.054,
+    0.074,
+    0.026,
+    0.068,
+    0.099,
+    0.058,
+    0.025,
+    0.047,
+    0.039,
+    0.057,
+    0.051,
+    0.013,
+    0.032,
+    0.073,
+)
 NUCLEOTIDE_LETTERS = "ACGT"
 NUCLEOTIDE_IDENTITY = 0.7
 
@@ -49,15 +69,18 @@ class PairHmmParams:
     (M, Ix short, Iy short, Ix long, Iy long), gap opens and extends (short, long)."""
 
     letters: str
-    odds: np.ndarray            # float64 (K, K)
+    odds: np.ndarray  # float64 (K, K)
     start: tuple = (0.68, 0.0002, 0.0002, 0.1598, 0.1598)
     open: tuple = (0.012, 0.008)
     extend: tuple = (0.4, 0.9)
 
     def arrays(self):
-        return (np.ascontiguousarray(self.odds, dtype=np.float64),
-                np.asarray(self.start, dtype=np.float64), np.asarray(self.open, dtype=np.float64),
-                np.asarray(self.extend, dtype=np.float64))
+        return (
+            np.ascontiguousarray(self.odds, dtype=np.float64),
+            np.asarray(self.start, dtype=np.float64),
+            np.asarray(self.open, dtype=np.float64),
+            np.asarray(self.extend, dtype=np.float64),
+        )
 
 
 def _protein_odds() -> np.ndarray:
@@ -87,9 +110,13 @@ def pair_hmm(alphabet: Alphabet) -> PairHmmParams:
     """The pair-HMM for ``alphabet`` (proteins, else nucleotides)."""
     if alphabet is PROTEIN:
         return PairHmmParams(PROTEIN_LETTERS, _protein_odds())
-    return PairHmmParams(NUCLEOTIDE_LETTERS, _nucleotide_odds(),
-                         start=(0.9, 0.0002, 0.0002, 0.0498, 0.0498),
-                         open=(0.01, 0.005), extend=(0.4, 0.9))
+    return PairHmmParams(
+        NUCLEOTIDE_LETTERS,
+        _nucleotide_odds(),
+        start=(0.9, 0.0002, 0.0002, 0.0498, 0.0498),
+        open=(0.01, 0.005),
+        extend=(0.4, 0.9),
+    )
 
 
 def letter_map(alphabet: Alphabet, letters: str) -> np.ndarray:
@@ -107,8 +134,15 @@ def letter_map(alphabet: Alphabet, letters: str) -> np.ndarray:
     return out
 
 
-def posterior_set(native, work, params: PairHmmParams, threads: int, cutoff: float = CUTOFF,
-                  backend: str = "cpu", devices=None):
+def posterior_set(
+    native,
+    work,
+    params: PairHmmParams,
+    threads: int,
+    cutoff: float = CUTOFF,
+    backend: str = "cpu",
+    devices=None,
+):
     """The native posterior set of ``work`` (a SeqBatch) with every pair's sparse posteriors
     computed by the C++ engine on all threads (``cpu``/``auto`` without devices), or by the
     backend registry's ``pair_posteriors`` (``cupy``, ``numba-cuda``, or over ``devices``)."""
@@ -137,8 +171,16 @@ def all_pairs(n: int) -> np.ndarray:
     return np.ascontiguousarray(np.stack(iu, axis=1).astype(np.int64)).reshape(-1, 2)
 
 
-def gpu_posteriors(ps, work, letter_of, params: PairHmmParams, cutoff: float, backend: str,
-                   devices=None, threads: int = 0) -> None:
+def gpu_posteriors(
+    ps,
+    work,
+    letter_of,
+    params: PairHmmParams,
+    cutoff: float,
+    backend: str,
+    devices=None,
+    threads: int = 0,
+) -> None:
     """Every pair's posteriors by the backend registry's ``pair_posteriors`` operation
     (``cupy``: kernels/posterior.cu, ``numba-cuda``: kernels/posterior_numba.py) into ``ps``.
     With ``devices=``, the pairs are cut into tiles of about equal work and spread over the
@@ -193,9 +235,18 @@ def accuracy_merges(native, ps, n: int) -> np.ndarray:
     return native.msa_upgma(np.ascontiguousarray(dist), n)
 
 
-def accurate_alignment(native, work, *, merges=None, threads: int = 0,
-                       iterations: int | None = None, rounds: int | None = None,
-                       cutoff: float | None = None, backend: str = "cpu", devices=None):
+def accurate_alignment(
+    native,
+    work,
+    *,
+    merges=None,
+    threads: int = 0,
+    iterations: int | None = None,
+    rounds: int | None = None,
+    cutoff: float | None = None,
+    backend: str = "cpu",
+    devices=None,
+):
     """(column of every residue, width, merges) of the accurate mode for ``work``
     (None: :data:`REFINE_ITERATIONS`, :data:`CONSISTENCY_ROUNDS`, :data:`CUTOFF`)."""
     iterations = REFINE_ITERATIONS if iterations is None else iterations
@@ -208,6 +259,10 @@ def accurate_alignment(native, work, *, merges=None, threads: int = 0,
         merges = accuracy_merges(native, ps, n)
     if n > 2:
         ps.consistency(int(rounds), float(cutoff), threads)
-    cols, width, _ = ps.align(np.ascontiguousarray(merges, dtype=np.int64).reshape(-1, 2),
-                              int(iterations), REFINE_SEED, threads)
+    cols, width, _ = ps.align(
+        np.ascontiguousarray(merges, dtype=np.int64).reshape(-1, 2),
+        int(iterations),
+        REFINE_SEED,
+        threads,
+    )
     return cols, int(width), merges

@@ -41,20 +41,25 @@ _GAP = ord("-")
 
 def _alignment(source, alphabet) -> MultipleAlignment:
     from .read import read_alignment
+
     if isinstance(source, MultipleAlignment):
         return source
     if isinstance(source, (str, os.PathLike)):
         return read_alignment(source, "auto" if isinstance(alphabet, Alphabet) else alphabet)
-    raise TypeError(f"an existing alignment must be a path or a MultipleAlignment, got "
-                    f"{type(source).__name__}")
+    raise TypeError(
+        f"an existing alignment must be a path or a MultipleAlignment, got {type(source).__name__}"
+    )
 
 
 def _matrix(aln: MultipleAlignment) -> np.ndarray:
     """The rows as an (n, width) uint8 array, '.' read as a gap."""
     if not len(aln):
         return np.zeros((0, 0), np.uint8)
-    arr = np.frombuffer("".join(aln.sequences).encode("ascii", "replace"),
-                        dtype=np.uint8).reshape(len(aln), aln.width).copy()
+    arr = (
+        np.frombuffer("".join(aln.sequences).encode("ascii", "replace"), dtype=np.uint8)
+        .reshape(len(aln), aln.width)
+        .copy()
+    )
     arr[arr == ord(".")] = _GAP
     return arr
 
@@ -64,8 +69,9 @@ def _resolve_alphabet(alphabet, *texts) -> Alphabet:
         return alphabet
     if str(alphabet).lower() != "auto":
         return get_alphabet(alphabet)
-    return guess_alphabet("".join(texts).upper().replace("-", "").replace(".", "")
-                          .encode("ascii", "replace"))
+    return guess_alphabet(
+        "".join(texts).upper().replace("-", "").replace(".", "").encode("ascii", "replace")
+    )
 
 
 def _residues(arr: np.ndarray, ids, alphabet: Alphabet, source: str):
@@ -84,9 +90,19 @@ def _check_ids(first, second, what: str) -> None:
         raise SequenceFormatError(f"id {clash!r} is both in {what}; ids must be unique")
 
 
-def add_to_alignment(records, to, *, alphabet="auto", matrix="auto", gap_open=None,
-                     gap_extend=None, term_gap=None, keep_length: bool = False,
-                     fragments: bool = False, threads: int = 0) -> MultipleAlignment:
+def add_to_alignment(
+    records,
+    to,
+    *,
+    alphabet="auto",
+    matrix="auto",
+    gap_open=None,
+    gap_extend=None,
+    term_gap=None,
+    keep_length: bool = False,
+    fragments: bool = False,
+    threads: int = 0,
+) -> MultipleAlignment:
     """The existing alignment ``to`` with the sequences ``records`` = (ids, raw residue
     strings, source) aligned to its columns (see the module docstring; :func:`bioaccel.msa`
     documents the arguments)."""
@@ -101,17 +117,33 @@ def add_to_alignment(records, to, *, alphabet="auto", matrix="auto", gap_open=No
     alpha = _resolve_alphabet(alphabet if alphabet != "auto" else existing.alphabet)
     new = SeqBatch.from_strings(ungapped, ids=ids, alphabet=alpha, source=source)
     arr = _matrix(existing)
-    old, cols = _residues(arr, existing.ids, alpha, str(to) if not isinstance(
-        to, MultipleAlignment) else "the alignment")
+    old, cols = _residues(
+        arr,
+        existing.ids,
+        alpha,
+        str(to) if not isinstance(to, MultipleAlignment) else "the alignment",
+    )
     if not len(old) or old.offsets[-1] == 0:
         raise SequenceFormatError(f"{to}: the alignment holds no residues to add to")
     scoring = msa_scoring(alpha, matrix, gap_open, gap_extend, term_gap, term_gap)
     scoring = scoring.scaled(gap_scale(len(old) + len(new)))
     native = load_native()
     kept, paths, _, _ = native.msa_add_to_alignment(
-        old.codes, old.offsets, cols, existing.width, new.codes, new.offsets,
-        scoring.letter_of, scoring.sub, scoring.gaps, np.ones(len(old)), bool(fragments),
-        BAND_RADIUS, BAND_FROM_CELLS, threads)
+        old.codes,
+        old.offsets,
+        cols,
+        existing.width,
+        new.codes,
+        new.offsets,
+        scoring.letter_of,
+        scoring.sub,
+        scoring.gaps,
+        np.ones(len(old)),
+        bool(fragments),
+        BAND_RADIUS,
+        BAND_FROM_CELLS,
+        threads,
+    )
     width = existing.width
     kept = np.asarray(kept, dtype=np.int64)
     # a boundary k of the profile (0..len(kept)) is the boundary before column b of the
@@ -141,19 +173,28 @@ def add_to_alignment(records, to, *, alphabet="auto", matrix="auto", gap_open=No
         rank = np.arange(len(ins_res)) - run_first[run_id] if len(ins_res) else ins_res
         if keep_length:
             for r0, n_r in zip(run_first.tolist(), run_len.tolist()):
-                dropped.append((ids[s], int(ins_res[r0]) + 1, int(ins_res[r0]) + n_r,
-                                int(ins_b[r0])))
+                dropped.append(
+                    (ids[s], int(ins_res[r0]) + 1, int(ins_res[r0]) + n_r, int(ins_b[r0]))
+                )
         elif len(ins_res):
             np.maximum.at(ins_width, ins_b[run_first], run_len)
-        placed.append((match_res, match_col, ins_res, ins_b, rank, run_len[run_id]
-                       if len(ins_res) else ins_res))
+        placed.append(
+            (
+                match_res,
+                match_col,
+                ins_res,
+                ins_b,
+                rank,
+                run_len[run_id] if len(ins_res) else ins_res,
+            )
+        )
     # column c of the alignment moves right by the insertions at boundaries 0..c
     shift = np.cumsum(ins_width)
     new_col = np.arange(width) + shift[:width]
     block_start = np.arange(width + 1) + np.concatenate(([0], shift[:-1]))
     total = width + int(shift[-1])
     out = np.full((len(existing) + len(new), total), _GAP, dtype=np.uint8)
-    out[:len(existing), new_col] = arr
+    out[: len(existing), new_col] = arr
     for s, (match_res, match_col, ins_res, ins_b, rank, run_len) in enumerate(placed):
         letters = np.frombuffer(ungapped[s].encode("ascii", "replace"), dtype=np.uint8)
         row = out[len(existing) + s]
@@ -168,8 +209,9 @@ def add_to_alignment(records, to, *, alphabet="auto", matrix="auto", gap_open=No
     return result
 
 
-def align_alignments(a, b, *, alphabet="auto", matrix="auto", gap_open=None, gap_extend=None,
-                     term_gap=None) -> MultipleAlignment:
+def align_alignments(
+    a, b, *, alphabet="auto", matrix="auto", gap_open=None, gap_extend=None, term_gap=None
+) -> MultipleAlignment:
     """Two alignments aligned to each other as profiles (sum-of-pairs columns, gap kinds):
     each keeps its columns (those holding a residue; all-gap columns are dropped) and its
     rows' residues; the rows of ``a`` come first."""
@@ -190,8 +232,8 @@ def align_alignments(a, b, *, alphabet="auto", matrix="auto", gap_open=None, gap
     # one batch: A's rows on columns 0..wa-1, B's on wa.. (column_of increases per row)
     wa = len(kept_a)
     comb = np.full((len(arr_a) + len(arr_b), wa + len(kept_b)), _GAP, dtype=np.uint8)
-    comb[:len(arr_a), :wa] = arr_a[:, kept_a]
-    comb[len(arr_a):, wa:] = arr_b[:, kept_b]
+    comb[: len(arr_a), :wa] = arr_a[:, kept_a]
+    comb[len(arr_a) :, wa:] = arr_b[:, kept_b]
     batch, cols = _residues(comb, list(aln_a.ids) + list(aln_b.ids), alpha, "the alignments")
     n = len(batch)
     scoring = msa_scoring(alpha, matrix, gap_open, gap_extend, term_gap, term_gap)
@@ -199,14 +241,22 @@ def align_alignments(a, b, *, alphabet="auto", matrix="auto", gap_open=None, gap
     native = load_native()
     rows_a = np.arange(len(arr_a), dtype=np.int64)
     rows_b = np.arange(len(arr_a), n, dtype=np.int64)
-    path, _, _ = native.msa_profile_pair(batch.codes, batch.offsets, scoring.letter_of,
-                                         scoring.sub, scoring.gaps, np.ones(n), cols, rows_a,
-                                         rows_b)
+    path, _, _ = native.msa_profile_pair(
+        batch.codes,
+        batch.offsets,
+        scoring.letter_of,
+        scoring.sub,
+        scoring.gaps,
+        np.ones(n),
+        cols,
+        rows_a,
+        rows_b,
+    )
     ops = np.asarray(path, dtype=np.uint8)
     col_a = np.nonzero(ops != 2)[0]
     col_b = np.nonzero(ops != 1)[0]
     out = np.full((n, len(ops)), _GAP, dtype=np.uint8)
-    out[:len(arr_a), col_a] = comb[:len(arr_a), :wa]
-    out[len(arr_a):, col_b] = comb[len(arr_a):, wa:]
+    out[: len(arr_a), col_a] = comb[: len(arr_a), :wa]
+    out[len(arr_a) :, col_b] = comb[len(arr_a) :, wa:]
     rows = [r.tobytes().decode("ascii") for r in out]
     return MultipleAlignment(list(aln_a.ids) + list(aln_b.ids), rows, alpha)

@@ -7,8 +7,8 @@ import os
 
 import numpy as np
 
-from ..sequences._alphabet import DNA, PROTEIN, Alphabet
 from ..distances._matrix import DistanceMatrix
+from ..sequences._alphabet import DNA, PROTEIN, Alphabet
 
 #: formats of :meth:`MultipleAlignment.write`; which name holds which is the one rule of
 #: :data:`bioaccel.outputs.ALIGNMENT`
@@ -39,8 +39,9 @@ class MultipleAlignment:
         an alignment read from a file.
     """
 
-    def __init__(self, ids, sequences, alphabet: Alphabet = PROTEIN, guide_tree=None,
-                 mode: str | None = None):
+    def __init__(
+        self, ids, sequences, alphabet: Alphabet = PROTEIN, guide_tree=None, mode: str | None = None
+    ):
         self.mode = mode
         self.ids = list(ids)
         self.sequences = list(sequences)
@@ -76,8 +77,10 @@ class MultipleAlignment:
         from Bio.SeqRecord import SeqRecord
 
         gapped = self.sequences
-        records = [SeqRecord(Seq(s.replace("-", "")), id=i, description="")
-                   for i, s in zip(self.ids, gapped)]
+        records = [
+            SeqRecord(Seq(s.replace("-", "")), id=i, description="")
+            for i, s in zip(self.ids, gapped)
+        ]
         coords = np.zeros((len(gapped), self.width + 1), dtype=np.int64)
         for r, s in enumerate(gapped):
             res = np.frombuffer(s.encode("ascii", "replace"), dtype=np.uint8) != ord("-")
@@ -105,12 +108,12 @@ class MultipleAlignment:
         """
         import gzip
 
-
         from .._core.outputs import ALIGNMENT, output_spec
         from ..sequences._read import atomic_output
 
-        fmt, compressed = output_spec(path, ALIGNMENT, "alignment", format, default="fasta",
-                                      compressible=True)
+        fmt, compressed = output_spec(
+            path, ALIGNMENT, "alignment", format, default="fasta", compressible=True
+        )
         data = self.to_text(fmt).encode("utf-8")
         if compressed:
             data = gzip.compress(data, mtime=0)
@@ -137,26 +140,31 @@ class MultipleAlignment:
         """
         fmt = str(format).lower()
         if fmt not in FORMATS:
-            raise ValueError(f"unknown alignment format {format!r}; expected one of "
-                             f"{list(FORMATS)}")
+            raise ValueError(
+                f"unknown alignment format {format!r}; expected one of {list(FORMATS)}"
+            )
         _check_ids(self.ids, fmt)
         _check_rows(self.ids, self.sequences)
         if fmt == "fasta":
             return "".join(f">{i}\n{s}\n" for i, s in zip(self.ids, self.sequences))
         if fmt == "phylip":
             return f"{len(self)} {self.width}\n" + "".join(
-                f"{i}  {s}\n" for i, s in zip(self.ids, self.sequences))
+                f"{i}  {s}\n" for i, s in zip(self.ids, self.sequences)
+            )
         if fmt == "clustal":
             return clustal_text(self.ids, self.sequences, protein=self.alphabet is PROTEIN)
         if fmt == "stockholm":
             pad = max(len(i) for i in self.ids) + 4 if self.ids else 0
-            return (f"# STOCKHOLM 1.0\n#=GF SQ {len(self)}\n"
-                    + "".join(f"{i.ljust(pad)}{s}\n" for i, s in zip(self.ids, self.sequences))
-                    + "//\n")
+            return (
+                f"# STOCKHOLM 1.0\n#=GF SQ {len(self)}\n"
+                + "".join(f"{i.ljust(pad)}{s}\n" for i, s in zip(self.ids, self.sequences))
+                + "//\n"
+            )
         return a2m_text(self.ids, self.sequences)
 
-    def distance_matrix(self, model: str = "auto", *, pairwise_deletion: bool = True,
-                        threads: int = 0) -> DistanceMatrix:
+    def distance_matrix(
+        self, model: str = "auto", *, pairwise_deletion: bool = True, threads: int = 0
+    ) -> DistanceMatrix:
         """Pairwise distances from the aligned columns.
 
         Proteins: ``p`` (proportion of differing sites), ``poisson`` (-ln(1 - p)), ``kimura``
@@ -170,6 +178,7 @@ class MultipleAlignment:
         """
         from ..distances._compute import distance_matrix
         from ..sequences._batch import SeqBatch
+
         key = str(model).lower()
         if key == "auto":
             key = "k80" if self.alphabet is DNA else "kimura"
@@ -186,8 +195,9 @@ def a2m_text(ids: list[str], rows: list[str]) -> str:
     match = occupied.mean(axis=0) >= 0.5
     out = []
     for i, r in zip(ids, rows):
-        row = "".join(c.upper() if m else ("." if c == "-" else c.lower())
-                      for c, m in zip(r, match))
+        row = "".join(
+            c.upper() if m else ("." if c == "-" else c.lower()) for c, m in zip(r, match)
+        )
         out.append(f">{i}\n{row}\n")
     return "".join(out)
 
@@ -230,7 +240,7 @@ def clustal_text(ids: list[str], rows: list[str], protein: bool, block: int = 60
     width = len(rows[0]) if rows else 0
     out = [CLUSTAL_HEADER, "", ""]
     for start in range(0, max(width, 1), block):
-        chunk = [r[start:start + block] for r in rows]
+        chunk = [r[start : start + block] for r in rows]
         out.extend(i.ljust(pad) + c for i, c in zip(ids, chunk))
         out.append(" " * pad + conservation_line(chunk, protein))
         out.append("")
@@ -243,12 +253,16 @@ def _check_ids(ids: list[str], fmt: str) -> None:
         if i == "":
             raise ValueError(f"row {k + 1} has an empty id; {fmt} needs one per row")
         if any(ch.isspace() or not ch.isprintable() for ch in i):
-            raise ValueError(f"{fmt} ids cannot hold whitespace or control characters: {i!r} "
-                             f"(row {k + 1}) would be read back cut at the first space; rename "
-                             "it (e.g. spaces as '_') before writing")
+            raise ValueError(
+                f"{fmt} ids cannot hold whitespace or control characters: {i!r} "
+                f"(row {k + 1}) would be read back cut at the first space; rename "
+                "it (e.g. spaces as '_') before writing"
+            )
         if fmt == "stockholm" and i.startswith(("#", "//")):
-            raise ValueError(f"Stockholm ids cannot start with '#' or '//': {i!r} (row {k + 1}) "
-                             "would be read as a comment or the end of the alignment")
+            raise ValueError(
+                f"Stockholm ids cannot start with '#' or '//': {i!r} (row {k + 1}) "
+                "would be read as a comment or the end of the alignment"
+            )
     seen: set[str] = set()
     for i in ids:
         if i in seen:
@@ -261,5 +275,3 @@ def _check_rows(ids: list[str], rows: list[str]) -> None:
         bad = next((ch for ch in r if ch.isspace() or not ch.isprintable()), None)
         if bad is not None:
             raise ValueError(f"row {i!r} holds {bad!r}, not a residue or a gap")
-
-

@@ -19,8 +19,8 @@ import numpy as np
 
 from ..backends import get_backend
 from ..devices._multigpu import device_scope
-from ..sequences._alphabet import Alphabet, get_alphabet
 from ..errors import SequenceFormatError
+from ..sequences._alphabet import Alphabet, get_alphabet
 from ..sequences._batch import SeqBatch, check_unique_ids
 from ..trees._tree import Tree
 from .alignment import MultipleAlignment
@@ -55,10 +55,12 @@ def _records(sequences, format: str | None = None) -> tuple[list[str], list[str]
         raise ValueError("format= applies to a file path; the sequences are given already")
     if isinstance(sequences, (str, os.PathLike)):
         from ..sequences._read import FORMATS, _open_text, _parse, sniff_format
+
         path = Path(sequences)
         if format is not None and str(format).lower() not in FORMATS:
-            raise SequenceFormatError(f"unknown sequence format {format!r}; expected one of "
-                                      f"{sorted(FORMATS)}")
+            raise SequenceFormatError(
+                f"unknown sequence format {format!r}; expected one of {sorted(FORMATS)}"
+            )
         text = _open_text(path)
         fmt = str(format).lower() if format is not None else sniff_format(text, path)
         recs = _parse(text, fmt, path)
@@ -66,8 +68,11 @@ def _records(sequences, format: str | None = None) -> tuple[list[str], list[str]
             raise SequenceFormatError(f"{path}: no sequences found")
         return [r[0] for r in recs], [r[1] for r in recs], str(path)
     if isinstance(sequences, SeqBatch):
-        return list(sequences.ids), [sequences.sequence(i) for i in range(len(sequences))], \
-            sequences.source
+        return (
+            list(sequences.ids),
+            [sequences.sequence(i) for i in range(len(sequences))],
+            sequences.source,
+        )
     ids, raw = [], []
     for k, rec in enumerate(sequences):
         if isinstance(rec, tuple) and len(rec) == 2:
@@ -77,19 +82,37 @@ def _records(sequences, format: str | None = None) -> tuple[list[str], list[str]
         elif isinstance(rec, (str, bytes)):
             i, s = f"seq{k}", rec
         else:
-            raise TypeError(f"record {k + 1}: expected (id, sequence), a SeqRecord or a string, "
-                            f"got {type(rec).__name__}")
+            raise TypeError(
+                f"record {k + 1}: expected (id, sequence), a SeqRecord or a string, "
+                f"got {type(rec).__name__}"
+            )
         ids.append(str(i))
         raw.append(s.decode("ascii", "replace") if isinstance(s, bytes) else str(s))
     return ids, raw, None
 
 
-def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto", matrix="auto",
-        gap_open: float | None = None, gap_extend: float | None = None,
-        term_gap: float | None = None, refine="auto", threads: int = 0,
-        backend: str = "auto", devices=None, progress: bool | None = None,
-        add=None, to=None, keep_length: bool = False, fragments: bool = False,
-        profile=None, format: str | None = None, mode: str = "auto") -> MultipleAlignment:
+def msa(
+    sequences=None,
+    *,
+    alphabet: str | Alphabet = "auto",
+    guide_tree="auto",
+    matrix="auto",
+    gap_open: float | None = None,
+    gap_extend: float | None = None,
+    term_gap: float | None = None,
+    refine="auto",
+    threads: int = 0,
+    backend: str = "auto",
+    devices=None,
+    progress: bool | None = None,
+    add=None,
+    to=None,
+    keep_length: bool = False,
+    fragments: bool = False,
+    profile=None,
+    format: str | None = None,
+    mode: str = "auto",
+) -> MultipleAlignment:
     """Multiple sequence alignment by progressive profile-profile alignment up a guide tree.
 
     Parameters
@@ -188,12 +211,22 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
 
     threads = check_threads(threads)
     if add is not None or to is not None or profile is not None:
-        return _align_to_alignments(sequences, add, to, profile, keep_length, fragments,
-                                    alphabet=alphabet, matrix=matrix, gap_open=gap_open,
-                                    gap_extend=gap_extend, term_gap=term_gap, threads=threads)
+        return _align_to_alignments(
+            sequences,
+            add,
+            to,
+            profile,
+            keep_length,
+            fragments,
+            alphabet=alphabet,
+            matrix=matrix,
+            gap_open=gap_open,
+            gap_extend=gap_extend,
+            term_gap=term_gap,
+            threads=threads,
+        )
     if keep_length or fragments:
-        raise ValueError("keep_length and fragments apply to adding sequences: give add= "
-                         "and to=")
+        raise ValueError("keep_length and fragments apply to adding sequences: give add= and to=")
     if sequences is None:
         raise TypeError("msa() needs sequences (or add= and to=, or profile=)")
     mode = check_mode(mode)
@@ -208,17 +241,23 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
     if devices is not None and mode == "accurate":
         from ..backends import backend_for_devices
         from ..devices._discover import select_devices
+
         backend_for_devices(select_devices(devices), key, "pair_posteriors")  # refuse a bad mix now
     elif devices is not None:
         from ..backends import backend_for_devices
         from ..devices._discover import select_devices
+
         chosen = select_devices(devices)
         backend_for_devices(chosen, distance_backend, "lcs_lengths")  # refuse a bad mix now
     ids, raw, source = _records(sequences, format)
     check_unique_ids(ids, source)
     ungapped = [s.replace("-", "").replace(".", "") for s in raw]
-    batch = SeqBatch.from_strings(ungapped, ids=ids, alphabet=alphabet if alphabet == "auto"
-                                  else get_alphabet(alphabet), source=source)
+    batch = SeqBatch.from_strings(
+        ungapped,
+        ids=ids,
+        alphabet=alphabet if alphabet == "auto" else get_alphabet(alphabet),
+        source=source,
+    )
     if all(len(s) == 0 for s in ungapped):
         raise SequenceFormatError(f"{source or 'input'}: every sequence is empty")
     scoring = msa_scoring(batch.alphabet, matrix, gap_open, gap_extend, term_gap, term_gap)
@@ -229,34 +268,52 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
     work = batch.subset(order)
     n = len(work)
     chosen_mode = resolve_mode(mode, np.asarray(work.lengths))
-    log.info("msa mode: %s (%s; %d sequences)", chosen_mode,
-             "chosen by auto" if mode == "auto" else "asked for", n)
+    log.info(
+        "msa mode: %s (%s; %d sequences)",
+        chosen_mode,
+        "chosen by auto" if mode == "auto" else "asked for",
+        n,
+    )
     iterations = _refine_iterations(refine, n, chosen_mode)
     if isinstance(guide_tree, (str, os.PathLike)) and str(guide_tree).lower() not in GUIDE_TREES:
         if not Path(guide_tree).exists():
-            raise ValueError(f"guide_tree {str(guide_tree)!r} is neither one of "
-                             f"{list(GUIDE_TREES)} nor an existing Newick file")
+            raise ValueError(
+                f"guide_tree {str(guide_tree)!r} is neither one of "
+                f"{list(GUIDE_TREES)} nor an existing Newick file"
+            )
         from ..trees._newick import read_newick
+
         guide_tree = read_newick(guide_tree)
     if isinstance(guide_tree, Tree):
         empty = [ids[i] for i in range(len(batch)) if batch.lengths[i] == 0]
         labels = work.ids + empty
         if empty and sorted(guide_tree.labels) == sorted(work.ids):
             labels = work.ids  # a tree without the empty records (they align to nothing)
-        merges_all = merges_for_labels(guide_tree, labels, source or "guide tree") \
-            if len(labels) > 1 else np.zeros((0, 2), np.int64)
+        merges_all = (
+            merges_for_labels(guide_tree, labels, source or "guide tree")
+            if len(labels) > 1
+            else np.zeros((0, 2), np.int64)
+        )
         merges = _restrict(merges_all, len(labels), n)
     elif chosen_mode == "accurate" and str(guide_tree).lower() == "auto":
         merges = None  # the accurate mode's own tree: UPGMA of expected accuracies
     else:
         merges, _ = guide_merges(work, guide_tree, threads, distance_backend, devices)
     from .._core.native import load_native
+
     native = load_native()
     if chosen_mode == "accurate":
         from .accurate import accurate_alignment
+
         cols, width, merges = accurate_alignment(
-            native, work, merges=merges, threads=threads, iterations=iterations,
-            backend=key, devices=devices)
+            native,
+            work,
+            merges=merges,
+            threads=threads,
+            iterations=iterations,
+            backend=key,
+            devices=devices,
+        )
         rows = _rows(raw, order, work, cols, int(width), len(batch))
         empty_ids = [ids[i] for i in range(len(batch)) if batch.lengths[i] == 0]
         tree = _guide_tree(merges, [ids[i] for i in order], empty_ids)
@@ -264,25 +321,46 @@ def msa(sequences=None, *, alphabet: str | Alphabet = "auto", guide_tree="auto",
     weights = np.ones(n)
     total_steps = max(n - 1, 0)
     from .._core.progress import progress_bar
+
     with progress_bar("aligning", enabled=progress) as update:
         callback = (lambda done: update(done, total_steps)) if total_steps else None
         if n and dp_backend is not None:
-            on_first = device_scope(chosen[0], dp_backend.name) if chosen \
-                else contextlib.nullcontext()
+            on_first = (
+                device_scope(chosen[0], dp_backend.name) if chosen else contextlib.nullcontext()
+            )
             with on_first:
-                cols, width = progressive_in_levels(native, work, scoring, merges, weights,
-                                                    dp_backend.msa_profile_dp, callback)
+                cols, width = progressive_in_levels(
+                    native, work, scoring, merges, weights, dp_backend.msa_profile_dp, callback
+                )
         elif n:
-            cols, width = native.msa_progressive(work.codes, work.offsets, scoring.letter_of,
-                                                 scoring.sub, scoring.gaps, merges, weights,
-                                                 threads, callback)
+            cols, width = native.msa_progressive(
+                work.codes,
+                work.offsets,
+                scoring.letter_of,
+                scoring.sub,
+                scoring.gaps,
+                merges,
+                weights,
+                threads,
+                callback,
+            )
         else:
             cols, width = np.zeros(0, np.int32), 0
     if iterations and n > 2:
-        cols, width, _ = native.msa_refine_gaps(work.codes, work.offsets, scoring.letter_of,
-                                                scoring.sub, scoring.gaps, weights,
-                                                iterations, REFINE_SEED, REFINE_RADIUS,
-                                                cols, width, threads)
+        cols, width, _ = native.msa_refine_gaps(
+            work.codes,
+            work.offsets,
+            scoring.letter_of,
+            scoring.sub,
+            scoring.gaps,
+            weights,
+            iterations,
+            REFINE_SEED,
+            REFINE_RADIUS,
+            cols,
+            width,
+            threads,
+        )
     rows = _rows(raw, order, work, cols, int(width), len(batch))
     empty_ids = [ids[i] for i in range(len(batch)) if batch.lengths[i] == 0]
     tree = _guide_tree(merges, [ids[i] for i in order], empty_ids)
@@ -297,21 +375,29 @@ def _align_to_alignments(sequences, add, to, profile, keep_length, fragments, **
         raise TypeError("give either sequences, or add= and to=, or profile=, not several")
     if profile is not None:
         if add is not None or to is not None or keep_length or fragments:
-            raise TypeError("profile= aligns two alignments; add=, to=, keep_length and "
-                            "fragments do not apply")
+            raise TypeError(
+                "profile= aligns two alignments; add=, to=, keep_length and fragments do not apply"
+            )
         if isinstance(profile, (str, os.PathLike)) or len(profile) != 2:
             raise TypeError("profile must be two alignments (paths or MultipleAlignments)")
         kw.pop("threads")  # one DP, on one thread
         return align_alignments(profile[0], profile[1], **kw)
     if add is None or to is None:
-        raise TypeError("adding sequences needs both add= (the new sequences) and to= "
-                        "(the existing alignment)")
-    return add_to_alignment(_records(add), to, keep_length=keep_length, fragments=fragments,
-                            **kw)
+        raise TypeError(
+            "adding sequences needs both add= (the new sequences) and to= (the existing alignment)"
+        )
+    return add_to_alignment(_records(add), to, keep_length=keep_length, fragments=fragments, **kw)
 
 
-def progressive_in_levels(native, work: SeqBatch, scoring, merges: np.ndarray,
-                          weights: np.ndarray, profile_dp, progress=None) -> tuple[np.ndarray, int]:
+def progressive_in_levels(
+    native,
+    work: SeqBatch,
+    scoring,
+    merges: np.ndarray,
+    weights: np.ndarray,
+    profile_dp,
+    progress=None,
+) -> tuple[np.ndarray, int]:
     """The progressive stage with the DPs on a GPU backend: the merges whose children are
     done form a level, aligned in one batch by ``profile_dp`` (a backend's
     :meth:`~bioaccel.backends.base.Backend.msa_profile_dp`) and merged in order. The merges
@@ -319,8 +405,9 @@ def progressive_in_levels(native, work: SeqBatch, scoring, merges: np.ndarray,
     profile_dp_batch = profile_dp
 
     n = len(work)
-    run = native.MsaProgressiveRun(work.codes, work.offsets, scoring.letter_of, scoring.sub,
-                                   scoring.gaps, merges, weights)
+    run = native.MsaProgressiveRun(
+        work.codes, work.offsets, scoring.letter_of, scoring.sub, scoring.gaps, merges, weights
+    )
     parent = np.full(2 * n - 1, -1, dtype=np.int64)
     waiting = np.zeros(len(merges), dtype=np.int64)
     for k, (a, b) in enumerate(merges.tolist()):
@@ -354,8 +441,7 @@ def check_mode(mode) -> str:
     """``mode`` lower-cased, or a ValueError naming it and the choices."""
     key = str(mode).lower() if isinstance(mode, str) else None
     if key not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(repr(m) for m in MODES)}, "
-                         f"got {mode!r}")
+        raise ValueError(f"mode must be one of {', '.join(repr(m) for m in MODES)}, got {mode!r}")
     return key
 
 
@@ -370,10 +456,13 @@ def resolve_mode(mode: str, lengths) -> str:
         return "fast"
     lengths = np.sort(np.asarray(lengths, dtype=np.float64))
     total = float(lengths.sum())
-    cells = (total * total - float(np.sum(lengths ** 2))) / 2.0  # sum over pairs of |x| |y|
+    cells = (total * total - float(np.sum(lengths**2))) / 2.0  # sum over pairs of |x| |y|
     largest = float(lengths[-1] * lengths[-2]) if n > 1 else 0.0
-    return "accurate" if cells <= AUTO_ACCURATE_CELLS and largest <= AUTO_ACCURATE_PAIR_CELLS \
+    return (
+        "accurate"
+        if cells <= AUTO_ACCURATE_CELLS and largest <= AUTO_ACCURATE_PAIR_CELLS
         else "fast"
+    )
 
 
 def _refine_iterations(refine, n: int, mode: str = "fast") -> int:
@@ -384,14 +473,17 @@ def _refine_iterations(refine, n: int, mode: str = "fast") -> int:
         default = REFINE_ITERATIONS
     if isinstance(refine, str):
         if refine.lower() != "auto":
-            raise ValueError(f"refine must be 'auto', True, False or a number of iterations, "
-                             f"got {refine!r}")
+            raise ValueError(
+                f"refine must be 'auto', True, False or a number of iterations, got {refine!r}"
+            )
         return default if (n <= REFINE_UP_TO or mode == "accurate") else 0
     if isinstance(refine, bool) or refine is None:
         return default if refine else 0
     if not isinstance(refine, numbers.Integral) or not 0 <= int(refine) <= 1_000_000:
-        raise ValueError(f"refine must be 'auto', True, False or a number of iterations "
-                         f"(0 to 1,000,000), got {refine!r}")
+        raise ValueError(
+            f"refine must be 'auto', True, False or a number of iterations "
+            f"(0 to 1,000,000), got {refine!r}"
+        )
     return int(refine)
 
 
@@ -413,15 +505,17 @@ def _restrict(merges: np.ndarray, total: int, n: int) -> np.ndarray:
     return np.array(out, dtype=np.int64).reshape(-1, 2)
 
 
-def _rows(raw: list[str], order: list[int], work: SeqBatch, cols: np.ndarray, width: int,
-          total: int) -> list[str]:
+def _rows(
+    raw: list[str], order: list[int], work: SeqBatch, cols: np.ndarray, width: int, total: int
+) -> list[str]:
     """Gapped rows in input order, holding each input's own letters."""
     rows = ["-" * width] * total
     for k, i in enumerate(order):
-        letters = np.frombuffer(raw[i].replace("-", "").replace(".", "").encode("ascii", "replace"),
-                                dtype=np.uint8)
+        letters = np.frombuffer(
+            raw[i].replace("-", "").replace(".", "").encode("ascii", "replace"), dtype=np.uint8
+        )
         row = np.full(width, ord("-"), dtype=np.uint8)
-        row[cols[work.offsets[k]:work.offsets[k + 1]]] = letters
+        row[cols[work.offsets[k] : work.offsets[k + 1]]] = letters
         rows[i] = row.tobytes().decode("ascii")
     return rows
 
@@ -441,8 +535,9 @@ def _guide_tree(merges: np.ndarray, labels: list[str], empty: list[str]) -> Tree
     for j in range(len(empty)):
         extra.append((root, n + j))
         root = total + len(m) + j
-    return _tree_from_merges(np.concatenate([m, np.array(extra, np.int64).reshape(-1, 2)]),
-                             labels + empty)
+    return _tree_from_merges(
+        np.concatenate([m, np.array(extra, np.int64).reshape(-1, 2)]), labels + empty
+    )
 
 
 def _tree_from_merges(merges: np.ndarray, labels: list[str]) -> Tree:

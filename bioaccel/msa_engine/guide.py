@@ -59,6 +59,7 @@ MEDOID_LEAF = 2000
 def matchable_letters(alphabet) -> int:
     """Codes below this can match in the LCS: the 20 amino acids, or A/C/G/T(U)."""
     from ..sequences._alphabet import DNA
+
     return 4 if alphabet is DNA else 20
 
 
@@ -74,6 +75,7 @@ class GuideDistances:
 
     def __init__(self, batch, threads: int, backend: str = "cpu", devices=None):
         from .._core.native import load_native
+
         self.batch = batch
         self.threads = int(threads)
         self.letters = matchable_letters(batch.alphabet)
@@ -84,11 +86,19 @@ class GuideDistances:
 
     def _lengths(self, queries, targets) -> np.ndarray:
         from ..pairwise._dispatch import pairwise
+
         letters = self.letters
-        return pairwise(queries, targets, False, operation="lcs_lengths", dtype=np.int32,
-                        backend=self.backend, devices=self.devices, threads=self.threads,
-                        kernel=lambda engine, qb, tb, sym, th: engine.lcs_lengths(
-                            qb, tb, letters, sym, th))
+        return pairwise(
+            queries,
+            targets,
+            False,
+            operation="lcs_lengths",
+            dtype=np.int32,
+            backend=self.backend,
+            devices=self.devices,
+            threads=self.threads,
+            kernel=lambda engine, qb, tb, sym, th: engine.lcs_lengths(qb, tb, letters, sym, th),
+        )
 
     def _of_lengths(self, lcs: np.ndarray, la: np.ndarray, lb: np.ndarray) -> np.ndarray:
         la2 = np.broadcast_to(la.astype(np.int64)[:, None], lcs.shape).ravel()
@@ -101,8 +111,9 @@ class GuideDistances:
         rows_a = np.ascontiguousarray(rows_a, dtype=np.int64)
         rows_b = np.ascontiguousarray(rows_b, dtype=np.int64)
         if self.on_cpu_engine:
-            return self.native.msa_lcs_distances(self.batch.codes, self.batch.offsets,
-                                                 self.letters, rows_a, rows_b, self.threads)
+            return self.native.msa_lcs_distances(
+                self.batch.codes, self.batch.offsets, self.letters, rows_a, rows_b, self.threads
+            )
         lcs = self._lengths(self.batch.subset(rows_a), self.batch.subset(rows_b))
         return self._of_lengths(lcs, self.batch.lengths[rows_a], self.batch.lengths[rows_b])
 
@@ -113,8 +124,9 @@ class GuideDistances:
         if not self.on_cpu_engine:
             return self.rect(rows, rows).astype(np.float64)  # LCS is symmetric, diagonal 0
         # the CPU engine computes each pair once (the upper triangle)
-        cond = self.native.msa_lcs_distances(self.batch.codes, self.batch.offsets, self.letters,
-                                             rows, None, self.threads)
+        cond = self.native.msa_lcs_distances(
+            self.batch.codes, self.batch.offsets, self.letters, rows, None, self.threads
+        )
         d = np.zeros((n, n))
         iu = np.triu_indices(n, 1)
         d[iu] = cond
@@ -125,14 +137,18 @@ class GuideDistances:
         """FAMSA's default tree: single linkage over all pairs of ``rows`` (all of the batch
         by default; tip t is ``rows[t]``), fed to SLINK a block of rows at a time: O(n)
         memory beyond a block."""
-        rows = np.arange(len(self.batch), dtype=np.int64) if rows is None else \
-            np.ascontiguousarray(rows, dtype=np.int64)
+        rows = (
+            np.arange(len(self.batch), dtype=np.int64)
+            if rows is None
+            else np.ascontiguousarray(rows, dtype=np.int64)
+        )
         n = len(rows)
         if n < 2:
             return np.zeros((0, 2), dtype=np.int64)
         if self.on_cpu_engine:
-            merges, _ = self.native.msa_single_linkage_lcs(self.batch.codes, self.batch.offsets,
-                                                           self.letters, rows, self.threads)
+            merges, _ = self.native.msa_single_linkage_lcs(
+                self.batch.codes, self.batch.offsets, self.letters, rows, self.threads
+            )
             return merges
         slink = self.native.MsaSlink(n)
         block = max(1, min(n, self.BLOCK_PAIRS // n))
@@ -144,8 +160,9 @@ class GuideDistances:
         return merges
 
 
-def medoid_merges(dist: GuideDistances, leaf: int = MEDOID_LEAF,
-                  seeds: int = MEDOID_SEEDS) -> np.ndarray:
+def medoid_merges(
+    dist: GuideDistances, leaf: int = MEDOID_LEAF, seeds: int = MEDOID_SEEDS
+) -> np.ndarray:
     """A medoid-style guide tree in O(n * seeds) distances per level (as FAMSA's medoid
     tree and Clustal Omega's mBed): ``seeds`` sequences spread over the input (the longest,
     then evenly spaced in the canonical order) split the rest by their nearest seed; groups
@@ -177,7 +194,7 @@ def medoid_merges(dist: GuideDistances, leaf: int = MEDOID_LEAF,
                 picks.append(p)
         seed_rows = rows[np.array(picks)]
         d = dist.rect(rows, seed_rows)
-        nearest = np.argmin(d, axis=1)   # ties: the first seed
+        nearest = np.argmin(d, axis=1)  # ties: the first seed
         groups = [rows[nearest == s] for s in range(len(picks))]
         if max(len(g) for g in groups) == len(rows):  # no progress: split evenly
             half = len(rows) // 2
@@ -203,8 +220,9 @@ def all_pairs_work(batch) -> float:
     return n * (n - 1) / 2 * mean * np.ceil(mean / 64)
 
 
-def guide_merges(batch, method, threads: int, backend: str = "cpu",
-                 devices=None) -> tuple[np.ndarray, str]:
+def guide_merges(
+    batch, method, threads: int, backend: str = "cpu", devices=None
+) -> tuple[np.ndarray, str]:
     """Merges for ``batch`` (in its order) by ``method``; returns (merges, method used).
     ``backend`` / ``devices`` place the distance stage (see :class:`GuideDistances`)."""
     n = len(batch)
@@ -214,14 +232,17 @@ def guide_merges(batch, method, threads: int, backend: str = "cpu",
     if key == "auto":
         key = "medoid" if all_pairs_work(batch) > MEDOID_WORK else "single"
     if key not in ("single", "medoid", "upgma", "nj"):
-        raise ValueError(f"unknown guide tree {method!r}; expected one of {list(GUIDE_TREES)}, "
-                         "a bioaccel.Tree or a Newick file")
+        raise ValueError(
+            f"unknown guide tree {method!r}; expected one of {list(GUIDE_TREES)}, "
+            "a bioaccel.Tree or a Newick file"
+        )
     dist = GuideDistances(batch, threads, backend, devices)
     if key == "single":
         return dist.single_linkage(), key
     if key == "medoid":
         return medoid_merges(dist), key
     from ..trees._tree import nj, upgma
+
     d = dist.square()
     tree = upgma(d, list(range(n))) if key == "upgma" else nj(d, list(range(n)), threads=threads)
     return merges_from_tree(tree), key
@@ -231,6 +252,7 @@ def merges_for_labels(tree: Tree, ids: list[str], source: str) -> np.ndarray:
     """Merges of a user's guide tree whose tip labels must be exactly ``ids``; tips are
     renumbered to the order of ``ids``."""
     from ..errors import SequenceFormatError
+
     labels = tree.labels
     position = {label: k for k, label in enumerate(ids)}
     seen: set[str] = set()
@@ -238,14 +260,16 @@ def merges_for_labels(tree: Tree, ids: list[str], source: str) -> np.ndarray:
         if label in seen:
             raise SequenceFormatError(f"{source}: the guide tree names {label!r} twice")
         if label not in position:
-            raise SequenceFormatError(f"{source}: the guide tree names {label!r}, which is "
-                                      "not a sequence of the input")
+            raise SequenceFormatError(
+                f"{source}: the guide tree names {label!r}, which is not a sequence of the input"
+            )
         seen.add(label)
     missing = [i for i in ids if i not in seen]
     if missing:
         more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
-        raise SequenceFormatError(f"{source}: the guide tree misses the sequence "
-                                  f"{missing[0]!r}{more}")
+        raise SequenceFormatError(
+            f"{source}: the guide tree misses the sequence {missing[0]!r}{more}"
+        )
     merges = merges_from_tree(tree)
     n = len(ids)
     remap = np.arange(2 * n - 1, dtype=np.int64)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..sequences._alphabet import get_alphabet, guess_alphabet
 from ..errors import SequenceFormatError
+from ..sequences._alphabet import get_alphabet, guess_alphabet
 from .alignment import MultipleAlignment
 
 
@@ -38,8 +38,10 @@ def read_alignment(path: str | os.PathLike, alphabet: str = "auto") -> MultipleA
     width = len(rows[0])
     for k, row in enumerate(rows):
         if len(row) != width:
-            raise SequenceFormatError(f"{path}: row {k + 1} ({ids[k]!r}) has {len(row)} columns, "
-                                      f"row 1 ({ids[0]!r}) has {width}: not an alignment")
+            raise SequenceFormatError(
+                f"{path}: row {k + 1} ({ids[k]!r}) has {len(row)} columns, "
+                f"row 1 ({ids[0]!r}) has {width}: not an alignment"
+            )
     if str(alphabet).lower() == "auto":
         alpha = guess_alphabet("".join(rows).upper().encode("ascii", "replace"))
     else:

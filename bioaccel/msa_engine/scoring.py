@@ -32,8 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..sequences._alphabet import DNA, PROTEIN, Alphabet
 from ..pairwise._scoring import ScoringError, check_matrix_kind
+from ..sequences._alphabet import DNA, PROTEIN, Alphabet
 
 PROTEIN_DEFAULT = "PFASUM43"
 DNA_DEFAULT = "NUC.4.4"
@@ -47,8 +47,19 @@ _DNA_FALLBACK = {"?": "N", "U": "T"}
 #: what each ambiguous letter may stand for (its score: the mean over these)
 AMINO_ACIDS = "ARNDCQEGHILKMFPSTWYV"
 PROTEIN_AMBIGUITY = {"B": "DN", "Z": "EQ", "J": "IL", "X": AMINO_ACIDS}
-NUCLEOTIDE_AMBIGUITY = {"R": "AG", "Y": "CT", "S": "CG", "W": "AT", "K": "GT", "M": "AC",
-                        "B": "CGT", "D": "AGT", "H": "ACT", "V": "ACG", "N": "ACGT"}
+NUCLEOTIDE_AMBIGUITY = {
+    "R": "AG",
+    "Y": "CT",
+    "S": "CG",
+    "W": "AT",
+    "K": "GT",
+    "M": "AC",
+    "B": "CGT",
+    "D": "AGT",
+    "H": "ACT",
+    "V": "ACG",
+    "N": "ACGT",
+}
 
 
 @dataclass(frozen=True)
@@ -57,8 +68,8 @@ class MsaScoring:
 
     name: str
     alphabet: Alphabet
-    sub: np.ndarray          # float32 (K, K)
-    letter_of: np.ndarray    # int16 (256,): bioaccel code -> score letter, -1 for gaps
+    sub: np.ndarray  # float32 (K, K)
+    letter_of: np.ndarray  # int16 (256,): bioaccel code -> score letter, -1 for gaps
     gap_open: float
     gap_extend: float
     term_open: float
@@ -70,8 +81,9 @@ class MsaScoring:
 
     def scaled(self, factor: float) -> MsaScoring:
         """The same scoring with every gap penalty multiplied by ``factor``."""
-        return MsaScoring(self.name, self.alphabet, self.sub, self.letter_of,
-                          *(g * factor for g in self.gaps))
+        return MsaScoring(
+            self.name, self.alphabet, self.sub, self.letter_of, *(g * factor for g in self.gaps)
+        )
 
 
 def gap_scale(n: int) -> float:
@@ -88,6 +100,7 @@ def _load_matrix(name: str) -> tuple[str, np.ndarray, str]:
         m = scoring_matrices.ScoringMatrix.from_name(known[str(name).upper()])
         return m.alphabet, np.asarray(m, dtype=np.float64), known[str(name).upper()]
     from Bio.Align import substitution_matrices
+
     bio = {k.upper(): k for k in substitution_matrices.load()}
     if str(name).upper() in bio:
         m = substitution_matrices.load(bio[str(name).upper()])
@@ -102,8 +115,10 @@ def _matrix_from(matrix) -> tuple[str, np.ndarray, str]:
     letters = getattr(matrix, "alphabet", None)
     values = np.asarray(matrix, dtype=np.float64)
     if letters is None or values.ndim != 2 or values.shape[0] != values.shape[1]:
-        raise ScoringError("matrix must be a name, a Biopython or scoring-matrices matrix, got "
-                           f"{type(matrix).__name__}")
+        raise ScoringError(
+            "matrix must be a name, a Biopython or scoring-matrices matrix, got "
+            f"{type(matrix).__name__}"
+        )
     return "".join(letters), values, "the given matrix"
 
 
@@ -116,8 +131,9 @@ def _dna_default() -> tuple[str, np.ndarray, str]:
     return letters, mapped, f"{name} (+{DNA_MATCH:g}/{DNA_MISMATCH:g})"
 
 
-def with_expected_ambiguity(letters: str, values: np.ndarray,
-                            protein: bool) -> tuple[str, np.ndarray]:
+def with_expected_ambiguity(
+    letters: str, values: np.ndarray, protein: bool
+) -> tuple[str, np.ndarray]:
     """``letters``/``values`` with every ambiguity code (B, Z, J, X; IUPAC nucleotide codes)
     scored as the mean over its possibilities' pairs (added when the matrix lacks it), and,
     for proteins, a stop ``*`` added when missing (the 20 amino acids' mean identity against
@@ -140,7 +156,7 @@ def with_expected_ambiguity(letters: str, values: np.ndarray,
         new_letters += "*"
     size = len(new_letters)
     out = np.zeros((size, size))
-    out[:len(letters), :len(letters)] = values
+    out[: len(letters), : len(letters)] = values
     base = values[np.ix_([where[c] for c in standard], [where[c] for c in standard])]
     sub = {(a, b): base[i, j] for i, a in enumerate(standard) for j, b in enumerate(standard)}
     pos = {ch: k for k, ch in enumerate(new_letters)}
@@ -166,8 +182,14 @@ def _check_penalty(name: str, value) -> float:
     return float(value)
 
 
-def msa_scoring(alphabet: Alphabet, matrix=None, gap_open=None, gap_extend=None,
-                term_open=None, term_extend=None) -> MsaScoring:
+def msa_scoring(
+    alphabet: Alphabet,
+    matrix=None,
+    gap_open=None,
+    gap_extend=None,
+    term_open=None,
+    term_extend=None,
+) -> MsaScoring:
     """Resolve the matrix and penalties for ``alphabet`` (None: the defaults above).
 
     Raises
@@ -198,17 +220,26 @@ def msa_scoring(alphabet: Alphabet, matrix=None, gap_open=None, gap_extend=None,
         if k is None and "N" in index and not protein:
             k = index["N"]
         if k is None:
-            raise ScoringError(f"{name} cannot score the {alphabet.name} letter {ch!r} "
-                               f"(its letters: {letters})")
+            raise ScoringError(
+                f"{name} cannot score the {alphabet.name} letter {ch!r} (its letters: {letters})"
+            )
         letter_of[code] = k
     if not np.all(np.isfinite(values)):
         raise ScoringError(f"{name} holds non-finite scores")
     if len(letters) > 32:
         raise ScoringError(f"{name} has {len(letters)} letters; the engine takes at most 32")
     defaults = DEFAULT_GAPS
-    gaps = [defaults[k] if v is None else _check_penalty(label, v)
-            for k, (v, label) in enumerate(((gap_open, "gap_open"), (gap_extend, "gap_extend"),
-                                            (term_open, "term_open"), (term_extend, "term_extend")))]
+    gaps = [
+        defaults[k] if v is None else _check_penalty(label, v)
+        for k, (v, label) in enumerate(
+            (
+                (gap_open, "gap_open"),
+                (gap_extend, "gap_extend"),
+                (term_open, "term_open"),
+                (term_extend, "term_extend"),
+            )
+        )
+    ]
     return MsaScoring(name, alphabet, values.astype(np.float32), letter_of, *gaps)
 
 

@@ -15,6 +15,20 @@ from ._edit import EDIT_MODES, edit_distances
 from ._scoring import MODES, Scoring, gaps_from_blast, gaps_from_skbio, make_scoring
 from ._tables import save_scores, write_alignment_table, write_score_table
 
-__all__ = ["EDIT_MODES", "MODES", "Alignment", "Scoring", "align", "align_scores",
-           "cigar_columns", "cigar_runs", "edit_distances", "gaps_from_blast", "gaps_from_skbio",
-           "make_scoring", "save_scores", "write_alignment_table", "write_score_table"]
+__all__ = [
+    "EDIT_MODES",
+    "MODES",
+    "Alignment",
+    "Scoring",
+    "align",
+    "align_scores",
+    "cigar_columns",
+    "cigar_runs",
+    "edit_distances",
+    "gaps_from_blast",
+    "gaps_from_skbio",
+    "make_scoring",
+    "save_scores",
+    "write_alignment_table",
+    "write_score_table",
+]

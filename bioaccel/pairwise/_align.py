@@ -18,11 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._core.threads import check_threads
+from ..sequences._read import as_batch_pair
 from ._cigar import cigar_runs
 from ._dispatch import pairwise
-from ..sequences._read import as_batch_pair
 from ._scoring import Scoring, check_mode, default_scoring
-from .._core.threads import check_threads
+
 
 def _prepare(queries, targets, matrix, gap_open, gap_extend, mode, alphabet="auto"):
     q, t = as_batch_pair(queries, targets, alphabet)
@@ -33,9 +34,19 @@ def _prepare(queries, targets, matrix, gap_open, gap_extend, mode, alphabet="aut
     return q, t, scoring, check_mode(mode)
 
 
-def align_scores(queries, targets=None, *, mode: str = "global", matrix=None,
-                 gap_open: int | None = None, gap_extend: int | None = None, backend: str = "auto",
-                 threads: int = 0, devices=None, alphabet="auto") -> np.ndarray:
+def align_scores(
+    queries,
+    targets=None,
+    *,
+    mode: str = "global",
+    matrix=None,
+    gap_open: int | None = None,
+    gap_extend: int | None = None,
+    backend: str = "auto",
+    threads: int = 0,
+    devices=None,
+    alphabet="auto",
+) -> np.ndarray:
     """Optimal alignment scores of every query against every target.
 
     Parameters
@@ -86,11 +97,22 @@ def align_scores(queries, targets=None, *, mode: str = "global", matrix=None,
     [[1]]
     """
     threads = check_threads(threads)
-    q, t, scoring, mode_id = _prepare(queries, targets, matrix, gap_open, gap_extend, mode, alphabet)
-    return pairwise(q, t, targets is None, operation="align_scores", dtype=np.int32,
-                    backend=backend, devices=devices, threads=threads,
-                    kernel=lambda engine, qb, tb, sym, th: engine.align_scores(qb, tb, scoring,
-                                                                               mode_id, sym, th))
+    q, t, scoring, mode_id = _prepare(
+        queries, targets, matrix, gap_open, gap_extend, mode, alphabet
+    )
+    return pairwise(
+        q,
+        t,
+        targets is None,
+        operation="align_scores",
+        dtype=np.int32,
+        backend=backend,
+        devices=devices,
+        threads=threads,
+        kernel=lambda engine, qb, tb, sym, th: engine.align_scores(
+            qb, tb, scoring, mode_id, sym, th
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -130,15 +152,23 @@ class Alignment:
 def _render(q: str, t: str, cigar: str) -> tuple[str, str]:
     qa, ta = [], []
     for op, n, i, j in cigar_runs(cigar):
-        qa.append(q[i:i + n] if op != "D" else "-" * n)
-        ta.append(t[j:j + n] if op != "I" else "-" * n)
+        qa.append(q[i : i + n] if op != "D" else "-" * n)
+        ta.append(t[j : j + n] if op != "I" else "-" * n)
     return "".join(qa), "".join(ta)
 
 
-def align(queries, targets=None, *, pairs: Sequence[tuple[int, int]] | None = None,
-          mode: str = "global", matrix=None, gap_open: int | None = None,
-          gap_extend: int | None = None,
-          threads: int = 0, alphabet="auto") -> list[Alignment]:
+def align(
+    queries,
+    targets=None,
+    *,
+    pairs: Sequence[tuple[int, int]] | None = None,
+    mode: str = "global",
+    matrix=None,
+    gap_open: int | None = None,
+    gap_extend: int | None = None,
+    threads: int = 0,
+    alphabet="auto",
+) -> list[Alignment]:
     """Optimal alignments with traceback (C++ core, OpenMP over pairs).
 
     ``pairs`` lists (query index, target index) to align; by default every query against
@@ -155,15 +185,27 @@ def align(queries, targets=None, *, pairs: Sequence[tuple[int, int]] | None = No
     from .._core.native import load_native
 
     threads = check_threads(threads)
-    q, t, scoring, mode_id = _prepare(queries, targets, matrix, gap_open, gap_extend, mode, alphabet)
+    q, t, scoring, mode_id = _prepare(
+        queries, targets, matrix, gap_open, gap_extend, mode, alphabet
+    )
     if pairs is None:
         if targets is None:
             pairs = [(i, j) for i in range(len(q)) for j in range(i + 1, len(q))]
         else:
             pairs = [(i, j) for i in range(len(q)) for j in range(len(t))]
     arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    rows = load_native().align_pairs(q.codes, q.offsets, t.codes, t.offsets, arr, scoring.table,
-                                     mode_id, scoring.gap_open, scoring.gap_extend, int(threads))
+    rows = load_native().align_pairs(
+        q.codes,
+        q.offsets,
+        t.codes,
+        t.offsets,
+        arr,
+        scoring.table,
+        mode_id,
+        scoring.gap_open,
+        scoring.gap_extend,
+        int(threads),
+    )
     out = []
     for (qi, ti), (score, qs, qe, ts, te, cigar) in zip(arr.tolist(), rows):
         qseq = q.sequence(qi)[qs:qe]

@@ -14,13 +14,22 @@ from ..devices._discover import select_devices
 from ..devices._multigpu import pairwise_on_devices
 
 
-def pairwise(queries, targets, symmetric: bool, *, operation: str, kernel, dtype,
-             backend: str = "auto", devices=None, threads: int = 0):
+def pairwise(
+    queries,
+    targets,
+    symmetric: bool,
+    *,
+    operation: str,
+    kernel,
+    dtype,
+    backend: str = "auto",
+    devices=None,
+    threads: int = 0,
+):
     """``kernel(engine, queries, targets, symmetric, threads)`` on ``backend``, or the same
     kernel on tiles of the pair space spread over ``devices`` (equal results)."""
     chosen = select_devices(devices)
     if chosen is None:
         return kernel(get_backend(backend, operation), queries, targets, symmetric, threads)
     engine = backend_for_devices(chosen, backend, operation)
-    return pairwise_on_devices(queries, targets, symmetric, chosen, engine, kernel, dtype,
-                               threads)
+    return pairwise_on_devices(queries, targets, symmetric, chosen, engine, kernel, dtype, threads)

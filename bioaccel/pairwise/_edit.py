@@ -20,16 +20,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.threads import check_threads
 from ._dispatch import pairwise
 from ._scoring import parse_mode
-from .._core.threads import check_threads
 
 EDIT_MODES = {"global": 0, "nw": 0, "infix": 1, "hw": 1, "prefix": 2, "shw": 2}
 
 
-def edit_distances(queries, targets=None, *, mode: str = "global", max_distance: int | None = None,
-                   normalize: bool = False, backend: str = "auto", threads: int = 0,
-                   devices=None, alphabet="auto") -> np.ndarray:
+def edit_distances(
+    queries,
+    targets=None,
+    *,
+    mode: str = "global",
+    max_distance: int | None = None,
+    normalize: bool = False,
+    backend: str = "auto",
+    threads: int = 0,
+    devices=None,
+    alphabet="auto",
+) -> np.ndarray:
     """Edit distances of every query to every target (Myers/Hyyrö bit-parallel on the CPU).
 
     Parameters
@@ -61,18 +70,26 @@ def edit_distances(queries, targets=None, *, mode: str = "global", max_distance:
     threads = check_threads(threads)
     mode_id = parse_mode(mode, EDIT_MODES, "edit-distance")
     key = str(mode).lower()
-    if max_distance is not None and (isinstance(max_distance, bool) or int(max_distance) != max_distance
-                                     or max_distance < 0):
+    if max_distance is not None and (
+        isinstance(max_distance, bool) or int(max_distance) != max_distance or max_distance < 0
+    ):
         raise ValueError(f"max_distance must be a non-negative integer, got {max_distance!r}")
     q, t = as_batch_pair(queries, targets, alphabet)
     symmetric = targets is None
     if symmetric and mode_id != 0:
         raise ValueError(f"{key} distances are not symmetric: give targets explicitly")
     k = -1 if max_distance is None else int(max_distance)
-    d = pairwise(q, t, symmetric, operation="edit_distances", dtype=np.int32, backend=backend,
-                 devices=devices, threads=threads,
-                 kernel=lambda engine, qb, tb, sym, th: engine.edit_distances(qb, tb, mode_id, k,
-                                                                              sym, th))
+    d = pairwise(
+        q,
+        t,
+        symmetric,
+        operation="edit_distances",
+        dtype=np.int32,
+        backend=backend,
+        devices=devices,
+        threads=threads,
+        kernel=lambda engine, qb, tb, sym, th: engine.edit_distances(qb, tb, mode_id, k, sym, th),
+    )
     if not normalize:
         return d
     lq = q.lengths.astype(np.float64)[:, None]

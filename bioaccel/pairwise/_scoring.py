@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..sequences._alphabet import DNA, Alphabet
 from ..errors import AlphabetError, BioaccelError
+from ..sequences._alphabet import DNA, Alphabet
 
 MODES = {"global": 0, "local": 1, "semiglobal": 2}
 
@@ -54,9 +54,11 @@ def scoring_defaults(alphabet: Alphabet, matrix=None, gap_open=None, gap_extend=
     """(matrix, gap_open, gap_extend) with bioaccel's defaults for what is None: BLOSUM62
     with 11/1 for proteins, +2/-3 with 5/2 for nucleotides."""
     protein = alphabet is not DNA
-    return (matrix if matrix is not None else ("BLOSUM62" if protein else (2, -3)),
-            gap_open if gap_open is not None else (11 if protein else 5),
-            gap_extend if gap_extend is not None else (1 if protein else 2))
+    return (
+        matrix if matrix is not None else ("BLOSUM62" if protein else (2, -3)),
+        gap_open if gap_open is not None else (11 if protein else 5),
+        gap_extend if gap_extend is not None else (1 if protein else 2),
+    )
 
 
 def default_scoring(alphabet: Alphabet, matrix=None, gap_open=None, gap_extend=None) -> Scoring:
@@ -123,8 +125,14 @@ class Scoring:
             pos = int(np.flatnonzero(bad)[0])
             rec = int(np.searchsorted(batch.offsets, pos, side="right")) - 1
             letter = self.alphabet.symbols[int(batch.codes[pos])]
-            hint = ("; the sequences look aligned: remove the gaps with SeqBatch.ungapped() "
-                    "(command line: --ungap)") if letter == "-" else ""
+            hint = (
+                (
+                    "; the sequences look aligned: remove the gaps with SeqBatch.ungapped() "
+                    "(command line: --ungap)"
+                )
+                if letter == "-"
+                else ""
+            )
             raise AlphabetError(
                 f"{batch.source + ': ' if batch.source else ''}letter {letter!r} of sequence "
                 f"{batch.ids[rec]!r} at position {pos - int(batch.offsets[rec]) + 1} is not in "
@@ -136,12 +144,14 @@ def _load_named(name: str):
     """(Biopython's spelling, matrix) of a Biopython matrix by name, case-insensitively ("blosum62" is BLOSUM62): the name is
     resolved against Biopython's own list, so only its spellings are ever loaded."""
     from Bio.Align import substitution_matrices
+
     known = substitution_matrices.load()
     by_key = {k.lower(): k for k in known}
     canonical = by_key.get(str(name).strip().lower())
     if canonical is None:
-        raise ScoringError(f"unknown substitution matrix {name!r}; Biopython knows: "
-                           f"{', '.join(known)} (any case)")
+        raise ScoringError(
+            f"unknown substitution matrix {name!r}; Biopython knows: {', '.join(known)} (any case)"
+        )
     return canonical, substitution_matrices.load(canonical)
 
 
@@ -173,12 +183,16 @@ def check_matrix_kind(name: str, letters, alphabet: Alphabet) -> None:
     kind = matrix_kind(letters)
     want = "nucleotide" if alphabet is DNA else "protein"
     if kind is not None and kind != want:
-        other = ("a nucleotide matrix (NUC.4.4) or MATCH,MISMATCH such as 2,-3" if alphabet is DNA
-                 else "a protein matrix (BLOSUM62, PAM250, ...)")
+        other = (
+            "a nucleotide matrix (NUC.4.4) or MATCH,MISMATCH such as 2,-3"
+            if alphabet is DNA
+            else "a protein matrix (BLOSUM62, PAM250, ...)"
+        )
         raise ScoringError(
             f"{name} is a {kind} matrix, but the sequences are {alphabet.name}; mismatched "
             f"alphabets: give {other}, or name the alphabet (--alphabet) if the sequences are "
-            f"{'proteins' if kind == 'protein' else 'nucleotides'}")
+            f"{'proteins' if kind == 'protein' else 'nucleotides'}"
+        )
 
 
 def make_scoring(matrix, gap_open, gap_extend, alphabet: Alphabet) -> Scoring:
@@ -194,7 +208,8 @@ def make_scoring(matrix, gap_open, gap_extend, alphabet: Alphabet) -> Scoring:
         raise ScoringError(
             f"gap_open ({gap_open}) < gap_extend ({gap_extend}) is not supported: a gap of length L "
             "costs gap_open + (L - 1) * gap_extend, so gap_open must be >= gap_extend (for BLAST's "
-            "existence/extension use gaps_from_blast)")
+            "existence/extension use gaps_from_blast)"
+        )
     size = alphabet.size
     symbols = alphabet.symbols
     if isinstance(matrix, tuple) and len(matrix) == 2:
@@ -202,8 +217,9 @@ def make_scoring(matrix, gap_open, gap_extend, alphabet: Alphabet) -> Scoring:
         table = np.full((size, size), mismatch, dtype=np.int32)
         np.fill_diagonal(table, match)
         covered = np.array([ch not in "-?" for ch in symbols])
-        return Scoring(f"match={match}/mismatch={mismatch}", alphabet, table, covered,
-                       gap_open, gap_extend)
+        return Scoring(
+            f"match={match}/mismatch={mismatch}", alphabet, table, covered, gap_open, gap_extend
+        )
     name, arr = _load_named(matrix) if isinstance(matrix, str) else ("the given matrix", matrix)
     letters = getattr(arr, "alphabet", None)
     if letters is None or np.asarray(arr).ndim != 2:
@@ -233,11 +249,17 @@ def make_scoring(matrix, gap_open, gap_extend, alphabet: Alphabet) -> Scoring:
                 )
             table[x, y] = int(v)
     if not covered.any():
-        raise ScoringError(f"{name} covers no letter of the {alphabet.name} alphabet; mismatched alphabets")
+        raise ScoringError(
+            f"{name} covers no letter of the {alphabet.name} alphabet; mismatched alphabets"
+        )
     return Scoring(name, alphabet, table, covered, gap_open, gap_extend)
 
 
 def check_score(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value).is_integer():
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not float(value).is_integer()
+    ):
         raise ScoringError(f"{name} score must be an integer, got {value!r}")
     return int(value)

@@ -13,9 +13,20 @@ import numpy as np
 from ..sequences._read import atomic_output
 
 #: the columns of :func:`write_alignment_table`, in order
-ALIGNMENT_COLUMNS = ("query", "target", "score", "query_start", "query_end", "target_start",
-                     "target_end", "cigar", "identity", "aligned_length", "query_aligned",
-                     "target_aligned")
+ALIGNMENT_COLUMNS = (
+    "query",
+    "target",
+    "score",
+    "query_start",
+    "query_end",
+    "target_start",
+    "target_end",
+    "cigar",
+    "identity",
+    "aligned_length",
+    "query_aligned",
+    "target_aligned",
+)
 
 
 def write_alignment_table(alignments: Iterable, fh: TextIO) -> int:
@@ -24,23 +35,30 @@ def write_alignment_table(alignments: Iterable, fh: TextIO) -> int:
     fh.write("\t".join(ALIGNMENT_COLUMNS) + "\n")
     count = 0
     for a in alignments:
-        fh.write(f"{a.query_id}\t{a.target_id}\t{a.score}\t{a.query_start}\t{a.query_end}\t"
-                 f"{a.target_start}\t{a.target_end}\t{a.cigar}\t{a.identity:.6f}\t"
-                 f"{a.aligned_length}\t{a.query_aligned}\t{a.target_aligned}\n")
+        fh.write(
+            f"{a.query_id}\t{a.target_id}\t{a.score}\t{a.query_start}\t{a.query_end}\t"
+            f"{a.target_start}\t{a.target_end}\t{a.cigar}\t{a.identity:.6f}\t"
+            f"{a.aligned_length}\t{a.query_aligned}\t{a.target_aligned}\n"
+        )
         count += 1
     return count
 
 
-def write_score_table(scores: np.ndarray, query_ids: Sequence[str], target_ids: Sequence[str],
-                      fh: TextIO) -> None:
+def write_score_table(
+    scores: np.ndarray, query_ids: Sequence[str], target_ids: Sequence[str], fh: TextIO
+) -> None:
     """The score matrix as TSV: a header of target ids, then one row per query."""
     fh.write("\t" + "\t".join(target_ids) + "\n")
     for name, row in zip(query_ids, scores):
         fh.write(name + "\t" + "\t".join(str(int(v)) for v in row) + "\n")
 
 
-def save_scores(scores: np.ndarray, path: str | os.PathLike, query_ids: Sequence[str],
-                target_ids: Sequence[str] | None = None) -> None:
+def save_scores(
+    scores: np.ndarray,
+    path: str | os.PathLike,
+    query_ids: Sequence[str],
+    target_ids: Sequence[str] | None = None,
+) -> None:
     """The score matrix as ``.npy`` (atomic), the query ids in ``PATH.ids.txt`` and, for a
     query-vs-target matrix, the target ids in ``PATH.target_ids.txt`` (as
     :meth:`~bioaccel.DistanceMatrix.write` does for ``.npy``)."""

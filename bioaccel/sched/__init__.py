@@ -16,5 +16,15 @@ from ..devices._discover import Device, discover_devices, select_devices
 from .leases import GpuBroker, Lease, lease, run_dir
 from .policies import POLICIES, Request, make_policy
 
-__all__ = ["POLICIES", "Device", "GpuBroker", "Lease", "Request", "discover_devices", "lease",
-           "make_policy", "run_dir", "select_devices"]
+__all__ = [
+    "POLICIES",
+    "Device",
+    "GpuBroker",
+    "Lease",
+    "Request",
+    "discover_devices",
+    "lease",
+    "make_policy",
+    "run_dir",
+    "select_devices",
+]

@@ -98,8 +98,12 @@ class History:
     hard-linked or not SQLite is skipped with a warning; another user's history locked for
     longer than :data:`READ_TIMEOUT_S` is skipped with a warning, never waited for."""
 
-    def __init__(self, directory: str | Path, shares: SharesConfig | None = None,
-                 half_life_s: float = HALF_LIFE_S):
+    def __init__(
+        self,
+        directory: str | Path,
+        shares: SharesConfig | None = None,
+        half_life_s: float = HALF_LIFE_S,
+    ):
         self.dir = Path(directory)
         self.users = self.dir / "users"
         self.shares = shares or SharesConfig()
@@ -128,11 +132,15 @@ class History:
                 os.mkdir(folder, 0o700)
                 os.chmod(folder, 0o755)  # readable by all whatever the umask
         st = os.lstat(folder)
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or \
-                stat.S_IMODE(st.st_mode) & 0o022:
+        if (
+            not stat.S_ISDIR(st.st_mode)
+            or st.st_uid != os.getuid()
+            or stat.S_IMODE(st.st_mode) & 0o022
+        ):
             raise SchedulerConfigError(
                 f"history folder {describe(folder, st)} is not a folder of {current_user()} "
-                f"that only they can write: their runs cannot be recorded there ({ADMIN_HINT})")
+                f"that only they can write: their runs cannot be recorded there ({ADMIN_HINT})"
+            )
         return folder
 
     def _own_file(self, name: str) -> Path:
@@ -142,13 +150,15 @@ class History:
             if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_nlink != 1:
                 raise SchedulerConfigError(
                     f"history file {describe(path, st)} is not a regular file of "
-                    f"{current_user()} with one name: it cannot hold their runs")
+                    f"{current_user()} with one name: it cannot hold their runs"
+                )
         return path
 
     def _own(self) -> sqlite3.Connection:
         path = self._own_file("history.sqlite")
-        db = sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?nofollow=1", uri=True,
-                             timeout=10)
+        db = sqlite3.connect(
+            f"file:{urllib.parse.quote(str(path))}?nofollow=1", uri=True, timeout=10
+        )
         with db:
             db.execute(_SCHEMA)
         return db
@@ -156,10 +166,22 @@ class History:
     def record(self, run: Run) -> None:
         """Add ``run`` to this user's history and its charge to their usage."""
         with contextlib.closing(self._own()) as db, db:
-            db.execute("INSERT INTO runs (kind, user, device_kind, gpus, cells, n_seqs, start, end,"
-                       " exit_code, command) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                       (run.kind, run.user, run.device_kind, run.gpus, run.cells, run.n_seqs,
-                        run.start, run.end, run.exit_code, run.command))
+            db.execute(
+                "INSERT INTO runs (kind, user, device_kind, gpus, cells, n_seqs, start, end,"
+                " exit_code, command) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (
+                    run.kind,
+                    run.user,
+                    run.device_kind,
+                    run.gpus,
+                    run.cells,
+                    run.n_seqs,
+                    run.start,
+                    run.end,
+                    run.exit_code,
+                    run.command,
+                ),
+            )
         self.charge(run.user, run.gpus * max(0.0, run.runtime_s), run.end)
 
     def charge(self, account: str, gpu_s: float, at: float | None = None) -> None:
@@ -171,8 +193,11 @@ class History:
             fcntl.flock(fd, fcntl.LOCK_EX)  # only this user's own processes contend here
             old = self._usage_of(self._own_file("usage.json"), os.getuid(), quiet=True)
             now = max(at, old[1]) if old else at
-            sums = {a: decay(v, now - old[1], self.half_life_s) for a, v in old[0].items()} \
-                if old else {}
+            sums = (
+                {a: decay(v, now - old[1], self.half_life_s) for a, v in old[0].items()}
+                if old
+                else {}
+            )
             sums[account] = sums.get(account, 0.0) + decay(gpu_s, now - at, self.half_life_s)
             body = json.dumps({"at": now, "half_life_s": self.half_life_s, "gpu_s": sums})
             path = self.folder / "usage.json"
@@ -202,11 +227,16 @@ class History:
             return None
         sums = {}
         for account, value in info["gpu_s"].items():
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or \
-                    not 0 <= value < float("inf"):
+            if (
+                not isinstance(value, (int, float))
+                or isinstance(value, bool)
+                or not 0 <= value < float("inf")
+            ):
                 if not quiet:
-                    warn(f"skipping account {account!r} of {describe(path, st)}: usage "
-                         f"{value!r:.40} is not a finite number >= 0")
+                    warn(
+                        f"skipping account {account!r} of {describe(path, st)}: usage "
+                        f"{value!r:.40} is not a finite number >= 0"
+                    )
                 continue
             sums[str(account)] = float(value)
         return sums, float(info["at"])
@@ -226,10 +256,16 @@ class History:
                 continue
             if name.startswith("."):
                 continue
-            if not name.isdigit() or not stat.S_ISDIR(st.st_mode) or st.st_uid != int(name) \
-                    or stat.S_IMODE(st.st_mode) & 0o022:
-                warn(f"skipping {describe(folder, st)}: expected a folder of uid {name} that "
-                     "only its owner can write")
+            if (
+                not name.isdigit()
+                or not stat.S_ISDIR(st.st_mode)
+                or st.st_uid != int(name)
+                or stat.S_IMODE(st.st_mode) & 0o022
+            ):
+                warn(
+                    f"skipping {describe(folder, st)}: expected a folder of uid {name} that "
+                    "only its owner can write"
+                )
                 continue
             yield st.st_uid, folder
 
@@ -247,8 +283,10 @@ class History:
             for account, value in sums.items():
                 charged, honoured = self.shares.charged(owner, account)
                 if not honoured:
-                    warn(f"usage of {owner} names account {account!r}, which {owner} may not "
-                         f"charge: charged to {charged}")
+                    warn(
+                        f"usage of {owner} names account {account!r}, which {owner} may not "
+                        f"charge: charged to {charged}"
+                    )
                 out[charged] = out.get(charged, 0.0) + decay(value, now - at, self.half_life_s)
         return out
 
@@ -266,21 +304,28 @@ class History:
         except FileNotFoundError:
             return []
         if not stat.S_ISREG(st.st_mode) or st.st_uid != uid or st.st_nlink != 1:
-            warn(f"skipping history file {describe(path, st)}: expected a regular file of uid "
-                 f"{uid} with one name")
+            warn(
+                f"skipping history file {describe(path, st)}: expected a regular file of uid "
+                f"{uid} with one name"
+            )
             return []
         if st.st_size == 0:
             return []  # being created
         mine = uid == os.getuid()
         try:
-            db = sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?mode=ro&nofollow=1",
-                                 uri=True, timeout=10 if mine else READ_TIMEOUT_S)
+            db = sqlite3.connect(
+                f"file:{urllib.parse.quote(str(path))}?mode=ro&nofollow=1",
+                uri=True,
+                timeout=10 if mine else READ_TIMEOUT_S,
+            )
             with contextlib.closing(db):
                 rows = db.execute(
                     "SELECT kind, user, device_kind, gpus, cells, n_seqs, start, end, exit_code, "
-                    "command FROM runs" + (" WHERE kind = ?" if kind else "")
+                    "command FROM runs"
+                    + (" WHERE kind = ?" if kind else "")
                     + " ORDER BY id DESC LIMIT ?",
-                    ((kind,) if kind else ()) + (PREDICTOR_ROWS,)).fetchall()[::-1]
+                    ((kind,) if kind else ()) + (PREDICTOR_ROWS,),
+                ).fetchall()[::-1]
         except sqlite3.Error as exc:
             warn(f"skipping history file {describe(path, st)}: {exc}")
             return []
@@ -291,21 +336,32 @@ class History:
                 run = Run(*r)
                 float(run.start), float(run.end), int(run.gpus)
             except (TypeError, ValueError):
-                warn(f"skipping a malformed record in history file {describe(path, st)}: "
-                     f"{r!r:.120}")
+                warn(
+                    f"skipping a malformed record in history file {describe(path, st)}: {r!r:.120}"
+                )
                 continue
             account, honoured = self.shares.charged(owner, run.user)
             if not honoured:
                 refused.add(str(run.user))
             out.append(dataclasses.replace(run, user=account))
         if refused:
-            warn(f"history file {describe(path, st)} charges account(s) {sorted(refused)} that "
-                 f"{owner} may not charge: charged to {owner}")
+            warn(
+                f"history file {describe(path, st)} charges account(s) {sorted(refused)} that "
+                f"{owner} may not charge: charged to {owner}"
+            )
         return out
 
-    def import_snakemake_benchmark(self, path: str | Path, *, kind: str, cells: float | None = None,
-                                   n_seqs: int | None = None, device_kind: str = "unknown",
-                                   user: str | None = None, gpus: int = 1) -> int:
+    def import_snakemake_benchmark(
+        self,
+        path: str | Path,
+        *,
+        kind: str,
+        cells: float | None = None,
+        n_seqs: int | None = None,
+        device_kind: str = "unknown",
+        user: str | None = None,
+        gpus: int = 1,
+    ) -> int:
         """Add the runs of a Snakemake ``benchmark:`` TSV (one row per repeat; its ``s``
         column is the wall time). Returns the number of rows imported."""
         path = Path(path)
@@ -313,7 +369,9 @@ class History:
             with open(path, newline="") as f:
                 rows = list(csv.DictReader(f, delimiter="\t"))
         except OSError as exc:
-            raise SchedulerConfigError(f"cannot read benchmark file {str(path)!r}: {exc.strerror}") from None
+            raise SchedulerConfigError(
+                f"cannot read benchmark file {str(path)!r}: {exc.strerror}"
+            ) from None
         if not rows or "s" not in rows[0]:
             raise SchedulerConfigError(f"{path}: not a Snakemake benchmark file (no 's' column)")
         end = path.stat().st_mtime
@@ -322,9 +380,23 @@ class History:
             try:
                 seconds = float(row["s"])
             except (TypeError, ValueError):
-                raise SchedulerConfigError(f"{path}: line {k}: 's' = {row['s']!r} is not a number") from None
-            self.record(Run(kind, user, device_kind, gpus, cells, n_seqs, end - seconds, end, 0,
-                            f"benchmark:{path.name}"))
+                raise SchedulerConfigError(
+                    f"{path}: line {k}: 's' = {row['s']!r} is not a number"
+                ) from None
+            self.record(
+                Run(
+                    kind,
+                    user,
+                    device_kind,
+                    gpus,
+                    cells,
+                    n_seqs,
+                    end - seconds,
+                    end,
+                    0,
+                    f"benchmark:{path.name}",
+                )
+            )
         return len(rows)
 
 
@@ -339,8 +411,9 @@ class RuntimePredictor:
                 groups.setdefault((r.kind, r.device_kind), []).append(r)
                 groups.setdefault((r.kind, "*"), []).append(r)
         for key, rs in groups.items():
-            self._models[key] = self._fit(np.array([r.cells for r in rs]),
-                                          np.array([r.runtime_s for r in rs]))
+            self._models[key] = self._fit(
+                np.array([r.cells for r in rs]), np.array([r.runtime_s for r in rs])
+            )
 
     @staticmethod
     def _fit(cells: np.ndarray, t: np.ndarray) -> tuple[float, float]:

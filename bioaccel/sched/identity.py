@@ -71,10 +71,15 @@ class SharesConfig:
             return user
         if user in self.members.get(account, ()):
             return account
-        where = f"the shares file {str(self.path)!r}" if self.path else \
-            f"no shares file ({SHARES_FILE} is absent)"
-        raise AccountError(f"user {user!r} may not charge account {account!r}: {where} lists "
-                           f"{user!r} in {self.accounts_of(user)} only")
+        where = (
+            f"the shares file {str(self.path)!r}"
+            if self.path
+            else f"no shares file ({SHARES_FILE} is absent)"
+        )
+        raise AccountError(
+            f"user {user!r} may not charge account {account!r}: {where} lists "
+            f"{user!r} in {self.accounts_of(user)} only"
+        )
 
     def charged(self, user: str, claimed: object) -> tuple[str, bool]:
         """The account a record of ``user`` that claims ``claimed`` is charged to, and whether
@@ -98,8 +103,9 @@ def parse_shares_file(path: Path, text: str) -> SharesConfig:
         where = f"{path}: line {no}: {raw.strip()!r}"
         if line[0] == "policy":
             if len(line) != 2 or line[1].lower() not in POLICIES:
-                raise SchedulerConfigError(f"{where}: expected 'policy NAME' with NAME one of "
-                                           f"{list(POLICIES)}")
+                raise SchedulerConfigError(
+                    f"{where}: expected 'policy NAME' with NAME one of {list(POLICIES)}"
+                )
             cfg.policy = line[1].lower()
             continue
         if len(line) not in (2, 3):
@@ -111,8 +117,9 @@ def parse_shares_file(path: Path, text: str) -> SharesConfig:
         if not share > 0 or share == float("inf"):
             raise SchedulerConfigError(f"{where}: share {line[1]!r} is not a positive number")
         if not MIN_SHARE <= share <= MAX_SHARE:
-            raise SchedulerConfigError(f"{where}: share {line[1]!r} is outside "
-                                       f"{MIN_SHARE:g}..{MAX_SHARE:g}")
+            raise SchedulerConfigError(
+                f"{where}: share {line[1]!r} is outside {MIN_SHARE:g}..{MAX_SHARE:g}"
+            )
         if line[0] in cfg.shares:
             raise SchedulerConfigError(f"{where}: account {line[0]!r} is listed twice")
         cfg.shares[line[0]] = share
@@ -140,8 +147,9 @@ def load_shares(run_dir_uid: int | None = None, env=None) -> SharesConfig:
             raise SchedulerConfigError(f"BIOACCEL_SHARES_FILE={named!r}: no such file") from None
         return SharesConfig()
     except OSError as exc:
-        raise SchedulerConfigError(f"shares file {str(path)!r}: {exc.strerror} (a symlink is "
-                                   "never followed)") from None
+        raise SchedulerConfigError(
+            f"shares file {str(path)!r}: {exc.strerror} (a symlink is never followed)"
+        ) from None
     try:
         st = os.fstat(fd)
         mode = stat.S_IMODE(st.st_mode)
@@ -151,10 +159,12 @@ def load_shares(run_dir_uid: int | None = None, env=None) -> SharesConfig:
                 f"shares file {str(path)!r} (owner {user_name(st.st_uid)}, mode {mode:04o}) is "
                 f"not trusted: expected a regular file owned by root"
                 + (f" or {user_name(run_dir_uid)}" if run_dir_uid not in (None, 0) else "")
-                + " and writable by its owner only")
+                + " and writable by its owner only"
+            )
         if st.st_size > 1 << 20:
-            raise SchedulerConfigError(f"shares file {str(path)!r}: {st.st_size} bytes; "
-                                       "expected at most 1 MiB")
+            raise SchedulerConfigError(
+                f"shares file {str(path)!r}: {st.st_size} bytes; expected at most 1 MiB"
+            )
         text = os.read(fd, 1 << 20).decode(errors="replace")
     finally:
         os.close(fd)

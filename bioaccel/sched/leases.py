@@ -72,14 +72,28 @@ DEFAULT_MAX_WAITING = 32
 _ID = re.compile(r"^[0-9]+\.[0-9]{6}-[0-9]+-[0-9a-f]{8}$")
 _TOKEN = re.compile(r"^v?gpu-[A-Za-z0-9_-]{1,80}$")
 
-_QUEUE_FIELDS = {"priority": (int, float), "gpus": (int,), "slots": (int,),
-                 "mem_gb": (int, float, type(None)), "submit_time": (int, float),
-                 "predicted_s": (int, float, type(None)), "label": (str,),
-                 "account": (str, type(None)), "pid": (int, type(None)),
-                 "host": (str, type(None)), "devices": (list, type(None))}
-_LEASE_FIELDS = {"since": (int, float), "label": (str,), "mem_gb": (int, float, type(None)),
-                 "slots": (dict,), "account": (str, type(None)), "pid": (int, type(None)),
-                 "host": (str, type(None))}
+_QUEUE_FIELDS = {
+    "priority": (int, float),
+    "gpus": (int,),
+    "slots": (int,),
+    "mem_gb": (int, float, type(None)),
+    "submit_time": (int, float),
+    "predicted_s": (int, float, type(None)),
+    "label": (str,),
+    "account": (str, type(None)),
+    "pid": (int, type(None)),
+    "host": (str, type(None)),
+    "devices": (list, type(None)),
+}
+_LEASE_FIELDS = {
+    "since": (int, float),
+    "label": (str,),
+    "mem_gb": (int, float, type(None)),
+    "slots": (dict,),
+    "account": (str, type(None)),
+    "pid": (int, type(None)),
+    "host": (str, type(None)),
+}
 
 
 def run_dir(env=None) -> Path:
@@ -98,8 +112,9 @@ def run_dir(env=None) -> Path:
     root = os.getuid() == 0
     if base == DEFAULT_RUN_DIR:
         if not os.path.lexists(base) and not root:
-            raise SchedulerConfigError(f"the host-wide run directory {str(base)!r} does not "
-                                       f"exist: {rundir.ADMIN_HINT}")
+            raise SchedulerConfigError(
+                f"the host-wide run directory {str(base)!r} does not exist: {rundir.ADMIN_HINT}"
+            )
         rundir.ensure_dir(base, rundir.SHARED_DIR_MODE)
     else:
         rundir.ensure_dir(base, rundir.PRIVATE_DIR_MODE)
@@ -134,8 +149,10 @@ def token_of(device: Device) -> str:
 
 def login_users() -> list[tuple[str, int, int]]:
     """(name, uid, gid) of the password database's login users (uid 1000..60000)."""
-    return sorted({(p.pw_name, p.pw_uid, p.pw_gid) for p in pwd.getpwall()
-                   if 1000 <= p.pw_uid <= 60000}, key=lambda u: u[1])
+    return sorted(
+        {(p.pw_name, p.pw_uid, p.pw_gid) for p in pwd.getpwall() if 1000 <= p.pw_uid <= 60000},
+        key=lambda u: u[1],
+    )
 
 
 def _write_config(path: Path, config: dict) -> None:
@@ -158,39 +175,54 @@ def read_config(directory: Path, owners: set[int]) -> dict | None:
     try:
         st = os.fstat(fd)
         if st.st_size > rundir.MAX_RECORD_BYTES:
-            raise SchedulerConfigError(f"{rundir.describe(path, st)}: {st.st_size} bytes; "
-                                       f"expected at most {rundir.MAX_RECORD_BYTES}")
+            raise SchedulerConfigError(
+                f"{rundir.describe(path, st)}: {st.st_size} bytes; "
+                f"expected at most {rundir.MAX_RECORD_BYTES}"
+            )
         try:
             config = json.loads(os.pread(fd, rundir.MAX_RECORD_BYTES, 0).decode())
         except (UnicodeDecodeError, ValueError) as exc:
-            raise SchedulerConfigError(f"{rundir.describe(path, st)} is not JSON ({exc}): "
-                                       f"{rundir.ADMIN_HINT}") from None
+            raise SchedulerConfigError(
+                f"{rundir.describe(path, st)} is not JSON ({exc}): {rundir.ADMIN_HINT}"
+            ) from None
     finally:
         os.close(fd)
     k = config.get("slots_per_gpu") if isinstance(config, dict) else None
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_SLOTS:
         raise SchedulerConfigError(
-            f"{str(path)!r}: slots_per_gpu = {k!r:.40}; expected a whole number 1..{MAX_SLOTS}")
+            f"{str(path)!r}: slots_per_gpu = {k!r:.40}; expected a whole number 1..{MAX_SLOTS}"
+        )
     waiting = config.get("max_waiting", DEFAULT_MAX_WAITING)
     if isinstance(waiting, bool) or not isinstance(waiting, int) or not 1 <= waiting <= 10000:
-        raise SchedulerConfigError(f"{str(path)!r}: max_waiting = {waiting!r:.40}; expected "
-                                   "1..10000")
+        raise SchedulerConfigError(
+            f"{str(path)!r}: max_waiting = {waiting!r:.40}; expected 1..10000"
+        )
     devices = config.get("devices")
     if not isinstance(devices, list) or not all(
-            isinstance(d, dict) and isinstance(d.get("token"), str) and _TOKEN.match(d["token"])
-            and isinstance(d.get("memory_gb"), (int, float)) and d["memory_gb"] > 0
-            for d in devices):
-        raise SchedulerConfigError(f"{str(path)!r}: 'devices' must list GPUs as "
-                                   "{token, name, memory_gb}")
+        isinstance(d, dict)
+        and isinstance(d.get("token"), str)
+        and _TOKEN.match(d["token"])
+        and isinstance(d.get("memory_gb"), (int, float))
+        and d["memory_gb"] > 0
+        for d in devices
+    ):
+        raise SchedulerConfigError(
+            f"{str(path)!r}: 'devices' must list GPUs as {{token, name, memory_gb}}"
+        )
     if not isinstance(config.get("shares_file"), (str, type(None))):
         raise SchedulerConfigError(f"{str(path)!r}: 'shares_file' must be a path or null")
     return config
 
 
-def init_run_dir(directory: str | Path | None = None, devices: list[Device] | None = None,
-                 slots_per_gpu: int | None = None, shares_file: str | None = None,
-                 max_waiting: int | None = None, group: str | None = None,
-                 users: bool = True) -> dict:
+def init_run_dir(
+    directory: str | Path | None = None,
+    devices: list[Device] | None = None,
+    slots_per_gpu: int | None = None,
+    shares_file: str | None = None,
+    max_waiting: int | None = None,
+    group: str | None = None,
+    users: bool = True,
+) -> dict:
     """Make (or extend) a run directory: what ``bioaccel admin init`` does as root for the
     host (and what the owner of a private one does on first use). Creates the folder, its
     ``config.json``, the arbiter lock and K slot lock files per GPU (readable by all, written
@@ -204,33 +236,43 @@ def init_run_dir(directory: str | Path | None = None, devices: list[Device] | No
         processes (they would be given to others); K differs from the folder's; a bad value.
     """
     root = os.getuid() == 0
-    path = Path(directory) if directory is not None else \
-        Path(os.environ.get("BIOACCEL_RUN_DIR") or DEFAULT_RUN_DIR)
+    path = (
+        Path(directory)
+        if directory is not None
+        else Path(os.environ.get("BIOACCEL_RUN_DIR") or DEFAULT_RUN_DIR)
+    )
     if group is not None:
         import grp
+
         try:
             gid = grp.getgrnam(group).gr_gid
         except KeyError:
             raise SchedulerConfigError(f"--group {group!r}: no such group") from None
-    st = rundir.ensure_dir(path, 0o3770 if group else
-                           rundir.SHARED_DIR_MODE if root else rundir.PRIVATE_DIR_MODE)
+    st = rundir.ensure_dir(
+        path, 0o3770 if group else rundir.SHARED_DIR_MODE if root else rundir.PRIVATE_DIR_MODE
+    )
     if group is not None:
         os.chown(path, 0, gid)
         os.chmod(path, 0o3770)
         st = os.stat(path)
     shared = rundir.is_shared(st)
     if shared and not root:
-        raise SchedulerConfigError(f"run directory {rundir.describe(path, st)} is shared: only "
-                                   f"root may set it up; {rundir.ADMIN_HINT}")
+        raise SchedulerConfigError(
+            f"run directory {rundir.describe(path, st)} is shared: only "
+            f"root may set it up; {rundir.ADMIN_HINT}"
+        )
     if root:
         orphans = [(pid, name) for pid, name in procs.deleted_files_open_under(path, "slot.")]
         if orphans:
             raise SchedulerConfigError(
                 f"the run directory {str(path)!r} was wiped while jobs held GPUs: "
-                + "; ".join(f"pid {pid} ({user_name(procs.uid_of(pid) or 0)}) holds deleted "
-                            f"{name}" for pid, name in orphans[:8])
+                + "; ".join(
+                    f"pid {pid} ({user_name(procs.uid_of(pid) or 0)}) holds deleted {name}"
+                    for pid, name in orphans[:8]
+                )
                 + ". New lock files would give the same GPUs to others: wait for these "
-                  "processes to end (or kill them), then run this again")
+                "processes to end (or kill them), then run this again"
+            )
     owners = rundir.trusted_owners(st)
     # one set-up at a time (jobs of one private folder may add their GPUs at once)
     dfd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -238,30 +280,42 @@ def init_run_dir(directory: str | Path | None = None, devices: list[Device] | No
         deadline = time.monotonic() + 10
         while not rundir.try_lock(dfd):
             if time.monotonic() > deadline:
-                raise SchedulerConfigError(f"the run directory {str(path)!r} stayed locked "
-                                           "for 10 s (another set-up, or a process holding it)")
+                raise SchedulerConfigError(
+                    f"the run directory {str(path)!r} stayed locked "
+                    "for 10 s (another set-up, or a process holding it)"
+                )
             time.sleep(0.01)
-        return _init_locked(path, st, owners, root, shared, devices, slots_per_gpu,
-                            shares_file, max_waiting, users)
+        return _init_locked(
+            path, st, owners, root, shared, devices, slots_per_gpu, shares_file, max_waiting, users
+        )
     finally:
         os.close(dfd)
 
 
-def _init_locked(path, st, owners, root, shared, devices, slots_per_gpu, shares_file,
-                 max_waiting, users) -> dict:
-    config = read_config(path, owners) or {"version": 1, "devices": [],
-                                           "generation": uuid.uuid4().hex}
+def _init_locked(
+    path, st, owners, root, shared, devices, slots_per_gpu, shares_file, max_waiting, users
+) -> dict:
+    config = read_config(path, owners) or {
+        "version": 1,
+        "devices": [],
+        "generation": uuid.uuid4().hex,
+    }
     old = json.dumps(config, sort_keys=True)
     if slots_per_gpu is not None:
-        if isinstance(slots_per_gpu, bool) or int(slots_per_gpu) != slots_per_gpu or \
-                not 1 <= slots_per_gpu <= MAX_SLOTS:
-            raise SchedulerConfigError(f"slots_per_gpu={slots_per_gpu!r}: expected a whole "
-                                       f"number 1..{MAX_SLOTS}")
+        if (
+            isinstance(slots_per_gpu, bool)
+            or int(slots_per_gpu) != slots_per_gpu
+            or not 1 <= slots_per_gpu <= MAX_SLOTS
+        ):
+            raise SchedulerConfigError(
+                f"slots_per_gpu={slots_per_gpu!r}: expected a whole number 1..{MAX_SLOTS}"
+            )
         if config.get("slots_per_gpu", slots_per_gpu) != slots_per_gpu:
             raise SchedulerConfigError(
                 f"run directory {str(path)!r} shares each GPU {config['slots_per_gpu']} way(s); "
                 f"this request asks for {slots_per_gpu}. All jobs of a server must agree "
-                "(or use another BIOACCEL_RUN_DIR)")
+                "(or use another BIOACCEL_RUN_DIR)"
+            )
     config.setdefault("slots_per_gpu", int(slots_per_gpu or 1))
     if max_waiting is not None:
         config["max_waiting"] = int(max_waiting)
@@ -272,15 +326,17 @@ def _init_locked(path, st, owners, root, shared, devices, slots_per_gpu, shares_
     known = {d["token"] for d in config["devices"]}
     for d in discover_devices() if devices is None else devices:
         if token_of(d) not in known:
-            config["devices"].append({"token": token_of(d), "name": d.name,
-                                      "memory_gb": d.memory_gb})
+            config["devices"].append(
+                {"token": token_of(d), "name": d.name, "memory_gb": d.memory_gb}
+            )
             known.add(token_of(d))
     if json.dumps(config, sort_keys=True) != old:
         _write_config(path / CONFIG, config)
     read_config(path, owners)  # what others will read is valid
     k = config["slots_per_gpu"]
-    for name in ["arbiter.lock"] + [f"slot.{d['token']}.{s}.lock" for d in config["devices"]
-                                    for s in range(k)]:
+    for name in ["arbiter.lock"] + [
+        f"slot.{d['token']}.{s}.lock" for d in config["devices"] for s in range(k)
+    ]:
         _replace_planted(path / name, owners)
         os.close(rundir.open_lock(path / name, owners, create=True))
     users_dir = path / "users"
@@ -295,8 +351,10 @@ def _init_locked(path, st, owners, root, shared, devices, slots_per_gpu, shares_
             else:
                 fst = os.lstat(folder)
                 if not stat.S_ISDIR(fst.st_mode) or fst.st_uid != uid:
-                    rundir.warn(f"{rundir.describe(folder, fst)} is not {name}'s folder: remove "
-                                f"it and run this again ({name}'s runs cannot be recorded)")
+                    rundir.warn(
+                        f"{rundir.describe(folder, fst)} is not {name}'s folder: remove "
+                        f"it and run this again ({name}'s runs cannot be recorded)"
+                    )
     return config
 
 
@@ -310,19 +368,23 @@ def host_shares(directory: Path, config: dict | None = None):
         return load_shares(st.st_uid)
     config = config if config is not None else read_config(directory, rundir.trusted_owners(st))
     if config is None:
-        raise SchedulerConfigError(f"the run directory {str(directory)!r} has no configuration: "
-                                   f"{rundir.ADMIN_HINT}")
+        raise SchedulerConfigError(
+            f"the run directory {str(directory)!r} has no configuration: {rundir.ADMIN_HINT}"
+        )
     named = os.environ.get("BIOACCEL_SHARES_FILE")
     fixed = config.get("shares_file") or str(SHARES_FILE)
     if named and os.path.abspath(named) != os.path.abspath(fixed):
         raise SchedulerConfigError(
             f"BIOACCEL_SHARES_FILE={named!r}: the run directory {str(directory)!r} uses the "
             f"shares file {fixed!r} for every user (one per host, set by `bioaccel admin init "
-            "--shares-file`)")
+            "--shares-file`)"
+        )
     if not os.path.lexists(fixed):  # every user sees the same: no shares (equal ones)
         if fixed != str(SHARES_FILE):
-            rundir.warn(f"the shares file {fixed!r} named by {str(directory / CONFIG)!r} is "
-                        "missing: no shares file is in force")
+            rundir.warn(
+                f"the shares file {fixed!r} named by {str(directory / CONFIG)!r} is "
+                "missing: no shares file is in force"
+            )
         return SharesConfig()
     return load_shares(0, {"BIOACCEL_SHARES_FILE": fixed})
 
@@ -344,7 +406,8 @@ def _replace_planted(path: Path, owners: set[int]) -> None:
                 raise SchedulerConfigError(
                     f"{rundir.describe(path, st)} is not root's but pid(s) {pids or '?'} hold it "
                     "now: replacing it would give the same GPU to two jobs; run this again when "
-                    "they have ended")
+                    "they have ended"
+                )
         finally:
             os.close(fd)
     os.unlink(path)
@@ -424,10 +487,17 @@ class GpuBroker:
     ``BIOACCEL_SHARES`` (in a shared one they would make this user's plan differ from the
     others', so they are ignored with a warning)."""
 
-    def __init__(self, directory: str | Path | None = None, devices: list[Device] | None = None,
-                 slots_per_gpu: int | None = None, policy: str | None = None,
-                 shares: dict[str, float] | None = None, starve_after_s: float = 300.0,
-                 poll_s: float = 0.05, lapse_s: float = 5.0):
+    def __init__(
+        self,
+        directory: str | Path | None = None,
+        devices: list[Device] | None = None,
+        slots_per_gpu: int | None = None,
+        policy: str | None = None,
+        shares: dict[str, float] | None = None,
+        starve_after_s: float = 300.0,
+        poll_s: float = 0.05,
+        lapse_s: float = 5.0,
+    ):
         if directory is None:
             self.dir = run_dir()
         else:
@@ -443,11 +513,16 @@ class GpuBroker:
         self.slots_per_gpu = self.host["slots_per_gpu"]
         self.max_waiting = self.host.get("max_waiting", DEFAULT_MAX_WAITING)
         self.config = self._shares()
-        self.policy = make_policy(policy or self.config.policy or self._env("BIOACCEL_POLICY")
-                                  or "fcfs",
-                                  shares=shares if shares is not None else
-                                  (self.config.shares if self.config.path else
-                                   parse_shares(self._env("BIOACCEL_SHARES"))))
+        self.policy = make_policy(
+            policy or self.config.policy or self._env("BIOACCEL_POLICY") or "fcfs",
+            shares=shares
+            if shares is not None
+            else (
+                self.config.shares
+                if self.config.path
+                else parse_shares(self._env("BIOACCEL_SHARES"))
+            ),
+        )
         self.starve_after_s = starve_after_s
         self.poll_s = poll_s
         self.lapse_s = lapse_s
@@ -462,28 +537,40 @@ class GpuBroker:
             except ValueError:
                 raise SchedulerConfigError(
                     f"BIOACCEL_SLOTS_PER_GPU={os.environ['BIOACCEL_SLOTS_PER_GPU']!r}: expected "
-                    "a whole number") from None
-        if wanted is not None and (isinstance(wanted, bool) or int(wanted) != wanted
-                                   or not 1 <= wanted <= MAX_SLOTS):
-            raise SchedulerConfigError(f"slots_per_gpu must be a whole number 1..{MAX_SLOTS}, "
-                                       f"got {wanted!r}")
+                    "a whole number"
+                ) from None
+        if wanted is not None and (
+            isinstance(wanted, bool) or int(wanted) != wanted or not 1 <= wanted <= MAX_SLOTS
+        ):
+            raise SchedulerConfigError(
+                f"slots_per_gpu must be a whole number 1..{MAX_SLOTS}, got {wanted!r}"
+            )
         config = read_config(self.dir, self.owners)
         tokens = [token_of(d) for d in self.devices]
-        missing = [t for t in tokens if config is None or
-                   t not in {d["token"] for d in config["devices"]}]
+        missing = [
+            t for t in tokens if config is None or t not in {d["token"] for d in config["devices"]}
+        ]
         if config is None or missing:
             if not self.may_init:
-                what = "has no configuration" if config is None else \
-                    f"has no lock files for GPU(s) {missing}"
-                raise SchedulerConfigError(f"the run directory {str(self.dir)!r} {what}: "
-                                           f"{rundir.ADMIN_HINT}")
-            config = init_run_dir(self.dir, self.devices, wanted,
-                                  users=False) if config is None or missing else config
+                what = (
+                    "has no configuration"
+                    if config is None
+                    else f"has no lock files for GPU(s) {missing}"
+                )
+                raise SchedulerConfigError(
+                    f"the run directory {str(self.dir)!r} {what}: {rundir.ADMIN_HINT}"
+                )
+            config = (
+                init_run_dir(self.dir, self.devices, wanted, users=False)
+                if config is None or missing
+                else config
+            )
         if wanted is not None and int(wanted) != config["slots_per_gpu"]:
             raise SchedulerConfigError(
                 f"run directory {str(self.dir)!r} shares each GPU {config['slots_per_gpu']} "
                 f"way(s); this request asks for {wanted}. All jobs of a server must agree "
-                "(or use another BIOACCEL_RUN_DIR)")
+                "(or use another BIOACCEL_RUN_DIR)"
+            )
         return config
 
     def _shares(self):
@@ -492,9 +579,11 @@ class GpuBroker:
     def _env(self, name: str) -> str | None:
         value = os.environ.get(name)
         if value and self.shared:
-            rundir.warn(f"{name}={value!r} is ignored: the run directory {str(self.dir)!r} is "
-                        f"shared; the shares file {self.config.path or SHARES_FILE} sets it "
-                        "for every user")
+            rundir.warn(
+                f"{name}={value!r} is ignored: the run directory {str(self.dir)!r} is "
+                f"shared; the shares file {self.config.path or SHARES_FILE} sets it "
+                "for every user"
+            )
             return None
         return value
 
@@ -527,14 +616,15 @@ class GpuBroker:
         try:
             until = time.monotonic() + (0.0 if self._arbiter_stuck else self.arbiter_wait_s)
             while not (got := rundir.try_lock(fd)):
-                if time.monotonic() >= until or (deadline is not None and
-                                                 time.time() >= deadline):
+                if time.monotonic() >= until or (deadline is not None and time.time() >= deadline):
                     break
                 time.sleep(0.002)
             if not got and not self._arbiter_stuck:
-                rundir.warn(f"the arbiter lock {str(self.dir / 'arbiter.lock')!r} has been held "
-                            f"for over {self.arbiter_wait_s:g} s by "
-                            f"{self._describe_pids(self._takers_of(fd))}: planning without it")
+                rundir.warn(
+                    f"the arbiter lock {str(self.dir / 'arbiter.lock')!r} has been held "
+                    f"for over {self.arbiter_wait_s:g} s by "
+                    f"{self._describe_pids(self._takers_of(fd))}: planning without it"
+                )
             self._arbiter_stuck = not got
             procs.forget_locks()  # the pass sees every lock taken before it
             yield
@@ -553,8 +643,10 @@ class GpuBroker:
     def _describe_pids(pids: list[int]) -> str:
         if not pids:
             return "an unknown process"
-        return ", ".join(f"pid {p} ({user_name(procs.uid_of(p)) if procs.uid_of(p) is not None else 'exited'})"
-                         for p in pids)
+        return ", ".join(
+            f"pid {p} ({user_name(procs.uid_of(p)) if procs.uid_of(p) is not None else 'exited'})"
+            for p in pids
+        )
 
     def arbiter_busy(self, wait_s: float = 1.0) -> list[int] | None:
         """The pids holding the arbiter lock if it stayed held for ``wait_s`` (a process may
@@ -583,8 +675,12 @@ class GpuBroker:
                         st = os.lstat(self.dir / name)
                     except FileNotFoundError:
                         st = None
-                    if st is not None and stat.S_ISREG(st.st_mode) and st.st_nlink == 1 \
-                            and st.st_uid in self.owners:
+                    if (
+                        st is not None
+                        and stat.S_ISREG(st.st_mode)
+                        and st.st_nlink == 1
+                        and st.st_uid in self.owners
+                    ):
                         pids = takers.get((st.st_dev, st.st_ino))
                         if pids:  # 0: a process outside this pid namespace
                             held[(d["token"], s)] = pids[0] if pids[0] > 0 else -1
@@ -598,8 +694,9 @@ class GpuBroker:
         return held
 
     # -- state ----------------------------------------------------------------------------
-    def _records(self, prefix: str, fields: dict, cap: int | None = None
-                 ) -> list[tuple[str, dict, os.stat_result, int | None]]:
+    def _records(
+        self, prefix: str, fields: dict, cap: int | None = None
+    ) -> list[tuple[str, dict, os.stat_result, int | None]]:
         """Live records ``<prefix>.<id>.json`` as (id, content, stat, pid of the process that
         locked it); a dead owner's are removed where allowed, and bad ones are skipped with a
         warning."""
@@ -613,12 +710,17 @@ class GpuBroker:
                     per_uid.setdefault(os.lstat(path).st_uid, []).append(path)
             for uid, mine in per_uid.items():
                 if len(mine) > cap and uid != os.getuid():
-                    rundir.warn(f"{user_name(uid)} has {len(mine)} {prefix} files; only the first "
-                                f"{cap} (the limit per user) are read")
-            paths = sorted(p for uid, mine in per_uid.items()
-                           for p in (mine if uid == os.getuid() else mine[:cap]))
+                    rundir.warn(
+                        f"{user_name(uid)} has {len(mine)} {prefix} files; only the first "
+                        f"{cap} (the limit per user) are read"
+                    )
+            paths = sorted(
+                p
+                for uid, mine in per_uid.items()
+                for p in (mine if uid == os.getuid() else mine[:cap])
+            )
         for path in paths:
-            rid = path.name[len(prefix) + 1:-len(".json")]
+            rid = path.name[len(prefix) + 1 : -len(".json")]
             opened = rundir.open_record(path)
             if opened is None:
                 continue
@@ -630,8 +732,9 @@ class GpuBroker:
                             os.unlink(path)
                     continue
                 if not _ID.match(rid):
-                    rundir.warn(f"skipping {rundir.describe(path, st)}: {rid!r} is not a "
-                                "request id")
+                    rundir.warn(
+                        f"skipping {rundir.describe(path, st)}: {rid!r} is not a request id"
+                    )
                     continue
                 info = rundir.read_record(fd, st, path, fields)
             finally:
@@ -645,9 +748,11 @@ class GpuBroker:
         user = user_name(st.st_uid)
         account, honoured = self.config.charged(user, info.get("account"))
         if not honoured:
-            rundir.warn(f"{path_kind}.{rid}.json of {user} names account "
-                        f"{info.get('account')!r}, which {user} may not charge: charged to "
-                        f"{account}")
+            rundir.warn(
+                f"{path_kind}.{rid}.json of {user} names account "
+                f"{info.get('account')!r}, which {user} may not charge: charged to "
+                f"{account}"
+            )
         return {"user": user, "uid": st.st_uid, "account": account}
 
     def leases(self) -> list[dict]:
@@ -657,16 +762,31 @@ class GpuBroker:
         out = []
         now_mono = time.monotonic()
         for rid, info, st, taker in self._records("lease", _LEASE_FIELDS):
-            slots = {str(k): sorted({s for s in v if isinstance(s, int) and not isinstance(s, bool)})
-                     for k, v in info["slots"].items() if isinstance(v, list)}
+            slots = {
+                str(k): sorted({s for s in v if isinstance(s, int) and not isinstance(s, bool)})
+                for k, v in info["slots"].items()
+                if isinstance(v, list)
+            }
             mono = info.get("since_mono")
-            held_s = now_mono - mono if isinstance(mono, (int, float)) and \
-                0 <= mono <= now_mono else time.time() - info["since"]
-            out.append({"lease": rid, **self._who("lease", rid, info, st),
-                        "pid": taker if taker is not None else info.get("pid"),
-                        "verified": taker is not None, "host": info.get("host"),
-                        "since": info["since"], "held_s": max(0.0, held_s),
-                        "label": info["label"], "mem_gb": info["mem_gb"], "slots": slots})
+            held_s = (
+                now_mono - mono
+                if isinstance(mono, (int, float)) and 0 <= mono <= now_mono
+                else time.time() - info["since"]
+            )
+            out.append(
+                {
+                    "lease": rid,
+                    **self._who("lease", rid, info, st),
+                    "pid": taker if taker is not None else info.get("pid"),
+                    "verified": taker is not None,
+                    "host": info.get("host"),
+                    "since": info["since"],
+                    "held_s": max(0.0, held_s),
+                    "label": info["label"],
+                    "mem_gb": info["mem_gb"],
+                    "slots": slots,
+                }
+            )
         return out
 
     def holders(self, state: dict | None = None) -> dict[str, list[dict]]:
@@ -690,9 +810,11 @@ class GpuBroker:
                     if s not in held or s in claimed:
                         continue
                     if rec["verified"] and held[s] not in (-1, rec["pid"]):
-                        rundir.warn(f"lease.{rec['lease']}.json of {rec['user']} claims slot {s} "
-                                    f"of {token}, which pid {held[s]} holds, not its own pid "
-                                    f"{rec['pid']}: claim ignored")
+                        rundir.warn(
+                            f"lease.{rec['lease']}.json of {rec['user']} claims slot {s} "
+                            f"of {token}, which pid {held[s]} holds, not its own pid "
+                            f"{rec['pid']}: claim ignored"
+                        )
                         continue
                     mine.append(s)
                 if mine:
@@ -704,12 +826,22 @@ class GpuBroker:
                 by_pid.setdefault(held[s], []).append(s)
             for pid, slots in by_pid.items():
                 uid = procs.uid_of(pid) if pid > 0 else None
-                out[token].append({"lease": None, "user": user_name(uid) if uid is not None
-                                   else "?", "uid": uid, "account": None,
-                                   "pid": pid if pid > 0 else None, "verified": pid > 0,
-                                   "host": None, "since": None, "held_s": None,
-                                   "label": "held without a lease record", "mem_gb": None,
-                                   "slots": slots})
+                out[token].append(
+                    {
+                        "lease": None,
+                        "user": user_name(uid) if uid is not None else "?",
+                        "uid": uid,
+                        "account": None,
+                        "pid": pid if pid > 0 else None,
+                        "verified": pid > 0,
+                        "host": None,
+                        "since": None,
+                        "held_s": None,
+                        "label": "held without a lease record",
+                        "mem_gb": None,
+                        "slots": slots,
+                    }
+                )
         return out
 
     def queue(self, lapsed: list | None = None) -> list[Request]:
@@ -723,20 +855,28 @@ class GpuBroker:
         born_of: dict[int, float | None] = {}
         for rid, info, st, taker in self._records("queue", _QUEUE_FIELDS, self.max_waiting):
             who = self._who("queue", rid, info, st)
-            allowed = [t for t in (info["devices"] if info.get("devices") is not None else host)
-                       if isinstance(t, str) and t in host]
+            allowed = [
+                t
+                for t in (info["devices"] if info.get("devices") is not None else host)
+                if isinstance(t, str) and t in host
+            ]
             mems = sorted((host[t]["memory_gb"] for t in allowed), reverse=True)
             mem_gb = info["mem_gb"]
-            if not (1 <= info["gpus"] <= len(allowed) and 1 <= info["slots"] <= self.slots_per_gpu
-                    and (mem_gb is None or 0 < mem_gb <= mems[info["gpus"] - 1])):
+            if not (
+                1 <= info["gpus"] <= len(allowed)
+                and 1 <= info["slots"] <= self.slots_per_gpu
+                and (mem_gb is None or 0 < mem_gb <= mems[info["gpus"] - 1])
+            ):
                 # it could never be served here: left in, it would block the queue once it
                 # had waited starve_after_s
-                rundir.warn(f"skipping queue.{rid}.json of {who['user']}: {info['gpus']} GPU(s) "
-                            f"x {info['slots']} slot(s)"
-                            + (f" of {mem_gb:g} GB" if mem_gb is not None else "")
-                            + f" is impossible on its {len(allowed)} GPU(s) of "
-                              f"{self.slots_per_gpu} slot(s)"
-                            + (f" ({', '.join(f'{m:g}' for m in mems)} GB)" if mems else ""))
+                rundir.warn(
+                    f"skipping queue.{rid}.json of {who['user']}: {info['gpus']} GPU(s) "
+                    f"x {info['slots']} slot(s)"
+                    + (f" of {mem_gb:g} GB" if mem_gb is not None else "")
+                    + f" is impossible on its {len(allowed)} GPU(s) of "
+                    f"{self.slots_per_gpu} slot(s)"
+                    + (f" ({', '.join(f'{m:g}' for m in mems)} GB)" if mems else "")
+                )
                 continue
             # an entry is no older than the process that waits on it (the kernel's word)
             if taker and taker not in born_of:
@@ -745,10 +885,24 @@ class GpuBroker:
             submit = float(info["submit_time"])
             if born is not None:
                 submit = max(submit, born - 1.0)
-            payload = {**info, **who, "id": rid, "submit_time": submit, "devices": allowed,
-                       "pid": taker if taker else info.get("pid"), "renewed": st.st_ctime}
-            req = Request(rid, who["account"], info["priority"], info["gpus"], submit,
-                          info["predicted_s"], payload=payload)
+            payload = {
+                **info,
+                **who,
+                "id": rid,
+                "submit_time": submit,
+                "devices": allowed,
+                "pid": taker if taker else info.get("pid"),
+                "renewed": st.st_ctime,
+            }
+            req = Request(
+                rid,
+                who["account"],
+                info["priority"],
+                info["gpus"],
+                submit,
+                info["predicted_s"],
+                payload=payload,
+            )
             if now - st.st_ctime > self.lapse_s:
                 if lapsed is not None:
                     lapsed.append(req)
@@ -757,13 +911,16 @@ class GpuBroker:
         for uid, reqs in per_user.items():
             reqs.sort(key=lambda r: (r.submit_time, r.id))
             if len(reqs) > self.max_waiting:
-                rundir.warn(f"{user_name(uid)} has {len(reqs)} waiting requests; only the first "
-                            f"{self.max_waiting} (the limit per user) are considered")
-            out.extend(reqs[:self.max_waiting])
+                rundir.warn(
+                    f"{user_name(uid)} has {len(reqs)} waiting requests; only the first "
+                    f"{self.max_waiting} (the limit per user) are considered"
+                )
+            out.extend(reqs[: self.max_waiting])
         return out
 
-    def _plan(self, ranked: list[Request], now: float,
-              holders: dict[str, list[dict]] | None = None) -> dict[str, list[str]]:
+    def _plan(
+        self, ranked: list[Request], now: float, holders: dict[str, list[dict]] | None = None
+    ) -> dict[str, list[str]]:
         held_by = self.holders() if holders is None else holders
         host = {d["token"]: d for d in self.host_devices}
         free = {}
@@ -777,10 +934,14 @@ class GpuBroker:
             info = req.payload or {}
             slots, mem_gb = info.get("slots", self.slots_per_gpu), info.get("mem_gb")
             allowed = info.get("devices") or list(host)
-            fits = [t for t in allowed if len(free[t]) >= slots and
-                    (mem_gb is None or mem[t] + mem_gb <= host[t]["memory_gb"] + 1e-9)]
+            fits = [
+                t
+                for t in allowed
+                if len(free[t]) >= slots
+                and (mem_gb is None or mem[t] + mem_gb <= host[t]["memory_gb"] + 1e-9)
+            ]
             if len(fits) >= req.gpus:
-                pick = sorted(fits, key=lambda t: (len(free[t]), allowed.index(t)))[:req.gpus]
+                pick = sorted(fits, key=lambda t: (len(free[t]), allowed.index(t)))[: req.gpus]
                 plan[req.id] = pick
                 for t in pick:
                     free[t] = free[t][slots:]
@@ -814,27 +975,52 @@ class GpuBroker:
                         h["held_by"] = procs.processes_holding(st.st_dev, st.st_ino)
         notes = []
         if self.dir_uid != 0 and self.shared:
-            notes.append(f"the run directory {self.dir} belongs to {user_name(self.dir_uid)}: "
-                         f"{rundir.ADMIN_HINT}")
+            notes.append(
+                f"the run directory {self.dir} belongs to {user_name(self.dir_uid)}: "
+                f"{rundir.ADMIN_HINT}"
+            )
         busy = self.arbiter_busy()
         if busy is not None:
-            notes.append("the arbiter lock has been held for over 1 s by "
-                         f"{self._describe_pids(busy)}: no waiting request can be served while "
-                         "it holds it")
+            notes.append(
+                "the arbiter lock has been held for over 1 s by "
+                f"{self._describe_pids(busy)}: no waiting request can be served while "
+                "it holds it"
+            )
         if os.getuid() == 0:
             for pid, name in procs.deleted_files_open_under(self.dir, "slot."):
-                notes.append(f"pid {pid} ({user_name(procs.uid_of(pid) or 0)}) holds the deleted "
-                             f"lock file {name}: the run directory was wiped under a running job")
-        return {"run_dir": self.dir, "run_dir_owner": user_name(self.dir_uid),
-                "shared": self.shared, "slots_per_gpu": self.slots_per_gpu,
-                "policy": self.policy.name, "max_waiting": self.max_waiting,
-                "shares_file": self.config.path, "time": now, "holders": holders,
-                "queue": ranked, "plan": plan, "lapsed": lapsed, "usage": usage, "notes": notes}
+                notes.append(
+                    f"pid {pid} ({user_name(procs.uid_of(pid) or 0)}) holds the deleted "
+                    f"lock file {name}: the run directory was wiped under a running job"
+                )
+        return {
+            "run_dir": self.dir,
+            "run_dir_owner": user_name(self.dir_uid),
+            "shared": self.shared,
+            "slots_per_gpu": self.slots_per_gpu,
+            "policy": self.policy.name,
+            "max_waiting": self.max_waiting,
+            "shares_file": self.config.path,
+            "time": now,
+            "holders": holders,
+            "queue": ranked,
+            "plan": plan,
+            "lapsed": lapsed,
+            "usage": usage,
+            "notes": notes,
+        }
 
     # -- acquiring ------------------------------------------------------------------------
-    def acquire(self, gpus: int = 1, slots: int | None = None, mem_gb: float | None = None,
-                timeout: float | None = None, priority: float = 0, user: str | None = None,
-                predicted_s: float | None = None, label: str = "") -> Lease:
+    def acquire(
+        self,
+        gpus: int = 1,
+        slots: int | None = None,
+        mem_gb: float | None = None,
+        timeout: float | None = None,
+        priority: float = 0,
+        user: str | None = None,
+        predicted_s: float | None = None,
+        label: str = "",
+    ) -> Lease:
         """Wait for ``gpus`` GPU(s). ``user``: the fair-share account to charge (default:
         the real user's own; another one only if the shares file lists the user in it:
         :class:`~bioaccel.errors.AccountError` otherwise).
@@ -853,15 +1039,26 @@ class GpuBroker:
         account = self.config.check_account(current_user(), user)
         mine = [r for r in self.queue([]) if r.payload["uid"] == os.getuid()]
         if len(mine) >= self.max_waiting:
-            raise QueueLimitError(f"{current_user()} already has {len(mine)} waiting request(s), "
-                                  f"the limit per user of the run directory {str(self.dir)!r}")
+            raise QueueLimitError(
+                f"{current_user()} already has {len(mine)} waiting request(s), "
+                f"the limit per user of the run directory {str(self.dir)!r}"
+            )
         req_id = f"{time.time():.6f}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         entry = self.dir / f"queue.{req_id}.json"
         now = time.time()
-        info = {"priority": priority, "gpus": gpus, "slots": slots, "mem_gb": mem_gb,
-                "submit_time": now, "predicted_s": predicted_s, "pid": os.getpid(),
-                "host": socket.gethostname(), "label": label, "account": account,
-                "devices": [token_of(d) for d in self.devices]}
+        info = {
+            "priority": priority,
+            "gpus": gpus,
+            "slots": slots,
+            "mem_gb": mem_gb,
+            "submit_time": now,
+            "predicted_s": predicted_s,
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "label": label,
+            "account": account,
+            "devices": [token_of(d) for d in self.devices],
+        }
         qfd = rundir.publish(entry, json.dumps(info).encode(), lock=True, keep_fd=True)
         deadline = None if timeout is None else now + timeout
         try:
@@ -916,14 +1113,21 @@ class GpuBroker:
                     else:
                         os.close(fd)
                 if len(taken_slots[t]) < slots:  # taken meanwhile (a pass without the
-                    for fd in fds:                  # arbiter lock): plan again
+                    for fd in fds:  # arbiter lock): plan again
                         os.close(fd)
                     return None
             record = self.dir / f"lease.{req_id}.json"
-            body = {"pid": info["pid"], "host": info["host"], "account": info["account"],
-                    "mem_gb": info["mem_gb"], "since": time.time(),
-                    "since_mono": time.monotonic(), "label": info["label"],
-                    "slots": taken_slots, "generation": self.host.get("generation")}
+            body = {
+                "pid": info["pid"],
+                "host": info["host"],
+                "account": info["account"],
+                "mem_gb": info["mem_gb"],
+                "since": time.time(),
+                "since_mono": time.monotonic(),
+                "label": info["label"],
+                "slots": taken_slots,
+                "generation": self.host.get("generation"),
+            }
             fds.append(rundir.publish(record, json.dumps(body).encode(), lock=True, keep_fd=True))
         except BaseException:
             for fd in fds:
@@ -935,27 +1139,42 @@ class GpuBroker:
         if isinstance(gpus, bool) or int(gpus) != gpus or gpus < 1:
             raise ValueError(f"gpus must be a positive integer, got {gpus!r}")
         if not self.devices:
-            raise SchedulerConfigError("no GPU is visible to lease (set BIOACCEL_VIRTUAL_GPUS=N "
-                                       "for virtual GPUs)")
+            raise SchedulerConfigError(
+                "no GPU is visible to lease (set BIOACCEL_VIRTUAL_GPUS=N for virtual GPUs)"
+            )
         if gpus > len(self.devices):
-            raise ValueError(f"gpus={gpus} but only {len(self.devices)} GPU(s) are visible: "
-                             f"{[str(d) for d in self.devices]}")
+            raise ValueError(
+                f"gpus={gpus} but only {len(self.devices)} GPU(s) are visible: "
+                f"{[str(d) for d in self.devices]}"
+            )
         if isinstance(slots, bool) or int(slots) != slots or not 1 <= slots <= self.slots_per_gpu:
-            raise ValueError(f"slots={slots!r}: expected 1..{self.slots_per_gpu} "
-                             f"(this run directory shares each GPU {self.slots_per_gpu} way(s))")
+            raise ValueError(
+                f"slots={slots!r}: expected 1..{self.slots_per_gpu} "
+                f"(this run directory shares each GPU {self.slots_per_gpu} way(s))"
+            )
         if mem_gb is not None:
             small = [d for d in self.devices if mem_gb > d.memory_gb]
             if not mem_gb > 0 or len(small) > len(self.devices) - gpus:
-                raise ValueError(f"mem_gb={mem_gb!r}: expected > 0 and at most the memory of "
-                                 f"{gpus} GPU(s) ({sorted(d.memory_gb for d in self.devices)} GB)")
+                raise ValueError(
+                    f"mem_gb={mem_gb!r}: expected > 0 and at most the memory of "
+                    f"{gpus} GPU(s) ({sorted(d.memory_gb for d in self.devices)} GB)"
+                )
 
     def _timeout_message(self, gpus, slots, timeout) -> str:
-        held = {t: [f"{h['user']} pid {h.get('pid')} for "
-                    f"{human_duration(h['held_s']) if h['held_s'] is not None else '?'} "
-                    f"({h.get('label') or 'no label'})" for h in hs]
-                for t, hs in self.holders().items() if hs}
-        return (f"no lease on {gpus} GPU(s) x {slots} slot(s) within {timeout} s; "
-                f"holders: {held or 'none'}; waiting: {len(self.queue())} request(s)")
+        held = {
+            t: [
+                f"{h['user']} pid {h.get('pid')} for "
+                f"{human_duration(h['held_s']) if h['held_s'] is not None else '?'} "
+                f"({h.get('label') or 'no label'})"
+                for h in hs
+            ]
+            for t, hs in self.holders().items()
+            if hs
+        }
+        return (
+            f"no lease on {gpus} GPU(s) x {slots} slot(s) within {timeout} s; "
+            f"holders: {held or 'none'}; waiting: {len(self.queue())} request(s)"
+        )
 
 
 def inherited_lease(env=None) -> Lease | None:
@@ -985,8 +1204,9 @@ def inherited_lease(env=None) -> Lease | None:
             fd, st = opened
             try:
                 takers = (procs.lock_takers() or {}).get((st.st_dev, st.st_ino), [])
-                inside = any(p == os.getpid() or p in procs.ancestors() for p in takers) or \
-                    procs.has_open(os.getpid(), st.st_dev, st.st_ino)
+                inside = any(
+                    p == os.getpid() or p in procs.ancestors() for p in takers
+                ) or procs.has_open(os.getpid(), st.st_dev, st.st_ino)
                 if st.st_uid != os.getuid():
                     why = f"{rundir.describe(path, st)} is not this user's"
                 elif not rundir.is_locked(fd) and not inside:
@@ -996,16 +1216,27 @@ def inherited_lease(env=None) -> Lease | None:
             finally:
                 os.close(fd)
     if why is not None:
-        rundir.warn(f"{ENV_HELD}={visible!r} is not backed by a live lease this process is "
-                    f"inside ({why}): ignored, the GPUs are leased from the arbiter")
+        rundir.warn(
+            f"{ENV_HELD}={visible!r} is not backed by a live lease this process is "
+            f"inside ({why}): ignored, the GPUs are leased from the arbiter"
+        )
         return None
     return Lease(discover_devices(env), 0, rid, inherited=True)
 
 
 @contextlib.contextmanager
-def lease(gpus: int = 1, slots: int | None = None, mem_gb: float | None = None,
-          timeout: float | None = None, *, priority: float = 0, user: str | None = None,
-          predicted_s: float | None = None, label: str = "", broker: GpuBroker | None = None):
+def lease(
+    gpus: int = 1,
+    slots: int | None = None,
+    mem_gb: float | None = None,
+    timeout: float | None = None,
+    *,
+    priority: float = 0,
+    user: str | None = None,
+    predicted_s: float | None = None,
+    label: str = "",
+    broker: GpuBroker | None = None,
+):
     """Hold ``gpus`` GPU(s) for the ``with`` block; sets ``CUDA_VISIBLE_DEVICES``.
 
     Parameters
@@ -1035,8 +1266,10 @@ def lease(gpus: int = 1, slots: int | None = None, mem_gb: float | None = None,
     if inherited is not None:
         devices = inherited.devices
         if len(devices) < gpus:
-            raise ValueError(f"this process inherited a lease on {len(devices)} GPU(s) "
-                             f"({os.environ.get(ENV_HELD)}); it cannot lease {gpus}")
+            raise ValueError(
+                f"this process inherited a lease on {len(devices)} GPU(s) "
+                f"({os.environ.get(ENV_HELD)}); it cannot lease {gpus}"
+            )
         held = Lease(devices[:gpus], slots or 1, inherited.request_id, inherited=True)
         with held:
             yield held

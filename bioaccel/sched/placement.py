@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import SchedulerConfigError
 from ..devices._topology import Topology
+from ..errors import SchedulerConfigError
 
 ALGORITHMS = ("greedy", "lpt", "local", "ga", "aco", "pso")
 
@@ -40,8 +40,8 @@ ALGORITHMS = ("greedy", "lpt", "local", "ga", "aco", "pso")
 @dataclass(frozen=True)
 class Stage:
     name: str
-    work: float            # seconds on a speed-1.0 GPU
-    bytes: float = 0.0     # input to move to the GPU
+    work: float  # seconds on a speed-1.0 GPU
+    bytes: float = 0.0  # input to move to the GPU
     data: str | None = None  # data-set name or location (node or node:gpu)
 
 
@@ -60,7 +60,7 @@ def processing_times(stages: list[Stage], topology: Topology) -> np.ndarray:
 @dataclass
 class Placement:
     algorithm: str
-    assignment: np.ndarray   # GPU index per stage
+    assignment: np.ndarray  # GPU index per stage
     makespan: float
     lower_bound: float
     solve_s: float
@@ -82,8 +82,13 @@ def check_budget(value, name: str = "time budget") -> float:
     """A time budget in seconds: a finite number >= 0 (:class:`SchedulerConfigError`)."""
     import math
     import numbers
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
-            or value < 0:
+
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not math.isfinite(value)
+        or value < 0
+    ):
         raise SchedulerConfigError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
     return float(value)
 
@@ -115,12 +120,25 @@ def lower_bound(p: np.ndarray, lp: bool = True, time_limit_s: float = 1.0) -> fl
         cols = np.arange(m * n)
         a_eq = sparse.csr_matrix((np.ones(m * n), (cols % n, cols)), shape=(n, m * n + 1))
         a_ub = sparse.csr_matrix(
-            (np.concatenate([p.reshape(-1), -np.ones(m)]),
-             (np.concatenate([cols // n, np.arange(m)]), np.concatenate([cols, np.full(m, m * n)]))),
-            shape=(m, m * n + 1))
-        res = linprog(c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=np.ones(n),
-                      bounds=[(0, None)] * (m * n + 1), method="highs",
-                      options={"time_limit": float(time_limit_s)})
+            (
+                np.concatenate([p.reshape(-1), -np.ones(m)]),
+                (
+                    np.concatenate([cols // n, np.arange(m)]),
+                    np.concatenate([cols, np.full(m, m * n)]),
+                ),
+            ),
+            shape=(m, m * n + 1),
+        )
+        res = linprog(
+            c,
+            A_ub=a_ub,
+            b_ub=np.zeros(m),
+            A_eq=a_eq,
+            b_eq=np.ones(n),
+            bounds=[(0, None)] * (m * n + 1),
+            method="highs",
+            options={"time_limit": float(time_limit_s)},
+        )
         if res.status == 0:
             lb = max(lb, float(res.fun) * (1 - 1e-9))
     return lb
@@ -139,7 +157,9 @@ def min_min(p: np.ndarray, deadline: float | None = None) -> np.ndarray:
     best = finish[best_i, np.arange(n)]
     for step in range(n):
         if deadline is not None and step % 64 == 0 and time.perf_counter() > deadline:
-            for j in np.flatnonzero(assign < 0)[np.argsort(-p.min(axis=0)[assign < 0], kind="stable")]:
+            for j in np.flatnonzero(assign < 0)[
+                np.argsort(-p.min(axis=0)[assign < 0], kind="stable")
+            ]:
                 i = int((load + p[:, j]).argmin())
                 assign[j] = i
                 load[i] += p[i, j]
@@ -312,8 +332,14 @@ def _pso(p, rng, deadline, lb, particles=20, w=0.7, c1=1.5, c2=1.5) -> np.ndarra
     return decode(gbest)
 
 
-def place(p: np.ndarray, algorithm: str = "lpt", *, time_budget_s: float = 1.0, seed: int = 0,
-          lb: float | None = None) -> Placement:
+def place(
+    p: np.ndarray,
+    algorithm: str = "lpt",
+    *,
+    time_budget_s: float = 1.0,
+    seed: int = 0,
+    lb: float | None = None,
+) -> Placement:
     """Place the stages (columns of ``p``) with ``algorithm`` (one of :data:`ALGORITHMS`).
 
     ``time_budget_s`` (finite, >= 0) bounds the whole call: the LP lower bound (when ``lb``
@@ -335,7 +361,9 @@ def place(p: np.ndarray, algorithm: str = "lpt", *, time_budget_s: float = 1.0, 
         raise SchedulerConfigError("processing times must be finite and >= 0")
     key = str(algorithm).lower()
     if key not in ALGORITHMS:
-        raise SchedulerConfigError(f"unknown placement {algorithm!r}; expected one of {list(ALGORITHMS)}")
+        raise SchedulerConfigError(
+            f"unknown placement {algorithm!r}; expected one of {list(ALGORITHMS)}"
+        )
     t0 = time.perf_counter()
     deadline = t0 + time_budget_s
     lb = lower_bound(p, time_limit_s=LP_SHARE * time_budget_s) if lb is None else lb
@@ -354,5 +382,6 @@ def place(p: np.ndarray, algorithm: str = "lpt", *, time_budget_s: float = 1.0, 
         a = _aco(p, rng, deadline, lb)
     else:
         a = _pso(p, rng, deadline, lb)
-    return Placement(key, np.asarray(a, dtype=np.int64), makespan(a, p), lb,
-                     time.perf_counter() - t0)
+    return Placement(
+        key, np.asarray(a, dtype=np.int64), makespan(a, p), lb, time.perf_counter() - t0
+    )

@@ -56,15 +56,17 @@ class Request:
 class Policy(ABC):
     name = ""
 
-    def order(self, requests: Sequence[Request], now: float,
-              usage: Mapping[str, float] | None = None) -> list[Request]:
+    def order(
+        self, requests: Sequence[Request], now: float, usage: Mapping[str, float] | None = None
+    ) -> list[Request]:
         """``requests`` best first. ``usage``: decayed past GPU-seconds per user."""
         keyed = self._keys(list(requests), now, usage or {})
         return [r for _, r in sorted(zip(keyed, requests), key=lambda kr: kr[0])]
 
     @abstractmethod
-    def _keys(self, requests: list[Request], now: float, usage: Mapping[str, float]) -> list[tuple]:
-        ...
+    def _keys(
+        self, requests: list[Request], now: float, usage: Mapping[str, float]
+    ) -> list[tuple]: ...
 
 
 class Fcfs(Policy):
@@ -89,8 +91,9 @@ class FairShare(Policy):
         self.default_share = float(default_share)
         for user, s in self.shares.items():
             if not 1e-6 <= s <= 1e6:
-                raise SchedulerConfigError(f"fair-share: user {user!r} has share {s!r}; expected "
-                                           "1e-06..1e+06")
+                raise SchedulerConfigError(
+                    f"fair-share: user {user!r} has share {s!r}; expected 1e-06..1e+06"
+                )
 
     def factors(self, users, usage: Mapping[str, float]) -> dict[str, float]:
         users = set(users) | set(usage)
@@ -116,16 +119,23 @@ class Predicted(Policy):
 
     def __init__(self, aging: float = 0.1):
         if not 0 < aging < math.inf:
-            raise SchedulerConfigError(f"predicted: aging must be a finite number > 0 (else jobs "
-                                       f"starve), got {aging!r}")
+            raise SchedulerConfigError(
+                f"predicted: aging must be a finite number > 0 (else jobs starve), got {aging!r}"
+            )
         self.aging = float(aging)
 
     def _keys(self, requests, now, usage):
         known = [r.predicted_s for r in requests if r.predicted_s is not None]
         fill = sum(known) / len(known) if known else 0.0
-        return [((fill if r.predicted_s is None else r.predicted_s)
-                 - self.aging * max(0.0, now - r.submit_time), r.submit_time, r.id)
-                for r in requests]
+        return [
+            (
+                (fill if r.predicted_s is None else r.predicted_s)
+                - self.aging * max(0.0, now - r.submit_time),
+                r.submit_time,
+                r.id,
+            )
+            for r in requests
+        ]
 
 
 class Largest(Policy):
@@ -134,12 +144,15 @@ class Largest(Policy):
     def _keys(self, requests, now, usage):
         known = [r.predicted_s for r in requests if r.predicted_s is not None]
         fill = sum(known) / len(known) if known else 0.0
-        return [(-(fill if r.predicted_s is None else r.predicted_s), r.submit_time, r.id)
-                for r in requests]
+        return [
+            (-(fill if r.predicted_s is None else r.predicted_s), r.submit_time, r.id)
+            for r in requests
+        ]
 
 
-def make_policy(name: str, *, shares: Mapping[str, float] | None = None,
-                aging: float = 0.1) -> Policy:
+def make_policy(
+    name: str, *, shares: Mapping[str, float] | None = None, aging: float = 0.1
+) -> Policy:
     """A policy by name (one of :data:`POLICIES`)."""
     key = str(name).lower()
     if key == "fcfs":
@@ -167,8 +180,9 @@ def parse_shares(text: str | None) -> dict[str, float]:
         except ValueError:
             raise SchedulerConfigError(f"shares entry {part!r}: expected user=number") from None
         if not sep or not user.strip() or not 1e-6 <= out[user.strip()] <= 1e6:
-            raise SchedulerConfigError(f"shares entry {part!r}: expected user=number in "
-                                       "1e-06..1e+06")
+            raise SchedulerConfigError(
+                f"shares entry {part!r}: expected user=number in 1e-06..1e+06"
+            )
     return out
 
 

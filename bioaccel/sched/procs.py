@@ -71,7 +71,7 @@ def _stat_fields(pid: int) -> list[str] | None:
         text = (PROC / str(pid) / "stat").read_text()
     except OSError:
         return None
-    return text[text.rfind(")") + 2:].split()
+    return text[text.rfind(")") + 2 :].split()
 
 
 def alive(pid: int) -> bool:
@@ -180,7 +180,7 @@ def deleted_files_open_under(folder: Path, prefix: str) -> list[tuple[int, str]]
                 with contextlib.suppress(OSError):
                     target = os.readlink(PROC / str(pid) / "fd" / fd)
                     if target.startswith(base) and target.endswith(" (deleted)"):
-                        name = target[len(base):-len(" (deleted)")]
+                        name = target[len(base) : -len(" (deleted)")]
                         if "/" not in name and name.startswith(prefix):
                             out.append((pid, name))
     return sorted(set(out))

@@ -47,9 +47,11 @@ def _end_group(pgid: int, grace_s: float, say: Callable[[str], None]) -> None:
     left = procs.group_members(pgid)
     if not left:
         return
-    say(f"the job left {len(left)} process(es) in its process group (pid(s) "
+    say(
+        f"the job left {len(left)} process(es) in its process group (pid(s) "
         f"{', '.join(map(str, left[:10]))}): the GPUs stay leased while they run; waiting up "
-        f"to {grace_s:g} s for them")
+        f"to {grace_s:g} s for them"
+    )
     deadline = time.monotonic() + grace_s
     while left and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -77,8 +79,9 @@ def _spawn(command: Sequence[str], env: dict, pass_fds=()) -> tuple[subprocess.P
     with contextlib.suppress(OSError):
         foreground = os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp()
     if not foreground:
-        return subprocess.Popen(list(command), env=env, pass_fds=pass_fds,
-                                start_new_session=True), False
+        return subprocess.Popen(
+            list(command), env=env, pass_fds=pass_fds, start_new_session=True
+        ), False
     child = subprocess.Popen(list(command), env=env, pass_fds=pass_fds, process_group=0)
     _give_terminal(child.pid)
     with contextlib.suppress(ProcessLookupError):
@@ -95,12 +98,23 @@ def _give_terminal(pgid: int) -> None:
         signal.signal(signal.SIGTTOU, old)
 
 
-def run_leased(command: Sequence[str], *, gpus: int = 1, slots: int | None = None,
-               slots_per_gpu: int | None = None, mem_gb: float | None = None,
-               priority: float = 0, account: str | None = None, timeout: float | None = None,
-               kind: str = "command", cells: float | None = None,
-               predicted_s: float | None = None, grace_s: float = 30.0,
-               say: Callable[[str], None] = print, broker: GpuBroker | None = None) -> int:
+def run_leased(
+    command: Sequence[str],
+    *,
+    gpus: int = 1,
+    slots: int | None = None,
+    slots_per_gpu: int | None = None,
+    mem_gb: float | None = None,
+    priority: float = 0,
+    account: str | None = None,
+    timeout: float | None = None,
+    kind: str = "command",
+    cells: float | None = None,
+    predicted_s: float | None = None,
+    grace_s: float = 30.0,
+    say: Callable[[str], None] = print,
+    broker: GpuBroker | None = None,
+) -> int:
     """Run ``command`` on ``gpus`` leased GPU(s) (see the module); returns its exit status
     (negative: killed by that signal). ``say`` receives one line per event (leased, leftovers,
     released, warnings).
@@ -122,23 +136,32 @@ def run_leased(command: Sequence[str], *, gpus: int = 1, slots: int | None = Non
     env = {k: v for k, v in os.environ.items() if k not in (ENV_HELD, ENV_LEASE)}
     broker = broker or GpuBroker(slots_per_gpu=slots_per_gpu)
     if not broker.devices:
-        say("no GPU is visible (no CUDA device, no BIOACCEL_VIRTUAL_GPUS): running on the CPU "
-            "without a lease")
+        say(
+            "no GPU is visible (no CUDA device, no BIOACCEL_VIRTUAL_GPUS): running on the CPU "
+            "without a lease"
+        )
         return subprocess.Popen(list(command), env=dict(env, CUDA_VISIBLE_DEVICES="")).wait()
     if predicted_s is None and cells is not None:
         predicted_s = RuntimePredictor(broker.history.runs(kind)).predict(kind, cells)
     label = " ".join(command)[:200]
     asked = time.monotonic()
     held = broker.acquire(gpus, slots, mem_gb, timeout, priority, account, predicted_s, label)
-    env.update(CUDA_VISIBLE_DEVICES=held.visible, **{ENV_HELD: held.visible,
-                                                       ENV_LEASE: held.request_id})
+    env.update(
+        CUDA_VISIBLE_DEVICES=held.visible, **{ENV_HELD: held.visible, ENV_LEASE: held.request_id}
+    )
     if os.environ.get("SLURM_JOB_ID"):
-        granted = os.environ.get("CUDA_VISIBLE_DEVICES") or os.environ.get("SLURM_STEP_GPUS") \
-            or os.environ.get("SLURM_JOB_GPUS") or "none"
+        granted = (
+            os.environ.get("CUDA_VISIBLE_DEVICES")
+            or os.environ.get("SLURM_STEP_GPUS")
+            or os.environ.get("SLURM_JOB_GPUS")
+            or "none"
+        )
         say(f"inside Slurm job {os.environ['SLURM_JOB_ID']}, which granted GPU(s) {granted}")
     start_wall, start = time.time(), time.monotonic()
-    say(f"GPU(s) {held.visible} ({', '.join(d.name for d in held.devices)}) leased at "
-        f"{human_time(start_wall)} after waiting {human_duration(start - asked)}, for: {label}")
+    say(
+        f"GPU(s) {held.visible} ({', '.join(d.name for d in held.devices)}) leased at "
+        f"{human_time(start_wall)} after waiting {human_duration(start - asked)}, for: {label}"
+    )
     _subreaper()
     # the job shares the lock descriptors: the GPUs stay taken while any of it runs, even if
     # this wrapper is killed
@@ -152,8 +175,9 @@ def run_leased(command: Sequence[str], *, gpus: int = 1, slots: int | None = Non
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(child.pid, signum)
 
-    previous = {sig: signal.signal(sig, forward)
-                for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+    previous = {
+        sig: signal.signal(sig, forward) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    }
     try:
         wiped_said = False
         while True:
@@ -162,9 +186,11 @@ def run_leased(command: Sequence[str], *, gpus: int = 1, slots: int | None = Non
                 break
             if not wiped_said and held.wiped():
                 wiped_said = True
-                say(f"warning: the run directory {broker.dir} was wiped (this lease's files were "
+                say(
+                    f"warning: the run directory {broker.dir} was wiped (this lease's files were "
                     "deleted) while the job holds GPU(s) "
-                    f"{held.visible}: other jobs may be given these GPUs; tell the administrator")
+                    f"{held.visible}: other jobs may be given these GPUs; tell the administrator"
+                )
         if terminal:
             _give_terminal(os.getpgrp())
         _end_group(child.pid, grace_s, say)
@@ -177,19 +203,34 @@ def run_leased(command: Sequence[str], *, gpus: int = 1, slots: int | None = Non
             with contextlib.suppress(OSError):
                 if record is not None:
                     os.unlink(record)
-            say(f"GPU(s) {held.visible} released at {human_time(start_wall + end - start)} after "
-                f"{human_duration(end - start)}, exit status {code}")
+            say(
+                f"GPU(s) {held.visible} released at {human_time(start_wall + end - start)} after "
+                f"{human_duration(end - start)}, exit status {code}"
+            )
         else:
-            say(f"warning: the job ended (exit status {code}) but {escaped} left its process "
+            say(
+                f"warning: the job ended (exit status {code}) but {escaped} left its process "
                 f"group with the lease's descriptors: GPU(s) {held.visible} stay leased until "
-                "it exits")
+                "it exits"
+            )
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     try:
-        broker.history.record(Run(kind, broker.config.check_account(current_user(), account),
-                                  held.devices[0].name, len(held.devices), cells, None,
-                                  start_wall, start_wall + (end - start), code, label))
+        broker.history.record(
+            Run(
+                kind,
+                broker.config.check_account(current_user(), account),
+                held.devices[0].name,
+                len(held.devices),
+                cells,
+                None,
+                start_wall,
+                start_wall + (end - start),
+                code,
+                label,
+            )
+        )
     except Exception as exc:  # noqa: BLE001 -- the run itself is done; say why it is not recorded
         say(f"warning: this run is not recorded in the history: {exc}")
     return code
@@ -207,6 +248,7 @@ def _still_held(broker: GpuBroker, held, record) -> str | None:
     fd = os.open(record, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         from .rundir import is_locked
+
         if not is_locked(fd):
             return None
     finally:

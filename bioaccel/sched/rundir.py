@@ -39,8 +39,7 @@ SHARED_DIR_MODE = 0o1777
 PRIVATE_DIR_MODE = 0o700
 RECORD_MODE = 0o644
 #: The one line every refusal to coordinate ends with.
-ADMIN_HINT = ("an administrator should run `sudo bioaccel admin init` (README: 'For "
-              "administrators')")
+ADMIN_HINT = "an administrator should run `sudo bioaccel admin init` (README: 'For administrators')"
 
 
 def is_shared(st: os.stat_result) -> bool:
@@ -99,28 +98,39 @@ def _check_dir(path: Path, st: os.stat_result, mode: int) -> None:
         kind = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a folder"
         raise SchedulerConfigError(
             f"run directory {describe(path, st)} is {kind}; expected a folder (remove it, or "
-            "set BIOACCEL_RUN_DIR to another path)")
+            "set BIOACCEL_RUN_DIR to another path)"
+        )
     bits = stat.S_IMODE(st.st_mode)
     if is_shared(st) and st.st_uid != 0:
         raise SchedulerConfigError(
             f"run directory {describe(path, st)} is shared but belongs to "
-            f"{owner_of(st)}, who could delete the others' locks: {ADMIN_HINT}")
+            f"{owner_of(st)}, who could delete the others' locks: {ADMIN_HINT}"
+        )
     if bits & 0o022 and not bits & stat.S_ISVTX:
         raise SchedulerConfigError(
             f"run directory {describe(path, st)} is world-writable without the sticky bit: "
-            f"any user could delete the others' leases; expected mode 1777 or 3770 (chmod +t)")
+            f"any user could delete the others' leases; expected mode 1777 or 3770 (chmod +t)"
+        )
     if not is_shared(st) and st.st_uid != os.getuid() and os.getuid() != 0:
         raise SchedulerConfigError(
-            f"private run directory {describe(path, st)} belongs to another user")
+            f"private run directory {describe(path, st)} belongs to another user"
+        )
     if not os.access(path, os.W_OK | os.X_OK):
         raise SchedulerConfigError(
             f"run directory {describe(path, st)} is not writable by {user_name(os.getuid())}; "
             "an administrator should make it mode 1777 (or group-writable for a group; see "
-            "the README), or set BIOACCEL_RUN_DIR")
+            "the README), or set BIOACCEL_RUN_DIR"
+        )
 
 
-def publish(path: Path, data: bytes = b"", mode: int = RECORD_MODE, *, lock: bool = False,
-            keep_fd: bool = False) -> int | None:
+def publish(
+    path: Path,
+    data: bytes = b"",
+    mode: int = RECORD_MODE,
+    *,
+    lock: bool = False,
+    keep_fd: bool = False,
+) -> int | None:
     """Create ``path`` holding ``data`` with ``mode``, atomically (see the module).
 
     ``lock``: the file is ``flock``ed before it appears. ``keep_fd``: return its descriptor
@@ -131,7 +141,7 @@ def publish(path: Path, data: bytes = b"", mode: int = RECORD_MODE, *, lock: boo
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.fchmod(fd, mode)
         if lock:
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -164,24 +174,26 @@ def open_shared(path: Path, content: bytes = b"") -> int:
                 raise SchedulerConfigError(
                     f"{describe(path, os.lstat(path))} is a symlink; bioaccel never follows one "
                     "in its run directory (someone planted it: an administrator should remove "
-                    "it)") from None
+                    "it)"
+                ) from None
             if exc.errno == errno.EACCES:
                 raise SchedulerConfigError(
                     f"{describe(path, os.lstat(path))} is not readable by "
                     f"{user_name(os.getuid())}, so its lock cannot be shared (an administrator "
-                    "should remove it)") from None
+                    "should remove it)"
+                ) from None
             raise
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             os.close(fd)
             raise SchedulerConfigError(
-                f"{describe(path, st)} is not a regular file (an administrator should remove it)")
+                f"{describe(path, st)} is not a regular file (an administrator should remove it)"
+            )
         return fd
     raise SchedulerConfigError(f"cannot create {str(path)!r}")
 
 
-def open_lock(path: Path, owners: set[int], content: bytes = b"",
-              create: bool = False) -> int:
+def open_lock(path: Path, owners: set[int], content: bytes = b"", create: bool = False) -> int:
     """A read-only descriptor of the lock or configuration file ``path``, which must be a
     regular file with one link owned by one of ``owners`` (else
     :class:`SchedulerConfigError` naming it, its owner and :data:`ADMIN_HINT`).
@@ -197,20 +209,31 @@ def open_lock(path: Path, owners: set[int], content: bytes = b"",
             continue
         except OSError as exc:
             st = os.lstat(path)
-            why = "is a symlink" if exc.errno == errno.ELOOP else \
-                f"is not readable by {user_name(os.getuid())}" if exc.errno == errno.EACCES \
+            why = (
+                "is a symlink"
+                if exc.errno == errno.ELOOP
+                else f"is not readable by {user_name(os.getuid())}"
+                if exc.errno == errno.EACCES
                 else exc.strerror
+            )
             raise SchedulerConfigError(f"{describe(path, st)} {why}: {ADMIN_HINT}") from None
         st = os.fstat(fd)
-        problem = ("not a regular file" if not stat.S_ISREG(st.st_mode) else
-                   f"owned by {owner_of(st)}, not by "
-                   f"{' or '.join(sorted(user_name(u) for u in owners))}"
-                   if st.st_uid not in owners else
-                   f"hard-linked ({st.st_nlink} names)" if st.st_nlink != 1 else None)
+        problem = (
+            "not a regular file"
+            if not stat.S_ISREG(st.st_mode)
+            else f"owned by {owner_of(st)}, not by "
+            f"{' or '.join(sorted(user_name(u) for u in owners))}"
+            if st.st_uid not in owners
+            else f"hard-linked ({st.st_nlink} names)"
+            if st.st_nlink != 1
+            else None
+        )
         if problem:
             os.close(fd)
-            raise SchedulerConfigError(f"{describe(path, st)} is {problem}: another user could "
-                                       f"have planted it; {ADMIN_HINT}")
+            raise SchedulerConfigError(
+                f"{describe(path, st)} is {problem}: another user could "
+                f"have planted it; {ADMIN_HINT}"
+            )
         return fd
     raise SchedulerConfigError(f"cannot create {str(path)!r}")
 
@@ -226,8 +249,10 @@ def open_record(path: Path) -> tuple[int, os.stat_result] | None:
     except OSError as exc:
         with contextlib.suppress(OSError):
             st = os.lstat(path)
-            warn(f"skipping {describe(path, st)}: "
-                 + ("a symlink" if exc.errno == errno.ELOOP else exc.strerror))
+            warn(
+                f"skipping {describe(path, st)}: "
+                + ("a symlink" if exc.errno == errno.ELOOP else exc.strerror)
+            )
             return None
         return None
     st = os.fstat(fd)
@@ -258,8 +283,10 @@ def read_record(fd: int, st: os.stat_result, path: Path, fields: dict[str, tuple
     for name, types in fields.items():
         value = info.get(name)
         if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
-            warn(f"skipping {describe(path, st)}: field {name!r} = {value!r:.60} is not "
-                 f"{' or '.join('null' if t is type(None) else t.__name__ for t in types)}")
+            warn(
+                f"skipping {describe(path, st)}: field {name!r} = {value!r:.60} is not "
+                f"{' or '.join('null' if t is type(None) else t.__name__ for t in types)}"
+            )
             return None
     return info
 

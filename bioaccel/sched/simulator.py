@@ -36,10 +36,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..devices._topology import Topology
 from ..errors import SchedulerConfigError
 from .placement import ALGORITHMS, check_budget, place
 from .policies import Policy, Request, decay, make_policy
-from ..devices._topology import Topology
 
 PLACEMENTS = ("first-free", "locality") + ALGORITHMS
 
@@ -49,7 +49,7 @@ class Job:
     id: str
     num_gpu: int
     submit_time: float
-    duration: float            # seconds on speed-1.0 GPUs
+    duration: float  # seconds on speed-1.0 GPUs
     user: str = "default"
     priority: float = 0.0
     predicted_s: float | None = None
@@ -106,18 +106,26 @@ class SimResult:
     def jain(self) -> float:
         per_user: dict[str, list[float]] = {}
         for r in self.records:
-            per_user.setdefault(r.job.user, []).append((r.end - r.start) / r.jct if r.jct > 0 else 1.0)
+            per_user.setdefault(r.job.user, []).append(
+                (r.end - r.start) / r.jct if r.jct > 0 else 1.0
+            )
         x = np.array([np.mean(v) for v in per_user.values()])
-        return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if len(x) else 1.0
+        return float(x.sum() ** 2 / (len(x) * (x**2).sum())) if len(x) else 1.0
 
     @property
     def bytes_moved(self) -> float:
         return float(sum(r.moved_bytes for r in self.records))
 
     def metrics(self) -> dict[str, float]:
-        return {"makespan_s": self.makespan, "avg_jct_s": self.avg_jct, "p95_jct_s": self.p95_jct,
-                "avg_wait_s": self.avg_wait, "utilization": self.utilization,
-                "jain": self.jain, "bytes_moved": self.bytes_moved}
+        return {
+            "makespan_s": self.makespan,
+            "avg_jct_s": self.avg_jct,
+            "p95_jct_s": self.p95_jct,
+            "avg_wait_s": self.avg_wait,
+            "utilization": self.utilization,
+            "jain": self.jain,
+            "bytes_moved": self.bytes_moved,
+        }
 
 
 def check_job(j: Job, where: str = "") -> None:
@@ -125,17 +133,31 @@ def check_job(j: Job, where: str = "") -> None:
     make every metric Inf, and JSON has no Inf): :class:`SchedulerConfigError` naming the
     job and the field."""
     name = f"{where}job {j.id!r}"
-    if isinstance(j.num_gpu, bool) or not isinstance(j.num_gpu, numbers.Real) or \
-            not math.isfinite(j.num_gpu) or j.num_gpu != int(j.num_gpu) or j.num_gpu < 1:
-        raise SchedulerConfigError(f"{name}: num_gpu = {j.num_gpu!r}; expected a whole number "
-                                   "of GPUs >= 1")
-    for field_, value, lo in (("submit_time", j.submit_time, 0.0), ("duration", j.duration, 0.0),
-                              ("bytes", j.bytes, 0.0), ("priority", j.priority, -math.inf),
-                              ("predicted_s", j.predicted_s, 0.0)):
+    if (
+        isinstance(j.num_gpu, bool)
+        or not isinstance(j.num_gpu, numbers.Real)
+        or not math.isfinite(j.num_gpu)
+        or j.num_gpu != int(j.num_gpu)
+        or j.num_gpu < 1
+    ):
+        raise SchedulerConfigError(
+            f"{name}: num_gpu = {j.num_gpu!r}; expected a whole number of GPUs >= 1"
+        )
+    for field_, value, lo in (
+        ("submit_time", j.submit_time, 0.0),
+        ("duration", j.duration, 0.0),
+        ("bytes", j.bytes, 0.0),
+        ("priority", j.priority, -math.inf),
+        ("predicted_s", j.predicted_s, 0.0),
+    ):
         if value is None and field_ == "predicted_s":
             continue
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or \
-                not math.isfinite(value) or value < lo:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, numbers.Real)
+            or not math.isfinite(value)
+            or value < lo
+        ):
             need = "a finite number" + (" >= 0" if lo == 0 else "")
             raise SchedulerConfigError(f"{name}: {field_} = {value!r}; expected {need}")
 
@@ -148,9 +170,16 @@ def _run_time(job: Job, gpus: list[int], topo: Topology) -> tuple[float, float]:
     return job.duration / min(g.speed for g in specs) + transfer, moved
 
 
-def simulate(jobs: list[Job], cluster: Topology, policy: str | Policy = "fcfs",
-             placement: str = "first-free", *, half_life_s: float = 3600.0,
-             placement_budget_s: float = 1.0, seed: int = 0) -> SimResult:
+def simulate(
+    jobs: list[Job],
+    cluster: Topology,
+    policy: str | Policy = "fcfs",
+    placement: str = "first-free",
+    *,
+    half_life_s: float = 3600.0,
+    placement_budget_s: float = 1.0,
+    seed: int = 0,
+) -> SimResult:
     """Run the jobs to completion; see the module docstring.
 
     Examples
@@ -165,7 +194,9 @@ def simulate(jobs: list[Job], cluster: Topology, policy: str | Policy = "fcfs",
     pol = make_policy(policy) if isinstance(policy, str) else policy
     key = str(placement).lower()
     if key not in PLACEMENTS:
-        raise SchedulerConfigError(f"unknown placement {placement!r}; expected one of {list(PLACEMENTS)}")
+        raise SchedulerConfigError(
+            f"unknown placement {placement!r}; expected one of {list(PLACEMENTS)}"
+        )
     m = len(cluster.gpus)
     ids = [j.id for j in jobs]
     if len(set(ids)) != len(ids):
@@ -177,15 +208,28 @@ def simulate(jobs: list[Job], cluster: Topology, policy: str | Policy = "fcfs",
     jobs = [j if type(j.num_gpu) is int else replace(j, num_gpu=int(j.num_gpu)) for j in jobs]
     for j in jobs:
         if not 1 <= j.num_gpu <= m:
-            raise SchedulerConfigError(f"job {j.id!r} asks for {j.num_gpu} GPU(s); the cluster has {m}")
+            raise SchedulerConfigError(
+                f"job {j.id!r} asks for {j.num_gpu} GPU(s); the cluster has {m}"
+            )
     owner = None
     if key in ALGORITHMS:
         single = [j for j in jobs if j.num_gpu == 1]  # jobs of several GPUs: first free
-        p = np.array([[(j.predicted_s if j.predicted_s is not None else j.duration) / g.speed
-                       + cluster.transfer_s(j.bytes, cluster.location_of(j.data), g)
-                       for j in single] for g in cluster.gpus])
-        owner = {j.id: int(i) for j, i in zip(single, place(p, key, time_budget_s=placement_budget_s,
-                                                            seed=seed).assignment)}
+        p = np.array(
+            [
+                [
+                    (j.predicted_s if j.predicted_s is not None else j.duration) / g.speed
+                    + cluster.transfer_s(j.bytes, cluster.location_of(j.data), g)
+                    for j in single
+                ]
+                for g in cluster.gpus
+            ]
+        )
+        owner = {
+            j.id: int(i)
+            for j, i in zip(
+                single, place(p, key, time_budget_s=placement_budget_s, seed=seed).assignment
+            )
+        }
     events: list[tuple[float, int, int, object]] = []  # (time, kind 0=end 1=arrival, seq, data)
     seq = 0
     for j in sorted(jobs, key=lambda j: j.submit_time):
@@ -211,8 +255,15 @@ def simulate(jobs: list[Job], cluster: Topology, policy: str | Policy = "fcfs",
         while events and events[0][0] == now:
             _, kind, _, data = heapq.heappop(events)
             if kind == 1:
-                waiting[data.id] = Request(data.id, data.user, data.priority, data.num_gpu,
-                                           data.submit_time, data.predicted_s, data)
+                waiting[data.id] = Request(
+                    data.id,
+                    data.user,
+                    data.priority,
+                    data.num_gpu,
+                    data.submit_time,
+                    data.predicted_s,
+                    data,
+                )
             else:
                 rec: JobRecord = data
                 free.update(rec.gpus)
@@ -231,7 +282,7 @@ def simulate(jobs: list[Job], cluster: Topology, policy: str | Policy = "fcfs",
                 cands = sorted(free)
                 if key == "locality":
                     cands.sort(key=lambda g: _run_time(job, [g], cluster)[0])
-                gpus = cands[:job.num_gpu]
+                gpus = cands[: job.num_gpu]
             run, moved = _run_time(job, gpus, cluster)
             rec = JobRecord(job, now, now + run, tuple(gpus), moved)
             result.records.append(rec)
@@ -261,11 +312,13 @@ def read_trace(path: str | Path) -> list[Job]:
         reader = csv.DictReader(f)
         missing = [c for c in TRACE_COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
-            raise SchedulerConfigError(f"{path}: missing column(s) {missing}; expected at least "
-                                       f"{','.join(TRACE_COLUMNS)}")
+            raise SchedulerConfigError(
+                f"{path}: missing column(s) {missing}; expected at least {','.join(TRACE_COLUMNS)}"
+            )
         jobs, seen = [], set()
         for line, row in enumerate(reader, start=2):
-            def num(col, default=None):
+
+            def num(col, default=None, row=row, line=line):
                 raw = row.get(col)
                 if raw in (None, ""):
                     if default is None:
@@ -274,13 +327,22 @@ def read_trace(path: str | Path) -> list[Job]:
                 try:
                     return float(raw)
                 except ValueError:
-                    raise SchedulerConfigError(f"{path}: line {line}: {col} = {raw!r} is not a "
-                                               "number") from None
+                    raise SchedulerConfigError(
+                        f"{path}: line {line}: {col} = {raw!r} is not a number"
+                    ) from None
+
             gpus = num("num_gpu")
-            job = Job(row["job_id"], int(gpus) if math.isfinite(gpus) and gpus == int(gpus) else gpus,
-                      num("submit_time"), num("duration"), row.get("user") or "default",
-                      num("priority", 0.0), num("predicted_s", -1.0), num("bytes", 0.0),
-                      row.get("data") or None)
+            job = Job(
+                row["job_id"],
+                int(gpus) if math.isfinite(gpus) and gpus == int(gpus) else gpus,
+                num("submit_time"),
+                num("duration"),
+                row.get("user") or "default",
+                num("priority", 0.0),
+                num("predicted_s", -1.0),
+                num("bytes", 0.0),
+                row.get("data") or None,
+            )
             if job.predicted_s == -1.0:
                 job = replace(job, predicted_s=None)
             check_job(job, f"{path}: line {line}: ")
@@ -295,53 +357,113 @@ def read_trace(path: str | Path) -> list[Job]:
 
 def write_trace(jobs: list[Job], path: str | Path) -> None:
     from ..sequences._read import atomic_output
+
     with atomic_output(path, "w") as f:
         w = csv.writer(f)
         w.writerow(TRACE_COLUMNS + ("user", "priority", "predicted_s", "bytes", "data"))
         for j in jobs:
-            w.writerow([j.id, j.num_gpu, j.submit_time, j.duration, j.user, j.priority,
-                        "" if j.predicted_s is None else j.predicted_s, j.bytes, j.data or ""])
+            w.writerow(
+                [
+                    j.id,
+                    j.num_gpu,
+                    j.submit_time,
+                    j.duration,
+                    j.user,
+                    j.priority,
+                    "" if j.predicted_s is None else j.predicted_s,
+                    j.bytes,
+                    j.data or "",
+                ]
+            )
 
 
-def heavy_tailed_workload(n: int = 200, *, users: int = 4, seed: int = 0, alpha: float = 1.5,
-                          min_s: float = 10.0, arrival_s: float = 2.0, gpus=(1, 1, 1, 2),
-                          prediction_error: float = 0.3) -> list[Job]:
+def heavy_tailed_workload(
+    n: int = 200,
+    *,
+    users: int = 4,
+    seed: int = 0,
+    alpha: float = 1.5,
+    min_s: float = 10.0,
+    arrival_s: float = 2.0,
+    gpus=(1, 1, 1, 2),
+    prediction_error: float = 0.3,
+) -> list[Job]:
     """Pareto durations (shape ``alpha``), Poisson arrivals, predictions off by a lognormal
     factor (sigma ``prediction_error``)."""
     rng = np.random.default_rng(seed)
     dur = min_s * (1 + rng.pareto(alpha, n))
     t = np.cumsum(rng.exponential(arrival_s, n))
     pred = dur * rng.lognormal(0.0, prediction_error, n)
-    return [Job(f"j{k}", int(rng.choice(gpus)), float(t[k]), float(dur[k]), f"user{k % users}",
-                predicted_s=float(pred[k])) for k in range(n)]
+    return [
+        Job(
+            f"j{k}",
+            int(rng.choice(gpus)),
+            float(t[k]),
+            float(dur[k]),
+            f"user{k % users}",
+            predicted_s=float(pred[k]),
+        )
+        for k in range(n)
+    ]
 
 
-def flood_workload(*, flood_jobs: int = 60, other_users: int = 3, jobs_each: int = 5,
-                   seed: int = 0, duration_s: float = 30.0) -> list[Job]:
+def flood_workload(
+    *,
+    flood_jobs: int = 60,
+    other_users: int = 3,
+    jobs_each: int = 5,
+    seed: int = 0,
+    duration_s: float = 30.0,
+) -> list[Job]:
     """One user submits ``flood_jobs`` at t=0; the others submit a few jobs just after."""
     rng = np.random.default_rng(seed)
-    jobs = [Job(f"flood{k}", 1, 0.0, float(duration_s * rng.uniform(0.5, 1.5)), "flooder")
-            for k in range(flood_jobs)]
+    jobs = [
+        Job(f"flood{k}", 1, 0.0, float(duration_s * rng.uniform(0.5, 1.5)), "flooder")
+        for k in range(flood_jobs)
+    ]
     for u in range(other_users):
-        jobs += [Job(f"u{u}-{k}", 1, float(1.0 + u + k), float(duration_s * rng.uniform(0.5, 1.5)),
-                     f"user{u}") for k in range(jobs_each)]
+        jobs += [
+            Job(
+                f"u{u}-{k}",
+                1,
+                float(1.0 + u + k),
+                float(duration_s * rng.uniform(0.5, 1.5)),
+                f"user{u}",
+            )
+            for k in range(jobs_each)
+        ]
     return jobs
 
 
-def workload_from_sequences(paths: list[str | Path], *, cells_per_s: float = 5e9,
-                            users: list[str] | None = None, arrival_s: float = 0.0,
-                            kind: str = "align", data: dict[str, str] | None = None) -> list[Job]:
+def workload_from_sequences(
+    paths: list[str | Path],
+    *,
+    cells_per_s: float = 5e9,
+    users: list[str] | None = None,
+    arrival_s: float = 0.0,
+    kind: str = "align",
+    data: dict[str, str] | None = None,
+) -> list[Job]:
     """One all-vs-all job per sequence file: cost = sum over pairs of len_i * len_j,
     duration = cost / ``cells_per_s`` (a GPU's measured throughput), input bytes = the
     file's size; ``data`` maps a file's stem to where it sits (a node or node:gpu)."""
     from ..sequences._read import read_sequences
+
     jobs = []
     for k, path in enumerate(paths):
         batch = read_sequences(path)
         lengths = batch.lengths.astype(np.float64)
-        cells = (lengths.sum() ** 2 - (lengths ** 2).sum()) / 2
-        jobs.append(Job(f"{kind}:{Path(path).stem}:{k}", 1, k * arrival_s, cells / cells_per_s,
-                        (users or ["default"])[k % len(users or ["default"])],
-                        predicted_s=cells / cells_per_s, bytes=float(Path(path).stat().st_size),
-                        data=(data or {}).get(Path(path).stem)))
+        cells = (lengths.sum() ** 2 - (lengths**2).sum()) / 2
+        jobs.append(
+            Job(
+                f"{kind}:{Path(path).stem}:{k}",
+                1,
+                k * arrival_s,
+                cells / cells_per_s,
+                (users or ["default"])[k % len(users or ["default"])],
+                predicted_s=cells / cells_per_s,
+                bytes=float(Path(path).stat().st_size),
+                data=(data or {}).get(Path(path).stem),
+            )
+        )
     return jobs

@@ -11,7 +11,22 @@ from ._batch import SeqBatch, check_unique_ids
 from ._read import FORMATS, as_batch, as_batch_pair, parse_sequences, read_many, read_sequences
 from ._sites import base_frequencies, kept_sites, pack_planes
 
-__all__ = ["ALPHABETS", "DNA", "FORMATS", "PROTEIN", "Alphabet", "SeqBatch", "as_batch",
-           "as_batch_pair", "base_frequencies", "check_unique_ids", "get_alphabet",
-           "guess_alphabet", "kept_sites", "pack_planes", "parse_sequences", "read_many",
-           "read_sequences"]
+__all__ = [
+    "ALPHABETS",
+    "DNA",
+    "FORMATS",
+    "PROTEIN",
+    "Alphabet",
+    "SeqBatch",
+    "as_batch",
+    "as_batch_pair",
+    "base_frequencies",
+    "check_unique_ids",
+    "get_alphabet",
+    "guess_alphabet",
+    "kept_sites",
+    "pack_planes",
+    "parse_sequences",
+    "read_many",
+    "read_sequences",
+]

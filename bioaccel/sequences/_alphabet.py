@@ -154,18 +154,25 @@ def guess_alphabet(raw: bytes, offsets=None, ids=None, source: str | None = None
         dna_like = np.flatnonzero(big & (per_n >= NUCLEOTIDE_SHARE * per_l))
         prot_like = np.flatnonzero(big & (per_n < 0.6 * per_l))
         if dna_like.size and prot_like.size:
-            name = (lambda i: repr(ids[i]) if ids is not None else f"record {i + 1}")
+
+            def name(i):
+                return repr(ids[i]) if ids is not None else f"record {i + 1}"
+
             d, p = int(dna_like[0]), int(prot_like[0])
             where = f"{source}: " if source else ""
             raise AlphabetError(
                 f"{where}mixed alphabets: {name(d)} reads as DNA ({per_n[d] / per_l[d]:.0%} "
                 f"A/C/G/T/U/N) but {name(p)} as protein ({per_n[p] / per_l[p]:.0%}); split the "
-                "file, or name the alphabet (alphabet= / --alphabet dna|rna|protein)")
+                "file, or name the alphabet (alphabet= / --alphabet dna|rna|protein)"
+            )
     if n == 0 or k >= NUCLEOTIDE_SHARE * n:
         if 0 < n < AMBIGUOUS_BELOW and k == n:
-            _log.info("%s%d residues, all A/C/G/T/U/N: ambiguous, read as DNA (give "
-                      "alphabet='protein' / --alphabet protein for peptides)",
-                      f"{source}: " if source else "", n)
+            _log.info(
+                "%s%d residues, all A/C/G/T/U/N: ambiguous, read as DNA (give "
+                "alphabet='protein' / --alphabet protein for peptides)",
+                f"{source}: " if source else "",
+                n,
+            )
         return DNA
     return PROTEIN
 
@@ -188,15 +195,23 @@ def describe_invalid(alphabet: Alphabet) -> str:
     return f"a {alphabet.name} letter ({alphabet.symbols}, case-insensitive)"
 
 
-def raise_invalid(seq_id: str, position: int, letter: str, alphabet: Alphabet,
-                  source: str | None = None, guessed: bool = False) -> None:
+def raise_invalid(
+    seq_id: str,
+    position: int,
+    letter: str,
+    alphabet: Alphabet,
+    source: str | None = None,
+    guessed: bool = False,
+) -> None:
     where = f"{source}: " if source else ""
     why = ""
     if guessed:
-        why = (f" (the file reads as {alphabet.name} by its letters; name the alphabet with "
-               "alphabet= / --alphabet if it is not" + ("; masked bases are N, not X"
-                                                       if alphabet is DNA and letter in "xX" else "")
-               + ")")
+        why = (
+            f" (the file reads as {alphabet.name} by its letters; name the alphabet with "
+            "alphabet= / --alphabet if it is not"
+            + ("; masked bases are N, not X" if alphabet is DNA and letter in "xX" else "")
+            + ")"
+        )
     raise AlphabetError(
         f"{where}record {seq_id!r}, position {position}: invalid letter {letter!r}; "
         f"expected {describe_invalid(alphabet)}{why}"

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._alphabet import Alphabet, encode, get_alphabet, guess_alphabet, raise_invalid
 from ..errors import AlignmentLengthError, DuplicateIdError, SequenceFormatError
+from ._alphabet import Alphabet, encode, get_alphabet, guess_alphabet, raise_invalid
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,12 +49,19 @@ class SeqBatch:
 
     def __post_init__(self) -> None:
         if self.offsets.shape != (len(self.ids) + 1,):
-            raise ValueError(f"offsets must have {len(self.ids) + 1} entries, got {self.offsets.shape}")
+            raise ValueError(
+                f"offsets must have {len(self.ids) + 1} entries, got {self.offsets.shape}"
+            )
         check_unique_ids(self.ids, self.source)
 
     @classmethod
-    def from_strings(cls, seqs: Iterable[str | bytes], ids: Sequence[str] | None = None,
-                     alphabet: str | Alphabet = "auto", source: str | None = None) -> SeqBatch:
+    def from_strings(
+        cls,
+        seqs: Iterable[str | bytes],
+        ids: Sequence[str] | None = None,
+        alphabet: str | Alphabet = "auto",
+        source: str | None = None,
+    ) -> SeqBatch:
         """Build a batch from Python strings.
 
         Parameters
@@ -84,13 +91,22 @@ class SeqBatch:
         offsets = np.zeros(len(raw) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         joined = b"".join(raw)
-        alpha = (guess_alphabet(joined, offsets, ids, source) if str(alphabet).lower() == "auto"
-                 else get_alphabet(alphabet))
+        alpha = (
+            guess_alphabet(joined, offsets, ids, source)
+            if str(alphabet).lower() == "auto"
+            else get_alphabet(alphabet)
+        )
         codes, bad = encode(joined, alpha)
         if bad >= 0:
             rec = int(np.searchsorted(offsets, bad, side="right")) - 1
-            raise_invalid(ids[rec], bad - int(offsets[rec]) + 1, chr(joined[bad]), alpha, source,
-                          guessed=str(alphabet).lower() == "auto")
+            raise_invalid(
+                ids[rec],
+                bad - int(offsets[rec]) + 1,
+                chr(joined[bad]),
+                alpha,
+                source,
+                guessed=str(alphabet).lower() == "auto",
+            )
         return cls(ids, codes, offsets, alpha, source)
 
     def __len__(self) -> int:
@@ -119,7 +135,7 @@ class SeqBatch:
         if not -n <= i < n:
             raise IndexError(f"sequence index {i} outside a batch of {n} sequences")
         i = int(i) % n
-        return self.codes[self.offsets[i]:self.offsets[i + 1]]
+        return self.codes[self.offsets[i] : self.offsets[i + 1]]
 
     def sequence(self, i: int) -> str:
         return self.alphabet.decode(self[i])
@@ -138,8 +154,8 @@ class SeqBatch:
         """The sequences [start, stop) as a new batch sharing this batch's code buffer."""
         if not 0 <= start <= stop <= len(self):
             raise IndexError(f"slice [{start}, {stop}) outside a batch of {len(self)} sequences")
-        offsets = self.offsets[start:stop + 1] - self.offsets[start]
-        codes = self.codes[self.offsets[start]:self.offsets[stop]]
+        offsets = self.offsets[start : stop + 1] - self.offsets[start]
+        codes = self.codes[self.offsets[start] : self.offsets[stop]]
         return SeqBatch(list(self.ids[start:stop]), codes, offsets, self.alphabet, self.source)
 
     def ungapped(self) -> SeqBatch:
@@ -153,7 +169,9 @@ class SeqBatch:
         keep = self.codes != self.alphabet.symbols.index("-")
         kept = np.zeros(len(keep) + 1, dtype=np.int64)
         np.cumsum(keep, out=kept[1:])
-        return SeqBatch(list(self.ids), self.codes[keep], kept[self.offsets], self.alphabet, self.source)
+        return SeqBatch(
+            list(self.ids), self.codes[keep], kept[self.offsets], self.alphabet, self.source
+        )
 
     def as_alignment(self) -> np.ndarray:
         """The codes as an (n, sites) matrix; all sequences must have the same length.
@@ -197,6 +215,7 @@ def input_fingerprint(batch) -> str:
     that results of different inputs (an edited alignment under the same ids, gapped and
     ungapped records) are never combined."""
     import hashlib
+
     h = hashlib.sha256()
     source = batch.values if hasattr(batch, "values") else batch.codes
     h.update(np.ascontiguousarray(source).tobytes())

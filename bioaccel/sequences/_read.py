@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ._alphabet import Alphabet
 from ..errors import DuplicateIdError, SequenceFormatError
+from ._alphabet import Alphabet
 from ._batch import SeqBatch
 
 logger = logging.getLogger(__name__)
@@ -33,13 +33,28 @@ FORMATS = {
 }
 
 _EXTENSIONS = {
-    ".fa": "fasta", ".fasta": "fasta", ".fna": "fasta", ".faa": "fasta", ".ffn": "fasta",
-    ".fas": "fasta", ".mfa": "fasta", ".afa": "fasta", ".aln.fa": "fasta",
-    ".fq": "fastq", ".fastq": "fastq",
-    ".aln": "clustal", ".clustal": "clustal", ".clw": "clustal",
-    ".phy": "phylip", ".phylip": "phylip",
-    ".sto": "stockholm", ".stockholm": "stockholm", ".stk": "stockholm",
-    ".nex": "nexus", ".nexus": "nexus", ".nxs": "nexus",
+    ".fa": "fasta",
+    ".fasta": "fasta",
+    ".fna": "fasta",
+    ".faa": "fasta",
+    ".ffn": "fasta",
+    ".fas": "fasta",
+    ".mfa": "fasta",
+    ".afa": "fasta",
+    ".aln.fa": "fasta",
+    ".fq": "fastq",
+    ".fastq": "fastq",
+    ".aln": "clustal",
+    ".clustal": "clustal",
+    ".clw": "clustal",
+    ".phy": "phylip",
+    ".phylip": "phylip",
+    ".sto": "stockholm",
+    ".stockholm": "stockholm",
+    ".stk": "stockholm",
+    ".nex": "nexus",
+    ".nexus": "nexus",
+    ".nxs": "nexus",
 }
 
 
@@ -49,6 +64,7 @@ _SKETCH_MEMBERS = {"params.npy", "values.npy", "offsets.npy", "ids.npy"}
 def is_sketch_file(path: str | os.PathLike) -> bool:
     """True when ``path`` is a zip holding the arrays of a bioaccel sketch file."""
     import zipfile
+
     try:
         with zipfile.ZipFile(path) as z:
             return _SKETCH_MEMBERS <= set(z.namelist())
@@ -60,9 +76,11 @@ def _binary_kind(path: Path, raw: bytes) -> str | None:
     """What a binary file given as sequences is, with what to do instead, or None."""
     if raw.startswith(b"PK\x03\x04"):
         if is_sketch_file(path):
-            return ("a bioaccel sketch file (from `bioaccel sketch`), not sequences: compare the "
-                    f"sketches with the mash model (`bioaccel distance {path} -m mash`, or "
-                    "distance_matrix(Sketches.load(path), 'mash'))")
+            return (
+                "a bioaccel sketch file (from `bioaccel sketch`), not sequences: compare the "
+                f"sketches with the mash model (`bioaccel distance {path} -m mash`, or "
+                "distance_matrix(Sketches.load(path), 'mash'))"
+            )
         return "a zip/NumPy .npz archive (a tile or a matrix?), not sequences"
     if raw.startswith(b"\x93NUMPY"):
         return "a NumPy .npy array (a matrix?), not sequences"
@@ -96,7 +114,8 @@ def _decode(raw: bytes, path: Path | str) -> str:
     if control is not None:
         raise SequenceFormatError(
             f"{path}: byte {control.start()} is not text (0x{raw[control.start()]:02x}): a binary "
-            "file; expected a FASTA/FASTQ/Clustal/PHYLIP/Stockholm/NEXUS file, plain or gzip")
+            "file; expected a FASTA/FASTQ/Clustal/PHYLIP/Stockholm/NEXUS file, plain or gzip"
+        )
     try:
         text = raw.decode("utf-8-sig")  # a byte-order mark is dropped
     except UnicodeDecodeError:
@@ -125,8 +144,10 @@ def normalize_line_ends(text: str) -> str:
 
 def sniff_format(text: str, path: Path | None = None) -> str:
     """Guess the format from the first non-blank line, else from the file extension."""
-    first = next((line.strip() for line in text.splitlines()
-                  if line.strip() and not line.startswith(";")), "")
+    first = next(
+        (line.strip() for line in text.splitlines() if line.strip() and not line.startswith(";")),
+        "",
+    )
     if first.startswith(">"):
         return "fasta"
     if first.startswith("@"):
@@ -147,9 +168,11 @@ def sniff_format(text: str, path: Path | None = None) -> str:
                 return fmt
     where = f"{path}: " if path else ""
     if not first:
-        raise SequenceFormatError(f"{where}the file is empty (or blank): no sequences to read; "
-                                  "expected FASTA ('>'), FASTQ ('@'), Clustal, PHYLIP, "
-                                  "Stockholm or NEXUS")
+        raise SequenceFormatError(
+            f"{where}the file is empty (or blank): no sequences to read; "
+            "expected FASTA ('>'), FASTQ ('@'), Clustal, PHYLIP, "
+            "Stockholm or NEXUS"
+        )
     shown = first[:40] + ("..." if len(first) > 40 else "")
     raise SequenceFormatError(
         f"{where}not a sequence file: first line {shown!r}; expected FASTA ('>'), FASTQ ('@'), "
@@ -184,14 +207,15 @@ def _parse(text: str, fmt: str, path: Path) -> list[tuple[str, str]]:
         if len(detail) > 160:  # Bio.Nexus quotes whole blocks
             detail = detail[:157] + "..."
         if "fasta-pearson" in detail or "fasta-blast" in detail:  # Biopython's advice names
-            detail = "text before the first '>' record"             # its own format names
+            detail = "text before the first '>' record"  # its own format names
         after = f" after record {records[-1][0]!r} (record {len(records)})" if records else ""
         raise SequenceFormatError(f"{path}: not valid {fmt.upper()}{after}: {detail}") from None
     return records
 
 
-def read_sequences(path: str | os.PathLike, format: str | None = None,
-                   alphabet: str | Alphabet = "auto") -> SeqBatch:
+def read_sequences(
+    path: str | os.PathLike, format: str | None = None, alphabet: str | Alphabet = "auto"
+) -> SeqBatch:
     """Read a FASTA, FASTQ, Clustal, PHYLIP, Stockholm or NEXUS file, plain or gzip.
 
     Parameters
@@ -230,8 +254,9 @@ def read_sequences(path: str | os.PathLike, format: str | None = None,
     return _read_text(_open_text(path), path, format, alphabet)
 
 
-def parse_sequences(raw: bytes, source: str, format: str | None = None,
-                    alphabet: str | Alphabet = "auto") -> SeqBatch:
+def parse_sequences(
+    raw: bytes, source: str, format: str | None = None, alphabet: str | Alphabet = "auto"
+) -> SeqBatch:
     """:func:`read_sequences` for bytes already read (e.g. from stdin); messages name
     ``source`` where they would name the file."""
     return _read_text(_decode(raw, source), Path(source), format, alphabet)
@@ -255,8 +280,9 @@ def _read_text(text: str, path: Path, format: str | None, alphabet) -> SeqBatch:
     if not records:
         raise SequenceFormatError(f"{path}: no {fmt.upper()} records found")
     ids = [r[0] for r in records]
-    return SeqBatch.from_strings([r[1] for r in records], ids=ids, alphabet=alphabet,
-                                 source=str(path))
+    return SeqBatch.from_strings(
+        [r[1] for r in records], ids=ids, alphabet=alphabet, source=str(path)
+    )
 
 
 def sequence_files(paths) -> list[Path]:
@@ -271,12 +297,16 @@ def sequence_files(paths) -> list[Path]:
     out: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            found = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith(".")
-                           and _sequence_extension(f.name))
+            found = sorted(
+                f
+                for f in p.iterdir()
+                if f.is_file() and not f.name.startswith(".") and _sequence_extension(f.name)
+            )
             if not found:
                 raise SequenceFormatError(
                     f"{p}: directory holds no sequence file (names ending in "
-                    f"{', '.join(sorted(_EXTENSIONS))}, plain or .gz)")
+                    f"{', '.join(sorted(_EXTENSIONS))}, plain or .gz)"
+                )
             out.extend(found)
         elif not p.exists():
             raise SequenceFormatError(f"{p}: no such file or directory")
@@ -310,8 +340,10 @@ def read_many(paths, format: str | None = None, alphabet: str | Alphabet = "auto
                 batches = [same_alphabet(x, b, True, False)[0] for x in batches]
         for i in b.ids:
             if i in seen:
-                raise DuplicateIdError(f"duplicate id {i!r}: in {seen[i]} and in {f}; ids must be "
-                                       "unique across the inputs")
+                raise DuplicateIdError(
+                    f"duplicate id {i!r}: in {seen[i]} and in {f}; ids must be "
+                    "unique across the inputs"
+                )
             seen[i] = f
         batches.append(b)
     if len(batches) == 1:
@@ -319,8 +351,13 @@ def read_many(paths, format: str | None = None, alphabet: str | Alphabet = "auto
     lengths = np.concatenate([b.lengths for b in batches])
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    return SeqBatch([i for b in batches for i in b.ids], np.concatenate([b.codes for b in batches]),
-                    offsets, batches[0].alphabet, f"{files[0]} and {len(files) - 1} more file(s)")
+    return SeqBatch(
+        [i for b in batches for i in b.ids],
+        np.concatenate([b.codes for b in batches]),
+        offsets,
+        batches[0].alphabet,
+        f"{files[0]} and {len(files) - 1} more file(s)",
+    )
 
 
 def output_target(path: str | os.PathLike) -> tuple[Path, bool]:
@@ -349,10 +386,12 @@ def output_target(path: str | os.PathLike) -> tuple[Path, bool]:
     if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
         return real, True
     if stat.S_ISDIR(mode):
-        raise OSError(errno.EISDIR, f"cannot write {str(path)!r}: it is a directory; expected a "
-                                    "file name")
-    raise OSError(errno.EINVAL, f"cannot write {str(path)!r}: not a regular file, character "
-                                "device or FIFO")
+        raise OSError(
+            errno.EISDIR, f"cannot write {str(path)!r}: it is a directory; expected a file name"
+        )
+    raise OSError(
+        errno.EINVAL, f"cannot write {str(path)!r}: not a regular file, character device or FIFO"
+    )
 
 
 @contextlib.contextmanager
@@ -438,9 +477,12 @@ def refuse_overwriting_inputs(outputs: Mapping[str, object], inputs) -> None:
             if same:
                 same_name = os.path.abspath(out) == os.path.abspath(src)
                 how = "is" if same_name else "is the same file as"
-                raise OSError(errno.EINVAL, f"{option} {str(out)!r} {how} the input {str(src)!r}: "
-                                            "writing it would destroy the input; choose another "
-                                            "output name")
+                raise OSError(
+                    errno.EINVAL,
+                    f"{option} {str(out)!r} {how} the input {str(src)!r}: "
+                    "writing it would destroy the input; choose another "
+                    "output name",
+                )
 
 
 def as_batch(seqs, alphabet: str | Alphabet = "auto") -> SeqBatch:
@@ -449,11 +491,14 @@ def as_batch(seqs, alphabet: str | Alphabet = "auto") -> SeqBatch:
     A SeqBatch of another alphabet than a named ``alphabet`` is an :class:`AlphabetError`."""
     if isinstance(seqs, SeqBatch):
         if str(alphabet).lower() != "auto":
-            from ._alphabet import get_alphabet
             from ..errors import AlphabetError
+            from ._alphabet import get_alphabet
+
             if get_alphabet(alphabet) is not seqs.alphabet:
-                raise AlphabetError(f"{seqs.source or 'the batch'} is {seqs.alphabet.name}, not "
-                                    f"{get_alphabet(alphabet).name} as alphabet={alphabet!r} says")
+                raise AlphabetError(
+                    f"{seqs.source or 'the batch'} is {seqs.alphabet.name}, not "
+                    f"{get_alphabet(alphabet).name} as alphabet={alphabet!r} says"
+                )
         return seqs
     if isinstance(seqs, (str, os.PathLike)):
         return read_sequences(seqs, alphabet=alphabet)
@@ -469,13 +514,21 @@ def as_batch_pair(queries, targets, alphabet: str | Alphabet = "auto") -> tuple[
         return q, q
     t = as_batch(targets, alphabet)
     guessed = str(alphabet).lower() == "auto"
-    return same_alphabet(q, t, guessed and not isinstance(queries, SeqBatch),
-                         guessed and not isinstance(targets, SeqBatch))
+    return same_alphabet(
+        q,
+        t,
+        guessed and not isinstance(queries, SeqBatch),
+        guessed and not isinstance(targets, SeqBatch),
+    )
 
 
-def same_alphabet(q: SeqBatch, t: SeqBatch, q_guessed: bool = False,
-                  t_guessed: bool = False, what: tuple[str, str] = ("queries", "targets")
-                  ) -> tuple[SeqBatch, SeqBatch]:
+def same_alphabet(
+    q: SeqBatch,
+    t: SeqBatch,
+    q_guessed: bool = False,
+    t_guessed: bool = False,
+    what: tuple[str, str] = ("queries", "targets"),
+) -> tuple[SeqBatch, SeqBatch]:
     """``(q, t)`` of one alphabet, or :class:`AlphabetError` (mismatched alphabets). A side
     whose alphabet was guessed (``*_guessed``) from too few residues to tell
     (:func:`bioaccel.alphabet.ambiguous`, e.g. a peptide ``GAGA``) takes the other side's."""
@@ -488,10 +541,14 @@ def same_alphabet(q: SeqBatch, t: SeqBatch, q_guessed: bool = False,
         return q, t
 
     def recode(b: SeqBatch, alpha) -> SeqBatch:
-        logging.getLogger("bioaccel").info("%s: too short to tell, read as %s like the other input",
-                                           b.source or "sequences", alpha.name)
-        return SeqBatch.from_strings([b.sequence(i) for i in range(len(b))], ids=b.ids,
-                                     alphabet=alpha, source=b.source)
+        logging.getLogger("bioaccel").info(
+            "%s: too short to tell, read as %s like the other input",
+            b.source or "sequences",
+            alpha.name,
+        )
+        return SeqBatch.from_strings(
+            [b.sequence(i) for i in range(len(b))], ids=b.ids, alphabet=alpha, source=b.source
+        )
 
     q_amb = q_guessed and ambiguous(q.alphabet.decode(q.codes).encode())
     t_amb = t_guessed and ambiguous(t.alphabet.decode(t.codes).encode())
@@ -502,4 +559,5 @@ def same_alphabet(q: SeqBatch, t: SeqBatch, q_guessed: bool = False,
     raise AlphabetError(
         f"{what[0]} ({q.source or 'given'}) read as {q.alphabet.name} but {what[1]} "
         f"({t.source or 'given'}) as {t.alphabet.name}; mismatched alphabets (name one with "
-        "alphabet= / --alphabet if the guess is wrong)")
+        "alphabet= / --alphabet if the guess is wrong)"
+    )

@@ -39,5 +39,5 @@ def pack_planes(alignment: np.ndarray) -> np.ndarray:
     planes = np.zeros((n, 3, words * 8), dtype=np.uint8)
     for k, bits in enumerate((known, pyr, gt)):
         packed = np.packbits(bits, axis=1, bitorder="little")
-        planes[:, k, :packed.shape[1]] = packed
+        planes[:, k, : packed.shape[1]] = packed
     return planes.view("<u8").astype(np.uint64, copy=False).reshape(n, 3, words)

@@ -43,7 +43,9 @@ def _tokens(text: str, source: str):
             out, j = [], i + 1
             while True:
                 if j >= n:
-                    raise NewickError(f"{source}: quoted label at character {i + 1} is never closed")
+                    raise NewickError(
+                        f"{source}: quoted label at character {i + 1} is never closed"
+                    )
                 if text[j] == "'":
                     if j + 1 < n and text[j + 1] == "'":
                         out.append("'")
@@ -76,7 +78,7 @@ def parse_newick(text: str, source: str = "newick") -> Tree:
     tips: list[str] = []
     n_internal = 0
     edges: list[tuple[tuple[str, int], tuple[str, int], float]] = []
-    stack: list[int] = []            # open internal nodes
+    stack: list[int] = []  # open internal nodes
     current: tuple[str, int] | None = None  # the node just closed or read
     expect_length = False
     done = False
@@ -96,15 +98,18 @@ def parse_newick(text: str, source: str = "newick") -> Tree:
                 try:
                     pending_length[current] = float(label)
                 except ValueError:
-                    raise NewickError(f"{source}: branch length {label!r} at character {pos + 1} "
-                                      "is not a number") from None
+                    raise NewickError(
+                        f"{source}: branch length {label!r} at character {pos + 1} is not a number"
+                    ) from None
                 expect_length = False
             elif current is not None and current[0] == "internal":
                 pass  # internal node label or support value: ignored
             else:
                 if not stack and tips:
-                    raise NewickError(f"{source}: label {label!r} at character {pos + 1} is "
-                                      "outside the tree's parentheses")
+                    raise NewickError(
+                        f"{source}: label {label!r} at character {pos + 1} is "
+                        "outside the tree's parentheses"
+                    )
                 current = ("tip", len(tips))
                 tips.append(label)
         elif kind == ":":
@@ -112,8 +117,9 @@ def parse_newick(text: str, source: str = "newick") -> Tree:
                 raise NewickError(f"{source}: ':' at character {val + 1} follows no node")
             expect_length = True
         elif kind in (",", ")", ";") and expect_length:
-            raise NewickError(f"{source}: ':' without a branch length before {kind!r} at "
-                              f"character {val + 1}")
+            raise NewickError(
+                f"{source}: ':' without a branch length before {kind!r} at character {val + 1}"
+            )
         elif kind in (",", ")"):
             if not stack:
                 raise NewickError(f"{source}: unbalanced {kind!r} at character {val + 1}")
@@ -125,12 +131,15 @@ def parse_newick(text: str, source: str = "newick") -> Tree:
                 current = ("internal", stack.pop())
         elif kind == ";":
             if stack:
-                raise NewickError(f"{source}: ';' at character {val + 1} inside "
-                                  f"{len(stack)} open parenthes{'is' if len(stack) == 1 else 'es'}")
+                raise NewickError(
+                    f"{source}: ';' at character {val + 1} inside "
+                    f"{len(stack)} open parenthes{'is' if len(stack) == 1 else 'es'}"
+                )
             done = True
     if not done:
-        raise NewickError(f"{source}: no ';' ends the tree" if tips or n_internal
-                          else f"{source}: no tree found")
+        raise NewickError(
+            f"{source}: no ';' ends the tree" if tips or n_internal else f"{source}: no tree found"
+        )
     seen: dict[str, int] = {}
     for k, label in enumerate(tips):
         if label == "":

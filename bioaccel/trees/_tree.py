@@ -7,11 +7,11 @@ import re
 
 import numpy as np
 
+from .._core.outputs import NEWICK, output_format
+from .._core.threads import check_threads
 from ..distances._matrix import DistanceMatrix, check_distances, check_symmetric
 from ..errors import BackendUnavailableError
 from ..sequences._read import atomic_output
-from .._core.threads import check_threads
-from .._core.outputs import NEWICK, output_format
 
 _NEEDS_QUOTES = re.compile(r"[\s;,:()'\[\]]")
 
@@ -48,7 +48,9 @@ class Tree:
         self.child = np.asarray(child, dtype=np.int64)
         self.length = length
         self.root = int(root)
-        self.n_nodes = int(max(self.parent.max(initial=0), self.child.max(initial=0), self.root)) + 1
+        self.n_nodes = (
+            int(max(self.parent.max(initial=0), self.child.max(initial=0), self.root)) + 1
+        )
         self._children: list[list[int]] = [[] for _ in range(self.n_nodes)]
         for k, p in enumerate(self.parent):
             self._children[int(p)].append(k)
@@ -122,7 +124,7 @@ class Tree:
                     if np.isnan(dist[v]):
                         dist[v] = dist[u] + ln
                         stack.append(v)
-            out[tip] = dist[:self.n_tips]
+            out[tip] = dist[: self.n_tips]
         return out
 
 
@@ -132,6 +134,7 @@ def _as_matrix(d, labels) -> tuple[np.ndarray, list[str]]:
     ``0..n-1``). Labels must be unique; ``labels`` given with a labelled matrix must equal
     its labels."""
     from ..sequences._batch import check_unique_ids
+
     own = None
     if isinstance(d, DistanceMatrix):
         data, own = d.data, list(d.ids)
@@ -140,22 +143,26 @@ def _as_matrix(d, labels) -> tuple[np.ndarray, list[str]]:
     elif hasattr(d, "index") and hasattr(d, "columns"):  # pandas DataFrame
         rows, cols = [str(i) for i in d.index], [str(c) for c in d.columns]
         if rows != cols:
-            raise ValueError("a DataFrame distance matrix needs the same labels on its index and "
-                             f"columns (index {rows[:3]}..., columns {cols[:3]}...)")
+            raise ValueError(
+                "a DataFrame distance matrix needs the same labels on its index and "
+                f"columns (index {rows[:3]}..., columns {cols[:3]}...)"
+            )
         data, own = np.asarray(d.to_numpy(), dtype=np.float64), rows
     else:
         try:
             data = np.asarray(d, dtype=np.float64)
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"expected a distance matrix (bioaccel or scikit-bio DistanceMatrix, "
-                            f"pandas DataFrame or square array), got {type(d).__name__}: {exc}"
-                            ) from None
+            raise TypeError(
+                f"expected a distance matrix (bioaccel or scikit-bio DistanceMatrix, "
+                f"pandas DataFrame or square array), got {type(d).__name__}: {exc}"
+            ) from None
     if data.ndim != 2 or data.shape[0] != data.shape[1]:
         raise ValueError(f"distance matrix must be square, got shape {data.shape}")
     if own is not None:
         if labels is not None and [str(x) for x in labels] != own:
-            raise ValueError(f"labels= differ from the matrix's own labels ({own[:3]}...); give "
-                             "one or the other")
+            raise ValueError(
+                f"labels= differ from the matrix's own labels ({own[:3]}...); give one or the other"
+            )
         labels = own
     if labels is None:
         labels = [str(i) for i in range(data.shape[0])]
@@ -185,6 +192,7 @@ def _check_finite(data: np.ndarray, labels: list[str]) -> None:
 
 def _native():
     from .._core.native import load_native
+
     try:
         return load_native()
     except ImportError as exc:
@@ -193,8 +201,15 @@ def _native():
         ) from None
 
 
-def nj(d, labels=None, *, clamp_negative: bool = False, threads: int = 0,
-       backend: str = "cpu", inplace: bool = False) -> Tree:
+def nj(
+    d,
+    labels=None,
+    *,
+    clamp_negative: bool = False,
+    threads: int = 0,
+    backend: str = "cpu",
+    inplace: bool = False,
+) -> Tree:
     """Neighbour-joining tree (Saitou & Nei 1987), as ``ape::nj``.
 
     Parameters
@@ -265,8 +280,13 @@ NJ_GPU_MIN_TAXA = 4096
 def _nj_backend(backend: str, n: int):
     """The registry's backend for ``neighbor_joining`` (see :func:`nj` for ``auto``)."""
     from ..backends import get_backend
+
     engine = get_backend(backend, "neighbor_joining")
-    if str(backend).lower() == "auto" and engine.name not in ("cpu", "reference") and n < NJ_GPU_MIN_TAXA:
+    if (
+        str(backend).lower() == "auto"
+        and engine.name not in ("cpu", "reference")
+        and n < NJ_GPU_MIN_TAXA
+    ):
         engine = get_backend("cpu", "neighbor_joining")
     return engine
 

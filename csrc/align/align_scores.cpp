@@ -23,9 +23,12 @@ struct Kernel {
 
 Kernel pick_kernel() {
     switch (active_isa()) {
-        case Isa::Avx512: return {simd_avx512::run_group, 64};
-        case Isa::Avx2: return {simd_avx2::run_group, 32};
-        default: return {simd_base::run_group, 32};
+        case Isa::Avx512:
+            return {simd_avx512::run_group, 64};
+        case Isa::Avx2:
+            return {simd_avx2::run_group, 32};
+        default:
+            return {simd_base::run_group, 32};
     }
 }
 
@@ -54,7 +57,6 @@ bool local_fits(const ScoreScheme& s, int w) {
            s.max_score < lim.hi / 2;
 }
 
-
 // Score of aligning the empty sequence to one of length len.
 std::int64_t empty_score(const ScoreScheme& s, std::int64_t len) {
     if (s.mode != AlignMode::Global || len == 0) return 0;
@@ -75,8 +77,8 @@ struct Worker {
 
 }  // namespace
 
-std::int64_t align_score_scalar(const std::uint8_t* a, std::int64_t m, const std::uint8_t* b,
-                                std::int64_t n, const ScoreScheme& s) {
+std::int64_t align_score_scalar(const std::uint8_t* a, std::int64_t m, const std::uint8_t* b, std::int64_t n,
+                                const ScoreScheme& s) {
     if (m == 0) return empty_score(s, n);
     if (n == 0) return empty_score(s, m);
     const std::int64_t o = s.gap_open, e = s.gap_extend;
@@ -92,8 +94,8 @@ std::int64_t align_score_scalar(const std::uint8_t* a, std::int64_t m, const std
         std::int64_t f = NEG;
         const std::int32_t* row = s.table + std::int64_t(a[i - 1]) * s.alphabet;
         for (std::int64_t j = 1; j <= n; ++j) {
-            f = std::max(f - e, H[j - 1] - o);          // horizontal gap (from the left)
-            E[j] = std::max(E[j] - e, H[j] - o);        // vertical gap (from above)
+            f = std::max(f - e, H[j - 1] - o);    // horizontal gap (from the left)
+            E[j] = std::max(E[j] - e, H[j] - o);  // vertical gap (from above)
             std::int64_t h = std::max({diag + row[b[j - 1]], E[j], f});
             if (local) h = std::max<std::int64_t>(h, 0);
             diag = H[j];
@@ -108,12 +110,13 @@ std::int64_t align_score_scalar(const std::uint8_t* a, std::int64_t m, const std
     return best;
 }
 
-std::string align_isa() { return isa_name(active_isa()); }
+std::string align_isa() {
+    return isa_name(active_isa());
+}
 
-WidthStats align_scores(const SeqView& queries, const SeqView& targets, const ScoreScheme& s,
-                        bool symmetric, std::int32_t* out, int threads) {
-    if (s.gap_open < 0 || s.gap_extend < 0)
-        throw std::invalid_argument("gap penalties must be >= 0");
+WidthStats align_scores(const SeqView& queries, const SeqView& targets, const ScoreScheme& s, bool symmetric,
+                        std::int32_t* out, int threads) {
+    if (s.gap_open < 0 || s.gap_extend < 0) throw std::invalid_argument("gap penalties must be >= 0");
     if (symmetric && queries.count != targets.count)
         throw std::invalid_argument("symmetric alignment needs queries == targets");
     const Kernel kernel = pick_kernel();
@@ -130,15 +133,20 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
     std::stable_sort(order.begin(), order.end(),
                      [&](std::int64_t x, std::int64_t y) { return targets.length(x) < targets.length(y); });
     std::int32_t max_len_target = 0;
-    for (std::int64_t t = 0; t < nt; ++t) max_len_target = std::max<std::int32_t>(max_len_target, targets.length(t));
+    for (std::int64_t t = 0; t < nt; ++t)
+        max_len_target = std::max<std::int32_t>(max_len_target, targets.length(t));
     // padding residue: the letter with the lowest best score (irrelevant for results)
     std::uint8_t pad = 0;
     {
         std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
         for (int c = 0; c < s.alphabet; ++c) {
             std::int64_t top = std::numeric_limits<std::int64_t>::min();
-            for (int x = 0; x < s.alphabet; ++x) top = std::max<std::int64_t>(top, s.table[x * s.alphabet + c]);
-            if (top < lowest) { lowest = top; pad = static_cast<std::uint8_t>(c); }
+            for (int x = 0; x < s.alphabet; ++x)
+                top = std::max<std::int64_t>(top, s.table[x * s.alphabet + c]);
+            if (top < lowest) {
+                lowest = top;
+                pad = static_cast<std::uint8_t>(c);
+            }
         }
     }
     // int8 score rows for the shuffle-built column profile (see GroupJob::table8)
@@ -147,7 +155,8 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
     if (use_table8)
         for (int x = 0; x < s.alphabet; ++x)
             for (int c = 0; c < kTable8Stride; ++c)
-                table8[x * kTable8Stride + c] = c % 32 < s.alphabet ? static_cast<std::int8_t>(s.table[x * s.alphabet + c % 32]) : 0;
+                table8[x * kTable8Stride + c] =
+                    c % 32 < s.alphabet ? static_cast<std::int8_t>(s.table[x * s.alphabet + c % 32]) : 0;
     WidthStats stats;
     std::int64_t c8 = 0, c16 = 0, c32 = 0, reruns = 0;
     bool overflowed = false;
@@ -210,7 +219,8 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
                     continue;
                 }
             }
-            if (s.mode == AlignMode::Local && std::int64_t(s.max_score) * std::min<std::int64_t>(m, max_len_target) >= kLimits[2].hi) {
+            if (s.mode == AlignMode::Local &&
+                std::int64_t(s.max_score) * std::min<std::int64_t>(m, max_len_target) >= kLimits[2].hi) {
                 record_overflow("local alignment scores of query " + std::to_string(qi) +
                                 " could exceed the int32 range");
                 continue;
@@ -251,7 +261,9 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
                     job.pad_code = pad;
                     job.table8 = use_table8 ? table8 : nullptr;
                     job.strip = m <= 2 * strip_rows ? m : strip_rows;
-                    kernel.fn(job, worker.workspace(group_workspace_bytes(job.strip, s.alphabet, job.nmax, kernel.vector_bytes)),
+                    kernel.fn(job,
+                              worker.workspace(group_workspace_bytes(job.strip, s.alphabet, job.nmax,
+                                                                     kernel.vector_bytes)),
                               res.data(), ovf.data());
                     const std::int64_t cells = m * job.nmax * job.lanes;
                     (w == 0 ? c8 : w == 1 ? c16 : c32) += cells;
@@ -263,7 +275,8 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
                             out[qi * nt + t] = res[l];
                         }
                     }
-                    if (s.mode == AlignMode::Local && w == 0 && g == 0 && next.size() * 2 > std::size_t(job.lanes))
+                    if (s.mode == AlignMode::Local && w == 0 && g == 0 &&
+                        next.size() * 2 > std::size_t(job.lanes))
                         skip_narrow = kNarrowRetry - 1;
                 }
                 if (!next.empty()) {

@@ -24,8 +24,15 @@ class Traceback {
 public:
     Traceback(const std::uint8_t* a, std::int64_t m, const std::uint8_t* b, std::int64_t n,
               const ScoreScheme& s)
-        : a_(a), b_(b), m_(m), n_(n), s_(s), o_(s.gap_open), e_(s.gap_extend),
-          global_(s.mode == AlignMode::Global), local_(s.mode == AlignMode::Local) {
+        : a_(a),
+          b_(b),
+          m_(m),
+          n_(n),
+          s_(s),
+          o_(s.gap_open),
+          e_(s.gap_extend),
+          global_(s.mode == AlignMode::Global),
+          local_(s.mode == AlignMode::Local) {
         // rows per block: full matrix when small, else ~sqrt(16 m) (checkpoints of 16 bytes
         // per column every k rows, plus k rows of direction bytes)
         const double cells = static_cast<double>(m) * static_cast<double>(n + 1);
@@ -86,9 +93,7 @@ public:
     }
 
 private:
-    std::int64_t border(std::int64_t len) const {
-        return (global_ && len) ? -(o_ + (len - 1) * e_) : 0;
-    }
+    std::int64_t border(std::int64_t len) const { return (global_ && len) ? -(o_ + (len - 1) * e_) : 0; }
 
     // One row: H/F of row i-1 in (h, f) become row i; directions into d when given.
     void step_row(std::int64_t i, std::vector<std::int64_t>& h, std::vector<std::int64_t>& f,
@@ -100,15 +105,34 @@ private:
         for (std::int64_t j = 1; j <= n_; ++j) {
             const std::int64_t e_open = h[j - 1] - o_, e_ext = e - e_;
             std::uint8_t bits = 0;
-            if (e_ext > e_open) { e = e_ext; bits |= kEExt; } else { e = e_open; }
+            if (e_ext > e_open) {
+                e = e_ext;
+                bits |= kEExt;
+            } else {
+                e = e_open;
+            }
             const std::int64_t f_open = h[j] - o_, f_ext = f[j] - e_;
-            if (f_ext > f_open) { f[j] = f_ext; bits |= kFExt; } else { f[j] = f_open; }
+            if (f_ext > f_open) {
+                f[j] = f_ext;
+                bits |= kFExt;
+            } else {
+                f[j] = f_open;
+            }
             const std::int64_t dg = diag + row[b_[j - 1]];
             std::int64_t v = dg;
             std::uint8_t src = kDiag;
-            if (e > v) { v = e; src = kFromE; }
-            if (f[j] > v) { v = f[j]; src = kFromF; }
-            if (local_ && v <= 0) { v = 0; src = kStart; }
+            if (e > v) {
+                v = e;
+                src = kFromE;
+            }
+            if (f[j] > v) {
+                v = f[j];
+                src = kFromF;
+            }
+            if (local_ && v <= 0) {
+                v = 0;
+                src = kStart;
+            }
             diag = h[j];
             h[j] = v;
             if (d) d[j] = bits | src;
@@ -134,21 +158,39 @@ private:
             step_row(i, h, f, nullptr);
             if (local_) {
                 for (std::int64_t j = 1; j <= n_; ++j)
-                    if (h[j] > best_) { best_ = h[j]; ie_ = i; je_ = j; }
+                    if (h[j] > best_) {
+                        best_ = h[j];
+                        ie_ = i;
+                        je_ = j;
+                    }
             } else if (!global_) {
-                if (i < m_ && h[n_] > best_) { best_ = h[n_]; ie_ = i; je_ = n_; }
+                if (i < m_ && h[n_] > best_) {
+                    best_ = h[n_];
+                    ie_ = i;
+                    je_ = n_;
+                }
                 if (i == m_)
                     for (std::int64_t j = 0; j <= n_; ++j)
-                        if (h[j] > best_) { best_ = h[j]; ie_ = i; je_ = j; }
+                        if (h[j] > best_) {
+                            best_ = h[j];
+                            ie_ = i;
+                            je_ = j;
+                        }
             }
             if (i % k_ == 0 && i < m_) {
                 cp_h_[i / k_] = h;
                 cp_f_[i / k_] = f;
             }
         }
-        if (global_) { best_ = h[n_]; ie_ = m_; je_ = n_; }
+        if (global_) {
+            best_ = h[n_];
+            ie_ = m_;
+            je_ = n_;
+        }
         if (m_ == 0 && !global_ && !local_) {  // semi-global with an empty query
-            best_ = 0; ie_ = 0; je_ = 0;
+            best_ = 0;
+            ie_ = 0;
+            je_ = 0;
         }
     }
 
@@ -179,8 +221,8 @@ private:
 
 }  // namespace
 
-AlignmentResult align_traceback(const std::uint8_t* a, std::int64_t m, const std::uint8_t* b,
-                                std::int64_t n, const ScoreScheme& s) {
+AlignmentResult align_traceback(const std::uint8_t* a, std::int64_t m, const std::uint8_t* b, std::int64_t n,
+                                const ScoreScheme& s) {
     if (s.gap_open < 0 || s.gap_extend < 0) throw std::invalid_argument("gap penalties must be >= 0");
     Traceback tb(a, m, b, n, s);
     return tb.run();

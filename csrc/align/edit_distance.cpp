@@ -24,8 +24,7 @@ struct Pattern {
     Pattern(const std::uint8_t* a, std::int64_t len, int alphabet) : m(len) {
         words = (len + 63) / 64;
         peq.assign(static_cast<std::size_t>(alphabet) * words, 0);
-        for (std::int64_t i = 0; i < len; ++i)
-            peq[a[i] * words + i / 64] |= Word(1) << (i % 64);
+        for (std::int64_t i = 0; i < len; ++i) peq[a[i] * words + i / 64] |= Word(1) << (i % 64);
         last_bit = Word(1) << ((len - 1) % 64);
     }
 };
@@ -48,13 +47,13 @@ inline int block_step(Word& pv, Word& mv, Word eq, int hin, Word out_bit) {
     return hout;
 }
 
-std::int64_t run(const Pattern& p, const std::uint8_t* b, std::int64_t n, EditMode mode,
-                 std::int64_t k, std::vector<Word>& pv, std::vector<Word>& mv) {
+std::int64_t run(const Pattern& p, const std::uint8_t* b, std::int64_t n, EditMode mode, std::int64_t k,
+                 std::vector<Word>& pv, std::vector<Word>& mv) {
     const std::int64_t W = p.words;
     pv.assign(static_cast<std::size_t>(W), ~Word(0));  // column 0: D[i][0] = i
     mv.assign(static_cast<std::size_t>(W), 0);
-    const int top = mode == EditMode::Infix ? 0 : 1;     // row 0: D[0][j] = j, or 0 (infix)
-    std::int64_t score = p.m;                            // D[m][0]
+    const int top = mode == EditMode::Infix ? 0 : 1;  // row 0: D[0][j] = j, or 0 (infix)
+    std::int64_t score = p.m;                         // D[m][0]
     std::int64_t best = mode == EditMode::Global ? -1 : score;
     for (std::int64_t j = 0; j < n; ++j) {
         const Word* eq = p.peq.data() + static_cast<std::size_t>(b[j]) * W;
@@ -289,9 +288,9 @@ constexpr std::int64_t kFirstBand = 64;
 // Global distances of one query to the targets in todo (non-empty) into row: the band at
 // threshold k for every pair, then 2k for those over k, and so on, up to max_distance when
 // one is given (then over it is max_distance + 1). Lanes are refilled between rounds.
-void banded_rounds(const Pattern& p, const SeqView& targets, std::vector<std::int64_t> todo,
-                   std::int64_t k, std::int64_t max_distance, std::int32_t* row,
-                   std::vector<Lane4>& pv, std::vector<Lane4>& mv) {
+void banded_rounds(const Pattern& p, const SeqView& targets, std::vector<std::int64_t> todo, std::int64_t k,
+                   std::int64_t max_distance, std::int32_t* row, std::vector<Lane4>& pv,
+                   std::vector<Lane4>& mv) {
     std::vector<std::int64_t> next;
     if (max_distance >= 0) k = std::min(k, max_distance);
     while (!todo.empty()) {
@@ -329,7 +328,8 @@ void global_banded(const Pattern& p, const SeqView& targets, std::int64_t first,
     std::vector<std::int64_t> todo;
     for (std::int64_t t = first; t < nt; ++t) {
         if (targets.length(t) == 0) {
-            row[t] = static_cast<std::int32_t>((max_distance >= 0 && p.m > max_distance) ? max_distance + 1 : p.m);
+            row[t] =
+                static_cast<std::int32_t>((max_distance >= 0 && p.m > max_distance) ? max_distance + 1 : p.m);
         } else {
             todo.push_back(t);
         }
@@ -349,9 +349,8 @@ void global_banded(const Pattern& p, const SeqView& targets, std::int64_t first,
 
 }  // namespace
 
-std::int64_t edit_distance_pair(const std::uint8_t* a, std::int64_t m, const std::uint8_t* b,
-                                std::int64_t n, EditMode mode, std::int64_t max_distance,
-                                int alphabet) {
+std::int64_t edit_distance_pair(const std::uint8_t* a, std::int64_t m, const std::uint8_t* b, std::int64_t n,
+                                EditMode mode, std::int64_t max_distance, int alphabet) {
     std::int64_t d;
     if (m == 0) {
         d = mode == EditMode::Global ? n : 0;
@@ -365,9 +364,8 @@ std::int64_t edit_distance_pair(const std::uint8_t* a, std::int64_t m, const std
     return (max_distance >= 0 && d > max_distance) ? max_distance + 1 : d;
 }
 
-void edit_distances(const SeqView& queries, const SeqView& targets, EditMode mode,
-                    std::int64_t max_distance, int alphabet, bool symmetric, std::int32_t* out,
-                    int threads) {
+void edit_distances(const SeqView& queries, const SeqView& targets, EditMode mode, std::int64_t max_distance,
+                    int alphabet, bool symmetric, std::int32_t* out, int threads) {
     if (alphabet < 1 || alphabet > 256) throw std::invalid_argument("alphabet must have 1..256 letters");
     if (symmetric && (queries.count != targets.count))
         throw std::invalid_argument("symmetric edit distances need queries == targets");
@@ -391,8 +389,8 @@ void edit_distances(const SeqView& queries, const SeqView& targets, EditMode mod
             const std::int64_t first = symmetric ? qi : 0;
             if (m == 0) {
                 for (std::int64_t t = first; t < nt; ++t)
-                    out[qi * nt + t] = static_cast<std::int32_t>(
-                        edit_distance_pair(a, 0, targets.seq(t), targets.length(t), mode, max_distance, alphabet));
+                    out[qi * nt + t] = static_cast<std::int32_t>(edit_distance_pair(
+                        a, 0, targets.seq(t), targets.length(t), mode, max_distance, alphabet));
                 continue;
             }
             const Pattern p(a, m, alphabet);
@@ -417,7 +415,8 @@ void edit_distances(const SeqView& queries, const SeqView& targets, EditMode mod
             for (std::int64_t t = first; t < nt; ++t) {
                 const std::int64_t n = targets.length(t);
                 if (n == 0) {
-                    out[qi * nt + t] = static_cast<std::int32_t>((max_distance >= 0 && m > max_distance) ? max_distance + 1 : m);
+                    out[qi * nt + t] = static_cast<std::int32_t>(
+                        (max_distance >= 0 && m > max_distance) ? max_distance + 1 : m);
                     continue;
                 }
                 batch[filled++] = t;

@@ -26,8 +26,7 @@ using F32Array = Array<float>;
 using F64Array = Array<double>;
 
 // `what` names the argument in the error ("queries", "targets", "sequences").
-inline SeqView seq_view(const U8Array& codes, const I64Array& offsets,
-                        const char* what = "sequences") {
+inline SeqView seq_view(const U8Array& codes, const I64Array& offsets, const char* what = "sequences") {
     if (codes.ndim() != 1 || offsets.ndim() != 1 || offsets.shape(0) < 1)
         throw std::invalid_argument(std::string(what) +
                                     ": codes and offsets must be 1-d (offsets: n + 1 entries)");

@@ -48,10 +48,9 @@ py::dict cpu_features_py() {
     return out;
 }
 
-
 py::array_t<std::int32_t> dna_pair_counts_py(U64Array planes, std::int64_t i0, std::int64_t i1,
-                                             std::int64_t j0, std::int64_t j1, bool table,
-                                             bool upper_only, int threads) {
+                                             std::int64_t j0, std::int64_t j1, bool table, bool upper_only,
+                                             int threads) {
     if (planes.ndim() != 3 || planes.shape(1) != 3)
         throw std::invalid_argument("planes must have shape (n, 3, words), got ndim " +
                                     std::to_string(planes.ndim()));
@@ -71,15 +70,13 @@ py::array_t<std::int32_t> dna_pair_counts_py(U64Array planes, std::int64_t i0, s
     return out;
 }
 
-
 const double* freqs_ptr(const F64Array& freqs) {
     if (freqs.ndim() != 1 || freqs.shape(0) != 4)
         throw std::invalid_argument("freqs must hold 4 base frequencies (A, C, G, T)");
     return freqs.data();
 }
 
-py::array_t<double> dna_distances_from_counts_py(int model, I32Array counts, F64Array freqs,
-                                                 int threads) {
+py::array_t<double> dna_distances_from_counts_py(int model, I32Array counts, F64Array freqs, int threads) {
     const DnaModel m = dna_model_from_int(model);
     const py::ssize_t k = m == DnaModel::LogDet ? kNumTableCounts : kNumPairCounts;
     if (counts.ndim() != 3 || counts.shape(0) != k)
@@ -96,8 +93,8 @@ py::array_t<double> dna_distances_from_counts_py(int model, I32Array counts, F64
     return out;
 }
 
-void dna_distance_rows_py(U64Array planes, int model, F64Array freqs, std::int64_t i0,
-                          std::int64_t i1, py::array_t<double, py::array::c_style> out, int threads) {
+void dna_distance_rows_py(U64Array planes, int model, F64Array freqs, std::int64_t i0, std::int64_t i1,
+                          py::array_t<double, py::array::c_style> out, int threads) {
     if (planes.ndim() != 3 || planes.shape(1) != 3)
         throw std::invalid_argument("planes must have shape (n, 3, words)");
     const std::int64_t n = planes.shape(0);
@@ -134,9 +131,11 @@ py::tuple nj_py(py::array d_any, int threads, bool in_place) {
         // the caller's own buffer, as it is: no conversion may copy it behind our back
         if (!py::isinstance<py::array_t<double>>(d_any) || !(d_any.flags() & py::array::c_style) ||
             !d_any.writeable())
-            throw std::invalid_argument("neighbor_joining in place needs a writeable C-contiguous float64 array");
+            throw std::invalid_argument(
+                "neighbor_joining in place needs a writeable C-contiguous float64 array");
         auto d = py::array_t<double, py::array::c_style>::ensure(d_any);
-        if (d.ndim() != 2 || d.shape(0) != d.shape(1)) throw std::invalid_argument("distance matrix must be square");
+        if (d.ndim() != 2 || d.shape(0) != d.shape(1))
+            throw std::invalid_argument("distance matrix must be square");
         double* data = d.mutable_data();
         const std::int64_t n = d.shape(0);
         py::gil_scoped_release release;
@@ -161,21 +160,23 @@ py::tuple upgma_py(F64Array d) {
     return edges_to_tuple(e);
 }
 
-int max_threads() { return resolve_threads(0); }
+int max_threads() {
+    return resolve_threads(0);
+}
 
-
-ScoreScheme scheme(const I32Array& table, int mode, int gap_open, int gap_extend,
-                   std::int64_t max_code) {
+ScoreScheme scheme(const I32Array& table, int mode, int gap_open, int gap_extend, std::int64_t max_code) {
     if (table.ndim() != 2 || table.shape(0) != table.shape(1) || table.shape(0) < 1 || table.shape(0) > 255)
         throw std::invalid_argument("score table must be a square int32 matrix of at most 255 letters");
-    if (mode < 0 || mode > 2) throw std::invalid_argument("mode must be 0 (global), 1 (local) or 2 (semi-global)");
+    if (mode < 0 || mode > 2)
+        throw std::invalid_argument("mode must be 0 (global), 1 (local) or 2 (semi-global)");
     if (gap_open < 0 || gap_extend < 0) throw std::invalid_argument("gap penalties must be >= 0");
     ScoreScheme s;
     s.table = table.data();
     s.alphabet = static_cast<int>(table.shape(0));
     if (max_code >= s.alphabet)
         throw std::invalid_argument("a sequence code (" + std::to_string(max_code) +
-                                    ") is outside the score table of " + std::to_string(s.alphabet) + " letters");
+                                    ") is outside the score table of " + std::to_string(s.alphabet) +
+                                    " letters");
     s.gap_open = gap_open;
     s.gap_extend = gap_extend;
     s.mode = static_cast<AlignMode>(mode);
@@ -196,8 +197,8 @@ py::tuple align_scores_py(U8Array q_codes, I64Array q_offsets, U8Array t_codes, 
                           int threads) {
     const SeqView q = seq_view(q_codes, q_offsets, "queries");
     const SeqView t = seq_view(t_codes, t_offsets, "targets");
-    const ScoreScheme s = scheme(table, mode, gap_open, gap_extend,
-                                 std::max(max_code_of(q_codes), max_code_of(t_codes)));
+    const ScoreScheme s =
+        scheme(table, mode, gap_open, gap_extend, std::max(max_code_of(q_codes), max_code_of(t_codes)));
     py::array_t<std::int32_t> out({static_cast<py::ssize_t>(q.count), static_cast<py::ssize_t>(t.count)});
     std::int32_t* dst = out.mutable_data();
     WidthStats st;
@@ -230,8 +231,8 @@ py::array_t<std::int32_t> edit_distances_py(U8Array q_codes, I64Array q_offsets,
     if (mode < 0 || mode > 2) throw std::invalid_argument("mode must be 0 (global), 1 (infix) or 2 (prefix)");
     const std::int64_t top = std::max(max_code_of(q_codes), max_code_of(t_codes));
     if (top >= alphabet)
-        throw std::invalid_argument("a sequence code (" + std::to_string(top) + ") is outside the alphabet of " +
-                                    std::to_string(alphabet) + " letters");
+        throw std::invalid_argument("a sequence code (" + std::to_string(top) +
+                                    ") is outside the alphabet of " + std::to_string(alphabet) + " letters");
     for (std::int64_t i = 0; i < std::max(q.count, t.count); ++i)
         if ((i < q.count && q.length(i) > std::numeric_limits<std::int32_t>::max()) ||
             (i < t.count && t.length(i) > std::numeric_limits<std::int32_t>::max()))
@@ -282,14 +283,18 @@ py::tuple kmer_ranks_py(U64Flat values) {
 py::array kmer_rows_py(U64Flat values, I64Array offsets,
                        py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast> counts,
                        py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast> rank,
-                       std::int64_t universe, int metric, std::int64_t sketch_size, I64Array lengths,
-                       int k, std::int64_t i0, std::int64_t i1, bool single, int threads) {
+                       std::int64_t universe, int metric, std::int64_t sketch_size, I64Array lengths, int k,
+                       std::int64_t i0, std::int64_t i1, bool single, int threads) {
     const std::int64_t n = offsets.shape(0) - 1;
-    if (n < 0 || offsets.data()[n] != values.shape(0)) throw std::invalid_argument("offsets do not span the values");
+    if (n < 0 || offsets.data()[n] != values.shape(0))
+        throw std::invalid_argument("offsets do not span the values");
     if (lengths.shape(0) != n) throw std::invalid_argument("one length per sequence is needed");
-    if (metric < 0 || metric > 2) throw std::invalid_argument("metric must be 0 (jaccard), 1 (minhash) or 2 (count fraction)");
-    if (counts.shape(0) != 0 && counts.shape(0) != values.shape(0)) throw std::invalid_argument("one count per value is needed");
-    if (rank.shape(0) != 0 && rank.shape(0) != values.shape(0)) throw std::invalid_argument("one rank per value is needed");
+    if (metric < 0 || metric > 2)
+        throw std::invalid_argument("metric must be 0 (jaccard), 1 (minhash) or 2 (count fraction)");
+    if (counts.shape(0) != 0 && counts.shape(0) != values.shape(0))
+        throw std::invalid_argument("one count per value is needed");
+    if (rank.shape(0) != 0 && rank.shape(0) != values.shape(0))
+        throw std::invalid_argument("one rank per value is needed");
     if (!(0 <= i0 && i0 <= i1 && i1 <= n)) throw std::invalid_argument("rows [i0, i1) outside the table");
     KmerView t;
     t.values = values.data();
@@ -317,19 +322,18 @@ py::array kmer_rows_py(U64Flat values, I64Array offsets,
 }
 
 py::list align_pairs_py(U8Array q_codes, I64Array q_offsets, U8Array t_codes, I64Array t_offsets,
-                        I64Array pairs, I32Array table, int mode, int gap_open, int gap_extend,
-                        int threads) {
+                        I64Array pairs, I32Array table, int mode, int gap_open, int gap_extend, int threads) {
     const SeqView q = seq_view(q_codes, q_offsets, "queries");
     const SeqView t = seq_view(t_codes, t_offsets, "targets");
-    const ScoreScheme s = scheme(table, mode, gap_open, gap_extend,
-                                 std::max(max_code_of(q_codes), max_code_of(t_codes)));
+    const ScoreScheme s =
+        scheme(table, mode, gap_open, gap_extend, std::max(max_code_of(q_codes), max_code_of(t_codes)));
     if (pairs.ndim() != 2 || pairs.shape(1) != 2) throw std::invalid_argument("pairs must have shape (k, 2)");
     const std::int64_t k = pairs.shape(0);
     const std::int64_t* pp = pairs.data();
     for (std::int64_t r = 0; r < k; ++r)
         if (pp[2 * r] < 0 || pp[2 * r] >= q.count || pp[2 * r + 1] < 0 || pp[2 * r + 1] >= t.count)
-            throw std::invalid_argument("pair " + std::to_string(r) + " (" + std::to_string(pp[2 * r]) + ", " +
-                                        std::to_string(pp[2 * r + 1]) + ") is out of range");
+            throw std::invalid_argument("pair " + std::to_string(r) + " (" + std::to_string(pp[2 * r]) +
+                                        ", " + std::to_string(pp[2 * r + 1]) + ") is out of range");
     std::vector<AlignmentResult> res(static_cast<std::size_t>(k));
     {
         py::gil_scoped_release release;
@@ -343,13 +347,14 @@ py::list align_pairs_py(U8Array q_codes, I64Array q_offsets, U8Array t_codes, I6
     }
     py::list out;
     for (const auto& r : res)
-        out.append(py::make_tuple(r.score, r.query_start, r.query_end, r.target_start, r.target_end, r.cigar));
+        out.append(
+            py::make_tuple(r.score, r.query_start, r.query_end, r.target_start, r.target_end, r.cigar));
     return out;
 }
 
 }  // namespace
 
-void bind_msa(py::module_& m);  // csrc/bindings/msa.cpp
+void bind_msa(py::module_& m);           // csrc/bindings/msa.cpp
 void bind_msa_accurate(py::module_& m);  // csrc/bindings/msa_accurate.cpp
 
 PYBIND11_MODULE(_native, m) {
@@ -359,11 +364,12 @@ PYBIND11_MODULE(_native, m) {
     m.def("dna_pair_counts", &dna_pair_counts_py, py::arg("planes"), py::arg("i0"), py::arg("i1"),
           py::arg("j0"), py::arg("j1"), py::arg("table"), py::arg("upper_only"), py::arg("threads"),
           "Pair counts (sites, purine ts, pyrimidine ts, tv) or the 4x4 table for a tile.");
-    m.def("dna_distances_from_counts", &dna_distances_from_counts_py, py::arg("model"),
-          py::arg("counts"), py::arg("freqs"), py::arg("threads"),
-          "Distances (rows, cols) from a (4 or 16, rows, cols) count tile; model ids follow bioaccel.MODELS.");
-    m.def("dna_distance_rows", &dna_distance_rows_py, py::arg("planes"), py::arg("model"),
-          py::arg("freqs"), py::arg("i0"), py::arg("i1"), py::arg("out"), py::arg("threads"),
+    m.def(
+        "dna_distances_from_counts", &dna_distances_from_counts_py, py::arg("model"), py::arg("counts"),
+        py::arg("freqs"), py::arg("threads"),
+        "Distances (rows, cols) from a (4 or 16, rows, cols) count tile; model ids follow bioaccel.MODELS.");
+    m.def("dna_distance_rows", &dna_distance_rows_py, py::arg("planes"), py::arg("model"), py::arg("freqs"),
+          py::arg("i0"), py::arg("i1"), py::arg("out"), py::arg("threads"),
           "Fused counts + distances for rows [i0, i1), j > i, into the square `out` (both triangles).");
     m.def("neighbor_joining", &nj_py, py::arg("d"), py::arg("threads"), py::arg("in_place") = false,
           "Neighbour joining: (parent, child, length, root) edge arrays; in_place: d (writeable, "
@@ -388,9 +394,8 @@ PYBIND11_MODULE(_native, m) {
           py::arg("sketch_size"), py::arg("with_counts"), py::arg("threads"),
           "Sorted k-mer codes or hashes per sequence: (values, offsets, counts).");
     m.def("kmer_rows", &kmer_rows_py, py::arg("values"), py::arg("offsets"), py::arg("counts"),
-          py::arg("rank"), py::arg("universe"), py::arg("metric"), py::arg("sketch_size"),
-          py::arg("lengths"), py::arg("k"), py::arg("i0"), py::arg("i1"), py::arg("single"),
-          py::arg("threads"),
+          py::arg("rank"), py::arg("universe"), py::arg("metric"), py::arg("sketch_size"), py::arg("lengths"),
+          py::arg("k"), py::arg("i0"), py::arg("i1"), py::arg("single"), py::arg("threads"),
           "Distances (1 - Jaccard / Mash distance of the MinHash estimate / 1 - shared k-mer "
           "count fraction) of rows [i0, i1) against every later row, condensed; float32 when "
           "single, else float64.");

@@ -21,7 +21,6 @@ using namespace bioaccel::bindings;
 
 namespace {
 
-
 void check_columns(const SeqView& v, const I32Array& column_of, std::int64_t n_columns);
 
 msa::MsaScoring scoring(const I16Array& letter_of, const F32Array& sub, py::tuple gaps) {
@@ -60,9 +59,8 @@ void call_progress(void* ctx, std::int64_t done) {
     static_cast<ProgressCall*>(ctx)->fn(done);
 }
 
-py::tuple progressive_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
-                         py::tuple gaps, I64Array merges, F64Array weights, int threads,
-                         py::object progress) {
+py::tuple progressive_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub, py::tuple gaps,
+                         I64Array merges, F64Array weights, int threads, py::object progress) {
     const SeqView v = seq_view(codes, offsets);
     const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
     const double* w = weights_for(weights, v.count);
@@ -74,15 +72,15 @@ py::tuple progressive_py(U8Array codes, I64Array offsets, I16Array letter_of, F3
     {
         py::gil_scoped_release release;
         width = msa::progressive_align(v, sc, merges.data(), merges.shape(0), w, threads,
-                                       column_of.mutable_data(),
-                                       progress.is_none() ? nullptr : call_progress, &call);
+                                       column_of.mutable_data(), progress.is_none() ? nullptr : call_progress,
+                                       &call);
     }
     return py::make_tuple(column_of, width);
 }
 
-py::tuple refine_gaps_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
-                         py::tuple gaps, F64Array weights, int iterations, std::uint64_t seed,
-                         int radius, I32Array column_of, std::int64_t n_columns, int threads) {
+py::tuple refine_gaps_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub, py::tuple gaps,
+                         F64Array weights, int iterations, std::uint64_t seed, int radius, I32Array column_of,
+                         std::int64_t n_columns, int threads) {
     const SeqView v = seq_view(codes, offsets);
     const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
     const double* w = weights_for(weights, v.count);
@@ -101,13 +99,13 @@ py::tuple refine_gaps_py(U8Array codes, I64Array offsets, I16Array letter_of, F3
 void check_rows(const I64Array& rows, std::int64_t count) {
     for (py::ssize_t k = 0; k < rows.size(); ++k)
         if (rows.data()[k] < 0 || rows.data()[k] >= count)
-            throw std::invalid_argument("row index " + std::to_string(rows.data()[k]) +
-                                        " out of range (" + std::to_string(count) + " sequences)");
+            throw std::invalid_argument("row index " + std::to_string(rows.data()[k]) + " out of range (" +
+                                        std::to_string(count) + " sequences)");
 }
 
 double cross_sum_of_pairs_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
-                             py::tuple gaps, I32Array column_of, std::int64_t n_columns,
-                             I64Array rows_a, I64Array rows_b) {
+                             py::tuple gaps, I32Array column_of, std::int64_t n_columns, I64Array rows_a,
+                             I64Array rows_b) {
     const SeqView v = seq_view(codes, offsets);
     const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
     check_columns(v, column_of, n_columns);
@@ -121,8 +119,8 @@ double cross_sum_of_pairs_py(U8Array codes, I64Array offsets, I16Array letter_of
 
 // The profile of sub-alignment `rows`; with as_sequence and one row, the profile of that
 // sequence alone (as the progressive stage builds a tip's: its `single` letters set).
-msa::Profile pair_profile(const SeqView& v, const I32Array& column_of, const I64Array& rows,
-                          const double* w, const msa::MsaScoring& sc, bool as_sequence) {
+msa::Profile pair_profile(const SeqView& v, const I32Array& column_of, const I64Array& rows, const double* w,
+                          const msa::MsaScoring& sc, bool as_sequence) {
     if (as_sequence && rows.size() == 1) {
         const std::int64_t s = rows.data()[0];
         return msa::sequence_profile(v.seq(s), v.length(s), sc, w[s]);
@@ -139,21 +137,17 @@ void check_columns(const SeqView& v, const I32Array& column_of, std::int64_t n_c
     const std::int32_t* c = column_of.data();
     for (std::int64_t s = 0; s < v.count; ++s)
         for (std::int64_t k = v.offsets[s]; k < v.offsets[s + 1]; ++k)
-            if (c[k] < 0 || (n_columns >= 0 && c[k] >= n_columns) ||
-                (k > v.offsets[s] && c[k] <= c[k - 1]))
-                throw std::invalid_argument("column_of: sequence " + std::to_string(s) +
-                                            " has column " + std::to_string(c[k]) +
-                                            " out of order or out of range");
+            if (c[k] < 0 || (n_columns >= 0 && c[k] >= n_columns) || (k > v.offsets[s] && c[k] <= c[k - 1]))
+                throw std::invalid_argument("column_of: sequence " + std::to_string(s) + " has column " +
+                                            std::to_string(c[k]) + " out of order or out of range");
 }
 
 // The profiles of two sub-alignments (rows_a and rows_b of an alignment given by column_of),
 // arguments checked; built without the GIL.
 std::pair<msa::Profile, msa::Profile> two_profiles(const U8Array& codes, const I64Array& offsets,
-                                                   const msa::MsaScoring& sc,
-                                                   const F64Array& weights,
-                                                   const I32Array& column_of,
-                                                   const I64Array& rows_a, const I64Array& rows_b,
-                                                   bool as_sequences) {
+                                                   const msa::MsaScoring& sc, const F64Array& weights,
+                                                   const I32Array& column_of, const I64Array& rows_a,
+                                                   const I64Array& rows_b, bool as_sequences) {
     const SeqView v = seq_view(codes, offsets);
     const double* w = weights_for(weights, v.count);
     check_rows(rows_a, v.count);
@@ -166,19 +160,17 @@ std::pair<msa::Profile, msa::Profile> two_profiles(const U8Array& codes, const I
 
 // Aligns two sub-alignments (rows_a and rows_b of an alignment given by column_of) as
 // profiles: (path, DP score, path_score of that path).
-py::tuple profile_pair_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
-                          py::tuple gaps, F64Array weights, I32Array column_of, I64Array rows_a,
-                          I64Array rows_b, std::int64_t full_limit, bool as_sequences,
-                          int threads) {
+py::tuple profile_pair_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub, py::tuple gaps,
+                          F64Array weights, I32Array column_of, I64Array rows_a, I64Array rows_b,
+                          std::int64_t full_limit, bool as_sequences, int threads) {
     const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
     msa::Path path;
     double score, rescored;
     {
-        const auto [a, b] = two_profiles(codes, offsets, sc, weights, column_of, rows_a, rows_b,
-                                         as_sequences);
+        const auto [a, b] =
+            two_profiles(codes, offsets, sc, weights, column_of, rows_a, rows_b, as_sequences);
         py::gil_scoped_release release;
-        score = msa::align_profiles(a, b, sc, path, full_limit, nullptr, nullptr,
-                                    resolve_threads(threads));
+        score = msa::align_profiles(a, b, sc, path, full_limit, nullptr, nullptr, resolve_threads(threads));
         rescored = msa::path_score(a, b, sc, path);
     }
     py::array_t<std::uint8_t> p(path.size());
@@ -208,14 +200,14 @@ py::array_t<T> to_matrix(const std::vector<T>& v, std::int64_t rows, std::int64_
 // start_b, cont_b (m + 1), own_b, credit_b (m). For the GPU stage (backends/cupy_msa.py).
 py::dict dp_inputs_dict(const msa::DpInputs& in);
 
-py::dict dp_inputs_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
-                      py::tuple gaps, F64Array weights, I32Array column_of, I64Array rows_a,
-                      I64Array rows_b, bool as_sequences) {
+py::dict dp_inputs_py(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub, py::tuple gaps,
+                      F64Array weights, I32Array column_of, I64Array rows_a, I64Array rows_b,
+                      bool as_sequences) {
     const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
     msa::DpInputs in;
     {
-        const auto [a, b] = two_profiles(codes, offsets, sc, weights, column_of, rows_a, rows_b,
-                                         as_sequences);
+        const auto [a, b] =
+            two_profiles(codes, offsets, sc, weights, column_of, rows_a, rows_b, as_sequences);
         py::gil_scoped_release release;
         in = msa::dp_inputs(a, b, sc);
     }
@@ -245,16 +237,19 @@ py::dict dp_inputs_dict(const msa::DpInputs& in) {
 // ready merges of each guide-tree level); holds its arrays so the C++ run can point at them.
 class PyProgressiveRun {
 public:
-    PyProgressiveRun(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub,
-                     py::tuple gaps, I64Array merges, F64Array weights)
-        : codes_(codes), offsets_(offsets), merges_(merges), weights_(weights),
+    PyProgressiveRun(U8Array codes, I64Array offsets, I16Array letter_of, F32Array sub, py::tuple gaps,
+                     I64Array merges, F64Array weights)
+        : codes_(codes),
+          offsets_(offsets),
+          merges_(merges),
+          weights_(weights),
           sc_(scoring(letter_of, sub, gaps)) {
         const SeqView v = seq_view(codes_, offsets_);
         weights_for(weights_, v.count);
         if (merges_.ndim() != 2 || merges_.shape(1) != 2)
             throw std::invalid_argument("merges must have shape (n - 1, 2)");
-        run_ = std::make_unique<msa::ProgressiveRun>(v, sc_, merges_.data(), merges_.shape(0),
-                                                     weights_.data());
+        run_ =
+            std::make_unique<msa::ProgressiveRun>(v, sc_, merges_.data(), merges_.shape(0), weights_.data());
     }
     py::dict dp_inputs(std::int64_t k) {
         msa::DpInputs in;
@@ -317,8 +312,8 @@ py::array_t<float> lcs_distances_py(U8Array codes, I64Array offsets, int letters
     check_rows(rb, v.count);
     py::array_t<float> out({na, static_cast<std::int64_t>(rb.size())});
     py::gil_scoped_release release;
-    msa::lcs_distances(v, letters, rows_a.data(), na, rb.data(), rb.size(), false,
-                       out.mutable_data(), threads);
+    msa::lcs_distances(v, letters, rows_a.data(), na, rb.data(), rb.size(), false, out.mutable_data(),
+                       threads);
     return out;
 }
 
@@ -334,13 +329,13 @@ py::tuple single_linkage_py(F32Array condensed, std::int64_t n) {
     return py::make_tuple(merges, heights);
 }
 
-py::array_t<std::int32_t> lcs_lengths_py(U8Array codes, I64Array offsets, int letters,
-                                         I64Array rows_a, I64Array rows_b, int threads) {
+py::array_t<std::int32_t> lcs_lengths_py(U8Array codes, I64Array offsets, int letters, I64Array rows_a,
+                                         I64Array rows_b, int threads) {
     const SeqView v = seq_view(codes, offsets);
     check_rows(rows_a, v.count);
     check_rows(rows_b, v.count);
-    py::array_t<std::int32_t> out({static_cast<std::int64_t>(rows_a.size()),
-                                   static_cast<std::int64_t>(rows_b.size())});
+    py::array_t<std::int32_t> out(
+        {static_cast<std::int64_t>(rows_a.size()), static_cast<std::int64_t>(rows_b.size())});
     py::gil_scoped_release release;
     msa::lcs_lengths(v, letters, rows_a.data(), rows_a.size(), rows_b.data(), rows_b.size(),
                      out.mutable_data(), threads);
@@ -372,8 +367,7 @@ public:
         const std::int64_t n = slink_.size();
         if (rows.ndim() != 2 || rows.shape(1) < slink_.added() + rows.shape(0) - 1)
             throw std::invalid_argument("rows must be (r, at least added + r - 1) float32");
-        if (slink_.added() + rows.shape(0) > n)
-            throw std::invalid_argument("more rows than points");
+        if (slink_.added() + rows.shape(0) > n) throw std::invalid_argument("more rows than points");
         const std::int64_t width = rows.shape(1);
         py::gil_scoped_release release;
         for (py::ssize_t r = 0; r < rows.shape(0); ++r) slink_.add(rows.data() + r * width);
@@ -394,8 +388,7 @@ private:
     msa::Slink slink_;
 };
 
-py::tuple single_linkage_lcs_py(U8Array codes, I64Array offsets, int letters, I64Array rows,
-                                int threads) {
+py::tuple single_linkage_lcs_py(U8Array codes, I64Array offsets, int letters, I64Array rows, int threads) {
     const SeqView v = seq_view(codes, offsets);
     const std::int64_t n = rows.size();
     check_rows(rows, v.count);
@@ -411,11 +404,10 @@ py::tuple single_linkage_lcs_py(U8Array codes, I64Array offsets, int letters, I6
 
 // New sequences aligned to the fixed profile of an existing alignment (csrc/msa/add.cpp):
 // (kept columns, list of paths (uint8 ops, A = the profile), scores, banded flags).
-py::tuple add_to_alignment_py(U8Array codes, I64Array offsets, I32Array column_of,
-                              std::int64_t n_columns, U8Array new_codes, I64Array new_offsets,
-                              I16Array letter_of, F32Array sub, py::tuple gaps, F64Array weights,
-                              bool fragments, int band_radius, std::int64_t band_from_cells,
-                              int threads) {
+py::tuple add_to_alignment_py(U8Array codes, I64Array offsets, I32Array column_of, std::int64_t n_columns,
+                              U8Array new_codes, I64Array new_offsets, I16Array letter_of, F32Array sub,
+                              py::tuple gaps, F64Array weights, bool fragments, int band_radius,
+                              std::int64_t band_from_cells, int threads) {
     const SeqView v = seq_view(codes, offsets);
     const SeqView added = seq_view(new_codes, new_offsets);
     const msa::MsaScoring sc = scoring(letter_of, sub, gaps);
@@ -442,39 +434,36 @@ py::tuple add_to_alignment_py(U8Array codes, I64Array offsets, I32Array column_o
 
 void bind_msa(py::module_& m) {
     m.def("msa_add_to_alignment", &add_to_alignment_py, py::arg("codes"), py::arg("offsets"),
-          py::arg("column_of"), py::arg("n_columns"), py::arg("new_codes"),
-          py::arg("new_offsets"), py::arg("letter_of"), py::arg("sub"), py::arg("gaps"),
-          py::arg("weights"), py::arg("fragments") = false, py::arg("band_radius") = 100,
+          py::arg("column_of"), py::arg("n_columns"), py::arg("new_codes"), py::arg("new_offsets"),
+          py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),
+          py::arg("fragments") = false, py::arg("band_radius") = 100,
           py::arg("band_from_cells") = std::int64_t(1) << 24, py::arg("threads") = 0,
           "Each new sequence aligned to the fixed profile of an existing alignment:\n"
           "(kept columns, paths, scores, banded).");
 
-    m.def("msa_progressive", &progressive_py, py::arg("codes"), py::arg("offsets"),
-          py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("merges"),
-          py::arg("weights"), py::arg("threads"), py::arg("progress") = py::none(),
+    m.def("msa_progressive", &progressive_py, py::arg("codes"), py::arg("offsets"), py::arg("letter_of"),
+          py::arg("sub"), py::arg("gaps"), py::arg("merges"), py::arg("weights"), py::arg("threads"),
+          py::arg("progress") = py::none(),
           "Progressive MSA up a guide tree: (column of every residue, number of columns).");
-    m.def("msa_refine_gaps", &refine_gaps_py, py::arg("codes"), py::arg("offsets"),
-          py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),
-          py::arg("iterations"), py::arg("seed"), py::arg("radius"), py::arg("column_of"),
-          py::arg("n_columns"), py::arg("threads") = 1,
+    m.def("msa_refine_gaps", &refine_gaps_py, py::arg("codes"), py::arg("offsets"), py::arg("letter_of"),
+          py::arg("sub"), py::arg("gaps"), py::arg("weights"), py::arg("iterations"), py::arg("seed"),
+          py::arg("radius"), py::arg("column_of"), py::arg("n_columns"), py::arg("threads") = 1,
           "Gap-pattern split refinement: (column_of, number of columns, splits accepted).");
     m.def("msa_cross_sum_of_pairs", &cross_sum_of_pairs_py, py::arg("codes"), py::arg("offsets"),
-          py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("column_of"),
-          py::arg("n_columns"), py::arg("rows_a"), py::arg("rows_b"),
+          py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("column_of"), py::arg("n_columns"),
+          py::arg("rows_a"), py::arg("rows_b"),
           "Sum-of-pairs score of the pairs across rows_a x rows_b (each pair's own gap runs),\n"
           "the refinement's acceptance score.");
-    m.def("msa_lcs_distances", &lcs_distances_py, py::arg("codes"), py::arg("offsets"),
-          py::arg("letters"), py::arg("rows_a"), py::arg("rows_b") = py::none(),
-          py::arg("threads") = 0,
+    m.def("msa_lcs_distances", &lcs_distances_py, py::arg("codes"), py::arg("offsets"), py::arg("letters"),
+          py::arg("rows_a"), py::arg("rows_b") = py::none(), py::arg("threads") = 0,
           "LCS guide-tree distances: condensed over rows_a, or rows_a x rows_b.");
     m.def("msa_single_linkage", &single_linkage_py, py::arg("condensed"), py::arg("n"),
           "Single-linkage merges (n - 1, 2) and heights of a condensed float32 matrix.");
-    m.def("msa_lcs_lengths", &lcs_lengths_py, py::arg("codes"), py::arg("offsets"),
-          py::arg("letters"), py::arg("rows_a"), py::arg("rows_b"), py::arg("threads") = 0,
+    m.def("msa_lcs_lengths", &lcs_lengths_py, py::arg("codes"), py::arg("offsets"), py::arg("letters"),
+          py::arg("rows_a"), py::arg("rows_b"), py::arg("threads") = 0,
           "LCS lengths of rows_a x rows_b (int32).");
-    m.def("msa_lcs_distance_of_lengths", &lcs_distance_of_lengths_py, py::arg("la"),
-          py::arg("lb"), py::arg("lcs"),
-          "Guide-tree distances (la + lb - 2 lcs)^0.75 / lcs (float32; FLT_MAX for lcs 0).");
+    m.def("msa_lcs_distance_of_lengths", &lcs_distance_of_lengths_py, py::arg("la"), py::arg("lb"),
+          py::arg("lcs"), "Guide-tree distances (la + lb - 2 lcs)^0.75 / lcs (float32; FLT_MAX for lcs 0).");
     py::class_<PySlink>(m, "MsaSlink", "Single linkage fed a block of distance rows at a time.")
         .def(py::init<std::int64_t>(), py::arg("n"))
         .def("add_rows", &PySlink::add_rows, py::arg("rows"))
@@ -484,10 +473,9 @@ void bind_msa(py::module_& m) {
           py::arg("letters"), py::arg("rows"), py::arg("threads") = 0,
           "Single-linkage merges and heights over the LCS distances of rows, streamed\n"
           "(O(n) memory): what msa_single_linkage gives for msa_lcs_distances(rows).");
-    m.def("msa_profile_pair", &profile_pair_py, py::arg("codes"), py::arg("offsets"),
-          py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),
-          py::arg("column_of"), py::arg("rows_a"), py::arg("rows_b"),
-          py::arg("full_limit") = std::int64_t(1) << 26, py::arg("as_sequences") = false,
+    m.def("msa_profile_pair", &profile_pair_py, py::arg("codes"), py::arg("offsets"), py::arg("letter_of"),
+          py::arg("sub"), py::arg("gaps"), py::arg("weights"), py::arg("column_of"), py::arg("rows_a"),
+          py::arg("rows_b"), py::arg("full_limit") = std::int64_t(1) << 26, py::arg("as_sequences") = false,
           py::arg("threads") = 1,
           "Profile-profile DP of two sub-alignments: (path, score, path score). With\n"
           "as_sequences, a one-row side is profiled as its sequence alone (as tips are);\n"
@@ -495,8 +483,8 @@ void bind_msa(py::module_& m) {
     py::class_<PyProgressiveRun>(m, "MsaProgressiveRun",
                                  "The progressive stage one merge at a time (for the GPU stage).")
         .def(py::init<U8Array, I64Array, I16Array, F32Array, py::tuple, I64Array, F64Array>(),
-             py::arg("codes"), py::arg("offsets"), py::arg("letter_of"), py::arg("sub"),
-             py::arg("gaps"), py::arg("merges"), py::arg("weights"))
+             py::arg("codes"), py::arg("offsets"), py::arg("letter_of"), py::arg("sub"), py::arg("gaps"),
+             py::arg("merges"), py::arg("weights"))
         .def("dp_inputs", &PyProgressiveRun::dp_inputs, py::arg("k"),
              "The DP arrays of merge k's two profiles (as msa_dp_inputs).")
         .def("banded_path", &PyProgressiveRun::banded_path, py::arg("k"),
@@ -504,9 +492,8 @@ void bind_msa(py::module_& m) {
         .def("merge", &PyProgressiveRun::merge, py::arg("k"), py::arg("path"),
              "Merge k along a DP path (uint8 ops 0/1/2).")
         .def("finish", &PyProgressiveRun::finish, "(column of every residue, number of columns).");
-    m.def("msa_dp_inputs", &dp_inputs_py, py::arg("codes"), py::arg("offsets"),
-          py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),
-          py::arg("column_of"), py::arg("rows_a"), py::arg("rows_b"),
-          py::arg("as_sequences") = false,
+    m.def("msa_dp_inputs", &dp_inputs_py, py::arg("codes"), py::arg("offsets"), py::arg("letter_of"),
+          py::arg("sub"), py::arg("gaps"), py::arg("weights"), py::arg("column_of"), py::arg("rows_a"),
+          py::arg("rows_b"), py::arg("as_sequences") = false,
           "The arrays the profile-profile DP of msa_profile_pair reads (a dict).");
 }

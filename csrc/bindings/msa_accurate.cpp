@@ -38,8 +38,8 @@ msa::PairHmm pair_hmm(const F64Array& odds, const F64Array& start, const F64Arra
     return h;
 }
 
-py::tuple pair_posteriors_py(I16Array x, I16Array y, F64Array odds, F64Array start,
-                             F64Array open, F64Array extend) {
+py::tuple pair_posteriors_py(I16Array x, I16Array y, F64Array odds, F64Array start, F64Array open,
+                             F64Array extend) {
     const msa::PairHmm h = pair_hmm(odds, start, open, extend);
     const std::int64_t lx = x.size(), ly = y.size();
     py::array_t<double> post({lx, ly});
@@ -94,12 +94,11 @@ public:
     }
     std::int64_t n() const { return seqs_.count(); }
 
-    void compute(F64Array odds, F64Array start, F64Array open, F64Array extend, float cutoff,
-                 int threads) {
+    void compute(F64Array odds, F64Array start, F64Array open, F64Array extend, float cutoff, int threads) {
         const msa::PairHmm h = pair_hmm(odds, start, open, extend);
         if (h.letters != letters_)
-            throw std::invalid_argument("odds has " + std::to_string(h.letters) +
-                                        " letters, the sequences " + std::to_string(letters_));
+            throw std::invalid_argument("odds has " + std::to_string(h.letters) + " letters, the sequences " +
+                                        std::to_string(letters_));
         py::gil_scoped_release release;
         post_ = msa::all_pair_posteriors(seqs_, h, cutoff, threads, accuracy_);
     }
@@ -114,8 +113,8 @@ public:
         for (py::ssize_t k = 0; k < pairs.shape(0); ++k) {
             const std::int64_t x = pairs.data()[2 * k], y = pairs.data()[2 * k + 1];
             if (x < 0 || y <= x || y >= n)
-                throw std::invalid_argument("pair " + std::to_string(k) + " (" + std::to_string(x) +
-                                            ", " + std::to_string(y) + ") is not x < y < n");
+                throw std::invalid_argument("pair " + std::to_string(k) + " (" + std::to_string(x) + ", " +
+                                            std::to_string(y) + ") is not x < y < n");
             const std::int64_t st = starts.data()[k];
             if (st < 0 || st + seqs_.len(x) * seqs_.len(y) > flat.size())
                 throw std::invalid_argument("pair " + std::to_string(k) + " runs past the buffer");
@@ -124,8 +123,7 @@ public:
         for (py::ssize_t k = 0; k < pairs.shape(0); ++k) {
             const std::int64_t x = pairs.data()[2 * k], y = pairs.data()[2 * k + 1];
             const std::int64_t idx = msa::pair_index(x, y, n);
-            post_[idx] = msa::sparsify(flat.data() + starts.data()[k], seqs_.len(x), seqs_.len(y),
-                                       cutoff);
+            post_[idx] = msa::sparsify(flat.data() + starts.data()[k], seqs_.len(x), seqs_.len(y), cutoff);
             accuracy_[idx] = msa::expected_accuracy(post_[idx]);
         }
     }
@@ -165,8 +163,8 @@ public:
         std::int64_t width = 0, accepted = 0;
         {
             py::gil_scoped_release release;
-            cols = msa::consistency_align(seqs_, post_, merges.data(), iterations, seed, threads,
-                                          width, accepted);
+            cols = msa::consistency_align(seqs_, post_, merges.data(), iterations, seed, threads, width,
+                                          accepted);
         }
         py::array_t<std::int32_t> out(cols.size());
         std::copy(cols.begin(), cols.end(), out.mutable_data());
@@ -211,18 +209,17 @@ void bind_msa_accurate(py::module_& m) {
         .def(py::init<U8Array, I64Array, I16Array, int>(), py::arg("codes"), py::arg("offsets"),
              py::arg("letter_of"), py::arg("letters"))
         .def_property_readonly("n", &PyPosteriorSet::n)
-        .def("compute", &PyPosteriorSet::compute, py::arg("odds"), py::arg("start"),
-             py::arg("open"), py::arg("extend"), py::arg("cutoff"), py::arg("threads"))
-        .def("set_pairs", &PyPosteriorSet::set_pairs, py::arg("pairs"), py::arg("flat"),
-             py::arg("starts"), py::arg("cutoff"))
+        .def("compute", &PyPosteriorSet::compute, py::arg("odds"), py::arg("start"), py::arg("open"),
+             py::arg("extend"), py::arg("cutoff"), py::arg("threads"))
+        .def("set_pairs", &PyPosteriorSet::set_pairs, py::arg("pairs"), py::arg("flat"), py::arg("starts"),
+             py::arg("cutoff"))
         .def("pair", &PyPosteriorSet::pair, py::arg("x"), py::arg("y"),
              "(row_start, col, p, rows, cols) of pair x < y.")
         .def("accuracy", &PyPosteriorSet::accuracy)
         .def("consistency", &PyPosteriorSet::consistency, py::arg("rounds"), py::arg("cutoff"),
              py::arg("threads"))
-        .def("align", &PyPosteriorSet::align, py::arg("merges"), py::arg("iterations"),
-             py::arg("seed"), py::arg("threads"),
-             "(column of every residue, width, refinements accepted).")
+        .def("align", &PyPosteriorSet::align, py::arg("merges"), py::arg("iterations"), py::arg("seed"),
+             py::arg("threads"), "(column of every residue, width, refinements accepted).")
         .def("objective", &PyPosteriorSet::objective, py::arg("cols"))
         .def_property_readonly("nbytes", &PyPosteriorSet::nbytes)
         .def_property_readonly("entries", &PyPosteriorSet::entries);

@@ -30,8 +30,7 @@ CpuFeatures probe() {
     if (f.built_avx2 && f.cpu_avx2 && f.cpu_popcnt && !f.no_avx2) {
         f.isa = Isa::Avx2;
         if (f.built_avx512 && f.cpu_avx512f && f.cpu_avx512bw && f.cpu_avx512vl && f.cpu_avx512vbmi &&
-            f.cpu_avx512vpopcntdq &&
-            !f.no_avx512)
+            f.cpu_avx512vpopcntdq && !f.no_avx512)
             f.isa = Isa::Avx512;
     }
     return f;
@@ -46,8 +45,10 @@ const CpuFeatures& cpu_features() {
 
 const char* isa_name(Isa isa) {
     switch (isa) {
-        case Isa::Avx512: return "avx512";
-        case Isa::Avx2: return "avx2";
+        case Isa::Avx512:
+            return "avx512";
+        case Isa::Avx2:
+            return "avx2";
         default:
 #if defined(__x86_64__)
             return "sse2";

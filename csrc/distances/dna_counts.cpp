@@ -20,7 +20,7 @@ __attribute__((always_inline)) inline void summary_counts_body(const std::uint64
     std::int64_t sites = 0, ts_r = 0, ts_y = 0, tv = 0;
     for (std::int64_t w = 0; w < W; ++w) {
         const std::uint64_t k = ka[w] & kb[w];
-        const std::uint64_t dp = pa[w] ^ pb[w];          // purine vs pyrimidine: transversion
+        const std::uint64_t dp = pa[w] ^ pb[w];              // purine vs pyrimidine: transversion
         const std::uint64_t ts = k & ~dp & (ga[w] ^ gb[w]);  // same class, other base: transition
         sites += __builtin_popcountll(k);
         tv += __builtin_popcountll(k & dp);
@@ -56,8 +56,9 @@ void table_counts_base(const std::uint64_t* a, const std::uint64_t* b, std::int6
     table_counts_body(a, b, W, acc);
 }
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2,popcnt"))) void summary_counts_avx2(const std::uint64_t* a, const std::uint64_t* b,
-                                                                std::int64_t W, std::int64_t* acc) {
+__attribute__((target("avx2,popcnt"))) void summary_counts_avx2(const std::uint64_t* a,
+                                                                const std::uint64_t* b, std::int64_t W,
+                                                                std::int64_t* acc) {
     summary_counts_body(a, b, W, acc);
 }
 __attribute__((target("avx2,popcnt"))) void table_counts_avx2(const std::uint64_t* a, const std::uint64_t* b,
@@ -74,12 +75,12 @@ CountFn pick_counts(bool table) {
     return table ? table_counts_base : summary_counts_base;
 }
 
-void check_ranges(std::int64_t n, std::int64_t words, std::int64_t i0, std::int64_t i1,
-                  std::int64_t j0, std::int64_t j1) {
+void check_ranges(std::int64_t n, std::int64_t words, std::int64_t i0, std::int64_t i1, std::int64_t j0,
+                  std::int64_t j1) {
     if (n < 0 || words < 0 || i0 < 0 || j0 < 0 || i0 > i1 || j0 > j1 || i1 > n || j1 > n)
         throw std::invalid_argument("dna pair counts: row range [" + std::to_string(i0) + ", " +
-                                    std::to_string(i1) + ") or column range [" + std::to_string(j0) +
-                                    ", " + std::to_string(j1) + ") is outside 0.." + std::to_string(n));
+                                    std::to_string(i1) + ") or column range [" + std::to_string(j0) + ", " +
+                                    std::to_string(j1) + ") is outside 0.." + std::to_string(n));
     if (words > (std::int64_t(1) << 31) / 64)
         throw std::overflow_error("dna pair counts: more than 2^31 sites would overflow int32 counts");
 }
@@ -87,8 +88,8 @@ void check_ranges(std::int64_t n, std::int64_t words, std::int64_t i0, std::int6
 // Visit the pairs (i, j) of rows [i0, i1) x cols [j0, j1) in cache-sized tiles, in
 // parallel; with `upper_only`, only j > i. fn(i, j) must be thread-safe.
 template <class Fn>
-void for_each_pair(std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1,
-                   bool upper_only, int threads, Fn fn) {
+void for_each_pair(std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1, bool upper_only,
+                   int threads, Fn fn) {
     const std::int64_t bi = (i1 - i0 + kBlock - 1) / kBlock, bj = (j1 - j0 + kBlock - 1) / kBlock;
 #ifdef _OPENMP
 #pragma omp parallel for collapse(2) schedule(dynamic, 1) num_threads(resolve_threads(threads))
@@ -108,9 +109,9 @@ void for_each_pair(std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64
 
 }  // namespace
 
-void dna_pair_counts(const std::uint64_t* planes, std::int64_t n, std::int64_t words,
-                     std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1,
-                     bool table, bool upper_only, std::int32_t* out, int threads) {
+void dna_pair_counts(const std::uint64_t* planes, std::int64_t n, std::int64_t words, std::int64_t i0,
+                     std::int64_t i1, std::int64_t j0, std::int64_t j1, bool table, bool upper_only,
+                     std::int32_t* out, int threads) {
     check_ranges(n, words, i0, i1, j0, j1);
     const std::int64_t cols = j1 - j0, plane = (i1 - i0) * cols;
     const int k = table ? kNumTableCounts : kNumPairCounts;
@@ -146,9 +147,8 @@ void dna_distances_from_counts(DnaModel model, const std::int32_t* counts, std::
     }
 }
 
-void dna_distance_rows(const std::uint64_t* planes, std::int64_t n, std::int64_t words,
-                       DnaModel model, const double* freqs, std::int64_t i0, std::int64_t i1,
-                       double* out, int threads) {
+void dna_distance_rows(const std::uint64_t* planes, std::int64_t n, std::int64_t words, DnaModel model,
+                       const double* freqs, std::int64_t i0, std::int64_t i1, double* out, int threads) {
     check_ranges(n, words, i0, i1, i0, n);
     const ModelConstants k(freqs);
     const std::int64_t stride = 3 * words;

@@ -41,7 +41,9 @@ struct MinHashCount {
 // where it passes s is walked again value by value.
 constexpr std::int64_t kBlock = 16;
 
-inline std::int64_t in_row(const std::uint64_t* bits, std::uint32_t u) { return (bits[u >> 6] >> (u & 63)) & 1; }
+inline std::int64_t in_row(const std::uint64_t* bits, std::uint32_t u) {
+    return (bits[u >> 6] >> (u & 63)) & 1;
+}
 
 template <class CountBlock>
 __attribute__((always_inline)) inline void minhash_row_body(const KmerView& t, const std::uint64_t* bits,
@@ -94,37 +96,39 @@ void minhash_row_scalar(const KmerView& t, const std::uint64_t* bits, const std:
 __attribute__((target("avx2,popcnt"))) void minhash_row_avx2(const KmerView& t, const std::uint64_t* bits,
                                                              const std::uint32_t* below, std::int64_t i,
                                                              std::int64_t s, MinHashCount* row) {
-    minhash_row_body(t, bits, below, i, s, row,
-                     [](const std::uint64_t* w, const std::uint32_t* b) __attribute__((target("avx2,popcnt"))) {
-                         const int* words = reinterpret_cast<const int*>(w);
-                         const __m256i low5 = _mm256_set1_epi32(31), one = _mm256_set1_epi32(1);
-                         const __m256i u0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
-                         const __m256i u1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 8));
-                         const __m256i g0 = _mm256_i32gather_epi32(words, _mm256_srli_epi32(u0, 5), 4);
-                         const __m256i g1 = _mm256_i32gather_epi32(words, _mm256_srli_epi32(u1, 5), 4);
-                         const __m256i bit0 = _mm256_sllv_epi32(one, _mm256_and_si256(u0, low5));
-                         const __m256i bit1 = _mm256_sllv_epi32(one, _mm256_and_si256(u1, low5));
-                         const __m256i in0 = _mm256_cmpeq_epi32(_mm256_and_si256(g0, bit0), bit0);
-                         const __m256i in1 = _mm256_cmpeq_epi32(_mm256_and_si256(g1, bit1), bit1);
-                         const unsigned mask = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(in0))) |
-                                               (static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(in1))) << 8);
-                         return static_cast<std::int64_t>(__builtin_popcount(mask));
-                     });
+    minhash_row_body(
+        t, bits, below, i, s, row,
+        [](const std::uint64_t* w, const std::uint32_t* b) __attribute__((target("avx2,popcnt"))) {
+            const int* words = reinterpret_cast<const int*>(w);
+            const __m256i low5 = _mm256_set1_epi32(31), one = _mm256_set1_epi32(1);
+            const __m256i u0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+            const __m256i u1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 8));
+            const __m256i g0 = _mm256_i32gather_epi32(words, _mm256_srli_epi32(u0, 5), 4);
+            const __m256i g1 = _mm256_i32gather_epi32(words, _mm256_srli_epi32(u1, 5), 4);
+            const __m256i bit0 = _mm256_sllv_epi32(one, _mm256_and_si256(u0, low5));
+            const __m256i bit1 = _mm256_sllv_epi32(one, _mm256_and_si256(u1, low5));
+            const __m256i in0 = _mm256_cmpeq_epi32(_mm256_and_si256(g0, bit0), bit0);
+            const __m256i in1 = _mm256_cmpeq_epi32(_mm256_and_si256(g1, bit1), bit1);
+            const unsigned mask = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(in0))) |
+                                  (static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(in1))) << 8);
+            return static_cast<std::int64_t>(__builtin_popcount(mask));
+        });
 }
 
 // AVX-512: one gather of 16 ranks, a test into a 16-bit mask.
 __attribute__((target("avx512f,avx512bw,avx512vl,avx2,popcnt"))) void minhash_row_avx512(
     const KmerView& t, const std::uint64_t* bits, const std::uint32_t* below, std::int64_t i, std::int64_t s,
     MinHashCount* row) {
-    minhash_row_body(t, bits, below, i, s, row,
-                     [](const std::uint64_t* w, const std::uint32_t* b)
-                         __attribute__((target("avx512f,avx512bw,avx512vl,avx2,popcnt"))) {
-                             const __m512i u = _mm512_loadu_si512(b);
-                             const __m512i g = _mm512_i32gather_epi32(_mm512_srli_epi32(u, 5), w, 4);
-                             const __m512i bit = _mm512_sllv_epi32(_mm512_set1_epi32(1),
-                                                                   _mm512_and_si512(u, _mm512_set1_epi32(31)));
-                             return static_cast<std::int64_t>(__builtin_popcount(_mm512_test_epi32_mask(g, bit)));
-                         });
+    minhash_row_body(
+        t, bits, below, i, s, row,
+        [](const std::uint64_t* w, const std::uint32_t* b)
+            __attribute__((target("avx512f,avx512bw,avx512vl,avx2,popcnt"))) {
+                const __m512i u = _mm512_loadu_si512(b);
+                const __m512i g = _mm512_i32gather_epi32(_mm512_srli_epi32(u, 5), w, 4);
+                const __m512i bit =
+                    _mm512_sllv_epi32(_mm512_set1_epi32(1), _mm512_and_si512(u, _mm512_set1_epi32(31)));
+                return static_cast<std::int64_t>(__builtin_popcount(_mm512_test_epi32_mask(g, bit)));
+            });
 }
 #endif
 
@@ -132,9 +136,12 @@ void minhash_row(const KmerView& t, const std::uint64_t* bits, const std::uint32
                  std::int64_t s, MinHashCount* row) {
 #if defined(__x86_64__) && defined(__GNUC__)
     switch (active_isa()) {
-        case Isa::Avx512: return minhash_row_avx512(t, bits, below, i, s, row);
-        case Isa::Avx2: return minhash_row_avx2(t, bits, below, i, s, row);
-        default: break;
+        case Isa::Avx512:
+            return minhash_row_avx512(t, bits, below, i, s, row);
+        case Isa::Avx2:
+            return minhash_row_avx2(t, bits, below, i, s, row);
+        default:
+            break;
     }
 #endif
     minhash_row_scalar(t, bits, below, i, s, row);
@@ -151,9 +158,15 @@ void count_row(const KmerView& t, const std::int64_t* lengths, int k, std::int64
         const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
         std::int64_t x = 0, y = 0, shared = 0;
         while (x < na && y < nb) {
-            if (a[x] < b[y]) ++x;
-            else if (b[y] < a[x]) ++y;
-            else { shared += std::min(ca[x], cb[y]); ++x; ++y; }
+            if (a[x] < b[y])
+                ++x;
+            else if (b[y] < a[x])
+                ++y;
+            else {
+                shared += std::min(ca[x], cb[y]);
+                ++x;
+                ++y;
+            }
         }
         const std::int64_t denom = std::min(lengths[i], lengths[j]) - k + 1;
         row[j - i - 1] = denom > 0 ? static_cast<double>(shared) / static_cast<double>(denom) : 0.0;
@@ -237,7 +250,8 @@ Postings build_postings(const KmerView& t, std::int64_t i0, std::int64_t i1) {
 // `at` holds, per value of row i, its first posting of a later row; returns false (nothing
 // written) when the postings of the row would cost more than the bitmap walk.
 bool minhash_row_postings(const KmerView& t, const Postings& p, std::int64_t i, std::int64_t s, bool force,
-                          std::vector<std::uint32_t>& at, std::vector<std::uint64_t>& cnt, MinHashCount* row) {
+                          std::vector<std::uint32_t>& at, std::vector<std::uint64_t>& cnt,
+                          MinHashCount* row) {
     const std::uint32_t* a = t.rank + t.offsets[i];
     const std::int64_t na = t.offsets[i + 1] - t.offsets[i], n = t.n;
     at.resize(static_cast<std::size_t>(na));
@@ -250,7 +264,9 @@ bool minhash_row_postings(const KmerView& t, const Postings& p, std::int64_t i, 
         cost += hi - first;
     }
     // a posting costs a few bit tests' worth; the bitmap walk about min(s, |row|) tests a pair
-    const std::int64_t walk = (n - i - 1) * std::min<std::int64_t>(s, (t.offsets[n] - t.offsets[i + 1]) / std::max<std::int64_t>(1, n - i - 1));
+    const std::int64_t walk =
+        (n - i - 1) *
+        std::min<std::int64_t>(s, (t.offsets[n] - t.offsets[i + 1]) / std::max<std::int64_t>(1, n - i - 1));
     if (!force && 4 * cost > walk) return false;
     // per later row j: shared values so far (low 32 bits) and those counted (high 32 bits)
     std::fill(cnt.begin() + i + 1, cnt.end(), 0);
@@ -265,7 +281,8 @@ bool minhash_row_postings(const KmerView& t, const Postings& p, std::int64_t i, 
     }
     for (std::int64_t j = i + 1; j < n; ++j) {
         const std::int64_t nb = t.offsets[j + 1] - t.offsets[j];
-        const std::int64_t shared = static_cast<std::int64_t>(cnt[j] >> 32), common = static_cast<std::uint32_t>(cnt[j]);
+        const std::int64_t shared = static_cast<std::int64_t>(cnt[j] >> 32),
+                           common = static_cast<std::uint32_t>(cnt[j]);
         row[j - i - 1] = {shared, std::min<std::int64_t>(s, na + nb - common)};
     }
     return true;
@@ -282,9 +299,8 @@ inline double mash_from_jaccard(double j, int k) {
 }
 
 template <typename T>
-void kmer_rows_as(const KmerView& t, KmerMetric metric, std::int64_t sketch_size,
-                  const std::int64_t* lengths, int k, std::int64_t i0, std::int64_t i1, T* out,
-                  int threads) {
+void kmer_rows_as(const KmerView& t, KmerMetric metric, std::int64_t sketch_size, const std::int64_t* lengths,
+                  int k, std::int64_t i0, std::int64_t i1, T* out, int threads) {
     const std::int64_t n = t.n;
     if (metric == KmerMetric::CountFraction && t.counts == nullptr)
         throw std::invalid_argument("the k-mer-count distance needs counts");
@@ -301,7 +317,8 @@ void kmer_rows_as(const KmerView& t, KmerMetric metric, std::int64_t sketch_size
     const char* how = std::getenv("BIOACCEL_MINHASH_PAIRS");
     const std::string pairs_by = how ? how : "";
     Postings postings;
-    if (metric == KmerMetric::MinHash && pairs_by != "bitmap" && i0 < i1) postings = build_postings(t, i0, i1);
+    if (metric == KmerMetric::MinHash && pairs_by != "bitmap" && i0 < i1)
+        postings = build_postings(t, i0, i1);
     if (pairs_by == "postings" && metric == KmerMetric::MinHash && !postings.built && i0 < i1)
         throw std::invalid_argument("BIOACCEL_MINHASH_PAIRS=postings: more than 2^26 postings");
     if (metric == KmerMetric::MinHash && sketch_size > 0 && sketch_size <= (std::int64_t(1) << 20)) {
@@ -316,7 +333,7 @@ void kmer_rows_as(const KmerView& t, KmerMetric metric, std::int64_t sketch_size
 #endif
     {
         std::vector<std::uint64_t> bits(words, 0);
-        std::vector<std::uint32_t> below(words + 1, 0);  // row values in earlier words
+        std::vector<std::uint32_t> below(words + 1, 0);        // row values in earlier words
         std::vector<double> row(static_cast<std::size_t>(n));  // similarities of one row
         std::vector<MinHashCount> counts(metric == KmerMetric::MinHash ? static_cast<std::size_t>(n) : 0);
         std::vector<std::uint32_t> at;
@@ -326,7 +343,8 @@ void kmer_rows_as(const KmerView& t, KmerMetric metric, std::int64_t sketch_size
 #endif
         for (std::int64_t i = i0; i < i1; ++i) {
             if (metric == KmerMetric::MinHash && postings.built &&
-                minhash_row_postings(t, postings, i, sketch_size, pairs_by == "postings", at, cnt, counts.data())) {
+                minhash_row_postings(t, postings, i, sketch_size, pairs_by == "postings", at, cnt,
+                                     counts.data())) {
                 // done from the postings
             } else if (metric == KmerMetric::MinHash) {
                 const std::uint32_t* a = t.rank + t.offsets[i];
@@ -362,15 +380,13 @@ void kmer_rows_as(const KmerView& t, KmerMetric metric, std::int64_t sketch_size
 
 }  // namespace
 
-void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size,
-               const std::int64_t* lengths, int k, std::int64_t i0, std::int64_t i1, double* out,
-               int threads) {
+void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size, const std::int64_t* lengths,
+               int k, std::int64_t i0, std::int64_t i1, double* out, int threads) {
     kmer_rows_as(t, metric, sketch_size, lengths, k, i0, i1, out, threads);
 }
 
-void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size,
-               const std::int64_t* lengths, int k, std::int64_t i0, std::int64_t i1, float* out,
-               int threads) {
+void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size, const std::int64_t* lengths,
+               int k, std::int64_t i0, std::int64_t i1, float* out, int threads) {
     kmer_rows_as(t, metric, sketch_size, lengths, k, i0, i1, out, threads);
 }
 
@@ -422,9 +438,11 @@ KmerTable kmer_table(const SeqView& seqs, const std::int8_t* digit, int radix, i
     double space = 1;
     for (int i = 0; i < k; ++i) space *= radix;
     if (space > 18446744073709551616.0)  // radix^k codes must fit 64 bits (DNA: k <= 32)
-        throw std::invalid_argument("k = " + std::to_string(k) + " is too large for 64-bit k-mer codes with " +
-                                    std::to_string(radix) + " letters");
-    if (canonical && radix != 4) throw std::invalid_argument("canonical k-mers need the 4-letter DNA alphabet");
+        throw std::invalid_argument("k = " + std::to_string(k) +
+                                    " is too large for 64-bit k-mer codes with " + std::to_string(radix) +
+                                    " letters");
+    if (canonical && radix != 4)
+        throw std::invalid_argument("canonical k-mers need the 4-letter DNA alphabet");
     const std::int64_t n = seqs.count;
     std::vector<std::vector<std::uint64_t>> vals(static_cast<std::size_t>(n));
     std::vector<std::vector<std::uint32_t>> cnts(static_cast<std::size_t>(n));
@@ -450,7 +468,8 @@ KmerTable kmer_table(const SeqView& seqs, const std::int8_t* digit, int radix, i
                 fwd = rev = 0;
                 continue;
             }
-            fwd = (valid == k ? (fwd % top) : fwd) * static_cast<std::uint64_t>(radix) + static_cast<std::uint64_t>(d);
+            fwd = (valid == k ? (fwd % top) : fwd) * static_cast<std::uint64_t>(radix) +
+                  static_cast<std::uint64_t>(d);
             if (canonical) rev = (rev >> 2) | (static_cast<std::uint64_t>(3 - d) << shift);
             if (valid < k) ++valid;
             if (valid == k) {
@@ -480,7 +499,8 @@ KmerTable kmer_table(const SeqView& seqs, const std::int8_t* digit, int radix, i
     }
     KmerTable t;
     t.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
-    for (std::int64_t s = 0; s < n; ++s) t.offsets[s + 1] = t.offsets[s] + static_cast<std::int64_t>(vals[s].size());
+    for (std::int64_t s = 0; s < n; ++s)
+        t.offsets[s + 1] = t.offsets[s] + static_cast<std::int64_t>(vals[s].size());
     t.values.resize(static_cast<std::size_t>(t.offsets[n]));
     if (with_counts) t.counts.resize(t.values.size());
     for (std::int64_t s = 0; s < n; ++s) {

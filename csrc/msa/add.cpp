@@ -46,8 +46,7 @@ std::vector<std::uint64_t> kmer_keys(const std::int16_t* s, std::int64_t len, in
     std::vector<std::uint64_t> keys;
     if (len < k) return keys;
     keys.resize(len - k + 1);
-    const std::uint64_t mask = (bits * k >= 64) ? ~std::uint64_t(0)
-                                                : ((std::uint64_t(1) << (bits * k)) - 1);
+    const std::uint64_t mask = (bits * k >= 64) ? ~std::uint64_t(0) : ((std::uint64_t(1) << (bits * k)) - 1);
     std::uint64_t key = 0;
     for (std::int64_t t = 0; t < len; ++t) {
         key = ((key << bits) | static_cast<std::uint64_t>(s[t])) & mask;
@@ -70,8 +69,8 @@ AnchorIndex::AnchorIndex(const std::vector<std::int16_t>& letters, int n_letters
     }
 }
 
-std::vector<std::pair<std::int64_t, std::int64_t>> AnchorIndex::chain(
-    const std::int16_t* s, std::int64_t len) const {
+std::vector<std::pair<std::int64_t, std::int64_t>> AnchorIndex::chain(const std::int16_t* s,
+                                                                      std::int64_t len) const {
     const std::vector<std::uint64_t> keys = kmer_keys(s, len, k_, bits_);
     std::vector<std::pair<std::int64_t, std::int64_t>> hits;  // (profile column, position)
     for (std::size_t t = 0; t < keys.size(); ++t) {
@@ -95,15 +94,13 @@ std::vector<std::pair<std::int64_t, std::int64_t>> AnchorIndex::chain(
         }
     }
     std::vector<std::pair<std::int64_t, std::int64_t>> out;
-    for (std::int64_t h = tail_at.empty() ? -1 : tail_at.back(); h >= 0; h = prev[h])
-        out.push_back(hits[h]);
+    for (std::int64_t h = tail_at.empty() ? -1 : tail_at.back(); h >= 0; h = prev[h]) out.push_back(hits[h]);
     std::reverse(out.begin(), out.end());
     return out;
 }
 
-bool anchor_band(const std::vector<std::pair<std::int64_t, std::int64_t>>& anchors, int k,
-                 int n, int m, int radius, bool free_ends, std::vector<int>& lo,
-                 std::vector<int>& hi) {
+bool anchor_band(const std::vector<std::pair<std::int64_t, std::int64_t>>& anchors, int k, int n, int m,
+                 int radius, bool free_ends, std::vector<int>& lo, std::vector<int>& hi) {
     if (anchors.empty()) return false;
     std::vector<Point> pts;
     pts.push_back({0, 0});
@@ -152,8 +149,8 @@ bool anchor_band(const std::vector<std::pair<std::int64_t, std::int64_t>>& ancho
     return true;
 }
 
-bool profile_band(const Profile& a, const Profile& b, int radius, bool free_ends,
-                  std::vector<int>& lo, std::vector<int>& hi) {
+bool profile_band(const Profile& a, const Profile& b, int radius, bool free_ends, std::vector<int>& lo,
+                  std::vector<int>& hi) {
     if (a.len == 0 || b.len == 0 || a.letters != b.letters) return false;
     const AnchorIndex index(consensus(a), a.letters);
     const std::vector<std::int16_t> cb = b.single.empty() ? consensus(b) : b.single;
@@ -177,15 +174,13 @@ bool banded_merge_path(const Profile& a, const Profile& b, const MsaScoring& sc,
     return true;
 }
 
-AddResult align_to_alignment(const SeqView& existing, const std::int32_t* cols,
-                             const double* weights, const SeqView& added, const MsaScoring& sc,
-                             const AddOptions& opt, int threads) {
+AddResult align_to_alignment(const SeqView& existing, const std::int32_t* cols, const double* weights,
+                             const SeqView& added, const MsaScoring& sc, const AddOptions& opt, int threads) {
     if (existing.count < 1) throw std::invalid_argument("the existing alignment has no rows");
     std::vector<std::int64_t> rows(existing.count);
     for (std::int64_t r = 0; r < existing.count; ++r) rows[r] = r;
     AddResult res;
-    Profile fixed = rows_profile(existing, cols, rows.data(), existing.count, weights, sc,
-                                 res.kept_columns);
+    Profile fixed = rows_profile(existing, cols, rows.data(), existing.count, weights, sc, res.kept_columns);
     if (fixed.len == 0) throw std::invalid_argument("the existing alignment has no residues");
     // Fragments: a residue is scored against the mix of residues its column holds, not
     // diluted by the rows with a gap there (those still cost their gap's kind), and skipping
@@ -206,8 +201,8 @@ AddResult align_to_alignment(const SeqView& existing, const std::int32_t* cols,
     res.paths.resize(added.count);
     res.scores.assign(added.count, 0.0);
     res.banded.assign(added.count, 0);
-    const int workers = std::max(1, std::min<int>(resolve_threads(threads),
-                                                  static_cast<int>(std::max<std::int64_t>(1, added.count))));
+    const int workers = std::max(
+        1, std::min<int>(resolve_threads(threads), static_cast<int>(std::max<std::int64_t>(1, added.count))));
     std::exception_ptr failure;
     std::mutex mu;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(workers)
@@ -222,9 +217,9 @@ AddResult align_to_alignment(const SeqView& existing, const std::int32_t* cols,
             if (opt.band_radius > 0 && cells >= static_cast<double>(opt.band_from_cells))
                 band = profile_band(fixed, seq, opt.band_radius, opt.fragments, lo, hi);
             Path path;
-            const double score = align_profiles(fixed, seq, sc, path, std::int64_t(1) << 26,
-                                                band ? lo.data() : nullptr,
-                                                band ? hi.data() : nullptr, 1, &sc_new);
+            const double score =
+                align_profiles(fixed, seq, sc, path, std::int64_t(1) << 26, band ? lo.data() : nullptr,
+                               band ? hi.data() : nullptr, 1, &sc_new);
             res.paths[s] = std::move(path);
             res.scores[s] = score;
             res.banded[s] = band;

@@ -46,14 +46,13 @@ SparsePost transpose(const SparsePost& a) {
 
 }  // namespace
 
-std::vector<SparsePost> consistency_round(const std::vector<SparsePost>& post,
-                                          std::int64_t n, float cutoff, int threads) {
+std::vector<SparsePost> consistency_round(const std::vector<SparsePost>& post, std::int64_t n, float cutoff,
+                                          int threads) {
     const std::int64_t pairs = n * (n - 1) / 2;
     if (std::int64_t(post.size()) != pairs)
         throw std::invalid_argument("consistency: expected " + std::to_string(pairs) +
                                     " pair matrices, got " + std::to_string(post.size()));
-    if (!(cutoff > 0 && cutoff <= 1))
-        throw std::invalid_argument("posterior cut-off must be in (0, 1]");
+    if (!(cutoff > 0 && cutoff <= 1)) throw std::invalid_argument("posterior cut-off must be in (0, 1]");
     std::vector<SparsePost> out(pairs);
     const float inv_n = 1.0f / static_cast<float>(n);
 #ifdef _OPENMP
@@ -61,8 +60,8 @@ std::vector<SparsePost> consistency_round(const std::vector<SparsePost>& post,
 #endif
     {
         std::vector<SparsePost> rx(n), cx(n);  // Pxz as rows of x; Pzx as rows of z
-        std::vector<float> acc;  // lx x ly, kept zero between pairs
-        std::vector<std::int32_t> lo, hi;  // the touched column range of each row
+        std::vector<float> acc;                // lx x ly, kept zero between pairs
+        std::vector<std::int32_t> lo, hi;      // the touched column range of each row
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
@@ -150,8 +149,7 @@ std::vector<std::int64_t> upgma_merges(const std::vector<double>& condensed, std
         throw std::invalid_argument("UPGMA: condensed matrix of the wrong size");
     std::vector<double> d(std::size_t(n) * n, 0.0);
     for (std::int64_t i = 0; i < n; ++i)
-        for (std::int64_t j = i + 1; j < n; ++j)
-            d[i * n + j] = d[j * n + i] = condensed[pair_index(i, j, n)];
+        for (std::int64_t j = i + 1; j < n; ++j) d[i * n + j] = d[j * n + i] = condensed[pair_index(i, j, n)];
     std::vector<std::int64_t> node(n), size(n, 1);
     std::vector<char> alive(n, 1);
     for (std::int64_t i = 0; i < n; ++i) node[i] = i;
@@ -250,8 +248,14 @@ public:
                 const double up = prev[j], left = cur[j - 1];
                 double v = diag;
                 std::uint8_t op = 0;
-                if (up > v) { v = up; op = 1; }
-                if (left > v) { v = left; op = 2; }
+                if (up > v) {
+                    v = up;
+                    op = 1;
+                }
+                if (left > v) {
+                    v = left;
+                    op = 2;
+                }
                 cur[j] = v;
                 tb[i * W + j] = op;
             }
@@ -263,9 +267,13 @@ public:
         while (i > 0 || j > 0) {
             const std::uint8_t op = tb[i * W + j];
             path.push_back(op);
-            if (op == 0) { --i; --j; }
-            else if (op == 1) --i;
-            else --j;
+            if (op == 0) {
+                --i;
+                --j;
+            } else if (op == 1)
+                --i;
+            else
+                --j;
         }
         std::reverse(path.begin(), path.end());
         return best;
@@ -275,9 +283,8 @@ public:
     // the merged columns of all members into col_. Returns the DP score. With have_path,
     // path already holds the DP's result for these sides.
     double align_sides(const std::vector<std::int64_t>& A, std::int64_t wa,
-                       const std::vector<std::int64_t>& B, std::int64_t wb,
-                       std::vector<std::int32_t>& cmap, std::vector<std::uint8_t>& path,
-                       std::int64_t& width, bool have_path = false) {
+                       const std::vector<std::int64_t>& B, std::int64_t wb, std::vector<std::int32_t>& cmap,
+                       std::vector<std::uint8_t>& path, std::int64_t& width, bool have_path = false) {
         double best = 0;
         if (!have_path) {
             S_.assign(std::size_t(wa) * wb, 0.0f);
@@ -287,9 +294,13 @@ public:
         std::vector<std::int32_t> newA(wa), newB(wb);
         std::int64_t i = 0, j = 0, c = 0;
         for (std::uint8_t op : path) {
-            if (op == 0) { newA[i++] = c; newB[j++] = c; }
-            else if (op == 1) newA[i++] = c;
-            else newB[j++] = c;
+            if (op == 0) {
+                newA[i++] = c;
+                newB[j++] = c;
+            } else if (op == 1)
+                newA[i++] = c;
+            else
+                newB[j++] = c;
             ++c;
         }
         for (std::int64_t x : A)
@@ -331,17 +342,18 @@ private:
 
 }  // namespace
 
-std::vector<std::int32_t> consistency_align(const LetterSeqs& s,
-                                            const std::vector<SparsePost>& post,
-                                            const std::int64_t* merges, int iterations,
-                                            std::uint64_t seed, int /*threads*/,
-                                            std::int64_t& width, std::int64_t& accepted) {
+std::vector<std::int32_t> consistency_align(const LetterSeqs& s, const std::vector<SparsePost>& post,
+                                            const std::int64_t* merges, int iterations, std::uint64_t seed,
+                                            int /*threads*/, std::int64_t& width, std::int64_t& accepted) {
     const std::int64_t n = s.count();
     if (std::int64_t(post.size()) != n * (n - 1) / 2)
         throw std::invalid_argument("consistency_align: wrong number of pair matrices");
     Aligner al(s, post);
     accepted = 0;
-    if (n == 0) { width = 0; return {}; }
+    if (n == 0) {
+        width = 0;
+        return {};
+    }
     std::vector<std::int32_t>& col = al.cols();
     for (std::int64_t x = 0; x < n; ++x)
         for (std::int64_t r = s.offsets[x]; r < s.offsets[x + 1]; ++r)
@@ -401,9 +413,14 @@ std::vector<std::int32_t> consistency_align(const LetterSeqs& s,
         {
             std::int64_t i = 0, j = 0;
             while (i < wa && j < wb) {
-                if (keptA[i] == keptB[j]) { current += double(al.S_[std::size_t(i) * wb + j]); ++i; ++j; }
-                else if (keptA[i] < keptB[j]) ++i;
-                else ++j;
+                if (keptA[i] == keptB[j]) {
+                    current += double(al.S_[std::size_t(i) * wb + j]);
+                    ++i;
+                    ++j;
+                } else if (keptA[i] < keptB[j])
+                    ++i;
+                else
+                    ++j;
             }
         }
         const double best = Aligner::dp(al.S_, wa, wb, path, al.tb_, al.rows_);

@@ -49,8 +49,7 @@ inline GapKinds gaps_continuing(const Profile& p, int k) {
 }
 
 inline float gap_cost(const GapKinds& g, const MsaScoring& sc) {
-    return g.open * sc.gap_open + g.ext * sc.gap_extend + g.topen * sc.term_open +
-           g.text * sc.term_extend;
+    return g.open * sc.gap_open + g.ext * sc.gap_extend + g.topen * sc.term_open + g.text * sc.term_extend;
 }
 
 }  // namespace msa

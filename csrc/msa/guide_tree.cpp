@@ -63,8 +63,7 @@ void Slink::merges(std::int64_t* merges, double* heights) const {
     }
 }
 
-void single_linkage(const float* condensed, std::int64_t n, std::int64_t* merges,
-                    double* heights) {
+void single_linkage(const float* condensed, std::int64_t n, std::int64_t* merges, double* heights) {
     if (n < 2) return;
     Slink slink(n);
     std::vector<float> row(n);
@@ -75,8 +74,8 @@ void single_linkage(const float* condensed, std::int64_t n, std::int64_t* merges
     slink.merges(merges, heights);
 }
 
-void single_linkage_lcs(const SeqView& seqs, int letters, const std::int64_t* rows,
-                        std::int64_t n, int threads, std::int64_t* merges, double* heights) {
+void single_linkage_lcs(const SeqView& seqs, int letters, const std::int64_t* rows, std::int64_t n,
+                        int threads, std::int64_t* merges, double* heights) {
     if (letters < 1 || letters > 255) throw std::invalid_argument("letters must be in [1, 255]");
     if (n < 2) return;
     constexpr int kLanes = LcsRowKernel::kLanes;

@@ -50,7 +50,8 @@ struct LcsQueryGroup {
             const std::uint8_t* s = seqs.seq(rows[l]);
             const std::int64_t len = seqs.length(rows[l]);
             for (std::int64_t k = 0; k < len; ++k)
-                if (s[k] < letters) mask[static_cast<std::size_t>(s[k] * words + k / 64)].v[l] |= Word(1) << (k % 64);
+                if (s[k] < letters)
+                    mask[static_cast<std::size_t>(s[k] * words + k / 64)].v[l] |= Word(1) << (k % 64);
         }
     }
 };
@@ -102,8 +103,10 @@ __attribute__((always_inline)) inline void lcs8_body(const LcsQueryGroup& g, con
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx512f,avx512bw,avx512vl,avx2,popcnt"))) void lcs8_avx512(
-    const LcsQueryGroup& g, const std::uint8_t* b, std::int64_t lb, Lane8* v, std::int64_t* lcs) {
+__attribute__((target("avx512f,avx512bw,avx512vl,avx2,popcnt"))) void lcs8_avx512(const LcsQueryGroup& g,
+                                                                                  const std::uint8_t* b,
+                                                                                  std::int64_t lb, Lane8* v,
+                                                                                  std::int64_t* lcs) {
     lcs8_body<V8a, 1>(g, b, lb, v, lcs);
 }
 __attribute__((target("avx2,popcnt"))) void lcs8_avx2(const LcsQueryGroup& g, const std::uint8_t* b,
@@ -112,8 +115,7 @@ __attribute__((target("avx2,popcnt"))) void lcs8_avx2(const LcsQueryGroup& g, co
 }
 #endif
 
-void lcs8_base(const LcsQueryGroup& g, const std::uint8_t* b, std::int64_t lb, Lane8* v,
-               std::int64_t* lcs) {
+void lcs8_base(const LcsQueryGroup& g, const std::uint8_t* b, std::int64_t lb, Lane8* v, std::int64_t* lcs) {
     lcs8_body<V2, 4>(g, b, lb, v, lcs);
 }
 
@@ -122,9 +124,12 @@ using Lcs8Fn = void (*)(const LcsQueryGroup&, const std::uint8_t*, std::int64_t,
 Lcs8Fn pick_lcs8() {
 #if defined(__x86_64__) && defined(__GNUC__)
     switch (active_isa()) {
-        case Isa::Avx512: return lcs8_avx512;
-        case Isa::Avx2: return lcs8_avx2;
-        default: break;
+        case Isa::Avx512:
+            return lcs8_avx512;
+        case Isa::Avx2:
+            return lcs8_avx2;
+        default:
+            break;
     }
 #endif
     return lcs8_base;
@@ -172,8 +177,8 @@ namespace {
 // visit(kernel, i0, count) for each group of up to eight rows_a[i0..i0 + count) on all
 // threads, the kernel holding the group's queries.
 template <typename Visit>
-void over_query_groups(const SeqView& seqs, int letters, const std::int64_t* rows_a,
-                       std::int64_t na, int threads, Visit visit) {
+void over_query_groups(const SeqView& seqs, int letters, const std::int64_t* rows_a, std::int64_t na,
+                       int threads, Visit visit) {
     if (letters < 1 || letters > 255) throw std::invalid_argument("letters must be in [1, 255]");
     const int workers = resolve_threads(threads);
     (void)workers;  // unused when built without OpenMP
@@ -193,41 +198,40 @@ void over_query_groups(const SeqView& seqs, int letters, const std::int64_t* row
 
 }  // namespace
 
-void lcs_distances(const SeqView& seqs, int letters, const std::int64_t* rows_a,
-                   std::int64_t na, const std::int64_t* rows_b, std::int64_t nb, bool condensed,
-                   float* out, int threads) {
+void lcs_distances(const SeqView& seqs, int letters, const std::int64_t* rows_a, std::int64_t na,
+                   const std::int64_t* rows_b, std::int64_t nb, bool condensed, float* out, int threads) {
     over_query_groups(seqs, letters, rows_a, na, threads,
                       [&](LcsRowKernel& kernel, std::int64_t i0, int count) {
-        // condensed: pairs (i, j > i) of rows_a, row i of the upper triangle starting after
-        // the pairs of rows 0..i-1
-        float d[kLanes];
-        const std::int64_t j0 = condensed ? i0 + 1 : 0;
-        const std::int64_t jn = condensed ? na : nb;
-        for (std::int64_t j = j0; j < jn; ++j) {
-            kernel.distances_to(condensed ? rows_a[j] : rows_b[j], d);
-            for (int l = 0; l < count; ++l) {
-                const std::int64_t i = i0 + l;
-                if (!condensed) {
-                    out[i * nb + j] = d[l];
-                } else if (j > i) {
-                    out[i * na - i * (i + 1) / 2 + j - i - 1] = d[l];
-                }
-            }
-        }
-    });
+                          // condensed: pairs (i, j > i) of rows_a, row i of the upper triangle starting after
+                          // the pairs of rows 0..i-1
+                          float d[kLanes];
+                          const std::int64_t j0 = condensed ? i0 + 1 : 0;
+                          const std::int64_t jn = condensed ? na : nb;
+                          for (std::int64_t j = j0; j < jn; ++j) {
+                              kernel.distances_to(condensed ? rows_a[j] : rows_b[j], d);
+                              for (int l = 0; l < count; ++l) {
+                                  const std::int64_t i = i0 + l;
+                                  if (!condensed) {
+                                      out[i * nb + j] = d[l];
+                                  } else if (j > i) {
+                                      out[i * na - i * (i + 1) / 2 + j - i - 1] = d[l];
+                                  }
+                              }
+                          }
+                      });
 }
 
 void lcs_lengths(const SeqView& seqs, int letters, const std::int64_t* rows_a, std::int64_t na,
                  const std::int64_t* rows_b, std::int64_t nb, std::int32_t* out, int threads) {
     over_query_groups(seqs, letters, rows_a, na, threads,
                       [&](LcsRowKernel& kernel, std::int64_t i0, int count) {
-        std::int64_t lcs[kLanes];
-        for (std::int64_t j = 0; j < nb; ++j) {
-            kernel.lengths_to(rows_b[j], lcs);
-            for (int l = 0; l < count; ++l)
-                out[(i0 + l) * nb + j] = static_cast<std::int32_t>(lcs[l]);
-        }
-    });
+                          std::int64_t lcs[kLanes];
+                          for (std::int64_t j = 0; j < nb; ++j) {
+                              kernel.lengths_to(rows_b[j], lcs);
+                              for (int l = 0; l < count; ++l)
+                                  out[(i0 + l) * nb + j] = static_cast<std::int32_t>(lcs[l]);
+                          }
+                      });
 }
 
 }  // namespace msa

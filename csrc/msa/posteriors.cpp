@@ -83,9 +83,9 @@ SparsePost sparsify(const float* post, std::int64_t lx, std::int64_t ly, float c
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__APPLE__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-double pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::int16_t* y,
-                             std::int64_t ly, const PairHmm& hmm, double* post,
-                             std::vector<double>& work) {
+double
+pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::int16_t* y, std::int64_t ly,
+                      const PairHmm& hmm, double* post, std::vector<double>& work) {
     check_hmm(hmm);
     if (lx == 0 || ly == 0) return 0.0;
     const std::vector<double> odds = padded_odds(hmm);
@@ -145,8 +145,9 @@ double pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::
         cx0[0] = beginX0 + (pm[0] * o0 + px0[0] * e0) * inv_prev;
         cx1[0] = beginX1 + (pm[0] * o1 + px1[0] * e1) * inv_prev;
         for (std::int64_t j = 1; j <= ly; ++j) {
-            const double from = (pm[j - 1] * tmm + (px0[j - 1] + py0[j - 1]) * tim0 +
-                                 (px1[j - 1] + py1[j - 1]) * tim1) * inv_prev;
+            const double from =
+                (pm[j - 1] * tmm + (px0[j - 1] + py0[j - 1]) * tim0 + (px1[j - 1] + py1[j - 1]) * tim1) *
+                inv_prev;
             cm[j] = em[j] * from;
             cx0[j] = (pm[j] * o0 + px0[j] * e0) * inv_prev;
             cx1[j] = (pm[j] * o1 + px1[j] * e1) * inv_prev;
@@ -172,7 +173,8 @@ double pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::
     }
     const int cl = lx & 1;
     const double zend = (fM[lx * W + ly] * st[0] + fx0[cl][ly] * st[1] + fy0[cl][ly] * st[2] +
-                         fx1[cl][ly] * st[3] + fy1[cl][ly] * st[4]) / scale[lx];
+                         fx1[cl][ly] * st[3] + fy1[cl][ly] * st[4]) /
+                        scale[lx];
     if (!(zend > 0) || !std::isfinite(zend))
         throw std::runtime_error("pair-HMM forward: zero total probability");
 
@@ -259,13 +261,11 @@ LetterSeqs letter_seqs(const SeqView& v, const std::int16_t* letter_of, int lett
     return s;
 }
 
-std::vector<SparsePost> all_pair_posteriors(const LetterSeqs& s, const PairHmm& hmm,
-                                            float cutoff, int threads,
-                                            std::vector<double>& accuracy) {
+std::vector<SparsePost> all_pair_posteriors(const LetterSeqs& s, const PairHmm& hmm, float cutoff,
+                                            int threads, std::vector<double>& accuracy) {
     check_hmm(hmm);
     padded_odds(hmm);  // checks the odds once, before the parallel region
-    if (!(cutoff > 0 && cutoff <= 1))
-        throw std::invalid_argument("posterior cut-off must be in (0, 1]");
+    if (!(cutoff > 0 && cutoff <= 1)) throw std::invalid_argument("posterior cut-off must be in (0, 1]");
     const std::int64_t n = s.count();
     const std::int64_t pairs = n * (n - 1) / 2;
     std::vector<SparsePost> out(pairs);

@@ -25,8 +25,7 @@ void resize_profile(Profile& p, int len, int letters) {
 
 }  // namespace
 
-Profile sequence_profile(const std::uint8_t* codes, std::int64_t len, const MsaScoring& sc,
-                         double weight) {
+Profile sequence_profile(const std::uint8_t* codes, std::int64_t len, const MsaScoring& sc, double weight) {
     Profile p;
     resize_profile(p, static_cast<int>(len), sc.letters);
     p.weight = weight;
@@ -35,9 +34,8 @@ Profile sequence_profile(const std::uint8_t* codes, std::int64_t len, const MsaS
     for (std::int64_t c = 0; c < len; ++c) {
         const int x = sc.letter_of[codes[c]];
         if (x < 0)
-            throw std::invalid_argument("sequence_profile: gap or unscored code " +
-                                        std::to_string(codes[c]) + " at position " +
-                                        std::to_string(c + 1));
+            throw std::invalid_argument("sequence_profile: gap or unscored code " + std::to_string(codes[c]) +
+                                        " at position " + std::to_string(c + 1));
         p.freq[static_cast<std::size_t>(c) * sc.letters + x] = 1.0f;
         p.occ[c] = 1.0f;
         p.single[c] = static_cast<std::int16_t>(x);
@@ -56,8 +54,7 @@ Profile rows_profile(const SeqView& seqs, const std::int32_t* cols, const std::i
             top = std::max(top, cols[k]);
     std::vector<int> compact(static_cast<std::size_t>(top + 1), -1);
     for (std::int64_t r = 0; r < n_rows; ++r)
-        for (std::int64_t k = seqs.offsets[rows[r]]; k < seqs.offsets[rows[r] + 1]; ++k)
-            compact[cols[k]] = 0;
+        for (std::int64_t k = seqs.offsets[rows[r]]; k < seqs.offsets[rows[r] + 1]; ++k) compact[cols[k]] = 0;
     for (std::int32_t c = 0; c <= top; ++c)
         if (compact[c] == 0) {
             compact[c] = static_cast<int>(kept_columns.size());
@@ -74,8 +71,7 @@ Profile rows_profile(const SeqView& seqs, const std::int32_t* cols, const std::i
     std::vector<double> freq(static_cast<std::size_t>(len) * sc.letters, 0.0), occ(len, 0.0);
     // gap kinds as difference arrays: a run [c0, c1) adds w at c0 to its opening kind and w
     // over (c0, c1) to its extending kind
-    std::vector<double> gopen(len, 0.0), gtopen(len, 0.0), ext_diff(len + 1, 0.0),
-        text_diff(len + 1, 0.0);
+    std::vector<double> gopen(len, 0.0), gtopen(len, 0.0), ext_diff(len + 1, 0.0), text_diff(len + 1, 0.0);
     auto run = [&](int c0, int c1, double w, bool terminal) {
         if (c0 >= c1) return;
         (terminal ? gtopen : gopen)[c0] += w;
@@ -92,8 +88,7 @@ Profile rows_profile(const SeqView& seqs, const std::int32_t* cols, const std::i
             const int c = compact[cols[k]];
             const int x = sc.letter_of[seqs.codes[k]];
             if (x < 0)
-                throw std::invalid_argument("rows_profile: gap or unscored code in row " +
-                                            std::to_string(s));
+                throw std::invalid_argument("rows_profile: gap or unscored code in row " + std::to_string(s));
             freq[static_cast<std::size_t>(c) * sc.letters + x] += w;
             occ[c] += w;
             run(prev + 1, c, w, prev < 0);  // leading run when no residue came before
@@ -144,8 +139,8 @@ Profile merge_profiles(const Profile& a, const Profile& b, const Path& path) {
     int i = 0, j = 0;
     std::uint8_t prev = 255;
     // one side's contribution to merged column c: its own column, or an inserted gap column
-    auto side = [&](const Profile& q, float w, int col, bool own, bool after_insert,
-                    bool first_inserted, float* f, std::size_t c) {
+    auto side = [&](const Profile& q, float w, int col, bool own, bool after_insert, bool first_inserted,
+                    float* f, std::size_t c) {
         if (own) {
             const float* fq = q.freq.data() + static_cast<std::size_t>(col) * K;
             for (int x = 0; x < K; ++x) f[x] += w * fq[x];

@@ -40,10 +40,10 @@ GapTerms gap_terms(const Profile& p, const MsaScoring& sc) {
         g.cont[k] = gap_cost(gaps_continuing(p, k), sc);
     }
     for (int c = 0; c < p.len; ++c) {
-        g.own[c] = p.gopen[c] * sc.gap_open + p.gext[c] * sc.gap_extend +
-                   p.gtopen[c] * sc.term_open + p.gtext[c] * sc.term_extend;
-        g.credit[c] = p.gopen[c] * (sc.gap_open - sc.gap_extend) +
-                      p.gtopen[c] * (sc.term_open - sc.term_extend);
+        g.own[c] = p.gopen[c] * sc.gap_open + p.gext[c] * sc.gap_extend + p.gtopen[c] * sc.term_open +
+                   p.gtext[c] * sc.term_extend;
+        g.credit[c] =
+            p.gopen[c] * (sc.gap_open - sc.gap_extend) + p.gtopen[c] * (sc.term_open - sc.term_extend);
     }
     return g;
 }
@@ -151,12 +151,11 @@ struct Rows {
 // vectorises (compiled for AVX2 and the baseline, picked by the CPU probe; the same IEEE
 // operations either way). Ties: M before X before Y. Writes the states before M (bits 0-1)
 // and X (bits 2-3) to t.
-__attribute__((always_inline)) inline void diagonal_and_down_body(int j0, int j1, const float* __restrict pM, const float* __restrict pX,
-                       const float* __restrict pY, const float* __restrict s,
-                       const float* __restrict occ_b, const float* __restrict credit_b,
-                       const float* __restrict start_b, const float* __restrict cont_b,
-                       float occ_a, float credit_a, float* __restrict M, float* __restrict X,
-                       std::uint8_t* __restrict t) {
+__attribute__((always_inline)) inline void diagonal_and_down_body(
+    int j0, int j1, const float* __restrict pM, const float* __restrict pX, const float* __restrict pY,
+    const float* __restrict s, const float* __restrict occ_b, const float* __restrict credit_b,
+    const float* __restrict start_b, const float* __restrict cont_b, float occ_a, float credit_a,
+    float* __restrict M, float* __restrict X, std::uint8_t* __restrict t) {
     // a 64-bit index: with int, Python's -fwrapv makes j - 1 a possibly wrapping 32-bit
     // value and GCC gives up vectorising the loop
     for (std::ptrdiff_t j = j0; j <= j1; ++j) {
@@ -185,16 +184,15 @@ __attribute__((always_inline)) inline void diagonal_and_down_body(int j0, int j1
 struct RowScratch {
     std::vector<float> s, base, cost;
     std::vector<std::uint8_t> from_x, tb;  // tb: a row's traceback bytes when none are kept
-    explicit RowScratch(int m)
-        : s(m > 0 ? m : 1), base(m + 1), cost(m + 1), from_x(m + 1), tb(m + 1) {}
+    explicit RowScratch(int m) : s(m > 0 ? m : 1), base(m + 1), cost(m + 1), from_x(m + 1), tb(m + 1) {}
 };
 
 // For the Y state of DP columns j0..j1: base[j] = the better of opening from M or from X at
 // j - 1 (M on ties; from_x[j] = 1 when X), and cost[j] = the extension cost of carrying Y.
-__attribute__((always_inline)) inline void gap_in_a_candidates_body(int j0, int j1, const float* __restrict M, const float* __restrict X,
-                         const float* __restrict occ_b, float start_a, float cont_a,
-                         float* __restrict base, float* __restrict cost,
-                         std::uint8_t* __restrict from_x) {
+__attribute__((always_inline)) inline void gap_in_a_candidates_body(
+    int j0, int j1, const float* __restrict M, const float* __restrict X, const float* __restrict occ_b,
+    float start_a, float cont_a, float* __restrict base, float* __restrict cost,
+    std::uint8_t* __restrict from_x) {
     for (std::ptrdiff_t j = j0; j <= j1; ++j) {  // 64-bit: see diagonal_and_down_body
         const float ob = occ_b[j - 1];
         const float syo = ob * start_a;
@@ -205,21 +203,24 @@ __attribute__((always_inline)) inline void gap_in_a_candidates_body(int j0, int 
     }
 }
 
-#define BIOACCEL_DIAG_ARGS                                                                    \
-    int j0, int j1, const float* __restrict pM, const float* __restrict pX,                  \
-        const float* __restrict pY, const float* __restrict s, const float* __restrict occ_b, \
-        const float* __restrict credit_b, const float* __restrict start_b,                   \
-        const float* __restrict cont_b, float occ_a, float credit_a, float* __restrict M,     \
-        float* __restrict X, std::uint8_t* __restrict t
+#define BIOACCEL_DIAG_ARGS                                                                              \
+    int j0, int j1, const float *__restrict pM, const float *__restrict pX, const float *__restrict pY, \
+        const float *__restrict s, const float *__restrict occ_b, const float *__restrict credit_b,     \
+        const float *__restrict start_b, const float *__restrict cont_b, float occ_a, float credit_a,   \
+        float *__restrict M, float *__restrict X, std::uint8_t *__restrict t
 #define BIOACCEL_DIAG_CALL j0, j1, pM, pX, pY, s, occ_b, credit_b, start_b, cont_b, occ_a, credit_a, M, X, t
-#define BIOACCEL_GAP_ARGS                                                                     \
-    int j0, int j1, const float* __restrict M, const float* __restrict X,                    \
-        const float* __restrict occ_b, float start_a, float cont_a, float* __restrict base,   \
-        float* __restrict cost, std::uint8_t* __restrict from_x
+#define BIOACCEL_GAP_ARGS                                                                                \
+    int j0, int j1, const float *__restrict M, const float *__restrict X, const float *__restrict occ_b, \
+        float start_a, float cont_a, float *__restrict base, float *__restrict cost,                     \
+        std::uint8_t *__restrict from_x
 #define BIOACCEL_GAP_CALL j0, j1, M, X, occ_b, start_a, cont_a, base, cost, from_x
 
-void diagonal_and_down_base(BIOACCEL_DIAG_ARGS) { diagonal_and_down_body(BIOACCEL_DIAG_CALL); }
-void gap_in_a_candidates_base(BIOACCEL_GAP_ARGS) { gap_in_a_candidates_body(BIOACCEL_GAP_CALL); }
+void diagonal_and_down_base(BIOACCEL_DIAG_ARGS) {
+    diagonal_and_down_body(BIOACCEL_DIAG_CALL);
+}
+void gap_in_a_candidates_base(BIOACCEL_GAP_ARGS) {
+    gap_in_a_candidates_body(BIOACCEL_GAP_CALL);
+}
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx2"))) void diagonal_and_down_avx2(BIOACCEL_DIAG_ARGS) {
     diagonal_and_down_body(BIOACCEL_DIAG_CALL);
@@ -251,9 +252,11 @@ struct RowKernels {
 class ProfileDP {
 public:
     // sc_b: the scoring of B's gap terms (gaps inserted into B), sc when null
-    ProfileDP(const Profile& a, const Profile& b, const MsaScoring& sc,
-              const MsaScoring* sc_b = nullptr)
-        : a_(a), b_(b), ga_(gap_terms(a, sc)), gb_(gap_terms(b, sc_b ? *sc_b : sc)),
+    ProfileDP(const Profile& a, const Profile& b, const MsaScoring& sc, const MsaScoring* sc_b = nullptr)
+        : a_(a),
+          b_(b),
+          ga_(gap_terms(a, sc)),
+          gb_(gap_terms(b, sc_b ? *sc_b : sc)),
           scores_(a, b, sc, ga_, gb_) {}
 
     // band: the cells (i, j) computed are lo[i] <= j <= hi[i] (both non-decreasing in i,
@@ -302,8 +305,14 @@ public:
             const float so = occ_a * gb_.start[0], co = occ_a * gb_.cont[0];
             float best = pM[0] - so;
             std::uint8_t st = 0;
-            if (pX[0] - co > best) { best = pX[0] - co; st = 1; }
-            if (pY[0] - so > best) { best = pY[0] - so; st = 2; }
+            if (pX[0] - co > best) {
+                best = pX[0] - co;
+                st = 1;
+            }
+            if (pY[0] - so > best) {
+                best = pY[0] - so;
+                st = 2;
+            }
             M[0] = kNeg;
             Y[0] = kNeg;
             X[0] = best;
@@ -311,7 +320,7 @@ public:
         }
         const int jf = std::max(j0, 1);
         kernels_.diagonal_and_down(jf, j1, pM, pX, pY, s, occ_b, gb_.credit.data(), gb_.start.data(),
-                          gb_.cont.data(), occ_a, credit_a, M, X, t);
+                                   gb_.cont.data(), occ_a, credit_a, M, X, t);
         // Y (gap in A at boundary i) runs along the row: ties go to M, then Y, then X. The
         // candidates from M and X of the row are gathered first (vectorised); the loop that
         // carries Y along the row then does one subtraction and one max per cell.
@@ -319,7 +328,7 @@ public:
         const float* cost_ = w.cost.data();
         const std::uint8_t* from_x_ = w.from_x.data();
         kernels_.gap_in_a_candidates(jf, j1, M, X, occ_b, start_a, cont_a, w.base.data(), w.cost.data(),
-                            w.from_x.data());
+                                     w.from_x.data());
         float y = Y[jf - 1];
         for (int j = jf; j <= j1; ++j) {
             const float base = base_[j], cy = y - cost_[j];
@@ -341,8 +350,7 @@ public:
             std::swap(cur, prev);
             const int lo = lo_ ? lo_[i] : 0, hi = hi_ ? hi_[i] : m;
             cur.clear_outside(lo, hi);
-            std::uint8_t* t = tb ? tb + static_cast<std::size_t>(i - r0 - 1) * (m + 1)
-                                 : scratch_.data();
+            std::uint8_t* t = tb ? tb + static_cast<std::size_t>(i - r0 - 1) * (m + 1) : scratch_.data();
             row_segment(i, lo, hi, prev, cur, work_, t);
         }
     }
@@ -354,8 +362,8 @@ public:
     // (a checkpoint per block of the long-profile traceback), each segment before the next
     // row may read it, so before any thread can overwrite it. Every cell is computed as by
     // fill(), so the result is the same. Returns row r1.
-    Rows fill_wavefront(int r0, int r1, const Rows& start, int threads, std::uint8_t* tb,
-                        int every = 0, std::vector<Rows>* saved = nullptr) {
+    Rows fill_wavefront(int r0, int r1, const Rows& start, int threads, std::uint8_t* tb, int every = 0,
+                        std::vector<Rows>* saved = nullptr) {
         const int m = b_.len;
         const int ring_size = threads + 1;
         std::vector<Rows> ring(ring_size, Rows(m));
@@ -376,8 +384,7 @@ public:
             for (int i = r0 + 1 + k; i <= r1; i += threads) {
                 const Rows& prev = ring[(i - 1) % ring_size];
                 Rows& cur = ring[i % ring_size];
-                std::uint8_t* t = tb ? tb + static_cast<std::size_t>(i - r0 - 1) * (m + 1)
-                                     : w.tb.data();
+                std::uint8_t* t = tb ? tb + static_cast<std::size_t>(i - r0 - 1) * (m + 1) : w.tb.data();
                 Rows* copy = (every > 0 && saved && (i - r0) % every == 0 && i < r1)
                                  ? &(*saved)[first_saved + (i - r0) / every - 1]
                                  : nullptr;
@@ -385,10 +392,11 @@ public:
                     const int j1 = std::min(m, j0 + width - 1);
                     // spin a little, then sleep: on a machine with more runnable threads
                     // than cores a spinning waiter takes the time the row above needs
-                    for (int spins = 0; done[i - 1 - r0].load(std::memory_order_acquire) <= j1;
-                         ++spins) {
-                        if (spins < 64) std::this_thread::yield();
-                        else std::this_thread::sleep_for(std::chrono::microseconds(20));
+                    for (int spins = 0; done[i - 1 - r0].load(std::memory_order_acquire) <= j1; ++spins) {
+                        if (spins < 64)
+                            std::this_thread::yield();
+                        else
+                            std::this_thread::sleep_for(std::chrono::microseconds(20));
                     }
                     row_segment(i, j0, j1, prev, cur, w, t);
                     if (copy)
@@ -424,16 +432,22 @@ public:
 int best_state(const Rows& r, int m, float& score) {
     int st = 0;
     score = r.M[m];
-    if (r.X[m] > score) { score = r.X[m]; st = 1; }
-    if (r.Y[m] > score) { score = r.Y[m]; st = 2; }
+    if (r.X[m] > score) {
+        score = r.X[m];
+        st = 1;
+    }
+    if (r.Y[m] > score) {
+        score = r.Y[m];
+        st = 2;
+    }
     return st;
 }
 
 }  // namespace
 
 double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, Path& path,
-                      std::int64_t full_limit, const int* band_lo, const int* band_hi,
-                      int threads, const MsaScoring* sc_b) {
+                      std::int64_t full_limit, const int* band_lo, const int* band_hi, int threads,
+                      const MsaScoring* sc_b) {
     if (a.letters != sc.letters || b.letters != sc.letters)
         throw std::invalid_argument("align_profiles: profiles and scoring differ in alphabet");
     const int n = a.len, m = b.len;
@@ -463,8 +477,8 @@ double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, 
     int state;
     // a wavefront over rows when threads are offered: the whole DP, or each checkpointed
     // pass of a long one (the same cells either way)
-    const bool wavefront = threads > 1 && !(band_lo && band_hi) &&
-                           cells >= kWavefrontCells && m >= 256 && n >= 2 * threads;
+    const bool wavefront =
+        threads > 1 && !(band_lo && band_hi) && cells >= kWavefrontCells && m >= 256 && n >= 2 * threads;
     if (step >= n && wavefront) {
         tb.resize(static_cast<std::size_t>(n) * (m + 1));
         cur = dp.fill_wavefront(0, n, cur, threads, tb.data());
@@ -584,7 +598,8 @@ double path_score(const Profile& a, const Profile& b, const MsaScoring& sc, cons
         }
         prev = op;
     }
-    if (i != a.len || j != b.len) throw std::invalid_argument("path_score: path does not cover both profiles");
+    if (i != a.len || j != b.len)
+        throw std::invalid_argument("path_score: path does not cover both profiles");
     return total;
 }
 

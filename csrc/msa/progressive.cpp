@@ -26,8 +26,7 @@ void check_merges(const std::int64_t* merges, std::int64_t n_merges, std::int64_
                   std::vector<std::int64_t>& parent) {
     if (n_merges != n - 1)
         throw std::invalid_argument("a guide tree of " + std::to_string(n) + " sequences needs " +
-                                    std::to_string(n - 1) + " merges, got " +
-                                    std::to_string(n_merges));
+                                    std::to_string(n - 1) + " merges, got " + std::to_string(n_merges));
     parent.assign(2 * n - 1, -1);
     for (std::int64_t k = 0; k < n_merges; ++k) {
         for (int side = 0; side < 2; ++side) {
@@ -35,8 +34,7 @@ void check_merges(const std::int64_t* merges, std::int64_t n_merges, std::int64_
             if (c < 0 || c >= n + k)
                 throw std::invalid_argument("merge " + std::to_string(k) + " joins node " +
                                             std::to_string(c) + ", which does not exist yet");
-            if (parent[c] >= 0)
-                throw std::invalid_argument("node " + std::to_string(c) + " is merged twice");
+            if (parent[c] >= 0) throw std::invalid_argument("node " + std::to_string(c) + " is merged twice");
             parent[c] = n + k;
         }
     }
@@ -44,13 +42,13 @@ void check_merges(const std::int64_t* merges, std::int64_t n_merges, std::int64_
 
 }  // namespace
 
-ProgressiveRun::ProgressiveRun(const SeqView& seqs, const MsaScoring& sc,
-                               const std::int64_t* merges, std::int64_t n_merges,
-                               const double* weights)
-    : seqs_(seqs), sc_(sc), merges_(merges), n_merges_(n_merges), n_(seqs.count),
-      weights_(weights) {
-    if (n_ > 1) check_merges(merges, n_merges, n_, parent_);
-    else if (n_merges != 0) throw std::invalid_argument("one sequence needs no merges");
+ProgressiveRun::ProgressiveRun(const SeqView& seqs, const MsaScoring& sc, const std::int64_t* merges,
+                               std::int64_t n_merges, const double* weights)
+    : seqs_(seqs), sc_(sc), merges_(merges), n_merges_(n_merges), n_(seqs.count), weights_(weights) {
+    if (n_ > 1)
+        check_merges(merges, n_merges, n_, parent_);
+    else if (n_merges != 0)
+        throw std::invalid_argument("one sequence needs no merges");
     const std::int64_t nodes = std::max<std::int64_t>(2 * n_ - 1, 0);
     profile_.resize(nodes);
     to_parent_.resize(nodes);
@@ -120,10 +118,10 @@ std::int64_t ProgressiveRun::finish(std::int32_t* column_of) {
     return width;
 }
 
-std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
-                               const std::int64_t* merges, std::int64_t n_merges,
-                               const double* weights, int threads, std::int32_t* column_of,
-                               void (*progress)(void*, std::int64_t), void* progress_ctx) {
+std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc, const std::int64_t* merges,
+                               std::int64_t n_merges, const double* weights, int threads,
+                               std::int32_t* column_of, void (*progress)(void*, std::int64_t),
+                               void* progress_ctx) {
     const std::int64_t n = seqs.count;
     ProgressiveRun run(seqs, sc, merges, n_merges, weights);
     if (n <= 1) return run.finish(column_of);
@@ -137,13 +135,12 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
         Path path;
         // long pairs (genomes): in a band around k-mer anchors when one is found
         if (!banded_merge_path(*ops.first, *ops.second, sc, path))
-            align_profiles(*ops.first, *ops.second, sc, path, std::int64_t(1) << 26, nullptr,
-                           nullptr, dp_threads);
+            align_profiles(*ops.first, *ops.second, sc, path, std::int64_t(1) << 26, nullptr, nullptr,
+                           dp_threads);
         run.merge(k, path);
     };
 
-    const int workers = std::max(1, std::min<int>(resolve_threads(threads),
-                                                  static_cast<int>(n_merges)));
+    const int workers = std::max(1, std::min<int>(resolve_threads(threads), static_cast<int>(n_merges)));
     std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> ready;
     for (std::int64_t k = 0; k < n_merges; ++k)
         if (waiting[k] == 0) ready.push(k);

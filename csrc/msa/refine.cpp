@@ -27,7 +27,7 @@ struct SideGaps {
         bool terminal;  // before the row's first residue or after its last
     };
     std::int64_t rows = 0;
-    std::vector<std::int32_t> counts;   // width x letters
+    std::vector<std::int32_t> counts;                                  // width x letters
     std::vector<std::int32_t> residues, gaps_internal, gaps_terminal;  // per column
     std::vector<Run> runs;
 
@@ -35,7 +35,9 @@ struct SideGaps {
              const std::int32_t* col, std::int64_t width)
         : rows(static_cast<std::int64_t>(rows_in.size())),
           counts(static_cast<std::size_t>(width * sc.letters), 0),
-          residues(width, 0), gaps_internal(width + 1, 0), gaps_terminal(width + 1, 0) {
+          residues(width, 0),
+          gaps_internal(width + 1, 0),
+          gaps_terminal(width + 1, 0) {
         const std::int32_t W = static_cast<std::int32_t>(width);
         for (std::int64_t r : rows_in) {
             const std::int64_t k0 = seqs.offsets[r], k1 = seqs.offsets[r + 1];
@@ -98,8 +100,8 @@ std::vector<std::int64_t> covering_counts(const SideGaps& x, const SideGaps& y, 
 // Gap openings and gap cells of side x's rows facing side y's residues: each run of an x row
 // opens one gap against every y row with a residue somewhere in it (those not gapped over
 // all of it); every (gap, residue) cell is one opening or one extension.
-void gap_terms(const SideGaps& x, const SideGaps& y, std::int64_t width, double& open_int,
-               double& cells_int, double& open_term, double& cells_term) {
+void gap_terms(const SideGaps& x, const SideGaps& y, std::int64_t width, double& open_int, double& cells_int,
+               double& open_term, double& cells_term) {
     const std::vector<std::int64_t> covered = covering_counts(x, y, width);
     for (std::size_t q = 0; q < x.runs.size(); ++q)
         (x.runs[q].terminal ? open_term : open_int) += static_cast<double>(y.rows - covered[q]);
@@ -111,8 +113,7 @@ void gap_terms(const SideGaps& x, const SideGaps& y, std::int64_t width, double&
 
 }  // namespace
 
-double cross_sum_of_pairs(const SeqView& seqs, const MsaScoring& sc,
-                          const std::vector<std::int64_t>& rows_a,
+double cross_sum_of_pairs(const SeqView& seqs, const MsaScoring& sc, const std::vector<std::int64_t>& rows_a,
                           const std::vector<std::int64_t>& rows_b, const std::int32_t* col,
                           std::int64_t width) {
     const SideGaps a(seqs, sc, rows_a, col, width), b(seqs, sc, rows_b, col, width);
@@ -134,17 +135,17 @@ double cross_sum_of_pairs(const SeqView& seqs, const MsaScoring& sc,
     double open_int = 0, cells_int = 0, open_term = 0, cells_term = 0;
     gap_terms(a, b, width, open_int, cells_int, open_term, cells_term);
     gap_terms(b, a, width, open_int, cells_int, open_term, cells_term);
-    return sub - sc.gap_open * open_int - sc.gap_extend * (cells_int - open_int) -
-           sc.term_open * open_term - sc.term_extend * (cells_term - open_term);
+    return sub - sc.gap_open * open_int - sc.gap_extend * (cells_int - open_int) - sc.term_open * open_term -
+           sc.term_extend * (cells_term - open_term);
 }
 
 namespace {
 
 // Realigns one split of the alignment `column_of` (read only); returns true, with the new
 // column of every residue in `moved` and the new width, when accepted.
-bool try_split(const SeqView& seqs, const MsaScoring& sc, const double* weights,
-               const std::uint8_t* side, const std::int32_t* column_of, std::int64_t n_columns,
-               int radius, std::vector<std::int32_t>& moved, std::int64_t& new_columns) {
+bool try_split(const SeqView& seqs, const MsaScoring& sc, const double* weights, const std::uint8_t* side,
+               const std::int32_t* column_of, std::int64_t n_columns, int radius,
+               std::vector<std::int32_t>& moved, std::int64_t& new_columns) {
     std::vector<std::int64_t> rows_a, rows_b;
     for (std::int64_t r = 0; r < seqs.count; ++r) (side[r] ? rows_b : rows_a).push_back(r);
     if (rows_a.empty() || rows_b.empty()) return false;
@@ -161,9 +162,12 @@ bool try_split(const SeqView& seqs, const MsaScoring& sc, const double* weights,
         for (std::int64_t c = 0; c < n_columns; ++c) {
             const bool in_a = ia < cols_a.size() && cols_a[ia] == c;
             const bool in_b = ib < cols_b.size() && cols_b[ib] == c;
-            if (in_a && in_b) current.push_back(Match);
-            else if (in_a) current.push_back(GapInB);
-            else if (in_b) current.push_back(GapInA);
+            if (in_a && in_b)
+                current.push_back(Match);
+            else if (in_a)
+                current.push_back(GapInB);
+            else if (in_b)
+                current.push_back(GapInA);
             ia += in_a;
             ib += in_b;
         }
@@ -210,8 +214,8 @@ bool try_split(const SeqView& seqs, const MsaScoring& sc, const double* weights,
     remap(rows_a, cols_a, map_a);
     remap(rows_b, cols_b, map_b);
     const double old_score = cross_sum_of_pairs(seqs, sc, rows_a, rows_b, column_of, n_columns);
-    const double new_score = cross_sum_of_pairs(seqs, sc, rows_a, rows_b, moved.data(),
-                                                static_cast<std::int64_t>(path.size()));
+    const double new_score =
+        cross_sum_of_pairs(seqs, sc, rows_a, rows_b, moved.data(), static_cast<std::int64_t>(path.size()));
     if (!(new_score > old_score + 1e-9 * std::max(1.0, std::fabs(old_score)))) return false;
     new_columns = static_cast<std::int64_t>(path.size());
     return true;
@@ -255,9 +259,8 @@ std::vector<std::pair<std::vector<std::uint8_t>, std::int64_t>> gap_pattern_spli
 }  // namespace
 
 std::int64_t refine_gap_splits(const SeqView& seqs, const MsaScoring& sc, const double* weights,
-                               int iterations, std::uint64_t seed, int radius,
-                               std::int32_t* column_of, std::int64_t n_columns,
-                               std::int64_t* accepted, int threads) {
+                               int iterations, std::uint64_t seed, int radius, std::int32_t* column_of,
+                               std::int64_t n_columns, std::int64_t* accepted, int threads) {
     const int workers = resolve_threads(threads);
     std::int64_t kept = 0;
     std::mt19937_64 rng(seed);
@@ -302,8 +305,8 @@ std::int64_t refine_gap_splits(const SeqView& seqs, const MsaScoring& sc, const 
 #pragma omp parallel for num_threads(workers) schedule(dynamic, 1)
         for (std::int64_t d = 0; d < static_cast<std::int64_t>(draws.size()); ++d) {
             Draw& x = draws[d];
-            x.accepted = try_split(seqs, sc, weights, x.side.data(), column_of, n_columns, radius,
-                                   x.moved, x.columns);
+            x.accepted =
+                try_split(seqs, sc, weights, x.side.data(), column_of, n_columns, radius, x.moved, x.columns);
         }
         for (std::size_t d = 0; d < draws.size(); ++d) {
             ++it;

@@ -73,8 +73,9 @@ public:
 private:
     void prune() {
         const double lim = qmin_ + tol_;
-        list_.erase(std::remove_if(list_.begin(), list_.end(), [lim](const Candidate& c) { return !(c.q <= lim); }),
-                    list_.end());
+        list_.erase(
+            std::remove_if(list_.begin(), list_.end(), [lim](const Candidate& c) { return !(c.q <= lim); }),
+            list_.end());
     }
     double tol_;
     double qmin_ = std::numeric_limits<double>::infinity();
@@ -121,8 +122,12 @@ std::uint64_t key_of(double v, std::int64_t node) {
     return (static_cast<std::uint64_t>(code) << 32) | static_cast<std::uint32_t>(node);
 }
 
-float bound_of(std::uint64_t key) { return from_orderable(static_cast<std::uint32_t>(key >> 32)); }
-std::int64_t node_of(std::uint64_t key) { return static_cast<std::int64_t>(key & 0xffffffffu); }
+float bound_of(std::uint64_t key) {
+    return from_orderable(static_cast<std::uint32_t>(key >> 32));
+}
+std::int64_t node_of(std::uint64_t key) {
+    return static_cast<std::int64_t>(key & 0xffffffffu);
+}
 
 // The working copy of an n x n matrix, on 2 MiB pages where the kernel grants them: every
 // join walks a column (one element per row), and on 4 KiB pages each of those is also a TLB
@@ -134,7 +139,8 @@ struct Matrix {
     std::unique_ptr<double[], Free> data;
     static Matrix copy_of(const double* d, std::int64_t count) {
         constexpr std::size_t kHuge = std::size_t{1} << 21;
-        const std::size_t bytes = (static_cast<std::size_t>(count) * sizeof(double) + kHuge - 1) / kHuge * kHuge;
+        const std::size_t bytes =
+            (static_cast<std::size_t>(count) * sizeof(double) + kHuge - 1) / kHuge * kHuge;
         Matrix m;
         m.data.reset(static_cast<double*>(std::aligned_alloc(kHuge, bytes)));
         if (!m.data) throw std::bad_alloc();
@@ -153,10 +159,15 @@ class Joiner {
 public:
     // `work`: the n x n working matrix, d itself (in place) or a copy of it (`own_`)
     Joiner(const double* d, double* work, std::int64_t n, int threads)
-        : n_(n), m_(n), threads_(resolve_threads(threads)),
+        : n_(n),
+          m_(n),
+          threads_(resolve_threads(threads)),
           own_(work != nullptr ? Matrix() : Matrix::copy_of(d, n * n)),
-          w_(work != nullptr ? work : own_.data.get()), r_(n, 0.0),
-          node_of_slot_(n), slot_of_node_(2 * n, -1), rows_(n) {
+          w_(work != nullptr ? work : own_.data.get()),
+          r_(n, 0.0),
+          node_of_slot_(n),
+          slot_of_node_(2 * n, -1),
+          rows_(n) {
         for (std::int64_t i = 0; i < n; ++i) {
             node_of_slot_[i] = i;
             slot_of_node_[i] = i;
@@ -219,7 +230,8 @@ private:
     void fill_row(std::int64_t i, std::int64_t first) {
         std::vector<std::uint64_t>& keys = rows_[i].key;
         const std::size_t need = static_cast<std::size_t>(m_ - first - (i >= first ? 1 : 0));
-        if (keys.capacity() < need || keys.capacity() > 2 * need + 64) std::vector<std::uint64_t>().swap(keys);
+        if (keys.capacity() < need || keys.capacity() > 2 * need + 64)
+            std::vector<std::uint64_t>().swap(keys);
         keys.resize(need);
         const double* wi = &w_[i * n_];
         const std::int64_t* node = node_of_slot_.data();
@@ -381,9 +393,9 @@ private:
     std::int64_t n_;  // row stride of w_
     std::int64_t m_;  // alive clusters, in slots 0..m_-1
     int threads_;
-    Matrix own_;                              // the copy of d, unless joining in place
-    double* w_;                               // working distances, indexed by slot
-    std::vector<double> r_;                   // row sums over alive slots
+    Matrix own_;             // the copy of d, unless joining in place
+    double* w_;              // working distances, indexed by slot
+    std::vector<double> r_;  // row sums over alive slots
     std::vector<std::int64_t> node_of_slot_;
     std::vector<std::int64_t> slot_of_node_;  // -1 once a node has been joined
     std::vector<SortedRow> rows_;
@@ -397,7 +409,8 @@ private:
 namespace {
 
 EdgeList run_nj(const double* d, double* work, std::int64_t n, int threads) {
-    if (n < 3) throw std::invalid_argument("neighbor_joining needs at least 3 taxa, got " + std::to_string(n));
+    if (n < 3)
+        throw std::invalid_argument("neighbor_joining needs at least 3 taxa, got " + std::to_string(n));
     if (n > std::numeric_limits<std::int32_t>::max() / 2)
         throw std::invalid_argument("neighbor_joining: too many taxa (" + std::to_string(n) + ")");
     for (std::int64_t t = 0; t < n * n; ++t)
@@ -410,8 +423,12 @@ EdgeList run_nj(const double* d, double* work, std::int64_t n, int threads) {
 
 }  // namespace
 
-EdgeList neighbor_joining(const double* d, std::int64_t n, int threads) { return run_nj(d, nullptr, n, threads); }
+EdgeList neighbor_joining(const double* d, std::int64_t n, int threads) {
+    return run_nj(d, nullptr, n, threads);
+}
 
-EdgeList neighbor_joining_in_place(double* d, std::int64_t n, int threads) { return run_nj(d, d, n, threads); }
+EdgeList neighbor_joining_in_place(double* d, std::int64_t n, int threads) {
+    return run_nj(d, d, n, threads);
+}
 
 }  // namespace bioaccel

@@ -13,19 +13,25 @@ import pytest
 
 import bioaccel
 from bioaccel import DistanceMatrix
-
 from tests.datasets import child_env
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, env=child_env())
+    return subprocess.run(
+        [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=child_env(),
+    )
 
 
 @pytest.fixture
 def aln(tmp_path):
     p = tmp_path / "aln.fa"
-    p.write_text(">A/Sao_Paulo/1/2009\nACGTACGTAC\n>b\nACGTACGTAT\n>c\nACGAACGTAC\n>d\nTCGAACGTTC\n")
+    p.write_text(
+        ">A/Sao_Paulo/1/2009\nACGTACGTAC\n>b\nACGTACGTAT\n>c\nACGAACGTAC\n>d\nTCGAACGTTC\n"
+    )
     return p
 
 
@@ -78,10 +84,13 @@ def test_bad_input(tmp_path, case, command):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.fa"]  # no temp files either
 
 
-@pytest.mark.parametrize("args,message", [
-    (["-m", "k81x"], "unknown distance model 'k81x'"),
-    (["-b", "tpu"], "Invalid value for '-b' / '--backend'"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["-m", "k81x"], "unknown distance model 'k81x'"),
+        (["-b", "tpu"], "Invalid value for '-b' / '--backend'"),
+    ],
+)
 def test_unknown_model_or_backend(tmp_path, aln, args, message):
     out = tmp_path / "o.phy"
     res = run("distance", aln, "-o", out, *args)
@@ -96,8 +105,22 @@ def test_unavailable_backend_is_named(tmp_path, aln):
         pytest.skip("every GPU backend is available here")
     out = tmp_path / "o.phy"
     env = {k: v for k, v in child_env().items() if k != "NUMBA_ENABLE_CUDASIM"}
-    res = subprocess.run([sys.executable, "-m", "bioaccel.cli", "distance", str(aln), "-o", str(out),
-                          "-b", missing[0]], capture_output=True, text=True, env=env)
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bioaccel.cli",
+            "distance",
+            str(aln),
+            "-o",
+            str(out),
+            "-b",
+            missing[0],
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert res.returncode == 2 and f"backend '{missing[0]}' is unavailable" in res.stderr
     assert not out.exists()
 
@@ -109,7 +132,9 @@ def test_protein_for_dna_model(tmp_path):
     assert res.returncode == 2 and "needs nucleotide sequences" in res.stderr
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere; the missing-directory case covers it")
+@pytest.mark.skipif(
+    os.geteuid() == 0, reason="root can write anywhere; the missing-directory case covers it"
+)
 def test_unwritable_output_read_only_dir(tmp_path, aln):
     ro = tmp_path / "ro"
     ro.mkdir()
@@ -145,6 +170,7 @@ def test_doctor(tmp_path):
 
 def test_cupy_fix_matches_driver():
     from bioaccel.config import cupy_fix_for_driver
+
     assert "cuda12" in cupy_fix_for_driver(12)
     assert "cuda13" in cupy_fix_for_driver(13)
     assert "upgrade the NVIDIA driver" in cupy_fix_for_driver(11)
@@ -159,24 +185,40 @@ def proteins(tmp_path):
 
 def test_align_scores_and_tracebacks(tmp_path, proteins):
     from bioaccel.pairwise._align import align, align_scores
+
     out = tmp_path / "s.npy"
     res = run("align", proteins, "--mode", "local", "-o", out)
     assert res.returncode == 0, res.stderr
     assert np.array_equal(np.load(out), align_scores(proteins, mode="local"))
     tsv = tmp_path / "a.tsv"
-    res = run("align", proteins, proteins, "--traceback", "--matrix", "BLOSUM80", "--gap-open", "9",
-              "-o", tsv)
+    res = run(
+        "align",
+        proteins,
+        proteins,
+        "--traceback",
+        "--matrix",
+        "BLOSUM80",
+        "--gap-open",
+        "9",
+        "-o",
+        tsv,
+    )
     assert res.returncode == 0, res.stderr
     rows = [line.split("\t") for line in tsv.read_text().splitlines()[1:]]
     want = align(proteins, proteins, matrix="BLOSUM80", gap_open=9)
-    assert [(r[0], r[1], int(r[2]), r[7]) for r in rows] == [(a.query_id, a.target_id, a.score, a.cigar) for a in want]
+    assert [(r[0], r[1], int(r[2]), r[7]) for r in rows] == [
+        (a.query_id, a.target_id, a.score, a.cigar) for a in want
+    ]
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--matrix", "BLOSUM99"], "unknown substitution matrix 'BLOSUM99'"),
-    (["--matrix", "2,x"], "expected a matrix name or MATCH,MISMATCH"),
-    (["--gap-open", "-3"], "gap_open must be >= 0"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--matrix", "BLOSUM99"], "unknown substitution matrix 'BLOSUM99'"),
+        (["--matrix", "2,x"], "expected a matrix name or MATCH,MISMATCH"),
+        (["--gap-open", "-3"], "gap_open must be >= 0"),
+    ],
+)
 def test_align_bad_options(tmp_path, proteins, args, message):
     out = tmp_path / "s.npy"
     res = run("align", proteins, "-o", out, *args)
@@ -193,11 +235,14 @@ def test_align_letter_missing_from_matrix(tmp_path):
 
 
 def test_unaligned_models_and_sketches(tmp_path):
-    from bioaccel.pairwise._edit import edit_distances
     from bioaccel.distances._kmers import sketch
+    from bioaccel.pairwise._edit import edit_distances
+
     src = tmp_path / "u.fa"
-    src.write_text(">a\nACGTACGTTGCAAGGCTACGTACGTTGCAAGGCT\n>b\nACGTACGTTGCAAGGCAACGTACGTTGCAAGGC\n"
-                   ">c\nTTTTGGGGCCCCAAAATTTTGGGGCCCCAAAA\n")
+    src.write_text(
+        ">a\nACGTACGTTGCAAGGCTACGTACGTTGCAAGGCT\n>b\nACGTACGTTGCAAGGCAACGTACGTTGCAAGGC\n"
+        ">c\nTTTTGGGGCCCCAAAATTTTGGGGCCCCAAAA\n"
+    )
     out = tmp_path / "e.tsv"
     assert run("distance", src, "-m", "edit", "-o", out).returncode == 0
     assert np.array_equal(DistanceMatrix.read(out).data, edit_distances(src).astype(float))

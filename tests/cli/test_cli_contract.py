@@ -17,7 +17,6 @@ from click.testing import CliRunner
 
 import bioaccel
 from bioaccel.cli._main import error_message, main
-
 from tests.datasets import child_env
 
 
@@ -46,9 +45,14 @@ def test_the_tree_walk_sees_every_command():
 
 
 def run(*args, cwd=None, stdin=None, **env):
-    return subprocess.run([sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, input=stdin,
-                          env=child_env(**env))
+    return subprocess.run(
+        [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        input=stdin,
+        env=child_env(**env),
+    )
 
 
 def test_help_and_version_of_the_real_process():
@@ -65,8 +69,10 @@ def test_help_and_version_of_the_real_process():
 def work(tmp_path):
     """Inputs for every command, in one directory."""
     from bioaccel.distances._tiles import distance_tile, tile_bounds, write_tile
-    (tmp_path / "aln.fa").write_text(">a\nACGTACGTAC\n>b\nACGTACGTAT\n>c\nACGAACGTAC\n"
-                                     ">d\nTCGAACGTTC\n")
+
+    (tmp_path / "aln.fa").write_text(
+        ">a\nACGTACGTAC\n>b\nACGTACGTAT\n>c\nACGAACGTAC\n>d\nTCGAACGTTC\n"
+    )
     (tmp_path / "bad.fa").write_text(">a\nACGT\n>b\nAC!T\n")
     (tmp_path / "empty.fa").write_text("")
     (tmp_path / "prot.fa").write_text(">p1\nMKVLEAGHW\n>p2\nMKILDAGW\n>p3\nWWPPMKV\n")
@@ -93,31 +99,57 @@ def _json(out: str) -> bool:
 # command: (success args, check of stdout), bad-input args (None: the command reads no
 # input), usage-error args
 COMMAND_CASES = {
-    ("distance",): ((["aln.fa", "-o", "d.phy"], _empty), ["bad.fa", "-o", "d.phy"],
-                    ["aln.fa"]),
+    ("distance",): ((["aln.fa", "-o", "d.phy"], _empty), ["bad.fa", "-o", "d.phy"], ["aln.fa"]),
     ("merge-tiles",): ((["t00.npz", "-o", "m.phy"], _empty), ["aln.fa", "-o", "m.phy"], []),
-    ("tree",): ((["aln.fa", "-o", "t.nwk"], _empty), ["empty.fa", "-o", "t.nwk"],
-                ["aln.fa", "-o", "t.nwk", "--method", "parsimony"]),
-    ("sketch",): ((["aln.fa", "-k", "3", "-o", "s.npz"], _empty), ["bad.fa", "-o", "s.npz"],
-                  ["aln.fa", "-k", "0", "-o", "s.npz"]),
-    ("align",): ((["prot.fa", "-o", "a.npy"], _empty), ["prot.fa", "--matrix", "BLOSUM99", "-o",
-                                                       "a.npy"], ["prot.fa", "--mode", "fuzzy"]),
-    ("msa",): ((["prot.fa", "-o", "m.fa"], _empty), ["bad.fa", "-o", "m.fa"],
-                ["prot.fa", "-o", "m.fa", "--format", "nexus-xml"]),
-    ("doctor",): ((["--no-r"], lambda out: "backend:reference" in out),
-                  ["--require", "warp-drive"], ["--bogus"]),
-    ("gpu-run",): (([sys.executable, "-c", "print('child')"], lambda out: out == "child\n"),
-                   ["--gpus", "5", "--", "true"], ["--gpus", "0", "--", "true"]),
+    ("tree",): (
+        (["aln.fa", "-o", "t.nwk"], _empty),
+        ["empty.fa", "-o", "t.nwk"],
+        ["aln.fa", "-o", "t.nwk", "--method", "parsimony"],
+    ),
+    ("sketch",): (
+        (["aln.fa", "-k", "3", "-o", "s.npz"], _empty),
+        ["bad.fa", "-o", "s.npz"],
+        ["aln.fa", "-k", "0", "-o", "s.npz"],
+    ),
+    ("align",): (
+        (["prot.fa", "-o", "a.npy"], _empty),
+        ["prot.fa", "--matrix", "BLOSUM99", "-o", "a.npy"],
+        ["prot.fa", "--mode", "fuzzy"],
+    ),
+    ("msa",): (
+        (["prot.fa", "-o", "m.fa"], _empty),
+        ["bad.fa", "-o", "m.fa"],
+        ["prot.fa", "-o", "m.fa", "--format", "nexus-xml"],
+    ),
+    ("doctor",): (
+        (["--no-r"], lambda out: "backend:reference" in out),
+        ["--require", "warp-drive"],
+        ["--bogus"],
+    ),
+    ("gpu-run",): (
+        ([sys.executable, "-c", "print('child')"], lambda out: out == "child\n"),
+        ["--gpus", "5", "--", "true"],
+        ["--gpus", "0", "--", "true"],
+    ),
     ("gpus",): ((["--json"], _json), None, ["--bogus"]),
     ("admin",): ((["--help"], lambda out: "init" in out), None, ["bogus"]),
     ("admin", "init"): (([], _empty), ["--slots-per-gpu", "2000"], ["--max-waiting", "0"]),
     ("sched",): ((["--help"], lambda out: "simulate" in out), None, ["bogus"]),
-    ("sched", "simulate"): ((["-w", "flood", "-c", "2", "--json"], _json),
-                            ["-w", "heavy-tailed:abc", "-c", "2"], ["-c", "2"]),
-    ("sched", "place"): ((["-t", "2", "-s", "stages.csv"], lambda out: "lpt" in out),
-                         ["-t", "2", "-s", "nostages.csv"], ["-t", "2"]),
-    ("sched", "import-benchmark"): ((["bench.tsv", "--kind", "align"], _empty),
-                                    ["notbench.tsv", "--kind", "align"], ["bench.tsv"]),
+    ("sched", "simulate"): (
+        (["-w", "flood", "-c", "2", "--json"], _json),
+        ["-w", "heavy-tailed:abc", "-c", "2"],
+        ["-c", "2"],
+    ),
+    ("sched", "place"): (
+        (["-t", "2", "-s", "stages.csv"], lambda out: "lpt" in out),
+        ["-t", "2", "-s", "nostages.csv"],
+        ["-t", "2"],
+    ),
+    ("sched", "import-benchmark"): (
+        (["bench.tsv", "--kind", "align"], _empty),
+        ["notbench.tsv", "--kind", "align"],
+        ["bench.tsv"],
+    ),
 }
 
 
@@ -126,8 +158,9 @@ def test_every_command_has_cases():
 
 
 def _run_case(work, path, args):
-    return run(*path, *args, cwd=work, BIOACCEL_VIRTUAL_GPUS="2",
-               BIOACCEL_RUN_DIR=str(work / "run"))
+    return run(
+        *path, *args, cwd=work, BIOACCEL_VIRTUAL_GPUS="2", BIOACCEL_RUN_DIR=str(work / "run")
+    )
 
 
 @pytest.mark.parametrize("path", sorted(COMMAND_CASES), ids=" ".join)
@@ -153,8 +186,9 @@ def test_bad_input_is_one_line_on_stderr_exit_2(work, path):
     lines = res.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("bioaccel: error: "), res.stderr
     assert "Traceback" not in res.stderr and "[Errno" not in res.stderr
-    assert sorted(p.name for p in work.iterdir() if p.name != "run") == \
-        [n for n in before if n != "run"]  # no output, no temporary file
+    assert sorted(p.name for p in work.iterdir() if p.name != "run") == [
+        n for n in before if n != "run"
+    ]  # no output, no temporary file
 
 
 @pytest.mark.parametrize("path", sorted(COMMAND_CASES), ids=" ".join)
@@ -167,10 +201,14 @@ def test_usage_error_exits_2_with_clicks_message(work, path):
 
 
 # -- internal failures --------------------------------------------------------------------------
-@pytest.mark.parametrize("exc, shown", [(RuntimeError("kernel state corrupted"),
-                                         "RuntimeError: kernel state corrupted"),
-                                        (MemoryError(), "out of memory"),
-                                        (KeyError("x"), "KeyError: 'x'")])
+@pytest.mark.parametrize(
+    "exc, shown",
+    [
+        (RuntimeError("kernel state corrupted"), "RuntimeError: kernel state corrupted"),
+        (MemoryError(), "out of memory"),
+        (KeyError("x"), "KeyError: 'x'"),
+    ],
+)
 def test_internal_errors_exit_1_and_say_so(tmp_path, monkeypatch, exc, shown):
     import bioaccel.distances._compute
 
@@ -183,8 +221,10 @@ def test_internal_errors_exit_1_and_say_so(tmp_path, monkeypatch, exc, shown):
     out = tmp_path / "d.phy"
     res = CliRunner().invoke(main, ["distance", str(src), "-o", str(out)])
     assert res.exit_code == 1
-    assert res.stderr == (f"bioaccel: internal error: {shown} (a bug in bioaccel: rerun as "
-                          "`bioaccel -v ...` for the traceback)\n")
+    assert res.stderr == (
+        f"bioaccel: internal error: {shown} (a bug in bioaccel: rerun as "
+        "`bioaccel -v ...` for the traceback)\n"
+    )
     assert res.stdout == "" and not out.exists()
     res = CliRunner().invoke(main, ["-v", "distance", str(src), "-o", str(out)])
     assert res.exit_code == 1
@@ -209,15 +249,23 @@ def test_expected_errors_of_the_runtime_family_stay_bad_input(tmp_path, monkeypa
 
 def test_os_errors_read_without_errno_or_temporary_names():
     tmp = "/data/.d.phy.k2j4_x9a.tmp"
-    assert error_message(IsADirectoryError(21, "Is a directory", tmp, None, "/data/d.phy")) == \
-        "cannot write '/data/d.phy': is a directory"
-    assert error_message(FileNotFoundError(2, "No such file or directory", "in.fa")) == \
-        "in.fa: no such file or directory"
-    assert error_message(OSError(28, "cannot write 'x': No space left on device")) == \
-        "cannot write 'x': No space left on device"
+    assert (
+        error_message(IsADirectoryError(21, "Is a directory", tmp, None, "/data/d.phy"))
+        == "cannot write '/data/d.phy': is a directory"
+    )
+    assert (
+        error_message(FileNotFoundError(2, "No such file or directory", "in.fa"))
+        == "in.fa: no such file or directory"
+    )
+    assert (
+        error_message(OSError(28, "cannot write 'x': No space left on device"))
+        == "cannot write 'x': No space left on device"
+    )
     assert error_message(ValueError("line one\n  line two")) == "line one line two"
-    assert error_message(bioaccel.LeaseTimeoutError("GPU lease not granted in 5 s")) == \
-        "GPU lease not granted in 5 s"
+    assert (
+        error_message(bioaccel.LeaseTimeoutError("GPU lease not granted in 5 s"))
+        == "GPU lease not granted in 5 s"
+    )
     assert error_message(OSError("[Errno 5] Input/output error")) == "Input/output error"
 
 
@@ -226,8 +274,9 @@ def test_output_that_is_a_directory(tmp_path):
     (tmp_path / "out").mkdir()
     res = run("distance", "a.fa", "-o", "out", cwd=tmp_path)
     assert res.returncode == 2
-    assert res.stderr == ("bioaccel: error: cannot write 'out' (--output): it is a directory; "
-                          "expected a file name\n")
+    assert res.stderr == (
+        "bioaccel: error: cannot write 'out' (--output): it is a directory; expected a file name\n"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.fa", "out"]
 
 
@@ -257,13 +306,29 @@ def test_line_ends_read_like_lf(tmp_path, eol):
 def test_simulate_json_and_csv_equal_simresult_metrics(tmp_path):
     import csv
 
+    from bioaccel.devices._topology import Topology
     from bioaccel.sched.policies import POLICIES
     from bioaccel.sched.simulator import heavy_tailed_workload, simulate
-    from bioaccel.devices._topology import Topology
 
     out = tmp_path / "m.csv"
-    res = CliRunner().invoke(main, ["sched", "simulate", "-w", "heavy-tailed:40", "-c", "3",
-                                    "-p", "all", "--seed", "3", "--json", "--csv", str(out)])
+    res = CliRunner().invoke(
+        main,
+        [
+            "sched",
+            "simulate",
+            "-w",
+            "heavy-tailed:40",
+            "-c",
+            "3",
+            "-p",
+            "all",
+            "--seed",
+            "3",
+            "--json",
+            "--csv",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.stderr
     got = json.loads(res.stdout)
     jobs = heavy_tailed_workload(40, seed=3)
@@ -275,11 +340,13 @@ def test_simulate_json_and_csv_equal_simresult_metrics(tmp_path):
         assert {k: float(row[k]) for k in want} == want
         assert (g["placement"], g["jobs"], g["gpus"]) == ("first-free", 40, 3)
         assert row["policy"] == pol
-    res = CliRunner().invoke(main, ["sched", "simulate", "-w", "flood", "-c", "2", "--json",
-                                    "--csv", "-"])
+    res = CliRunner().invoke(
+        main, ["sched", "simulate", "-w", "flood", "-c", "2", "--json", "--csv", "-"]
+    )
     assert res.exit_code == 2 and res.stdout == ""
-    assert res.stderr == ("bioaccel: error: --json writes to stdout: give the other outputs "
-                          "file names\n")
+    assert res.stderr == (
+        "bioaccel: error: --json writes to stdout: give the other outputs file names\n"
+    )
     res = CliRunner().invoke(main, ["sched", "simulate", "-w", "flood", "-c", "2", "--csv", "-"])
     assert res.exit_code == 0 and res.stdout.splitlines()[0].startswith("policy,placement,jobs")
 
@@ -293,24 +360,38 @@ def test_simulate_table_is_not_cut_in_a_pipe():
 
 
 def test_builtin_workloads_run_with_every_listed_placement():
-    from bioaccel.sched.simulator import (PLACEMENTS, flood_workload, heavy_tailed_workload,
-                                          simulate)
     from bioaccel.devices._topology import Topology
+    from bioaccel.sched.simulator import PLACEMENTS, flood_workload, heavy_tailed_workload, simulate
 
     jobs = heavy_tailed_workload(30, seed=2)
     assert any(j.num_gpu > 1 for j in jobs)
     for placement in PLACEMENTS:
         for workload in (jobs, flood_workload(flood_jobs=10)):
-            r = simulate(workload, Topology.identical(4), "fcfs", placement,
-                         placement_budget_s=0.05)
+            r = simulate(
+                workload, Topology.identical(4), "fcfs", placement, placement_budget_s=0.05
+            )
             assert sorted(rec.job.id for rec in r.records) == sorted(j.id for j in workload)
             assert all(len(rec.gpus) == rec.job.num_gpu for rec in r.records)
             # no GPU runs two jobs at once
             for g in range(4):
                 spans = sorted((rec.start, rec.end) for rec in r.records if g in rec.gpus)
                 assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), placement
-    res = CliRunner().invoke(main, ["sched", "simulate", "-w", "heavy-tailed:30", "-c", "4",
-                                    "-a", "ga", "--budget", "0.05", "--json"])
+    res = CliRunner().invoke(
+        main,
+        [
+            "sched",
+            "simulate",
+            "-w",
+            "heavy-tailed:30",
+            "-c",
+            "4",
+            "-a",
+            "ga",
+            "--budget",
+            "0.05",
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.stderr
     assert json.loads(res.stdout)[0]["placement"] == "ga"
 
@@ -325,12 +406,27 @@ def stages(tmp_path):
 def test_place_shows_and_writes_the_assignment(tmp_path, stages):
     import csv
 
-    from bioaccel.sched.placement import ALGORITHMS, Stage, processing_times
     from bioaccel.devices._topology import Topology
+    from bioaccel.sched.placement import ALGORITHMS, Stage, processing_times
 
-    res = CliRunner().invoke(main, ["sched", "place", "-t", "2", "-s", str(stages), "--json",
-                                    "--budget", "0.05", "--assignment", str(tmp_path / "a.csv"),
-                                    "--csv", str(tmp_path / "t.csv")])
+    res = CliRunner().invoke(
+        main,
+        [
+            "sched",
+            "place",
+            "-t",
+            "2",
+            "-s",
+            str(stages),
+            "--json",
+            "--budget",
+            "0.05",
+            "--assignment",
+            str(tmp_path / "a.csv"),
+            "--csv",
+            str(tmp_path / "t.csv"),
+        ],
+    )
     assert res.exit_code == 0, res.stderr
     got = json.loads(res.stdout)
     assert [g["algorithm"] for g in got] == list(ALGORITHMS)
@@ -362,8 +458,10 @@ def test_place_refuses_empty_stages_and_broken_topology(tmp_path, stages):
     empty.write_text("name,work,bytes,data\n")
     res = run("sched", "place", "-t", "2", "-s", empty)
     assert res.returncode == 2 and res.stdout == ""
-    assert res.stderr == (f"bioaccel: error: {empty}: no stages; expected a header "
-                          "name,work,bytes,data and one row per stage\n")
+    assert res.stderr == (
+        f"bioaccel: error: {empty}: no stages; expected a header "
+        "name,work,bytes,data and one row per stage\n"
+    )
     broken = tmp_path / "topo.yaml"
     broken.write_text("nodes:\n  - name: a\n    gpus: [\n")
     res = run("sched", "place", "-t", broken, "-s", stages)
@@ -381,6 +479,7 @@ def test_readme_topology_example_loads():
     import yaml
 
     from bioaccel.devices._topology import parse_topology
+
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = readme.split("A topology (YAML or JSON", 1)[1]
     block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
@@ -400,13 +499,16 @@ def test_import_benchmark_reports_on_stderr(tmp_path, monkeypatch):
 @pytest.fixture
 def aln(tmp_path):
     p = tmp_path / "aln.fa"
-    p.write_text(">a\nACGTACGTACGGTTAACC\n>b\nACGTACGTACGGTTAACA\n>c\nACGAACGTACGGTAAACC\n"
-                 ">d\nTCGAACGTTCGGTAAACC\n")
+    p.write_text(
+        ">a\nACGTACGTACGGTTAACC\n>b\nACGTACGTACGGTTAACA\n>c\nACGAACGTACGGTAAACC\n"
+        ">d\nTCGAACGTTCGGTAAACC\n"
+    )
     return p
 
 
 def test_tree_of_a_sketch_file(tmp_path, aln):
     from bioaccel.distances._kmers import Sketches, sketch
+
     sk = tmp_path / "sk.npz"
     sketch(aln, k=5, size=50).save(sk)
     res = run("tree", sk, "-o", tmp_path / "t.nwk", "--matrix-output", tmp_path / "m.tsv")
@@ -420,8 +522,10 @@ def test_tree_of_a_sketch_file(tmp_path, aln):
     np.savez(other, x=np.zeros(3))
     res = run("tree", other, "-o", tmp_path / "t3.nwk")
     assert res.returncode == 2
-    assert res.stderr == (f"bioaccel: error: {other}: not a distance matrix .npz (it holds "
-                          "['x'], not 'data' and 'ids')\n")
+    assert res.stderr == (
+        f"bioaccel: error: {other}: not a distance matrix .npz (it holds "
+        "['x'], not 'data' and 'ids')\n"
+    )
 
 
 def test_tree_checks_outputs_before_computing(tmp_path, aln):
@@ -452,10 +556,12 @@ def test_dash_is_stdin_and_stdout(tmp_path, aln):
     assert res.returncode == 2 and "a distance matrix is not read from stdin" in res.stderr
     res = run("distance", "-", "-o", "-", cwd=tmp_path, stdin=">a\nACGT\n>b\nAC!T\n")
     assert res.returncode == 2 and res.stderr.startswith("bioaccel: error: <stdin>")
-    for args, message in [(["distance", aln, "-o", "-", "--format", "npy"], "-o -: npy is binary"),
-                          (["sketch", aln, "-o", "-"], "-o -: a sketch file is binary"),
-                          (["merge-tiles", "-", "-o", "m.phy"], "TILES -: tiles are binary"),
-                          (["tree", aln, "-o", "-", "--matrix-output", "-"], "both name stdout")]:
+    for args, message in [
+        (["distance", aln, "-o", "-", "--format", "npy"], "-o -: npy is binary"),
+        (["sketch", aln, "-o", "-"], "-o -: a sketch file is binary"),
+        (["merge-tiles", "-", "-o", "m.phy"], "TILES -: tiles are binary"),
+        (["tree", aln, "-o", "-", "--matrix-output", "-"], "both name stdout"),
+    ]:
         res = run(*args, cwd=tmp_path)
         assert res.returncode == 2 and message in res.stderr, (args, res.stderr)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["aln.fa", "want.phy"]  # no file '-'
@@ -470,6 +576,7 @@ def proteins(tmp_path):
 
 def test_align_npy_writes_the_ids(tmp_path, proteins):
     from bioaccel.pairwise._align import align_scores
+
     q = tmp_path / "q.fa"
     q.write_text(">x\nMKVLQF\n>y\nWWPAMKV\n")
     res = run("align", q, proteins, "-o", tmp_path / "s.npy")
@@ -487,14 +594,24 @@ def test_align_npy_writes_the_ids(tmp_path, proteins):
 
 def test_align_devices_spread_over_virtual_gpus(tmp_path, proteins):
     from bioaccel.pairwise._align import align_scores
-    res = run("align", proteins, "--devices", "all", "-o", tmp_path / "s.npy",
-              BIOACCEL_VIRTUAL_GPUS="2", BIOACCEL_RUN_DIR=str(tmp_path / "run"))
+
+    res = run(
+        "align",
+        proteins,
+        "--devices",
+        "all",
+        "-o",
+        tmp_path / "s.npy",
+        BIOACCEL_VIRTUAL_GPUS="2",
+        BIOACCEL_RUN_DIR=str(tmp_path / "run"),
+    )
     assert res.returncode == 0, res.stderr
     assert np.array_equal(np.load(tmp_path / "s.npy"), align_scores(proteins))
 
 
 def test_help_lists_every_model_and_the_sketch_options():
     import re
+
     with pytest.raises(bioaccel.ModelError) as err:  # the library's own list of models
         bioaccel.distance_matrix(["ACGT", "ACGA"], "no-such-model")
     models = re.findall(r"'([a-z0-9]+)'", str(err.value).split("expected one of", 1)[1])
@@ -513,14 +630,17 @@ def test_merge_tiles_on_a_non_tile_says_so(tmp_path, aln):
     for bad in (aln, tmp_path / "obj.npy"):
         res = run("merge-tiles", bad, "-o", tmp_path / "m.phy")
         assert res.returncode == 2
-        assert res.stderr == (f"bioaccel: error: {bad}: not a bioaccel distance tile; expected "
-                              "an .npz written by `bioaccel distance --tile A,B --tiles N`\n")
+        assert res.stderr == (
+            f"bioaccel: error: {bad}: not a bioaccel distance tile; expected "
+            "an .npz written by `bioaccel distance --tile A,B --tiles N`\n"
+        )
 
 
 def test_progress_bar_only_with_a_total(monkeypatch):
     import rich.progress
 
     from bioaccel._core.progress import progress_bar
+
     made = []
 
     class Recorder:
@@ -559,12 +679,14 @@ BAD_FILES = {
     "blank": b"\n \n\t\n",
     "binary": bytes(range(256)) * 8,
     "npy": b"\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }"
-           + b" " * 50 + b"\n" + b"\x00" * 16,
+    + b" " * 50
+    + b"\n"
+    + b"\x00" * 16,
     "damaged-gzip": b"\x1f\x8b\x08\x00\x00\x00\x00\x00" + b"garbage",
     "zip-not-ours": b"PK\x05\x06" + b"\x00" * 18,
     "text": b"hello world\nthis is not what you think\n",
     "nexus-standard": b"#NEXUS\nBEGIN DATA;\nDIMENSIONS NTAX=2 NCHAR=4;\nFORMAT DATATYPE=STANDARD;"
-                      b"\nMATRIX\na 0123\nb 0132\n;\nEND;\n",
+    b"\nMATRIX\na 0123\nb 0132\n;\nEND;\n",
     "matrix-diag": b"2\na 5 1\nb 1 0\n",
     "directory": "dir",
 }
@@ -587,10 +709,17 @@ READING_COMMANDS = {
 
 
 def test_the_bad_input_table_covers_every_command_that_reads_files():
-    reading = {" ".join(p) for p in ALL_COMMANDS if p and p[0] not in ("doctor", "gpus", "gpu-run")
-               and p not in (("sched",), ("sched", "simulate"))}
-    assert reading <= {k.split(" ")[0] if k.split(" ")[0] != "sched" else " ".join(k.split(" ")[:2])
-                       for k in READING_COMMANDS}
+    reading = {
+        " ".join(p)
+        for p in ALL_COMMANDS
+        if p
+        and p[0] not in ("doctor", "gpus", "gpu-run")
+        and p not in (("sched",), ("sched", "simulate"))
+    }
+    assert reading <= {
+        k.split(" ")[0] if k.split(" ")[0] != "sched" else " ".join(k.split(" ")[:2])
+        for k in READING_COMMANDS
+    }
 
 
 @pytest.mark.parametrize("kind", sorted(BAD_FILES))

@@ -23,8 +23,9 @@ def run(*args):
 @pytest.fixture
 def phy(tmp_path):
     p = tmp_path / "d.phy"
-    p.write_text("5\n" + "".join(f"{n} " + " ".join(map(str, row)) + "\n"
-                                 for n, row in zip("abcde", D)))
+    p.write_text(
+        "5\n" + "".join(f"{n} " + " ".join(map(str, row)) + "\n" for n, row in zip("abcde", D))
+    )
     return p
 
 
@@ -39,16 +40,21 @@ def test_backend_on_a_matrix_builds_the_tree(phy):
     # before: -b was ignored for a matrix input (NJ always ran on the C++ core)
     want = bioaccel.nj(D, list("abcde")).to_newick()
     res = run("tree", phy, "-b", "reference", "-o", "-")
-    assert res.exit_code == 0 and res.stdout.strip() == \
-        bioaccel.nj(D, list("abcde"), backend="reference").to_newick()
+    assert (
+        res.exit_code == 0
+        and res.stdout.strip() == bioaccel.nj(D, list("abcde"), backend="reference").to_newick()
+    )
     res = run("tree", phy, "-b", "cupy", "-o", "-")
     from tests.conftest import GPU
+
     if not GPU:  # named and unavailable: refused, never a silent CPU run
         assert res.exit_code == 2 and "cupy" in res.output
     else:
         assert res.exit_code == 0 and res.stdout.strip().count(",") == want.count(",")
-    for bad, why in ((["-b", "numba-cuda"], "neighbour joining runs on cpu, cupy or reference"),
-                     (["--method", "upgma", "-b", "cpu"], "UPGMA runs on the CPU only")):
+    for bad, why in (
+        (["-b", "numba-cuda"], "neighbour joining runs on cpu, cupy or reference"),
+        (["--method", "upgma", "-b", "cpu"], "UPGMA runs on the CPU only"),
+    ):
         res = run("tree", phy, *bad, "-o", "-")
         assert res.exit_code == 2 and why in res.output, res.output
 
@@ -102,7 +108,9 @@ def test_guide_tree_with_empty_records_feeds_back(tmp_path):
 
 def test_saturated_distances_say_what_to_do():
     # fn3 (HMMER's tutorial family) is divergent: kimura saturates, poisson does not
-    aln = bioaccel.msa(Path(__file__).resolve().parents[2] / "bioaccel/data/hmmer/fn3.fa", refine=False)
+    aln = bioaccel.msa(
+        Path(__file__).resolve().parents[2] / "bioaccel/data/hmmer/fn3.fa", refine=False
+    )
     kimura = aln.distance_matrix("kimura")
     assert np.isinf(kimura.data).any()
     with pytest.raises(ValueError, match="past its model's saturation.*'poisson'"):

@@ -18,13 +18,20 @@ import bioaccel
 from bioaccel.sequences._read import atomic_output, refuse_overwriting_inputs
 from tests.datasets import child_env, unavailable
 
-FASTA = ">a\nACGTACGTACGGTTAACC\n>b\nACGTACGTACGGTTAACA\n>c\nACGAACGTACGGTAAACC\n" \
-        ">d\nTCGAACGTTCGGTAAACC\n"
+FASTA = (
+    ">a\nACGTACGTACGGTTAACC\n>b\nACGTACGTACGGTTAACA\n>c\nACGAACGTACGGTAAACC\n"
+    ">d\nTCGAACGTTCGGTAAACC\n"
+)
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, env=child_env())
+    return subprocess.run(
+        [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=child_env(),
+    )
 
 
 def null_device(path):
@@ -88,10 +95,12 @@ def test_atomic_output_still_replaces_regular_files_atomically(tmp_path):
 def test_cli_output_to_a_device_and_a_symlink(tmp_path):
     (tmp_path / "s.fa").write_text(FASTA)
     dev = null_device(tmp_path / "null")
-    for cmd in (["distance", "s.fa", "-m", "k80", "-o", "null"],
-                ["tree", "s.fa", "-o", "null"],
-                ["msa", "s.fa", "-o", "null"],
-                ["align", "s.fa", "-o", "null", "--traceback"]):
+    for cmd in (
+        ["distance", "s.fa", "-m", "k80", "-o", "null"],
+        ["tree", "s.fa", "-o", "null"],
+        ["msa", "s.fa", "-o", "null"],
+        ["align", "s.fa", "-o", "null", "--traceback"],
+    ):
         res = run(*cmd, cwd=tmp_path)
         assert res.returncode == 0, (cmd, res.stderr)
         assert stat.S_ISCHR(os.stat(dev).st_mode), cmd
@@ -101,11 +110,13 @@ def test_cli_output_to_a_device_and_a_symlink(tmp_path):
     assert res.returncode == 0, res.stderr
     assert (tmp_path / "link.phy").is_symlink()
     assert bioaccel.DistanceMatrix.read(tmp_path / "real.phy") == bioaccel.distance_matrix(
-        tmp_path / "s.fa")
+        tmp_path / "s.fa"
+    )
 
 
 def test_streamed_cdist_through_a_symlink_keeps_the_link(tmp_path):
     from bioaccel.distances._ondisk import stream_distances
+
     (tmp_path / "s.fa").write_text(FASTA)
     (tmp_path / "store").mkdir()
     link = tmp_path / "d.cdist"
@@ -117,11 +128,14 @@ def test_streamed_cdist_through_a_symlink_keeps_the_link(tmp_path):
 # -- an output that is an input --------------------------------------------------------------
 @pytest.fixture
 def inputs(tmp_path):
-    (tmp_path / "x.phy").write_text("4 18\na ACGTACGTACGGTTAACC\nb ACGTACGTACGGTTAACA\n"
-                                    "c ACGAACGTACGGTAAACC\nd TCGAACGTTCGGTAAACC\n")
+    (tmp_path / "x.phy").write_text(
+        "4 18\na ACGTACGTACGGTTAACC\nb ACGTACGTACGGTTAACA\n"
+        "c ACGAACGTACGGTAAACC\nd TCGAACGTTCGGTAAACC\n"
+    )
     (tmp_path / "s.fa").write_text(FASTA)
     bioaccel.distance_matrix(tmp_path / "s.fa").write(tmp_path / "m.phy")
     from bioaccel.distances._tiles import distance_tile, tile_bounds, write_tile
+
     batch = bioaccel.read_sequences(tmp_path / "s.fa")
     bounds = tile_bounds(batch, 0, 0, 1)
     values, params = distance_tile(batch, "k80", bounds[:2], bounds[2:])
@@ -137,8 +151,8 @@ def inputs(tmp_path):
 
 SAME_FILE_CASES = [
     ["distance", "x.phy", "-o", "x.phy"],
-    ["distance", "x.phy", "-o", "hard.phy"],                     # a hard link of the input
-    ["distance", "x.phy", "-o", "soft.phy"],                     # a symlink to the input
+    ["distance", "x.phy", "-o", "hard.phy"],  # a hard link of the input
+    ["distance", "x.phy", "-o", "soft.phy"],  # a symlink to the input
     ["distance", "x.phy", "-o", "./x.phy"],
     ["distance", "s.fa", "-m", "raw", "--tile", "0,0", "--tiles", "1", "-o", "s.npz"],
     ["tree", "x.phy", "-o", "t.nwk", "--matrix-output", "x.phy"],
@@ -154,8 +168,9 @@ SAME_FILE_CASES = [
 
 @pytest.mark.parametrize("args", SAME_FILE_CASES, ids=" ".join)
 def test_every_command_refuses_an_output_that_is_an_input(inputs, args):
-    before = {p.name: p.read_bytes() for p in inputs.iterdir()
-              if p.is_file() and not p.is_symlink()}
+    before = {
+        p.name: p.read_bytes() for p in inputs.iterdir() if p.is_file() and not p.is_symlink()
+    }
     res = run(*args, cwd=inputs)
     assert res.returncode == 2, (res.returncode, res.stderr)
     assert "writing it would destroy the input" in res.stderr and len(res.stderr.splitlines()) == 1
@@ -165,9 +180,11 @@ def test_every_command_refuses_an_output_that_is_an_input(inputs, args):
 
 def test_refusal_names_the_output_and_the_input(inputs):
     res = run("distance", "x.phy", "-o", "hard.phy", cwd=inputs)
-    assert res.stderr == ("bioaccel: error: --output 'hard.phy' is the same file as the input "
-                          "'x.phy': writing it would destroy the input; choose another output "
-                          "name\n")
+    assert res.stderr == (
+        "bioaccel: error: --output 'hard.phy' is the same file as the input "
+        "'x.phy': writing it would destroy the input; choose another output "
+        "name\n"
+    )
     # outputs that are not inputs pass; devices are never 'the same file'
     refuse_overwriting_inputs({"-o": inputs / "new.phy"}, [inputs / "x.phy", None, "-"])
     refuse_overwriting_inputs({"-o": "-"}, [inputs / "x.phy"])
@@ -175,6 +192,7 @@ def test_refusal_names_the_output_and_the_input(inputs):
 
 def test_python_writer_with_a_source_refuses_its_input(inputs):
     from bioaccel.distances._ondisk import stream_distances
+
     fa = inputs / "s.fa"
     twin = inputs / "s.cdist"
     os.link(fa, twin)

@@ -15,7 +15,6 @@ import pytest
 import bioaccel
 from bioaccel import _native
 from bioaccel.pairwise._scoring import make_scoring
-
 from tests.datasets import child_env
 
 #: environment that forces each level (BIOACCEL_NO_AVX2=1: the baseline everywhere)
@@ -29,8 +28,9 @@ def runnable(level: str) -> bool:
     f = _native.cpu_features()
     cpu, built = f["cpu"], f["built"]
     if level == "avx512":
-        return built["avx512"] and all(cpu[x] for x in ("avx512f", "avx512bw", "avx512vl", "avx512vbmi",
-                                                        "avx512vpopcntdq"))
+        return built["avx512"] and all(
+            cpu[x] for x in ("avx512f", "avx512bw", "avx512vl", "avx512vbmi", "avx512vpopcntdq")
+        )
     if level == "avx2":
         return built["avx2"] and cpu["avx2"] and cpu["popcnt"]
     return True
@@ -101,14 +101,21 @@ print(json.dumps(_native.cpu_features()))
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     from pathlib import Path
+
     root = Path(__file__).resolve().parents[2]
     got = {}
     for level, env in LEVELS.items():
         if not runnable(level):
             continue
         path = tmp_path_factory.mktemp(level) / "out.npz"
-        run = subprocess.run([sys.executable, "-c", CHILD, str(path)], cwd=root, check=True,
-                             capture_output=True, text=True, env=child_env(**env))
+        run = subprocess.run(
+            [sys.executable, "-c", CHILD, str(path)],
+            cwd=root,
+            check=True,
+            capture_output=True,
+            text=True,
+            env=child_env(**env),
+        )
         features = json.loads(run.stdout.strip().splitlines()[-1])
         with np.load(path) as z:
             got[level] = (features, {k: z[k] for k in z.files})
@@ -142,15 +149,26 @@ def test_alignment_scores_equal_the_scalar_core(results, level):
         pytest.skip(f"this CPU cannot run the {level} kernels")
     got = results[level][1]
     protein, dna = inputs()
-    for name, seqs, matrix, o, e, alph in (("protein", protein, "BLOSUM62", 11, 1, bioaccel.PROTEIN),
-                                           ("dna", dna, (2, -3), 5, 2, bioaccel.DNA)):
+    for name, seqs, matrix, o, e, alph in (
+        ("protein", protein, "BLOSUM62", 11, 1, bioaccel.PROTEIN),
+        ("dna", dna, (2, -3), 5, 2, bioaccel.DNA),
+    ):
         b = bioaccel.SeqBatch.from_strings(seqs)
         sc = make_scoring(matrix, o, e, alph)
         for mode_id, mode in enumerate(MODES):
-            want = np.array([[_native.align_score_scalar(b[i], b[j], sc.table, mode_id, o, e)
-                              for j in range(len(seqs))] for i in range(len(seqs))])
+            want = np.array(
+                [
+                    [
+                        _native.align_score_scalar(b[i], b[j], sc.table, mode_id, o, e)
+                        for j in range(len(seqs))
+                    ]
+                    for i in range(len(seqs))
+                ]
+            )
             for strip in ("None", "7"):
-                np.testing.assert_array_equal(got[f"{name}-{mode}-{strip}"], want, err_msg=f"{name} {mode}")
+                np.testing.assert_array_equal(
+                    got[f"{name}-{mode}-{strip}"], want, err_msg=f"{name} {mode}"
+                )
 
 
 def test_cpu_features_reports_build_and_cpu_side_by_side():

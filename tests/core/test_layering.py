@@ -54,8 +54,21 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
     (5, "interface", ("", "cli", "rinterop", "config")),
 ]
 
-SUBPACKAGES = ("_core", "sequences", "pairwise", "distances", "trees", "msa_engine", "devices",
-               "sched", "backends", "backends.cupy", "backends.numba", "kernels", "cli")
+SUBPACKAGES = (
+    "_core",
+    "sequences",
+    "pairwise",
+    "distances",
+    "trees",
+    "msa_engine",
+    "devices",
+    "sched",
+    "backends",
+    "backends.cupy",
+    "backends.numba",
+    "kernels",
+    "cli",
+)
 
 
 def layer_of(module: str) -> tuple[int, str] | None:
@@ -112,7 +125,7 @@ def imports_of(module: str, path: Path, known: dict[str, Path]) -> list[tuple[st
             if node.level:
                 base_parts = package.split(".")
                 if node.level > 1:
-                    base_parts = base_parts[:len(base_parts) - (node.level - 1)]
+                    base_parts = base_parts[: len(base_parts) - (node.level - 1)]
                 base = ".".join(base_parts + ([node.module] if node.module else []))
             else:
                 base = node.module or ""
@@ -201,8 +214,10 @@ def upward_imports(graph: dict[str, list[tuple[str, int]]]) -> list[str]:
             if src is None or dst is None or src[1] == dst[1]:
                 continue
             if dst[0] >= src[0]:
-                bad.append(f"{module}:{line} ({src[1]}, rank {src[0]}) imports {target} "
-                           f"({dst[1]}, rank {dst[0]})")
+                bad.append(
+                    f"{module}:{line} ({src[1]}, rank {src[0]}) imports {target} "
+                    f"({dst[1]}, rank {dst[0]})"
+                )
     return sorted(bad)
 
 
@@ -236,39 +251,65 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_checker_catches_a_circle_inside_functions(tmp_path):
-    pkg = _write(tmp_path, {
-        "__init__.py": "",
-        "backends/__init__.py": "def f():\n    from .reference import R\n",
-        "backends/reference.py": "def g():\n    from ..pairwise._edit import e\n",
-        "pairwise/__init__.py": "",
-        "pairwise/_edit.py": "from ..devices._multigpu import run\n",
-        "devices/__init__.py": "",
-        "devices/_multigpu.py": "def h():\n    from ..backends import get_backend\n",
-    })
+    pkg = _write(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "backends/__init__.py": "def f():\n    from .reference import R\n",
+            "backends/reference.py": "def g():\n    from ..pairwise._edit import e\n",
+            "pairwise/__init__.py": "",
+            "pairwise/_edit.py": "from ..devices._multigpu import run\n",
+            "devices/__init__.py": "",
+            "devices/_multigpu.py": "def h():\n    from ..backends import get_backend\n",
+        },
+    )
     graph = import_graph(pkg)
     cycles = find_cycles(graph)
     assert len(cycles) == 1
-    assert set(cycles[0]) == {"bioaccel.backends", "bioaccel.backends.reference",
-                              "bioaccel.pairwise._edit", "bioaccel.devices._multigpu"}
+    assert set(cycles[0]) == {
+        "bioaccel.backends",
+        "bioaccel.backends.reference",
+        "bioaccel.pairwise._edit",
+        "bioaccel.devices._multigpu",
+    }
     bad = upward_imports(graph)
-    assert any(b.startswith("bioaccel.backends.reference:2 (backends")
-               and "bioaccel.pairwise._edit" in b for b in bad), bad
-    assert any(b.startswith("bioaccel.devices._multigpu:2 (devices") and "bioaccel.backends" in b
-               for b in bad), bad
+    assert any(
+        b.startswith("bioaccel.backends.reference:2 (backends") and "bioaccel.pairwise._edit" in b
+        for b in bad
+    ), bad
+    assert any(
+        b.startswith("bioaccel.devices._multigpu:2 (devices") and "bioaccel.backends" in b
+        for b in bad
+    ), bad
 
 
-@pytest.mark.parametrize("source, allowed", [
-    ("from ..backends import get_backend\nfrom ..trees import nj\n"
-     "from ..sequences import read_sequences\nfrom ..distances import distance_matrix\n"
-     "from ..pairwise import Scoring\n", True),
-    ("def main():\n    from ..cli import main\n", False),
-    ("from ..sched import leases\n", False),
-])
+@pytest.mark.parametrize(
+    "source, allowed",
+    [
+        (
+            "from ..backends import get_backend\nfrom ..trees import nj\n"
+            "from ..sequences import read_sequences\nfrom ..distances import distance_matrix\n"
+            "from ..pairwise import Scoring\n",
+            True,
+        ),
+        ("def main():\n    from ..cli import main\n", False),
+        ("from ..sched import leases\n", False),
+    ],
+)
 def test_msa_package_is_an_operation(tmp_path, source, allowed):
-    files = {"__init__.py": "", "msa_engine/__init__.py": "", "msa_engine/engine.py": source,
-             "cli/__init__.py": "", "backends/__init__.py": "", "trees/__init__.py": "",
-             "sequences/__init__.py": "", "distances/__init__.py": "", "pairwise/__init__.py": "",
-             "sched/__init__.py": "", "sched/leases.py": ""}
+    files = {
+        "__init__.py": "",
+        "msa_engine/__init__.py": "",
+        "msa_engine/engine.py": source,
+        "cli/__init__.py": "",
+        "backends/__init__.py": "",
+        "trees/__init__.py": "",
+        "sequences/__init__.py": "",
+        "distances/__init__.py": "",
+        "pairwise/__init__.py": "",
+        "sched/__init__.py": "",
+        "sched/leases.py": "",
+    }
     bad = upward_imports(import_graph(_write(tmp_path, files)))
     assert (not bad) == allowed, bad
 

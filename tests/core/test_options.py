@@ -11,11 +11,16 @@ from click.testing import CliRunner
 import bioaccel
 from bioaccel import SeqBatch
 from bioaccel.cli import main
-from bioaccel.errors import AlphabetError, ModelError
 from bioaccel.distances._ondisk import stream_distances
 from bioaccel.distances._tiles import distance_block, distance_tile
+from bioaccel.errors import AlphabetError, ModelError
 
-DNA = ["ACGTACGTACGTAAGTACGA", "ACGTACGTACGTAAGAACGA", "ACGAACGTACGTTAGTACGT", "TCGAACGTTCGTAAGTACGA"]
+DNA = [
+    "ACGTACGTACGTAAGTACGA",
+    "ACGTACGTACGTAAGAACGA",
+    "ACGAACGTACGTTAGTACGT",
+    "TCGAACGTTCGTAAGTACGA",
+]
 GAPPED_PROTEIN = {"p1": "MKV-LEFW-HHK", "p2": "MKVILEFWQHHK", "p3": "MR-VLEAW--HK"}
 
 
@@ -37,17 +42,35 @@ def gapped(tmp_path):
     return p
 
 
-@pytest.mark.parametrize("args, message", [
-    (["-m", "k80", "-k", "5"], "-k/--kmer does nothing for model 'k80': it sets the k-mer length for "
-                               "kmer, jaccard and mash only"),
-    (["-m", "mash", "--pairwise-deletion"], "--pairwise-deletion does nothing for model 'mash'"),
-    (["-m", "jc69", "--seed", "7"], "--seed does nothing for model 'jc69': it seeds the MinHash hashes for mash only"),
-    (["-m", "jaccard", "--sketch-size", "50"], "--sketch-size does nothing for model 'jaccard'"),
-    (["-m", "edit", "--matrix", "BLOSUM62"], "--matrix does nothing for model 'edit'"),
-    (["-m", "k80", "--ungap"], "--ungap does nothing for model 'k80'"),
-    (["-m", "k80", "--float64"], "--float64 does nothing here: it applies to .cdist output only"),
-    (["-m", "k80", "--restart"], "--restart does nothing here"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["-m", "k80", "-k", "5"],
+            "-k/--kmer does nothing for model 'k80': it sets the k-mer length for "
+            "kmer, jaccard and mash only",
+        ),
+        (
+            ["-m", "mash", "--pairwise-deletion"],
+            "--pairwise-deletion does nothing for model 'mash'",
+        ),
+        (
+            ["-m", "jc69", "--seed", "7"],
+            "--seed does nothing for model 'jc69': it seeds the MinHash hashes for mash only",
+        ),
+        (
+            ["-m", "jaccard", "--sketch-size", "50"],
+            "--sketch-size does nothing for model 'jaccard'",
+        ),
+        (["-m", "edit", "--matrix", "BLOSUM62"], "--matrix does nothing for model 'edit'"),
+        (["-m", "k80", "--ungap"], "--ungap does nothing for model 'k80'"),
+        (
+            ["-m", "k80", "--float64"],
+            "--float64 does nothing here: it applies to .cdist output only",
+        ),
+        (["-m", "k80", "--restart"], "--restart does nothing here"),
+    ],
+)
 def test_cli_refuses_options_that_do_nothing(tmp_path, dna, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)
     res = cli("distance", dna, *args, "-o", "d.phy")
@@ -58,8 +81,11 @@ def test_cli_refuses_options_that_do_nothing(tmp_path, dna, monkeypatch, args, m
 
 def test_cli_accepts_options_that_apply(tmp_path, dna, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    for args in (["-m", "k80", "--pairwise-deletion"], ["-m", "mash", "-k", "5", "--seed", "3"],
-                 ["-m", "k80", "--float64", "-o", "d.cdist"]):
+    for args in (
+        ["-m", "k80", "--pairwise-deletion"],
+        ["-m", "mash", "-k", "5", "--seed", "3"],
+        ["-m", "k80", "--float64", "-o", "d.cdist"],
+    ):
         out = args[-1] if args[-2] == "-o" else "d.phy"
         res = cli("distance", dna, *[a for a in args if a != out and a != "-o"], "-o", out)
         assert res.exit_code == 0, res.output
@@ -84,18 +110,25 @@ def test_python_refuses_options_that_do_nothing(tmp_path):
 
 def test_gapped_input_error_suggests_ungapping():
     batch = SeqBatch.from_strings(list(GAPPED_PROTEIN.values()), ids=list(GAPPED_PROTEIN))
-    with pytest.raises(AlphabetError, match=r"letter '-' of sequence 'p1' at position 4 is not in the "
-                                            r"matrix BLOSUM62; the sequences look aligned: remove the "
-                                            r"gaps with SeqBatch.ungapped\(\) \(command line: --ungap\)"):
+    with pytest.raises(
+        AlphabetError,
+        match=r"letter '-' of sequence 'p1' at position 4 is not in the "
+        r"matrix BLOSUM62; the sequences look aligned: remove the "
+        r"gaps with SeqBatch.ungapped\(\) \(command line: --ungap\)",
+    ):
         bioaccel.align_scores(batch)
     plain = {k: v.replace("-", "") for k, v in GAPPED_PROTEIN.items()}
     ungapped = batch.ungapped()
     assert [ungapped.sequence(i) for i in range(3)] == list(plain.values())
     assert ungapped.ids == list(GAPPED_PROTEIN)
-    assert np.array_equal(bioaccel.align_scores(ungapped), bioaccel.align_scores(list(plain.values())))
+    assert np.array_equal(
+        bioaccel.align_scores(ungapped), bioaccel.align_scores(list(plain.values()))
+    )
     for model in ("identity", "scoredist"):
-        assert np.array_equal(bioaccel.distance_matrix(ungapped, model).data,
-                              bioaccel.distance_matrix(list(plain.values()), model).data)
+        assert np.array_equal(
+            bioaccel.distance_matrix(ungapped, model).data,
+            bioaccel.distance_matrix(list(plain.values()), model).data,
+        )
     # empty and all-gap sequences, DNA with '.'
     dna = SeqBatch.from_strings(["A-C.G", "----", ""], ids=list("xyz")).ungapped()
     assert [dna.sequence(i) for i in range(3)] == ["ACG", "", ""]
@@ -104,7 +137,10 @@ def test_gapped_input_error_suggests_ungapping():
 def test_cli_ungap(tmp_path, gapped, monkeypatch):
     monkeypatch.chdir(tmp_path)
     res = cli("align", gapped, "-o", "s.npy")
-    assert res.exit_code == 2 and "remove the gaps with SeqBatch.ungapped() (command line: --ungap)" in res.output
+    assert (
+        res.exit_code == 2
+        and "remove the gaps with SeqBatch.ungapped() (command line: --ungap)" in res.output
+    )
     assert cli("align", gapped, "--ungap", "-o", "s.npy").exit_code == 0
     plain = [v.replace("-", "") for v in GAPPED_PROTEIN.values()]
     assert np.array_equal(np.load(tmp_path / "s.npy"), bioaccel.align_scores(plain))
@@ -117,23 +153,29 @@ def test_cli_ungap(tmp_path, gapped, monkeypatch):
 
 def test_binary_files_given_as_sequences_say_what_they_are(tmp_path, dna, monkeypatch):
     # issue 15 item 21: a sketch file without -m mash gave "byte 16 is not text"
-    from bioaccel.errors import SequenceFormatError
     from bioaccel.distances._kmers import sketch
+    from bioaccel.errors import SequenceFormatError
+
     monkeypatch.chdir(tmp_path)
     sk = tmp_path / "s.npz"
     sketch(DNA, k=5).save(sk)
     for model in ("k80", "jaccard"):
         res = cli("distance", sk, "-m", model, "-o", "d.phy")
         assert res.exit_code == 2
-        assert (f"{sk}: a bioaccel sketch file (from `bioaccel sketch`), not sequences: compare the "
-                f"sketches with the mash model (`bioaccel distance {sk} -m mash`") in res.output
+        assert (
+            f"{sk}: a bioaccel sketch file (from `bioaccel sketch`), not sequences: compare the "
+            f"sketches with the mash model (`bioaccel distance {sk} -m mash`"
+        ) in res.output
     renamed = tmp_path / "sketches.bin"  # found by content with -m mash, whatever the name
     renamed.write_bytes(sk.read_bytes())
     assert cli("distance", renamed, "-m", "mash", "-o", "m.phy").exit_code == 0
     dm = bioaccel.distance_matrix(DNA, "raw")
     dm.write(tmp_path / "d.npy")
     dm.write(tmp_path / "d.cdist")
-    for path, kind in [("d.npy", "a NumPy .npy array"), ("d.cdist", "a bioaccel .cdist distance matrix")]:
+    for path, kind in [
+        ("d.npy", "a NumPy .npy array"),
+        ("d.cdist", "a bioaccel .cdist distance matrix"),
+    ]:
         with pytest.raises(SequenceFormatError, match=f"{path}: {kind}"):
             bioaccel.read_sequences(tmp_path / path)
 
@@ -143,6 +185,7 @@ def test_sketch_takes_many_files_and_directories(tmp_path, monkeypatch):
     import gzip
 
     from bioaccel.distances._kmers import Sketches, sketch
+
     monkeypatch.chdir(tmp_path)
     rng = np.random.default_rng(5)
     seqs = {f"r{i}": "".join(rng.choice(list("ACGT"), 200)) for i in range(6)}
@@ -169,8 +212,11 @@ def test_sketch_takes_many_files_and_directories(tmp_path, monkeypatch):
     res = cli("sketch", "one.fa", "empty", "-o", "x.npz")
     assert res.exit_code == 2 and "empty: directory holds no sequence file" in res.output
     # - (stdin) as the one input, as the other commands read it
-    res = CliRunner().invoke(main, ["sketch", "-", "-k", "15", "-s", "40", "-o", "in.npz"],
-                             input=(tmp_path / "one.fa").read_text())
+    res = CliRunner().invoke(
+        main,
+        ["sketch", "-", "-k", "15", "-s", "40", "-o", "in.npz"],
+        input=(tmp_path / "one.fa").read_text(),
+    )
     assert res.exit_code == 0, res.output
     assert Sketches.load(tmp_path / "in.npz").ids == names[:2]
     res = cli("sketch", "-", "one.fa", "-o", "x.npz")
@@ -183,13 +229,17 @@ def test_sketch_takes_many_files_and_directories(tmp_path, monkeypatch):
 def test_tree_refuses_options_that_do_nothing_and_ungaps(tmp_path, dna, gapped, monkeypatch):
     monkeypatch.chdir(tmp_path)
     bioaccel.distance_matrix(DNA, "raw").write(tmp_path / "m.phy")
-    for args, message in [(["m.phy", "-m", "tn93"], "-m/--model does nothing here: m.phy is a distance matrix"),
-                          (["m.phy", "--pairwise-deletion"], "--pairwise-deletion does nothing here"),
-                          (["m.phy", "-k", "5"], "-k/--kmer does nothing here: m.phy is a distance"),
-                          (["m.phy", "--matrix", "BLOSUM62"], "--matrix does nothing here"),
-                          ([dna, "-m", "mash", "--pairwise-deletion"],
-                           "--pairwise-deletion does nothing for model 'mash'"),
-                          ([dna, "--ungap"], "--ungap does nothing for model 'k80'")]:
+    for args, message in [
+        (["m.phy", "-m", "tn93"], "-m/--model does nothing here: m.phy is a distance matrix"),
+        (["m.phy", "--pairwise-deletion"], "--pairwise-deletion does nothing here"),
+        (["m.phy", "-k", "5"], "-k/--kmer does nothing here: m.phy is a distance"),
+        (["m.phy", "--matrix", "BLOSUM62"], "--matrix does nothing here"),
+        (
+            [dna, "-m", "mash", "--pairwise-deletion"],
+            "--pairwise-deletion does nothing for model 'mash'",
+        ),
+        ([dna, "--ungap"], "--ungap does nothing for model 'k80'"),
+    ]:
         res = cli("tree", *args, "-o", "t.nwk")
         assert res.exit_code == 2 and message in res.output, res.output
     assert not (tmp_path / "t.nwk").exists()

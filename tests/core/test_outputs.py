@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 import bioaccel
+from bioaccel._core.outputs import MATRIX, output_format
 from bioaccel.cli import main
 from bioaccel.distances._kmers import sketch
 from bioaccel.distances._ondisk import stream_distances
-from bioaccel._core.outputs import MATRIX, output_format
 from bioaccel.distances._tiles import write_tile
 
 SEQS = ["ACGTACGTACGTAAGT", "ACGTACGTACGTAAGA", "ACGAACGTACGTTAGT", "TCGAACGTTCGTAAGT"]
@@ -34,8 +34,11 @@ def test_output_format_rules():
     assert output_format("d.phy", MATRIX, "distance matrix", "phylip-lower") == "phylip-lower"
     assert output_format("d", MATRIX, "distance matrix", default="phylip") == "phylip"
     assert output_format("d", MATRIX, "distance matrix", "tsv", default="phylip") == "tsv"
-    with pytest.raises(ValueError, match=r"d\.csv: a distance matrix is not written as \.csv; "
-                                         r"name it \.cdist, .*\.phy, \.phylip or \.tsv"):
+    with pytest.raises(
+        ValueError,
+        match=r"d\.csv: a distance matrix is not written as \.csv; "
+        r"name it \.cdist, .*\.phy, \.phylip or \.tsv",
+    ):
         output_format("d.csv", MATRIX, "distance matrix")
     with pytest.raises(ValueError, match="name says tsv but the format asked is npy; name it .npy"):
         output_format("d.tsv", MATRIX, "distance matrix", "npy")
@@ -61,17 +64,32 @@ def test_python_writers_refuse_names_that_lie(tmp_path):
     assert bioaccel.DistanceMatrix.read(tmp_path / "plain") == dm
 
 
-@pytest.mark.parametrize("args, message", [
-    (["distance", "{in}", "-o", "d.csv"], "not written as .csv"),
-    (["distance", "{in}", "--tile", "0,0", "--tiles", "1", "-o", "x.phy"], "tile is not written as .phy"),
-    (["distance", "{in}", "--format", "npy", "-o", "d.tsv"], "name says tsv but the format asked is npy"),
-    (["align", "{in}", "-o", "x.phy"], "score matrix is not written as .phy; name it .npy or .tsv"),
-    (["align", "{in}", "-o", "x.cdist"], "score matrix is not written as .cdist"),
-    (["align", "{in}", "--traceback", "-o", "tb.npy"], "(--traceback) is not written as .npy; name it .tsv"),
-    (["tree", "{in}", "-o", "t.phy"], "Newick tree is not written as .phy"),
-    (["tree", "{in}", "-o", "t.nwk", "--matrix-output", "m.csv"], "not written as .csv"),
-    (["sketch", "{in}", "-o", "s.tsv"], "sketch file is not written as .tsv; name it .npz"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["distance", "{in}", "-o", "d.csv"], "not written as .csv"),
+        (
+            ["distance", "{in}", "--tile", "0,0", "--tiles", "1", "-o", "x.phy"],
+            "tile is not written as .phy",
+        ),
+        (
+            ["distance", "{in}", "--format", "npy", "-o", "d.tsv"],
+            "name says tsv but the format asked is npy",
+        ),
+        (
+            ["align", "{in}", "-o", "x.phy"],
+            "score matrix is not written as .phy; name it .npy or .tsv",
+        ),
+        (["align", "{in}", "-o", "x.cdist"], "score matrix is not written as .cdist"),
+        (
+            ["align", "{in}", "--traceback", "-o", "tb.npy"],
+            "(--traceback) is not written as .npy; name it .tsv",
+        ),
+        (["tree", "{in}", "-o", "t.phy"], "Newick tree is not written as .phy"),
+        (["tree", "{in}", "-o", "t.nwk", "--matrix-output", "m.csv"], "not written as .csv"),
+        (["sketch", "{in}", "-o", "s.tsv"], "sketch file is not written as .tsv; name it .npz"),
+    ],
+)
 def test_commands_refuse_names_that_lie(tmp_path, fasta, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)
     res = cli(*[str(fasta) if a == "{in}" else a for a in args])

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from bioaccel.kernels import KERNEL_DIR
-
 from tests.datasets import child_env, unavailable
 from tests.nvcc_host import nvrtc_library
 
@@ -41,7 +40,9 @@ def test_import_needs_no_gpu_no_cupy_no_r():
         "assert not any(m.split('.')[0] in ('cupy', 'rpy2', 'numba') for m in sys.modules)\n"
         "print(bioaccel.get_backend('auto').name, bioaccel.available_backends()['cupy'])\n"
     )
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
+    res = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=child_env()
+    )
     assert res.returncode == 0, res.stderr
     assert res.stdout.startswith("cpu ")
     assert "CuPy is not installed" in res.stdout or "no NVIDIA driver" in res.stdout
@@ -49,6 +50,7 @@ def test_import_needs_no_gpu_no_cupy_no_r():
 
 def test_native_reports_openmp():
     from bioaccel import _native
+
     assert isinstance(_native.openmp_enabled(), bool)
     assert _native.max_threads() >= 1
 
@@ -64,11 +66,21 @@ def test_cuda_source_compiles(tmp_path, source: Path, arch: str):
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         unavailable("nvcc is not on PATH")
-    res = subprocess.run([nvcc, f"-arch={arch}", "-Werror", "all-warnings", "-c", str(source),
-                          "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
+    res = subprocess.run(
+        [
+            nvcc,
+            f"-arch={arch}",
+            "-Werror",
+            "all-warnings",
+            "-c",
+            str(source),
+            "-o",
+            str(tmp_path / "k.o"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 0, res.stderr
-
-
 
 
 @pytest.mark.nvcc
@@ -79,8 +91,12 @@ def test_cuda_source_compiles_with_nvrtc(source: Path, arch: str):
     if lib is None:
         unavailable("libnvrtc is not installed (pip install nvidia-cuda-nvrtc)")
     prog = ctypes.c_void_p()
-    assert lib.nvrtcCreateProgram(ctypes.byref(prog), source.read_bytes(),
-                                  source.name.encode(), 0, None, None) == 0
+    assert (
+        lib.nvrtcCreateProgram(
+            ctypes.byref(prog), source.read_bytes(), source.name.encode(), 0, None, None
+        )
+        == 0
+    )
     try:
         options = (ctypes.c_char_p * 1)(f"--gpu-architecture={arch}".encode())
         status = lib.nvrtcCompileProgram(prog, 1, options)

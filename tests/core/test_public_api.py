@@ -10,13 +10,42 @@ import pytest
 import bioaccel
 
 PUBLIC = [
-    "Alignment", "AlignmentLengthError", "Alphabet", "AlphabetError", "BackendUnavailableError",
-    "BioaccelError", "DNA", "DeviceError", "DeviceSelectionError", "DistanceMatrix",
-    "DuplicateIdError", "LeaseTimeoutError", "MODELS", "MatrixFormatError", "ModelError",
-    "MultipleAlignment", "PROTEIN", "SchedulerConfigError", "SeqBatch", "SequenceFormatError",
-    "ThreadCountError", "Tree", "align", "align_scores", "available_backends", "distance_matrix",
-    "edit_distances", "get_backend", "lease", "msa", "nj", "read_many", "read_newick",
-    "read_sequences", "show_config", "upgma",
+    "Alignment",
+    "AlignmentLengthError",
+    "Alphabet",
+    "AlphabetError",
+    "BackendUnavailableError",
+    "BioaccelError",
+    "DNA",
+    "DeviceError",
+    "DeviceSelectionError",
+    "DistanceMatrix",
+    "DuplicateIdError",
+    "LeaseTimeoutError",
+    "MODELS",
+    "MatrixFormatError",
+    "ModelError",
+    "MultipleAlignment",
+    "PROTEIN",
+    "SchedulerConfigError",
+    "SeqBatch",
+    "SequenceFormatError",
+    "ThreadCountError",
+    "Tree",
+    "align",
+    "align_scores",
+    "available_backends",
+    "distance_matrix",
+    "edit_distances",
+    "get_backend",
+    "lease",
+    "msa",
+    "nj",
+    "read_many",
+    "read_newick",
+    "read_sequences",
+    "show_config",
+    "upgma",
 ]
 
 
@@ -26,9 +55,21 @@ def test_public_names_are_unchanged():
         assert getattr(bioaccel, name) is not None
 
 
-@pytest.mark.parametrize("package", ["sequences", "pairwise", "distances", "trees", "devices",
-                                     "msa_engine", "sched", "backends.cupy", "backends.numba",
-                                     "cli"])
+@pytest.mark.parametrize(
+    "package",
+    [
+        "sequences",
+        "pairwise",
+        "distances",
+        "trees",
+        "devices",
+        "msa_engine",
+        "sched",
+        "backends.cupy",
+        "backends.numba",
+        "cli",
+    ],
+)
 def test_each_subpackage_lists_what_it_offers(package):
     module = importlib.import_module(f"bioaccel.{package}")
     names = getattr(module, "__all__", None)
@@ -40,6 +81,7 @@ def test_each_subpackage_lists_what_it_offers(package):
 def test_a_module_is_not_shadowed_by_a_function():
     """``import bioaccel.x.y as m`` gives the module (``bioaccel.align`` used to be both)."""
     import bioaccel.pairwise._align as module
+
     assert module.__name__ == "bioaccel.pairwise._align"
     assert callable(bioaccel.align)
 
@@ -47,7 +89,10 @@ def test_a_module_is_not_shadowed_by_a_function():
 def test_import_needs_no_gpu_library():
     import subprocess
     import sys
-    code = ("import sys, bioaccel; bad = [m for m in ('cupy', 'numba', 'rpy2') if m in sys.modules];"
-            "print(bad); sys.exit(1 if bad else 0)")
+
+    code = (
+        "import sys, bioaccel; bad = [m for m in ('cupy', 'numba', 'rpy2') if m in sys.modules];"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr

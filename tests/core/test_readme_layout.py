@@ -11,9 +11,9 @@ REPO = Path(__file__).resolve().parents[2]
 def mapped() -> set[str]:
     """Every folder the map names, as a path from the repository root."""
     text = (REPO / "README.md").read_text()
-    section = text[text.index("## Layout"):]
+    section = text[text.index("## Layout") :]
     start = section.index("```") + 3
-    block = section[start:section.index("```", start)]
+    block = section[start : section.index("```", start)]
     out, parent = set(), ""
     for line in block.splitlines():
         if not line.strip():
@@ -54,6 +54,11 @@ def test_every_test_subject_is_mapped():
 
 
 def test_every_top_level_folder_is_mapped():
-    tops = {p.name for p in REPO.iterdir() if p.is_dir() and not p.name.startswith(".")
-            and p.name not in ("build", "shared", "bioaccel.egg-info")}
+    tops = {
+        p.name
+        for p in REPO.iterdir()
+        if p.is_dir()
+        and not p.name.startswith(".")
+        and p.name not in ("build", "shared", "bioaccel.egg-info")
+    }
     assert tops <= mapped(), sorted(tops - mapped())

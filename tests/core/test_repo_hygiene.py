@@ -18,10 +18,19 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def git(*args, cwd):
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True,
-                          env=child_env(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org",
-                                        GIT_COMMITTER_NAME="t",
-                                        GIT_COMMITTER_EMAIL="t@example.org"))
+    return subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=child_env(
+            GIT_AUTHOR_NAME="t",
+            GIT_AUTHOR_EMAIL="t@example.org",
+            GIT_COMMITTER_NAME="t",
+            GIT_COMMITTER_EMAIL="t@example.org",
+        ),
+    )
 
 
 def copy_of_tracked_files(dest: Path) -> Path:
@@ -44,8 +53,11 @@ def test_committed_tree_holds_no_run_outputs():
     tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True)
     if tracked.returncode != 0:
         unavailable(f"{REPO} is not a git checkout")
-    outputs = [n for n in tracked.stdout.splitlines()
-               if {"logs", "results", ".snakemake"} & set(Path(n).parts)]
+    outputs = [
+        n
+        for n in tracked.stdout.splitlines()
+        if {"logs", "results", ".snakemake"} & set(Path(n).parts)
+    ]
     assert not outputs, outputs
 
 
@@ -66,8 +78,14 @@ def test_a_workflow_run_leaves_git_status_clean(tmp_path):
     config.write_text(no_report)
     env = child_env(BIOACCEL_RUN_DIR=str(tmp_path / "run"))
     env.pop("CUDA_VISIBLE_DEVICES", None)
-    proc = subprocess.run([exe, "--cores", "2", "--configfile", str(config)], cwd=wd, env=env,
-                          capture_output=True, text=True, timeout=1200)
+    proc = subprocess.run(
+        [exe, "--cores", "2", "--configfile", str(config)],
+        cwd=wd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert (wd / "results/merge/distances.cdist").exists()
     assert any((wd / "logs").rglob("*.log")) and (wd / ".snakemake").is_dir()

@@ -15,8 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,15 +22,18 @@ import bioaccel
 from bioaccel import DistanceMatrix
 from bioaccel.msa_engine import MultipleAlignment
 
-FAST = settings(max_examples=50, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FAST = settings(
+    max_examples=50,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 #: letters that break formats: spaces, quotes, Newick/Clustal/Stockholm punctuation, non-ASCII
-ID_LETTERS = st.sampled_from(list("abcXYZ019_-./|") + [" ", "'", '"', "(", ")", ",", ":", ";",
-                                                       "[", "]", "#", "*", "=", "é", "ñ", "中",
-                                                       "\t"])
-IDS = st.lists(st.text(ID_LETTERS, min_size=1, max_size=40), min_size=2, max_size=5,
-               unique=True)
+ID_LETTERS = st.sampled_from(
+    list("abcXYZ019_-./|")
+    + [" ", "'", '"', "(", ")", ",", ":", ";", "[", "]", "#", "*", "=", "é", "ñ", "中", "\t"]
+)
+IDS = st.lists(st.text(ID_LETTERS, min_size=1, max_size=40), min_size=2, max_size=5, unique=True)
 DNA_LETTERS = "ACGT"
 PROTEIN_LETTERS = "ACDEFGHIKLMNPQRSTVWY"
 
@@ -49,9 +50,13 @@ def _nothing_written(folder: Path) -> None:
 def matrices(draw):
     ids = draw(IDS)
     n = len(ids)
-    values = draw(st.lists(st.floats(min_value=0, max_value=1e6, allow_nan=False,
-                                     allow_subnormal=False), min_size=n * (n - 1) // 2,
-                           max_size=n * (n - 1) // 2))
+    values = draw(
+        st.lists(
+            st.floats(min_value=0, max_value=1e6, allow_nan=False, allow_subnormal=False),
+            min_size=n * (n - 1) // 2,
+            max_size=n * (n - 1) // 2,
+        )
+    )
     return DistanceMatrix.from_condensed(np.array(values), ids)
 
 
@@ -83,9 +88,13 @@ def test_distance_matrix_writers(dm, name):
 def trees(draw):
     ids = draw(IDS)
     n = len(ids)
-    values = draw(st.lists(st.floats(min_value=0, max_value=100, allow_nan=False,
-                                     allow_subnormal=False), min_size=n * (n - 1) // 2,
-                           max_size=n * (n - 1) // 2))
+    values = draw(
+        st.lists(
+            st.floats(min_value=0, max_value=100, allow_nan=False, allow_subnormal=False),
+            min_size=n * (n - 1) // 2,
+            max_size=n * (n - 1) // 2,
+        )
+    )
     dm = DistanceMatrix.from_condensed(np.array(values), ids)
     return draw(st.sampled_from([bioaccel.nj, bioaccel.upgma]))(dm)
 
@@ -99,15 +108,18 @@ def test_newick_writer(tree):
     back = bioaccel.read_newick(path)
     assert sorted(back.labels) == sorted(tree.labels)
     order = [back.labels.index(lbl) for lbl in tree.labels]
-    np.testing.assert_allclose(back.patristic()[np.ix_(order, order)], tree.patristic(),
-                               rtol=1e-12, atol=0)
+    np.testing.assert_allclose(
+        back.patristic()[np.ix_(order, order)], tree.patristic(), rtol=1e-12, atol=0
+    )
     # Biopython and scikit-bio follow other Newick conventions for some labels: neither
     # undoubles '' inside quotes, scikit-bio 0.7 reads '_' as a space and fails on Newick
     # punctuation and '[...]' even inside quotes; compare the other labels
-    if any(set(lbl) & set("'\"[]_(),:;") or lbl != lbl.strip() or "\t" in lbl
-           for lbl in tree.labels):
+    if any(
+        set(lbl) & set("'\"[]_(),:;") or lbl != lbl.strip() or "\t" in lbl for lbl in tree.labels
+    ):
         return
     from Bio import Phylo
+
     bio = Phylo.read(io.StringIO(path.read_text()), "newick")
     assert sorted(t.name for t in bio.get_terminals()) == sorted(tree.labels)
     skbio = pytest.importorskip("skbio")
@@ -120,8 +132,10 @@ def alignments(draw):
     ids = draw(IDS)
     letters = draw(st.sampled_from([DNA_LETTERS, PROTEIN_LETTERS]))
     width = draw(st.integers(1, 130))  # beyond one 60-column Clustal block
-    rows = ["".join(draw(st.lists(st.sampled_from(letters + "-"), min_size=width,
-                                  max_size=width))) for _ in ids]
+    rows = [
+        "".join(draw(st.lists(st.sampled_from(letters + "-"), min_size=width, max_size=width)))
+        for _ in ids
+    ]
     rows = [r if r.strip("-") else letters[0] + r[1:] for r in rows]  # every row a residue
     alphabet = bioaccel.DNA if letters == DNA_LETTERS else bioaccel.PROTEIN
     return MultipleAlignment(ids, rows, alphabet=alphabet)
@@ -132,8 +146,10 @@ SKBIO_NAMES = {"fa": "fasta", "aln": "clustal", "sto": "stockholm"}
 
 
 @FAST
-@given(alignments(), st.sampled_from(["x.fa", "x.aln", "x.sto", "x.phy", "x.a2m", "x.fa.gz",
-                                      "x.aln.gz"]))
+@given(
+    alignments(),
+    st.sampled_from(["x.fa", "x.aln", "x.sto", "x.phy", "x.a2m", "x.fa.gz", "x.aln.gz"]),
+)
 def test_alignment_writers(aln, name):
     folder = _workdir()
     path = folder / name
@@ -150,21 +166,22 @@ def test_alignment_writers(aln, name):
         rows = [r.upper().replace(".", "-") for r in rows]
     assert rows == aln.sequences
     ext = name.split(".")[1]
-    text = gzip.decompress(path.read_bytes()).decode() if name.endswith(".gz") else \
-        path.read_text()
+    text = gzip.decompress(path.read_bytes()).decode() if name.endswith(".gz") else path.read_text()
     if ext in BIO_NAMES:
         from Bio import AlignIO
+
         bio = AlignIO.read(io.StringIO(text), BIO_NAMES[ext])
         assert [r.id for r in bio] == aln.ids and [str(r.seq) for r in bio] == aln.sequences
     if ext in SKBIO_NAMES:
         skbio = pytest.importorskip("skbio")
         cls = skbio.DNA if aln.alphabet is bioaccel.DNA else skbio.Protein
         if ext == "fa":
-            got = [(s.metadata["id"], str(s)) for s in skbio.io.read(io.StringIO(text), "fasta",
-                                                                      constructor=cls)]
+            got = [
+                (s.metadata["id"], str(s))
+                for s in skbio.io.read(io.StringIO(text), "fasta", constructor=cls)
+            ]
         else:
-            msa = skbio.TabularMSA.read(io.StringIO(text), format=SKBIO_NAMES[ext],
-                                        constructor=cls)
+            msa = skbio.TabularMSA.read(io.StringIO(text), format=SKBIO_NAMES[ext], constructor=cls)
             got = list(zip(msa.index, map(str, msa)))
         assert got == list(zip(aln.ids, aln.sequences))
 
@@ -174,6 +191,7 @@ def test_alignment_writers(aln, name):
 def test_tiles_and_sketches(ids, seed):
     from bioaccel.distances._kmers import Sketches, sketch
     from bioaccel.distances._tiles import distance_tile, merge_tiles, tile_bounds, write_tile
+
     rng = np.random.default_rng(seed)
     seqs = ["".join(rng.choice(list(DNA_LETTERS), 24)) for _ in ids]
     batch = bioaccel.SeqBatch.from_strings(seqs, ids=ids)
@@ -196,8 +214,13 @@ def test_tiles_and_sketches(ids, seed):
 def test_ape_reads_what_bioaccel_writes(ro, tmp_path):
     """ape's readers on the formats they read, with ids that are hard but that ape keeps
     (it strips quotes and spaces at the ends of names, so none there)."""
-    ids = ["A/California/07/2009(H1N1)_segment4_HA", "A/California/07/2009(H1N1)_segment6_NA",
-           "x|y.z-1", "s'quote'd", "n" * 70]
+    ids = [
+        "A/California/07/2009(H1N1)_segment4_HA",
+        "A/California/07/2009(H1N1)_segment6_NA",
+        "x|y.z-1",
+        "s'quote'd",
+        "n" * 70,
+    ]
     rng = np.random.default_rng(3)
     rows = ["".join(rng.choice(list("ACGT-"), 130)) for _ in ids]
     aln = MultipleAlignment(ids, rows, alphabet=bioaccel.DNA)
@@ -210,8 +233,10 @@ def test_ape_reads_what_bioaccel_writes(ro, tmp_path):
     d = bioaccel.distance_matrix(["ACGTACGTAC", "ACGTACGTAA", "TCGTACGTAA"], "raw")
     dm = DistanceMatrix(d.data, ["a b", "c'd", "é"])
     dm.write(tmp_path / "m.tsv")
-    ro.r(f'm <- as.matrix(read.table("{tmp_path / "m.tsv"}", sep = "\\t", header = TRUE, '
-         'row.names = 1, check.names = FALSE, quote = "", encoding = "UTF-8"))')
+    ro.r(
+        f'm <- as.matrix(read.table("{tmp_path / "m.tsv"}", sep = "\\t", header = TRUE, '
+        'row.names = 1, check.names = FALSE, quote = "", encoding = "UTF-8"))'
+    )
     assert list(ro.r("rownames(m)")) == dm.ids
     assert np.allclose(np.array(ro.r("as.vector(m)")).reshape(3, 3, order="F"), dm.data)
     # ape's read.tree gives NA for a quoted label holding a doubled quote ('c''d', as the

@@ -18,9 +18,8 @@ import numpy as np
 import pytest
 
 import bioaccel
-from bioaccel.errors import ThreadCountError
 from bioaccel._core.threads import MAX_THREADS_PER_CPU, check_threads, max_threads
-
+from bioaccel.errors import ThreadCountError
 from tests.datasets import child_env
 
 CAP = MAX_THREADS_PER_CPU * (os.cpu_count() or 1)
@@ -31,13 +30,15 @@ def _entry_points(tmp_path):
     from bioaccel.distances._kmers import kmer_distance_matrix, kmer_rows, sketch
     from bioaccel.distances._ondisk import stream_distances
     from bioaccel.distances._tiles import distance_block
+
     dm = bioaccel.distance_matrix(DNA_SEQS, "jc69", backend="cpu")
     return {
         "distance_matrix": lambda t: bioaccel.distance_matrix(DNA_SEQS, "k80", threads=t),
         "distance_matrix/edit": lambda t: bioaccel.distance_matrix(DNA_SEQS, "edit", threads=t),
         "distance_block": lambda t: distance_block(DNA_SEQS, "k80", (0, 2), (0, 4), threads=t),
-        "stream_distances": lambda t: stream_distances(DNA_SEQS, "k80", tmp_path / f"d{t!r}.cdist",
-                                                       threads=t),
+        "stream_distances": lambda t: stream_distances(
+            DNA_SEQS, "k80", tmp_path / f"d{t!r}.cdist", threads=t
+        ),
         "align_scores": lambda t: bioaccel.align_scores(DNA_SEQS, matrix=(2, -3), threads=t),
         "align": lambda t: bioaccel.align(DNA_SEQS, matrix=(2, -3), threads=t),
         "edit_distances": lambda t: bioaccel.edit_distances(DNA_SEQS, threads=t),
@@ -48,10 +49,20 @@ def _entry_points(tmp_path):
     }
 
 
-ENTRY_POINTS = ["distance_matrix", "distance_matrix/edit", "distance_block", "stream_distances",
-                "align_scores", "align", "edit_distances", "nj", "sketch",
-                "kmer_distance_matrix", "kmer_rows"]
-BAD = [-1, CAP + 1, 10 ** 6, 2 ** 40, True, 2.0, "4", None]
+ENTRY_POINTS = [
+    "distance_matrix",
+    "distance_matrix/edit",
+    "distance_block",
+    "stream_distances",
+    "align_scores",
+    "align",
+    "edit_distances",
+    "nj",
+    "sketch",
+    "kmer_distance_matrix",
+    "kmer_rows",
+]
+BAD = [-1, CAP + 1, 10**6, 2**40, True, 2.0, "4", None]
 
 
 @pytest.mark.parametrize("entry", ENTRY_POINTS)
@@ -62,8 +73,10 @@ def test_every_entry_point_refuses_bad_thread_counts(tmp_path, entry):
             call(bad)
         text = str(info.value)
         assert "\n" not in text
-        assert text == (f"threads={bad!r} is out of range: expected an integer from 0 (all "
-                        f"cores) to {CAP} ({MAX_THREADS_PER_CPU} x {os.cpu_count()} CPUs)")
+        assert text == (
+            f"threads={bad!r} is out of range: expected an integer from 0 (all "
+            f"cores) to {CAP} ({MAX_THREADS_PER_CPU} x {os.cpu_count()} CPUs)"
+        )
         assert isinstance(info.value, ValueError)
     call(0)
     call(1)
@@ -79,24 +92,33 @@ def test_check_threads():
         check_threads(False)
 
 
-@pytest.mark.parametrize("command", [
-    ["distance", "{aln}", "-o", "{out}"],
-    ["tree", "{aln}", "-o", "{out}"],
-    ["align", "{aln}", "--matrix", "2,-3", "-o", "{out}"],
-    ["sketch", "{aln}", "-o", "{out}"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["distance", "{aln}", "-o", "{out}"],
+        ["tree", "{aln}", "-o", "{out}"],
+        ["align", "{aln}", "--matrix", "2,-3", "-o", "{out}"],
+        ["sketch", "{aln}", "-o", "{out}"],
+    ],
+)
 @pytest.mark.parametrize("value", ["1000000", "-1", "abc", str(CAP + 1)])
 def test_cli_refuses_bad_thread_counts(tmp_path, command, value):
     aln = tmp_path / "aln.fa"
     aln.write_text("".join(f">s{i}\n{s}\n" for i, s in enumerate(DNA_SEQS)))
     out = tmp_path / "out.x"
     args = [a.format(aln=aln, out=out) for a in command] + ["-t", value]
-    res = subprocess.run([sys.executable, "-m", "bioaccel.cli", *args], capture_output=True,
-                         text=True, env=child_env())
+    res = subprocess.run(
+        [sys.executable, "-m", "bioaccel.cli", *args],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+    )
     assert res.returncode == 2, (res.returncode, res.stderr)
     shown = repr(int(value)) if value.lstrip("-").isdigit() else repr(value)
-    assert (f"threads={shown} is out of range: expected an integer from 0 (all cores) to {CAP}"
-            in res.stderr), res.stderr
+    assert (
+        f"threads={shown} is out of range: expected an integer from 0 (all cores) to {CAP}"
+        in res.stderr
+    ), res.stderr
     assert "Traceback" not in res.stderr and res.stdout == ""
     assert not out.exists()
 
@@ -131,8 +153,9 @@ def test_native_core_refuses_absurd_thread_counts():
                 else:
                     print(name, t, "ACCEPTED")
     """)
-    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         env=child_env())
+    res = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=child_env()
+    )
     assert res.returncode == 0, f"exit {res.returncode}: {res.stderr[-2000:]}"
     lines = res.stdout.splitlines()
     assert len(lines) == 15, res.stdout

@@ -3,19 +3,24 @@
 import numpy as np
 import pytest
 
-from bioaccel.pairwise._align import align_scores
-from bioaccel.distances._compute import distance_matrix
-from bioaccel.pairwise._edit import edit_distances
-from bioaccel.errors import BackendUnavailableError, DeviceError, DeviceSelectionError, ModelError
 from bioaccel.devices._discover import allowed_tokens, discover_devices, select_devices
 from bioaccel.devices._multigpu import Tile, partition, run_tiles
+from bioaccel.distances._compute import distance_matrix
+from bioaccel.errors import BackendUnavailableError, DeviceError, DeviceSelectionError, ModelError
+from bioaccel.pairwise._align import align_scores
+from bioaccel.pairwise._edit import edit_distances
 
 PROTEIN = "ACDEFGHIKLMNPQRSTVWY"
 
 
 @pytest.fixture
 def virtual4(monkeypatch):
-    for var in ("CUDA_VISIBLE_DEVICES", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS", "BIOACCEL_GPU_TOPOLOGY"):
+    for var in (
+        "CUDA_VISIBLE_DEVICES",
+        "SLURM_JOB_GPUS",
+        "SLURM_STEP_GPUS",
+        "BIOACCEL_GPU_TOPOLOGY",
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("BIOACCEL_VIRTUAL_GPUS", "4")
 
@@ -82,12 +87,12 @@ def test_partition_covers_every_pair_once_balanced_by_work():
     for t in tiles:
         if t.diagonal:
             assert (t.i0, t.i1) == (t.j0, t.j1)
-            cover[t.i0:t.i1, t.j0:t.j1] += np.triu(np.ones((t.i1 - t.i0,) * 2, int))
+            cover[t.i0 : t.i1, t.j0 : t.j1] += np.triu(np.ones((t.i1 - t.i0,) * 2, int))
         else:
             assert t.i1 <= t.j0  # strictly above the diagonal
-            cover[t.i0:t.i1, t.j0:t.j1] += 1
+            cover[t.i0 : t.i1, t.j0 : t.j1] += 1
     assert (cover[np.triu_indices(300)] == 1).all() and (np.tril(cover, -1) == 0).all()
-    total = (lengths.sum() ** 2 - (lengths ** 2).sum()) / 2 + (lengths ** 2).sum()
+    total = (lengths.sum() ** 2 - (lengths**2).sum()) / 2 + (lengths**2).sum()
     assert sum(t.work for t in tiles) == pytest.approx(total)
     offdiag = [t.work for t in tiles if not t.diagonal]
     # cut by cumulative length: off-diagonal tiles carry about the same work though the
@@ -100,15 +105,23 @@ def test_partition_covers_every_pair_once_balanced_by_work():
 def test_multi_device_equals_single_device(virtual4):
     rng = np.random.default_rng(11)
     prot = random_seqs(rng, 45, PROTEIN, 5, 250)
-    np.testing.assert_array_equal(align_scores(prot, devices="all"), align_scores(prot, backend="cpu"))
-    np.testing.assert_array_equal(align_scores(prot, prot[:13], mode="local", devices=[1, 3]),
-                                  align_scores(prot, prot[:13], mode="local", backend="cpu"))
+    np.testing.assert_array_equal(
+        align_scores(prot, devices="all"), align_scores(prot, backend="cpu")
+    )
+    np.testing.assert_array_equal(
+        align_scores(prot, prot[:13], mode="local", devices=[1, 3]),
+        align_scores(prot, prot[:13], mode="local", backend="cpu"),
+    )
     dna = random_seqs(rng, 40, "ACGT", 50, 400)
-    np.testing.assert_array_equal(edit_distances(dna, devices="0,1,2"), edit_distances(dna, backend="cpu"))
+    np.testing.assert_array_equal(
+        edit_distances(dna, devices="0,1,2"), edit_distances(dna, backend="cpu")
+    )
     aln = random_seqs(rng, 60, "ACGT-N", 300, 301)
     for model in ("raw", "k80", "tn93", "logdet"):
-        np.testing.assert_array_equal(distance_matrix(aln, model, devices="all").data,
-                                      distance_matrix(aln, model, backend="cpu").data)
+        np.testing.assert_array_equal(
+            distance_matrix(aln, model, devices="all").data,
+            distance_matrix(aln, model, backend="cpu").data,
+        )
     with pytest.raises(ModelError, match="CPU only"):
         distance_matrix(aln, "jaccard", devices="all")
     with pytest.raises(BackendUnavailableError, match="virtual GPUs run the CPU backend"):
@@ -118,10 +131,17 @@ def test_multi_device_equals_single_device(virtual4):
 def test_failing_device_and_out_of_memory_keep_the_result_identical(tmp_path, monkeypatch):
     monkeypatch.delenv("BIOACCEL_VIRTUAL_GPUS", raising=False)
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    monkeypatch.setenv("BIOACCEL_GPU_TOPOLOGY", write_topology(tmp_path, (
-        "      - {id: 0}\n"
-        "      - {id: 1, fail_after_tiles: 2}\n"        # dies mid-run
-        "      - {id: 2, max_tile_work: 60000}\n")))    # "out of memory" on large tiles
+    monkeypatch.setenv(
+        "BIOACCEL_GPU_TOPOLOGY",
+        write_topology(
+            tmp_path,
+            (
+                "      - {id: 0}\n"
+                "      - {id: 1, fail_after_tiles: 2}\n"  # dies mid-run
+                "      - {id: 2, max_tile_work: 60000}\n"
+            ),
+        ),
+    )  # "out of memory" on large tiles
     rng = np.random.default_rng(5)
     prot = random_seqs(rng, 50, PROTEIN, 20, 200)
     expected = align_scores(prot, backend="cpu")
@@ -132,8 +152,13 @@ def test_failing_device_and_out_of_memory_keep_the_result_identical(tmp_path, mo
 def test_every_device_failing_raises(tmp_path, monkeypatch):
     monkeypatch.delenv("BIOACCEL_VIRTUAL_GPUS", raising=False)
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    monkeypatch.setenv("BIOACCEL_GPU_TOPOLOGY", write_topology(tmp_path, (
-        "      - {id: 0, fail_after_tiles: 1}\n      - {id: 1, fail_after_tiles: 0}\n")))
+    monkeypatch.setenv(
+        "BIOACCEL_GPU_TOPOLOGY",
+        write_topology(
+            tmp_path,
+            ("      - {id: 0, fail_after_tiles: 1}\n      - {id: 1, fail_after_tiles: 0}\n"),
+        ),
+    )
     with pytest.raises(DeviceError, match="every device failed"):
         align_scores(random_seqs(np.random.default_rng(1), 40, PROTEIN, 5, 50), devices="all")
 
@@ -149,6 +174,7 @@ def test_worker_exception_is_reraised_in_the_caller(virtual4):
 
     gathered = []
     with pytest.raises(ValueError, match="bad tile 7"):
-        run_tiles(tiles, devices, "cpu", compute, lambda t, v: gathered.append(v),
-                  np.ones(20), np.ones(1))
+        run_tiles(
+            tiles, devices, "cpu", compute, lambda t, v: gathered.append(v), np.ones(20), np.ones(1)
+        )
     assert 7 not in gathered

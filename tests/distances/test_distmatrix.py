@@ -25,6 +25,7 @@ def dm(rng):
 
 def test_condensed_is_scipy_order(dm):
     from scipy.spatial.distance import squareform
+
     clean = DistanceMatrix(np.nan_to_num(dm.data, posinf=9.0, nan=7.0), IDS)
     assert np.array_equal(clean.condensed(), squareform(clean.data, checks=False))
     assert DistanceMatrix.from_condensed(clean.condensed(), IDS) == clean
@@ -51,18 +52,31 @@ def test_duplicate_ids_rejected():
         DistanceMatrix(np.zeros((2, 2)), ["a", "a"])
 
 
-@pytest.mark.parametrize("content,message", [
-    ("", "file is empty"),
-    ("x\n", "expected the number of taxa"),
-    ("3\na 0 1 2\nb 1 0 3\n", "header says 3 taxa, found 2 rows"),
-    ("2\na 0 1\nb 1 zero\n", r"line 3, column 5: 'zero' is not a number"),
-    ("2\na 0 1\nb 2 0\n", "not symmetric"),
-    # issue 15 item 26: a short first row must not turn the file lower-triangular
-    ("3\na 0 1\nb 1 0 2\nc 1 2 0\n", (r"line 4: 3 value\(s\) after the first word, but a lower "
-                                     r"matrix of 3 taxa has 2 on this row \(a ragged matrix\?")),
-    ("3\na 0\nb 1 0 2\nc 1 2 0\n", (r"line 3: 3 value\(s\) after the first word, but a lower "
-                                  r"matrix of 3 taxa has 1 on this row")),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        ("", "file is empty"),
+        ("x\n", "expected the number of taxa"),
+        ("3\na 0 1 2\nb 1 0 3\n", "header says 3 taxa, found 2 rows"),
+        ("2\na 0 1\nb 1 zero\n", r"line 3, column 5: 'zero' is not a number"),
+        ("2\na 0 1\nb 2 0\n", "not symmetric"),
+        # issue 15 item 26: a short first row must not turn the file lower-triangular
+        (
+            "3\na 0 1\nb 1 0 2\nc 1 2 0\n",
+            (
+                r"line 4: 3 value\(s\) after the first word, but a lower "
+                r"matrix of 3 taxa has 2 on this row \(a ragged matrix\?"
+            ),
+        ),
+        (
+            "3\na 0\nb 1 0 2\nc 1 2 0\n",
+            (
+                r"line 3: 3 value\(s\) after the first word, but a lower "
+                r"matrix of 3 taxa has 1 on this row"
+            ),
+        ),
+    ],
+)
 def test_phylip_read_errors(tmp_path, content, message):
     p = tmp_path / "m.phy"
     p.write_text(content)
@@ -103,6 +117,7 @@ def test_asymmetric_matrices_refused_everywhere_with_one_tolerance(tmp_path):
     # issue 15 item 27: DistanceMatrix, every reader, nj and upgma share one check
     import bioaccel
     from bioaccel.distances._matrix import SYMMETRY_RTOL
+
     d = np.array([[0, 1, 2, 4], [1, 0, 3, 4], [2, 3.5, 0, 4], [4, 4, 4, 0.0]])
     message = r"not symmetric: 'b'/'c' = 3.0 but 'c'/'b' = 3.5 \(distances must agree to a relative 1e-09\)"
     with pytest.raises(MatrixFormatError, match=message):
@@ -111,8 +126,10 @@ def test_asymmetric_matrices_refused_everywhere_with_one_tolerance(tmp_path):
         with pytest.raises(MatrixFormatError, match=message):
             build(d, list("abcd"))
     p = tmp_path / "m.tsv"
-    p.write_text("\ta\tb\tc\td\n" + "".join(f"{n}\t" + "\t".join(map(str, row)) + "\n"
-                                             for n, row in zip("abcd", d)))
+    p.write_text(
+        "\ta\tb\tc\td\n"
+        + "".join(f"{n}\t" + "\t".join(map(str, row)) + "\n" for n, row in zip("abcd", d))
+    )
     with pytest.raises(MatrixFormatError, match=f"{p}: matrix is " + message):
         DistanceMatrix.read(p)
     np.save(tmp_path / "m.npy", d)

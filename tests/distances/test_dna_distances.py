@@ -9,8 +9,7 @@ import pytest
 import bioaccel
 from bioaccel import SeqBatch
 from bioaccel.errors import AlignmentLengthError, BackendUnavailableError, ModelError
-
-from tests.datasets import require, random_alignment
+from tests.datasets import random_alignment, require
 
 MODELS = list(bioaccel.MODELS)
 
@@ -25,8 +24,9 @@ def test_backend_equals_reference(backend_name, model, pairwise_deletion, rng):
     # the simulator runs one Python thread per pair: keep its inputs small
     n, sites = (7, 150) if backend_name == "numba-cuda" else (23, 517)
     seqs = random_alignment(rng, n, sites, divergence=0.6)
-    got = bioaccel.distance_matrix(seqs, model, pairwise_deletion=pairwise_deletion,
-                                   backend=backend_name).data
+    got = bioaccel.distance_matrix(
+        seqs, model, pairwise_deletion=pairwise_deletion, backend=backend_name
+    ).data
     assert np.array_equal(got, ref(seqs, model, pairwise_deletion), equal_nan=True)
 
 
@@ -55,8 +55,14 @@ def test_threads_do_not_change_results(rng):
 
 
 # --- scikit-bio as an independent oracle -------------------------------------------
-SKBIO_METRIC = {"raw": "pdist", "jc69": "jc69", "k80": "k2p", "f81": "f81", "tn93": "tn93",
-                "logdet": "logdet"}
+SKBIO_METRIC = {
+    "raw": "pdist",
+    "jc69": "jc69",
+    "k80": "k2p",
+    "f81": "f81",
+    "tn93": "tn93",
+    "logdet": "logdet",
+}
 
 
 @pytest.mark.parametrize("pairwise_deletion", [False, True])
@@ -64,6 +70,7 @@ SKBIO_METRIC = {"raw": "pdist", "jc69": "jc69", "k80": "k2p", "f81": "f81", "tn9
 def test_reference_matches_skbio(model, pairwise_deletion, rng):
     skbio = require("skbio", "the scikit-bio oracle")
     from skbio.alignment import TabularMSA, align_dists
+
     # skbio's DNA has no '?': use N, gaps and IUPAC codes only
     seqs = random_alignment(rng, 12, 400, missing_letters="N-RYKMSW", divergence=0.5)
     msa = TabularMSA([skbio.DNA(s) for s in seqs], index=[f"s{i}" for i in range(len(seqs))])
@@ -94,8 +101,9 @@ def test_saturation_gives_inf_and_nan_as_ape():
 
 
 def test_no_shared_sites_gives_nan():
-    d = bioaccel.distance_matrix(["AC--", "--GT", "ACGT"], "raw", pairwise_deletion=True,
-                                 backend="cpu").data
+    d = bioaccel.distance_matrix(
+        ["AC--", "--GT", "ACGT"], "raw", pairwise_deletion=True, backend="cpu"
+    ).data
     assert np.isnan(d[0, 1])
     assert d[0, 2] == 0.0
     # global deletion: every site has a gap somewhere, so nothing is left to compare
@@ -107,8 +115,8 @@ def test_global_deletion_drops_sites_missing_anywhere():
     seqs = ["ACGT", "ACCT", "ACNT"]
     glob = bioaccel.distance_matrix(seqs, "raw", backend="cpu").data
     pair = bioaccel.distance_matrix(seqs, "raw", pairwise_deletion=True, backend="cpu").data
-    assert glob[0, 1] == 0.0          # 0 of 3 kept sites differ
-    assert pair[0, 1] == 0.25         # 1 of 4 sites differ
+    assert glob[0, 1] == 0.0  # 0 of 3 kept sites differ
+    assert pair[0, 1] == 0.25  # 1 of 4 sites differ
 
 
 def test_rna_u_reads_as_t():
@@ -149,6 +157,7 @@ def test_auto_never_picks_the_simulator():
     assert bioaccel.get_backend("auto").name in ("cupy", "numba-cuda", "cpu")
     if bioaccel.get_backend("auto").name == "numba-cuda":
         import os
+
         assert os.environ.get("NUMBA_ENABLE_CUDASIM") != "1"
 
 
@@ -166,6 +175,7 @@ def test_auto_picks_per_operation(monkeypatch):
     # counts; its CUDA C alignment and edit kernels (not yet run on a GPU) only when named
     from bioaccel import backends
     from bioaccel.backends.cupy._backend import CupyBackend
+
     monkeypatch.setitem(backends._instances, "cupy", CupyBackend(xp=np))
     assert bioaccel.get_backend("auto").name == "cupy"
     assert bioaccel.get_backend("auto", "align_scores").name != "cupy"

@@ -28,7 +28,7 @@ def related(rng, n, length, rate=0.05):
 
 
 def kmers(s, k):
-    return [s[i:i + k] for i in range(len(s) - k + 1) if set(s[i:i + k]) <= set("ACGT")]
+    return [s[i : i + k] for i in range(len(s) - k + 1) if set(s[i : i + k]) <= set("ACGT")]
 
 
 def canonical(s, k):
@@ -53,8 +53,8 @@ def test_protein_kmer_distance_uses_dayhoff6():
     group = {ch: g for g, letters in enumerate(DAYHOFF6) for ch in letters}
     a, b = "MKVLEAGHWKLLEMKVAAGT", "MRILDAGFWKVIEMRLSSGT"
     got = bioaccel.distance_matrix([a, b], "kmer", k=3).data[0, 1]
-    ra = ["".join(str(group[c]) for c in a[i:i + 3]) for i in range(len(a) - 2)]
-    rb = ["".join(str(group[c]) for c in b[i:i + 3]) for i in range(len(b) - 2)]
+    ra = ["".join(str(group[c]) for c in a[i : i + 3]) for i in range(len(a) - 2)]
+    rb = ["".join(str(group[c]) for c in b[i : i + 3]) for i in range(len(b) - 2)]
     ca, cb = Counter(ra), Counter(rb)
     shared = sum(min(c, cb[t]) for t, c in ca.items())
     assert got == pytest.approx(1 - shared / (min(len(a), len(b)) - 2))
@@ -102,8 +102,9 @@ def test_sketches_round_trip(tmp_path, rng):
     back = Sketches.load(p)
     assert back.k == 17 and back.size == 200 and back.ids == s.ids
     assert bioaccel.distance_matrix(back, "mash") == bioaccel.distance_matrix(s, "mash")
-    assert bioaccel.distance_matrix(seqs, "mash", k=17, sketch_size=200, seed=3) == \
-        bioaccel.distance_matrix(back, "mash")
+    assert bioaccel.distance_matrix(
+        seqs, "mash", k=17, sketch_size=200, seed=3
+    ) == bioaccel.distance_matrix(back, "mash")
     with pytest.raises(bioaccel.ModelError, match="k=17, not k=21"):
         bioaccel.distance_matrix(back, "mash", k=21)
     bad = tmp_path / "bad.npz"
@@ -114,9 +115,11 @@ def test_sketches_round_trip(tmp_path, rng):
     values = s.values.copy()
     start = int(s.offsets[2])
     values[start + 3], values[start + 4] = values[start + 4], values[start + 3]
-    damaged = [({"values": values}, rf"sketch '{s.ids[2]}' is not strictly increasing at value 4"),
-               ({"offsets": s.offsets + 1}, "offsets must rise from 0"),
-               ({"size": 100}, rf"size=100: sketch '{s.ids[0]}' holds 200 values")]
+    damaged = [
+        ({"values": values}, rf"sketch '{s.ids[2]}' is not strictly increasing at value 4"),
+        ({"offsets": s.offsets + 1}, "offsets must rise from 0"),
+        ({"size": 100}, rf"size=100: sketch '{s.ids[0]}' holds 200 values"),
+    ]
     for change, message in damaged:
         dataclasses.replace(s, **change).save(bad)
         with pytest.raises(bioaccel.ModelError, match=message):
@@ -132,6 +135,7 @@ def test_bad_k():
 
 def test_real_16s_mash_tracks_jaccard():
     from tests.datasets import dada2_16s
+
     batch = bioaccel.read_sequences(dada2_16s()).subset(range(60))
     exact = bioaccel.distance_matrix(batch, "jaccard", k=21).data
     mash = bioaccel.distance_matrix(batch, "mash", k=21, sketch_size=1000).data
@@ -150,12 +154,15 @@ def test_minhash_estimator_equals_python_reference(rng, monkeypatch, size, pairs
     # an empty one) and pairs from identical to unrelated. Both ways of counting the pairs
     # (bitmap walk, postings of each value; auto picks per row) forced in turn.
     monkeypatch.setenv("BIOACCEL_MINHASH_PAIRS", pairs_by)
-    seqs = (related(rng, 9, 800, rate=0.2) + related(rng, 4, 300, rate=0.01)
-            + ["ACGT" * 10, "A" * 30, "ACG", "".join(rng.choice(list("ACGT"), 500))])
+    seqs = (
+        related(rng, 9, 800, rate=0.2)
+        + related(rng, 4, 300, rate=0.01)
+        + ["ACGT" * 10, "A" * 30, "ACG", "".join(rng.choice(list("ACGT"), 500))]
+    )
     k = 9
     s = sketch(seqs, k=k, size=size, seed=11)
     got = bioaccel.distance_matrix(s, "mash").data
-    parts = [set(s.values[s.offsets[i]:s.offsets[i + 1]].tolist()) for i in range(len(seqs))]
+    parts = [set(s.values[s.offsets[i] : s.offsets[i + 1]].tolist()) for i in range(len(seqs))]
     for i in range(len(seqs)):
         for j in range(i + 1, len(seqs)):
             union = sorted(parts[i] | parts[j])[:size]
@@ -173,27 +180,38 @@ def test_minhash_avx2_and_scalar_bit_tests_agree(tmp_path, rng):
     import sys
 
     from tests.datasets import child_env
+
     seqs = related(rng, 30, 700, rate=0.1) + ["ACGT" * 10, "ACG"]
     s = sketch(seqs, k=11, size=150, seed=5)
     s.save(tmp_path / "s.npz")
     here = bioaccel.distance_matrix(s, "mash").data
-    code = ("import sys, numpy as np, bioaccel\n"
-            "from bioaccel.distances._kmers import Sketches\n"
-            "d = bioaccel.distance_matrix(Sketches.load(sys.argv[1]), 'mash').data\n"
-            "np.save(sys.argv[2], d)\n")
-    subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.npz"), str(tmp_path / "d.npy")],
-                   check=True, env=child_env(BIOACCEL_NO_AVX2="1"))
+    code = (
+        "import sys, numpy as np, bioaccel\n"
+        "from bioaccel.distances._kmers import Sketches\n"
+        "d = bioaccel.distance_matrix(Sketches.load(sys.argv[1]), 'mash').data\n"
+        "np.save(sys.argv[2], d)\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "s.npz"), str(tmp_path / "d.npy")],
+        check=True,
+        env=child_env(BIOACCEL_NO_AVX2="1"),
+    )
     np.testing.assert_array_equal(np.load(tmp_path / "d.npy"), here)
 
 
 @pytest.mark.parametrize("kind", ["hashes", "repeats", "skewed", "one", "empty"])
 def test_value_ranks_equal_numpy_unique(rng, kind):
     from bioaccel._core.native import load_native
+
     values = {
         "hashes": rng.integers(0, 2**64 - 1, 50_000, dtype=np.uint64, endpoint=True),
         "repeats": rng.integers(0, 300, 20_000).astype(np.uint64) * np.uint64(2**50),
-        "skewed": np.concatenate([rng.integers(0, 1000, 10_000).astype(np.uint64),
-                                  np.array([2**63, 2**64 - 1], np.uint64)]),
+        "skewed": np.concatenate(
+            [
+                rng.integers(0, 1000, 10_000).astype(np.uint64),
+                np.array([2**63, 2**64 - 1], np.uint64),
+            ]
+        ),
         "one": np.full(7, 12345, np.uint64),
         "empty": np.zeros(0, np.uint64),
     }[kind]
@@ -212,6 +230,7 @@ def test_mash_distances_agree_with_the_mash_tool(tmp_path):
     import subprocess
 
     from tests.datasets import dada2_16s, unavailable
+
     mash = shutil.which("mash")
     if mash is None:
         unavailable("the mash tool is not installed (apt-get install mash)")
@@ -220,10 +239,17 @@ def test_mash_distances_agree_with_the_mash_tool(tmp_path):
     fasta = tmp_path / "s.fa"
     fasta.write_text("".join(f">{sub.ids[i]}\n{sub.sequence(i)}\n" for i in range(len(sub))))
     s, k = 1000, 21
-    subprocess.run([mash, "sketch", "-i", "-k", str(k), "-s", str(s), "-o", str(tmp_path / "m"),
-                    str(fasta)], check=True, capture_output=True)
-    out = subprocess.run([mash, "dist", str(tmp_path / "m.msh"), str(tmp_path / "m.msh")],
-                         check=True, capture_output=True, text=True).stdout
+    subprocess.run(
+        [mash, "sketch", "-i", "-k", str(k), "-s", str(s), "-o", str(tmp_path / "m"), str(fasta)],
+        check=True,
+        capture_output=True,
+    )
+    out = subprocess.run(
+        [mash, "dist", str(tmp_path / "m.msh"), str(tmp_path / "m.msh")],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     where = {name: i for i, name in enumerate(sub.ids)}
     theirs = np.zeros((len(sub), len(sub)))
     dist = np.zeros((len(sub), len(sub)))
@@ -233,6 +259,7 @@ def test_mash_distances_agree_with_the_mash_tool(tmp_path):
         theirs[where[a], where[b]] = int(x) / int(y)
         dist[where[a], where[b]] = float(d)
     from bioaccel.distances._kmers import kmer_rows
+
     rows = kmer_rows(sub, "mash", k=k, sketch_size=s)
     ours_j = np.zeros_like(theirs)
     i, j = np.triu_indices(len(sub), 1)
@@ -275,7 +302,7 @@ def test_minhash_hashes_equal_a_python_reference_up_to_k32(rng, k):
     seqs = related(rng, 3, 300) + ["ACGTN" * 20 + "ACGT" * 20]
     s = sketch(seqs, k=k, size=50, seed=9)
     for i, seq in enumerate(seqs):
-        got = s.values[s.offsets[i]:s.offsets[i + 1]].tolist()
+        got = s.values[s.offsets[i] : s.offsets[i + 1]].tolist()
         assert got == _reference_sketch(seq, k, 50, 9)
     exact = bioaccel.distance_matrix(seqs[:3], "jaccard", k=k).data
     a, b = canonical(seqs[0], k), canonical(seqs[1], k)
@@ -283,12 +310,18 @@ def test_minhash_hashes_equal_a_python_reference_up_to_k32(rng, k):
 
 
 def test_k_beyond_64_bit_codes_is_refused_clearly():
-    with pytest.raises(bioaccel.ModelError, match="k = 33 is too large for dna k-mers: at most 32 "
-                                                  "letters of 4 fit one 64-bit code"):
+    with pytest.raises(
+        bioaccel.ModelError,
+        match="k = 33 is too large for dna k-mers: at most 32 letters of 4 fit one 64-bit code",
+    ):
         sketch(["ACGT" * 20, "ACGA" * 20], k=33)
     with pytest.raises(bioaccel.ModelError, match="k = 33 is too large for dna"):
         bioaccel.distance_matrix(["ACGT" * 20, "ACGA" * 20], "jaccard", k=33)
-    with pytest.raises(bioaccel.ModelError, match="k = 15 is too large for protein k-mers: at most 14"):
+    with pytest.raises(
+        bioaccel.ModelError, match="k = 15 is too large for protein k-mers: at most 14"
+    ):
         sketch(["MKVLEFWHHK" * 5, "MKVIEFWQHK" * 5], k=15)
-    with pytest.raises(bioaccel.ModelError, match="k = 25 is too large for Dayhoff-6 protein k-mers: at most 24"):
+    with pytest.raises(
+        bioaccel.ModelError, match="k = 25 is too large for Dayhoff-6 protein k-mers: at most 24"
+    ):
         bioaccel.distance_matrix(["MKVLEFWHHK" * 5, "MKVIEFWQHK" * 5], "kmer", k=25)

@@ -20,18 +20,26 @@ from tests.datasets import child_env
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, env=child_env())
+    return subprocess.run(
+        [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=child_env(),
+    )
 
 
 # -- item 4: PHYLIP matrices -------------------------------------------------------------------
-@pytest.mark.parametrize("bad, column", [("NA", 14), ("-", 14), ("?", 14), ("1,5", 14),
-                                         ("0.1e", 14), ("1_0", 14)])
+@pytest.mark.parametrize(
+    "bad, column", [("NA", 14), ("-", 14), ("?", 14), ("1,5", 14), ("0.1e", 14), ("1_0", 14)]
+)
 def test_a_non_number_is_named_by_line_and_column(tmp_path, bad, column):
     p = tmp_path / "t.phy"
     p.write_text(f"4\nw1 0 0.1 0.2 {bad}\nw2 0.1 0 0.3 0.4\nw3 0.2 0.3 0 0.5\nw4 {bad} 0.4 0.5 0\n")
-    with pytest.raises(MatrixFormatError, match=re.escape(f"t.phy, line 2, column {column}: "
-                                                          f"'{bad}' is not a number")):
+    with pytest.raises(
+        MatrixFormatError,
+        match=re.escape(f"t.phy, line 2, column {column}: '{bad}' is not a number"),
+    ):
         DistanceMatrix.read(p)
     res = run("tree", p, "-o", tmp_path / "t.nwk")
     assert res.returncode == 2 and "line 2, column 14" in res.stderr, res.stderr
@@ -41,8 +49,10 @@ def test_a_non_number_is_named_by_line_and_column(tmp_path, bad, column):
 def test_strict_phylip_names_touching_values_are_read(tmp_path):
     # scikit-bio's own test file: 10-character names, the first touching its values
     p = tmp_path / "strict.dist"
-    p.write_text("4\ncatcatcatc0.0   0.2   0.3   0.6\ndog       0.2   0.0   0.6   0.7\n"
-                 "lizard    0.3   0.6   0.0   0.8\nsuperlizar0.6   0.7   0.8   0.0\n")
+    p.write_text(
+        "4\ncatcatcatc0.0   0.2   0.3   0.6\ndog       0.2   0.0   0.6   0.7\n"
+        "lizard    0.3   0.6   0.0   0.8\nsuperlizar0.6   0.7   0.8   0.0\n"
+    )
     dm = DistanceMatrix.read(p)
     assert dm.ids == ["catcatcatc", "dog", "lizard", "superlizar"]
     assert dm["catcatcatc", "superlizar"] == 0.6 and dm["lizard", "superlizar"] == 0.8
@@ -63,13 +73,21 @@ def test_rows_wrapped_onto_continuation_lines(tmp_path):
     assert dm.ids == ["a", "b", "c"] and dm["b", "c"] == 0.3
 
 
-@pytest.mark.parametrize("content, message", [
-    # a lower triangle with its diagonal: numbers would be glued into the names
-    ("3\nMouse 0.0000\nBovine 1.7043 0.0000\nLemur 2.0235 1.1901 0.0000\n",
-     "line 2: 1 value.s. after the first word, but a lower matrix"),
-    # square rows one value short
-    ("3\nAlpha 0.0 1.0\nBeta 1.0 0.0\nGamma 2.0 2.0\n", "line 2: 2 value.s. after the first word"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        # a lower triangle with its diagonal: numbers would be glued into the names
+        (
+            "3\nMouse 0.0000\nBovine 1.7043 0.0000\nLemur 2.0235 1.1901 0.0000\n",
+            "line 2: 1 value.s. after the first word, but a lower matrix",
+        ),
+        # square rows one value short
+        (
+            "3\nAlpha 0.0 1.0\nBeta 1.0 0.0\nGamma 2.0 2.0\n",
+            "line 2: 2 value.s. after the first word",
+        ),
+    ],
+)
 def test_layouts_that_no_row_set_fits_are_refused(tmp_path, content, message):
     p = tmp_path / "m.phy"
     p.write_text(content)
@@ -131,20 +149,30 @@ def test_score_matrices_and_identities_are_not_distances(tmp_path):
     assert not (tmp_path / "t.nwk").exists()
 
 
-@pytest.mark.parametrize("data, message", [
-    ([[0, 1, 2], [1, 3, 1], [2, 1, 0]], r"the distance of 'b' to itself \(row 2 of 3\) is 3.0"),
-    ([[0, -1, 2], [-1, 0, 1], [2, 1, 0]], r"'a'/'b' = -1.0 is negative \(row 1, column 2\)"),
-    ([[np.nan, 1], [1, 0]], r"'a' to itself \(row 1 of 2\) is nan"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ([[0, 1, 2], [1, 3, 1], [2, 1, 0]], r"the distance of 'b' to itself \(row 2 of 3\) is 3.0"),
+        ([[0, -1, 2], [-1, 0, 1], [2, 1, 0]], r"'a'/'b' = -1.0 is negative \(row 1, column 2\)"),
+        ([[np.nan, 1], [1, 0]], r"'a' to itself \(row 1 of 2\) is nan"),
+    ],
+)
 def test_one_check_in_every_builder_and_reader(tmp_path, data, message):
-    ids = list("abc")[:len(data)]
-    for build in (lambda: DistanceMatrix(data, ids), lambda: bioaccel.nj(np.array(data), ids),
-                  lambda: bioaccel.upgma(np.array(data), ids)):
+    ids = list("abc")[: len(data)]
+    for build in (
+        lambda: DistanceMatrix(data, ids),
+        lambda: bioaccel.nj(np.array(data), ids),
+        lambda: bioaccel.upgma(np.array(data), ids),
+    ):
         with pytest.raises(MatrixFormatError, match=message):
             build()
     np.savez(tmp_path / "m.npz", data=np.array(data, dtype=float), ids=np.array(ids))
-    (tmp_path / "m.tsv").write_text("\t" + "\t".join(ids) + "\n" + "".join(
-        i + "\t" + "\t".join(map(str, row)) + "\n" for i, row in zip(ids, data)))
+    (tmp_path / "m.tsv").write_text(
+        "\t"
+        + "\t".join(ids)
+        + "\n"
+        + "".join(i + "\t" + "\t".join(map(str, row)) + "\n" for i, row in zip(ids, data))
+    )
     for name in ("m.npz", "m.tsv"):
         with pytest.raises(MatrixFormatError, match=message):
             DistanceMatrix.read(tmp_path / name)

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 import bioaccel.distances._ondisk as ondisk
+from bioaccel._core.tiling import triangle_row_ranges
 from bioaccel.distances._compute import distance_matrix
 from bioaccel.distances._matrix import DistanceMatrix
-from bioaccel.errors import MatrixFormatError
-from bioaccel._core.tiling import triangle_row_ranges
 from bioaccel.distances._ondisk import open_distances, stream_distances
+from bioaccel.errors import MatrixFormatError
 from tests.datasets import child_env
 
 
@@ -22,14 +22,26 @@ def random_dna(rng, n, lo, hi):
     return ["".join(rng.choice(list("ACGT"), rng.integers(lo, hi))) for _ in range(n)]
 
 
-@pytest.mark.parametrize("model, kind", [
-    ("k80", "aligned"), ("logdet", "aligned"), ("tn93", "aligned"), ("edit", "raw"),
-    ("jaccard", "raw"), ("mash", "raw"), ("kmer", "raw"), ("identity", "raw"),
-])
+@pytest.mark.parametrize(
+    "model, kind",
+    [
+        ("k80", "aligned"),
+        ("logdet", "aligned"),
+        ("tn93", "aligned"),
+        ("edit", "raw"),
+        ("jaccard", "raw"),
+        ("mash", "raw"),
+        ("kmer", "raw"),
+        ("identity", "raw"),
+    ],
+)
 def test_streamed_matrix_equals_the_in_memory_one(tmp_path, model, kind):
     rng = np.random.default_rng(7)
-    seqs = (["".join(rng.choice(list("ACGT-N"), 240)) for _ in range(90)] if kind == "aligned"
-            else random_dna(rng, 80, 30, 160))
+    seqs = (
+        ["".join(rng.choice(list("ACGT-N"), 240)) for _ in range(90)]
+        if kind == "aligned"
+        else random_dna(rng, 80, 30, 160)
+    )
     full = distance_matrix(seqs, model).data
     d64 = stream_distances(seqs, model, tmp_path / "a.cdist", dtype="float64", tiles=9)
     np.testing.assert_array_equal(d64.to_memory().data, full)
@@ -65,6 +77,7 @@ def test_plan_balances_work_and_covers_every_row():
 
 def crash_on_tile(real, k: int, exc: BaseException):
     """A stand-in for ondisk._row_computer whose k-th tile raises ``exc``."""
+
     def wrapper(*args, **kw):
         ids, work, compute = real(*args, **kw)
         state = {"n": 0}
@@ -74,7 +87,9 @@ def crash_on_tile(real, k: int, exc: BaseException):
             if state["n"] == k:
                 raise exc
             return compute(i0, i1)
+
         return ids, work, compute_or_crash
+
     return wrapper
 
 
@@ -93,8 +108,9 @@ def test_interrupted_run_resumes_to_the_same_file(tmp_path, monkeypatch):
     all_tiles = list(computed)
     assert len(all_tiles) >= 10
     target = tmp_path / "d.cdist"
-    monkeypatch.setattr(ondisk, "_row_computer",
-                        crash_on_tile(real, 5, KeyboardInterrupt("simulated interruption")))
+    monkeypatch.setattr(
+        ondisk, "_row_computer", crash_on_tile(real, 5, KeyboardInterrupt("simulated interruption"))
+    )
     with pytest.raises(KeyboardInterrupt):
         stream_distances(seqs, "edit", target, tiles=12)
     assert not target.exists()  # nothing at the final path until every tile is in
@@ -127,7 +143,9 @@ def test_changed_parameters_start_over(tmp_path, monkeypatch):
 def test_corrupt_or_truncated_files_are_refused(tmp_path):
     dm = DistanceMatrix([[0, 1, 2], [1, 0, 3], [2, 3, 0]], ["a", "b", "c"])
     dm.write(tmp_path / "x.cdist")
-    assert open_distances(tmp_path / "x.cdist").to_memory() == dm  # DistanceMatrix's float64 files too
+    assert (
+        open_distances(tmp_path / "x.cdist").to_memory() == dm
+    )  # DistanceMatrix's float64 files too
     raw = (tmp_path / "x.cdist").read_bytes()
     (tmp_path / "t.cdist").write_bytes(raw[:-4])
     with pytest.raises(MatrixFormatError, match="truncated"):
@@ -144,11 +162,23 @@ def test_sigkilled_cli_run_resumes_to_the_uninterrupted_matrix(tmp_path):
     with open(fasta, "w") as f:
         for i, s in enumerate(random_dna(rng, 3000, 250, 350)):
             f.write(f">r{i}\n{s}\n")
-    cmd = [sys.executable, "-m", "bioaccel.cli", "distance", str(fasta), "-m", "jaccard", "-k", "15",
-           "-t", "2"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "bioaccel.cli",
+        "distance",
+        str(fasta),
+        "-m",
+        "jaccard",
+        "-k",
+        "15",
+        "-t",
+        "2",
+    ]
     env = child_env()
-    subprocess.run(cmd + ["-o", str(tmp_path / "clean.cdist")], env=env, check=True,
-                   capture_output=True)
+    subprocess.run(
+        cmd + ["-o", str(tmp_path / "clean.cdist")], env=env, check=True, capture_output=True
+    )
     out = tmp_path / "d.cdist"
     journal = tmp_path / "d.cdist.partial.tiles"
     proc = subprocess.Popen(cmd + ["-o", str(out)], env=env, stderr=subprocess.PIPE)

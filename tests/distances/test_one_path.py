@@ -18,31 +18,37 @@ import pytest
 
 import bioaccel
 from bioaccel import _native
-from bioaccel.pairwise._cigar import cigar_columns, cigar_ops, cigar_runs
-from bioaccel.errors import ModelError
+from bioaccel._core.tiling import balanced_cuts
 from bioaccel.distances._kmers import sketch
 from bioaccel.distances._ondisk import stream_distances
-from bioaccel.pairwise._scoring import ScoringError
-from bioaccel._core.tiling import balanced_cuts
 from bioaccel.distances._tiles import distance_block, distance_tile, merge_tiles, write_tile
-
+from bioaccel.errors import ModelError
+from bioaccel.pairwise._cigar import cigar_columns, cigar_ops, cigar_runs
+from bioaccel.pairwise._scoring import ScoringError
 from tests.datasets import random_alignment
 
 ROOT = Path(__file__).resolve().parents[2]
-PROTEINS = ["MKTAYIAKQRQISFVKSHFSRQ", "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQ", "MKVAYIAKQRQLSFVKSHF",
-            "MSTNPKPQRKTKRNTNRRPQDVKFPGG", "MKTAYIAKQRHISFVKSAFSRQ"]
+PROTEINS = [
+    "MKTAYIAKQRQISFVKSHFSRQ",
+    "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQ",
+    "MKVAYIAKQRQLSFVKSHF",
+    "MSTNPKPQRKTKRNTNRRPQDVKFPGG",
+    "MKTAYIAKQRHISFVKSAFSRQ",
+]
 DNA = ["ACGTACGTACGTTGCA", "ACGTACGTACGTTGCT", "ACGAACGTACGATGCA", "TCGAACGTTCGATGCA"]
 
 
 def _paths(tmp_path):
     """Each path computing all-vs-all distances, called the same way."""
-    counter = iter(range(10 ** 6))
+    counter = iter(range(10**6))
     return {
         "distance_matrix": lambda seqs, model, **kw: bioaccel.distance_matrix(seqs, model, **kw),
-        "distance_block": lambda seqs, model, **kw: distance_block(seqs, model, (0, 1), (0, 2),
-                                                                   **kw),
+        "distance_block": lambda seqs, model, **kw: distance_block(
+            seqs, model, (0, 1), (0, 2), **kw
+        ),
         "stream_distances": lambda seqs, model, **kw: stream_distances(
-            seqs, model, tmp_path / f"d{next(counter)}.cdist", **kw),
+            seqs, model, tmp_path / f"d{next(counter)}.cdist", **kw
+        ),
     }
 
 
@@ -79,9 +85,15 @@ def test_sketches_refuse_other_models_on_every_path(tmp_path):
 
 
 MODELS = [
-    ("k80", "dna", {}), ("tn93", "dna", {"pairwise_deletion": True}), ("logdet", "dna", {}),
-    ("edit", "dna", {}), ("identity", "protein", {}), ("scoredist", "protein", {}),
-    ("jaccard", "dna", {"k": 5}), ("kmer", "protein", {}), ("mash", "dna", {"k": 7, "sketch_size": 50}),
+    ("k80", "dna", {}),
+    ("tn93", "dna", {"pairwise_deletion": True}),
+    ("logdet", "dna", {}),
+    ("edit", "dna", {}),
+    ("identity", "protein", {}),
+    ("scoredist", "protein", {}),
+    ("jaccard", "dna", {"k": 5}),
+    ("kmer", "protein", {}),
+    ("mash", "dna", {"k": 7, "sketch_size": 50}),
     ("mash", "sketches", {}),
 ]
 
@@ -101,7 +113,7 @@ def test_tiles_and_streams_equal_the_matrix(tmp_path, model, kind, kw):
     # any block, also across the diagonal, equals the matrix's
     for rows, cols in [((0, 4), (2, 9)), ((5, 11), (0, 6)), ((3, 3), (0, 5))]:
         got = distance_block(seqs, model, rows, cols, **kw)
-        np.testing.assert_array_equal(got, whole[rows[0]:rows[1], cols[0]:cols[1]])
+        np.testing.assert_array_equal(got, whole[rows[0] : rows[1], cols[0] : cols[1]])
     # the tiles of a 3 x 3 grid merge into the matrix
     cuts = balanced_cuts(np.ones(n) + 1.0, 3)
     ids = bioaccel.distance_matrix(seqs, model, **kw).ids
@@ -120,8 +132,12 @@ def test_tiles_and_streams_equal_the_matrix(tmp_path, model, kind, kw):
 
 def test_one_cigar_walk():
     assert cigar_ops("3M1I4M2D") == [(3, "M"), (1, "I"), (4, "M"), (2, "D")]
-    assert list(cigar_runs("3M1I4M2D")) == [("M", 3, 0, 0), ("I", 1, 3, 3), ("M", 4, 4, 3),
-                                            ("D", 2, 8, 7)]
+    assert list(cigar_runs("3M1I4M2D")) == [
+        ("M", 3, 0, 0),
+        ("I", 1, 3, 3),
+        ("M", 4, 4, 3),
+        ("D", 2, 8, 7),
+    ]
     assert cigar_columns("3M1I4M2D") == 10
     rng = np.random.default_rng(3)
     q = ["".join(rng.choice(list("ACGT"), int(rng.integers(5, 40)))) for _ in range(6)]
@@ -130,7 +146,7 @@ def test_one_cigar_walk():
         pos = 0
         for n, op in re.findall(r"(\d+)([MID])", a.cigar):
             n = int(n)
-            qa, ta = a.query_aligned[pos:pos + n], a.target_aligned[pos:pos + n]
+            qa, ta = a.query_aligned[pos : pos + n], a.target_aligned[pos : pos + n]
             assert ("-" in qa) == (op == "D") and ("-" in ta) == (op == "I")
             assert set(qa) == {"-"} if op == "D" else "-" not in qa
             pos += n
@@ -141,28 +157,37 @@ def test_identity_counts_the_columns_of_the_alignment():
     seqs = ["ACGTTGCAAC", "ACGTGCAACT", "TTACGTTGCA"]
     dm = bioaccel.distance_matrix(seqs, "identity", matrix=(2, -3), gap_open=5, gap_extend=2)
     for a in bioaccel.align(seqs, matrix=(2, -3), gap_open=5, gap_extend=2):
-        i, j = seqs.index(a.query_aligned.replace("-", "")), seqs.index(
-            a.target_aligned.replace("-", ""))
+        i, j = (
+            seqs.index(a.query_aligned.replace("-", "")),
+            seqs.index(a.target_aligned.replace("-", "")),
+        )
         assert dm.data[i, j] == pytest.approx(1 - a.identity, abs=0)
 
 
-@pytest.mark.parametrize("call", [
-    lambda: bioaccel.edit_distances(["ACGT"], ["ACG"], mode="local"),
-    lambda: bioaccel.align_scores(["ACGT"], ["ACG"], mode="glocal", matrix=(2, -3)),
-    lambda: bioaccel.align(["ACGT"], ["ACG"], mode="glocal", matrix=(2, -3)),
-    lambda: bioaccel.edit_distances(["ACGT"], ["ACG"], mode=None),
-    lambda: bioaccel.align_scores(["ACGT"], ["ACG"], mode=1, matrix=(2, -3)),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: bioaccel.edit_distances(["ACGT"], ["ACG"], mode="local"),
+        lambda: bioaccel.align_scores(["ACGT"], ["ACG"], mode="glocal", matrix=(2, -3)),
+        lambda: bioaccel.align(["ACGT"], ["ACG"], mode="glocal", matrix=(2, -3)),
+        lambda: bioaccel.edit_distances(["ACGT"], ["ACG"], mode=None),
+        lambda: bioaccel.align_scores(["ACGT"], ["ACG"], mode=1, matrix=(2, -3)),
+    ],
+)
 def test_an_unknown_mode_is_a_scoring_error_everywhere(call):
-    with pytest.raises(ScoringError, match=r"^unknown (alignment|edit-distance) mode .*; expected "
-                                           r"one of \["):
+    with pytest.raises(
+        ScoringError,
+        match=r"^unknown (alignment|edit-distance) mode .*; expected "
+        r"one of \[",
+    ):
         call()
 
 
 def _cpp_functions() -> set[str]:
     text = "".join(p.read_text() for p in sorted((ROOT / "csrc" / "bindings").glob("*.cpp")))
-    return (set(re.findall(r'\bm\.def\(\s*"(\w+)"', text))
-            | set(re.findall(r'py::class_<\w+>\(\s*m,\s*"(\w+)"', text)))
+    return set(re.findall(r'\bm\.def\(\s*"(\w+)"', text)) | set(
+        re.findall(r'py::class_<\w+>\(\s*m,\s*"(\w+)"', text)
+    )
 
 
 def _stub_functions() -> set[str]:
@@ -173,16 +198,20 @@ def _stub_functions() -> set[str]:
 def test_native_stub_lists_every_bound_function():
     bound = {n for n in dir(_native) if not n.startswith("_") and callable(getattr(_native, n))}
     assert _cpp_functions() == bound, "csrc/bindings/*.cpp and the built module disagree: rebuild"
-    assert _stub_functions() == bound, (f"missing from _native.pyi: {bound - _stub_functions()}; "
-                                        f"not bound: {_stub_functions() - bound}")
+    assert _stub_functions() == bound, (
+        f"missing from _native.pyi: {bound - _stub_functions()}; "
+        f"not bound: {_stub_functions() - bound}"
+    )
 
 
 def test_a_kmer_tile_sketches_only_its_own_sequences():
     from bioaccel.distances._models import prepare
+
     seqs = ["ACGTACGTTGCAAGGC" * 3, "ACGTACGTTGCAAGGA" * 3, "TTTTGGGGCCCCAAAA" * 3, "ACGTTT" * 8]
     pm = prepare(seqs, "mash", k=7, sketch_size=20)
     assert pm.params() == {"model": "mash", "k": 7, "sketch_size": 20, "seed": 42}
     got = pm.block(0, 2, 2, 4)
     assert "kmer_rows" not in vars(pm)  # the whole input was never sketched for the tile
-    np.testing.assert_array_equal(got, bioaccel.distance_matrix(seqs, "mash", k=7,
-                                                                sketch_size=20).data[0:2, 2:4])
+    np.testing.assert_array_equal(
+        got, bioaccel.distance_matrix(seqs, "mash", k=7, sketch_size=20).data[0:2, 2:4]
+    )

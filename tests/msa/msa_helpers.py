@@ -23,7 +23,7 @@ def random_family(rng, n, length, alphabet=AA, mutate=0.3):
         for _ in range(rng.integers(0, 3)):
             k = int(rng.integers(0, max(len(s), 1)))
             if rng.random() < 0.5:
-                del s[k:k + int(rng.integers(1, 4))]
+                del s[k : k + int(rng.integers(1, 4))]
             else:
                 s[k:k] = list(rng.choice(list(alphabet), int(rng.integers(1, 4))))
         out.append("".join(s) or alphabet[0])
@@ -39,4 +39,3 @@ def lcs_dp(a: str, b: str) -> int:
             cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
         prev = cur
     return prev[-1]
-

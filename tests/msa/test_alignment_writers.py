@@ -17,16 +17,23 @@ from bioaccel.msa_engine.alignment import conservation_line
 from tests.datasets import child_env
 
 #: ids that a 10- or 30-character cut makes equal, and one with a non-ASCII letter
-RRM = [("YIS5_YEAST_RRM_domain_1", "MKVLEAGHWKKLIIDAGW"),
-       ("YIS5_YEAST_RRM_domain_2", "MKILDAGWKKVLEAG"),
-       ("A/California/07/2009(H1N1)_segment4_HA", "WWPPMKVLEAGHW"),
-       ("A/California/07/2009(H1N1)_segment6_NA", "MKVLEFAGHW"),
-       ("ñandú", "MKVLEAGHW")]
+RRM = [
+    ("YIS5_YEAST_RRM_domain_1", "MKVLEAGHWKKLIIDAGW"),
+    ("YIS5_YEAST_RRM_domain_2", "MKILDAGWKKVLEAG"),
+    ("A/California/07/2009(H1N1)_segment4_HA", "WWPPMKVLEAGHW"),
+    ("A/California/07/2009(H1N1)_segment6_NA", "MKVLEFAGHW"),
+    ("ñandú", "MKVLEAGHW"),
+]
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, env=child_env())
+    return subprocess.run(
+        [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=child_env(),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +41,23 @@ def aln():
     return bioaccel.msa(RRM)
 
 
-@pytest.mark.parametrize("name", ["x.phy", "x.phylip", "x.aln", "x.clustal", "x.sto", "x.fa",
-                                  "x.afa", "x.a2m", "x.fa.gz", "x.aln.gz", "x.phy.gz", "plain"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "x.phy",
+        "x.phylip",
+        "x.aln",
+        "x.clustal",
+        "x.sto",
+        "x.fa",
+        "x.afa",
+        "x.a2m",
+        "x.fa.gz",
+        "x.aln.gz",
+        "x.phy.gz",
+        "plain",
+    ],
+)
 def test_every_format_reads_back_whole(tmp_path, aln, name):
     aln.write(tmp_path / name)
     back = bioaccel.read_sequences(tmp_path / name)
@@ -50,6 +72,7 @@ def test_phylip_is_relaxed_with_a_separator(tmp_path, aln):
     assert lines[0] == f"{len(aln)} {aln.width}"
     assert lines[1] == f"{aln.ids[0]}  {aln.sequences[0]}"
     from Bio import AlignIO
+
     back = AlignIO.read(tmp_path / "x.phy", "phylip-relaxed")
     assert [r.id for r in back] == aln.ids and [str(r.seq) for r in back] == aln.sequences
 
@@ -61,12 +84,14 @@ def test_clustal_keeps_long_ids_apart_and_has_a_conservation_line(tmp_path, aln)
     rows = [ln for ln in text.splitlines()[1:] if ln.strip()]
     assert rows[len(aln)].startswith(" ")  # the conservation line of the first block
     from Bio import AlignIO
+
     back = AlignIO.read(tmp_path / "x.aln", "clustal")
     assert [r.id for r in back] == aln.ids and len(set(aln.ids)) == len(aln.ids)
     assert [str(r.seq) for r in back] == aln.sequences
     skbio = pytest.importorskip("skbio")
-    msa = skbio.TabularMSA.read(str(tmp_path / "x.aln"), format="clustal",
-                                constructor=skbio.Protein)
+    msa = skbio.TabularMSA.read(
+        str(tmp_path / "x.aln"), format="clustal", constructor=skbio.Protein
+    )
     assert list(msa.index) == aln.ids and [str(s) for s in msa] == aln.sequences
 
 
@@ -81,8 +106,11 @@ def test_conservation_marks():
 def test_ape_reads_clustal_and_phylip(tmp_path, ro):
     # two blocks (a conservation line each), the second with no conserved column
     ids = ["seq_one_long_name_a", "b/2009(H1N1)_HA", "b/2009(H1N1)_NA"]
-    rows = ["ACGTACGTACGGTTAACC" * 4 + "ACGT", "ACGTACGTACGGTTAACA" * 4 + "TGCA",
-            "ACGAACGTAC-GTAAACC" * 4 + "GTAC"]
+    rows = [
+        "ACGTACGTACGGTTAACC" * 4 + "ACGT",
+        "ACGTACGTACGGTTAACA" * 4 + "TGCA",
+        "ACGAACGTAC-GTAAACC" * 4 + "GTAC",
+    ]
     aln = MultipleAlignment(ids, rows, alphabet=bioaccel.DNA)
     for name in ("x.aln", "x.aln.gz"):
         aln.write(tmp_path / name)
@@ -106,8 +134,9 @@ def test_gzip_for_gz_names(tmp_path, aln):
     assert gzip.decompress((tmp_path / "y.sto.gz").read_bytes()).startswith(b"# STOCKHOLM")
 
 
-@pytest.mark.parametrize("name", ["x.msf", "x.nex", "x.fq", "x.csv", "x.nwk", "x.npy", "x.txt",
-                                  "x.tsv"])
+@pytest.mark.parametrize(
+    "name", ["x.msf", "x.nex", "x.fq", "x.csv", "x.nwk", "x.npy", "x.txt", "x.tsv"]
+)
 def test_names_of_formats_not_written_are_refused(tmp_path, aln, name):
     with pytest.raises(ValueError, match=r"an alignment is not written as \.\w+; name it "):
         aln.write(tmp_path / name)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-
 from benchmarks import bench_msa
 from benchmarks.msa_accuracy import shared_msa_dir
 from tests.datasets import unavailable
@@ -16,8 +15,24 @@ def test_tiny_run_reports_scores_time_and_memory(tmp_path, capsys):
     if shared is None:
         unavailable("../shared/msa not found (set BIOACCEL_SHARED_MSA)")
     out = tmp_path / "r.json"
-    bench_msa.main(["--balibase", str(shared / "balibase-rv11-rv12"), "--cases", "2", "--bali-tools", "bioaccel",
-                    "--sizes", "40", "--family-tools", "bioaccel", "--threads", "1", "--json", str(out)])
+    bench_msa.main(
+        [
+            "--balibase",
+            str(shared / "balibase-rv11-rv12"),
+            "--cases",
+            "2",
+            "--bali-tools",
+            "bioaccel",
+            "--sizes",
+            "40",
+            "--family-tools",
+            "bioaccel",
+            "--threads",
+            "1",
+            "--json",
+            str(out),
+        ]
+    )
     report = json.loads(out.read_text())
     bali = report["balibase"]["bioaccel"]
     assert bali["all"]["cases"] == 2 and not bali["failed"] and 0 < bali["all"]["sp"] <= 1
@@ -45,15 +60,27 @@ def test_dna_speed_and_add_sections_on_tiny_inputs(tmp_path, monkeypatch, capsys
     from benchmarks import bench_msa_add
 
     monkeypatch.setattr(bench_msa, "DNA_SPEED_FAMILIES", (("NA-like", 12, 300, 0.15, 0.001, 11),))
-    args = argparse.Namespace(long_genomes="3x1500", threads=1, repeat=1, backend=None,
-                              timeout=600)
+    args = argparse.Namespace(long_genomes="3x1500", threads=1, repeat=1, backend=None, timeout=600)
     rows = bench_msa.dna_speed(args, ["bioaccel"], tmp_path)
     assert [r["label"] for r in rows] == ["NA-like", "genomes"]
     for r in rows:
         (run,) = r["runs"]
         assert "error" not in run and run["sp"] > 0.9
-    report = bench_msa_add.main(["--genomes", "2", "--length", "1500", "--fragments", "3",
-                                 "--repeats", "1", "--threads", "1", "--no-clustalo"])
+    report = bench_msa_add.main(
+        [
+            "--genomes",
+            "2",
+            "--length",
+            "1500",
+            "--fragments",
+            "3",
+            "--repeats",
+            "1",
+            "--threads",
+            "1",
+            "--no-clustalo",
+        ]
+    )
     for label in ("genomes --keep-length", "fragments --keep-length"):
         b = report[label]["bioaccel"]
         assert b["right"] >= 0.99 * b["total"] > 0

@@ -38,7 +38,12 @@ def test_no_indels_means_no_gaps():
 
 def test_same_seed_same_family():
     a, b = simulate_family(40, 60, seed=7), simulate_family(40, 60, seed=7)
-    assert (a.ids, a.sequences, a.alignment, a.newick) == (b.ids, b.sequences, b.alignment, b.newick)
+    assert (a.ids, a.sequences, a.alignment, a.newick) == (
+        b.ids,
+        b.sequences,
+        b.alignment,
+        b.newick,
+    )
     c = simulate_family(40, 60, seed=8)
     assert c.sequences != a.sequences
 
@@ -52,7 +57,7 @@ def test_newick_has_every_id_once():
     assert sorted(names) == sorted(fam.ids) and len(set(names)) == 50
     depths = tree.depths()
     mean_depth = np.mean([depths[t] for t in tree.get_terminals()])
-    assert 0.5 < mean_depth < 1.5     # depth=1.0 is the mean root-to-tip length
+    assert 0.5 < mean_depth < 1.5  # depth=1.0 is the mean root-to-tip length
 
 
 def _mean_identity(fam):
@@ -74,12 +79,12 @@ def test_protein_model_is_blosum62():
     from Bio.Align import substitution_matrices
 
     p, P = protein_model()
-    assert np.allclose(P.sum(axis=1), 1) and np.allclose(p @ P, p)      # stationary background
+    assert np.allclose(P.sum(axis=1), 1) and np.allclose(p @ P, p)  # stationary background
     q = p[:, None] * P
-    assert np.allclose(q, q.T)                                             # reversible
+    assert np.allclose(q, q.T)  # reversible
     blosum = substitution_matrices.load("BLOSUM62")
     s = np.array([[blosum[a][b] for b in PROTEIN] for a in PROTEIN])
-    shift = 2 * np.log2(q / np.outer(p, p)) - s      # its target frequencies, up to normalisation
+    shift = 2 * np.log2(q / np.outer(p, p)) - s  # its target frequencies, up to normalisation
     assert np.allclose(shift, shift.mean()) and abs(shift.mean()) < 0.2
 
 

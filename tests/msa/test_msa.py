@@ -15,15 +15,15 @@ import pytest
 
 import bioaccel
 from bioaccel import _native
-from bioaccel.errors import AlphabetError, BackendUnavailableError, DuplicateIdError, SequenceFormatError
+from bioaccel.errors import (
+    AlphabetError,
+    BackendUnavailableError,
+    DuplicateIdError,
+    SequenceFormatError,
+)
 from bioaccel.msa_engine.scoring import msa_scoring
-
-from tests.datasets import child_env
+from tests.datasets import child_env, unavailable
 from tests.msa.msa_helpers import AA, BALIBASE, SHARED, lcs_dp, random_family  # noqa: F401
-from tests.datasets import unavailable
-
-
-
 
 
 def check_rows(aln, ids, seqs):
@@ -113,8 +113,10 @@ def test_two_sequences_score_the_pairwise_optimum():
 
     rng = np.random.default_rng(7)
     sc = msa_scoring(bioaccel.PROTEIN)
-    aligner = PairwiseAligner(mode="global", substitution_matrix=Array(
-        "ARNDCQEGHILKMFPSTWYVBZJX*", dims=2, data=sc.sub.astype(float)))
+    aligner = PairwiseAligner(
+        mode="global",
+        substitution_matrix=Array("ARNDCQEGHILKMFPSTWYVBZJX*", dims=2, data=sc.sub.astype(float)),
+    )
     aligner.open_internal_gap_score = -sc.gap_open
     aligner.extend_internal_gap_score = -sc.gap_extend
     aligner.open_end_gap_score = -sc.term_open
@@ -160,16 +162,24 @@ def merge_rows(rows_a, rows_b, path):
 @pytest.mark.parametrize("seed", range(12))
 def test_profile_dp_equals_brute_force_sum_of_pairs(seed):
     rng = np.random.default_rng(seed)
-    sc = msa_scoring(bioaccel.PROTEIN, gap_open=float(rng.uniform(2, 15)),
-                     gap_extend=float(rng.uniform(0.5, 2)), term_open=float(rng.uniform(0, 3)),
-                     term_extend=float(rng.uniform(0, 1)))
+    sc = msa_scoring(
+        bioaccel.PROTEIN,
+        gap_open=float(rng.uniform(2, 15)),
+        gap_extend=float(rng.uniform(0.5, 2)),
+        term_open=float(rng.uniform(0, 3)),
+        term_extend=float(rng.uniform(0, 1)),
+    )
+
     # two small gapped sub-alignments (columns with at least one residue)
     def sub_alignment(rows, width):
         while True:
             m = rng.random((rows, width)) < 0.7
             if m.any(axis=0).all() and m.any(axis=1).all():
-                return ["".join(rng.choice(list(AA)) if m[r, c] else "-" for c in range(width))
-                        for r in range(rows)]
+                return [
+                    "".join(rng.choice(list(AA)) if m[r, c] else "-" for c in range(width))
+                    for r in range(rows)
+                ]
+
     rows_a = sub_alignment(int(rng.integers(1, 4)), int(rng.integers(1, 5)))
     rows_b = sub_alignment(int(rng.integers(1, 4)), int(rng.integers(1, 5)))
     rows = rows_a + rows_b
@@ -181,12 +191,22 @@ def test_profile_dp_equals_brute_force_sum_of_pairs(seed):
     width_a = len(rows_a[0])
     offs = batch.offsets
     for k in range(na, len(rows)):
-        cols[offs[k]:offs[k + 1]] += width_a
-    best = max(sp_score(merge_rows(rows_a, rows_b, p), sc, na)
-               for p in all_paths(len(rows_a[0]), len(rows_b[0])))
+        cols[offs[k] : offs[k + 1]] += width_a
+    best = max(
+        sp_score(merge_rows(rows_a, rows_b, p), sc, na)
+        for p in all_paths(len(rows_a[0]), len(rows_b[0]))
+    )
     path, score, rescored = _native.msa_profile_pair(
-        batch.codes, batch.offsets, sc.letter_of, sc.sub, sc.gaps, np.ones(len(rows)), cols,
-        np.arange(na), np.arange(na, len(rows)))
+        batch.codes,
+        batch.offsets,
+        sc.letter_of,
+        sc.sub,
+        sc.gaps,
+        np.ones(len(rows)),
+        cols,
+        np.arange(na),
+        np.arange(na, len(rows)),
+    )
     # profile scores are normalised by |A| |B|
     scale = len(rows_a) * len(rows_b)
     assert score * scale == pytest.approx(best, abs=1e-3)
@@ -200,21 +220,35 @@ def test_refinement_score_is_the_pairwise_sum_of_pairs(seed):
     """The refinement's acceptance score (pairs across a split, each with its own gap runs)
     against the pair-by-pair Python count, on random gapped alignments."""
     rng = np.random.default_rng(seed)
-    sc = msa_scoring(bioaccel.PROTEIN, gap_open=float(rng.uniform(2, 15)),
-                     gap_extend=float(rng.uniform(0.5, 2)), term_open=float(rng.uniform(0, 3)),
-                     term_extend=float(rng.uniform(0, 1)))
+    sc = msa_scoring(
+        bioaccel.PROTEIN,
+        gap_open=float(rng.uniform(2, 15)),
+        gap_extend=float(rng.uniform(0.5, 2)),
+        term_open=float(rng.uniform(0, 3)),
+        term_extend=float(rng.uniform(0, 1)),
+    )
     n, width = int(rng.integers(2, 9)), int(rng.integers(1, 30))
     while True:
         m = rng.random((n, width)) < rng.uniform(0.3, 0.9)
         if m.any(axis=0).all() and m.any(axis=1).all():
             break
-    rows = ["".join(rng.choice(list(AA)) if m[r, c] else "-" for c in range(width))
-            for r in range(n)]
+    rows = [
+        "".join(rng.choice(list(AA)) if m[r, c] else "-" for c in range(width)) for r in range(n)
+    ]
     batch = bioaccel.SeqBatch.from_strings([r.replace("-", "") for r in rows], alphabet="protein")
     cols = np.concatenate([[i for i, c in enumerate(r) if c != "-"] for r in rows]).astype(np.int32)
     split = int(rng.integers(1, n))
-    got = _native.msa_cross_sum_of_pairs(batch.codes, batch.offsets, sc.letter_of, sc.sub, sc.gaps,
-                                         cols, width, np.arange(split), np.arange(split, n))
+    got = _native.msa_cross_sum_of_pairs(
+        batch.codes,
+        batch.offsets,
+        sc.letter_of,
+        sc.sub,
+        sc.gaps,
+        cols,
+        width,
+        np.arange(split),
+        np.arange(split, n),
+    )
     # the engine holds the penalties as float32
     assert got == pytest.approx(pairwise_sp_score(rows, sc, split), rel=1e-6, abs=1e-6)
 
@@ -238,8 +272,17 @@ def test_checkpointed_traceback_equals_full():
     batch = bioaccel.SeqBatch.from_strings([a, b], alphabet="protein")
     sc = msa_scoring(batch.alphabet)
     cols = np.concatenate([np.arange(len(a)), np.arange(len(b))]).astype(np.int32)
-    args = (batch.codes, batch.offsets, sc.letter_of, sc.sub, sc.gaps, np.ones(2), cols,
-            np.array([0]), np.array([1]))
+    args = (
+        batch.codes,
+        batch.offsets,
+        sc.letter_of,
+        sc.sub,
+        sc.gaps,
+        np.ones(2),
+        cols,
+        np.array([0]),
+        np.array([1]),
+    )
     full = _native.msa_profile_pair(*args)
     for limit in (1000, 5000, 40000):  # forces checkpoints of various block heights
         part = _native.msa_profile_pair(*args, full_limit=limit)
@@ -270,34 +313,43 @@ def test_every_cpu_level_gives_the_same_alignment():
     must not change a single column or distance."""
     rng = np.random.default_rng(21)
     seqs = random_family(rng, 30, 120, mutate=0.35) + random_family(rng, 11, 300)
-    code = ("import sys, numpy as np, bioaccel\n"
-            "from bioaccel import SeqBatch\n"
-            f"records = {list(enumerate(seqs))!r}\n"
-            "aln = bioaccel.msa(records, threads=2)\n"
-            "b = SeqBatch.from_strings([s for _, s in records], alphabet='protein')\n"
-            "d = bioaccel._native.msa_lcs_distances(b.codes, b.offsets, 20,"
-            " np.arange(len(b), dtype=np.int64), None, 2)\n"
-            "print(bioaccel._native.cpu_features()['isa'])\n"
-            "print(d.tobytes().hex())\n"
-            "print('\\n'.join(aln.sequences))\n")
+    code = (
+        "import sys, numpy as np, bioaccel\n"
+        "from bioaccel import SeqBatch\n"
+        f"records = {list(enumerate(seqs))!r}\n"
+        "aln = bioaccel.msa(records, threads=2)\n"
+        "b = SeqBatch.from_strings([s for _, s in records], alphabet='protein')\n"
+        "d = bioaccel._native.msa_lcs_distances(b.codes, b.offsets, 20,"
+        " np.arange(len(b), dtype=np.int64), None, 2)\n"
+        "print(bioaccel._native.cpu_features()['isa'])\n"
+        "print(d.tobytes().hex())\n"
+        "print('\\n'.join(aln.sequences))\n"
+    )
     outs = {}
     for forced in ({}, {"BIOACCEL_NO_AVX512": "1"}, {"BIOACCEL_NO_AVX2": "1"}):
-        base = {k: v for k, v in child_env().items()
-                if k not in ("BIOACCEL_NO_AVX2", "BIOACCEL_NO_AVX512")}
-        res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env={**base, **forced}, check=True)
+        base = {
+            k: v
+            for k, v in child_env().items()
+            if k not in ("BIOACCEL_NO_AVX2", "BIOACCEL_NO_AVX512")
+        }
+        res = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env={**base, **forced},
+            check=True,
+        )
         isa, rows = res.stdout.split("\n", 1)
         outs[isa] = rows
     assert len(outs) >= 2, f"the forced runs did not change the level: {list(outs)}"
     assert len(set(outs.values())) == 1
 
 
-
-
 def test_lcs_distances_equal_the_textbook_dp():
     """Eight queries per vector, of lengths around the 64-bit word edges and with letters
     that never match (X), condensed and rectangular, against the O(n m) DP."""
     from bioaccel import SeqBatch
+
     rng = np.random.default_rng(5)
     lengths = [0, 1, 2, 63, 64, 65, 127, 128, 129, 200, 17, 300, 64, 5]
     seqs = ["".join(rng.choice(list(AA + "X"), n)) for n in lengths]
@@ -309,8 +361,11 @@ def test_lcs_distances_equal_the_textbook_dp():
         for j in range(n):
             lcs = lcs_dp(seqs[i].replace("X", "#"), seqs[j].replace("X", "*"))
             la, lb = len(seqs[i]), len(seqs[j])
-            want[i, j] = np.float32(np.finfo(np.float32).max) if lcs == 0 else \
-                np.float32((la + lb - 2 * lcs) ** 0.75 / lcs)
+            want[i, j] = (
+                np.float32(np.finfo(np.float32).max)
+                if lcs == 0
+                else np.float32((la + lb - 2 * lcs) ** 0.75 / lcs)
+            )
     rows = np.arange(n, dtype=np.int64)
     cond = _native.msa_lcs_distances(batch.codes, batch.offsets, 20, rows, None, 2)
     iu = np.triu_indices(n, 1)
@@ -328,6 +383,7 @@ def test_single_linkage_against_scipy():
     from scipy.spatial.distance import squareform
 
     from bioaccel import SeqBatch
+
     rng = np.random.default_rng(8)
     seqs = random_family(rng, 40, 90, mutate=0.4) + random_family(rng, 30, 70, mutate=0.2)
     seqs += [seqs[3], seqs[3], "WWWW"]  # ties (identical sequences) and one sharing little
@@ -336,8 +392,9 @@ def test_single_linkage_against_scipy():
     rows = np.arange(n, dtype=np.int64)
     cond = _native.msa_lcs_distances(batch.codes, batch.offsets, 20, rows, None, 2)
     merges, heights = _native.msa_single_linkage(cond, n)
-    streamed, streamed_heights = _native.msa_single_linkage_lcs(batch.codes, batch.offsets, 20,
-                                                                rows, 2)
+    streamed, streamed_heights = _native.msa_single_linkage_lcs(
+        batch.codes, batch.offsets, 20, rows, 2
+    )
     np.testing.assert_array_equal(streamed, merges)
     np.testing.assert_array_equal(streamed_heights, heights)
     # our merges as a SciPy linkage matrix (cluster sizes added), then its ultrametric
@@ -392,11 +449,14 @@ def test_newick_guide_tree(tmp_path):
 def test_two_long_sequences_in_linear_memory():
     rng = np.random.default_rng(2)
     a, b = random_family(rng, 2, 20000, mutate=0.1)
-    code = ("import bioaccel, resource, sys\n"
-            f"aln = bioaccel.msa([('a', {a!r}), ('b', {b!r})], threads=1)\n"
-            "print(aln.width, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env=child_env())
+    code = (
+        "import bioaccel, resource, sys\n"
+        f"aln = bioaccel.msa([('a', {a!r}), ('b', {b!r})], threads=1)\n"
+        "print(aln.width, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=child_env()
+    )
     width, rss_kb = map(int, out.stdout.split())
     assert width >= 20000
     assert rss_kb < 600_000  # a full traceback would need 400 MB for the cells alone + DP rows
@@ -424,8 +484,12 @@ def test_cli_msa(tmp_path):
     env = child_env()
 
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-                              capture_output=True, text=True, env=env)
+        return subprocess.run(
+            [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
 
     r = run("msa", fa, "-o", tmp_path / "out.aln", "--tree-out", tmp_path / "g.nwk", "-t", "2")
     assert r.returncode == 0 and r.stdout == "", r.stderr
@@ -433,9 +497,12 @@ def test_cli_msa(tmp_path):
     assert bioaccel.read_newick(tmp_path / "g.nwk").n_tips == 3
     r = run("msa", fa, "-o", "-", "--format", "stockholm")
     assert r.returncode == 0 and r.stdout.startswith("# STOCKHOLM")
-    for bad in (["-o", tmp_path / "x.fa", "-t", "1000000"], ["-o", tmp_path / "x.nwk"],
-                ["-o", tmp_path / "x.phy", "--format", "fasta"],
-                ["-o", tmp_path / "x.fa", "--guide-tree", tmp_path / "none.nwk"]):
+    for bad in (
+        ["-o", tmp_path / "x.fa", "-t", "1000000"],
+        ["-o", tmp_path / "x.nwk"],
+        ["-o", tmp_path / "x.phy", "--format", "fasta"],
+        ["-o", tmp_path / "x.fa", "--guide-tree", tmp_path / "none.nwk"],
+    ):
         r = run("msa", fa, *bad)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert not (tmp_path / "x.fa").exists()
@@ -445,9 +512,9 @@ def test_cli_msa(tmp_path):
 
 def test_writers_and_biopython(tmp_path):
     from Bio import AlignIO
+
     aln = bioaccel.msa([("a", "MKVLAAGIVHW"), ("b", "MKVLGIVHW"), ("c", "MKALAAGIVW")])
-    for fmt, ext in (("fasta", "fa"), ("clustal", "aln"), ("stockholm", "sto"),
-                     ("phylip", "phy")):
+    for fmt, ext in (("fasta", "fa"), ("clustal", "aln"), ("stockholm", "sto"), ("phylip", "phy")):
         aln.write(tmp_path / f"x.{ext}")
         back = AlignIO.read(tmp_path / f"x.{ext}", fmt if fmt != "phylip" else "phylip-relaxed")
         assert [str(r.seq) for r in back] == aln.sequences
@@ -468,8 +535,9 @@ def test_protein_distances_against_scalar_reference():
             for j in range(len(rows)):
                 sites = [(x, y) for x, y in zip(rows[i], rows[j]) if x in AA and y in AA]
                 p = sum(x != y for x, y in sites) / len(sites)
-                ref = {"p": p, "poisson": -np.log(1 - p),
-                       "kimura": -np.log(1 - p - 0.2 * p * p)}[model]
+                ref = {"p": p, "poisson": -np.log(1 - p), "kimura": -np.log(1 - p - 0.2 * p * p)}[
+                    model
+                ]
                 assert dm.data[i, j] == pytest.approx(0.0 if i == j else ref, abs=1e-12)
     dna = bioaccel.msa([("a", "ACGTACGTTA"), ("b", "ACGTACCTTA"), ("c", "ACGAACGTTA")])
     assert dna.distance_matrix("jc69").shape == (3, 3)
@@ -500,6 +568,7 @@ def test_dna_default_scores_and_accuracy_on_simulated_families():
     costs were tuned for): on divergent simulated families (1 substitution per site) it must
     beat raw NUC.4.4, which over-gaps them, against the true alignment."""
     import sys
+
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from benchmarks.family_sim import simulate_family
     from benchmarks.msa_accuracy import sp_tc_family
@@ -510,7 +579,9 @@ def test_dna_default_scores_and_accuracy_on_simulated_families():
     for seed, floor in ((1, 0.8), (2, 0.85)):
         fam = simulate_family(120, 300, "dna", seed=seed, depth=1.0)
         records = list(zip(fam.ids, fam.sequences))
-        scores = {m: sp_tc_family(dict(zip(x.ids, x.sequences)), fam)["sp"]
-                  for m in ("auto", "NUC.4.4") for x in [bioaccel.msa(records, matrix=m,
-                                                                      mode="fast")]}
+        scores = {
+            m: sp_tc_family(dict(zip(x.ids, x.sequences)), fam)["sp"]
+            for m in ("auto", "NUC.4.4")
+            for x in [bioaccel.msa(records, matrix=m, mode="fast")]
+        }
         assert scores["auto"] >= floor and scores["auto"] > scores["NUC.4.4"] + 0.03, scores

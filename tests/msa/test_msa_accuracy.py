@@ -55,7 +55,7 @@ def _shift_blocks(rows, rng):
         r = out[i]
         j = r.find("-")
         if 0 < j:
-            out[i] = r[:j - 1] + "-" + r[j - 1] + r[j + 1:]
+            out[i] = r[: j - 1] + "-" + r[j - 1] + r[j + 1 :]
     return out
 
 
@@ -68,15 +68,21 @@ def test_agrees_with_the_shared_oracle(tmp_path):
     checked = 0
     for seed, n in ((1, 6), (2, 15), (3, 30)):
         fam = simulate_family(n, 40, seed=seed, indel_rate=0.05)
-        write_fasta(tmp_path / "ref.fa", fam.ids, fam.alignment)       # all upper case: all core
-        for test in (fam.alignment, _left_packed(fam.alignment), _random_gaps(fam.alignment, rng),
-                     _shift_blocks(fam.alignment, rng)):
+        write_fasta(tmp_path / "ref.fa", fam.ids, fam.alignment)  # all upper case: all core
+        for test in (
+            fam.alignment,
+            _left_packed(fam.alignment),
+            _random_gaps(fam.alignment, rng),
+            _shift_blocks(fam.alignment, rng),
+        ):
             write_fasta(tmp_path / "test.fa", fam.ids, test)
             want = oracle.score(str(tmp_path / "ref.fa"), str(tmp_path / "test.fa"))
             got = sp_tc(test, fam.alignment, fam.ids)
-            assert got["sp"] == pytest.approx(want["q"]) and got["tc"] == pytest.approx(want["tc_q"])
+            assert got["sp"] == pytest.approx(want["q"]) and got["tc"] == pytest.approx(
+                want["tc_q"]
+            )
             checked += 0 < got["sp"] < 1
-    assert checked >= 6        # the cases are not all trivially 0 or 1
+    assert checked >= 6  # the cases are not all trivially 0 or 1
 
 
 def test_family_columns_score_like_rendered_rows():

@@ -9,11 +9,14 @@ import sys
 import numpy as np
 import pytest
 
+from bioaccel import DNA, PROTEIN
 from bioaccel._core.native import load_native
 from bioaccel.msa_engine.accurate import (
-    NUCLEOTIDE_LETTERS, PROTEIN_LETTERS, letter_map, pair_hmm,
+    NUCLEOTIDE_LETTERS,
+    PROTEIN_LETTERS,
+    letter_map,
+    pair_hmm,
 )
-from bioaccel import DNA, PROTEIN
 
 native = load_native()
 
@@ -74,13 +77,16 @@ def _letters(s, letters):
     return np.array([letters.index(c) if c in letters else len(letters) for c in s], np.int16)
 
 
-@pytest.mark.parametrize("alphabet,x,y", [
-    (PROTEIN, "MKVLAAGIVW", "MKALAAGIW"),
-    (PROTEIN, "HEAGAWGHEE", "PAWHEAE"),
-    (PROTEIN, "MXKV", "QQWMKVPPD"),           # an unknown letter (X) emits odds 1
-    (PROTEIN, "W", "ACDEFG"),
-    (DNA, "ACGTTGCAAC", "ACGTGCATC"),
-])
+@pytest.mark.parametrize(
+    "alphabet,x,y",
+    [
+        (PROTEIN, "MKVLAAGIVW", "MKALAAGIW"),
+        (PROTEIN, "HEAGAWGHEE", "PAWHEAE"),
+        (PROTEIN, "MXKV", "QQWMKVPPD"),  # an unknown letter (X) emits odds 1
+        (PROTEIN, "W", "ACDEFG"),
+        (DNA, "ACGTTGCAAC", "ACGTGCATC"),
+    ],
+)
 def test_posteriors_equal_textbook(alphabet, x, y):
     params = pair_hmm(alphabet)
     odds, start, opens, extends = params.arrays()
@@ -135,11 +141,13 @@ def test_letter_map():
 def _three_sequence_set(pxy, pxz, pyz, cutoff):
     """A posterior set of three 2-residue sequences with the given dense posteriors."""
     codes = np.zeros(6, np.uint8)
-    ps = native.MsaPosteriorSet(codes, np.array([0, 2, 4, 6], np.int64),
-                                letter_map(PROTEIN, PROTEIN_LETTERS), 20)
+    ps = native.MsaPosteriorSet(
+        codes, np.array([0, 2, 4, 6], np.int64), letter_map(PROTEIN, PROTEIN_LETTERS), 20
+    )
     flat = np.concatenate([np.asarray(m, np.float32).ravel() for m in (pxy, pxz, pyz)])
-    ps.set_pairs(np.array([[0, 1], [0, 2], [1, 2]], np.int64), flat,
-                 np.array([0, 4, 8], np.int64), cutoff)
+    ps.set_pairs(
+        np.array([[0, 1], [0, 2], [1, 2]], np.int64), flat, np.array([0, 4, 8], np.int64), cutoff
+    )
     return ps
 
 
@@ -147,7 +155,7 @@ def _dense(ps, x, y):
     rs, col, p, rows, cols = ps.pair(x, y)
     out = np.zeros((rows, cols))
     for a in range(rows):
-        out[a, col[rs[a]:rs[a + 1]]] = p[rs[a]:rs[a + 1]]
+        out[a, col[rs[a] : rs[a + 1]]] = p[rs[a] : rs[a + 1]]
     return out
 
 
@@ -178,6 +186,7 @@ def test_consistency_matches_dense_numpy_on_random_set():
     params = pair_hmm(PROTEIN)
     batch_codes = np.frombuffer("".join(seqs).encode(), np.uint8)
     from bioaccel import SeqBatch
+
     b = SeqBatch.from_strings(seqs, alphabet=PROTEIN)
     ps = native.MsaPosteriorSet(b.codes, b.offsets, letter_map(PROTEIN, PROTEIN_LETTERS), 20)
     ps.compute(*params.arrays(), 0.01, 1)
@@ -205,8 +214,8 @@ def test_consistency_matches_dense_numpy_on_random_set():
 
 def test_refinement_never_lowers_the_objective():
     from benchmarks.family_sim import simulate_family
-    from bioaccel.msa_engine.accurate import accuracy_merges, posterior_set
     from bioaccel import SeqBatch
+    from bioaccel.msa_engine.accurate import accuracy_merges, posterior_set
 
     fam = simulate_family(12, 60, seed=4, depth=1.5)
     b = SeqBatch.from_strings(fam.sequences, ids=fam.ids, alphabet=PROTEIN)
@@ -224,6 +233,7 @@ def test_refinement_never_lowers_the_objective():
 # ------------------------------------------------------------------ msa(mode=...)
 def _family(n=14, length=70, seed=2, alphabet="protein"):
     from benchmarks.family_sim import simulate_family
+
     return simulate_family(n, length, alphabet, seed=seed, depth=1.2)
 
 
@@ -296,17 +306,45 @@ def test_cli_mode(tmp_path):
     inp = tmp_path / "in.fa"
     inp.write_text("".join(f">{i}\n{s}\n" for i, s in zip(fam.ids, fam.sequences)))
     out = tmp_path / "out.fa"
-    run = subprocess.run([sys.executable, "-m", "bioaccel.cli", "-v", "msa", str(inp), "-o",
-                          str(out), "--mode", "accurate", "-t", "1"], capture_output=True,
-                         text=True)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bioaccel.cli",
+            "-v",
+            "msa",
+            str(inp),
+            "-o",
+            str(out),
+            "--mode",
+            "accurate",
+            "-t",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stderr
     assert "msa mode: accurate" in run.stderr
     from bioaccel import msa
     from bioaccel.msa_engine import read_alignment
+
     got = read_alignment(out)
     want = msa(list(zip(fam.ids, fam.sequences)), mode="accurate", threads=1)
     assert got.sequences == want.sequences
-    bad = subprocess.run([sys.executable, "-m", "bioaccel.cli", "msa", str(inp), "-o",
-                          str(tmp_path / "x.fa"), "--mode", "precise"], capture_output=True,
-                         text=True)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bioaccel.cli",
+            "msa",
+            str(inp),
+            "-o",
+            str(tmp_path / "x.fa"),
+            "--mode",
+            "precise",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 2 and "precise" in bad.stderr

@@ -11,12 +11,11 @@ import subprocess
 import numpy as np
 import pytest
 
-from bioaccel import PROTEIN
+from bioaccel import PROTEIN, SeqBatch
 from bioaccel._core.native import load_native
 from bioaccel.backends.posteriors import chunks, posteriors_cpu, work_size
 from bioaccel.kernels import KERNEL_DIR
 from bioaccel.msa_engine.accurate import all_pairs, letter_map, model_arrays, pair_hmm
-from bioaccel import SeqBatch
 from tests import nvcc_host
 
 native = load_native()
@@ -28,8 +27,9 @@ TOL = 1e-6
 
 def small_set(seed=3, n=4, lo=1, hi=7):
     rng = np.random.default_rng(seed)
-    seqs = ["".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWYX"), rng.integers(lo, hi)))
-            for _ in range(n)]
+    seqs = [
+        "".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWYX"), rng.integers(lo, hi))) for _ in range(n)
+    ]
     batch = SeqBatch.from_strings(seqs, alphabet=PROTEIN)
     params = pair_hmm(PROTEIN)
     letters = np.ascontiguousarray(letter_map(PROTEIN, params.letters)[batch.codes])
@@ -39,9 +39,11 @@ def small_set(seed=3, n=4, lo=1, hi=7):
 
 def cpu_dense(batch, params, x, y):
     letters = letter_map(PROTEIN, params.letters)[batch.codes]
-    post, _ = native.msa_pair_posteriors(letters[batch.offsets[x]:batch.offsets[x + 1]],
-                                         letters[batch.offsets[y]:batch.offsets[y + 1]],
-                                         *params.arrays())
+    post, _ = native.msa_pair_posteriors(
+        letters[batch.offsets[x] : batch.offsets[x + 1]],
+        letters[batch.offsets[y] : batch.offsets[y + 1]],
+        *params.arrays(),
+    )
     return post
 
 
@@ -60,7 +62,7 @@ def test_cpu_operation_layout():
     flat, starts = posteriors_cpu(native, letters, batch.offsets, pairs, odds, prm)
     for k, (x, y) in enumerate(pairs.tolist()):
         want = cpu_dense(batch, params, x, y)
-        got = flat[starts[k]:starts[k] + want.size].reshape(want.shape)
+        got = flat[starts[k] : starts[k] + want.size].reshape(want.shape)
         np.testing.assert_allclose(got, want, atol=TOL)
 
 
@@ -74,7 +76,7 @@ def test_numba_kernel_equals_cpu_on_the_simulator():
     flat, starts = engine.pair_posteriors(letters, batch.offsets, pairs, odds, prm)
     for k, (x, y) in enumerate(pairs.tolist()):
         want = cpu_dense(batch, params, x, y)
-        got = flat[starts[k]:starts[k] + want.size].reshape(want.shape)
+        got = flat[starts[k] : starts[k] + want.size].reshape(want.shape)
         np.testing.assert_allclose(got, want, atol=TOL)
 
 
@@ -105,8 +107,10 @@ def test_virtual_gpus_spread_pairs_by_the_tile_runner(monkeypatch):
     monkeypatch.setattr(multigpu, "run_tiles", spy)
     rng = np.random.default_rng(5)
     base = "".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWY"), 40))
-    recs = [(f"s{k}", "".join(c if rng.random() > 0.2 else "W" for c in base)[k % 3:])
-            for k in range(7)]
+    recs = [
+        (f"s{k}", "".join(c if rng.random() > 0.2 else "W" for c in base)[k % 3 :])
+        for k in range(7)
+    ]
     want = msa(recs, mode="accurate", threads=1)
     got = msa(recs, mode="accurate", devices="all", threads=1)
     assert got.sequences == want.sequences
@@ -123,16 +127,24 @@ def test_cuda_kernel_host_build_equals_cpu(posterior_host):
     batch, params, letters, odds, prm = small_set(seed=8, n=5, lo=1, hi=40)
     for x, y in all_pairs(len(batch)).tolist():
         lx, ly = int(batch.lengths[x]), int(batch.lengths[y])
-        parts = [np.array([odds.shape[0], lx, ly], np.int64),
-                 letters[batch.offsets[x]:batch.offsets[x + 1]].astype(np.int16),
-                 letters[batch.offsets[y]:batch.offsets[y + 1]].astype(np.int16),
-                 odds.astype(np.float64), prm.astype(np.float64)]
-        res = subprocess.run([str(posterior_host)], input=b"".join(p.tobytes() for p in parts),
-                             capture_output=True, check=True)
+        parts = [
+            np.array([odds.shape[0], lx, ly], np.int64),
+            letters[batch.offsets[x] : batch.offsets[x + 1]].astype(np.int16),
+            letters[batch.offsets[y] : batch.offsets[y + 1]].astype(np.int16),
+            odds.astype(np.float64),
+            prm.astype(np.float64),
+        ]
+        res = subprocess.run(
+            [str(posterior_host)],
+            input=b"".join(p.tobytes() for p in parts),
+            capture_output=True,
+            check=True,
+        )
         values = np.array(res.stdout.split(), dtype=np.float64)
         assert values[0] == 0
-        np.testing.assert_allclose(values[1:].reshape(lx, ly), cpu_dense(batch, params, x, y),
-                                   atol=TOL)
+        np.testing.assert_allclose(
+            values[1:].reshape(lx, ly), cpu_dense(batch, params, x, y), atol=TOL
+        )
 
 
 @pytest.mark.nvcc
@@ -141,8 +153,20 @@ def test_nvcc_builds_the_posterior_kernel(tmp_path, arch):
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         pytest.skip("nvcc is not on PATH")
-    res = subprocess.run([nvcc, f"-arch={arch}", "-Werror", "all-warnings", "-ptx", str(SOURCE),
-                          "-o", str(tmp_path / "k.ptx")], capture_output=True, text=True)
+    res = subprocess.run(
+        [
+            nvcc,
+            f"-arch={arch}",
+            "-Werror",
+            "all-warnings",
+            "-ptx",
+            str(SOURCE),
+            "-o",
+            str(tmp_path / "k.ptx"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 0, res.stderr
     assert ".entry pair_posteriors" in (tmp_path / "k.ptx").read_text()
 
@@ -153,8 +177,7 @@ def test_cupy_numpy_stand_in_has_no_posterior_kernel():
 
     batch, params, letters, odds, prm = small_set()
     with pytest.raises(BackendUnavailableError, match="pair_posteriors"):
-        CupyBackend(np).pair_posteriors(letters, batch.offsets, all_pairs(len(batch)), odds,
-                                        prm)
+        CupyBackend(np).pair_posteriors(letters, batch.offsets, all_pairs(len(batch)), odds, prm)
 
 
 @pytest.mark.gpu
@@ -167,8 +190,10 @@ def test_cupy_kernel_equals_cpu_on_a_gpu():
     batch, params, letters, odds, prm = small_set(seed=9, n=6, lo=1, hi=60)
     pairs = all_pairs(len(batch))
     flat, starts = get_backend("cupy", "pair_posteriors").pair_posteriors(
-        letters, batch.offsets, pairs, odds, prm)
+        letters, batch.offsets, pairs, odds, prm
+    )
     for k, (x, y) in enumerate(pairs.tolist()):
         want = cpu_dense(batch, params, x, y)
-        np.testing.assert_allclose(flat[starts[k]:starts[k] + want.size].reshape(want.shape),
-                                   want, atol=TOL)
+        np.testing.assert_allclose(
+            flat[starts[k] : starts[k] + want.size].reshape(want.shape), want, atol=TOL
+        )

@@ -20,19 +20,21 @@ from bioaccel.errors import AlphabetError, SequenceFormatError
 from bioaccel.msa_engine import read_alignment
 from bioaccel.msa_engine.add import BAND_RADIUS
 from bioaccel.msa_engine.scoring import AMINO_ACIDS, NUCLEOTIDE_AMBIGUITY, _load_matrix, msa_scoring
-
 from tests.datasets import child_env
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "bioaccel" / "data"
 sys.path.insert(0, str(ROOT))
-from benchmarks.family_sim import simulate_family
+from benchmarks.family_sim import simulate_family  # noqa: E402 (the checkout root put on sys.path above)
 
 
 def _family_alignment(fam, rows):
     aln = fam.alignment() if callable(fam.alignment) else fam.alignment
-    return bioaccel.MultipleAlignment([fam.ids[r] for r in rows], [aln[r] for r in rows],
-                                      bioaccel.DNA if fam.alphabet == "dna" else bioaccel.PROTEIN)
+    return bioaccel.MultipleAlignment(
+        [fam.ids[r] for r in rows],
+        [aln[r] for r in rows],
+        bioaccel.DNA if fam.alphabet == "dna" else bioaccel.PROTEIN,
+    )
 
 
 def _columns(row: str) -> np.ndarray:
@@ -59,8 +61,8 @@ def _fragments(rng, seqs, columns, names, n_per, length):
     for name, seq, cols in zip(names, seqs, columns):
         for f in range(n_per):
             start = int(rng.integers(0, len(seq) - length))
-            frags.append((f"{name}_frag{f}", seq[start:start + length]))
-            truth.append(np.asarray(cols[start:start + length]))
+            frags.append((f"{name}_frag{f}", seq[start : start + length]))
+            truth.append(np.asarray(cols[start : start + length]))
     return frags, truth
 
 
@@ -92,17 +94,20 @@ def test_fragments_of_real_mrnas_land_where_clustal_put_them():
     aln = read_alignment(DATA / "msx2_mRNA.aln")
     held = [i for i, x in enumerate(aln.ids) if "NM_012982" in x or "NM_002449" in x]
     keep = [i for i in range(len(aln)) if i not in held]
-    ref = bioaccel.MultipleAlignment([aln.ids[i] for i in keep], [aln[i] for i in keep],
-                                     aln.alphabet)
+    ref = bioaccel.MultipleAlignment(
+        [aln.ids[i] for i in keep], [aln[i] for i in keep], aln.alphabet
+    )
     rng = np.random.default_rng(7)
     seqs = [aln[i].replace("-", "") for i in held]
-    frags, truth = _fragments(rng, seqs, [_columns(aln[i]) for i in held],
-                              [f"held{i}" for i in held], 8, 200)
+    frags, truth = _fragments(
+        rng, seqs, [_columns(aln[i]) for i in held], [f"held{i}" for i in held], 8, 200
+    )
     occupied = np.array([any(r[c] != "-" for r in ref.sequences) for c in range(ref.width)])
     out = bioaccel.msa(add=frags, to=ref, fragments=True, keep_length=True)
     coding = [k for k, t in enumerate(truth) if t[-1] < 900]
-    right, total = _placed_right(out, [frags[k] for k in coding], [truth[k] for k in coding],
-                                 occupied)
+    right, total = _placed_right(
+        out, [frags[k] for k in coding], [truth[k] for k in coding], occupied
+    )
     assert len(coding) >= 4 and right >= 0.99 * total, (right, total)
     near = count = 0
     for (fid, seq), cols in zip(frags, truth):
@@ -118,8 +123,9 @@ def test_fragments_of_real_mrnas_land_where_clustal_put_them():
 def test_added_rows_keep_the_existing_alignment_and_their_letters():
     fam = simulate_family(10, 400, "protein", seed=5, depth=0.6)
     ref = _family_alignment(fam, range(6))
-    new = [(fam.ids[i], fam.sequences[i].lower() if i == 7 else fam.sequences[i])
-           for i in range(6, 10)] + [("empty", "")]
+    new = [
+        (fam.ids[i], fam.sequences[i].lower() if i == 7 else fam.sequences[i]) for i in range(6, 10)
+    ] + [("empty", "")]
     out = bioaccel.msa(add=new, to=ref)
     assert out.ids == ref.ids + [i for i, _ in new]
     for row, (_, s) in zip(out.sequences[6:], new):
@@ -128,15 +134,16 @@ def test_added_rows_keep_the_existing_alignment_and_their_letters():
     mat = np.array([list(r) for r in out.sequences[:6]])
     only_new = np.all(mat == "-", axis=0)
     ref_mat = np.array([list(r) for r in ref.sequences])
-    assert ["".join(r) for r in mat[:, ~only_new]] == \
-        ["".join(r) for r in ref_mat[:, ~np.all(ref_mat == "-", axis=0)]]
+    assert ["".join(r) for r in mat[:, ~only_new]] == [
+        "".join(r) for r in ref_mat[:, ~np.all(ref_mat == "-", axis=0)]
+    ]
     # keep_length: the width stays; what is dropped is listed, the rest is in order
     kl = bioaccel.msa(add=new, to=ref, keep_length=True)
     assert kl.width == ref.width and kl.sequences[:6] == ref.sequences
     for (i, s), row in zip(new, kl.sequences[6:]):
         gone = {p for j, a, b, _ in kl.dropped if j == i for p in range(a - 1, b)}
         assert row.replace("-", "") == "".join(c for p, c in enumerate(s) if p not in gone)
-    for i, a, b, after in kl.dropped:
+    for _i, a, b, after in kl.dropped:
         assert 1 <= a <= b and 0 <= after <= ref.width
 
 
@@ -147,10 +154,14 @@ def test_added_sequences_do_not_depend_on_each_other_nor_on_threads():
     both = bioaccel.msa(add=new, to=ref, keep_length=True, threads=2)
     one = bioaccel.msa(add=new[2:3], to=ref, keep_length=True, threads=1)
     assert both[new[2][0]] == one[new[2][0]]
-    assert bioaccel.msa(add=new[::-1], to=ref, keep_length=True, threads=1)[new[0][0]] == \
-        both[new[0][0]]
-    assert bioaccel.msa(add=new, to=ref, threads=1).sequences == \
-        bioaccel.msa(add=new, to=ref, threads=2).sequences
+    assert (
+        bioaccel.msa(add=new[::-1], to=ref, keep_length=True, threads=1)[new[0][0]]
+        == both[new[0][0]]
+    )
+    assert (
+        bioaccel.msa(add=new, to=ref, threads=1).sequences
+        == bioaccel.msa(add=new, to=ref, threads=2).sequences
+    )
 
 
 # -- one sequence added to one row: the pairwise optimum (Biopython) ------------------------------
@@ -175,14 +186,27 @@ def test_one_sequence_to_one_row_scores_the_pairwise_optimum(fragments):
         al.query_end_gap_score = 0
     for _ in range(5):
         a = "".join(rng.choice(list(letters), int(rng.integers(60, 120))))
-        b = a[int(rng.integers(0, 30)):][:int(rng.integers(20, 50))]
+        b = a[int(rng.integers(0, 30)) :][: int(rng.integers(20, 50))]
         b = "".join(c if rng.random() > 0.15 else rng.choice(list(letters)) for c in b)
         old = bioaccel.SeqBatch.from_strings([a], alphabet=bioaccel.DNA)
         new = bioaccel.SeqBatch.from_strings([b], alphabet=bioaccel.DNA)
         cols = np.arange(len(a), dtype=np.int32)
         _, paths, scores, _ = _native.msa_add_to_alignment(
-            old.codes, old.offsets, cols, len(a), new.codes, new.offsets, sc.letter_of,
-            sc.sub, sc.gaps, np.ones(1), fragments, BAND_RADIUS, 1 << 40, 1)
+            old.codes,
+            old.offsets,
+            cols,
+            len(a),
+            new.codes,
+            new.offsets,
+            sc.letter_of,
+            sc.sub,
+            sc.gaps,
+            np.ones(1),
+            fragments,
+            BAND_RADIUS,
+            1 << 40,
+            1,
+        )
         assert scores[0] == pytest.approx(al.score(a, b), abs=1e-3)
         assert int(np.sum(paths[0] != 2)) == len(a) and int(np.sum(paths[0] != 1)) == len(b)
 
@@ -193,12 +217,23 @@ def test_anchor_band_gives_the_full_dps_alignment_of_related_genomes():
     fam = simulate_family(6, 5000, "dna", seed=8, depth=0.1)
     ref = _family_alignment(fam, range(3))
     sc = msa_scoring(bioaccel.DNA)
-    old = bioaccel.SeqBatch.from_strings([r.replace("-", "") for r in ref.sequences],
-                                         alphabet=bioaccel.DNA)
+    old = bioaccel.SeqBatch.from_strings(
+        [r.replace("-", "") for r in ref.sequences], alphabet=bioaccel.DNA
+    )
     cols = np.concatenate([_columns(r) for r in ref.sequences]).astype(np.int32)
     new = bioaccel.SeqBatch.from_strings(fam.sequences[3:], alphabet=bioaccel.DNA)
-    args = (old.codes, old.offsets, cols, ref.width, new.codes, new.offsets, sc.letter_of,
-            sc.sub, sc.gaps, np.ones(3))
+    args = (
+        old.codes,
+        old.offsets,
+        cols,
+        ref.width,
+        new.codes,
+        new.offsets,
+        sc.letter_of,
+        sc.sub,
+        sc.gaps,
+        np.ones(3),
+    )
     for frag in (False, True):
         _, p_band, s_band, banded = _native.msa_add_to_alignment(*args, frag, 100, 1 << 20, 2)
         _, p_full, s_full, unbanded = _native.msa_add_to_alignment(*args, frag, 0, 1 << 20, 2)
@@ -228,8 +263,9 @@ def test_profile_alignment_keeps_both_sides_and_finds_the_true_columns(tmp_path)
         ci = _columns(out[i])
         for j in b.ids:
             cj = _columns(out[j])
-            true_pairs = {(p, q) for p, x in enumerate(truth[i]) for q, y in enumerate(truth[j])
-                          if x == y}
+            true_pairs = {
+                (p, q) for p, x in enumerate(truth[i]) for q, y in enumerate(truth[j]) if x == y
+            }
             got = {(p, q) for p, x in enumerate(ci) for q, y in enumerate(cj) if x == y}
             same += len(true_pairs & got)
             total += len(true_pairs)
@@ -244,13 +280,19 @@ def test_ambiguous_letters_score_as_the_mean_of_their_possibilities():
     letters, values, _ = _load_matrix("PFASUM43")
     sc = msa_scoring(bioaccel.PROTEIN)
     code = {c: int(sc.letter_of[bioaccel.PROTEIN.code(c)]) for c in AMINO_ACIDS + "BZJX*"}
-    raw = {(x, y): values[letters.index(x), letters.index(y)] for x in AMINO_ACIDS
-           for y in AMINO_ACIDS}
+    raw = {
+        (x, y): values[letters.index(x), letters.index(y)] for x in AMINO_ACIDS for y in AMINO_ACIDS
+    }
     for y in AMINO_ACIDS:
         assert sc.sub[code["X"], code[y]] == pytest.approx(
-            np.mean([raw[x, y] for x in AMINO_ACIDS]), abs=1e-4)
-        assert sc.sub[code["B"], code[y]] == pytest.approx((raw["D", y] + raw["N", y]) / 2, abs=1e-4)
-        assert sc.sub[code[y], code["J"]] == pytest.approx((raw[y, "I"] + raw[y, "L"]) / 2, abs=1e-4)
+            np.mean([raw[x, y] for x in AMINO_ACIDS]), abs=1e-4
+        )
+        assert sc.sub[code["B"], code[y]] == pytest.approx(
+            (raw["D", y] + raw["N", y]) / 2, abs=1e-4
+        )
+        assert sc.sub[code[y], code["J"]] == pytest.approx(
+            (raw[y, "I"] + raw[y, "L"]) / 2, abs=1e-4
+        )
     diag = np.mean([raw[x, x] for x in AMINO_ACIDS])
     assert sc.sub[code["*"], code["*"]] == pytest.approx(diag, abs=1e-4)
     assert sc.sub[code["*"], code["A"]] < 0 < sc.sub[code["*"], code["*"]]
@@ -262,9 +304,11 @@ def test_ambiguous_letters_score_as_the_mean_of_their_possibilities():
     for code_, stands in NUCLEOTIDE_AMBIGUITY.items():
         k = int(dna.letter_of[bioaccel.DNA.symbols.index(code_)])
         assert dna.sub[k, dcode["A"]] == pytest.approx(
-            np.mean([dna.sub[dcode[x], dcode["A"]] for x in stands]), abs=1e-4)
+            np.mean([dna.sub[dcode[x], dcode["A"]] for x in stands]), abs=1e-4
+        )
     assert dna.sub[dcode["N"], dcode["N"]] == pytest.approx(
-        np.mean([dna.sub[dcode[x], dcode[y]] for x in "ACGT" for y in "ACGT"]), abs=1e-4)
+        np.mean([dna.sub[dcode[x], dcode[y]] for x in "ACGT" for y in "ACGT"]), abs=1e-4
+    )
 
 
 def test_stop_codons_line_up():
@@ -314,18 +358,35 @@ def test_add_errors_name_the_problem():
 
 
 def _cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "bioaccel.cli", "msa", *map(str, args)],
-                          capture_output=True, text=True, env=child_env(), cwd=cwd, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "bioaccel.cli", "msa", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        cwd=cwd,
+        check=False,
+    )
 
 
 def test_cli_add_keep_length_fragments_and_profile(tmp_path):
     fam = simulate_family(10, 600, "dna", seed=12, depth=0.2)
     ref = _family_alignment(fam, range(6))
     ref.write(tmp_path / "ref.aln")
-    (tmp_path / "new.fa").write_text("".join(f">{fam.ids[i]}\n{fam.sequences[i]}\n"
-                                             for i in range(6, 10)))
-    r = _cli("--add", "new.fa", "--to", "ref.aln", "--keep-length", "--dropped-out",
-             "dropped.tsv", "-o", "out.fa", cwd=tmp_path)
+    (tmp_path / "new.fa").write_text(
+        "".join(f">{fam.ids[i]}\n{fam.sequences[i]}\n" for i in range(6, 10))
+    )
+    r = _cli(
+        "--add",
+        "new.fa",
+        "--to",
+        "ref.aln",
+        "--keep-length",
+        "--dropped-out",
+        "dropped.tsv",
+        "-o",
+        "out.fa",
+        cwd=tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     out = read_alignment(tmp_path / "out.fa")
     assert out.width == read_alignment(tmp_path / "ref.aln").width and len(out) == 10
@@ -340,8 +401,12 @@ def test_cli_add_keep_length_fragments_and_profile(tmp_path):
     r = _cli("--profile", "ref.aln", "ref2.fa", "-o", "p.fa", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert len(read_alignment(tmp_path / "p.fa")) == 10
-    for bad in (["--add", "new.fa", "-o", "x.fa"], ["new.fa", "--keep-length", "-o", "x.fa"],
-                ["new.fa", "--add", "new.fa", "--to", "ref.aln", "-o", "x.fa"], ["-o", "x.fa"]):
+    for bad in (
+        ["--add", "new.fa", "-o", "x.fa"],
+        ["new.fa", "--keep-length", "-o", "x.fa"],
+        ["new.fa", "--add", "new.fa", "--to", "ref.aln", "-o", "x.fa"],
+        ["-o", "x.fa"],
+    ):
         r = _cli(*bad, cwd=tmp_path)
         assert r.returncode == 2 and not (tmp_path / "x.fa").exists(), (bad, r.stderr)
 
@@ -354,12 +419,24 @@ def test_wavefront_gives_the_serial_path_for_any_thread_count(full_limit):
     path and score of the serial DP; and two-sequence msa() is the same on 1 and 2 threads."""
     fam = simulate_family(6, 1200, "dna", seed=13, depth=0.3)
     aln = _family_alignment(fam, range(6))
-    batch = bioaccel.SeqBatch.from_strings([r.replace("-", "") for r in aln.sequences],
-                                           alphabet=bioaccel.DNA)
+    batch = bioaccel.SeqBatch.from_strings(
+        [r.replace("-", "") for r in aln.sequences], alphabet=bioaccel.DNA
+    )
     cols = np.concatenate([_columns(r) for r in aln.sequences]).astype(np.int32)
     sc = msa_scoring(bioaccel.DNA)
-    args = (batch.codes, batch.offsets, sc.letter_of, sc.sub, sc.gaps, np.ones(6), cols,
-            np.arange(3), np.arange(3, 6), full_limit, False)
+    args = (
+        batch.codes,
+        batch.offsets,
+        sc.letter_of,
+        sc.sub,
+        sc.gaps,
+        np.ones(6),
+        cols,
+        np.arange(3),
+        np.arange(3, 6),
+        full_limit,
+        False,
+    )
     path1, score1, _ = _native.msa_profile_pair(*args, 1)
     for t in (2, 3):
         path, score, _ = _native.msa_profile_pair(*args, t)
@@ -380,14 +457,27 @@ def test_long_genomes_are_aligned_in_a_band_that_holds_the_optimum(monkeypatch):
     fam = simulate_family(4, 9000, "dna", seed=14, depth=0.05, indel_rate=0.002)
     two = bioaccel.msa(list(zip(fam.ids[:2], fam.sequences[:2])), threads=1)
     # msa() merges the sequences in (residues, id) order: the same operands here
-    seqs = sorted(fam.sequences[:2], key=lambda x: bioaccel.SeqBatch.from_strings(
-        [x], alphabet=bioaccel.DNA).codes.tobytes())
+    seqs = sorted(
+        fam.sequences[:2],
+        key=lambda x: bioaccel.SeqBatch.from_strings([x], alphabet=bioaccel.DNA).codes.tobytes(),
+    )
     batch = bioaccel.SeqBatch.from_strings(seqs, alphabet=bioaccel.DNA)
     sc = msa_scoring(bioaccel.DNA)
     cols = np.concatenate([np.arange(len(x)) for x in seqs]).astype(np.int32)
-    path, _, _ = _native.msa_profile_pair(batch.codes, batch.offsets, sc.letter_of, sc.sub,
-                                          sc.gaps, np.ones(2), cols, np.array([0]),
-                                          np.array([1]), 1 << 26, True, 2)
+    path, _, _ = _native.msa_profile_pair(
+        batch.codes,
+        batch.offsets,
+        sc.letter_of,
+        sc.sub,
+        sc.gaps,
+        np.ones(2),
+        cols,
+        np.array([0]),
+        np.array([1]),
+        1 << 26,
+        True,
+        2,
+    )
     rows = ["", ""]
     i = j = 0
     for op in path.tolist():
@@ -398,17 +488,20 @@ def test_long_genomes_are_aligned_in_a_band_that_holds_the_optimum(monkeypatch):
     assert sorted(two.sequences) == sorted(rows)
     four = bioaccel.msa(list(zip(fam.ids, fam.sequences)), threads=2)
     from benchmarks.msa_accuracy import sp_tc_family
+
     assert sp_tc_family(dict(zip(four.ids, four.sequences)), fam)["sp"] >= 0.999
 
     def no_dp(pairs, xp):
         assert not pairs, "a long pair went to the GPU's full DP"
         return [], None
+
     monkeypatch.setattr(cupy_msa, "profile_dp_batch", no_dp)
     work = bioaccel.SeqBatch.from_strings(fam.sequences, alphabet=bioaccel.DNA)
     merges = np.array([[0, 1], [2, 3], [4, 5]], dtype=np.int64)
     cols_gpu, width_gpu = engine.progressive_in_levels(_native, work, sc, merges, np.ones(4), np)
-    cols_cpu, width_cpu = _native.msa_progressive(work.codes, work.offsets, sc.letter_of, sc.sub,
-                                                  sc.gaps, merges, np.ones(4), 2)
+    cols_cpu, width_cpu = _native.msa_progressive(
+        work.codes, work.offsets, sc.letter_of, sc.sub, sc.gaps, merges, np.ones(4), 2
+    )
     assert width_gpu == width_cpu and np.array_equal(cols_gpu, cols_cpu)
 
 
@@ -416,10 +509,10 @@ def test_avx2_and_baseline_dps_agree_bit_for_bit_on_dna_with_long_gaps():
     """The AVX2 row kernels against the baseline build's (BIOACCEL_NO_AVX2): the same paths
     and scores, bit for bit, on DNA and protein profile pairs with long indels and on DNA
     alignments of whole families (tests/test_msa.py checks protein families)."""
-    code = '''
+    code = """
 import sys, numpy as np, bioaccel
 sys.path.insert(0, ROOT)
-from benchmarks.family_sim import simulate_family
+from benchmarks.family_sim import simulate_family  # noqa: E402 (the checkout root put on sys.path above)
 from bioaccel import _native
 from bioaccel.msa_engine.scoring import msa_scoring
 out = [bioaccel._native.cpu_features()["isa"]]
@@ -438,13 +531,21 @@ for alpha, seed in (("dna", 1), ("dna", 2), ("protein", 3)):
     aln = bioaccel.msa(list(zip(fam.ids, fam.sequences)), threads=2)
     out.append("|".join(aln.sequences))
 print("\\n".join(out))
-'''.replace("ROOT", repr(str(ROOT)))
+""".replace("ROOT", repr(str(ROOT)))
     outs = {}
     for forced in ({}, {"BIOACCEL_NO_AVX2": "1"}):
-        env = {k: v for k, v in child_env().items()
-               if k not in ("BIOACCEL_NO_AVX2", "BIOACCEL_NO_AVX512")}
-        res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env={**env, **forced}, check=True)
+        env = {
+            k: v
+            for k, v in child_env().items()
+            if k not in ("BIOACCEL_NO_AVX2", "BIOACCEL_NO_AVX512")
+        }
+        res = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env={**env, **forced},
+            check=True,
+        )
         isa, rest = res.stdout.split("\n", 1)
         outs[isa] = rest
     assert len(outs) == 2, f"the forced run did not change the level: {list(outs)}"

@@ -7,6 +7,7 @@ Numba kernel on the CUDA simulator, and PTX checks that no multiply-add is contr
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import os
 import re
 import shutil
@@ -15,24 +16,20 @@ import sys
 import types
 from pathlib import Path
 
-import importlib.util
-
 import numpy as np
 import pytest
 
 import bioaccel
-from bioaccel import _native
-from bioaccel import backends
+from bioaccel import _native, backends
 from bioaccel.backends.cupy import _msa as cupy_msa
 from bioaccel.backends.cupy._backend import CupyBackend
 from bioaccel.backends.msa_batch import D_M, D_N, pack_batch
 from bioaccel.kernels import KERNEL_DIR
 from bioaccel.msa_engine.scoring import msa_scoring
 from tests import nvcc_host
-
+from tests.datasets import unavailable
 from tests.msa.msa_helpers import AA, BALIBASE
 from tests.nvcc_host import nvrtc_library
-from tests.datasets import unavailable
 
 SOURCE = KERNEL_DIR / "msa_profile_dp.cu"
 
@@ -42,9 +39,11 @@ def sub_alignment(rng, rows: int, width: int, letters: str = AA, fill: float = 0
     """Gapped rows, every row and every column holding a residue."""
     m = rng.random((rows, width)) < fill
     m[rng.integers(0, rows, width), np.arange(width)] = True  # a residue in every column
-    m[np.arange(rows), rng.integers(0, width, rows)] = True   # and in every row
-    return ["".join(rng.choice(list(letters)) if m[r, c] else "-" for c in range(width))
-            for r in range(rows)]
+    m[np.arange(rows), rng.integers(0, width, rows)] = True  # and in every row
+    return [
+        "".join(rng.choice(list(letters)) if m[r, c] else "-" for c in range(width))
+        for r in range(rows)
+    ]
 
 
 def pair_args(rows_a: list[str], rows_b: list[str], sc, weights=None) -> tuple:
@@ -52,11 +51,24 @@ def pair_args(rows_a: list[str], rows_b: list[str], sc, weights=None) -> tuple:
     rows = rows_a + rows_b
     batch = bioaccel.SeqBatch.from_strings([r.replace("-", "") for r in rows], alphabet=sc.alphabet)
     width_a = len(rows_a[0])
-    cols = np.concatenate([[c + (width_a if k >= len(rows_a) else 0)
-                            for c, x in enumerate(r) if x != "-"] for k, r in enumerate(rows)])
+    cols = np.concatenate(
+        [
+            [c + (width_a if k >= len(rows_a) else 0) for c, x in enumerate(r) if x != "-"]
+            for k, r in enumerate(rows)
+        ]
+    )
     w = np.ones(len(rows)) if weights is None else np.asarray(weights, dtype=np.float64)
-    return (batch.codes, batch.offsets, sc.letter_of, sc.sub, sc.gaps, w,
-            cols.astype(np.int32), np.arange(len(rows_a)), np.arange(len(rows_a), len(rows)))
+    return (
+        batch.codes,
+        batch.offsets,
+        sc.letter_of,
+        sc.sub,
+        sc.gaps,
+        w,
+        cols.astype(np.int32),
+        np.arange(len(rows_a)),
+        np.arange(len(rows_a), len(rows)),
+    )
 
 
 class Case:
@@ -79,14 +91,25 @@ def random_cases(seed: int, count: int, max_width: int, dna: bool = False) -> li
     for k in range(count):
         if dna:  # every third pair with free gaps: ties in the final cell too
             free = k % 3 == 0
-            gaps = (0.0,) * 4 if free else (float(rng.integers(1, 6)), float(rng.integers(0, 2)),
-                                            float(rng.integers(0, 2)), 0.0)
+            gaps = (
+                (0.0,) * 4
+                if free
+                else (
+                    float(rng.integers(1, 6)),
+                    float(rng.integers(0, 2)),
+                    float(rng.integers(0, 2)),
+                    0.0,
+                )
+            )
             sc = msa_scoring(bioaccel.DNA, None, *gaps)
         else:
-            sc = msa_scoring(bioaccel.PROTEIN, gap_open=float(rng.uniform(2, 15)),
-                             gap_extend=float(rng.uniform(0.5, 2)),
-                             term_open=float(rng.uniform(0, 3)),
-                             term_extend=float(rng.uniform(0, 1)))
+            sc = msa_scoring(
+                bioaccel.PROTEIN,
+                gap_open=float(rng.uniform(2, 15)),
+                gap_extend=float(rng.uniform(0.5, 2)),
+                term_open=float(rng.uniform(0, 3)),
+                term_extend=float(rng.uniform(0, 1)),
+            )
         letters = "ACGT" if dna else AA
         ra, rb = (int(rng.integers(1, 5)) for _ in range(2))
         fill_a, fill_b = (1.0 if r == 1 and rng.random() < 0.5 else 0.7 for r in (ra, rb))
@@ -103,13 +126,16 @@ def random_cases(seed: int, count: int, max_width: int, dna: bool = False) -> li
 def edge_cases() -> list[Case]:
     """Empty sides (rows with no residue) and one-letter ones."""
     sc = msa_scoring(bioaccel.PROTEIN)
-    return [Case(pair_args(a, b, sc), as_sequences=s)
-            for a, b in ((["ACD"], [""]), ([""], ["WW"]), ([""], [""]), (["A"], ["W"]))
-            for s in (False, True)]
+    return [
+        Case(pair_args(a, b, sc), as_sequences=s)
+        for a, b in ((["ACD"], [""]), ([""], ["WW"]), ([""], [""]), (["A"], ["W"]))
+        for s in (False, True)
+    ]
 
 
 def read_fasta(path) -> list[str]:
     from Bio import SeqIO
+
     return [str(r.seq) for r in SeqIO.parse(str(path), "fasta")]
 
 
@@ -174,9 +200,19 @@ def test_pack_batch_names_the_bad_array():
 
 # -- the CUDA C kernel: compiled without contraction, its per-pair functions on the CPU -----------
 def f32_ops(ptx: str) -> dict[str, int]:
-    return {op: len(re.findall(rf"\b{op}", ptx))
-            for op in ("fma.", "mad.", "add.f32", "sub.f32", "mul.f32", "add.rn.f32",
-                       "sub.rn.f32", "mul.rn.f32")}
+    return {
+        op: len(re.findall(rf"\b{op}", ptx))
+        for op in (
+            "fma.",
+            "mad.",
+            "add.f32",
+            "sub.f32",
+            "mul.f32",
+            "add.rn.f32",
+            "sub.rn.f32",
+            "mul.rn.f32",
+        )
+    }
 
 
 def assert_no_contraction(ptx: str) -> None:
@@ -194,8 +230,20 @@ def test_nvcc_builds_the_kernel_without_fused_multiply_adds(tmp_path, arch):
     if nvcc is None:
         unavailable("nvcc is not on PATH")
     # nvcc's default --fmad=true: the kernel's own rounding must keep it exact anyway
-    res = subprocess.run([nvcc, f"-arch={arch}", "-Werror", "all-warnings", "-ptx", str(SOURCE),
-                          "-o", str(tmp_path / "k.ptx")], capture_output=True, text=True)
+    res = subprocess.run(
+        [
+            nvcc,
+            f"-arch={arch}",
+            "-Werror",
+            "all-warnings",
+            "-ptx",
+            str(SOURCE),
+            "-o",
+            str(tmp_path / "k.ptx"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 0, res.stderr
     assert_no_contraction((tmp_path / "k.ptx").read_text())
 
@@ -208,8 +256,12 @@ def test_nvrtc_builds_the_kernel_without_fused_multiply_adds(arch, options):
     if lib is None:
         unavailable("libnvrtc is not installed (pip install nvidia-cuda-nvrtc)")
     prog = ctypes.c_void_p()
-    assert lib.nvrtcCreateProgram(ctypes.byref(prog), SOURCE.read_bytes(), SOURCE.name.encode(),
-                                  0, None, None) == 0
+    assert (
+        lib.nvrtcCreateProgram(
+            ctypes.byref(prog), SOURCE.read_bytes(), SOURCE.name.encode(), 0, None, None
+        )
+        == 0
+    )
     try:
         opts = [f"--gpu-architecture={arch}".encode(), *(o.encode() for o in options)]
         status = lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
@@ -236,11 +288,25 @@ def run_host(exe, cases: list[Case], threads: int):
     """The kernel's per-pair functions on the CPU: the diagonals in order, each diagonal's
     cells taken by `threads` threads in turn; (paths, float32 scores)."""
     b = pack_batch([c.inputs for c in cases])
-    head = np.array([len(cases), b.letters, threads, b.fdata.size, b.single.size, b.used.size,
-                     b.trace_size, b.path_size], np.int64)
-    res = subprocess.run([str(exe)], input=b"".join(a.tobytes() for a in
-                                                    (head, b.desc, b.fdata, b.single, b.used)),
-                         capture_output=True, check=False)
+    head = np.array(
+        [
+            len(cases),
+            b.letters,
+            threads,
+            b.fdata.size,
+            b.single.size,
+            b.used.size,
+            b.trace_size,
+            b.path_size,
+        ],
+        np.int64,
+    )
+    res = subprocess.run(
+        [str(exe)],
+        input=b"".join(a.tobytes() for a in (head, b.desc, b.fdata, b.single, b.used)),
+        capture_output=True,
+        check=False,
+    )
     assert res.returncode == 0, res.stderr.decode()
     lines = res.stdout.decode().splitlines()
     scores = np.array([int(x.split()[0]) for x in lines], np.uint32).view(np.float32)
@@ -286,11 +352,14 @@ def test_numba_kernel_compiles_without_fused_multiply_adds():
     # NVVM contracts a plain multiply and add into an FMA (it did, before libdevice's
     # fadd_rn / fmul_rn); the simulator cannot show that, the PTX can (no GPU needed)
     from tests.datasets import child_env
+
     env = {k: v for k, v in child_env().items() if k != "NUMBA_ENABLE_CUDASIM"}
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[2]),
-                                         env.get("PYTHONPATH", "")])
-    res = subprocess.run([sys.executable, "-c", _NUMBA_PTX], capture_output=True, text=True,
-                         env=env, timeout=300)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH", "")]
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", _NUMBA_PTX], capture_output=True, text=True, env=env, timeout=300
+    )
     assert res.returncode == 0, res.stderr
     if res.stdout.startswith("UNAVAILABLE"):
         unavailable(f"Numba cannot compile CUDA here: {res.stdout.strip()}")
@@ -299,6 +368,7 @@ def test_numba_kernel_compiles_without_fused_multiply_adds():
 
 def test_numba_kernel_on_the_simulator_equals_the_cpu_engine():
     from bioaccel.backends.numba._msa import profile_dp_batch_numba
+
     for dna in (False, True):
         cases = random_cases(seed=7, count=60, max_width=16, dna=dna)
         cases += [] if dna else edge_cases()
@@ -326,6 +396,7 @@ class _FakeCupy:
 
     def get_function(self, name):
         from numba import cuda
+
         if name == "lcs_length_pairs":
             return self._lcs_kernel
         assert name == "msa_profile_dp"
@@ -333,8 +404,20 @@ class _FakeCupy:
         from bioaccel.kernels.msa_numba import msa_profile_dp_kernel
 
         def kernel(grid, block, args, shared_mem=0):
-            (desc, n_pairs, K, fdata, single, used, trace, path, scratch, use_shared, score,
-             plen) = args
+            (
+                desc,
+                n_pairs,
+                K,
+                fdata,
+                single,
+                used,
+                trace,
+                path,
+                scratch,
+                use_shared,
+                score,
+                plen,
+            ) = args
             max_n = int(desc[:, D_N].max())
             longest_diagonal = int(np.minimum(desc[:, D_N], desc[:, D_M]).max()) + 1
             assert grid == (int(n_pairs),) == (desc.shape[0],)
@@ -346,9 +429,11 @@ class _FakeCupy:
                 assert shared_mem == 0 and scratch.size == pack_batch_scratch(desc)
             self.launches.append((int(n_pairs), bool(use_shared)))
             own = np.empty(pack_batch_scratch(desc), np.float32)
-            msa_profile_dp_kernel[1, int(n_pairs)](desc, K, fdata, single, used, trace, path,
-                                                   own, score, plen)
+            msa_profile_dp_kernel[1, int(n_pairs)](
+                desc, K, fdata, single, used, trace, path, own, score, plen
+            )
             cuda.synchronize()
+
         return kernel
 
     def _lcs_kernel(self, grid, block, args):
@@ -356,12 +441,14 @@ class _FakeCupy:
         from numba import cuda
 
         from bioaccel.kernels.lcs_numba import lcs_length_kernel
+
         t_codes, q_len, t_off, word_off, peq, alpha, letters, pq, pt, k, v, out = args
         assert grid[0] * block[0] >= int(k) and v.shape == (v.shape[0], int(k))
         q_off = np.concatenate([[0], np.cumsum(q_len)]).astype(np.int64)
         self.launches.append((0, False))
-        lcs_length_kernel[grid[0], block[0]](q_off, word_off, peq, int(alpha), int(letters),
-                                             t_codes, t_off, pq, pt, v, out)
+        lcs_length_kernel[grid[0], block[0]](
+            q_off, word_off, peq, int(alpha), int(letters), t_codes, t_off, pq, pt, v, out
+        )
         cuda.synchronize()
 
 
@@ -377,7 +464,7 @@ def test_engine_gpu_stage_equals_the_cpu_engine(monkeypatch):
         for _ in range(n):
             s = [c if rng.random() > 0.3 else rng.choice(list(letters)) for c in root]
             k = int(rng.integers(0, len(s) - 3))
-            del s[k:k + int(rng.integers(0, 4))]
+            del s[k : k + int(rng.integers(0, 4))]
             seqs.append("".join(s))
         records = [(f"s{k}", s) for k, s in enumerate(seqs)]
         fake = _FakeCupy()
@@ -387,7 +474,9 @@ def test_engine_gpu_stage_equals_the_cpu_engine(monkeypatch):
         # a balanced tree: its levels hold several merges each
         nodes = [f"s{k}" for k in range(n)]
         while len(nodes) > 1:
-            nodes = [f"({a},{b})" for a, b in zip(nodes[::2], nodes[1::2])] + nodes[len(nodes) // 2 * 2:]
+            nodes = [f"({a},{b})" for a, b in zip(nodes[::2], nodes[1::2])] + nodes[
+                len(nodes) // 2 * 2 :
+            ]
         balanced = bioaccel.read_newick(nodes[0] + ";")
         for tree in ("single", balanced):
             fake.launches.clear()
@@ -410,21 +499,26 @@ def test_engine_gpu_stage_refuses_without_cupy():
 
 def pack_batch_scratch(desc) -> int:
     from bioaccel.backends.msa_batch import D_SCRATCH
+
     last = desc[-1]
     return int(last[D_SCRATCH] + 9 * (max(last[D_N], last[D_M]) + 1))
 
 
 def test_block_threads_cover_the_longest_diagonal():
     n, m = np.array([5, 300, 40]), np.array([70, 33, 2])
-    assert cupy_msa.block_threads(n, m, 128) == 64       # min(300, 33) + 1 = 34 cells
+    assert cupy_msa.block_threads(n, m, 128) == 64  # min(300, 33) + 1 = 34 cells
     assert cupy_msa.block_threads(n, m, 32) == 32
     assert cupy_msa.block_threads(np.array([0]), np.array([0]), 128) == 32
     assert cupy_msa.block_threads(np.array([999]), np.array([500]), 128) == 128
 
 
 def test_launch_groups_fit_the_traceback_budget():
-    assert cupy_msa.launch_groups([5, 5, 5, 20, 1, 1], 10) == [range(0, 2), range(2, 3),
-                                                               range(3, 4), range(4, 6)]
+    assert cupy_msa.launch_groups([5, 5, 5, 20, 1, 1], 10) == [
+        range(0, 2),
+        range(2, 3),
+        range(3, 4),
+        range(4, 6),
+    ]
     assert cupy_msa.launch_groups([3], 1) == [range(0, 1)] and cupy_msa.launch_groups([], 9) == []
 
 
@@ -445,15 +539,20 @@ def test_launch_code_packs_and_unpacks_every_pair(monkeypatch, shared_bytes, tra
 @pytest.mark.gpu
 def test_cupy_kernel_equals_the_cpu_engine():
     import cupy
-    for cases in (random_cases(seed=31, count=200, max_width=60) + edge_cases()
-                  + balibase_cases(required=False),
-                  random_cases(seed=32, count=200, max_width=60, dna=True)):
+
+    for cases in (
+        random_cases(seed=31, count=200, max_width=60)
+        + edge_cases()
+        + balibase_cases(required=False),
+        random_cases(seed=32, count=200, max_width=60, dna=True),
+    ):
         assert_equal_to_cpu(cases, *cupy_msa.profile_dp_batch([c.inputs for c in cases], cupy))
 
 
 @pytest.mark.gpu
 def test_cupy_kernel_with_diagonals_in_global_memory_equals_the_cpu_engine():
     import cupy
+
     rng = np.random.default_rng(8)
     sc = msa_scoring(bioaccel.PROTEIN)
     # A longer than the shared-memory diagonals allow (9 (n + 1) floats > 48 KiB)
@@ -466,6 +565,7 @@ def test_cupy_kernel_with_diagonals_in_global_memory_equals_the_cpu_engine():
 @pytest.mark.gpu
 def test_numba_kernel_on_the_gpu_equals_the_cpu_engine():
     from bioaccel.backends.numba._msa import profile_dp_batch_numba
+
     for dna in (False, True):
         cases = random_cases(seed=41, count=100, max_width=60, dna=dna)
         assert_equal_to_cpu(cases, *profile_dp_batch_numba([c.inputs for c in cases]))
@@ -476,13 +576,16 @@ def test_engine_on_the_gpu_equals_the_cpu_engine():
     """The whole engine with its progressive stage on the GPU, on BAliBASE cases and the
     bundled HMMER families: the same alignments as on the CPU."""
     from pathlib import Path
+
     data = Path(bioaccel.__file__).parent / "data" / "hmmer"
     inputs = [data / "globins45.fa", data / "Pkinase.fa", data / "MADE1.fa"]
     if BALIBASE.is_dir():
         inputs += [BALIBASE / f"{c}.fa" for c in ("BB11001", "BB12001", "BBS12010")]
     for path in inputs:
-        assert (bioaccel.msa(path, backend="cupy").sequences
-                == bioaccel.msa(path, backend="cpu").sequences), path.name
+        assert (
+            bioaccel.msa(path, backend="cupy").sequences
+            == bioaccel.msa(path, backend="cpu").sequences
+        ), path.name
 
 
 def test_the_numba_msa_stage_is_reachable_through_the_registry():
@@ -494,10 +597,12 @@ def test_the_numba_msa_stage_is_reachable_through_the_registry():
     seqs = []
     for k in range(5):
         s = [c if rng.random() > 0.25 else rng.choice(list(AA)) for c in root]
-        del s[k:k + 2]
+        del s[k : k + 2]
         seqs.append("".join(s))
     records = [(f"s{k}", s) for k, s in enumerate(seqs)]
-    assert bioaccel.msa(records, backend="numba-cuda").sequences == \
-        bioaccel.msa(records, backend="cpu").sequences
+    assert (
+        bioaccel.msa(records, backend="numba-cuda").sequences
+        == bioaccel.msa(records, backend="cpu").sequences
+    )
     with pytest.raises(bioaccel.BackendUnavailableError, match="msa_profile_dp"):
         bioaccel.msa(records, backend="reference")

@@ -24,8 +24,10 @@ def batch_of(seqs):
 def mixed_batch(seed=4):
     """Lengths around the 64-bit word edges, empty ones, X (never matches), a related family."""
     rng = np.random.default_rng(seed)
-    odd = ["".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWYX"), n))
-           for n in (0, 1, 63, 64, 65, 128, 129, 20)]
+    odd = [
+        "".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWYX"), n))
+        for n in (0, 1, 63, 64, 65, 128, 129, 20)
+    ]
     return batch_of(odd + random_family(rng, 12, 140))
 
 
@@ -42,6 +44,7 @@ def test_reference_lcs_is_the_textbook_dp():
 
 def test_every_backend_equals_the_reference(backend_name):
     from tests.conftest import GPU
+
     batch = mixed_batch()
     rows = np.arange(len(batch), dtype=np.int64)
     if backend_name == "cupy" and not GPU:
@@ -70,7 +73,8 @@ def test_every_tree_is_the_cpu_engines(backend, monkeypatch):
         np.testing.assert_array_equal(other, cpu, err_msg=method)
     np.testing.assert_array_equal(
         medoid_merges(GuideDistances(batch, 2, backend=backend), leaf=6, seeds=3),
-        medoid_merges(GuideDistances(batch, 2), leaf=6, seeds=3))
+        medoid_merges(GuideDistances(batch, 2), leaf=6, seeds=3),
+    )
 
 
 def test_msa_on_virtual_gpus_equals_one_device(monkeypatch):
@@ -84,8 +88,9 @@ def test_msa_on_virtual_gpus_equals_one_device(monkeypatch):
         assert spread.sequences == bioaccel.msa(records, threads=2, guide_tree=tree).sequences
     assert bioaccel.msa(records, devices="0,2", backend="cpu").sequences == one.sequences
     # CuPy missing here, or virtual GPUs that cannot run it: named, never a fallback
-    with pytest.raises(BackendUnavailableError,
-                       match="virtual GPUs run the CPU backend|CuPy is not installed"):
+    with pytest.raises(
+        BackendUnavailableError, match="virtual GPUs run the CPU backend|CuPy is not installed"
+    ):
         bioaccel.msa(records, devices="all", backend="cupy")
     with pytest.raises(DeviceSelectionError, match=r"\[0, 1, 2\]"):
         bioaccel.msa(records, devices=[5])
@@ -103,14 +108,20 @@ def test_cuda_kernel_on_the_cpu_equals_the_cpp_engine(lcs_host):
     alpha = queries.alphabet.size
     peq, word_off = build_peq(np, queries.codes, queries.offsets, alpha)
     total_words = int(word_off[-1])
-    parts = [np.array([alpha, 20, len(queries), len(targets)], np.int64),
-             queries.offsets.astype(np.int64), targets.offsets.astype(np.int64),
-             np.array([total_words], np.int64), word_off.astype(np.int64),
-             peq[:total_words * alpha].astype(np.uint64),
-             np.array([targets.codes.size], np.int64), targets.codes.astype(np.uint8)]
+    parts = [
+        np.array([alpha, 20, len(queries), len(targets)], np.int64),
+        queries.offsets.astype(np.int64),
+        targets.offsets.astype(np.int64),
+        np.array([total_words], np.int64),
+        word_off.astype(np.int64),
+        peq[: total_words * alpha].astype(np.uint64),
+        np.array([targets.codes.size], np.int64),
+        targets.codes.astype(np.uint8),
+    ]
     got = nvcc_host.run(lcs_host, parts, (len(queries), len(targets)))
     want = bioaccel.backends.get_backend("cpu", "lcs_lengths").lcs_lengths(
-        queries, targets, 20, False, 2)
+        queries, targets, 20, False, 2
+    )
     np.testing.assert_array_equal(got, want)
     assert want.max() > 100  # the related family's long common subsequences are in
 
@@ -121,9 +132,13 @@ def test_cupy_lcs_kernel_and_msa_on_a_real_gpu():
     engine's, and msa(backend="cupy", devices="all") the CPU alignment."""
     batch = mixed_batch(7)
     rows = np.arange(len(batch), dtype=np.int64)
-    np.testing.assert_array_equal(GuideDistances(batch, 2, backend="cupy").rect(rows, rows),
-                                  GuideDistances(batch, 2).rect(rows, rows))
+    np.testing.assert_array_equal(
+        GuideDistances(batch, 2, backend="cupy").rect(rows, rows),
+        GuideDistances(batch, 2).rect(rows, rows),
+    )
     rng = np.random.default_rng(3)
     records = [(f"s{k}", s) for k, s in enumerate(random_family(rng, 60, 150))]
-    assert bioaccel.msa(records, backend="cupy", devices="all").sequences == \
-        bioaccel.msa(records, backend="cpu").sequences
+    assert (
+        bioaccel.msa(records, backend="cupy", devices="all").sequences
+        == bioaccel.msa(records, backend="cpu").sequences
+    )

@@ -9,8 +9,8 @@ from Bio.Align import PairwiseAligner, substitution_matrices
 
 import bioaccel
 from bioaccel import _native
-from bioaccel.pairwise._align import align, align_scores, score_cigar
 from bioaccel.errors import AlphabetError
+from bioaccel.pairwise._align import align, align_scores, score_cigar
 from bioaccel.pairwise._scoring import ScoringError, gaps_from_blast, make_scoring
 
 AA = list("ARNDCQEGHILKMFPSTWYV")
@@ -71,6 +71,7 @@ def test_dna_match_mismatch_equal_biopython(rng, mode, o, e):
 @pytest.mark.parametrize("mode", MODES)
 def test_every_backend_equals_reference(backend_name, mode, rng):
     from tests.conftest import GPU
+
     if backend_name == "cupy" and not GPU:
         # the NumPy stand-in has no align_scores kernels (CUDA C; tests/test_cupy_*.py check
         # them on the CPU): named explicitly, that is an error, never a fallback
@@ -107,7 +108,9 @@ def test_int8_and_int16_overflow_reruns(rng):
     seqs = [base, base[:390], "".join(rng.choice(AA, 400)), long, long[:6900]]
     b = bioaccel.SeqBatch.from_strings(seqs)
     sc = make_scoring("BLOSUM62", 11, 1, bioaccel.PROTEIN)
-    scores, stats = _native.align_scores(b.codes, b.offsets, b.codes, b.offsets, sc.table, 1, 11, 1, True, 1)
+    scores, stats = _native.align_scores(
+        b.codes, b.offsets, b.codes, b.offsets, sc.table, 1, 11, 1, True, 1
+    )
     assert stats["reruns"] > 0 and stats["cells_int8"] > 0 and stats["cells_int16"] > 0
     assert scores[3, 3] > 32767  # needed int32
     for i in range(len(seqs)):
@@ -130,7 +133,9 @@ def test_pair_over_30000_residues(rng):
     for p in np.flatnonzero(rng.random(len(b)) < 0.1):
         b[p] = rng.choice(DNA)
     b = "".join(b[:15000] + b[15040:])
-    got = align_scores([a], [b], mode="global", matrix=(2, -3), gap_open=5, gap_extend=2, backend="cpu")
+    got = align_scores(
+        [a], [b], mode="global", matrix=(2, -3), gap_open=5, gap_extend=2, backend="cpu"
+    )
     assert got[0, 0] == biopython_score(a, b, "global", (2, -3), 5, 2)
     aln = align([a], [b], mode="global", matrix=(2, -3), gap_open=5, gap_extend=2)[0]
     assert aln.score == got[0, 0]
@@ -146,8 +151,8 @@ def test_tracebacks_are_consistent(rng, mode):
         i, j = int(aln.query_id[3:]), int(aln.target_id[3:])  # ids are seq0, seq1, ...
         assert aln.score == scores[i, j]
         assert score_cigar(aln, sc) == aln.score  # the score recomputed from the alignment
-        assert aln.query_aligned.replace("-", "") == seqs[i][aln.query_start:aln.query_end]
-        assert aln.target_aligned.replace("-", "") == seqs[j][aln.target_start:aln.target_end]
+        assert aln.query_aligned.replace("-", "") == seqs[i][aln.query_start : aln.query_end]
+        assert aln.target_aligned.replace("-", "") == seqs[j][aln.target_start : aln.target_end]
         if mode == "global":
             assert (aln.query_start, aln.query_end) == (0, len(seqs[i]))
             assert (aln.target_start, aln.target_end) == (0, len(seqs[j]))
@@ -160,8 +165,14 @@ def test_traceback_hand_checked():
     a = align(["ACGTTGCA"], ["ACGTGCA"], matrix=(2, -3), gap_open=5, gap_extend=2)[0]
     assert (a.cigar, a.score, a.identity) == ("3M1I4M", 9, 7 / 8)
     assert (a.query_aligned, a.target_aligned) == ("ACGTTGCA", "ACG-TGCA")
-    loc = align(["TTTTACGTACGTTTTT"], ["GGACGTACGGG"], mode="local", matrix=(1, -2),
-                gap_open=3, gap_extend=1)[0]
+    loc = align(
+        ["TTTTACGTACGTTTTT"],
+        ["GGACGTACGGG"],
+        mode="local",
+        matrix=(1, -2),
+        gap_open=3,
+        gap_extend=1,
+    )[0]
     assert (loc.query_aligned, loc.target_aligned, loc.score) == ("ACGTACG", "ACGTACG", 7)
 
 
@@ -173,7 +184,10 @@ def test_blast_gap_converter():
 def test_bad_inputs():
     with pytest.raises(ScoringError, match="unknown substitution matrix 'BLOSUM99'.*BLOSUM62"):
         align_scores(["MKV"], matrix="BLOSUM99")
-    with pytest.raises(AlphabetError, match=r"letter 'J' of sequence 'b' at position 3 is not in the matrix BLOSUM62"):
+    with pytest.raises(
+        AlphabetError,
+        match=r"letter 'J' of sequence 'b' at position 3 is not in the matrix BLOSUM62",
+    ):
         align_scores(bioaccel.SeqBatch.from_strings(["MKV", "MKJ"], ids=["a", "b"]))
     with pytest.raises(ScoringError, match="gap_open must be >= 0"):
         align_scores(["MKV"], gap_open=-1)
@@ -223,14 +237,19 @@ def test_scoredist_formula(rng):
 
 def test_matrix_names_are_case_insensitive():
     # issue 15 item 20: resolved against Biopython's list, reported in its spelling
-    from bioaccel.sequences._alphabet import PROTEIN
     from bioaccel.pairwise._scoring import make_scoring
+    from bioaccel.sequences._alphabet import PROTEIN
+
     seqs = ["MKVLEFWHHK", "MKVIEFWQHK", "MRVLEAW"]
-    for upper, spellings in [("BLOSUM62", ["blosum62", "Blosum62", " BLOSUM62 "]),
-                             ("PAM250", ["pam250"])]:
+    for upper, spellings in [
+        ("BLOSUM62", ["blosum62", "Blosum62", " BLOSUM62 "]),
+        ("PAM250", ["pam250"]),
+    ]:
         want = align_scores(seqs, matrix=upper)
         for name in spellings:
             assert np.array_equal(align_scores(seqs, matrix=name), want)
             assert make_scoring(name, 11, 1, PROTEIN).name == upper
-    with pytest.raises(ScoringError, match="unknown substitution matrix 'blosum99'.*BLOSUM62.*any case"):
+    with pytest.raises(
+        ScoringError, match="unknown substitution matrix 'blosum99'.*BLOSUM62.*any case"
+    ):
         align_scores(seqs, matrix="blosum99")

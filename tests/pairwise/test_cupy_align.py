@@ -4,8 +4,8 @@ the CUDA C kernel's per-pair function compiled by nvcc for the CPU, against the 
 import numpy as np
 import pytest
 
-from bioaccel.pairwise._align import align_scores
 from bioaccel.backends.cupy._align import build_profiles
+from bioaccel.pairwise._align import align_scores
 from bioaccel.pairwise._scoring import MODES, make_scoring
 from bioaccel.sequences._batch import SeqBatch
 from tests import nvcc_host
@@ -22,7 +22,7 @@ def test_profiles_equal_the_table_per_position():
         codes = b[q]
         m = len(codes)
         assert off[q + 1] - off[q] == alpha * m
-        block = prof[off[q]:off[q + 1]].reshape(alpha, m)
+        block = prof[off[q] : off[q + 1]].reshape(alpha, m)
         for c in range(alpha):
             assert block[c].tolist() == [int(scoring.table[c, x]) for x in codes]
 
@@ -32,12 +32,19 @@ def host_kernel(tmp_path_factory):
     return nvcc_host.build(tmp_path_factory, "align_host.cu")
 
 
-def run_host(exe, q: SeqBatch, t: SeqBatch, scoring, mode: int, kernel: str = "thread") -> np.ndarray:
+def run_host(
+    exe, q: SeqBatch, t: SeqBatch, scoring, mode: int, kernel: str = "thread"
+) -> np.ndarray:
     prof, off = build_profiles(np, q.codes, q.offsets, scoring.table)
-    parts = [np.array([mode, scoring.gap_open, scoring.gap_extend, len(q), len(t)], np.int64),
-             off.astype(np.int64), q.lengths.astype(np.int64), t.offsets.astype(np.int64),
-             prof[:int(off[-1])].astype(np.int16), np.array([t.codes.size], np.int64),
-             t.codes.astype(np.uint8)]
+    parts = [
+        np.array([mode, scoring.gap_open, scoring.gap_extend, len(q), len(t)], np.int64),
+        off.astype(np.int64),
+        q.lengths.astype(np.int64),
+        t.offsets.astype(np.int64),
+        prof[: int(off[-1])].astype(np.int16),
+        np.array([t.codes.size], np.int64),
+        t.codes.astype(np.uint8),
+    ]
     return nvcc_host.run(exe, parts, (len(q), len(t)), (kernel,))
 
 
@@ -45,13 +52,15 @@ def run_host(exe, q: SeqBatch, t: SeqBatch, scoring, mode: int, kernel: str = "t
 REGIMES = [("BLOSUM62", (11, 1)), ("BLOSUM45", (5, 5)), ("PAM250", (8, 0)), ((2, -3), (5, 2))]
 
 
-def assert_host_kernel_equals_cpp_core(exe, kernel: str, queries, targets, mode, matrix="BLOSUM62",
-                                       gaps=(11, 1)):
+def assert_host_kernel_equals_cpp_core(
+    exe, kernel: str, queries, targets, mode, matrix="BLOSUM62", gaps=(11, 1)
+):
     q = SeqBatch.from_strings(queries)
     t = SeqBatch.from_strings(targets, ids=[f"t{i}" for i in range(len(targets))])
     scoring = make_scoring(matrix, gaps[0], gaps[1], q.alphabet)
-    want = align_scores(q, t, mode=mode, matrix=matrix, gap_open=gaps[0], gap_extend=gaps[1],
-                        backend="cpu")
+    want = align_scores(
+        q, t, mode=mode, matrix=matrix, gap_open=gaps[0], gap_extend=gaps[1], backend="cpu"
+    )
     np.testing.assert_array_equal(run_host(exe, q, t, scoring, MODES[mode], kernel), want)
 
 
@@ -80,8 +89,15 @@ def test_warp_kernel_small_warp_on_the_cpu_equals_the_cpp_core(host_kernel, mode
     letters = "ACGT" if isinstance(matrix, tuple) else PROTEIN
     base = "".join(rng.choice(list(letters), 80))
     queries = [base[:n] for n in (0, 1, 2, 3, 4, 11, 12, 13, 25, 37, 80)]
-    targets = [base[3:60], base[:4], base[:5], "".join(rng.choice(list(letters), 9)), "",
-               letters[0], base[::-1][:33]]
+    targets = [
+        base[3:60],
+        base[:4],
+        base[:5],
+        "".join(rng.choice(list(letters), 9)),
+        "",
+        letters[0],
+        base[::-1][:33],
+    ]
     assert_host_kernel_equals_cpp_core(host_kernel, "warp4", queries, targets, mode, matrix, gaps)
 
 
@@ -92,6 +108,7 @@ def test_warp_kernel_as_launched_on_the_cpu_equals_the_cpp_core(host_kernel, mod
     # targets across several 32-column boundary loads, real and random protein.
     rng = np.random.default_rng(13)
     from tests.datasets import ha_proteins
+
     real = ha_proteins(2)
     queries = [real[0][:511], real[0][:513], "".join(rng.choice(list(PROTEIN), 1100)), "W"]
     targets = [real[1][:97], real[1][200:232], "".join(rng.choice(list(PROTEIN), 70))]
@@ -100,6 +117,7 @@ def test_warp_kernel_as_launched_on_the_cpu_equals_the_cpp_core(host_kernel, mod
 
 def test_split_targets_routes_long_targets_and_small_calls_to_the_warp_kernel():
     from bioaccel.backends.cupy import _align as ca
+
     lengths = np.array([5000, 10, 4096, 4097, 300])
     by_thread, by_warp = ca.split_targets(lengths, n_queries=10_000)
     assert by_thread.tolist() == [1, 4, 2] and by_warp.tolist() == [3, 0]
@@ -146,20 +164,29 @@ class _FakeCupy:
             assert grid[0] * per_block >= nt and grid[1] == res.shape[0]
             assert bound_h.size >= (longest + 1) * grid[1] * grid[0] * per_block
             self.launches.append((name, int(q0), grid[1], list(tgt)))
-            res[:] = self.want[int(q0):int(q0) + grid[1]][:, tgt]
+            res[:] = self.want[int(q0) : int(q0) + grid[1]][:, tgt]
+
         return kernel
 
 
-@pytest.mark.parametrize("lengths, nq", [([20, 5000, 7, 4100, 300], 4000),  # both kernels
-                                         ([20, 5000, 7], 3),                # warps only
-                                         ([20, 30, 7, 90, 1], 4000)])       # threads only
+@pytest.mark.parametrize(
+    "lengths, nq",
+    [
+        ([20, 5000, 7, 4100, 300], 4000),  # both kernels
+        ([20, 5000, 7], 3),  # warps only
+        ([20, 30, 7, 90, 1], 4000),
+    ],
+)  # threads only
 def test_launch_code_places_every_score(monkeypatch, lengths, nq):
     from bioaccel.backends.cupy import _align as ca
+
     rng = np.random.default_rng(5)
     monkeypatch.setattr(ca, "_BOUNDARY_BYTES", 40_000_000)  # several query batches
     q = SeqBatch.from_strings(["".join(rng.choice(list(PROTEIN), 1 + i % 9)) for i in range(nq)])
-    t = SeqBatch.from_strings(["".join(rng.choice(list(PROTEIN), n)) for n in lengths],
-                              ids=[f"t{i}" for i in range(len(lengths))])
+    t = SeqBatch.from_strings(
+        ["".join(rng.choice(list(PROTEIN), n)) for n in lengths],
+        ids=[f"t{i}" for i in range(len(lengths))],
+    )
     want = rng.integers(-1000, 1000, (nq, len(lengths))).astype(np.int32)
     fake = _FakeCupy(want)
     scoring = make_scoring("BLOSUM62", 11, 1, q.alphabet)
@@ -170,5 +197,6 @@ def test_launch_code_places_every_score(monkeypatch, lengths, nq):
         assert kinds == {"align_scores_warp"}
     else:
         assert len(fake.launches) > len(kinds)  # batched over queries
-        assert kinds == {"align_scores_batch"} | ({"align_scores_warp"} if max(lengths) > 4096
-                                                  else set())
+        assert kinds == {"align_scores_batch"} | (
+            {"align_scores_warp"} if max(lengths) > 4096 else set()
+        )

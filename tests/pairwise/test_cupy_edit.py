@@ -10,20 +10,25 @@ from bioaccel.sequences._batch import SeqBatch
 from tests import nvcc_host
 
 
-
 def test_peq_masks_equal_a_per_letter_reference():
     rng = np.random.default_rng(1)
     seqs = ["".join(rng.choice(list("ACGTN"), n)) for n in (0, 1, 63, 64, 65, 130, 7)]
     b = SeqBatch.from_strings(seqs)
     alpha = b.alphabet.size
     peq, word_off = build_peq(np, b.codes, b.offsets, alpha)
-    assert word_off.tolist() == np.concatenate([[0], np.cumsum([(len(s) + 63) // 64 for s in seqs])]).tolist()
+    assert (
+        word_off.tolist()
+        == np.concatenate([[0], np.cumsum([(len(s) + 63) // 64 for s in seqs])]).tolist()
+    )
     for q, s in enumerate(seqs):
         codes = b[q]
         for w in range((len(s) + 63) // 64):
             for c in range(alpha):
-                want = sum(1 << bit for bit in range(64) if 64 * w + bit < len(s)
-                           and codes[64 * w + bit] == c)
+                want = sum(
+                    1 << bit
+                    for bit in range(64)
+                    if 64 * w + bit < len(s) and codes[64 * w + bit] == c
+                )
                 assert int(peq[(word_off[q] + w) * alpha + c]) == want
 
 
@@ -36,11 +41,17 @@ def run_host(exe, queries: SeqBatch, targets: SeqBatch, mode: int, max_distance:
     alpha = queries.alphabet.size
     peq, word_off = build_peq(np, queries.codes, queries.offsets, alpha)
     total_words = int(word_off[-1])
-    peq = peq[:total_words * alpha]
-    parts = [np.array([alpha, mode, max_distance, len(queries), len(targets)], np.int64),
-             queries.offsets.astype(np.int64), targets.offsets.astype(np.int64),
-             np.array([total_words], np.int64), word_off.astype(np.int64), peq.astype(np.uint64),
-             np.array([targets.codes.size], np.int64), targets.codes.astype(np.uint8)]
+    peq = peq[: total_words * alpha]
+    parts = [
+        np.array([alpha, mode, max_distance, len(queries), len(targets)], np.int64),
+        queries.offsets.astype(np.int64),
+        targets.offsets.astype(np.int64),
+        np.array([total_words], np.int64),
+        word_off.astype(np.int64),
+        peq.astype(np.uint64),
+        np.array([targets.codes.size], np.int64),
+        targets.codes.astype(np.uint8),
+    ]
     return nvcc_host.run(exe, parts, (len(queries), len(targets)))
 
 

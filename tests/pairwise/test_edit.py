@@ -30,11 +30,11 @@ def mutated(rng, s: str, rate: float) -> str:
     for ch in s:
         r = rng.random()
         if r < rate / 3:
-            continue                              # deletion
+            continue  # deletion
         if r < 2 * rate / 3:
-            out.append(rng.choice(LETTERS))       # substitution
+            out.append(rng.choice(LETTERS))  # substitution
         elif r < rate:
-            out += [ch, rng.choice(LETTERS)]      # insertion
+            out += [ch, rng.choice(LETTERS)]  # insertion
         else:
             out.append(ch)
     return "".join(out)
@@ -53,6 +53,7 @@ def test_equals_edlib_at_word_boundaries(rng, mode, length):
 @pytest.mark.parametrize("mode", ["global", "infix", "prefix"])
 def test_every_backend_equals_reference(backend_name, rng, mode):
     from tests.conftest import GPU
+
     if backend_name == "cupy" and not GPU:
         # the NumPy stand-in has no edit_distances kernels (CUDA C; tests/test_cupy_*.py check
         # them on the CPU): named explicitly, that is an error, never a fallback
@@ -94,9 +95,11 @@ def test_banded_global_equals_edlib(rng):
     # of near-identical, related and unrelated targets, in both orders, with length
     # differences beyond the first band, and caps around the band edges.
     base = "".join(rng.choice(LETTERS, 1500))
-    seqs = ([mutated(rng, base, r) for r in (0.0, 0.01, 0.02, 0.04)]       # similar first
-            + [mutated(rng, base, r) for r in rng.uniform(0, 0.5, 14)]
-            + [base[:200], base[100:1400], "".join(rng.choice(LETTERS, 1700)), base[5:]])
+    seqs = (
+        [mutated(rng, base, r) for r in (0.0, 0.01, 0.02, 0.04)]  # similar first
+        + [mutated(rng, base, r) for r in rng.uniform(0, 0.5, 14)]
+        + [base[:200], base[100:1400], "".join(rng.choice(LETTERS, 1700)), base[5:]]
+    )
     for order in (seqs, seqs[::-1]):
         got = edit_distances(order[:6], order, backend="cpu")
         want = np.array([[edlib_distance(q, t, "global") for t in order] for q in order[:6]])
@@ -104,7 +107,9 @@ def test_banded_global_equals_edlib(rng):
         for k in (0, 1, 63, 64, 65, 127, 128, 129, 300, 5000):
             np.testing.assert_array_equal(
                 edit_distances(order[:6], order, max_distance=k, backend="cpu"),
-                np.minimum(want, k + 1), err_msg=f"max_distance={k}")
+                np.minimum(want, k + 1),
+                err_msg=f"max_distance={k}",
+            )
     # all-vs-all (symmetric) of related sequences, 1 and 2 threads
     family = [mutated(rng, base[:900], r) for r in rng.uniform(0, 0.3, 12)]
     want = np.array([[edlib_distance(q, t, "global") for t in family] for q in family])
@@ -145,6 +150,7 @@ def test_bad_arguments():
 
 def test_real_16s(tmp_path):
     from tests.datasets import dada2_16s
+
     batch = bioaccel.read_sequences(dada2_16s()).subset(range(40))
     got = edit_distances(batch, backend="cpu")
     seqs = [batch.sequence(i) for i in range(len(batch))]

@@ -40,31 +40,43 @@ def biopython_score(a: str, b: str, mode: str, matrix, o: int, e: int) -> int:
         al.end_gap_score = 0
     return int(al.score(a, b))
 
+
 NT = "ACGT"
 
 
 def test_open_below_extend_refused_in_every_entry_point(tmp_path):
     # before the fix: align_scores gave 27 while the alignment it returned rescored to 23
-    for call in (lambda: align_scores(["HEAGAWGHEE"], ["PAWHEAE"], gap_open=1, gap_extend=5),
-                 lambda: align_scores(["HEAGAWGHEE"], ["PAWHEAE"], gap_open=1, gap_extend=5,
-                                      backend="reference"),
-                 lambda: align(["HEAGAWGHEE"], ["PAWHEAE"], gap_open=1, gap_extend=5),
-                 lambda: bioaccel.distance_matrix(["HEAGAWGHEE", "PAWHEAE"], "identity",
-                                                  gap_open=0, gap_extend=1),
-                 lambda: bioaccel.distance_matrix(["HEAGAWGHEE", "PAWHEAE"], "scoredist",
-                                                  gap_open=2, gap_extend=3)):
+    for call in (
+        lambda: align_scores(["HEAGAWGHEE"], ["PAWHEAE"], gap_open=1, gap_extend=5),
+        lambda: align_scores(
+            ["HEAGAWGHEE"], ["PAWHEAE"], gap_open=1, gap_extend=5, backend="reference"
+        ),
+        lambda: align(["HEAGAWGHEE"], ["PAWHEAE"], gap_open=1, gap_extend=5),
+        lambda: bioaccel.distance_matrix(
+            ["HEAGAWGHEE", "PAWHEAE"], "identity", gap_open=0, gap_extend=1
+        ),
+        lambda: bioaccel.distance_matrix(
+            ["HEAGAWGHEE", "PAWHEAE"], "scoredist", gap_open=2, gap_extend=3
+        ),
+    ):
         with pytest.raises(ScoringError, match=r"gap_open \(\d+\) < gap_extend \(\d+\)"):
             call()
     # equal penalties are fine (a gap of length L costs L * open either way)
-    assert align_scores(["HEAGAWGHEE"], ["PAWHEAE"], gap_open=5, gap_extend=5).tolist() == \
-        [[biopython_score("HEAGAWGHEE", "PAWHEAE", "global", "BLOSUM62", 5, 5)]]
+    assert align_scores(["HEAGAWGHEE"], ["PAWHEAE"], gap_open=5, gap_extend=5).tolist() == [
+        [biopython_score("HEAGAWGHEE", "PAWHEAE", "global", "BLOSUM62", 5, 5)]
+    ]
     from bioaccel.cli import main
+
     fa = tmp_path / "p.fa"
     fa.write_text(">a\nHEAGAWGHEE\n>b\nPAWHEAE\n")
-    res = CliRunner().invoke(main, ["align", str(fa), "--gap-open", "0", "--gap-extend", "1",
-                                    "-o", str(tmp_path / "s.npy")])
+    res = CliRunner().invoke(
+        main,
+        ["align", str(fa), "--gap-open", "0", "--gap-extend", "1", "-o", str(tmp_path / "s.npy")],
+    )
     assert res.exit_code == 2, res.output
-    assert "gap_open (0) < gap_extend (1)" in res.output and len(res.output.strip().splitlines()) == 1
+    assert (
+        "gap_open (0) < gap_extend (1)" in res.output and len(res.output.strip().splitlines()) == 1
+    )
     assert not (tmp_path / "s.npy").exists()
 
 
@@ -92,7 +104,7 @@ def scheme_and_sequences(draw):
             if op == "s" and s:
                 s[p] = draw(st.sampled_from(letters))
             elif op == "d" and len(s) > 1:
-                del s[p:p + draw(st.integers(1, 4))]
+                del s[p : p + draw(st.integers(1, 4))]
             else:
                 s[p:p] = draw(st.text(alphabet=letters, min_size=1, max_size=5))
         seqs.append("".join(s) or letters[0])

@@ -61,9 +61,11 @@ def test_tsv_in_r_write_table_style(tmp_path, text):
 def test_tsv_written_by_r(tmp_path):
     if shutil.which("Rscript") is None:
         pytest.skip("R is not installed")
-    script = ('m <- matrix(c(0,1,2,1,0,3,2,3,0), 3, dimnames = rep(list(c("a b", "c\\"d", "e")), 2)); '
-              f'write.table(m, "{tmp_path}/r1.tsv", sep = "\\t"); '
-              f'write.table(m, "{tmp_path}/r2.tsv", sep = "\\t", col.names = NA, qmethod = "double")')
+    script = (
+        'm <- matrix(c(0,1,2,1,0,3,2,3,0), 3, dimnames = rep(list(c("a b", "c\\"d", "e")), 2)); '
+        f'write.table(m, "{tmp_path}/r1.tsv", sep = "\\t"); '
+        f'write.table(m, "{tmp_path}/r2.tsv", sep = "\\t", col.names = NA, qmethod = "double")'
+    )
     subprocess.run(["Rscript", "-e", script], check=True, capture_output=True)
     for name in ("r1.tsv", "r2.tsv"):
         dm = DistanceMatrix.read(tmp_path / name)

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import bioaccel
-
 from tests.datasets import random_alignment
 from tests.rhelpers import r, r_matrix_to_numpy, to_r_matrix
 
@@ -19,8 +18,10 @@ pytestmark = pytest.mark.r
 def ape_dist(ro, path, model, pairwise_deletion, labels):
     ro.globalenv["bioaccel_path"] = str(path)
     pd = "TRUE" if pairwise_deletion else "FALSE"
-    m = ro.r(f'as.matrix(ro_dist <- ape::dist.dna(ape::read.dna(bioaccel_path, format="fasta"), '
-             f'model="{model.upper()}", pairwise.deletion={pd}))')
+    m = ro.r(
+        f'as.matrix(ro_dist <- ape::dist.dna(ape::read.dna(bioaccel_path, format="fasta"), '
+        f'model="{model.upper()}", pairwise.deletion={pd}))'
+    )
     return r_matrix_to_numpy(ro, m, labels)
 
 
@@ -51,6 +52,7 @@ def test_distances_equal_ape_on_real_data(request, dataset, tmp_path):
     path = request.getfixturevalue(dataset)
     if str(path).endswith(".gz"):  # read.dna does not read gzip
         import gzip
+
         plain = tmp_path / "aln.fasta"
         plain.write_bytes(gzip.decompress(path.read_bytes()))
         path = plain
@@ -61,8 +63,9 @@ def test_distances_equal_ape_on_real_data(request, dataset, tmp_path):
             theirs = ape_dist(ro, path, model, pd, batch.ids)
             ok = np.isfinite(theirs)
             assert np.array_equal(ok, np.isfinite(ours)), (model, pd)
-            np.testing.assert_allclose(ours[ok], theirs[ok], rtol=1e-12, atol=1e-12,
-                                       err_msg=f"{dataset} {model} pd={pd}")
+            np.testing.assert_allclose(
+                ours[ok], theirs[ok], rtol=1e-12, atol=1e-12, err_msg=f"{dataset} {model} pd={pd}"
+            )
 
 
 def _ape_tree(ro, newick: str):

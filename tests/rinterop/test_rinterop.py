@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from bioaccel.pairwise._align import align
 from bioaccel.distances._compute import distance_matrix
 from bioaccel.distances._matrix import DistanceMatrix
+from bioaccel.pairwise._align import align
 from bioaccel.trees._tree import Tree, nj, upgma
 
 pytestmark = pytest.mark.r
@@ -71,6 +71,7 @@ def test_phylo_from_ape_nj(ro, rinterop):
 
 def test_hclust_cutree_and_pcoa(ro, rinterop):
     from scipy.cluster.hierarchy import fcluster, linkage
+
     dm = random_matrix(4, 20)
     labels = rinterop.cutree(rinterop.hclust(dm, "average"), h=2.0)
     expected = fcluster(linkage(dm.condensed(), "average"), 2.0, criterion="distance")
@@ -79,11 +80,15 @@ def test_hclust_cutree_and_pcoa(ro, rinterop):
     # classical MDS: the top eigenvalues of the double-centred squared distances
     n = len(dm)
     j = np.eye(n) - 1 / n
-    b = -0.5 * j @ (dm.data ** 2) @ j
+    b = -0.5 * j @ (dm.data**2) @ j
     top = np.sort(np.linalg.eigvalsh(b))[::-1][:2]
     np.testing.assert_allclose(eig[:2], top, rtol=1e-8)
-    np.testing.assert_allclose(np.abs(points), np.abs(np.linalg.eigh(b)[1][:, ::-1][:, :2] * np.sqrt(top)),
-                               rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(
+        np.abs(points),
+        np.abs(np.linalg.eigh(b)[1][:, ::-1][:, :2] * np.sqrt(top)),
+        rtol=1e-6,
+        atol=1e-9,
+    )
 
 
 def test_scores_and_alignments_to_dataframes(ro, rinterop):
@@ -115,14 +120,17 @@ def test_starting_r_leaves_children_a_working_python(ro):
     that ran `python -c` after the first R test). bioaccel.rinterop puts the variable back."""
     import subprocess
     import sys
-    code = ("import os, subprocess, sys\n"
-            "before = os.environ.get('LD_LIBRARY_PATH')\n"
-            "from bioaccel import rinterop\n"
-            "rinterop.to_r_dist(rinterop.DistanceMatrix([[0.0, 1.0], [1.0, 0.0]], ['a', 'b']))\n"
-            "assert os.environ.get('LD_LIBRARY_PATH') == before, os.environ.get('LD_LIBRARY_PATH')\n"
-            "r = subprocess.run([sys.executable, '-c', 'import numpy, bioaccel'], capture_output=True,"
-            " text=True)\n"
-            "assert r.returncode == 0, r.stderr\n"
-            "print('ok')\n")
+
+    code = (
+        "import os, subprocess, sys\n"
+        "before = os.environ.get('LD_LIBRARY_PATH')\n"
+        "from bioaccel import rinterop\n"
+        "rinterop.to_r_dist(rinterop.DistanceMatrix([[0.0, 1.0], [1.0, 0.0]], ['a', 'b']))\n"
+        "assert os.environ.get('LD_LIBRARY_PATH') == before, os.environ.get('LD_LIBRARY_PATH')\n"
+        "r = subprocess.run([sys.executable, '-c', 'import numpy, bioaccel'], capture_output=True,"
+        " text=True)\n"
+        "assert r.returncode == 0, r.stderr\n"
+        "print('ok')\n"
+    )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0 and res.stdout == "ok\n", res.stderr

@@ -27,13 +27,16 @@ def run(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
-@pytest.mark.parametrize("row,message", [
-    ("a,1.5,0,10", "num_gpu = 1.5; expected a whole number of GPUs"),  # was "not a number"
-    ("a,1,0,inf", "duration = inf; expected a finite number >= 0"),    # was invalid JSON
-    ("a,1,0,nan", "duration = nan"),                                   # was accepted
-    ("a,1,nan,1", "submit_time = nan"),
-    ("a,1,0,1,u,inf", "priority = inf"),
-])
+@pytest.mark.parametrize(
+    "row,message",
+    [
+        ("a,1.5,0,10", "num_gpu = 1.5; expected a whole number of GPUs"),  # was "not a number"
+        ("a,1,0,inf", "duration = inf; expected a finite number >= 0"),  # was invalid JSON
+        ("a,1,0,nan", "duration = nan"),  # was accepted
+        ("a,1,nan,1", "submit_time = nan"),
+        ("a,1,0,1,u,inf", "priority = inf"),
+    ],
+)
 def test_trace_numbers(tmp_path, row, message):
     p = tmp_path / "t.csv"
     p.write_text("job_id,num_gpu,submit_time,duration,user,priority\n" + row + "\n")
@@ -45,8 +48,11 @@ def test_trace_numbers(tmp_path, row, message):
 
 def test_job_numbers_in_the_python_api():
     topo = Topology.identical(2)
-    for bad in (Job("a", 1, 0.0, math.inf), Job("a", 1.5, 0.0, 1.0), Job("a", 1, 0.0, 1.0,
-                                                                           predicted_s=math.nan)):
+    for bad in (
+        Job("a", 1, 0.0, math.inf),
+        Job("a", 1.5, 0.0, 1.0),
+        Job("a", 1, 0.0, 1.0, predicted_s=math.nan),
+    ):
         with pytest.raises(SchedulerConfigError, match="job 'a'"):
             simulate([bad], topo)
     r = simulate([Job("a", 2.0, 0.0, 1.0)], topo)  # 2.0 GPUs is a whole number
@@ -109,7 +115,9 @@ def test_placement_budget_holds_on_3000_stages():
     # the LP under its time limit: a valid bound, at least the simple one
     best = p.min(axis=0)
     simple = max(best.max(), best.sum() / 4)
-    assert simple <= lower_bound(p, time_limit_s=0.05) <= place(p, "local", time_budget_s=1).makespan
+    assert (
+        simple <= lower_bound(p, time_limit_s=0.05) <= place(p, "local", time_budget_s=1).makespan
+    )
 
 
 def test_policy_numbers():
@@ -140,9 +148,11 @@ def test_snakemake_plugin_gpu_count():
 
 def test_doctor_with_rpy2_and_no_r(monkeypatch):
     from bioaccel import config
+
     real_run = config._run
-    monkeypatch.setattr(config, "_run", lambda cmd, timeout=20: None if cmd[0] == "R"
-                        else real_run(cmd, timeout))
+    monkeypatch.setattr(
+        config, "_run", lambda cmd, timeout=20: None if cmd[0] == "R" else real_run(cmd, timeout)
+    )
     monkeypatch.setattr(config, "_version", lambda dist: "3.5.17" if dist == "rpy2" else None)
     rep = config.collect(check_r=True)
     rpy2 = rep.get("rpy2")
@@ -155,10 +165,26 @@ def test_closed_stdout_pipe_exits_quietly(tmp_path):
     rng = np.random.default_rng(0)
     fa = tmp_path / "big.fa"
     # a PHYLIP matrix of ~2.5 MB: more than any pipe buffer, so the writer meets the close
-    fa.write_text("".join(f">s{i}\n" + "".join(rng.choice(list("ACGT"), 200)) + "\n"
-                          for i in range(500)))
-    proc = subprocess.Popen([sys.executable, "-m", "bioaccel.cli", "distance", str(fa), "-m", "raw",
-                             "-t", "1", "-o", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    fa.write_text(
+        "".join(f">s{i}\n" + "".join(rng.choice(list("ACGT"), 200)) + "\n" for i in range(500))
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "bioaccel.cli",
+            "distance",
+            str(fa),
+            "-m",
+            "raw",
+            "-t",
+            "1",
+            "-o",
+            "-",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdout.read(10)
     proc.stdout.close()  # as `| head -c 10` does
     err = proc.stderr.read().decode()
@@ -178,6 +204,7 @@ def test_cdist_errors_name_the_users_file(tmp_path, monkeypatch):
 
     def full(*a):
         raise OSError(errno.ENOSPC, "No space left on device")
+
     monkeypatch.setattr(ondisk.os, "pwrite", full)
     with pytest.raises(OSError, match=r"cannot write '.*y\.cdist': no space left on device"):
         ondisk.stream_distances(str(fa), "raw", tmp_path / "y.cdist")

@@ -13,16 +13,23 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bioaccel.errors import LeaseTimeoutError, SchedulerConfigError
 from bioaccel.devices._discover import discover_devices
+from bioaccel.errors import LeaseTimeoutError, SchedulerConfigError
 from bioaccel.sched.leases import GpuBroker, lease
 from tests.datasets import child_env
 
 
 @pytest.fixture
 def gpus4(monkeypatch, tmp_path):
-    for var in ("CUDA_VISIBLE_DEVICES", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS", "BIOACCEL_GPU_TOPOLOGY",
-                "BIOACCEL_LEASED_GPUS", "BIOACCEL_POLICY", "BIOACCEL_SLOTS_PER_GPU"):
+    for var in (
+        "CUDA_VISIBLE_DEVICES",
+        "SLURM_JOB_GPUS",
+        "SLURM_STEP_GPUS",
+        "BIOACCEL_GPU_TOPOLOGY",
+        "BIOACCEL_LEASED_GPUS",
+        "BIOACCEL_POLICY",
+        "BIOACCEL_SLOTS_PER_GPU",
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("BIOACCEL_VIRTUAL_GPUS", "4")
     monkeypatch.setenv("BIOACCEL_RUN_DIR", str(tmp_path / "run"))
@@ -71,25 +78,39 @@ def run_threads(run_dir, requests, slots_per_gpu=1):
     return intervals
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(st.tuples(st.integers(1, 4), st.floats(0.0, 0.03)), min_size=2, max_size=10))
 def test_exclusive_leases_never_share_a_gpu(gpus4, reqs):
     intervals = run_threads(gpus4, [(g, 1, h) for g, h in reqs])
     assert not overlapping([(s, e, g) for s, e, g, _ in intervals])
-    for s, e, g, _ in intervals:
+    for _s, _e, g, _ in intervals:
         assert len(g) in range(1, 5)
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.integers(1, 2), st.integers(1, 3), st.floats(0.0, 0.03)),
-                min_size=2, max_size=10))
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 2), st.integers(1, 3), st.floats(0.0, 0.03)),
+        min_size=2,
+        max_size=10,
+    )
+)
 def test_shared_slots_never_exceed_capacity(gpus4, reqs):
     intervals = run_threads(gpus4, reqs, slots_per_gpu=3)
-    events = sorted([(s, +k) for s, _, g, k in intervals for _ in g] +
-                    [(e, -k) for _, e, g, k in intervals for _ in g])
+    events = sorted(
+        [(s, +k) for s, _, g, k in intervals for _ in g]
+        + [(e, -k) for _, e, g, k in intervals for _ in g]
+    )
     for gpu in range(4):
-        use = sorted([(s, k) for s, _, g, k in intervals if gpu in g] +
-                     [(e, -k) for _, e, g, k in intervals if gpu in g], key=lambda x: (x[0], x[1]))
+        use = sorted(
+            [(s, k) for s, _, g, k in intervals if gpu in g]
+            + [(e, -k) for _, e, g, k in intervals if gpu in g],
+            key=lambda x: (x[0], x[1]),
+        )
         level = 0
         for _, delta in use:
             level += delta
@@ -113,15 +134,28 @@ held.release()
 """
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.integers(1, 3), st.floats(0.05, 0.4), st.booleans(),
-                          st.floats(0.0, 0.3)), min_size=3, max_size=7))
+@settings(
+    max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 3), st.floats(0.05, 0.4), st.booleans(), st.floats(0.0, 0.3)),
+        min_size=3,
+        max_size=7,
+    )
+)
 @pytest.mark.slow
 def test_sigkilled_holders_free_their_gpus_and_capacity_holds(gpus4, tmp_path, reqs):
     log = tmp_path / f"events-{time.monotonic_ns()}.jsonl"
     env = child_env()
-    procs = [(subprocess.Popen([sys.executable, "-c", CHILD, str(g), str(log), str(h)], env=env),
-              kill, delay) for g, h, kill, delay in reqs]
+    procs = [
+        (
+            subprocess.Popen([sys.executable, "-c", CHILD, str(g), str(log), str(h)], env=env),
+            kill,
+            delay,
+        )
+        for g, h, kill, delay in reqs
+    ]
     kills = {}
     t0 = time.time()
     for p, kill, delay in sorted(procs, key=lambda x: x[2]):
@@ -217,8 +251,10 @@ def test_lease_sets_cuda_visible_devices_and_nests(gpus4, monkeypatch):
             assert inner.inherited and inner.devices[0].visible_id in held.visible.split(",")
         # without a lease this process is verifiably inside, the variable is ignored (D2)
         monkeypatch.setenv("BIOACCEL_LEASE", "1.000000-1-00000000")
-        with pytest.warns(UserWarning, match="not backed by a live lease"), \
-                pytest.raises(LeaseTimeoutError):
+        with (
+            pytest.warns(UserWarning, match="not backed by a live lease"),
+            pytest.raises(LeaseTimeoutError),
+        ):
             with lease(gpus=2, timeout=0.3):
                 pass
         monkeypatch.delenv("BIOACCEL_LEASED_GPUS")
@@ -241,7 +277,7 @@ def test_memory_budget_limits_sharing(gpus4, monkeypatch):
     a = broker.acquire(1, slots=1, mem_gb=50)
     with pytest.raises(LeaseTimeoutError):
         broker.acquire(1, slots=1, mem_gb=40, timeout=0.2)  # 50 + 40 > 80
-    b = broker.acquire(1, slots=1, mem_gb=30, timeout=1)     # 50 + 30 <= 80
+    b = broker.acquire(1, slots=1, mem_gb=30, timeout=1)  # 50 + 30 <= 80
     a.release()
     b.release()
 
@@ -249,42 +285,86 @@ def test_memory_budget_limits_sharing(gpus4, monkeypatch):
 def test_gpu_run_binds_returns_exit_code_and_records_history(gpus4, tmp_path):
     out = tmp_path / "seen"
     script = f"import os; open({str(out)!r}, 'w').write(os.environ['CUDA_VISIBLE_DEVICES']); raise SystemExit(7)"
-    proc = subprocess.run([sys.executable, "-m", "bioaccel.cli", "gpu-run", "--gpus", "2", "--kind",
-                           "align", "--cells", "1e6", "--", sys.executable, "-c", script],
-                          env={**child_env(), "BIOACCEL_VIRTUAL_GPUS": "4",
-                               "BIOACCEL_RUN_DIR": str(gpus4)}, capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bioaccel.cli",
+            "gpu-run",
+            "--gpus",
+            "2",
+            "--kind",
+            "align",
+            "--cells",
+            "1e6",
+            "--",
+            sys.executable,
+            "-c",
+            script,
+        ],
+        env={**child_env(), "BIOACCEL_VIRTUAL_GPUS": "4", "BIOACCEL_RUN_DIR": str(gpus4)},
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 7, proc.stderr
     assert len(out.read_text().split(",")) == 2
     from bioaccel.sched.history import History
+
     runs = History(gpus4).runs("align")
     assert len(runs) == 1 and runs[0].exit_code == 7 and runs[0].cells == 1e6 and runs[0].gpus == 2
 
 
 def test_gpu_run_inside_gpu_run_uses_the_parent_lease(gpus4):
-    inner = f"{sys.executable} -m bioaccel.cli gpu-run -- {sys.executable} -c " \
-            "\"import os; print('inner', os.environ['CUDA_VISIBLE_DEVICES'])\""
-    proc = subprocess.run([sys.executable, "-m", "bioaccel.cli", "gpu-run", "--gpus", "4",
-                           "--timeout", "20", "--", "sh", "-c", inner],
-                          env={**child_env(), "BIOACCEL_VIRTUAL_GPUS": "4",
-                               "BIOACCEL_RUN_DIR": str(gpus4)},
-                          capture_output=True, text=True, timeout=60)
+    inner = (
+        f"{sys.executable} -m bioaccel.cli gpu-run -- {sys.executable} -c "
+        "\"import os; print('inner', os.environ['CUDA_VISIBLE_DEVICES'])\""
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bioaccel.cli",
+            "gpu-run",
+            "--gpus",
+            "4",
+            "--timeout",
+            "20",
+            "--",
+            "sh",
+            "-c",
+            inner,
+        ],
+        env={**child_env(), "BIOACCEL_VIRTUAL_GPUS": "4", "BIOACCEL_RUN_DIR": str(gpus4)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "inner 0,1,2,3" in proc.stdout  # no deadlock on its own parent's GPUs
 
 
 # -- bioaccel gpus / gpu-run output (issue 15 items 28, 29) -------------------------------------
 def cli(*args, **env):
-    return subprocess.run([sys.executable, "-m", "bioaccel.cli", *args],
-                          env={**child_env(BIOACCEL_VIRTUAL_GPUS="4"), **env},
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "bioaccel.cli", *args],
+        env={**child_env(BIOACCEL_VIRTUAL_GPUS="4"), **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_gpus_without_a_gpu_says_so_and_how_to_get_virtual_ones(gpus4):
     env = {k: v for k, v in child_env().items() if k != "BIOACCEL_VIRTUAL_GPUS"}
     env.update(CUDA_VISIBLE_DEVICES="", BIOACCEL_RUN_DIR=str(gpus4))
     for args in ((), ("--json",)):
-        proc = subprocess.run([sys.executable, "-m", "bioaccel.cli", "gpus", *args], env=env,
-                              capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "bioaccel.cli", "gpus", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert proc.returncode == 0, proc.stderr
         assert "no GPU is visible" in proc.stdout and "BIOACCEL_VIRTUAL_GPUS=N" in proc.stdout
     assert json.loads(proc.stdout)["devices"] == []
@@ -307,9 +387,11 @@ def test_gpus_lists_a_holder_of_two_slots_once_with_its_age_and_label(gpus4):
 def test_gpu_run_exits_127_and_126_like_a_shell(gpus4, tmp_path):
     plain = tmp_path / "not-executable"
     plain.write_text("echo hi\n")
-    for cmd, code, message in (("no-such-command-xyz", 127, "command not found"),
-                               (str(plain), 126, "permission denied"),
-                               (str(tmp_path), 126, "is a directory")):
+    for cmd, code, message in (
+        ("no-such-command-xyz", 127, "command not found"),
+        (str(plain), 126, "permission denied"),
+        (str(tmp_path), 126, "is a directory"),
+    ):
         proc = cli("gpu-run", "--", cmd, BIOACCEL_RUN_DIR=str(gpus4))
         assert proc.returncode == code, proc.stderr
         assert proc.stderr.strip() == f"bioaccel gpu-run: {cmd}: {message}"
@@ -326,14 +408,22 @@ def test_gpu_run_prints_lease_times_for_people(gpus4):
 
 def test_human_durations():
     from bioaccel.sched.leases import human_duration
+
     seconds = (0.04, 59.94, 61, 3599, 3600 * 2 + 180, 86400 * 3 + 3600 * 4)
     assert [human_duration(s) for s in seconds] == [
-        "0.0 s", "59.9 s", "1 min 01 s", "59 min 59 s", "2 h 03 min", "3 d 04 h"]
+        "0.0 s",
+        "59.9 s",
+        "1 min 01 s",
+        "59 min 59 s",
+        "2 h 03 min",
+        "3 d 04 h",
+    ]
 
 
 # -- run directory and shares file, one user ----------------------------------------------------
 def test_run_directory_is_made_sticky_whatever_the_umask_and_never_through_a_symlink(tmp_path):
     from bioaccel.sched.rundir import ensure_dir
+
     old = os.umask(0o077)
     try:
         ensure_dir(tmp_path / "a" / "run")
@@ -352,6 +442,7 @@ def test_run_directory_is_made_sticky_whatever_the_umask_and_never_through_a_sym
 def test_shares_file_format_trust_and_accounts(tmp_path, monkeypatch):
     from bioaccel.errors import AccountError
     from bioaccel.sched.identity import load_shares
+
     path = tmp_path / "shares"
     monkeypatch.setenv("BIOACCEL_SHARES_FILE", str(path))
     path.write_text("# comment\npolicy fair\nalice 2\nbob 1 # trailing\nlab 3 alice,carol\n")
@@ -362,10 +453,12 @@ def test_shares_file_format_trust_and_accounts(tmp_path, monkeypatch):
     assert cfg.accounts_of("alice") == ["alice", "lab"]
     with pytest.raises(AccountError, match="'bob' may not charge account 'lab'"):
         cfg.check_account("bob", "lab")
-    for text, match in (("alice two\n", "line 1.*not a positive number"),
-                        ("alice 1\nalice 2\n", "line 2.*listed twice"),
-                        ("policy best\n", "line 1.*policy NAME"),
-                        ("a 1 b c\n", "line 1.*account share")):
+    for text, match in (
+        ("alice two\n", "line 1.*not a positive number"),
+        ("alice 1\nalice 2\n", "line 2.*listed twice"),
+        ("policy best\n", "line 1.*policy NAME"),
+        ("a 1 b c\n", "line 1.*account share"),
+    ):
         path.write_text(text)
         with pytest.raises(SchedulerConfigError, match=match):
             load_shares()

@@ -46,10 +46,19 @@ def users():
 
 @pytest.fixture
 def shared(users, monkeypatch):
-    for var in ("CUDA_VISIBLE_DEVICES", "SLURM_JOB_ID", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS",
-                "BIOACCEL_GPU_TOPOLOGY", "BIOACCEL_LEASED_GPUS", "BIOACCEL_POLICY",
-                "BIOACCEL_SHARES", "BIOACCEL_SHARES_FILE", "BIOACCEL_RUN_DIR",
-                "BIOACCEL_SLOTS_PER_GPU"):
+    for var in (
+        "CUDA_VISIBLE_DEVICES",
+        "SLURM_JOB_ID",
+        "SLURM_JOB_GPUS",
+        "SLURM_STEP_GPUS",
+        "BIOACCEL_GPU_TOPOLOGY",
+        "BIOACCEL_LEASED_GPUS",
+        "BIOACCEL_POLICY",
+        "BIOACCEL_SHARES",
+        "BIOACCEL_SHARES_FILE",
+        "BIOACCEL_RUN_DIR",
+        "BIOACCEL_SLOTS_PER_GPU",
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("BIOACCEL_VIRTUAL_GPUS", "1")
     path = shared_dir("bioaccel-test-")
@@ -58,8 +67,11 @@ def shared(users, monkeypatch):
 
 
 def base_env(**extra) -> dict:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/",
-           "BIOACCEL_VIRTUAL_GPUS": "1"}
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": "/",
+        "BIOACCEL_VIRTUAL_GPUS": "1",
+    }
     env.update(extra)
     return env
 
@@ -87,8 +99,13 @@ def root_view(run: Path | None = None, **env) -> dict:
     e.pop("BIOACCEL_RUN_DIR", None)
     if run is not None:
         e["BIOACCEL_RUN_DIR"] = str(run)
-    proc = subprocess.run([sys.executable, "-m", "bioaccel.cli", "gpus", "--json"], env=e,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bioaccel.cli", "gpus", "--json"],
+        env=e,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -97,10 +114,19 @@ def test_default_run_directory_is_one_per_host_and_usable_whatever_the_umask(sha
     # the default directory is the same for both users
     init_run_dir(DEFAULT_RUN_DIR)  # root (the administrator) makes the host-wide one
     for user in USERS:
-        assert run_as(user, lambda u=user: (shared / f"{u}.dir").write_text(str(run_dir())),
-                      env=base_env()) == 0
-    assert (shared / "alice.dir").read_text() == (shared / "bob.dir").read_text() \
+        assert (
+            run_as(
+                user,
+                lambda u=user: (shared / f"{u}.dir").write_text(str(run_dir())),
+                env=base_env(),
+            )
+            == 0
+        )
+    assert (
+        (shared / "alice.dir").read_text()
+        == (shared / "bob.dir").read_text()
         == str(DEFAULT_RUN_DIR)
+    )
     # the administrator makes a run directory under umask 077; both users can use all of it
     run = shared / "run"
     env = base_env(BIOACCEL_RUN_DIR=str(run))
@@ -126,11 +152,19 @@ def test_default_run_directory_is_one_per_host_and_usable_whatever_the_umask(sha
 def test_alice_lease_excludes_bob_until_it_ends_by_default(shared):
     init_run_dir(DEFAULT_RUN_DIR)  # the administrator (root): bioaccel admin init
     env = base_env()
-    alice = spawn_as("alice", gpu_run, "--", "sh", "-c",
-                     f"{stamp(shared / 'a.start')}; sleep 2; {stamp(shared / 'a.end')}", env=env)
+    alice = spawn_as(
+        "alice",
+        gpu_run,
+        "--",
+        "sh",
+        "-c",
+        f"{stamp(shared / 'a.start')}; sleep 2; {stamp(shared / 'a.end')}",
+        env=env,
+    )
     until(lambda: (shared / "a.start").exists(), what="alice's lease")
-    bob = spawn_as("bob", gpu_run, "--timeout", "60", "--", "sh", "-c",
-                   f"{stamp(shared / 'b.start')}", env=env)
+    bob = spawn_as(
+        "bob", gpu_run, "--timeout", "60", "--", "sh", "-c", f"{stamp(shared / 'b.start')}", env=env
+    )
     assert wait(alice) == 0 and wait(bob) == 0
     a_end = float((shared / "a.end").read_text())
     b_start = float((shared / "b.start").read_text())
@@ -141,13 +175,23 @@ def test_alice_lease_excludes_bob_until_it_ends_by_default(shared):
 def test_bob_is_served_after_alices_job_is_sigkilled(shared):
     init_run_dir(DEFAULT_RUN_DIR)
     env = base_env(BIOACCEL_TEST_SCRATCH=str(shared))  # marks what this test starts
-    alice = spawn_as("alice", gpu_run, "--", "sh", "-c",
-                     f"{stamp(shared / 'a.start')}; sleep 120", env=env)
+    alice = spawn_as(
+        "alice", gpu_run, "--", "sh", "-c", f"{stamp(shared / 'a.start')}; sleep 120", env=env
+    )
     bob = None
     try:
         until(lambda: (shared / "a.start").exists(), what="alice's lease")
-        bob = spawn_as("bob", gpu_run, "--timeout", "60", "--", "sh", "-c",
-                       f"{stamp(shared / 'b.start')}", env=env)
+        bob = spawn_as(
+            "bob",
+            gpu_run,
+            "--timeout",
+            "60",
+            "--",
+            "sh",
+            "-c",
+            f"{stamp(shared / 'b.start')}",
+            env=env,
+        )
 
         def bob_waits():
             return any(q["user"] == "bob" for q in root_view()["queue"])
@@ -189,7 +233,7 @@ def test_bob_is_served_after_alices_job_is_sigkilled(shared):
 def test_fair_share_between_users_follows_the_shares_file(users, shares):
     result = fair_share_run(shares, as_users=True)
     assert result["mode"] == "Unix users"
-    for name, acc in result["accounts"].items():
+    for _name, acc in result["accounts"].items():
         assert acc["fraction"] == pytest.approx(acc["configured"], abs=0.08), result["accounts"]
     jobs = sorted(result["jobs"], key=lambda j: j["start"])
     for a, b in zip(jobs, jobs[1:]):  # one GPU: never two jobs at once
@@ -217,7 +261,8 @@ def test_load_three_users_thirty_jobs_each_on_four_gpus():
 
 
 def test_user_variables_change_nothing_and_accounts_are_those_of_the_shares_file(
-        shared, monkeypatch):
+    shared, monkeypatch
+):
     run = shared / "run"
     shares = shared / "shares"
     shares.write_text("policy fair\nalice 1\nbob 1\nlab 2 bob\n")
@@ -226,8 +271,17 @@ def test_user_variables_change_nothing_and_accounts_are_those_of_the_shares_file
     env = base_env(BIOACCEL_RUN_DIR=str(run), BIOACCEL_SHARES_FILE=str(shares))
     spoof = {**env, "USER": "alice", "LOGNAME": "alice"}
     log = shared / "bob.log"
-    bob = spawn_as("bob", gpu_run, "--kind", "k", "--", "sh", "-c",
-                   f"{stamp(shared / 'b.start')}; sleep 1", env=spoof)
+    bob = spawn_as(
+        "bob",
+        gpu_run,
+        "--kind",
+        "k",
+        "--",
+        "sh",
+        "-c",
+        f"{stamp(shared / 'b.start')}; sleep 1",
+        env=spoof,
+    )
     until(lambda: (shared / "b.start").exists(), what="bob's lease")
     (held,) = GpuBroker(run).leases()
     assert (held["user"], held["account"]) == ("bob", "bob")
@@ -291,11 +345,16 @@ def test_bob_cannot_remove_or_rewrite_alices_queue_entry_history_or_lease(shared
         def rewrite_history():
             with contextlib.closing(sqlite3.connect(history)) as db, db:
                 db.execute("DELETE FROM runs")
-        attacks([("unlink entry", lambda: os.unlink(entry)),
-                 ("rewrite entry", lambda: open(entry, "r+").write("{}")),
-                 ("rename entry", lambda: os.rename(entry, str(entry) + ".x")),
-                 ("unlink history", lambda: os.unlink(history)),
-                 ("rewrite history", rewrite_history)])
+
+        attacks(
+            [
+                ("unlink entry", lambda: os.unlink(entry)),
+                ("rewrite entry", lambda: open(entry, "r+").write("{}")),
+                ("rename entry", lambda: os.rename(entry, str(entry) + ".x")),
+                ("unlink history", lambda: os.unlink(history)),
+                ("rewrite history", rewrite_history),
+            ]
+        )
 
     assert run_as("bob", on_queue, env=env) == 0
     report = json.loads((shared / "report.json").read_text())
@@ -306,9 +365,13 @@ def test_bob_cannot_remove_or_rewrite_alices_queue_entry_history_or_lease(shared
     (record,) = run.glob("lease.*.json")
 
     def on_lease():
-        attacks([("unlink lease record", lambda: os.unlink(record)),
-                 ("rewrite lease record", lambda: open(record, "r+").write("{}")),
-                 ("lease anyway", lambda: GpuBroker().acquire(1, timeout=0.5).release())])
+        attacks(
+            [
+                ("unlink lease record", lambda: os.unlink(record)),
+                ("rewrite lease record", lambda: open(record, "r+").write("{}")),
+                ("lease anyway", lambda: GpuBroker().acquire(1, timeout=0.5).release()),
+            ]
+        )
 
     assert run_as("bob", on_lease, env=env) == 0
     report = json.loads((shared / "report.json").read_text())
@@ -333,12 +396,22 @@ def test_hostile_files_in_the_run_directory_are_skipped_with_a_warning(shared):
         f"users/{alice_uid}.x": b"bob was here",  # users/ is sticky: only a stray file
         # a request no GPU set here can serve, queued first: it must not block the queue
         f"queue.{ids[7]}.json": json.dumps(
-            {"priority": 0, "gpus": 99, "slots": 1, "mem_gb": None, "submit_time": 0.0,
-             "predicted_s": None, "label": "impossible", "account": None}).encode(),
+            {
+                "priority": 0,
+                "gpus": 99,
+                "slots": 1,
+                "mem_gb": None,
+                "submit_time": 0.0,
+                "predicted_s": None,
+                "label": "impossible",
+                "account": None,
+            }
+        ).encode(),
     }
 
     def plant():
         import fcntl
+
         fds = []
         for name, data in planted.items():
             fd = os.open(run / name, os.O_RDWR | os.O_CREAT, 0o644)
@@ -355,8 +428,12 @@ def test_hostile_files_in_the_run_directory_are_skipped_with_a_warning(shared):
     try:
         until(lambda: (shared / "planted").exists(), what="bob's files")
         log = shared / "alice.log"
-        assert run_as("alice", gpu_run, "--timeout", "30", "--", "true", env=env,
-                      output=log, timeout=60) == 0
+        assert (
+            run_as(
+                "alice", gpu_run, "--timeout", "30", "--", "true", env=env, output=log, timeout=60
+            )
+            == 0
+        )
         text = log.read_text()
         for name in [*planted, f"queue.{ids[4]}.json", f"queue.{ids[5]}.json"]:
             assert name in text, f"no warning names {name}:\n{text}"
@@ -385,9 +462,15 @@ def test_snakemake_plugin_of_two_users_uses_the_host_wide_arbiter(shared):
 
     def report(name):
         sched = plugin.Scheduler(None, plugin.SchedulerSettings(), logging.getLogger("t"))
-        (shared / f"{name}.json").write_text(json.dumps(
-            {"arbiter": str(sched.arbiter), "policy": sched.policy.name,
-             "shares": sched.policy.shares}))
+        (shared / f"{name}.json").write_text(
+            json.dumps(
+                {
+                    "arbiter": str(sched.arbiter),
+                    "policy": sched.policy.name,
+                    "shares": sched.policy.shares,
+                }
+            )
+        )
 
     try:
         for user in USERS:
@@ -395,8 +478,11 @@ def test_snakemake_plugin_of_two_users_uses_the_host_wide_arbiter(shared):
     finally:
         init_run_dir(DEFAULT_RUN_DIR, shares_file="/etc/bioaccel/shares")
     seen = [json.loads((shared / f"{u}.json").read_text()) for u in USERS]
-    assert seen[0] == seen[1] == {"arbiter": str(DEFAULT_RUN_DIR), "policy": "fair",
-                                  "shares": {"alice": 2.0, "bob": 1.0}}
+    assert (
+        seen[0]
+        == seen[1]
+        == {"arbiter": str(DEFAULT_RUN_DIR), "policy": "fair", "shares": {"alice": 2.0, "bob": 1.0}}
+    )
 
 
 def test_a_planted_lock_file_stops_with_an_error_naming_it_and_its_owner(shared):

@@ -5,6 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
+from bioaccel.devices._topology import Topology, load_topology, parse_topology
 from bioaccel.errors import SchedulerConfigError
 from bioaccel.sched.history import History, Run, RuntimePredictor
 from bioaccel.sched.placement import (
@@ -25,7 +26,6 @@ from bioaccel.sched.simulator import (
     workload_from_sequences,
     write_trace,
 )
-from bioaccel.devices._topology import Topology, load_topology, parse_topology
 
 
 # -- policies -----------------------------------------------------------------------------------
@@ -34,9 +34,11 @@ def ids(policy, reqs, now=100.0, usage=None):
 
 
 def test_policy_orders():
-    reqs = [Request("a", "u1", priority=0, submit_time=1, predicted_s=100),
-            Request("b", "u2", priority=9, submit_time=2, predicted_s=10),
-            Request("c", "u1", priority=5, submit_time=3, predicted_s=50)]
+    reqs = [
+        Request("a", "u1", priority=0, submit_time=1, predicted_s=100),
+        Request("b", "u2", priority=9, submit_time=2, predicted_s=10),
+        Request("c", "u1", priority=5, submit_time=3, predicted_s=50),
+    ]
     assert ids(make_policy("fcfs"), reqs) == ["a", "b", "c"]
     assert ids(make_policy("priority"), reqs) == ["b", "c", "a"]
     # predicted, aging 0.1 at t=100: keys 100-9.9=90.1, 10-9.8=0.2, 50-9.7=40.3
@@ -78,6 +80,7 @@ def test_predicted_policy_never_starves_a_long_job():
 # -- history and prediction ---------------------------------------------------------------------
 def test_runtime_predictor_recovers_a_linear_model(tmp_path):
     from bioaccel.sched.identity import SharesConfig, current_user
+
     h = History(tmp_path, SharesConfig(members={"u": {current_user()}}))
     for cells in (1e6, 2e6, 5e6, 1e7):
         h.record(Run("align", "u", "H200", 1, cells, 10, 0.0, 2.0 + cells / 1e6, 0))
@@ -98,6 +101,7 @@ def test_runtime_predictor_recovers_a_linear_model(tmp_path):
 
 def test_usage_decays_with_half_life(tmp_path):
     from bioaccel.sched.identity import SharesConfig, current_user
+
     h = History(tmp_path, SharesConfig(members={"alice": {current_user()}}), half_life_s=50)
     h.record(Run("x", "alice", "g", 2, None, None, 0.0, 100.0, 0))
     assert h.usage(now=100.0)["alice"] == pytest.approx(200.0)
@@ -109,6 +113,7 @@ def test_decayed_usage_sum_equals_decaying_every_run(tmp_path):
     reference: every recorded run decayed by its own age, summed; runs recorded in any order
     of their ends, including a clock that stepped back."""
     from bioaccel.sched.identity import SharesConfig, current_user
+
     rng = np.random.default_rng(7)
     me = current_user()
     h = History(tmp_path, SharesConfig(members={"lab": {me}}), half_life_s=300.0)
@@ -117,15 +122,25 @@ def test_decayed_usage_sum_equals_decaying_every_run(tmp_path):
     for _ in range(60):
         t += float(rng.exponential(40.0))
         end = t - float(rng.uniform(0, 200)) if rng.random() < 0.2 else t  # some out of order
-        run = Run("x", str(rng.choice([me, "lab"])), "g", int(rng.integers(1, 5)), None,
-                  None, end - float(rng.uniform(0, 90)), end, 0)
+        run = Run(
+            "x",
+            str(rng.choice([me, "lab"])),
+            "g",
+            int(rng.integers(1, 5)),
+            None,
+            None,
+            end - float(rng.uniform(0, 90)),
+            end,
+            0,
+        )
         h.record(run)
         runs.append(run)
     now = t + 123.0
     expected = {}
     for r in runs:
-        expected[r.user] = expected.get(r.user, 0.0) + \
-            r.gpus * r.runtime_s * 0.5 ** (max(0.0, now - r.end) / 300.0)
+        expected[r.user] = expected.get(r.user, 0.0) + r.gpus * r.runtime_s * 0.5 ** (
+            max(0.0, now - r.end) / 300.0
+        )
     got = h.usage(now=now)
     assert set(got) == set(expected)
     for account, value in expected.items():
@@ -174,15 +189,30 @@ def test_within_five_percent_of_the_bound_on_identical_gpus():
 
 
 def heterogeneous_instance(seed):
-    topo = parse_topology({
-        "nodes": [{"name": "a", "gpus": [{"id": 0, "speed": 2.0}, {"id": 1, "speed": 1.0},
-                                         {"id": 2, "speed": 0.5}]},
-                  {"name": "b", "gpus": [{"id": 0, "speed": 1.0}, {"id": 1, "speed": 0.3}]}],
-        "links": {"nvlink": 300, "pcie": 20, "network": 5},
-        "data": {"d0": "a", "d1": "b", "d2": "a:0"}})
+    topo = parse_topology(
+        {
+            "nodes": [
+                {
+                    "name": "a",
+                    "gpus": [
+                        {"id": 0, "speed": 2.0},
+                        {"id": 1, "speed": 1.0},
+                        {"id": 2, "speed": 0.5},
+                    ],
+                },
+                {"name": "b", "gpus": [{"id": 0, "speed": 1.0}, {"id": 1, "speed": 0.3}]},
+            ],
+            "links": {"nvlink": 300, "pcie": 20, "network": 5},
+            "data": {"d0": "a", "d1": "b", "d2": "a:0"},
+        }
+    )
     rng = np.random.default_rng(seed)
-    stages = [Stage(f"s{k}", float(rng.lognormal(1, 1)), float(rng.uniform(0, 30e9)),
-                    f"d{rng.integers(3)}") for k in range(60)]
+    stages = [
+        Stage(
+            f"s{k}", float(rng.lognormal(1, 1)), float(rng.uniform(0, 30e9)), f"d{rng.integers(3)}"
+        )
+        for k in range(60)
+    ]
     return processing_times(stages, topo)
 
 
@@ -198,14 +228,17 @@ def test_metaheuristics_match_lpt_plus_local_search_with_locality(seed):
 
 
 def test_transfer_costs_follow_the_topology():
-    topo = heterogeneous_instance.__globals__["parse_topology"]({
-        "nodes": [{"name": "a", "gpus": [{"id": 0}, {"id": 1}]}, {"name": "b", "gpus": 1}],
-        "links": {"nvlink": 100, "pcie": 10, "network": 1}})
+    topo = heterogeneous_instance.__globals__["parse_topology"](
+        {
+            "nodes": [{"name": "a", "gpus": [{"id": 0}, {"id": 1}]}, {"name": "b", "gpus": 1}],
+            "links": {"nvlink": 100, "pcie": 10, "network": 1},
+        }
+    )
     a0, a1, b0 = topo.gpus
-    assert topo.transfer_s(10e9, "a:0", a0) == 0.0       # already on that GPU
-    assert topo.transfer_s(10e9, "a:0", a1) == pytest.approx(0.1)   # NVLink
-    assert topo.transfer_s(10e9, "a", a1) == pytest.approx(1.0)     # PCIe from host
-    assert topo.transfer_s(10e9, "a", b0) == pytest.approx(10.0)    # network
+    assert topo.transfer_s(10e9, "a:0", a0) == 0.0  # already on that GPU
+    assert topo.transfer_s(10e9, "a:0", a1) == pytest.approx(0.1)  # NVLink
+    assert topo.transfer_s(10e9, "a", a1) == pytest.approx(1.0)  # PCIe from host
+    assert topo.transfer_s(10e9, "a", b0) == pytest.approx(10.0)  # network
     with pytest.raises(SchedulerConfigError, match="'c'"):
         topo.transfer_s(1, "c", a0)
 
@@ -255,8 +288,13 @@ def test_fair_share_lifts_jain_when_one_user_floods():
 
 
 def test_locality_placement_moves_fewer_bytes():
-    topo = parse_topology({"nodes": [{"name": "a", "gpus": 2}, {"name": "b", "gpus": 2}],
-                           "links": {"network": 1.0}, "data": {"da": "a", "db": "b:0"}})
+    topo = parse_topology(
+        {
+            "nodes": [{"name": "a", "gpus": 2}, {"name": "b", "gpus": 2}],
+            "links": {"network": 1.0},
+            "data": {"da": "a", "db": "b:0"},
+        }
+    )
     jobs = [Job(f"j{k}", 1, float(k), 5.0, bytes=4e9, data="db") for k in range(8)]
     blind = simulate(jobs, topo, "fcfs", "first-free")
     local = simulate(jobs, topo, "fcfs", "locality")
@@ -275,7 +313,8 @@ def test_trace_round_trip_and_errors(tmp_path):
     again = read_trace(path)
     assert [(j.id, j.num_gpu, j.user) for j in again] == [(j.id, j.num_gpu, j.user) for j in jobs]
     assert simulate(again, Topology.identical(4)).makespan == pytest.approx(
-        simulate(jobs, Topology.identical(4)).makespan)
+        simulate(jobs, Topology.identical(4)).makespan
+    )
     minimal = tmp_path / "min.csv"
     minimal.write_text("job_id,num_gpu,submit_time,duration\n1,1,0,10\n2,2,5,20\n")
     assert simulate(read_trace(minimal), Topology.identical(2)).makespan == 30.0
@@ -302,8 +341,12 @@ def test_fair_share_charges_usage_up_to_each_completion():
     """One GPU, no decay. A1 (alice) runs 0-4; at t=4 bob has used nothing, so B1 runs 4-10.
     At t=10 bob's 6 GPU-seconds end at this very event and must be charged before the queue
     is ranked: alice (4) then goes before bob (6), although bob's B2 arrived first."""
-    jobs = [Job("A1", 1, 0.0, 4.0, "alice"), Job("B1", 1, 0.0, 6.0, "bob"),
-            Job("B2", 1, 1.0, 1.0, "bob"), Job("A2", 1, 2.0, 1.0, "alice")]
+    jobs = [
+        Job("A1", 1, 0.0, 4.0, "alice"),
+        Job("B1", 1, 0.0, 6.0, "bob"),
+        Job("B2", 1, 1.0, 1.0, "bob"),
+        Job("A2", 1, 2.0, 1.0, "alice"),
+    ]
     one = Topology.identical(1)
     fcfs = {r.job.id: r.start for r in simulate(jobs, one, "fcfs").records}
     fair = {r.job.id: r.start for r in simulate(jobs, one, "fair", half_life_s=1e12).records}
@@ -316,6 +359,7 @@ def test_simulate_cli_prints_the_table_and_names_bad_workloads(tmp_path):
     from click.testing import CliRunner
 
     from bioaccel.cli import main
+
     runner = CliRunner()
     ok = runner.invoke(main, ["sched", "simulate", "-w", "flood", "-c", "4", "-p", "all"])
     assert ok.exit_code == 0, ok.output

@@ -40,8 +40,14 @@ def run_snakemake(exe, tmp_path, *extra):
     (tmp_path / "record.py").write_text(RECORD)
     env = child_env(BIOACCEL_VIRTUAL_GPUS="4", BIOACCEL_RUN_DIR=str(tmp_path / "run"))
     env.pop("CUDA_VISIBLE_DEVICES", None)
-    proc = subprocess.run([exe, "--cores", "6", *extra],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [exe, "--cores", "6", *extra],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     jobs = [json.loads((tmp_path / "out" / f"{i}.json").read_text()) for i in range(12)]
     return jobs, proc
@@ -60,14 +66,26 @@ def test_snakemake_gpu_jobs_get_their_own_gpus(snakemake_exe, tmp_path):
     # 6 cores, no gpu limit: 6 jobs run at once and two of them must queue for a GPU
     jobs, _ = run_snakemake(snakemake_exe, tmp_path)
     check_no_sharing(jobs)
-    overlaps = sum(1 for a in jobs for b in jobs if a is not b and a["start"] < b["end"]
-                   and b["start"] < a["end"])
+    overlaps = sum(
+        1
+        for a in jobs
+        for b in jobs
+        if a is not b and a["start"] < b["end"] and b["start"] < a["end"]
+    )
     assert overlaps > 0, "the jobs never ran concurrently: the test proves nothing"
 
 
 def test_snakemake_with_the_bioaccel_scheduler_plugin(snakemake_exe, tmp_path):
-    jobs, proc = run_snakemake(snakemake_exe, tmp_path, "--scheduler", "bioaccel",
-                               "--scheduler-bioaccel-policy", "fair", "--resources", "gpu=4")
+    jobs, proc = run_snakemake(
+        snakemake_exe,
+        tmp_path,
+        "--scheduler",
+        "bioaccel",
+        "--scheduler-bioaccel-policy",
+        "fair",
+        "--resources",
+        "gpu=4",
+    )
     check_no_sharing(jobs)
     assert "bioaccel scheduler: policy fair" in proc.stderr  # the plugin was loaded and used
     assert "falling back" not in proc.stderr
@@ -88,12 +106,15 @@ class FakeJob:
 
 def make_scheduler(**settings):
     from snakemake_scheduler_plugin_bioaccel import Scheduler, SchedulerSettings
+
     return Scheduler(None, SchedulerSettings(**settings), logging.getLogger("test"))
 
 
 def test_plugin_selects_within_resources_by_policy():
-    jobs = [FakeJob(f"align-{k}", priority=k, scheduler_resources={"_cores": 1, "gpu": 1})
-            for k in range(5)]
+    jobs = [
+        FakeJob(f"align-{k}", priority=k, scheduler_resources={"_cores": 1, "gpu": 1})
+        for k in range(5)
+    ]
     sched = make_scheduler(policy="priority")
     chosen = sched.select_jobs(jobs, jobs, {"_cores": 8, "gpu": 2}, {})
     assert [j.name for j in chosen] == ["align-4", "align-3"]  # highest priority, gpu <= 2
@@ -103,6 +124,7 @@ def test_plugin_selects_within_resources_by_policy():
 
 def test_plugin_fair_share_is_keyed_by_user_and_account_not_rule(tmp_path, monkeypatch, caplog):
     import pwd
+
     me = pwd.getpwuid(os.getuid()).pw_name
     shares = tmp_path / "shares"
     shares.write_text(f"policy fair\n{me} 1\nlab 1 {me}\n")
@@ -111,9 +133,9 @@ def test_plugin_fair_share_is_keyed_by_user_and_account_not_rule(tmp_path, monke
     run.mkdir(mode=0o700)
     # rules named differently but all of one user: the rule name plays no part (was: rules
     # shared fairly, so a user could win share by splitting work into more rules)
-    jobs = [FakeJob(f"align-{k}", scheduler_resources={"_cores": 1}) for k in range(4)] + \
-           [FakeJob(f"tree-{k}", scheduler_resources={"_cores": 1, "user": "lab"})
-            for k in range(4)]
+    jobs = [FakeJob(f"align-{k}", scheduler_resources={"_cores": 1}) for k in range(4)] + [
+        FakeJob(f"tree-{k}", scheduler_resources={"_cores": 1, "user": "lab"}) for k in range(4)
+    ]
     sched = make_scheduler(policy="fair", history=str(run))
     picked = []
     pool = list(jobs)

@@ -48,9 +48,18 @@ def users():
 def host(users, monkeypatch):
     """A run directory made by the administrator (``bioaccel admin init``) with 4 virtual
     GPUs, a shares file, and a scratch folder every user may write."""
-    for var in ("CUDA_VISIBLE_DEVICES", "SLURM_JOB_ID", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS",
-                "BIOACCEL_GPU_TOPOLOGY", "BIOACCEL_LEASED_GPUS", "BIOACCEL_LEASE",
-                "BIOACCEL_POLICY", "BIOACCEL_SHARES", "BIOACCEL_SLOTS_PER_GPU"):
+    for var in (
+        "CUDA_VISIBLE_DEVICES",
+        "SLURM_JOB_ID",
+        "SLURM_JOB_GPUS",
+        "SLURM_STEP_GPUS",
+        "BIOACCEL_GPU_TOPOLOGY",
+        "BIOACCEL_LEASED_GPUS",
+        "BIOACCEL_LEASE",
+        "BIOACCEL_POLICY",
+        "BIOACCEL_SHARES",
+        "BIOACCEL_SLOTS_PER_GPU",
+    ):
         monkeypatch.delenv(var, raising=False)
     scratch = shared_dir("bioaccel-threats-")
     shares = scratch / "shares"
@@ -68,9 +77,13 @@ def host(users, monkeypatch):
 
 
 def env_of(run: Path, **extra) -> dict:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/",
-           "BIOACCEL_VIRTUAL_GPUS": "4", "BIOACCEL_RUN_DIR": str(run),
-           "BIOACCEL_SHARES_FILE": os.environ["BIOACCEL_SHARES_FILE"]}
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": "/",
+        "BIOACCEL_VIRTUAL_GPUS": "4",
+        "BIOACCEL_RUN_DIR": str(run),
+        "BIOACCEL_SHARES_FILE": os.environ["BIOACCEL_SHARES_FILE"],
+    }
     env.update(extra)
     return env
 
@@ -79,6 +92,7 @@ def env_of(run: Path, **extra) -> dict:
 def shown_warnings():
     """Print warnings on stderr in a forked user process (pytest's recorder is inherited)."""
     import warnings
+
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         warnings.showwarning = lambda m, *a, **k: print(f"warning: {m}", file=sys.stderr)
@@ -101,22 +115,33 @@ def until(cond, timeout=30.0, what="condition"):
         time.sleep(0.02)
 
 
-def view(run: Path, as_user: str | None = None, scratch: Path | None = None,
-         text: bool = False):
+def view(run: Path, as_user: str | None = None, scratch: Path | None = None, text: bool = False):
     """``bioaccel gpus [--json]`` by root (as an administrator) or by ``as_user``."""
     if as_user is None:
-        proc = subprocess.run([sys.executable, "-m", "bioaccel.cli", "gpus"]
-                              + ([] if text else ["--json"]),
-                              env=child_env(BIOACCEL_VIRTUAL_GPUS="4", BIOACCEL_RUN_DIR=str(run),
-                                            COLUMNS="400",
-                                            BIOACCEL_SHARES_FILE=os.environ["BIOACCEL_SHARES_FILE"]),
-                              capture_output=True, text=True, timeout=60, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-m", "bioaccel.cli", "gpus"] + ([] if text else ["--json"]),
+            env=child_env(
+                BIOACCEL_VIRTUAL_GPUS="4",
+                BIOACCEL_RUN_DIR=str(run),
+                COLUMNS="400",
+                BIOACCEL_SHARES_FILE=os.environ["BIOACCEL_SHARES_FILE"],
+            ),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert proc.returncode == 0, proc.stderr
         return proc.stdout if text else json.loads(proc.stdout)
     out = scratch / f"gpus-{as_user}.txt"
     out.unlink(missing_ok=True)
-    code = run_as(as_user, cli_main, ["gpus"] + ([] if text else ["--json"]),
-                  env=env_of(run, COLUMNS="400"), output=out)
+    code = run_as(
+        as_user,
+        cli_main,
+        ["gpus"] + ([] if text else ["--json"]),
+        env=env_of(run, COLUMNS="400"),
+        output=out,
+    )
     assert code == 0, out.read_text()
     return out.read_text() if text else json.loads(out.read_text())
 
@@ -133,8 +158,10 @@ def test_s1_a_planted_sqlite_journal_cannot_reach_alices_history(host, users):
 
     def plant():  # where the reported attack put it, and where the history lives now
         failed = []
-        for target in (run / f"history.{users['alice']}.sqlite-journal",
-                       alice_dir / "history.sqlite-journal"):
+        for target in (
+            run / f"history.{users['alice']}.sqlite-journal",
+            alice_dir / "history.sqlite-journal",
+        ):
             try:
                 target.write_bytes(b"\xd9\xd5\x05\xf9\x20\xa1\x63\xd7" + b"\0" * 504)
             except PermissionError:
@@ -154,8 +181,10 @@ def test_s1_a_planted_sqlite_journal_cannot_reach_alices_history(host, users):
     assert run_as("eve", os.mkdir, run / "users" / str(users["bob"]), env=env_of(run)) == 0
     log = scratch / "bob.log"
     assert run_as("bob", gpu_run, "--", "true", env=env_of(run), output=log) == 0
-    assert "not recorded in the history" in log.read_text() and "not a folder of bob" in \
-        log.read_text()
+    assert (
+        "not recorded in the history" in log.read_text()
+        and "not a folder of bob" in log.read_text()
+    )
     with pytest.warns(UserWarning, match=f"users/{users['bob']}'.*expected a folder of uid"):
         History(run).usage()
 
@@ -180,8 +209,17 @@ def test_s2_lock_files_planted_before_first_use_are_refused_and_replaced(host, u
         init_run_dir(run, discover_devices(), shares_file=os.environ["BIOACCEL_SHARES_FILE"])
     assert all(p.stat().st_uid == 0 for p in run.glob("*.lock"))
     # alice leases all four; eve can no longer delete the locks; bob cannot get them
-    alice = spawn_as("alice", gpu_run, "--gpus", "4", "--", "sh", "-c",
-                     f"{stamp(scratch / 'a.start')}; sleep 30", env=env_of(run))
+    alice = spawn_as(
+        "alice",
+        gpu_run,
+        "--gpus",
+        "4",
+        "--",
+        "sh",
+        "-c",
+        f"{stamp(scratch / 'a.start')}; sleep 30",
+        env=env_of(run),
+    )
     until(lambda: (scratch / "a.start").exists(), what="alice's lease")
 
     def delete():
@@ -194,8 +232,21 @@ def test_s2_lock_files_planted_before_first_use_are_refused_and_replaced(host, u
 
     assert run_as("eve", delete, env=env_of(run)) == 0
     assert (scratch / "gone").read_text() == "0"
-    assert run_as("bob", gpu_run, "--gpus", "4", "--timeout", "1", "--", "true",
-                  env=env_of(run), output=log) != 0
+    assert (
+        run_as(
+            "bob",
+            gpu_run,
+            "--gpus",
+            "4",
+            "--timeout",
+            "1",
+            "--",
+            "true",
+            env=env_of(run),
+            output=log,
+        )
+        != 0
+    )
     v = view(run)
     assert [d["held_slots"] for d in v["devices"]] == [1, 1, 1, 1]
     assert {h["user"] for h in holders(v)} == {"alice"}
@@ -206,8 +257,7 @@ def test_s2_lock_files_planted_before_first_use_are_refused_and_replaced(host, u
 def test_s3_a_run_directory_owned_by_an_ordinary_user_is_refused(host, users):
     scratch, _ = host
     squat = scratch / "squat"
-    assert run_as("eve", lambda: (os.mkdir(squat), os.chmod(squat, 0o1777)),
-                  env=env_of(squat)) == 0
+    assert run_as("eve", lambda: (os.mkdir(squat), os.chmod(squat, 0o1777)), env=env_of(squat)) == 0
     log = scratch / "alice.log"
     assert run_as("alice", gpu_run, "--", "true", env=env_of(squat), output=log) == 2
     (line,) = log.read_text().splitlines()
@@ -217,6 +267,7 @@ def test_s3_a_run_directory_owned_by_an_ordinary_user_is_refused(host, users):
 
     def default_dir():
         from bioaccel.sched import leases
+
         leases.DEFAULT_RUN_DIR = missing
         env = {k: v for k, v in os.environ.items() if k != "BIOACCEL_RUN_DIR"}
         leases.run_dir(env)
@@ -229,15 +280,28 @@ def test_s3_a_run_directory_owned_by_an_ordinary_user_is_refused(host, users):
 def test_h1_a_stopped_waiter_holds_nothing_and_gets_back_in_line(host, users):
     scratch, run = host
     blocker = GpuBroker(run).acquire(1, label="root's blocker")
-    eve = spawn_as("eve", gpu_run, "--gpus", "4", "--", "sh", "-c", stamp(scratch / "e.start"),
-                   env=env_of(run))
+    eve = spawn_as(
+        "eve", gpu_run, "--gpus", "4", "--", "sh", "-c", stamp(scratch / "e.start"), env=env_of(run)
+    )
     try:
         until(lambda: any(q["user"] == "eve" for q in view(run)["queue"]), what="eve queued")
         os.killpg(eve, signal.SIGSTOP)  # Ctrl-Z while waiting
         blocker.release()  # all four GPUs are free now, and eve's request ranks first
         t0 = time.time()
-        assert run_as("alice", gpu_run, "--timeout", "30", "--", "sh", "-c",
-                      stamp(scratch / "a.start"), env=env_of(run)) == 0
+        assert (
+            run_as(
+                "alice",
+                gpu_run,
+                "--timeout",
+                "30",
+                "--",
+                "sh",
+                "-c",
+                stamp(scratch / "a.start"),
+                env=env_of(run),
+            )
+            == 0
+        )
         assert float((scratch / "a.start").read_text()) - t0 < 15
         (entry,) = [q for q in view(run)["queue"] if q["user"] == "eve"]
         assert entry["lapsed"] and not (scratch / "e.start").exists()
@@ -254,13 +318,26 @@ def test_h1_queue_entries_per_user_are_bounded(host, users):
 
     def flood():  # 2,000 waiting entries of 4 GPUs, held open by one process, forged as old
         import fcntl
+
         fds = []
         for k in range(2000):
             path = run / f"queue.1.{k:06d}-{os.getpid()}-0000abcd.json"
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-            os.write(fd, json.dumps({"priority": 0, "gpus": 4, "slots": 1, "mem_gb": None,
-                                     "submit_time": 0.0, "predicted_s": None,
-                                     "label": "flood", "account": None}).encode())
+            os.write(
+                fd,
+                json.dumps(
+                    {
+                        "priority": 0,
+                        "gpus": 4,
+                        "slots": 1,
+                        "mem_gb": None,
+                        "submit_time": 0.0,
+                        "predicted_s": None,
+                        "label": "flood",
+                        "account": None,
+                    }
+                ).encode(),
+            )
             fcntl.flock(fd, fcntl.LOCK_EX)
             fds.append(fd)
         (scratch / "flooded").write_text("")
@@ -273,12 +350,15 @@ def test_h1_queue_entries_per_user_are_bounded(host, users):
     try:
         until(lambda: (scratch / "flooded").exists(), 60, what="the flood")
         log = scratch / "alice.log"
-        assert run_as("alice", gpu_run, "--timeout", "30", "--", "true", env=env_of(run),
-                      output=log) == 0
+        assert (
+            run_as("alice", gpu_run, "--timeout", "30", "--", "true", env=env_of(run), output=log)
+            == 0
+        )
         assert "eve has 2000 queue files; only the first 32" in log.read_text()
 
         def one_too_many():
             from bioaccel.errors import QueueLimitError
+
             broker = GpuBroker()
             try:
                 broker.acquire(4, timeout=1)
@@ -308,11 +388,17 @@ def test_h2_h3_a_locked_or_huge_history_never_stalls_anothers_pass(host, users, 
 
     def alice_rows():  # a long history: 10^5 rows (the benchmark measures 10^6)
         History(run).record(Run("k", "alice", "x", 1, 1e6, None, time.time() - 10, time.time(), 0))
-        with contextlib.closing(sqlite3.connect(run / "users" / str(users["alice"])
-                                                / "history.sqlite")) as db, db:
-            db.executemany("INSERT INTO runs (kind, user, device_kind, gpus, cells, start, end,"
-                           " exit_code) VALUES ('k', 'alice', 'x', 1, 1e6, ?, ?, 0)",
-                           [(float(i), float(i) + 1) for i in range(100_000)])
+        with (
+            contextlib.closing(
+                sqlite3.connect(run / "users" / str(users["alice"]) / "history.sqlite")
+            ) as db,
+            db,
+        ):
+            db.executemany(
+                "INSERT INTO runs (kind, user, device_kind, gpus, cells, start, end,"
+                " exit_code) VALUES ('k', 'alice', 'x', 1, 1e6, ?, ?, 0)",
+                [(float(i), float(i) + 1) for i in range(100_000)],
+            )
 
     assert run_as("alice", alice_rows, env=env_of(run)) == 0
     eve = spawn_as("eve", eve_locks, env=env_of(run))
@@ -320,8 +406,21 @@ def test_h2_h3_a_locked_or_huge_history_never_stalls_anothers_pass(host, users, 
         until(lambda: (scratch / "locked").exists(), what="eve's lock")
         log = scratch / "bob.log"
         t0 = time.monotonic()
-        assert run_as("bob", gpu_run, "--kind", "k", "--cells", "1e6", "--", "true",
-                      env=env_of(run), output=log) == 0
+        assert (
+            run_as(
+                "bob",
+                gpu_run,
+                "--kind",
+                "k",
+                "--cells",
+                "1e6",
+                "--",
+                "true",
+                env=env_of(run),
+                output=log,
+            )
+            == 0
+        )
         assert time.monotonic() - t0 < 20, "bob's gpu-run waited on eve's history lock"
         assert "history.sqlite" in log.read_text() and "locked" in log.read_text()
         t0 = time.monotonic()
@@ -348,21 +447,47 @@ def test_h4_one_shares_file_per_host(host, users):
     other.write_text("policy fair\nalice 100\n")
     os.chmod(other, 0o644)  # root's, trusted as a file: still not this host's
     log = scratch / "alice.log"
-    assert run_as("alice", gpu_run, "--", "true", env=env_of(run, BIOACCEL_SHARES_FILE=str(other)),
-                  output=log) == 2
+    assert (
+        run_as(
+            "alice",
+            gpu_run,
+            "--",
+            "true",
+            env=env_of(run, BIOACCEL_SHARES_FILE=str(other)),
+            output=log,
+        )
+        == 2
+    )
     assert "uses the shares file" in log.read_text()
 
 
 def test_h5_requests_limited_by_cuda_visible_devices_are_planned_on_their_own_gpus(host, users):
     scratch, run = host
     blocker = GpuBroker(run, devices=discover_devices()[:1]).acquire(1, label="root on GPU 0")
-    alice = spawn_as("alice", gpu_run, "--", "sh", "-c", stamp(scratch / "a.start"),
-                     env=env_of(run, CUDA_VISIBLE_DEVICES="0"))
+    alice = spawn_as(
+        "alice",
+        gpu_run,
+        "--",
+        "sh",
+        "-c",
+        stamp(scratch / "a.start"),
+        env=env_of(run, CUDA_VISIBLE_DEVICES="0"),
+    )
     try:
         until(lambda: any(q["user"] == "alice" for q in view(run)["queue"]), what="alice queued")
         t0 = time.monotonic()
-        assert run_as("bob", gpu_run, "--timeout", "5", "--", "true",
-                      env=env_of(run, CUDA_VISIBLE_DEVICES="1")) == 0
+        assert (
+            run_as(
+                "bob",
+                gpu_run,
+                "--timeout",
+                "5",
+                "--",
+                "true",
+                env=env_of(run, CUDA_VISIBLE_DEVICES="1"),
+            )
+            == 0
+        )
         assert time.monotonic() - t0 < 5
         assert not (scratch / "a.start").exists()
         blocker.release()
@@ -375,19 +500,32 @@ def test_h5_requests_limited_by_cuda_visible_devices_are_planned_on_their_own_gp
 def test_h6_unsatisfiable_requests_are_refused_and_forged_ages_ignored(host, users):
     scratch, run = host
     log = scratch / "alice.log"
-    assert run_as("alice", gpu_run, "--mem-gb", "1000", "--", "true", env=env_of(run),
-                  output=log) == 2
+    assert (
+        run_as("alice", gpu_run, "--mem-gb", "1000", "--", "true", env=env_of(run), output=log) == 2
+    )
     assert "mem_gb=1000.0" in log.read_text()
 
     def plant():  # a live entry no GPU can serve, and a fitting one claiming a huge age
         import fcntl
+
         fds = []
         for k, (gpus, mem) in enumerate(((1, 1000.0), (4, None))):
-            fd = os.open(run / f"queue.1.00000{k}-1-0000000{k}.json", os.O_RDWR | os.O_CREAT,
-                         0o644)
-            os.write(fd, json.dumps({"priority": 0, "gpus": gpus, "slots": 1, "mem_gb": mem,
-                                     "submit_time": 0.0, "predicted_s": None, "label": "old",
-                                     "account": None}).encode())
+            fd = os.open(run / f"queue.1.00000{k}-1-0000000{k}.json", os.O_RDWR | os.O_CREAT, 0o644)
+            os.write(
+                fd,
+                json.dumps(
+                    {
+                        "priority": 0,
+                        "gpus": gpus,
+                        "slots": 1,
+                        "mem_gb": mem,
+                        "submit_time": 0.0,
+                        "predicted_s": None,
+                        "label": "old",
+                        "account": None,
+                    }
+                ).encode(),
+            )
             fcntl.flock(fd, fcntl.LOCK_EX)
             fds.append(fd)
         (scratch / "planted").write_text("")
@@ -400,6 +538,7 @@ def test_h6_unsatisfiable_requests_are_refused_and_forged_ages_ignored(host, use
     eve = spawn_as("eve", plant, env=env_of(run))
     try:
         until(lambda: (scratch / "planted").exists(), what="eve's entries")
+
         # starve_after_s=60: eve's 4-GPU entry claims to have waited since 1970, but its
         # waiter process is seconds old, so it may not block alice's 1-GPU request
         def alice_waits():
@@ -422,13 +561,38 @@ def test_d1_what_a_job_leaves_behind_keeps_the_gpu_until_it_ends(host, users):
     log = scratch / "alice.log"
     # a background process left in the job's group: waited for (grace), then killed
     job = f"(sleep 1; {stamp(scratch / 'bg.end')}; sleep 60) & echo started"
-    alice = spawn_as("alice", gpu_run, "--gpus", "4", "--grace", "2", "--", "sh", "-c", job,
-                     env=env_of(run), output=log)
-    until(lambda: "process(es) in its process group" in log.read_text() if log.exists()
-          else False,
-          what="alice's leftover")
-    assert run_as("bob", gpu_run, "--timeout", "20", "--", "sh", "-c",
-                  stamp(scratch / "b.start"), env=env_of(run)) == 0
+    alice = spawn_as(
+        "alice",
+        gpu_run,
+        "--gpus",
+        "4",
+        "--grace",
+        "2",
+        "--",
+        "sh",
+        "-c",
+        job,
+        env=env_of(run),
+        output=log,
+    )
+    until(
+        lambda: "process(es) in its process group" in log.read_text() if log.exists() else False,
+        what="alice's leftover",
+    )
+    assert (
+        run_as(
+            "bob",
+            gpu_run,
+            "--timeout",
+            "20",
+            "--",
+            "sh",
+            "-c",
+            stamp(scratch / "b.start"),
+            env=env_of(run),
+        )
+        == 0
+    )
     assert wait(alice) == 0
     text = log.read_text()
     assert "sent SIGTERM" in text and "released" in text
@@ -436,25 +600,56 @@ def test_d1_what_a_job_leaves_behind_keeps_the_gpu_until_it_ends(host, users):
     # a process that leaves the group (setsid) keeps the lease while it lives, and is named
     log.unlink()
     job = f"setsid sh -c 'sleep 3; {stamp(scratch / 'esc.end')}' & sleep 0.2"
-    assert run_as("alice", gpu_run, "--gpus", "4", "--", "sh", "-c", job, env=env_of(run),
-                  output=log) == 0
+    assert (
+        run_as("alice", gpu_run, "--gpus", "4", "--", "sh", "-c", job, env=env_of(run), output=log)
+        == 0
+    )
     assert "stay leased until it exits" in log.read_text()
-    assert run_as("bob", gpu_run, "--timeout", "20", "--", "sh", "-c",
-                  stamp(scratch / "b2.start"), env=env_of(run)) == 0
+    assert (
+        run_as(
+            "bob",
+            gpu_run,
+            "--timeout",
+            "20",
+            "--",
+            "sh",
+            "-c",
+            stamp(scratch / "b2.start"),
+            env=env_of(run),
+        )
+        == 0
+    )
     assert float((scratch / "b2.start").read_text()) > float((scratch / "esc.end").read_text())
 
 
 def test_d2_an_inherited_leased_gpus_variable_without_a_lease_is_ignored(host, users):
     scratch, run = host
-    bob = spawn_as("bob", gpu_run, "--gpus", "4", "--", "sh", "-c",
-                   f"{stamp(scratch / 'b.start')}; sleep 30", env=env_of(run))
+    bob = spawn_as(
+        "bob",
+        gpu_run,
+        "--gpus",
+        "4",
+        "--",
+        "sh",
+        "-c",
+        f"{stamp(scratch / 'b.start')}; sleep 30",
+        env=env_of(run),
+    )
     try:
         until(lambda: (scratch / "b.start").exists(), what="bob's lease")
         log = scratch / "alice.log"
-        code = run_as("alice", gpu_run, "--timeout", "1", "--", "sh", "-c",
-                      stamp(scratch / "a.start"),
-                      env=env_of(run, BIOACCEL_LEASED_GPUS="0",
-                                 BIOACCEL_LEASE="1.000000-1-00000000"), output=log)
+        code = run_as(
+            "alice",
+            gpu_run,
+            "--timeout",
+            "1",
+            "--",
+            "sh",
+            "-c",
+            stamp(scratch / "a.start"),
+            env=env_of(run, BIOACCEL_LEASED_GPUS="0", BIOACCEL_LEASE="1.000000-1-00000000"),
+            output=log,
+        )
         assert code != 0 and not (scratch / "a.start").exists()
         assert "not backed by a live lease" in log.read_text()
     finally:
@@ -465,15 +660,30 @@ def test_d2_an_inherited_leased_gpus_variable_without_a_lease_is_ignored(host, u
 def test_d3_a_wiped_run_directory_is_detected(host, users):
     scratch, run = host
     log = scratch / "alice.log"
-    alice = spawn_as("alice", gpu_run, "--gpus", "4", "--", "sh", "-c",
-                     f"{stamp(scratch / 'a.start')}; sleep 4", env=env_of(run), output=log)
+    alice = spawn_as(
+        "alice",
+        gpu_run,
+        "--gpus",
+        "4",
+        "--",
+        "sh",
+        "-c",
+        f"{stamp(scratch / 'a.start')}; sleep 4",
+        env=env_of(run),
+        output=log,
+    )
     until(lambda: (scratch / "a.start").exists(), what="alice's lease")
     subprocess.run(["rm", "-rf", str(run)], check=True)  # a cleaner, or a careless admin
     with pytest.raises(Exception, match="was wiped while jobs held GPUs: pid"):
         init_run_dir(run, discover_devices(), shares_file=os.environ["BIOACCEL_SHARES_FILE"])
-    proc = subprocess.run([sys.executable, "-m", "bioaccel.cli", "gpus"], env=child_env(
-        BIOACCEL_VIRTUAL_GPUS="4", BIOACCEL_RUN_DIR=str(run)), capture_output=True, text=True,
-        timeout=60, check=False)  # the administrator's view says so too
+    proc = subprocess.run(
+        [sys.executable, "-m", "bioaccel.cli", "gpus"],
+        env=child_env(BIOACCEL_VIRTUAL_GPUS="4", BIOACCEL_RUN_DIR=str(run)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )  # the administrator's view says so too
     assert proc.returncode == 2 and "holds deleted slot.vgpu-" in proc.stderr, proc.stderr
     until(lambda: "was wiped" in log.read_text(), what="alice's warning")
     assert wait(alice) == 0
@@ -484,8 +694,15 @@ def test_d3_a_wiped_run_directory_is_detected(host, users):
 def test_m1_labels_are_printed_literally(host, users):
     scratch, run = host
     label = "[/oops] [red]x[/red]"
-    alice = spawn_as("alice", gpu_run, "--", "sh", "-c",
-                     f"echo '{label}'; {stamp(scratch / 'a.start')}; sleep 30", env=env_of(run))
+    alice = spawn_as(
+        "alice",
+        gpu_run,
+        "--",
+        "sh",
+        "-c",
+        f"echo '{label}'; {stamp(scratch / 'a.start')}; sleep 30",
+        env=env_of(run),
+    )
     try:
         until(lambda: (scratch / "a.start").exists(), what="alice's lease")
         for who in (None, "bob"):
@@ -497,8 +714,15 @@ def test_m1_labels_are_printed_literally(host, users):
 
 def test_m2_a_planted_lease_record_cannot_frame_anyone(host, users):
     scratch, run = host
-    alice = spawn_as("alice", gpu_run, "--", "sh", "-c",
-                     f"{stamp(scratch / 'a.start')}; sleep 30", env=env_of(run))
+    alice = spawn_as(
+        "alice",
+        gpu_run,
+        "--",
+        "sh",
+        "-c",
+        f"{stamp(scratch / 'a.start')}; sleep 30",
+        env=env_of(run),
+    )
     try:
         until(lambda: (scratch / "a.start").exists(), what="alice's lease")
         (real,) = holders(view(run))
@@ -506,10 +730,22 @@ def test_m2_a_planted_lease_record_cannot_frame_anyone(host, users):
 
         def plant():
             import fcntl
+
             fd = os.open(run / "lease.1.000000-1-0000beef.json", os.O_RDWR | os.O_CREAT, 0o644)
-            os.write(fd, json.dumps({"since": 0.0, "label": "eve's job", "mem_gb": None,
-                                     "slots": {token: [0]}, "account": None,
-                                     "pid": real["pid"], "host": None}).encode())
+            os.write(
+                fd,
+                json.dumps(
+                    {
+                        "since": 0.0,
+                        "label": "eve's job",
+                        "mem_gb": None,
+                        "slots": {token: [0]},
+                        "account": None,
+                        "pid": real["pid"],
+                        "host": None,
+                    }
+                ).encode(),
+            )
             fcntl.flock(fd, fcntl.LOCK_EX)
             (scratch / "planted").write_text("")
             time.sleep(60)
@@ -552,8 +788,11 @@ def test_gpus_works_on_a_full_disk(users, monkeypatch):
     scratch = shared_dir("bioaccel-full-")
     mnt = scratch / "mnt"
     mnt.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k,mode=1777", "tmpfs", str(mnt)],
-                      capture_output=True, check=False).returncode:
+    if subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k,mode=1777", "tmpfs", str(mnt)],
+        capture_output=True,
+        check=False,
+    ).returncode:
         # root without mount rights (a container without CAP_SYS_ADMIN): the test needs
         # a small file system to fill; CI as root has it
         unavailable("cannot mount a small tmpfs here (no mount permission)")
@@ -568,8 +807,12 @@ def test_gpus_works_on_a_full_disk(users, monkeypatch):
                 f.write(b"\0" * 4096)
                 f.flush()
         out = scratch / "gpus.txt"
-        env = {"PATH": os.environ["PATH"], "HOME": "/", "BIOACCEL_VIRTUAL_GPUS": "4",
-               "BIOACCEL_RUN_DIR": str(run)}
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": "/",
+            "BIOACCEL_VIRTUAL_GPUS": "4",
+            "BIOACCEL_RUN_DIR": str(run),
+        }
         for who in ("alice", None):
             out.unlink(missing_ok=True)
             assert run_as(who, cli_main, ["gpus"], env=env, output=out) == 0, out.read_text()
@@ -583,9 +826,13 @@ def test_slots_and_shares_out_of_range_get_clear_errors(users, tmp_path, monkeyp
     from bioaccel.errors import SchedulerConfigError
     from bioaccel.sched.identity import parse_shares_file
     from bioaccel.sched.policies import FairShare
+
     monkeypatch.setenv("BIOACCEL_VIRTUAL_GPUS", "1")
-    with pytest.raises(SchedulerConfigError, match=r"slots_per_gpu=2000: expected a whole "
-                                                   r"number 1\.\.64"):
+    with pytest.raises(
+        SchedulerConfigError,
+        match=r"slots_per_gpu=2000: expected a whole "
+        r"number 1\.\.64",
+    ):
         init_run_dir(tmp_path / "run", slots_per_gpu=2000)
     init_run_dir(tmp_path / "run2")
     cfg = json.loads((tmp_path / "run2" / "config.json").read_text())
@@ -605,6 +852,7 @@ def test_slots_and_shares_out_of_range_get_clear_errors(users, tmp_path, monkeyp
 def test_durations_use_the_monotonic_clock(users, tmp_path, monkeypatch):
     """A backward step of the wall clock during a job records its real duration."""
     from bioaccel.sched import run as run_mod
+
     for var in ("CUDA_VISIBLE_DEVICES", "BIOACCEL_LEASED_GPUS", "BIOACCEL_SHARES_FILE"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("BIOACCEL_VIRTUAL_GPUS", "1")

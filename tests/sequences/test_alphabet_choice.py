@@ -25,9 +25,13 @@ DNA = ">d1\nACGTACGTAAACGTAGGGTTTACGAT\n>d2\nACGTACGTAAACGTAGGTTTACGAT\n"
 @pytest.fixture
 def files(tmp_path):
     out = {}
-    for name, text in {"prot.fa": PROT, "dna.fa": DNA, "mixed.fa": PROT + DNA,
-                       "short.fa": ">s\nGAGA\n>t\nGAGG\n",
-                       "pep.fa": ">pep1\nMKWVTGHRSACDNK\n>pep2\nMKWVTGHRSACDNR\n"}.items():
+    for name, text in {
+        "prot.fa": PROT,
+        "dna.fa": DNA,
+        "mixed.fa": PROT + DNA,
+        "short.fa": ">s\nGAGA\n>t\nGAGG\n",
+        "pep.fa": ">pep1\nMKWVTGHRSACDNK\n>pep2\nMKWVTGHRSACDNR\n",
+    }.items():
         (tmp_path / name).write_text(text)
         out[name] = tmp_path / name
     return out
@@ -45,8 +49,10 @@ def test_peptides_of_iupac_letters_are_protein():
     b = SeqBatch.from_strings(["MKWVTGHRSACDNK", "MKWVTGHRSACDNR"])
     assert b.alphabet.name == "protein"
     # BLOSUM62 (the protein default), not +2/-3: K/R scores 2 in BLOSUM62
-    assert bioaccel.align_scores(b).tolist() == bioaccel.align_scores(
-        b, matrix="BLOSUM62", gap_open=11, gap_extend=1).tolist()
+    assert (
+        bioaccel.align_scores(b).tolist()
+        == bioaccel.align_scores(b, matrix="BLOSUM62", gap_open=11, gap_extend=1).tolist()
+    )
     # real DNA with ambiguity codes stays DNA
     assert guess_alphabet(b"ACGTRACGTTGCAYACGTACGNNNACGT").name == "dna"
 
@@ -55,8 +61,11 @@ def test_dna_with_one_x_is_dna_and_the_x_is_named():
     # decided: composition says DNA (98% A/C/G/T/N), so reading the file as protein would
     # silently align DNA with BLOSUM62; the X is refused by record and position instead
     seq = "ACGTTGCAAC" * 5 + "X" + "ACGT"
-    with pytest.raises(AlphabetError, match=r"record 'r', position 51: invalid letter 'X'.*"
-                                            r"reads as dna.*masked bases are N"):
+    with pytest.raises(
+        AlphabetError,
+        match=r"record 'r', position 51: invalid letter 'X'.*"
+        r"reads as dna.*masked bases are N",
+    ):
         SeqBatch.from_strings([seq], ids=["r"])
     assert SeqBatch.from_strings([seq], alphabet="protein").alphabet.name == "protein"
 
@@ -72,8 +81,11 @@ def test_short_nucleotide_letters_are_ambiguous_and_logged(caplog):
 
 
 def test_mixed_file_refused(files):
-    with pytest.raises(AlphabetError, match=r"mixed\.fa: mixed alphabets: 'd1' reads as DNA .* "
-                                            r"'p1' as protein"):
+    with pytest.raises(
+        AlphabetError,
+        match=r"mixed\.fa: mixed alphabets: 'd1' reads as DNA .* "
+        r"'p1' as protein",
+    ):
         bioaccel.read_sequences(files["mixed.fa"])
     # named explicitly, the user has decided
     assert bioaccel.read_sequences(files["mixed.fa"], alphabet="protein").alphabet.name == "protein"
@@ -104,27 +116,38 @@ def test_protein_queries_dna_targets_refused(files, tmp_path):
 
 def test_matrix_of_the_other_alphabet_refused(files, tmp_path):
     res = run("align", files["dna.fa"], "--matrix", "BLOSUM62", "-o", tmp_path / "s.npy")
-    assert res.exit_code == 2 and "BLOSUM62 is a protein matrix, but the sequences are dna" in res.output
+    assert (
+        res.exit_code == 2
+        and "BLOSUM62 is a protein matrix, but the sequences are dna" in res.output
+    )
     res = run("msa", files["dna.fa"], "--matrix", "BLOSUM62", "-o", tmp_path / "m.fa")
     assert res.exit_code == 2 and "BLOSUM62 is a protein matrix" in res.output
     res = run("distance", files["dna.fa"], "-m", "identity", "--matrix", "BLOSUM62", "-o", "-")
     assert res.exit_code == 2 and "protein matrix" in res.output
-    with pytest.raises(ScoringError, match="NUC.4.4 is a nucleotide matrix, but the sequences are protein"):
+    with pytest.raises(
+        ScoringError, match="NUC.4.4 is a nucleotide matrix, but the sequences are protein"
+    ):
         bioaccel.align_scores(files["prot.fa"], matrix="NUC.4.4")
     with pytest.raises(ScoringError, match="protein matrix"):
         bioaccel.msa(files["dna.fa"], matrix="BLOSUM62")
     # the nucleotide matrix on DNA, and DNA read as protein on purpose, still work
     assert bioaccel.align_scores(files["dna.fa"], matrix="NUC.4.4").shape == (2, 2)
-    assert bioaccel.align_scores(files["dna.fa"], matrix="BLOSUM62", alphabet="protein").shape == (2, 2)
+    assert bioaccel.align_scores(files["dna.fa"], matrix="BLOSUM62", alphabet="protein").shape == (
+        2,
+        2,
+    )
 
 
-@pytest.mark.parametrize("command", [
-    ["distance", "-m", "kmer", "-k", "3", "-o", "-"],
-    ["tree", "-m", "kmer", "-k", "3", "-o", "-"],
-    ["align", "-o", "-"],
-    ["sketch", "-k", "3", "-o", "{tmp}/s.npz"],
-    ["msa", "-o", "-"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["distance", "-m", "kmer", "-k", "3", "-o", "-"],
+        ["tree", "-m", "kmer", "-k", "3", "-o", "-"],
+        ["align", "-o", "-"],
+        ["sketch", "-k", "3", "-o", "{tmp}/s.npz"],
+        ["msa", "-o", "-"],
+    ],
+)
 def test_every_reading_command_takes_alphabet(files, tmp_path, command):
     args = [a.replace("{tmp}", str(tmp_path)) for a in command]
     # protein read as DNA: the first letter that is not a nucleotide code (M, K, V are) is named
@@ -137,16 +160,20 @@ def test_every_reading_command_takes_alphabet(files, tmp_path, command):
 
 def test_every_reading_function_takes_alphabet(files, tmp_path):
     p = files["short.fa"]
-    for call in (lambda a: bioaccel.read_sequences(p, alphabet=a),
-                 lambda a: bioaccel.read_many([p], alphabet=a)):
+    for call in (
+        lambda a: bioaccel.read_sequences(p, alphabet=a),
+        lambda a: bioaccel.read_many([p], alphabet=a),
+    ):
         assert call("protein").alphabet.name == "protein"
         assert call("auto").alphabet.name == "dna"
     from bioaccel.distances._models import prepare
+
     assert prepare(p, "identity", alphabet="protein").params()["matrix"] == "BLOSUM62"
     assert prepare(p, "identity").params()["matrix"].startswith("match=2")
     assert len(bioaccel.distance_matrix(p, "identity", alphabet="protein")) == 2
     from bioaccel.distances._kmers import sketch
     from bioaccel.distances._ondisk import stream_distances
+
     assert sketch(p, k=2, size=4, alphabet="protein").alphabet == "protein"
     with pytest.raises(AlphabetError, match="invalid letter 'L'"):
         stream_distances(files["prot.fa"], "kmer", tmp_path / "d.cdist", alphabet="dna", k=2)
@@ -155,8 +182,11 @@ def test_every_reading_function_takes_alphabet(files, tmp_path):
 
 
 def test_files_of_one_kind_across_read_many(files):
-    with pytest.raises(AlphabetError, match=r"the first file \(.*prot.fa\) read as protein but a "
-                                            r"later file \(.*dna.fa\) as dna"):
+    with pytest.raises(
+        AlphabetError,
+        match=r"the first file \(.*prot.fa\) read as protein but a "
+        r"later file \(.*dna.fa\) as dna",
+    ):
         bioaccel.read_many([files["prot.fa"], files["dna.fa"]])
     # a file too short to tell follows the others
     b = bioaccel.read_many([files["short.fa"], files["prot.fa"]])

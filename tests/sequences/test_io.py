@@ -11,13 +11,18 @@ import bioaccel
 from bioaccel import SeqBatch
 from bioaccel.errors import AlphabetError, DuplicateIdError, SequenceFormatError
 
-SEQS = {"A/Sao_Paulo/43812/2009": "ACGTNACGT-", "Bacteria;Firmicutes;Bacilli": "ACGTRACGTA",
-        "x": "acgtuacg.a"}
+SEQS = {
+    "A/Sao_Paulo/43812/2009": "ACGTNACGT-",
+    "Bacteria;Firmicutes;Bacilli": "ACGTRACGTA",
+    "x": "acgtuacg.a",
+}
 
 
 def write_fasta(path, records, space_after_gt=False):
     gt = "> " if space_after_gt else ">"
-    path.write_text("".join(f"{gt}{k} some description\n{v[:5]}\n{v[5:]}\n" for k, v in records.items()))
+    path.write_text(
+        "".join(f"{gt}{k} some description\n{v[:5]}\n{v[5:]}\n" for k, v in records.items())
+    )
     return path
 
 
@@ -54,8 +59,13 @@ def test_alignment_formats(tmp_path, fmt):
     from Bio.Align import MultipleSeqAlignment
     from Bio.Seq import Seq
     from Bio.SeqRecord import SeqRecord
-    recs = [SeqRecord(Seq("ACGT-ACGTA"), id="long_name_of_more_than_ten", annotations={"molecule_type": "DNA"}),
-            SeqRecord(Seq("ACGTTACGTA"), id="short", annotations={"molecule_type": "DNA"})]
+
+    recs = [
+        SeqRecord(
+            Seq("ACGT-ACGTA"), id="long_name_of_more_than_ten", annotations={"molecule_type": "DNA"}
+        ),
+        SeqRecord(Seq("ACGTTACGTA"), id="short", annotations={"molecule_type": "DNA"}),
+    ]
     p = tmp_path / "aln.txt"
     AlignIO.write(MultipleSeqAlignment(recs), p, fmt)
     b = bioaccel.read_sequences(p)  # format sniffed from the content
@@ -89,13 +99,16 @@ def test_dna_alphabet_rejects_protein_letters():
         SeqBatch.from_strings(["ACGT", "ACEG"], ids=["s0", "s1"], alphabet="dna")
 
 
-@pytest.mark.parametrize("content,message", [
-    (b"", "file is empty"),
-    (b"\n  \n", "file is empty"),
-    (b"hello world\nthis is prose\n", "not a sequence file: first line 'hello world'"),
-    (b"\x00\x01\xff\xfe", "is not text"),
-    (b">\nACGT\n", "record 1 has an empty id"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        (b"", "file is empty"),
+        (b"\n  \n", "file is empty"),
+        (b"hello world\nthis is prose\n", "not a sequence file: first line 'hello world'"),
+        (b"\x00\x01\xff\xfe", "is not text"),
+        (b">\nACGT\n", "record 1 has an empty id"),
+    ],
+)
 def test_bad_files(tmp_path, content, message):
     p = tmp_path / "in.dat"
     p.write_bytes(content)
@@ -136,8 +149,16 @@ def test_seqbatch_slicing_gives_batches():
     # issue 15 item 35
     seqs = ["ACGT", "GG", "", "TTTAC", "CA", "A"]
     b = SeqBatch.from_strings(seqs, ids=list("uvwxyz"))
-    for key in (slice(2, 5), slice(None, 3), slice(-2, None), slice(4, 2), slice(None, None, 2),
-                slice(None, None, -1), slice(5, 0, -2), slice(1, 100)):
+    for key in (
+        slice(2, 5),
+        slice(None, 3),
+        slice(-2, None),
+        slice(4, 2),
+        slice(None, None, 2),
+        slice(None, None, -1),
+        slice(5, 0, -2),
+        slice(1, 100),
+    ):
         part = b[key]
         assert isinstance(part, SeqBatch)
         assert part.ids == list("uvwxyz")[key]

@@ -17,8 +17,10 @@ import bioaccel
 from bioaccel.cli._main import main
 from bioaccel.errors import SequenceFormatError
 
-FASTA = ">a first\nACGTACGTACGGTTAACC\n>b\nACGTACGTACGGTTAACA\n>c\nACGAACGTACGGTAAACC\n" \
-        ">d\nTCGAACGTTCGGTAAACC\n"
+FASTA = (
+    ">a first\nACGTACGTACGGTTAACC\n>b\nACGTACGTACGGTTAACA\n>c\nACGAACGTACGGTAAACC\n"
+    ">d\nTCGAACGTTCGGTAAACC\n"
+)
 
 
 def cli(*args, cwd=None):
@@ -39,15 +41,20 @@ def test_nexus_that_bio_nexus_rejects_is_one_line(tmp_path):
     # DATATYPE=STANDARD (morphology, as phyml's nexus_example.nxs): Bio.Nexus raises
     # NexusError with the whole block in its message
     p = tmp_path / "m.nex"
-    p.write_text("#NEXUS\nBEGIN DATA;\nDIMENSIONS NTAX=2 NCHAR=300;\nFORMAT DATATYPE=STANDARD "
-                 "SYMBOLS=\"0123\" MISSING=?;\nMATRIX\n" + "".join(
-                     f"t{i} {'0123' * 75}\n" for i in range(2)) + ";\nEND;\n")
+    p.write_text(
+        "#NEXUS\nBEGIN DATA;\nDIMENSIONS NTAX=2 NCHAR=300;\nFORMAT DATATYPE=STANDARD "
+        'SYMBOLS="0123" MISSING=?;\nMATRIX\n'
+        + "".join(f"t{i} {'0123' * 75}\n" for i in range(2))
+        + ";\nEND;\n"
+    )
     line = one_error_line(cli("distance", p, "-o", tmp_path / "d.phy"), str(p), "not valid NEXUS")
     assert len(line) < 300
     # an interleaved matrix without INTERLEAVE (phyml's example.nex)
     p2 = tmp_path / "i.nex"
-    p2.write_text("#NEXUS\nBEGIN DATA;\nDIMENSIONS NTAX=2 NCHAR=8;\nFORMAT DATATYPE=DNA;\nMATRIX\n"
-                  "s1 ACGT\ns2 ACGA\n\nACGT\nACGA\n;\nEND;\n")
+    p2.write_text(
+        "#NEXUS\nBEGIN DATA;\nDIMENSIONS NTAX=2 NCHAR=8;\nFORMAT DATATYPE=DNA;\nMATRIX\n"
+        "s1 ACGT\ns2 ACGA\n\nACGT\nACGA\n;\nEND;\n"
+    )
     one_error_line(cli("distance", p2, "-o", tmp_path / "d.phy"), str(p2))
     assert not (tmp_path / "d.phy").exists()
 
@@ -60,25 +67,39 @@ def test_stockholm_gr_line_of_the_wrong_length_is_one_line(tmp_path):
 
 def test_a_distance_tile_given_as_sketches_is_one_line(tmp_path):
     (tmp_path / "a.fa").write_text(FASTA)
-    assert cli("distance", tmp_path / "a.fa", "--tile", "0,0", "--tiles", "1", "-o",
-               tmp_path / "t.npz").exit_code == 0
-    one_error_line(cli("distance", tmp_path / "t.npz", "-m", "mash", "-o", tmp_path / "d.phy"),
-                   "a distance tile", "merge-tiles")
+    assert (
+        cli(
+            "distance", tmp_path / "a.fa", "--tile", "0,0", "--tiles", "1", "-o", tmp_path / "t.npz"
+        ).exit_code
+        == 0
+    )
+    one_error_line(
+        cli("distance", tmp_path / "t.npz", "-m", "mash", "-o", tmp_path / "d.phy"),
+        "a distance tile",
+        "merge-tiles",
+    )
     np.save(tmp_path / "plain.npy", np.zeros((3, 3)))
-    one_error_line(cli("merge-tiles", tmp_path / "plain.npy", "-o", tmp_path / "m.phy"),
-                   "not a bioaccel distance tile")
-    one_error_line(cli("distance", tmp_path / "plain.npy", "-m", "mash", "-o", tmp_path / "d.phy"),
-                   "plain.npy")
+    one_error_line(
+        cli("merge-tiles", tmp_path / "plain.npy", "-o", tmp_path / "m.phy"),
+        "not a bioaccel distance tile",
+    )
+    one_error_line(
+        cli("distance", tmp_path / "plain.npy", "-m", "mash", "-o", tmp_path / "d.phy"), "plain.npy"
+    )
 
 
 # -- item 12 -----------------------------------------------------------------------------------
-@pytest.mark.parametrize("raw", [
-    b"\n\n  \n" + FASTA.encode(),                              # blank lines first
-    b"\xef\xbb\xbf" + FASTA.encode(),                           # UTF-8 byte-order mark
-    b";old FASTA comment\n" + FASTA.replace(">b\n", ">b\n;inner comment\n").encode(),
-    FASTA.replace(">a first", ">a caf\xe9").encode("latin-1"),  # Latin-1 header
-    gzip.compress(b"\n" + FASTA.encode()),
-], ids=["blank-first", "bom", "semicolon-comments", "latin-1", "gzip-blank-first"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"\n\n  \n" + FASTA.encode(),  # blank lines first
+        b"\xef\xbb\xbf" + FASTA.encode(),  # UTF-8 byte-order mark
+        b";old FASTA comment\n" + FASTA.replace(">b\n", ">b\n;inner comment\n").encode(),
+        FASTA.replace(">a first", ">a caf\xe9").encode("latin-1"),  # Latin-1 header
+        gzip.compress(b"\n" + FASTA.encode()),
+    ],
+    ids=["blank-first", "bom", "semicolon-comments", "latin-1", "gzip-blank-first"],
+)
 def test_fasta_variants_other_tools_read(tmp_path, raw):
     p = tmp_path / "x.fa"
     p.write_bytes(raw)
@@ -109,10 +130,13 @@ def test_k_longer_than_every_sequence_is_said_so(tmp_path, model):
     p = tmp_path / "s.fa"
     p.write_text(">a\nACGTA\n>b\nACG\n")
     k = 6 if model == "kmer" else 21
-    one_error_line(cli("distance", p, "-m", model, "-o", tmp_path / "d.phy"),
-                   f"no sequence has a k-mer of length {k} (shortest 3, longest 5 letters")
-    one_error_line(cli("sketch", p, "-o", tmp_path / "s.npz"),
-                   "no sequence has a k-mer of length 21")
+    one_error_line(
+        cli("distance", p, "-m", model, "-o", tmp_path / "d.phy"),
+        f"no sequence has a k-mer of length {k} (shortest 3, longest 5 letters",
+    )
+    one_error_line(
+        cli("sketch", p, "-o", tmp_path / "s.npz"), "no sequence has a k-mer of length 21"
+    )
     assert sorted(x.name for x in tmp_path.iterdir()) == ["s.fa"]
 
 
@@ -120,6 +144,7 @@ def test_k_longer_than_every_sequence_is_said_so(tmp_path, model):
 def _inputs(tmp_path):
     """One valid file per reader: (name, bytes, command that reads it)."""
     from bioaccel.distances._tiles import distance_tile, tile_bounds, write_tile
+
     work = tmp_path / "src"
     work.mkdir()
     (work / "a.fa").write_text(FASTA)
@@ -131,41 +156,60 @@ def _inputs(tmp_path):
     values, params = distance_tile(batch, "raw", bounds[:2], bounds[2:])
     write_tile(work / "t.npz", values, bounds, len(batch), batch.ids, params)
     from bioaccel.distances._kmers import sketch
+
     sketch(batch, k=5, size=50).save(work / "s.npz")
     aln = bioaccel.msa(work / "a.fa")
     for name in ("a.aln", "a.sto", "a.phy"):
         aln.write(work / name)
     (work / "a.fq").write_text("@r1\nACGTACGT\n+\nIIIIIIII\n@r2\nACGAACGT\n+\nIIIIIIII\n")
-    (work / "a.nex").write_text("#NEXUS\nBEGIN DATA;\nDIMENSIONS NTAX=2 NCHAR=8;\nFORMAT "
-                                "DATATYPE=DNA MISSING=? GAP=-;\nMATRIX\ns1 ACGTACGT\ns2 ACGAACGT\n"
-                                ";\nEND;\n")
+    (work / "a.nex").write_text(
+        "#NEXUS\nBEGIN DATA;\nDIMENSIONS NTAX=2 NCHAR=8;\nFORMAT "
+        "DATATYPE=DNA MISSING=? GAP=-;\nMATRIX\ns1 ACGTACGT\ns2 ACGAACGT\n"
+        ";\nEND;\n"
+    )
     (work / "g.nwk").write_text("((a,b),(c,d));\n")
-    cases = [(f, ["distance", "{f}", "-m", "raw", "-o", "out.phy"])
-             for f in ("a.fa", "a.aln", "a.sto", "a.phy", "a.fq", "a.nex")]
-    cases += [(f, ["tree", "{f}", "-o", "out.nwk"])
-              for f in ("m.phy", "m.tsv", "m.npy", "m.npz", "m.cdist")]
-    cases += [("t.npz", ["merge-tiles", "{f}", "-o", "out.phy"]),
-              ("s.npz", ["distance", "{f}", "-m", "mash", "-o", "out.phy"]),
-              ("g.nwk", ["msa", "a.fa", "--guide-tree", "{f}", "-o", "out.fa"])]
+    cases = [
+        (f, ["distance", "{f}", "-m", "raw", "-o", "out.phy"])
+        for f in ("a.fa", "a.aln", "a.sto", "a.phy", "a.fq", "a.nex")
+    ]
+    cases += [
+        (f, ["tree", "{f}", "-o", "out.nwk"])
+        for f in ("m.phy", "m.tsv", "m.npy", "m.npz", "m.cdist")
+    ]
+    cases += [
+        ("t.npz", ["merge-tiles", "{f}", "-o", "out.phy"]),
+        ("s.npz", ["distance", "{f}", "-m", "mash", "-o", "out.phy"]),
+        ("g.nwk", ["msa", "a.fa", "--guide-tree", "{f}", "-o", "out.fa"]),
+    ]
     return work, cases
 
 
 def _mutations(raw: bytes, other: bytes) -> dict[str, bytes]:
-    return {"truncated": raw[:max(1, len(raw) * 2 // 3)],
-            "blank-prefixed": b"\n\n" + raw,
-            "bom": b"\xef\xbb\xbf" + raw,
-            "cr-only": raw.replace(b"\n", b"\r"),
-            "binary": bytes(range(256)) * 4,
-            "empty": b"",
-            "wrong-kind": other}
+    return {
+        "truncated": raw[: max(1, len(raw) * 2 // 3)],
+        "blank-prefixed": b"\n\n" + raw,
+        "bom": b"\xef\xbb\xbf" + raw,
+        "cr-only": raw.replace(b"\n", b"\r"),
+        "binary": bytes(range(256)) * 4,
+        "empty": b"",
+        "wrong-kind": other,
+    }
 
 
 def test_every_reader_under_mutation_never_exits_1_nor_leaves_output(tmp_path, monkeypatch):
     work, cases = _inputs(tmp_path)
     monkeypatch.chdir(work)
     kinds = {f: (work / f).read_bytes() for f, _ in cases}
-    wrong = {"m.phy": "a.fa", "m.tsv": "a.fa", "m.npy": "t.npz", "m.npz": "s.npz",
-             "m.cdist": "m.npy", "t.npz": "m.npz", "s.npz": "t.npz", "g.nwk": "m.phy"}
+    wrong = {
+        "m.phy": "a.fa",
+        "m.tsv": "a.fa",
+        "m.npy": "t.npz",
+        "m.npz": "s.npz",
+        "m.cdist": "m.npy",
+        "t.npz": "m.npz",
+        "s.npz": "t.npz",
+        "g.nwk": "m.phy",
+    }
     seen = []
     for f, cmd in cases:
         other = kinds[wrong.get(f, "m.npy")]  # a file of another kind
@@ -187,5 +231,8 @@ def test_every_reader_under_mutation_never_exits_1_nor_leaves_output(tmp_path, m
     # blank lines first, a BOM and CR line ends are read like the file itself
     for f, m, rc in seen:
         if f.endswith((".fa", ".fq", ".aln", ".sto", ".phy", ".tsv")) and m in (
-                "blank-prefixed", "bom", "cr-only"):
+            "blank-prefixed",
+            "bom",
+            "cr-only",
+        ):
             assert rc == 0, (f, m)

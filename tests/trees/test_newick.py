@@ -34,8 +34,10 @@ def test_round_trip_of_an_nj_tree_with_awkward_labels(tmp_path):
     back = read_newick(tmp_path / "t.nwk")
     assert sorted(back.labels) == sorted(labels)
     assert splits(back) == splits(tree)
-    np.testing.assert_allclose(back.patristic()[np.argsort(back.labels)][:, np.argsort(back.labels)],
-                               tree.patristic()[np.argsort(labels)][:, np.argsort(labels)])
+    np.testing.assert_allclose(
+        back.patristic()[np.argsort(back.labels)][:, np.argsort(back.labels)],
+        tree.patristic()[np.argsort(labels)][:, np.argsort(labels)],
+    )
 
 
 def test_texts_other_tools_write():
@@ -45,11 +47,20 @@ def test_texts_other_tools_write():
     assert splits(t) >= {frozenset("ab"), frozenset("cd")}
 
 
-@pytest.mark.parametrize("text,where", [
-    ("(a,b", "no ';'"), ("(a,b));", "unbalanced"), ("(a,,b);", "empty node"),
-    ("(a:x,b);", "'x'"), ("(a:,b);", "without a branch length"), ("(a,a);", "'a' appears twice"),
-    ("('a,b);", "never closed"), ("(a[x,b);", "never closed"), ("", "no tree"),
-])
+@pytest.mark.parametrize(
+    "text,where",
+    [
+        ("(a,b", "no ';'"),
+        ("(a,b));", "unbalanced"),
+        ("(a,,b);", "empty node"),
+        ("(a:x,b);", "'x'"),
+        ("(a:,b);", "without a branch length"),
+        ("(a,a);", "'a' appears twice"),
+        ("('a,b);", "never closed"),
+        ("(a[x,b);", "never closed"),
+        ("", "no tree"),
+    ],
+)
 def test_malformed_text_is_named(text, where):
     with pytest.raises(NewickError, match=where):
         parse_newick(text)

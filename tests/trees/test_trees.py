@@ -7,7 +7,6 @@ import pytest
 
 import bioaccel
 from bioaccel.trees._tree import quote_label
-
 from tests.nj_reference import assert_same_nj_tree, check_joins_are_q_minima, nj_reference
 
 
@@ -18,16 +17,23 @@ def _euclid(rng, n, dims=5):
 
 def _tree_from_edges(edges, n):
     e = np.array(edges, dtype=float)
-    return bioaccel.Tree([str(i) for i in range(n)], e[:, 0].astype(int), e[:, 1].astype(int),
-                         e[:, 2], int(e[:, 0].max()))
+    return bioaccel.Tree(
+        [str(i) for i in range(n)],
+        e[:, 0].astype(int),
+        e[:, 1].astype(int),
+        e[:, 2],
+        int(e[:, 0].max()),
+    )
 
 
 def test_nj_hand_checked():
     # The five-taxon example of Saitou & Nei's method as taught (Wikipedia "Neighbor joining"):
     # a and b join first with branch lengths 2 and 3; the tree is additive, so path
     # lengths reproduce the matrix exactly.
-    d = np.array([[0, 5, 9, 9, 8], [5, 0, 10, 10, 9], [9, 10, 0, 8, 7],
-                  [9, 10, 8, 0, 3], [8, 9, 7, 3, 0]], dtype=float)
+    d = np.array(
+        [[0, 5, 9, 9, 8], [5, 0, 10, 10, 9], [9, 10, 0, 8, 7], [9, 10, 8, 0, 3], [8, 9, 7, 3, 0]],
+        dtype=float,
+    )
     t = bioaccel.nj(d, list("abcde"))
     assert (t.parent[0], t.child[0], t.length[0]) == (5, 0, 2.0)
     assert (t.child[1], t.length[1]) == (1, 3.0)
@@ -52,8 +58,9 @@ def test_nj_threads_identical(rng):
 
 def test_nj_on_tied_real_data_is_an_nj_tree(flu_ha):
     # HA holds identical sequences, so Q ties abound: check each join is a Q minimum
-    dm = bioaccel.distance_matrix(bioaccel.read_sequences(flu_ha).subset(range(150)), "k80",
-                                  pairwise_deletion=True)
+    dm = bioaccel.distance_matrix(
+        bioaccel.read_sequences(flu_ha).subset(range(150)), "k80", pairwise_deletion=True
+    )
     check_joins_are_q_minima(dm.data, bioaccel.nj(dm))
 
 
@@ -82,6 +89,7 @@ def test_two_taxa_and_errors():
 def test_upgma_equals_scipy_average_linkage(rng, n):
     from scipy.cluster.hierarchy import cophenet, linkage
     from scipy.spatial.distance import squareform
+
     d = _euclid(rng, n)
     z = linkage(squareform(d, checks=False), method="average")
     expected = squareform(cophenet(z))
@@ -93,8 +101,17 @@ def test_upgma_equals_scipy_average_linkage(rng, n):
 
 def test_newick_quoting_round_trip_through_biopython(tmp_path, rng):
     from Bio import Phylo
-    labels = ["A/Sao_Paulo/43812/2009", "Root;Bacteria;Firmicutes", "it's", "with space",
-              "paren(1)", "br[a]ck", "colon:x", "plain_name"]
+
+    labels = [
+        "A/Sao_Paulo/43812/2009",
+        "Root;Bacteria;Firmicutes",
+        "it's",
+        "with space",
+        "paren(1)",
+        "br[a]ck",
+        "colon:x",
+        "plain_name",
+    ]
     d = _euclid(rng, len(labels))
     path = tmp_path / "t.nwk"
     bioaccel.nj(d, labels).write(path)
@@ -122,8 +139,9 @@ def test_nj_star_like_data_uses_full_scans_and_stays_exact(rng):
     np.fill_diagonal(d, 0)
     edges, gaps = nj_reference(d)
     assert gaps.min() > 1e-12
-    np.testing.assert_allclose(bioaccel.nj(d).patristic(), _tree_from_edges(edges, n).patristic(),
-                               atol=1e-9)
+    np.testing.assert_allclose(
+        bioaccel.nj(d).patristic(), _tree_from_edges(edges, n).patristic(), atol=1e-9
+    )
 
 
 # -- the array NJ (NumPy here; the same code runs on CuPy for backend="cupy") -----------------
@@ -138,7 +156,9 @@ def _splits(tree):
         order.append(v)
         stack.extend(int(tree.child[e]) for e in tree._children[v])
     for v in reversed(order):
-        below[v] = {v} if v < n else set().union(*(below[int(tree.child[e])] for e in tree._children[v]))
+        below[v] = (
+            {v} if v < n else set().union(*(below[int(tree.child[e])] for e in tree._children[v]))
+        )
     out = set()
     for side in below.values():
         s = side if 0 not in side else set(range(n)) - side
@@ -162,10 +182,6 @@ def test_array_nj_equals_the_cpu_nj(n):
     di = di + di.T
     np.fill_diagonal(di, 0)
     assert bioaccel.nj(di, backend="reference").to_newick() == bioaccel.nj(di).to_newick()
-
-
-
-
 
 
 def test_nj_backends_and_slow_reference_agree_on_real_influenza(flu_ha):

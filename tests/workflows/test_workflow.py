@@ -28,8 +28,13 @@ def copy_workflow(dest: Path) -> Path:
 @pytest.fixture(scope="session")
 def test_run(tmp_path_factory, snakemake_exe, r_library):
     wd = copy_workflow(tmp_path_factory.mktemp("wf"))
-    lint = subprocess.run([snakemake_exe, "--lint", "--configfile", ".test/config/config.yaml"],
-                          cwd=wd, capture_output=True, text=True, env=child_env())
+    lint = subprocess.run(
+        [snakemake_exe, "--lint", "--configfile", ".test/config/config.yaml"],
+        cwd=wd,
+        capture_output=True,
+        text=True,
+        env=child_env(),
+    )
     proc = run(snakemake_exe, wd, r_library, "--configfile", ".test/config/config.yaml")
     assert proc.returncode == 0, proc.stderr[-4000:]
     return wd, lint
@@ -68,14 +73,16 @@ def test_outputs_equal_the_direct_api(test_run):
 
 def test_clusters_match_scipy_on_the_merged_matrix(test_run):
     from scipy.cluster.hierarchy import fcluster, linkage
+
     wd, _ = test_run
     dm = DistanceMatrix.read(wd / "results/merge/distances.cdist")
     lines = (wd / "results/clusters/clusters.tsv").read_text().splitlines()
     cols = lines[0].split("\t")
     got = np.array([[int(x) for x in ln.split("\t")[2:]] for ln in lines[1:]])
     for k, col in enumerate(cols[2:]):
-        expected = fcluster(linkage(dm.condensed(), "average"), float(col.split("_")[1]),
-                            criterion="distance")
+        expected = fcluster(
+            linkage(dm.condensed(), "average"), float(col.split("_")[1]), criterion="distance"
+        )
         # same partition, whatever the numbering
         pairs = {(a, b) for a, b in zip(expected, got[:, k])}
         assert len(pairs) == len(set(expected)) == len(set(got[:, k]))
@@ -83,6 +90,7 @@ def test_clusters_match_scipy_on_the_merged_matrix(test_run):
 
 def _seconds(stamp: str) -> float:
     import datetime
+
     return datetime.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S").timestamp()
 
 
@@ -107,8 +115,6 @@ def test_tile_jobs_never_shared_a_gpu(test_run):
     assert len({g for _, _, g in spans}) >= 2  # two cores: at least two GPUs in use
 
 
-
-
 def test_report_images_exist_and_decode(test_run):
     wd, _ = test_run
     report = wd / "results/report"
@@ -126,8 +132,15 @@ def test_report_images_exist_and_decode(test_run):
 
 def test_html_report(test_run, snakemake_exe, r_library):
     wd, _ = test_run
-    proc = run(snakemake_exe, wd, r_library, "--configfile", ".test/config/config.yaml",
-               "--report", "report.html")
+    proc = run(
+        snakemake_exe,
+        wd,
+        r_library,
+        "--configfile",
+        ".test/config/config.yaml",
+        "--report",
+        "report.html",
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert (wd / "report.html").stat().st_size > 100_000
 
@@ -136,15 +149,22 @@ def write_sheet(wd: Path, rows: str) -> None:
     (wd / ".test/config/samples.tsv").write_text("sample\tpath\n" + rows)
 
 
-@pytest.mark.parametrize("rows, message", [
-    ("sam1\t.test/data/missing.fa\n", "sample 'sam1': file '.test/data/missing.fa' does not exist"),
-    ("sam1\t.test/data/sam2.fasta\nsam1\t.test/data/sam2.fasta\n", "sample 'sam1' repeated"),
-    ("bad name\t.test/data/sam2.fasta\n", "sample 'bad name'"),
-    ("", "no samples"),
-    ("sam1\t\n", "sample 'sam1' has no path"),
-])
-def test_bad_sample_sheets_stop_with_the_sample_named(tmp_path, snakemake_exe, r_library, rows,
-                                                      message):
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        (
+            "sam1\t.test/data/missing.fa\n",
+            "sample 'sam1': file '.test/data/missing.fa' does not exist",
+        ),
+        ("sam1\t.test/data/sam2.fasta\nsam1\t.test/data/sam2.fasta\n", "sample 'sam1' repeated"),
+        ("bad name\t.test/data/sam2.fasta\n", "sample 'bad name'"),
+        ("", "no samples"),
+        ("sam1\t\n", "sample 'sam1' has no path"),
+    ],
+)
+def test_bad_sample_sheets_stop_with_the_sample_named(
+    tmp_path, snakemake_exe, r_library, rows, message
+):
     wd = copy_workflow(tmp_path)
     write_sheet(wd, rows)
     proc = run(snakemake_exe, wd, r_library, "--configfile", ".test/config/config.yaml", "-n")
@@ -153,15 +173,18 @@ def test_bad_sample_sheets_stop_with_the_sample_named(tmp_path, snakemake_exe, r
     assert message in out, out[-2000:]
 
 
-def test_empty_or_corrupt_input_fails_the_sample_and_leaves_no_output(tmp_path, snakemake_exe,
-                                                                      r_library):
+def test_empty_or_corrupt_input_fails_the_sample_and_leaves_no_output(
+    tmp_path, snakemake_exe, r_library
+):
     wd = copy_workflow(tmp_path)
     (wd / ".test/data/empty.fa").write_text("")
     (wd / ".test/data/bad.fa").write_text(">x\nACGT\n>y\nAC!T\n")
-    write_sheet(wd, "good\t.test/data/sam2.fasta\nempty\t.test/data/empty.fa\n"
-                    "bad\t.test/data/bad.fa\n")
-    proc = run(snakemake_exe, wd, r_library, "--configfile", ".test/config/config.yaml",
-               "--keep-going")
+    write_sheet(
+        wd, "good\t.test/data/sam2.fasta\nempty\t.test/data/empty.fa\nbad\t.test/data/bad.fa\n"
+    )
+    proc = run(
+        snakemake_exe, wd, r_library, "--configfile", ".test/config/config.yaml", "--keep-going"
+    )
     assert proc.returncode != 0
     assert "sample 'empty'" in proc.stderr and "empty" in proc.stderr
     assert "sample 'bad'" in proc.stderr and "'!'" in proc.stderr
@@ -176,24 +199,38 @@ def test_runs_on_the_cpu_without_any_gpu(tmp_path, snakemake_exe, r_library):
     wd = copy_workflow(tmp_path)
     write_sheet(wd, "sam2\t.test/data/sam2.fasta\n")
     cfg = (wd / ".test/config/config.yaml").read_text()
-    (wd / ".test/config/cpu.yaml").write_text(cfg.replace("report:\n  enabled: true", "report:\n  enabled: false"))
+    (wd / ".test/config/cpu.yaml").write_text(
+        cfg.replace("report:\n  enabled: true", "report:\n  enabled: false")
+    )
     proc = run(snakemake_exe, wd, r_library, "--configfile", ".test/config/cpu.yaml", gpus="")
     assert proc.returncode == 0, proc.stderr[-3000:]
     log = (wd / "logs/distance_tile/0_0.log").read_text()
     assert "no GPU is visible" in log
     pooled = read_sequences(wd / "results/pool/sequences.fasta")
-    assert DistanceMatrix.read(wd / "results/merge/distances.cdist") == distance_matrix(pooled, "edit")
+    assert DistanceMatrix.read(wd / "results/merge/distances.cdist") == distance_matrix(
+        pooled, "edit"
+    )
 
 
 def test_local_profile_runs_with_the_bioaccel_scheduler(tmp_path, snakemake_exe, r_library):
     wd = copy_workflow(tmp_path)
     write_sheet(wd, "sam2\t.test/data/sam2.fasta\n")
     cfg = (wd / ".test/config/config.yaml").read_text()
-    (wd / ".test/config/local.yaml").write_text(cfg.replace("report:\n  enabled: true",
-                                                            "report:\n  enabled: false"))
-    proc = run(snakemake_exe, wd, r_library, "--profile", "profiles/local", "--configfile",
-               ".test/config/local.yaml")
+    (wd / ".test/config/local.yaml").write_text(
+        cfg.replace("report:\n  enabled: true", "report:\n  enabled: false")
+    )
+    proc = run(
+        snakemake_exe,
+        wd,
+        r_library,
+        "--profile",
+        "profiles/local",
+        "--configfile",
+        ".test/config/local.yaml",
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "bioaccel scheduler: policy predicted" in proc.stderr
     pooled = read_sequences(wd / "results/pool/sequences.fasta")
-    assert DistanceMatrix.read(wd / "results/merge/distances.cdist") == distance_matrix(pooled, "edit")
+    assert DistanceMatrix.read(wd / "results/merge/distances.cdist") == distance_matrix(
+        pooled, "edit"
+    )

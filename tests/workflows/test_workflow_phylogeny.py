@@ -13,12 +13,13 @@ import pytest
 
 from bioaccel import read_newick
 from bioaccel.distances._matrix import DistanceMatrix
-from bioaccel.sequences._read import read_sequences
 from bioaccel.msa_engine import read_alignment
+from bioaccel.sequences._read import read_sequences
 from bioaccel.trees._tree import nj
 from tests import workflow_helpers
 from tests.datasets import child_env, unavailable
-from tests.workflow_helpers import PHYLOGENY_FILES as FILES, png_pixels, run
+from tests.workflow_helpers import PHYLOGENY_FILES as FILES
+from tests.workflow_helpers import png_pixels, run
 
 pytestmark = [pytest.mark.workflow, pytest.mark.r, pytest.mark.slow]
 
@@ -40,10 +41,22 @@ def test_run(tmp_path_factory, snakemake_exe, r_library):
     if shutil.which("fasttree") is None and shutil.which("FastTree") is None:
         unavailable("FastTree is not installed (apt-get install fasttree)")
     wd = copy_workflow(tmp_path_factory.mktemp("phylo"))
-    lint = subprocess.run([snakemake_exe, "--lint", "--configfile", ".test/config/config.yaml"],
-                          cwd=wd, capture_output=True, text=True, env=child_env())
-    proc = run(snakemake_exe, wd, r_library, "--profile", "profiles/local", "--configfile",
-               ".test/config/config.yaml")
+    lint = subprocess.run(
+        [snakemake_exe, "--lint", "--configfile", ".test/config/config.yaml"],
+        cwd=wd,
+        capture_output=True,
+        text=True,
+        env=child_env(),
+    )
+    proc = run(
+        snakemake_exe,
+        wd,
+        r_library,
+        "--profile",
+        "profiles/local",
+        "--configfile",
+        ".test/config/config.yaml",
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     return wd, lint, proc
 
@@ -60,8 +73,9 @@ def test_alignments_hold_the_input_and_trees_name_every_sequence_once(test_run):
         source = read_sequences(wd / ".test/data" / FILES[family])
         aln = read_alignment(wd / f"results/msa/{family}.fa")
         assert aln.ids == list(source.ids) and len(aln) == n
-        assert [row.replace("-", "") for row in aln.sequences] == \
-            [source.sequence(i) for i in range(len(source))], family
+        assert [row.replace("-", "") for row in aln.sequences] == [
+            source.sequence(i) for i in range(len(source))
+        ], family
         for kind in ("tree", "ml_tree"):
             path = wd / f"results/{kind}/{family}.nwk"
             if n < 2 or (kind == "ml_tree" and n < 3):
@@ -74,8 +88,9 @@ def test_alignments_hold_the_input_and_trees_name_every_sequence_once(test_run):
     aln = read_alignment(wd / "results/msa/big.fa")
     dm = DistanceMatrix.read(wd / "results/distances/big.cdist")
     np.testing.assert_allclose(dm.data, aln.distance_matrix("kimura").data, atol=1e-6)
-    assert (wd / "results/tree/big.nwk").read_text().strip() == \
-        nj(dm, clamp_negative=True).to_newick()
+    assert (wd / "results/tree/big.nwk").read_text().strip() == nj(
+        dm, clamp_negative=True
+    ).to_newick()
     # the README.txt in the folder is skipped, and said so
     assert "skipping 1 file(s) of .test/data that are not FASTA" in proc.stderr
     assert "README.txt" in proc.stderr
@@ -85,8 +100,15 @@ def test_summary_records_each_family_and_the_one_without_a_tree(test_run):
     wd, _, _ = test_run
     lines = (wd / "results/summary/summary.tsv").read_text().splitlines()
     head = lines[0].split("\t")
-    assert head == ["family", "sequences", "columns", "gap_fraction", "alignment_seconds", "gpu",
-                    "tree"]
+    assert head == [
+        "family",
+        "sequences",
+        "columns",
+        "gap_fraction",
+        "alignment_seconds",
+        "gpu",
+        "tree",
+    ]
     rows = {r["family"]: r for r in (dict(zip(head, ln.split("\t"))) for ln in lines[1:])}
     assert set(rows) == set(FAMILIES)
     for family, row in rows.items():
@@ -98,8 +120,10 @@ def test_summary_records_each_family_and_the_one_without_a_tree(test_run):
     assert rows["single"]["tree"] == "none: 1 sequence"
     assert rows["small"]["tree"] == "nj (1 empty left out)"
     assert all(rows[f]["tree"] == "nj" for f in FAMILIES if f not in ("single", "small"))
-    assert "left out 1 row(s) without a residue: small_empty" in \
-        (wd / "logs/distances/small.log").read_text()
+    assert (
+        "left out 1 row(s) without a residue: small_empty"
+        in (wd / "logs/distances/small.log").read_text()
+    )
 
 
 def lease_spans(wd):
@@ -133,6 +157,7 @@ def test_no_two_alignments_shared_a_gpu_and_the_largest_started_first(test_run):
     assert max(start[f] for f in first_two) <= min(start[f] for f in FAMILIES if f not in first_two)
     # every alignment is in the run history with its cost, for the next run's predictions
     from bioaccel.sched.history import History
+
     runs = History(wd / "run").runs("msa")
     assert len(runs) == len(FAMILIES) and all(r.exit_code == 0 for r in runs)
     for family in FAMILIES:
@@ -152,7 +177,8 @@ def bipartitions(tree, names):
             return frozenset([tree.labels[node]])
         if node not in tips_below:
             tips_below[node] = frozenset().union(
-                *(below(int(tree.child[e])) for e in tree._children[node]))
+                *(below(int(tree.child[e])) for e in tree._children[node])
+            )
         return tips_below[node]
 
     everyone = frozenset(names)
@@ -175,18 +201,22 @@ def test_nj_tree_is_close_to_the_true_tree(test_run):
     a, b = bipartitions(truth, names), bipartitions(ours, names)
     rf = len(a ^ b)
     max_rf = 2 * (len(names) - 3)
-    print(f"Robinson-Foulds(NJ, truth) = {rf} of at most {max_rf} "
-          f"(normalised {rf / max_rf:.3f})")
+    print(f"Robinson-Foulds(NJ, truth) = {rf} of at most {max_rf} (normalised {rf / max_rf:.3f})")
     assert rf / max_rf <= 0.15  # measured: 8 of 90
     ml = read_newick(wd / "results/ml_tree/big.nwk")
     rf_ml = len(a ^ bipartitions(ml, names))
     print(f"Robinson-Foulds(FastTree, truth) = {rf_ml}")
     assert rf_ml / max_rf <= 0.15  # measured: 2 of 90
     from tests.rhelpers import r
+
     ro = r()
-    dist_topo = ro.r("function(a, b) ape::dist.topo(ape::unroot(ape::read.tree(a)), "
-                     "ape::unroot(ape::read.tree(b)))")
-    assert int(dist_topo(str(wd / ".test/truth/big.nwk"), str(wd / "results/tree/big.nwk"))[0]) == rf
+    dist_topo = ro.r(
+        "function(a, b) ape::dist.topo(ape::unroot(ape::read.tree(a)), "
+        "ape::unroot(ape::read.tree(b)))"
+    )
+    assert (
+        int(dist_topo(str(wd / ".test/truth/big.nwk"), str(wd / "results/tree/big.nwk"))[0]) == rf
+    )
 
 
 def test_report_images_and_html_report(test_run, snakemake_exe, r_library):
@@ -204,8 +234,15 @@ def test_report_images_and_html_report(test_run, snakemake_exe, r_library):
     assert table[0].endswith("\tparsimony")
     single = next(r for r in table if r.startswith("single\t"))
     assert single.endswith("\tNA")  # no tree, no parsimony score
-    proc = run(snakemake_exe, wd, r_library, "--configfile", ".test/config/config.yaml",
-               "--report", "report.html")
+    proc = run(
+        snakemake_exe,
+        wd,
+        r_library,
+        "--configfile",
+        ".test/config/config.yaml",
+        "--report",
+        "report.html",
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert (wd / "report.html").stat().st_size > 100_000
 
@@ -213,12 +250,15 @@ def test_report_images_and_html_report(test_run, snakemake_exe, r_library):
 def test_trimmed_on_the_cpu_without_any_gpu(tmp_path, snakemake_exe, r_library):
     """A family sheet, gap-fraction trimming, no GPU at all, no report."""
     wd = copy_workflow(tmp_path)
-    (wd / "families.tsv").write_text("family\tpath\nmid\t.test/data/mid.fasta\n"
-                                     "made\t.test/data/made.fa\n")
-    (wd / "cpu.yaml").write_text("families: families.tsv\ntrim: {enabled: true, "
-                                 "max_gap_fraction: 0.2}\nml_tree: {enabled: false}\n"
-                                 "distance: {protein_model: kimura, dna_model: jc69}\n"
-                                 "report: {enabled: false, heatmap_family: null}\n")
+    (wd / "families.tsv").write_text(
+        "family\tpath\nmid\t.test/data/mid.fasta\nmade\t.test/data/made.fa\n"
+    )
+    (wd / "cpu.yaml").write_text(
+        "families: families.tsv\ntrim: {enabled: true, "
+        "max_gap_fraction: 0.2}\nml_tree: {enabled: false}\n"
+        "distance: {protein_model: kimura, dna_model: jc69}\n"
+        "report: {enabled: false, heatmap_family: null}\n"
+    )
     proc = run(snakemake_exe, wd, r_library, "--configfile", "cpu.yaml", gpus="")
     assert proc.returncode == 0, proc.stderr[-3000:]
     for family in ("mid", "made"):
@@ -226,8 +266,11 @@ def test_trimmed_on_the_cpu_without_any_gpu(tmp_path, snakemake_exe, r_library):
         assert json.loads((wd / f"results/msa/{family}.json").read_text())["gpu"] == "cpu"
         full = read_alignment(wd / f"results/msa/{family}.fa")
         trimmed = read_alignment(wd / f"results/trim/{family}.fa")
-        keep = [c for c in range(full.width)
-                if sum(r[c] == "-" for r in full.sequences) <= 0.2 * len(full)]
+        keep = [
+            c
+            for c in range(full.width)
+            if sum(r[c] == "-" for r in full.sequences) <= 0.2 * len(full)
+        ]
         assert trimmed.sequences == ["".join(r[c] for c in keep) for r in full.sequences]
         assert trimmed.width < full.width
         dm = DistanceMatrix.read(wd / f"results/distances/{family}.cdist")
@@ -239,17 +282,27 @@ def write_config(wd, families):
     (wd / "bad.yaml").write_text(f"families: {families}\nreport: {{heatmap_family: null}}\n")
 
 
-@pytest.mark.parametrize("files, message", [
-    ({"a.fa": ">x\nMKV\n>y\nMKL\n", "a.fasta": ">z\nMKV\n>w\nMKL\n"},
-     "family 'a' twice: a.fa and a.fasta; family names must be unique"),
-    ({"a.fa": ">x\nMKV\n>y\nMKL\n", "empty.fa": ""},
-     "family 'empty': bad/empty.fa is empty: no sequences"),
-    ({"a.fa": ">x\nMKV\n>y\nMKL\n", "table.fa": "id\tvalue\nx\t1\n"},
-     "family 'table': bad/table.fa: line 1 is 'id\\tvalue'; expected FASTA"),
-    ({"notes.txt": "hello\n"}, "no families in bad"),
-])
-def test_bad_family_folders_stop_with_the_family_named(tmp_path, snakemake_exe, r_library,
-                                                       files, message):
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        (
+            {"a.fa": ">x\nMKV\n>y\nMKL\n", "a.fasta": ">z\nMKV\n>w\nMKL\n"},
+            "family 'a' twice: a.fa and a.fasta; family names must be unique",
+        ),
+        (
+            {"a.fa": ">x\nMKV\n>y\nMKL\n", "empty.fa": ""},
+            "family 'empty': bad/empty.fa is empty: no sequences",
+        ),
+        (
+            {"a.fa": ">x\nMKV\n>y\nMKL\n", "table.fa": "id\tvalue\nx\t1\n"},
+            "family 'table': bad/table.fa: line 1 is 'id\\tvalue'; expected FASTA",
+        ),
+        ({"notes.txt": "hello\n"}, "no families in bad"),
+    ],
+)
+def test_bad_family_folders_stop_with_the_family_named(
+    tmp_path, snakemake_exe, r_library, files, message
+):
     wd = copy_workflow(tmp_path)
     (wd / "bad").mkdir()
     for name, text in files.items():
@@ -263,14 +316,19 @@ def test_bad_family_folders_stop_with_the_family_named(tmp_path, snakemake_exe, 
 
 def test_bad_family_sheet(tmp_path, snakemake_exe, r_library):
     wd = copy_workflow(tmp_path)
-    (wd / "sheet.tsv").write_text("family\tpath\nx\t.test/data/small.fa\nx\t.test/data/big.fa\n"
-                                  "y z\t.test/data/mid.fasta\nw\tnowhere.fa\n")
+    (wd / "sheet.tsv").write_text(
+        "family\tpath\nx\t.test/data/small.fa\nx\t.test/data/big.fa\n"
+        "y z\t.test/data/mid.fasta\nw\tnowhere.fa\n"
+    )
     write_config(wd, "sheet.tsv")
     proc = run(snakemake_exe, wd, r_library, "--configfile", "bad.yaml", "-n")
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
-    for message in ("family 'x' twice: line 2 and line 3", "line 4: family name 'y z'",
-                    "line 5: family 'w': file 'nowhere.fa' does not exist"):
+    for message in (
+        "family 'x' twice: line 2 and line 3",
+        "line 4: family name 'y z'",
+        "line 5: family 'w': file 'nowhere.fa' does not exist",
+    ):
         assert message in out, out[-2000:]
 
 
@@ -279,12 +337,22 @@ def test_iqtree_ml_trees(tmp_path, snakemake_exe, r_library):
     if shutil.which("iqtree2") is None and shutil.which("iqtree") is None:
         unavailable("IQ-TREE is not installed (apt-get install iqtree)")
     wd = copy_workflow(tmp_path)
-    (wd / "families.tsv").write_text("family\tpath\nsmall\t.test/data/small.fa\n"
-                                     "made\t.test/data/made.fa\n")
-    (wd / "iq.yaml").write_text("families: families.tsv\nml_tree: {enabled: true, program: "
-                                "iqtree}\nreport: {enabled: false, heatmap_family: null}\n")
-    proc = run(snakemake_exe, wd, r_library, "results/ml_tree/small.nwk",
-               "results/ml_tree/made.nwk", "--configfile", "iq.yaml")
+    (wd / "families.tsv").write_text(
+        "family\tpath\nsmall\t.test/data/small.fa\nmade\t.test/data/made.fa\n"
+    )
+    (wd / "iq.yaml").write_text(
+        "families: families.tsv\nml_tree: {enabled: true, program: "
+        "iqtree}\nreport: {enabled: false, heatmap_family: null}\n"
+    )
+    proc = run(
+        snakemake_exe,
+        wd,
+        r_library,
+        "results/ml_tree/small.nwk",
+        "results/ml_tree/made.nwk",
+        "--configfile",
+        "iq.yaml",
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     for family in ("small", "made"):
         tree = read_newick(wd / f"results/ml_tree/{family}.nwk")

@@ -21,7 +21,7 @@ _WARP_MIN_TARGET = 4096
 #: calls with fewer pairs than this are aligned a warp per pair
 _WARP_MAX_PAIRS = 16384
 #: bytes of boundary rows one launch may use
-_BOUNDARY_BYTES = 512 * 2 ** 20
+_BOUNDARY_BYTES = 512 * 2**20
 #: shared memory for a block's query profile (int16 values)
 _SHARED_BYTES = 48 * 1024
 
@@ -75,12 +75,17 @@ def align_scores_cupy(xp, queries, targets, scoring, mode: int, symmetric: bool)
     module = xp.RawModule(code=cuda_source("align_scores.cu"))
     alpha = scoring.table.shape[0]
     common = {
-        "profiles": profiles, "prof_off": prof_off,
+        "profiles": profiles,
+        "prof_off": prof_off,
         "q_len": xp.asarray(queries.lengths, dtype=xp.int64),
         "t_codes": xp.asarray(targets.codes),
         "t_off": xp.asarray(targets.offsets, dtype=xp.int64),
-        "args": (np.int32(mode), np.int32(scoring.gap_open), np.int32(scoring.gap_extend),
-                 np.int64(_SHARED_BYTES // 2)),
+        "args": (
+            np.int32(mode),
+            np.int32(scoring.gap_open),
+            np.int32(scoring.gap_extend),
+            np.int64(_SHARED_BYTES // 2),
+        ),
         "shared": min(_SHARED_BYTES, 2 * alpha * int(queries.lengths.max(initial=0))),
     }
     by_thread, by_warp = split_targets(np.asarray(targets.lengths), nq)
@@ -93,8 +98,22 @@ def align_scores_cupy(xp, queries, targets, scoring, mode: int, symmetric: bool)
     return out
 
 
-def _launch(xp, module, warp: bool, chosen: np.ndarray, lengths: np.ndarray, nq: int, *,
-            profiles, prof_off, q_len, t_codes, t_off, args, shared) -> np.ndarray:
+def _launch(
+    xp,
+    module,
+    warp: bool,
+    chosen: np.ndarray,
+    lengths: np.ndarray,
+    nq: int,
+    *,
+    profiles,
+    prof_off,
+    q_len,
+    t_codes,
+    t_off,
+    args,
+    shared,
+) -> np.ndarray:
     """Scores of every query against the targets ``chosen`` (nq, len(chosen)), by the
     one-thread-per-pair kernel or the warp-per-pair one, queries batched so the boundary rows
     fit in ``_BOUNDARY_BYTES``."""
@@ -115,10 +134,18 @@ def _launch(xp, module, warp: bool, chosen: np.ndarray, lengths: np.ndarray, nq:
         res = xp.empty((qb, nt), dtype=xp.int32)
         head = (profiles, prof_off, q_len, np.int64(q0), t_codes, t_off, tgt, np.int64(nt))
         if warp:  # each warp's rows contiguous: (longest + 1) ints apart
-            kernel((blocks_x, qb), (32 * _WARPS_PER_BLOCK,),
-                   head + args + (np.int64(longest + 1), bound_h, bound_f, res), shared_mem=shared)
+            kernel(
+                (blocks_x, qb),
+                (32 * _WARPS_PER_BLOCK,),
+                head + args + (np.int64(longest + 1), bound_h, bound_f, res),
+                shared_mem=shared,
+            )
         else:  # column j of slot s at j * slots + s
-            kernel((blocks_x, qb), (_THREADS,), head + args + (bound_h, bound_f, res),
-                   shared_mem=shared)
-        out[q0:q0 + qb] = res.get()
+            kernel(
+                (blocks_x, qb),
+                (_THREADS,),
+                head + args + (bound_h, bound_f, res),
+                shared_mem=shared,
+            )
+        out[q0 : q0 + qb] = res.get()
     return out

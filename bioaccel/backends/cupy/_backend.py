@@ -18,7 +18,7 @@ import numpy as np
 from ...sequences._alphabet import DNA_KNOWN
 from ..base import Backend, DnaData, nvidia_driver_present
 
-_FLOAT32_EXACT = 2 ** 24
+_FLOAT32_EXACT = 2**24
 _THREADS = 256
 
 
@@ -30,6 +30,7 @@ def onehot_numpy(xp: Any, codes: Any, dtype: Any) -> Any:
 
 def gemm_counts(xp: Any, rows: Any, cols: Any, table: bool) -> Any:
     """Counts (4 or 16, r, c) from one-hot tiles ``rows`` (r, 4, s) and ``cols`` (c, 4, s)."""
+
     def product(a: int, b: int) -> Any:
         return rows[:, a, :] @ cols[:, b, :].T
 
@@ -39,8 +40,8 @@ def gemm_counts(xp: Any, rows: Any, cols: Any, table: bool) -> Any:
     known_c = cols.sum(axis=1)
     sites = known_r @ known_c.T
     same = sum(product(b, b) for b in range(4))
-    ts_purine = product(0, 2) + product(2, 0)         # A<->G
-    ts_pyrimidine = product(1, 3) + product(3, 1)     # C<->T
+    ts_purine = product(0, 2) + product(2, 0)  # A<->G
+    ts_pyrimidine = product(1, 3) + product(3, 1)  # C<->T
     transversions = sites - same - ts_purine - ts_pyrimidine
     return xp.stack([sites, ts_purine, ts_pyrimidine, transversions])
 
@@ -49,9 +50,17 @@ class CupyBackend(Backend):
     """``xp=None`` uses CuPy on the current device; pass ``numpy`` to run the array code on the CPU."""
 
     name = "cupy"
-    operations = frozenset({"dna_counts", "edit_distances", "align_scores", "lcs_lengths",
-                            "msa_profile_dp", "neighbor_joining",
-                            "pair_posteriors"})
+    operations = frozenset(
+        {
+            "dna_counts",
+            "edit_distances",
+            "align_scores",
+            "lcs_lengths",
+            "msa_profile_dp",
+            "neighbor_joining",
+            "pair_posteriors",
+        }
+    )
     # backend="auto" picks CuPy for the DNA pair counts (one-hot GEMMs) and for NJ on large
     # matrices (bioaccel.nj: n >= NJ_GPU_MIN_TAXA); its alignment, edit, LCS and MSA kernels
     # run when the backend is named (auto takes numba-cuda there)
@@ -71,6 +80,7 @@ class CupyBackend(Backend):
     def xp(self) -> Any:
         if self._xp is None:
             import cupy
+
             self._xp = cupy
         return self._xp
 
@@ -78,6 +88,7 @@ class CupyBackend(Backend):
         if self._xp is not None:
             return None
         import importlib.util
+
         if importlib.util.find_spec("cupy") is None:
             return "CuPy is not installed; pip install 'bioaccel[cuda12]' or '[cuda13]'"
         if not nvidia_driver_present():
@@ -120,39 +131,50 @@ class CupyBackend(Backend):
         out = xp.empty((data.n, 4, data.sites), dtype=xp.float32)
         total = data.n * data.sites
         if total:
-            kernel(((total + _THREADS - 1) // _THREADS,), (_THREADS,),
-                   (codes, out, np.int64(data.n), np.int64(data.sites)))
+            kernel(
+                ((total + _THREADS - 1) // _THREADS,),
+                (_THREADS,),
+                (codes, out, np.int64(data.n), np.int64(data.sites)),
+            )
         return out
 
     def align_scores(self, queries, targets, scoring, mode, symmetric, threads):
         from ..base import check_int32_scores
         from ._align import align_scores_cupy
+
         check_int32_scores(queries, targets, scoring)
         return align_scores_cupy(self.xp, queries, targets, scoring, mode, symmetric)
 
     def edit_distances(self, queries, targets, mode, max_distance, symmetric, threads):
         from ..base import all_pairs, scatter_pairs
         from ._edit import edit_distances_cupy
+
         pq, pt = all_pairs(len(queries), len(targets), symmetric)
         values = edit_distances_cupy(self.xp, queries, targets, mode, max_distance, pq, pt)
         return scatter_pairs(values, pq, pt, len(queries), len(targets), symmetric)
 
     def neighbor_joining(self, d, threads, inplace=False):
         from ..nj_array import neighbor_joining_arrays
+
         return neighbor_joining_arrays(d, self.xp)
 
     def pair_posteriors(self, letters, offsets, pairs, odds, prm, threads=0):
         """Pair-HMM posteriors of the listed pairs (``kernels/posterior.cu``)."""
         if self.xp is np:
             from ...errors import BackendUnavailableError
-            raise BackendUnavailableError("the NumPy stand-in of the cupy backend has no "
-                                          "pair_posteriors kernel (it is CUDA C)")
+
+            raise BackendUnavailableError(
+                "the NumPy stand-in of the cupy backend has no "
+                "pair_posteriors kernel (it is CUDA C)"
+            )
         from ..posteriors import posteriors_cupy
+
         return posteriors_cupy(self.xp, letters, offsets, pairs, odds, prm)
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
         from ..base import all_pairs, scatter_pairs
         from ._edit import lcs_lengths_cupy
+
         pq, pt = all_pairs(len(queries), len(targets), symmetric)
         values = lcs_lengths_cupy(self.xp, queries, targets, letters, pq, pt)
         return scatter_pairs(values, pq, pt, len(queries), len(targets), symmetric)
@@ -166,4 +188,5 @@ class CupyBackend(Backend):
 
     def msa_profile_dp(self, pairs):
         from ._msa import profile_dp_batch
+
         return profile_dp_batch(pairs, self.xp)

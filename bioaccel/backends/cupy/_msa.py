@@ -9,7 +9,8 @@ tested) with a NumPy stand-in.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,7 @@ THREADS = 128
 #: shared memory for a block's three diagonals; longer A profiles keep them in global scratch
 SHARED_BYTES = 48 * 1024
 #: traceback bytes (one per DP cell) one launch may hold; a pair larger than this runs alone
-TRACE_BYTES = 2 ** 30
+TRACE_BYTES = 2**30
 #: the kernel rounds every operation itself (__fadd_rn, __fmul_rn); --fmad=false makes
 #: sure nothing else is contracted either
 NVRTC_OPTIONS = ("--fmad=false",)
@@ -44,8 +45,9 @@ def launch_groups(trace_bytes: Sequence[int], budget: int) -> list[range]:
     return groups
 
 
-def profile_dp_batch(pairs: Sequence[Mapping[str, Any]], xp: Any,
-                     threads: int = THREADS) -> tuple[list[np.ndarray], np.ndarray]:
+def profile_dp_batch(
+    pairs: Sequence[Mapping[str, Any]], xp: Any, threads: int = THREADS
+) -> tuple[list[np.ndarray], np.ndarray]:
     """Optimal paths (uint8 ops: 0 Match, 1 GapInB, 2 GapInA) and float32 scores of the
     profile pairs (each a mapping as ``_native.msa_dp_inputs`` returns), on the current
     CUDA device when ``xp`` is CuPy. One launch for the batch, or several when the
@@ -73,8 +75,9 @@ def block_threads(n: np.ndarray, m: np.ndarray, most: int) -> int:
     return max(32, min(most, -(-longest // 32) * 32))
 
 
-def _launch(xp: Any, kernel: Any, pairs: Sequence[Mapping[str, Any]],
-            most_threads: int) -> tuple[list[np.ndarray], np.ndarray]:
+def _launch(
+    xp: Any, kernel: Any, pairs: Sequence[Mapping[str, Any]], most_threads: int
+) -> tuple[list[np.ndarray], np.ndarray]:
     batch = pack_batch(pairs)
     threads = block_threads(batch.desc[:, D_N], batch.desc[:, D_M], most_threads)
     n_pairs = batch.desc.shape[0]
@@ -85,10 +88,24 @@ def _launch(xp: Any, kernel: Any, pairs: Sequence[Mapping[str, Any]],
     scratch = xp.empty(1 if use_shared else batch.scratch_size, dtype=xp.float32)
     score = xp.empty(n_pairs, dtype=xp.float32)
     path_len = xp.empty(n_pairs, dtype=xp.int32)
-    kernel((n_pairs,), (threads,),
-           (xp.asarray(batch.desc), np.int32(n_pairs), np.int32(batch.letters),
-            xp.asarray(batch.fdata), xp.asarray(batch.single), xp.asarray(batch.used), trace,
-            path, scratch, np.int32(use_shared), score, path_len),
-           shared_mem=shared if use_shared else 0)
+    kernel(
+        (n_pairs,),
+        (threads,),
+        (
+            xp.asarray(batch.desc),
+            np.int32(n_pairs),
+            np.int32(batch.letters),
+            xp.asarray(batch.fdata),
+            xp.asarray(batch.single),
+            xp.asarray(batch.used),
+            trace,
+            path,
+            scratch,
+            np.int32(use_shared),
+            score,
+            path_len,
+        ),
+        shared_mem=shared if use_shared else 0,
+    )
     paths = unpack_paths(batch, _to_host(xp, path), _to_host(xp, path_len))
     return paths, _to_host(xp, score).astype(np.float32, copy=False)

@@ -15,8 +15,16 @@ def _simulator() -> bool:
 
 class NumbaCudaBackend(Backend):
     name = "numba-cuda"
-    operations = frozenset({"dna_counts", "align_scores", "edit_distances", "lcs_lengths",
-                            "msa_profile_dp", "pair_posteriors"})
+    operations = frozenset(
+        {
+            "dna_counts",
+            "align_scores",
+            "edit_distances",
+            "lcs_lengths",
+            "msa_profile_dp",
+            "pair_posteriors",
+        }
+    )
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
         if _simulator() and for_auto:
@@ -64,8 +72,8 @@ class NumbaCudaBackend(Backend):
         pq, pt = all_pairs(nq, nt, symmetric)
         out = np.zeros(len(pq), dtype=np.int32)
         for s in range(0, len(pq), self.pair_chunk):
-            cq, ct = pq[s:s + self.pair_chunk], pt[s:s + self.pair_chunk]
-            out[s:s + len(cq)] = launch(cq, ct)
+            cq, ct = pq[s : s + self.pair_chunk], pt[s : s + self.pair_chunk]
+            out[s : s + len(cq)] = launch(cq, ct)
         return scatter_pairs(out, pq, pt, nq, nt, symmetric)
 
     def align_scores(self, queries, targets, scoring, mode, symmetric, threads):
@@ -75,8 +83,10 @@ class NumbaCudaBackend(Backend):
         from ..base import check_int32_scores
 
         check_int32_scores(queries, targets, scoring)
-        dev = [cuda.to_device(np.ascontiguousarray(a)) for a in
-               (queries.codes, queries.offsets, targets.codes, targets.offsets, scoring.table)]
+        dev = [
+            cuda.to_device(np.ascontiguousarray(a))
+            for a in (queries.codes, queries.offsets, targets.codes, targets.offsets, scoring.table)
+        ]
         width = int(targets.lengths.max(initial=0)) + 1
 
         def launch(cq, ct):
@@ -84,8 +94,16 @@ class NumbaCudaBackend(Backend):
             row_e = cuda.device_array((width, len(cq)), dtype=np.int32)
             d_out = cuda.device_array(len(cq), dtype=np.int32)
             k.align_scores_kernel[-(-len(cq) // k.THREADS), k.THREADS](
-                *dev, mode, scoring.gap_open, scoring.gap_extend, cuda.to_device(cq),
-                cuda.to_device(ct), row_h, row_e, d_out)
+                *dev,
+                mode,
+                scoring.gap_open,
+                scoring.gap_extend,
+                cuda.to_device(cq),
+                cuda.to_device(ct),
+                row_h,
+                row_e,
+                d_out,
+            )
             return d_out.copy_to_host()
 
         return self._per_pair(len(queries), len(targets), symmetric, launch)
@@ -95,8 +113,10 @@ class NumbaCudaBackend(Backend):
 
         from ...kernels import edit_numba as k
 
-        dev = [cuda.to_device(np.ascontiguousarray(a)) for a in
-               (queries.codes, queries.offsets, targets.codes, targets.offsets)]
+        dev = [
+            cuda.to_device(np.ascontiguousarray(a))
+            for a in (queries.codes, queries.offsets, targets.codes, targets.offsets)
+        ]
         words = max(1, -(-int(queries.lengths.max(initial=0)) // 64))
 
         def launch(cq, ct):
@@ -104,7 +124,8 @@ class NumbaCudaBackend(Backend):
             mv = cuda.device_array((words, len(cq)), dtype=np.uint64)
             d_out = cuda.device_array(len(cq), dtype=np.int32)
             k.edit_distance_kernel[-(-len(cq) // k.THREADS), k.THREADS](
-                *dev, mode, max_distance, cuda.to_device(cq), cuda.to_device(ct), pv, mv, d_out)
+                *dev, mode, max_distance, cuda.to_device(cq), cuda.to_device(ct), pv, mv, d_out
+            )
             return d_out.copy_to_host()
 
         return self._per_pair(len(queries), len(targets), symmetric, launch)
@@ -112,6 +133,7 @@ class NumbaCudaBackend(Backend):
     def pair_posteriors(self, letters, offsets, pairs, odds, prm, threads=0):
         """Pair-HMM posteriors of the listed pairs (``kernels/posterior_numba.py``)."""
         from ..posteriors import posteriors_numba
+
         return posteriors_numba(letters, offsets, pairs, odds, prm)
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
@@ -122,8 +144,7 @@ class NumbaCudaBackend(Backend):
 
         alpha = int(queries.alphabet.size)
         peq, word_off = build_peq(np, queries.codes, queries.offsets, alpha)
-        dev = [cuda.to_device(np.ascontiguousarray(a)) for a in
-               (queries.offsets, word_off, peq)]
+        dev = [cuda.to_device(np.ascontiguousarray(a)) for a in (queries.offsets, word_off, peq)]
         t_dev = [cuda.to_device(np.ascontiguousarray(a)) for a in (targets.codes, targets.offsets)]
         words = max(1, -(-int(queries.lengths.max(initial=0)) // 64))
 
@@ -131,12 +152,13 @@ class NumbaCudaBackend(Backend):
             v = cuda.device_array((words, len(cq)), dtype=np.uint64)
             d_out = cuda.device_array(len(cq), dtype=np.int32)
             k.lcs_length_kernel[-(-len(cq) // k.THREADS), k.THREADS](
-                *dev, alpha, int(letters), *t_dev, cuda.to_device(cq), cuda.to_device(ct), v,
-                d_out)
+                *dev, alpha, int(letters), *t_dev, cuda.to_device(cq), cuda.to_device(ct), v, d_out
+            )
             return d_out.copy_to_host()
 
         return self._per_pair(len(queries), len(targets), symmetric, launch)
 
     def msa_profile_dp(self, pairs):
         from ._msa import profile_dp_batch_numba
+
         return profile_dp_batch_numba(pairs)

@@ -43,25 +43,25 @@ struct WidthStats {
 // Inter-sequence SIMD: each lane aligns the query to a different target, targets
 // bucketed by length; int8 first where the score bounds allow it, lanes that overflow
 // re-run at int16 then int32. Never a clamped score: past int32, std::overflow_error.
-WidthStats align_scores(const SeqView& queries, const SeqView& targets, const ScoreScheme& s,
-                        bool symmetric, std::int32_t* out, int threads);
+WidthStats align_scores(const SeqView& queries, const SeqView& targets, const ScoreScheme& s, bool symmetric,
+                        std::int32_t* out, int threads);
 
 // Plain scalar Gotoh score of one pair (the reference the SIMD kernels are tested against).
-std::int64_t align_score_scalar(const std::uint8_t* a, std::int64_t m, const std::uint8_t* b,
-                                std::int64_t n, const ScoreScheme& s);
+std::int64_t align_score_scalar(const std::uint8_t* a, std::int64_t m, const std::uint8_t* b, std::int64_t n,
+                                const ScoreScheme& s);
 
 struct AlignmentResult {
     std::int64_t score = 0;
-    std::int64_t query_start = 0, query_end = 0;    // half-open, 0-based
+    std::int64_t query_start = 0, query_end = 0;  // half-open, 0-based
     std::int64_t target_start = 0, target_end = 0;
-    std::string cigar;                              // M (match/mismatch), I (query only), D (target only)
+    std::string cigar;  // M (match/mismatch), I (query only), D (target only)
 };
 
 // Optimal alignment with traceback, in linear space (Myers & Miller 1988 divide and
 // conquer for the affine-gap global core; local/semi-global first locate the aligned
 // region by score, then align it globally).
-AlignmentResult align_traceback(const std::uint8_t* a, std::int64_t m, const std::uint8_t* b,
-                                std::int64_t n, const ScoreScheme& s);
+AlignmentResult align_traceback(const std::uint8_t* a, std::int64_t m, const std::uint8_t* b, std::int64_t n,
+                                const ScoreScheme& s);
 
 // Which SIMD instruction set the kernels dispatch to on this CPU ("avx2", "sse2", ...).
 std::string align_isa();

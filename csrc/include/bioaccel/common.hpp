@@ -21,7 +21,9 @@ constexpr int kMaxThreadsPerCpu = 4;
 // OpenMP: a huge team crashes the process). Without OpenMP every call runs on one thread.
 // The condensed upper triangle of an n x n pair matrix (scipy's layout): the number of pairs
 // (i', j > i') before row i, and the slot of the pair (i, j), i != j, in either order.
-inline std::int64_t condensed_row_start(std::int64_t i, std::int64_t n) { return i * n - i * (i + 1) / 2; }
+inline std::int64_t condensed_row_start(std::int64_t i, std::int64_t n) {
+    return i * n - i * (i + 1) / 2;
+}
 inline std::int64_t condensed_index(std::int64_t i, std::int64_t j, std::int64_t n) {
     if (i > j) std::swap(i, j);
     return condensed_row_start(i, n) + (j - i - 1);
@@ -32,8 +34,7 @@ inline int resolve_threads(int threads) {
     const long cap = static_cast<long>(kMaxThreadsPerCpu) * (cpus > 0 ? cpus : 1);
     if (threads < 0 || threads > cap)
         throw std::invalid_argument("threads=" + std::to_string(threads) +
-                                    " is out of range: expected 0 (all cores) to " +
-                                    std::to_string(cap));
+                                    " is out of range: expected 0 (all cores) to " + std::to_string(cap));
 #ifdef _OPENMP
     return threads > 0 ? threads : omp_get_max_threads();
 #else

@@ -27,7 +27,9 @@ struct CpuFeatures {
 // Probed on the first call, then cached (thread-safe).
 const CpuFeatures& cpu_features();
 
-inline Isa active_isa() { return cpu_features().isa; }
+inline Isa active_isa() {
+    return cpu_features().isa;
+}
 
 // "avx512", "avx2", "sse2" (x86-64 baseline) or "generic".
 const char* isa_name(Isa isa);

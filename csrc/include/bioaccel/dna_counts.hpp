@@ -21,8 +21,8 @@ constexpr int kNumTableCounts = 16;
 // `table` selects the 16-entry contingency table instead of the 4 summary counts.
 // When `upper_only`, pairs with j <= i are left at zero (the caller mirrors them).
 // Throws std::invalid_argument on inconsistent ranges.
-void dna_pair_counts(const std::uint64_t* planes, std::int64_t n, std::int64_t words,
-                     std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1,
-                     bool table, bool upper_only, std::int32_t* out, int threads);
+void dna_pair_counts(const std::uint64_t* planes, std::int64_t n, std::int64_t words, std::int64_t i0,
+                     std::int64_t i1, std::int64_t j0, std::int64_t j1, bool table, bool upper_only,
+                     std::int32_t* out, int threads);
 
 }  // namespace bioaccel

@@ -19,7 +19,7 @@ inline DnaModel dna_model_from_int(int m) {
 
 // Constants derived from the base frequencies (A, C, G, T) once per matrix.
 struct ModelConstants {
-    double e = 0;                       // F81
+    double e = 0;                                     // F81
     double g_r = 0, g_y = 0, k1 = 0, k2 = 0, k3 = 0;  // TN93
     explicit ModelConstants(const double* f) {
         const double a = f[0], c = f[1], g = f[2], t = f[3];
@@ -33,8 +33,8 @@ struct ModelConstants {
 };
 
 // counts: sites, purine transitions, pyrimidine transitions, transversions
-inline double distance_from_summary(DnaModel model, double sites, double ts_r, double ts_y,
-                                    double tv, const ModelConstants& k) {
+inline double distance_from_summary(DnaModel model, double sites, double ts_r, double ts_y, double tv,
+                                    const ModelConstants& k) {
     const double p = (ts_r + ts_y + tv) / sites;
     switch (model) {
         case DnaModel::Raw:
@@ -86,8 +86,7 @@ void dna_distances_from_counts(DnaModel model, const std::int32_t* counts, std::
 
 // Fused: counts and distances for rows [i0, i1), columns j > i, written into the full
 // n x n matrix `out` at (i, j) and (j, i). No count buffer is materialised.
-void dna_distance_rows(const std::uint64_t* planes, std::int64_t n, std::int64_t words,
-                       DnaModel model, const double* freqs, std::int64_t i0, std::int64_t i1,
-                       double* out, int threads);
+void dna_distance_rows(const std::uint64_t* planes, std::int64_t n, std::int64_t words, DnaModel model,
+                       const double* freqs, std::int64_t i0, std::int64_t i1, double* out, int threads);
 
 }  // namespace bioaccel

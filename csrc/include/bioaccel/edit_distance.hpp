@@ -16,13 +16,11 @@ enum class EditMode : int { Global = 0, Infix = 1, Prefix = 2 };
 
 // Distance of query a (m) to target b (n); when max_distance >= 0 and the distance is
 // certainly larger, stops early and returns max_distance + 1.
-std::int64_t edit_distance_pair(const std::uint8_t* a, std::int64_t m, const std::uint8_t* b,
-                                std::int64_t n, EditMode mode, std::int64_t max_distance,
-                                int alphabet);
+std::int64_t edit_distance_pair(const std::uint8_t* a, std::int64_t m, const std::uint8_t* b, std::int64_t n,
+                                EditMode mode, std::int64_t max_distance, int alphabet);
 
 // All pairs (queries x targets) into out; with `symmetric`, pairs i < j computed once.
-void edit_distances(const SeqView& queries, const SeqView& targets, EditMode mode,
-                    std::int64_t max_distance, int alphabet, bool symmetric, std::int32_t* out,
-                    int threads);
+void edit_distances(const SeqView& queries, const SeqView& targets, EditMode mode, std::int64_t max_distance,
+                    int alphabet, bool symmetric, std::int32_t* out, int threads);
 
 }  // namespace bioaccel

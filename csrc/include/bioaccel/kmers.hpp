@@ -38,7 +38,7 @@ struct KmerView {
     const std::uint32_t* counts = nullptr;  // CountFraction only
     const std::int64_t* offsets = nullptr;  // n + 1
     std::int64_t n = 0;
-    const std::uint32_t* rank = nullptr;    // MinHash only
+    const std::uint32_t* rank = nullptr;  // MinHash only
     std::size_t universe = 0;
 };
 
@@ -50,11 +50,9 @@ struct KmerView {
 // 1 - Edgar's fraction of shared k-mer counts sum(min) / (min(Lx, Ly) - k + 1). The float
 // output is the double value rounded. Rows are independent, so a matrix computed in row
 // tiles equals one computed at once.
-void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size,
-               const std::int64_t* lengths, int k, std::int64_t i0, std::int64_t i1, double* out,
-               int threads);
-void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size,
-               const std::int64_t* lengths, int k, std::int64_t i0, std::int64_t i1, float* out,
-               int threads);
+void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size, const std::int64_t* lengths,
+               int k, std::int64_t i0, std::int64_t i1, double* out, int threads);
+void kmer_rows(const KmerView& t, KmerMetric metric, std::int64_t sketch_size, const std::int64_t* lengths,
+               int k, std::int64_t i0, std::int64_t i1, float* out, int threads);
 
 }  // namespace bioaccel

@@ -42,8 +42,8 @@ namespace msa {
 constexpr int kMaxLetters = 32;
 
 struct MsaScoring {
-    int letters = 0;                  // K score letters
-    std::vector<float> sub;           // K x K substitution scores (row-major)
+    int letters = 0;                      // K score letters
+    std::vector<float> sub;               // K x K substitution scores (row-major)
     std::vector<std::int16_t> letter_of;  // 256 entries: input code -> score letter, -1 = gap
     float gap_open = 0, gap_extend = 0, term_open = 0, term_extend = 0;
 };
@@ -51,12 +51,12 @@ struct MsaScoring {
 struct Profile {
     int len = 0;
     int letters = 0;
-    double weight = 0;                // total raw weight of the rows (for merging)
+    double weight = 0;  // total raw weight of the rows (for merging)
     std::int64_t rows = 0;
-    std::vector<float> freq;          // len x letters
+    std::vector<float> freq;                             // len x letters
     std::vector<float> occ, gopen, gext, gtopen, gtext;  // len each
-    std::vector<std::int16_t> single; // one letter per column when the profile is one
-                                      // gap-free sequence (fast scoring), else empty
+    std::vector<std::int16_t> single;                    // one letter per column when the profile is one
+                                                         // gap-free sequence (fast scoring), else empty
 };
 
 // One op per output column: both columns (Match), A's column against a gap (GapInB),
@@ -66,8 +66,7 @@ using Path = std::vector<std::uint8_t>;
 
 // Profile of one ungapped sequence of score letters (codes mapped through sc.letter_of;
 // a gap code throws std::invalid_argument).
-Profile sequence_profile(const std::uint8_t* codes, std::int64_t len, const MsaScoring& sc,
-                         double weight);
+Profile sequence_profile(const std::uint8_t* codes, std::int64_t len, const MsaScoring& sc, double weight);
 
 // Profile of rows of an alignment given by each residue's column: row r has residues
 // codes[offsets[r]..offsets[r+1]) at columns cols[...] (strictly increasing); columns
@@ -85,9 +84,8 @@ Profile rows_profile(const SeqView& seqs, const std::int32_t* cols, const std::i
 // (std::thread; the same cells, so the same result). sc_b, when given, prices the gaps
 // inserted into B instead of sc (adding fragments: B's end gaps free).
 double align_profiles(const Profile& a, const Profile& b, const MsaScoring& sc, Path& path,
-                      std::int64_t full_limit = std::int64_t(1) << 26,
-                      const int* band_lo = nullptr, const int* band_hi = nullptr,
-                      int threads = 1, const MsaScoring* sc_b = nullptr);
+                      std::int64_t full_limit = std::int64_t(1) << 26, const int* band_lo = nullptr,
+                      const int* band_hi = nullptr, int threads = 1, const MsaScoring* sc_b = nullptr);
 
 // The arrays align_profiles' DP reads, as it computes them (for the GPU stage, which must
 // reproduce its arithmetic): sa (n x K: A's columns times the matrix), B's frequencies
@@ -157,10 +155,9 @@ private:
 // merges[2k] and merges[2k+1] into node n + k (tips are 0..n-1; children come before
 // parents). Independent merges run in parallel; the result does not depend on `threads`.
 // Writes each residue's column (in the order of seqs.codes) and returns the column count.
-std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
-                               const std::int64_t* merges, std::int64_t n_merges,
-                               const double* weights, int threads, std::int32_t* column_of,
-                               void (*progress)(void*, std::int64_t) = nullptr,
+std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc, const std::int64_t* merges,
+                               std::int64_t n_merges, const double* weights, int threads,
+                               std::int32_t* column_of, void (*progress)(void*, std::int64_t) = nullptr,
                                void* progress_ctx = nullptr);
 
 // The sum-of-pairs score of the pairs (a, b), a in rows_a and b in rows_b, of the alignment
@@ -169,8 +166,7 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc,
 // gap runs (columns where both have a gap do not exist for the pair): the first residue a
 // run faces costs an opening, the others an extension, terminal runs (before a row's first
 // residue or after its last) at the terminal rates. O(gap cells log n + width K^2).
-double cross_sum_of_pairs(const SeqView& seqs, const MsaScoring& sc,
-                          const std::vector<std::int64_t>& rows_a,
+double cross_sum_of_pairs(const SeqView& seqs, const MsaScoring& sc, const std::vector<std::int64_t>& rows_a,
                           const std::vector<std::int64_t>& rows_b, const std::int32_t* col,
                           std::int64_t width);
 
@@ -186,9 +182,8 @@ double cross_sum_of_pairs(const SeqView& seqs, const MsaScoring& sc,
 // draws undone), so the result does not depend on `threads`. Updates column_of and returns
 // the new column count.
 std::int64_t refine_gap_splits(const SeqView& seqs, const MsaScoring& sc, const double* weights,
-                               int iterations, std::uint64_t seed, int radius,
-                               std::int32_t* column_of, std::int64_t n_columns,
-                               std::int64_t* accepted, int threads = 1);
+                               int iterations, std::uint64_t seed, int radius, std::int32_t* column_of,
+                               std::int64_t n_columns, std::int64_t* accepted, int threads = 1);
 
 // Guide-tree distance of two sequences from their longest common subsequence (FAMSA 2.4):
 // (la + lb - 2 lcs)^0.75 / lcs, or FLT_MAX when they share no letter.
@@ -197,9 +192,8 @@ double lcs_distance(std::int64_t la, std::int64_t lb, std::int64_t lcs);
 // LCS distances (bit-parallel, 64 cells per word, eight pairs per vector; only codes below
 // `letters` can match): condensed = true: all pairs of rows_a (n_a * (n_a - 1) / 2 values,
 // row-major upper triangle); else rows_a x rows_b (row-major). OpenMP over groups of rows.
-void lcs_distances(const SeqView& seqs, int letters, const std::int64_t* rows_a,
-                   std::int64_t na, const std::int64_t* rows_b, std::int64_t nb, bool condensed,
-                   float* out, int threads);
+void lcs_distances(const SeqView& seqs, int letters, const std::int64_t* rows_a, std::int64_t na,
+                   const std::int64_t* rows_b, std::int64_t nb, bool condensed, float* out, int threads);
 
 struct LcsQueryGroup;
 struct LcsScratch;
@@ -255,14 +249,13 @@ private:
 // Single linkage (SLINK's pointer representation, O(n) memory) of a condensed distance
 // matrix: merges as for progressive_align (ties: the lower tip index first), and the merge
 // heights.
-void single_linkage(const float* condensed, std::int64_t n, std::int64_t* merges,
-                    double* heights);
+void single_linkage(const float* condensed, std::int64_t n, std::int64_t* merges, double* heights);
 
 // Single linkage over the LCS distances of rows[0..n) (tip t is sequence rows[t]), computed
 // a block of rows at a time on all threads and never stored whole: O(n) memory beyond a
 // block. The same merges as single_linkage of lcs_distances' condensed matrix.
-void single_linkage_lcs(const SeqView& seqs, int letters, const std::int64_t* rows,
-                        std::int64_t n, int threads, std::int64_t* merges, double* heights);
+void single_linkage_lcs(const SeqView& seqs, int letters, const std::int64_t* rows, std::int64_t n,
+                        int threads, std::int64_t* merges, double* heights);
 
 }  // namespace msa
 }  // namespace bioaccel

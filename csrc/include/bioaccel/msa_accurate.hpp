@@ -24,8 +24,8 @@ namespace bioaccel {
 namespace msa {
 
 struct PairHmm {
-    int letters = 0;                 // K letters; a letter >= K (unknown) emits odds 1
-    std::vector<double> odds;        // K x K match odds (symmetric)
+    int letters = 0;                                  // K letters; a letter >= K (unknown) emits odds 1
+    std::vector<double> odds;                         // K x K match odds (symmetric)
     double start[5] = {0.6, 0.02, 0.02, 0.18, 0.18};  // M, Ix short, Iy short, Ix long, Iy long
     double open[2] = {0.012, 0.008};
     double extend[2] = {0.4, 0.9};
@@ -38,16 +38,13 @@ struct SparsePost {
     std::vector<std::uint32_t> row_start;  // rows + 1
     std::vector<std::int32_t> col;
     std::vector<float> p;
-    std::size_t bytes() const {
-        return row_start.capacity() * 4 + col.capacity() * 4 + p.capacity() * 4;
-    }
+    std::size_t bytes() const { return row_start.capacity() * 4 + col.capacity() * 4 + p.capacity() * 4; }
 };
 
 // Dense posteriors of one pair (x: lx letters, y: ly letters) into post (lx x ly, row-major);
 // returns log P(x, y) (odds scale). Letters are score-letter indices (>= letters: unknown).
-double pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::int16_t* y,
-                             std::int64_t ly, const PairHmm& hmm, double* post,
-                             std::vector<double>& work);
+double pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::int16_t* y, std::int64_t ly,
+                             const PairHmm& hmm, double* post, std::vector<double>& work);
 
 // A dense lx x ly matrix kept >= cutoff.
 SparsePost sparsify(const double* post, std::int64_t lx, std::int64_t ly, float cutoff);
@@ -74,14 +71,13 @@ inline std::int64_t pair_index(std::int64_t x, std::int64_t y, std::int64_t n) {
 
 // Posteriors of every pair x < y (OpenMP over pairs; each pair's result depends only on the
 // pair) and their expected accuracies (condensed, pair_index order).
-std::vector<SparsePost> all_pair_posteriors(const LetterSeqs& s, const PairHmm& hmm,
-                                            float cutoff, int threads,
-                                            std::vector<double>& accuracy);
+std::vector<SparsePost> all_pair_posteriors(const LetterSeqs& s, const PairHmm& hmm, float cutoff,
+                                            int threads, std::vector<double>& accuracy);
 
 // One round of the consistency transformation: P'xy = (2 Pxy + sum_{z != x, y} Pxz Pzy) / n
 // (ProbCons's 1/|S| sum_z Pxz Pzy with Pxx the identity), kept >= cutoff.
-std::vector<SparsePost> consistency_round(const std::vector<SparsePost>& post,
-                                          std::int64_t n, float cutoff, int threads);
+std::vector<SparsePost> consistency_round(const std::vector<SparsePost>& post, std::int64_t n, float cutoff,
+                                          int threads);
 
 // UPGMA merges (n - 1 rows of two node ids; tips 0..n-1, merge k makes node n + k) of a
 // condensed distance matrix; ties go to the lowest (i, j).
@@ -91,11 +87,9 @@ std::vector<std::int64_t> upgma_merges(const std::vector<double>& condensed, std
 // `iterations` refinement rounds (random bipartitions from seed; a realignment is kept when
 // it raises the summed posteriors of the pairs across it). Returns each residue's column
 // (offsets of s) and sets width.
-std::vector<std::int32_t> consistency_align(const LetterSeqs& s,
-                                            const std::vector<SparsePost>& post,
-                                            const std::int64_t* merges, int iterations,
-                                            std::uint64_t seed, int threads,
-                                            std::int64_t& width, std::int64_t& accepted);
+std::vector<std::int32_t> consistency_align(const LetterSeqs& s, const std::vector<SparsePost>& post,
+                                            const std::int64_t* merges, int iterations, std::uint64_t seed,
+                                            int threads, std::int64_t& width, std::int64_t& accepted);
 
 // Sum of posteriors of every aligned residue pair (the objective) of an alignment given by
 // each residue's column.

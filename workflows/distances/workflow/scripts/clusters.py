@@ -14,8 +14,10 @@ dm = DistanceMatrix.read(sm.input.matrix)
 condensed = dm.condensed()
 bad = ~np.isfinite(condensed)
 if bad.any():
-    raise SystemExit(f"{int(bad.sum())} distance(s) are NaN or infinite (e.g. unrelated "
-                     "sequences under this model); clustering needs finite distances")
+    raise SystemExit(
+        f"{int(bad.sum())} distance(s) are NaN or infinite (e.g. unrelated "
+        "sequences under this model); clustering needs finite distances"
+    )
 sample_of = {}
 with open(sm.input.samples) as f:
     next(f)
@@ -34,4 +36,6 @@ for t in sm.params.thresholds:
 with atomic_output(sm.output[0]) as f:
     f.write("id\tsample\t" + "\t".join(columns) + "\n")
     for k, rid in enumerate(dm.ids):
-        f.write(f"{rid}\t{sample_of[rid]}\t" + "\t".join(str(v[k]) for v in columns.values()) + "\n")
+        f.write(
+            f"{rid}\t{sample_of[rid]}\t" + "\t".join(str(v[k]) for v in columns.values()) + "\n"
+        )

@@ -18,6 +18,8 @@ with atomic_output(sm.output.fasta) as fa, atomic_output(sm.output.samples) as t
             tsv.write(f"{rid}\t{sample}\t{size.group(1) if size else 1}\n")
         total += len(batch)
 if total < 2:
-    raise SystemExit(f"only {total} sequence(s) left after QC and dereplication; the distance "
-                     "matrix needs at least 2")
+    raise SystemExit(
+        f"only {total} sequence(s) left after QC and dereplication; the distance "
+        "matrix needs at least 2"
+    )
 logging.info("pooled %d sequences from %d samples", total, len(sm.params.samples))

@@ -6,5 +6,5 @@ sm = snakemake  # noqa: F821
 rows = [open(p).read().splitlines() for p in sm.input]
 with atomic_output(sm.output[0]) as f:
     f.write(rows[0][0] + "\n")
-    for header, values in rows:
+    for _header, values in rows:
         f.write(values + "\n")

@@ -12,15 +12,16 @@ aln = read_alignment(snakemake.input[0], snakemake.params.alphabet)
 empty = [i for i, row in zip(aln.ids, aln.sequences) if not row.strip("-")]
 if empty:
     keep = [k for k, row in enumerate(aln.sequences) if row.strip("-")]
-    aln = MultipleAlignment([aln.ids[k] for k in keep], [aln.sequences[k] for k in keep],
-                            aln.alphabet)
-    print(f"left out {len(empty)} row(s) without a residue: {', '.join(empty)}",
-          file=sys.stderr)
-model = snakemake.params.protein_model if aln.alphabet.name == "protein" else \
-    snakemake.params.dna_model
-dm = aln.distance_matrix(model,
-                         pairwise_deletion=bool(snakemake.params.pairwise_deletion))
+    aln = MultipleAlignment(
+        [aln.ids[k] for k in keep], [aln.sequences[k] for k in keep], aln.alphabet
+    )
+    print(f"left out {len(empty)} row(s) without a residue: {', '.join(empty)}", file=sys.stderr)
+model = (
+    snakemake.params.protein_model if aln.alphabet.name == "protein" else snakemake.params.dna_model
+)
+dm = aln.distance_matrix(model, pairwise_deletion=bool(snakemake.params.pairwise_deletion))
 dm.write(snakemake.output.cdist)
 dm.write(snakemake.output.tsv)
-print(f"{len(aln)} rows x {aln.width} columns ({aln.alphabet.name}), model "
-      f"{model}", file=sys.stderr)
+print(
+    f"{len(aln)} rows x {aln.width} columns ({aln.alphabet.name}), model {model}", file=sys.stderr
+)

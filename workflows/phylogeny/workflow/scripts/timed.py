@@ -22,8 +22,16 @@ def main(argv):
         gpu = os.environ.get("CUDA_VISIBLE_DEVICES") or "cpu"
         tmp = f"{stats}.tmp{os.getpid()}"
         with open(tmp, "w") as f:
-            json.dump({"gpu": gpu, "start": start, "end": end, "seconds": end - start,
-                       "exit_status": code}, f)
+            json.dump(
+                {
+                    "gpu": gpu,
+                    "start": start,
+                    "end": end,
+                    "seconds": end - start,
+                    "exit_status": code,
+                },
+                f,
+            )
         os.replace(tmp, stats)
     return code
 

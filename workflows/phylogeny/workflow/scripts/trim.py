@@ -2,8 +2,8 @@
 
 import sys
 
-from bioaccel.sequences._read import atomic_output
 from bioaccel.msa_engine import read_alignment
+from bioaccel.sequences._read import atomic_output
 
 sys.stderr = open(snakemake.log[0], "w")
 
@@ -15,5 +15,8 @@ rows = ["".join(row[c] for c in keep) for row in aln.sequences]
 with atomic_output(snakemake.output[0]) as f:
     f.write("".join(f">{i}\n{r}\n" for i, r in zip(aln.ids, rows)))
 empty = [i for i, r in zip(aln.ids, rows) if r and set(r) == {"-"}]
-print(f"kept {len(keep)} of {aln.width} columns (gap fraction <= {limit}); "
-      f"{len(empty)} row(s) left all gaps: {empty}", file=sys.stderr)
+print(
+    f"kept {len(keep)} of {aln.width} columns (gap fraction <= {limit}); "
+    f"{len(empty)} row(s) left all gaps: {empty}",
+    file=sys.stderr,
+)
