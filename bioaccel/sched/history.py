@@ -122,6 +122,8 @@ class History:
     def _own_folder(self) -> Path:
         """This user's folder, made if missing; refused if it is not theirs alone."""
         folder = self.folder
+        if not os.path.lexists(self.dir):  # a history of one's own (benchmarks, tests): private
+            ensure_dir(self.dir, PRIVATE_DIR_MODE)
         if not os.path.lexists(self.users):
             shared = is_shared(os.stat(self.dir))
             if shared and os.getuid() != 0:
