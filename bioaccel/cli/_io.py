@@ -31,7 +31,7 @@ def check_outputs(inputs=(), **outputs) -> None:
     """Refuse, before any work, output paths that cannot be written: a directory, a missing
     or unwritable directory, two outputs naming one file, two outputs on stdout, an output
     that is one of ``inputs`` (the same file by any name, hard links too:
-    :func:`bioaccel.io.refuse_overwriting_inputs`).
+    :func:`bioaccel.sequences._read.refuse_overwriting_inputs`).
 
     ``outputs`` maps option names (``output``, ``matrix_output``) to paths or ``None``;
     ``inputs`` lists the input paths (``-`` and ``None`` skipped).

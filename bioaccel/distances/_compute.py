@@ -66,7 +66,7 @@ def distance_matrix(
         Sketch size and seed default to 1000 and 42 for sequences.
     alphabet : {"auto", "dna", "rna", "protein"}
         How ``seqs`` given as a path or strings are read (``auto``: see
-        :func:`bioaccel.alphabet.guess_alphabet`); a SeqBatch of another alphabet is refused.
+        :func:`bioaccel.sequences.guess_alphabet`); a SeqBatch of another alphabet is refused.
 
     An option the model does not use (``k`` with k80, ``pairwise_deletion`` with mash, a
     scoring with k80) is refused with :class:`ModelError` (:mod:`bioaccel.distances._options`).

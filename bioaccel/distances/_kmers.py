@@ -166,7 +166,7 @@ def sketch(
     seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0, alphabet="auto"
 ) -> Sketches:
     """MinHash sketches (canonical k-mers for DNA); ``alphabet`` reads paths and strings
-    (see :func:`bioaccel.io.read_sequences`).
+    (see :func:`bioaccel.read_sequences`).
 
     >>> s = sketch(["ACGTACGTTGCA" * 5, "ACGTACGTTGCA" * 5], k=5, size=8)
     >>> s.values[s.offsets[0]:s.offsets[1]].size <= 8

@@ -11,7 +11,7 @@ from ..distances._matrix import DistanceMatrix
 from ..sequences._alphabet import DNA, PROTEIN, Alphabet
 
 #: formats of :meth:`MultipleAlignment.write`; which name holds which is the one rule of
-#: :data:`bioaccel.outputs.ALIGNMENT`
+#: :data:`bioaccel._core.outputs.ALIGNMENT`
 FORMATS = ("fasta", "clustal", "stockholm", "a2m", "phylip")
 #: protein distance models of :meth:`MultipleAlignment.distance_matrix`
 
@@ -95,7 +95,7 @@ class MultipleAlignment:
 
     def write(self, path: str | os.PathLike, format: str | None = None) -> None:
         """Write atomically in ``format`` (fasta, clustal, stockholm, a2m, phylip); without
-        one, the name's extension decides by the one rule of :data:`bioaccel.outputs.ALIGNMENT`
+        one, the name's extension decides by the one rule of :data:`bioaccel._core.outputs.ALIGNMENT`
         (a name without an extension: FASTA; an extension that is not an alignment format's,
         such as ``.msf`` or ``.nex``, is refused). ``NAME.EXT.gz`` is written gzip-compressed.
         See :meth:`to_text` for each format.

@@ -62,7 +62,7 @@ def align_scores(
     gap_open, gap_extend : int
         None: 11 and 1 for proteins, 5 and 2 for nucleotides.
         A gap of length L costs ``gap_open + (L - 1) * gap_extend``; ``gap_open >= gap_extend``
-        (open < extend raises :class:`ScoringError`; see :mod:`bioaccel.scoring`).
+        (open < extend raises :class:`ScoringError`; see :mod:`bioaccel.pairwise._scoring`).
     backend : {"auto", "cpu", "numba-cuda", "cupy", "reference"}
         ``auto`` takes numba-cuda on a GPU, else the C++ core; ``cupy`` (CUDA C kernel)
         only when named.

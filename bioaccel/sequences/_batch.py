@@ -71,7 +71,7 @@ class SeqBatch:
         ids : sequence of str, optional
             Identifiers; ``seq0, seq1, ...`` when omitted.
         alphabet : {"auto", "dna", "rna", "protein"} or Alphabet
-            ``"auto"``: see :func:`bioaccel.alphabet.guess_alphabet` (DNA when >= 90 % of the
+            ``"auto"``: see :func:`bioaccel.sequences.guess_alphabet` (DNA when >= 90 % of the
             residues are A/C/G/T/U/N; a file mixing DNA and protein records is refused).
 
         Raises

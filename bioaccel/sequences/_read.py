@@ -227,7 +227,7 @@ def read_sequences(
     alphabet : {"auto", "dna", "rna", "protein"}
         ``"auto"`` reads DNA when >= 90 % of the residues are A/C/G/T/U/N, else protein;
         a file mixing DNA and protein records is refused (see
-        :func:`bioaccel.alphabet.guess_alphabet`). RNA reads as DNA (U as T).
+        :func:`bioaccel.sequences.guess_alphabet`). RNA reads as DNA (U as T).
 
     Returns
     -------
@@ -531,7 +531,7 @@ def same_alphabet(
 ) -> tuple[SeqBatch, SeqBatch]:
     """``(q, t)`` of one alphabet, or :class:`AlphabetError` (mismatched alphabets). A side
     whose alphabet was guessed (``*_guessed``) from too few residues to tell
-    (:func:`bioaccel.alphabet.ambiguous`, e.g. a peptide ``GAGA``) takes the other side's."""
+    (:func:`bioaccel.sequences._alphabet.ambiguous`, e.g. a peptide ``GAGA``) takes the other side's."""
     import logging
 
     from ..errors import AlphabetError

@@ -1,7 +1,7 @@
 """Alignment writers that keep every id whole and say what they write (issue 20 item 8, and
 issue 19's one format rule): relaxed PHYLIP, full-width Clustal ids with a conservation line
 that ape reads, gzip for .gz, refused extensions instead of FASTA, Stockholm ids checked; the
-name decides the format through bioaccel.outputs.ALIGNMENT for the library and the command."""
+name decides the format through bioaccel._core.outputs.ALIGNMENT for the library and the command."""
 
 from __future__ import annotations
 
