@@ -26,6 +26,10 @@ MATRIX = {
     ".cdist": ("cdist",),
 }
 CONDENSED = {".cdist": ("cdist",)}
+#: what a ``.npy`` matrix's writer puts beside it (PATH + suffix): the row ids, and for a
+#: query-vs-target score matrix the column ids
+NPY_ROW_IDS = ".ids.txt"
+NPY_COLUMN_IDS = ".target_ids.txt"
 TILE = {".npz": ("npz",)}
 SKETCHES = {".npz": ("npz",)}
 SCORES = {".npy": ("npy",), ".tsv": ("tsv",)}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._core.outputs import MATRIX, output_format, without_negative_zero
+from .._core.outputs import MATRIX, NPY_ROW_IDS, output_format, without_negative_zero
 from ..errors import MatrixFormatError
 from ..sequences._batch import check_unique_ids
 from ..sequences._read import atomic_output
@@ -265,7 +265,7 @@ class DistanceMatrix:
                 else:
                     np.savez(f, data=data, ids=np.array(self.ids, dtype=str))
             if fmt == "npy":
-                with atomic_output(Path(str(path) + ".ids.txt")) as f:
+                with atomic_output(Path(str(path) + NPY_ROW_IDS)) as f:
                     f.write("".join(i + "\n" for i in self.ids))
             return
         with atomic_output(path) as f:

@@ -10,6 +10,7 @@ from typing import TextIO
 
 import numpy as np
 
+from .._core.outputs import NPY_COLUMN_IDS, NPY_ROW_IDS
 from ..sequences._read import atomic_output
 
 #: the columns of :func:`write_alignment_table`, in order
@@ -64,8 +65,8 @@ def save_scores(
     :meth:`~bioaccel.DistanceMatrix.write` does for ``.npy``)."""
     with atomic_output(path, "wb") as f:
         np.save(f, scores)
-    with atomic_output(Path(str(path) + ".ids.txt")) as f:
+    with atomic_output(Path(str(path) + NPY_ROW_IDS)) as f:
         f.write("".join(i + "\n" for i in query_ids))
     if target_ids is not None:
-        with atomic_output(Path(str(path) + ".target_ids.txt")) as f:
+        with atomic_output(Path(str(path) + NPY_COLUMN_IDS)) as f:
             f.write("".join(i + "\n" for i in target_ids))

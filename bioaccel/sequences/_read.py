@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._core.outputs import NPY_COLUMN_IDS, NPY_ROW_IDS
 from ..errors import DuplicateIdError, SequenceFormatError
 from ._alphabet import Alphabet
 from ._batch import SeqBatch
@@ -454,6 +455,12 @@ def refuse_overwriting_inputs(outputs: Mapping[str, object], inputs) -> None:
     OSError
         Naming the option, the output and the input.
     """
+    # a .npy matrix's ids are written beside it: those names must not be inputs either
+    outputs = dict(outputs)
+    for option, out in list(outputs.items()):
+        if isinstance(out, (str, os.PathLike)) and str(out).endswith(".npy"):
+            for side in (NPY_ROW_IDS, NPY_COLUMN_IDS):
+                outputs[f"{option} (its {side} file)"] = str(out) + side
     existing = []
     for src in inputs:
         if src is None or str(src) == "-" or not isinstance(src, (str, os.PathLike)):

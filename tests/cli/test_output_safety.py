@@ -145,6 +145,9 @@ def inputs(tmp_path):
     os.link(tmp_path / "x.phy", tmp_path / "hard.phy")
     for name in ("s.nwk", "s.tsv", "s.npz"):  # hard links of s.fa under output names
         os.link(tmp_path / "s.fa", tmp_path / name)
+    # and under the names a .npy matrix's writer puts its ids in, beside the matrix
+    os.link(tmp_path / "s.fa", tmp_path / "m.npy.ids.txt")
+    os.link(tmp_path / "s.fa", tmp_path / "q.npy.target_ids.txt")
     (tmp_path / "soft.phy").symlink_to("x.phy")
     return tmp_path
 
@@ -158,6 +161,9 @@ SAME_FILE_CASES = [
     ["tree", "x.phy", "-o", "t.nwk", "--matrix-output", "x.phy"],
     ["tree", "s.fa", "-o", "s.nwk"],
     ["merge-tiles", "t.npz", "-o", "t.npz"],
+    ["distance", "s.fa", "-m", "raw", "-o", "m.npy"],  # its ids file is the input
+    ["align", "s.fa", "-o", "m.npy"],
+    ["align", "x.phy", "s.fa", "-o", "q.npy"],  # its target ids file is the input
     ["align", "x.phy", "s.fa", "-o", "s.tsv"],
     ["sketch", "x.phy", "s.fa", "-o", "s.npz"],
     ["msa", "x.phy", "-o", "x.phy"],
