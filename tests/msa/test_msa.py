@@ -128,6 +128,33 @@ def test_two_sequences_score_the_pairwise_optimum():
         assert sp_score(aln.sequences, sc) == pytest.approx(aligner.score(a, b), abs=1e-3)
 
 
+def test_gap_open_below_gap_extend_is_scored_as_asked():
+    """The MSA DP keeps gap opening and extension in separate states (unlike the pairwise
+    kernels, which refuse open < extend), so a scheme with open < extend is valid here: a
+    long deletion must cost open + (L - 1) x extend, and the optimum equals Biopython's."""
+    from Bio.Align import PairwiseAligner
+    from Bio.Align.substitution_matrices import Array
+
+    sc = msa_scoring(bioaccel.PROTEIN, gap_open=1, gap_extend=4, term_open=2, term_extend=2)
+    aligner = PairwiseAligner(
+        mode="global",
+        substitution_matrix=Array("ARNDCQEGHILKMFPSTWYVBZJX*", dims=2, data=sc.sub.astype(float)),
+    )
+    aligner.open_internal_gap_score = -1
+    aligner.extend_internal_gap_score = -4
+    aligner.open_end_gap_score = aligner.extend_end_gap_score = -2
+    rng = np.random.default_rng(3)
+    for _ in range(25):
+        a = "".join(rng.choice(list(AA), int(rng.integers(20, 60))))
+        cut, length = int(rng.integers(3, len(a) - 10)), int(rng.integers(3, 10))
+        b = a[:cut] + a[cut + length :]
+        aln = bioaccel.msa(
+            [("a", a), ("b", b)], refine=False, mode="fast", gap_open=1, gap_extend=4, term_gap=2
+        )
+        check_rows(aln, ["a", "b"], [a, b])
+        assert sp_score(aln.sequences, sc) == pytest.approx(aligner.score(a, b), abs=1e-3)
+
+
 # -- the profile-profile DP against every path -----------------------------------------------------
 def all_paths(n, m):
     """Every sequence of ops (0 match, 1 A-column vs gap, 2 B-column vs gap) over n and m."""
