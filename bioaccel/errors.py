@@ -66,3 +66,8 @@ class ArbiterWarning(UserWarning):
 
 class ThreadCountError(BioaccelError, ValueError):
     """A ``threads`` value outside 0 (all cores) .. the cap of :mod:`bioaccel._core.threads`."""
+
+
+class InsufficientMemoryError(BioaccelError, MemoryError):
+    """A run would need more memory than the machine has available; raised before the
+    work starts, naming what needs it and how to ask for less."""

@@ -23,6 +23,7 @@ ProbCons trained on BAliBASE (short gaps open 0.012 / extend 0.4, long gaps 0.00
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -235,6 +236,57 @@ def accuracy_merges(native, ps, n: int) -> np.ndarray:
     return native.msa_upgma(np.ascontiguousarray(dist), n)
 
 
+#: bytes per pair-HMM cell while one pair's posteriors are computed on the CPU (the dense
+#: forward match matrix and the dense posteriors, float64 each: csrc/msa/posteriors.cpp)
+POSTERIOR_BYTES_PER_CELL = 16
+
+
+def posterior_memory(lengths, threads: int) -> tuple[int, int, int]:
+    """(bytes, length, length) of the CPU posteriors' peak working memory for sequences of
+    ``lengths`` on ``threads`` threads: each thread holds one pair's dense matrices, so the
+    peak is at most the ``threads`` largest pairs at once; the two lengths are the largest
+    pair's."""
+    lens = np.sort(np.asarray(lengths, dtype=np.int64))[::-1]
+    if len(lens) < 2:
+        return 0, 0, 0
+    t = min(_team(threads), len(lens) * (len(lens) - 1) // 2)
+    # the t largest pairs lie among the pairs of the t + 1 longest sequences
+    top = lens[: t + 1] + 1
+    cells = np.sort((top[:, None] * top[None, :])[np.triu_indices(len(top), 1)])[::-1]
+    need = POSTERIOR_BYTES_PER_CELL * int(cells[:t].sum())
+    return need, int(lens[0]), int(lens[1])
+
+
+def _team(threads: int) -> int:
+    """The threads an OpenMP team gets for ``threads`` (0: one per usable CPU)."""
+    if threads:
+        return int(threads)
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def check_posterior_memory(work, threads: int) -> None:
+    """Refuse, before any work, an accurate alignment whose pairwise posteriors would not
+    fit in the memory available now (an explicit ``mode="accurate"`` on long sequences:
+    ``auto`` never picks it there), naming the sizes and the ways out."""
+    from .._core.memory import available_bytes, gib
+
+    need, a, b = posterior_memory(work.lengths, threads)
+    have = available_bytes()
+    if have is None or need <= have:
+        return
+    from ..errors import InsufficientMemoryError
+
+    raise InsufficientMemoryError(
+        f"mode='accurate' needs about {gib(need)} for the pair-HMM posteriors "
+        f"({POSTERIOR_BYTES_PER_CELL} bytes per cell, one pair per thread on "
+        f"{_team(threads)} threads; the largest pair is {a:,} x {b:,} residues) "
+        f"but {gib(have)} is available: use mode='fast' (linear memory), or fewer threads"
+    )
+
+
 def accurate_alignment(
     native,
     work,
@@ -254,6 +306,8 @@ def accurate_alignment(
     cutoff = CUTOFF if cutoff is None else cutoff
     n = len(work)
     params = pair_hmm(work.alphabet)
+    if backend in ("cpu", "auto") and devices is None:
+        check_posterior_memory(work, threads)
     ps = posterior_set(native, work, params, threads, cutoff, backend, devices)
     if merges is None:
         merges = accuracy_merges(native, ps, n)

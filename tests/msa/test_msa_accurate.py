@@ -348,3 +348,57 @@ def test_cli_mode(tmp_path):
         text=True,
     )
     assert bad.returncode == 2 and "precise" in bad.stderr
+
+
+def test_posterior_memory_is_the_largest_pairs_per_thread():
+    from bioaccel.msa_engine.accurate import POSTERIOR_BYTES_PER_CELL, posterior_memory
+
+    # two threads: the two largest pairs, (300 + 1)(200 + 1) and (300 + 1)(100 + 1) cells
+    need, a, b = posterior_memory([100, 300, 200], threads=2)
+    assert (a, b) == (300, 200)
+    assert need == POSTERIOR_BYTES_PER_CELL * (301 * 201 + 301 * 101)
+    # more threads than pairs: every pair once
+    need, _, _ = posterior_memory([10, 20], threads=8)
+    assert need == POSTERIOR_BYTES_PER_CELL * 11 * 21
+    assert posterior_memory([50], threads=4) == (0, 0, 0)
+
+
+def test_explicit_accurate_mode_on_pairs_too_large_is_refused_before_work(tmp_path, monkeypatch):
+    """An explicit mode='accurate' whose dense posteriors exceed the memory available is
+    refused at once, naming the need, the largest pair and the fast mode (auto never picks
+    accurate there); the CLI says it in one line, exit 2, and writes nothing."""
+    import bioaccel._core.memory as memory
+    from bioaccel import msa
+    from bioaccel.errors import InsufficientMemoryError
+
+    rng = np.random.default_rng(4)
+    a = "".join(rng.choice(list("ACGT"), 3000))
+    b = a[:1500] + a[1600:]
+    monkeypatch.setattr(memory, "available_bytes", lambda: 50 * 2**20)  # 50 MiB
+    with pytest.raises(InsufficientMemoryError, match=r"3,000 x 2,900 residues.*mode='fast'"):
+        msa([("a", a), ("b", b)], mode="accurate", threads=1)
+    assert msa([("a", a), ("b", b)], mode="fast", threads=1).sequences[0].replace("-", "") == a
+    # a real refusal, no patching: a pair of 200 kb needs 16 x 4e10 bytes
+    long_a = "".join(rng.choice(list("ACGT"), 200_000))
+    inp = tmp_path / "long.fa"
+    inp.write_text(f">x\n{long_a}\n>y\n{long_a[::-1]}\n")
+    out = tmp_path / "out.fa"
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bioaccel.cli",
+            "msa",
+            str(inp),
+            "-o",
+            str(out),
+            "--mode",
+            "accurate",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 2, run.stderr
+    assert "200,000 x 200,000 residues" in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    assert not out.exists()
