@@ -57,6 +57,16 @@ bool local_fits(const ScoreScheme& s, int w) {
            s.max_score < lim.hi / 2;
 }
 
+// Global alignment in score differences (run_group_global_diff, align_kernel.inc): every
+// value it computes lies in [-3o, max + o] whatever the lengths, given o >= e; a margin of e
+// on each side.
+bool diff_fits(const ScoreScheme& s, int w) {
+    const Limits lim = kLimits[w];
+    const std::int64_t o = s.gap_open, e = s.gap_extend;
+    return o >= e && -(3 * o + e) > lim.lo && s.min_score > lim.lo &&
+           std::int64_t(s.max_score) + o + e < lim.hi;
+}
+
 // Score of aligning the empty sequence to one of length len.
 std::int64_t empty_score(const ScoreScheme& s, std::int64_t len) {
     if (s.mode != AlignMode::Global || len == 0) return 0;
@@ -126,6 +136,10 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
     // 1-6 kb DNA with 32- and 64-byte vectors)
     std::int64_t strip_rows = 1024;
     if (const char* env = std::getenv("BIOACCEL_ALIGN_STRIP")) strip_rows = std::max(1L, std::atol(env));
+    // BIOACCEL_ALIGN_NO_DIFF=1: global scores with the absolute-score kernels only (the
+    // comparison in tests and benchmarks)
+    const char* no_diff = std::getenv("BIOACCEL_ALIGN_NO_DIFF");
+    const bool use_diff = !(no_diff && *no_diff && std::string(no_diff) != "0");
     const std::int64_t nq = queries.count, nt = targets.count;
     // targets sorted by length, so the lanes of a group finish together
     std::vector<std::int64_t> order(nt);
@@ -203,6 +217,7 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
             }
             // widths to try, narrowest first
             int w;
+            bool diff = false;  // global in score differences, at width w
             if (s.mode == AlignMode::Local) {
                 w = local_fits(s, 0) ? 0 : (local_fits(s, 1) ? 1 : 2);
                 if (w == 0 && skip_narrow > 0) {
@@ -218,6 +233,15 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
                                     " could exceed the int32 range");
                     continue;
                 }
+                // Global scores of long sequences leave int8 (gaps), their differences need
+                // not: twice the lanes for a few more operations a cell. Exact, no re-runs.
+                if (s.mode == AlignMode::Global && w > 0 && use_diff)
+                    for (int dw = 0; dw < w; ++dw)
+                        if (diff_fits(s, dw)) {
+                            w = dw;
+                            diff = true;
+                            break;
+                        }
             }
             if (s.mode == AlignMode::Local &&
                 std::int64_t(s.max_score) * std::min<std::int64_t>(m, max_len_target) >= kLimits[2].hi) {
@@ -261,6 +285,7 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
                     job.pad_code = pad;
                     job.table8 = use_table8 ? table8 : nullptr;
                     job.strip = m <= 2 * strip_rows ? m : strip_rows;
+                    job.diff = diff;
                     kernel.fn(job,
                               worker.workspace(group_workspace_bytes(job.strip, s.alphabet, job.nmax,
                                                                      kernel.vector_bytes)),

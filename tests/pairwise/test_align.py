@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from Bio.Align import PairwiseAligner, substitution_matrices
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bioaccel
 from bioaccel import _native
@@ -117,6 +119,177 @@ def test_int8_and_int16_overflow_reruns(rng):
         for j in range(len(seqs)):
             assert scores[i, j] == _native.align_score_scalar(b[i], b[j], sc.table, 1, 11, 1)
     assert scores[0, 1] == biopython_score(seqs[0], seqs[1], "local", "BLOSUM62", 11, 1)
+
+
+def native_scores(queries, targets, matrix, o, e, mode="global", alphabet=None):
+    """(scores, width stats, batches, scoring) from the C++ driver, one thread."""
+    alphabet = alphabet or (bioaccel.DNA if isinstance(matrix, tuple) else bioaccel.PROTEIN)
+    q = bioaccel.SeqBatch.from_strings(queries, alphabet=alphabet.name.lower())
+    t = bioaccel.SeqBatch.from_strings(targets, alphabet=alphabet.name.lower())
+    sc = make_scoring(matrix, o, e, alphabet)
+    mode_id = MODES.index(mode)
+    scores, stats = _native.align_scores(
+        q.codes, q.offsets, t.codes, t.offsets, sc.table, mode_id, o, e, False, 1
+    )
+    for i in range(len(queries)):
+        for j in range(len(targets)):
+            want = _native.align_score_scalar(q[i], t[j], sc.table, mode_id, o, e)
+            assert scores[i, j] == want, (i, j, matrix, o, e, mode)
+    return scores, stats
+
+
+def indel_family(rng, letters, n, length, gap_lo, gap_hi):
+    """Copies of one random sequence with 10% substitutions and a long deletion and insertion
+    each (gap_lo..gap_hi residues)."""
+    anc = list(rng.choice(letters, length))
+    out = []
+    for _ in range(n):
+        s = [rng.choice(letters) if rng.random() < 0.1 else c for c in anc]
+        d = int(rng.integers(gap_lo, gap_hi + 1))
+        p = int(rng.integers(0, len(s) - d))
+        del s[p : p + d]
+        p = int(rng.integers(0, len(s) + 1))
+        s[p:p] = list(rng.choice(letters, int(rng.integers(gap_lo, gap_hi + 1))))
+        out.append("".join(s))
+    return out
+
+
+def width_of(stats):
+    used = [w for w in ("int8", "int16", "int32") if stats[f"cells_{w}"]]
+    assert len(used) == 1 and stats["reruns"] == 0, stats
+    return used[0]
+
+
+# Global scores in differences of adjacent cells (align_kernel.inc: run_group_global_diff):
+# int8 whatever the lengths when 3 * open + extend < 128 and max + open + extend < 127, else
+# int16 on the same terms, else the absolute-score kernels.
+DIFF_CASES = [
+    # (matrix, open, extend, letters, length, long gaps, width) -- at and just past each edge
+    ("BLOSUM62", 11, 1, AA, 500, (30, 120), "int8"),
+    ("BLOSUM62", 42, 1, AA, 400, (30, 120), "int8"),  # 3 * 42 + 1 = 127: -3 * open fits
+    ("BLOSUM62", 43, 1, AA, 400, (30, 120), "int16"),
+    ("BLOSUM62", 40, 7, AA, 400, (30, 120), "int8"),  # 127 again, by the extension
+    ("BLOSUM62", 40, 8, AA, 400, (30, 120), "int16"),
+    ("BLOSUM62", 9, 0, AA, 400, (30, 120), "int8"),  # free extension
+    ("BLOSUM62", 6, 6, AA, 400, (30, 120), "int8"),  # open == extend
+    ((100, -100), 13, 13, DNA, 600, (50, 200), "int8"),  # 100 + 13 + 13 = 126
+    ((100, -100), 14, 13, DNA, 600, (50, 200), "int16"),
+    ((60, -127), 20, 5, DNA, 600, (50, 200), "int8"),  # the lowest int8 score
+    ((2, -3), 5, 2, DNA, 1500, (50, 400), "int8"),
+    ((2, -3), 11000, 1, DNA, 300, (20, 60), "int32"),  # 3 * open past int16: absolute
+]
+
+
+@pytest.mark.parametrize("case", DIFF_CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}")
+def test_global_difference_kernel_at_the_width_edges(case):
+    matrix, o, e, letters, length, (glo, ghi), width = case
+    rng = np.random.default_rng(length + o * 7 + e)
+    seqs = indel_family(rng, letters, 6, length, glo, ghi)
+    seqs += ["".join(rng.choice(letters, 3)), seqs[0][: length // 3]]
+    scores, stats = native_scores(seqs, seqs, matrix, o, e)
+    assert width_of(stats) == width
+    if width == "int8":  # the scores themselves leave int8 (else it proves nothing)
+        assert scores.max() > 127 and (e == 0 or scores.min() < -128)
+    # the other modes on the same data: local re-runs the lanes that pass int8, then int16
+    for mode in ("local", "semiglobal"):
+        native_scores(seqs[:4], seqs, matrix, o, e, mode=mode)
+
+
+def test_global_scores_past_int16_in_int8_differences(rng):
+    # all matches over 7,000 residues (~ +37,000) and a 33,000-residue gap (-33,010) leave
+    # int16 (the absolute kernels would take int32); their differences stay in int8
+    long = "".join(rng.choice(AA, 7000))
+    near = list(long)
+    for p in np.flatnonzero(rng.random(len(near)) < 0.05):
+        near[p] = rng.choice(AA)
+    near = "".join(near[:2000] + near[2300:] + list(rng.choice(AA, 250)))
+    queries = [long, near, "W", long[3000:3400]]
+    targets = [long, near, "".join(rng.choice(AA, 500)), "Y"]
+    scores, stats = native_scores(queries, targets, "BLOSUM62", 11, 1)
+    assert width_of(stats) == "int8"
+    assert scores[0, 0] > 32767
+    assert scores[1, 0] == biopython_score(near, long, "global", "BLOSUM62", 11, 1)
+    assert scores[3, 0] == biopython_score(long[3000:3400], long, "global", "BLOSUM62", 11, 1)
+    huge = "".join(rng.choice(AA, 33000))
+    scores, stats = native_scores(["W", "MK"], [huge, "A"], "BLOSUM62", 11, 1)
+    assert width_of(stats) == "int8"
+    assert scores[0, 0] == biopython_score("W", huge, "global", "BLOSUM62", 11, 1) < -32768
+    # past int32 by the bound: refused, never clamped
+    with pytest.raises(OverflowError, match="int32"):
+        native_scores(["A" * 3000], ["A" * 3000], (1_000_000, -1), 5, 1)
+
+
+def test_global_difference_kernel_in_int16(rng):
+    # open 50: -3 * open leaves int8, so the differences run in int16, where the scores
+    # (all matches over 7,000 residues) would need int32
+    long = "".join(rng.choice(AA, 7000))
+    seqs = [long, long[:6500] + "".join(rng.choice(AA, 300)), "W", long[100:400]]
+    scores, stats = native_scores(seqs, seqs, "BLOSUM62", 50, 1)
+    assert width_of(stats) == "int16" and scores[0, 0] > 32767
+
+
+def test_no_diff_switch_gives_the_same_global_scores(monkeypatch, rng):
+    seqs = indel_family(rng, AA, 20, 300, 10, 60)
+    diff, st = native_scores(seqs, seqs, "BLOSUM62", 11, 1)
+    monkeypatch.setenv("BIOACCEL_ALIGN_NO_DIFF", "1")
+    absolute, st_abs = native_scores(seqs, seqs, "BLOSUM62", 11, 1)
+    assert width_of(st) == "int8" and width_of(st_abs) == "int16"
+    assert np.array_equal(diff, absolute)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(1, 80),
+    st.integers(-128, 0),
+    st.integers(0, 45),
+    st.integers(0, 45),
+    st.integers(0, 2**32 - 1),
+)
+def test_global_difference_kernel_any_scheme(match, mismatch, o, e, seed):
+    # schemes around the edges of the difference widths, sequences with long gaps, strips
+    if o < e:
+        o, e = e, o
+    rng = np.random.default_rng(seed)
+    seqs = indel_family(rng, DNA, 5, int(rng.integers(40, 400)), 5, 35)
+    seqs += ["".join(rng.choice(DNA, int(rng.integers(1, 20))))]
+    native_scores(seqs[:3], seqs, (match, mismatch), o, e)
+
+
+BASELINE_CHILD = r"""
+import numpy as np
+from bioaccel import _native
+from tests.pairwise.test_align import DIFF_CASES, indel_family, native_scores, width_of
+assert _native.align_isa() == "sse2", _native.align_isa()
+for case in DIFF_CASES:
+    matrix, o, e, letters, length, (glo, ghi), width = case
+    rng = np.random.default_rng(length + o * 7 + e)
+    seqs = indel_family(rng, letters, 4, length, glo, ghi) + [letters[-1]]
+    scores, stats = native_scores(seqs, seqs, matrix, o, e)
+    assert width_of(stats) == width, (case, stats)
+long = "".join(np.random.default_rng(5).choice(list("ARNDCQEGHILKMFPSTWYV"), 7000))
+scores, stats = native_scores([long, long[1000:1500], "W"], [long, long[:6000]], "BLOSUM62", 11, 1)
+assert width_of(stats) == "int8" and scores[0, 0] > 32767
+print("ok")
+"""
+
+
+def test_global_difference_kernel_in_the_baseline_build():
+    # the same kernel source compiled for the baseline instruction set (BIOACCEL_NO_AVX2=1,
+    # read once per process: a child); the AVX-512 build shares it too
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.datasets import child_env
+
+    run = subprocess.run(
+        [sys.executable, "-c", BASELINE_CHILD],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        env=child_env(BIOACCEL_NO_AVX2="1"),
+    )
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-3000:]
 
 
 def test_threads_identical(rng):

@@ -29,6 +29,8 @@ struct GroupJob {
     // fits int8: the column profile is then built with byte shuffles instead of scalar stores.
     const std::int8_t* table8 = nullptr;
     std::int64_t strip = 0;  // query rows per strip (1..m)
+    // global mode in differences of adjacent scores (width 1 or 2; see align_kernel.inc)
+    bool diff = false;
 };
 
 // Bytes of workspace run_group needs (the same for every width).
