@@ -394,9 +394,9 @@ void banded_rounds(const Pattern& p, const SeqView& targets, std::vector<std::in
     }
 }
 
-// Global distances of one query to targets [first, nt) into row. The first few targets
-// start at kFirstBand; the rest start at the band that held their median distance, so a set
-// of similar distances (all-vs-all of related sequences) wastes few rounds.
+// Global distances of one query to targets [first, nt) into row. The first kLanes targets
+// start at kFirstBand; the rest, grouped by length, start at the largest of their distances,
+// so a set of similar distances (all-vs-all of related sequences) wastes few rounds.
 void global_banded(const Pattern& p, const SeqView& targets, std::int64_t first, std::int64_t nt,
                    std::int64_t max_distance, std::int32_t* row, std::vector<LaneV>& pv,
                    std::vector<LaneV>& mv) {
@@ -415,11 +415,14 @@ void global_banded(const Pattern& p, const SeqView& targets, std::int64_t first,
     if (sample == todo.size()) return;
     std::vector<std::int64_t> seen;
     for (std::size_t x = 0; x < sample; ++x) seen.push_back(row[todo[x]]);
-    std::nth_element(seen.begin(), seen.begin() + sample / 2, seen.end());
-    std::int64_t k = kFirstBand;
-    while (k < seen[sample / 2]) k *= 2;
-    banded_rounds(p, targets, std::vector<std::int64_t>(todo.begin() + sample, todo.end()), k, max_distance,
-                  row, pv, mv);
+    // the largest of the first distances: a band that holds most of the rest in one round
+    // (the median's power of two left ~40% of related 1 kb sequences to a second round)
+    const std::int64_t k = std::max<std::int64_t>(kFirstBand, *std::max_element(seen.begin(), seen.end()));
+    std::vector<std::int64_t> rest(todo.begin() + sample, todo.end());
+    // by length: the lanes of a group then share their band's diagonals and last column
+    std::stable_sort(rest.begin(), rest.end(),
+                     [&](std::int64_t a, std::int64_t b) { return targets.length(a) < targets.length(b); });
+    banded_rounds(p, targets, std::move(rest), k, max_distance, row, pv, mv);
 }
 
 }  // namespace
