@@ -140,6 +140,12 @@ def main() -> None:
         for _ in range(args.repeat)
     )
     g_ours = cells / t_ours / 1e9
+    from bioaccel import _native
+
+    print(
+        f"bioaccel kernels: {_native.cpu_features()['isa']} "
+        "(8 targets per query per step; BIOACCEL_NO_AVX512=1 / BIOACCEL_NO_AVX2=1 force lower)"
+    )
     print(
         f"{what}, all-vs-all, single thread: bioaccel {g_ours:.1f} GCUPS "
         f"({t_ours:.3f}s; 2 threads {cells / t_two / 1e9:.1f} GCUPS)"

@@ -72,91 +72,138 @@ std::int64_t run(const Pattern& p, const std::uint8_t* b, std::int64_t n, EditMo
     return (k >= 0 && d > k) ? k + 1 : d;
 }
 
-typedef Word V4 __attribute__((vector_size(32)));
-typedef std::int64_t S4 __attribute__((vector_size(32)));
-constexpr int kLanes = 4;
-// Vector types lose their attributes as template arguments: wrap them for std::vector.
-struct alignas(32) Lane4 {
-    V4 v;
+// Targets per query in one kernel call: 8, held as P vectors of 8 / P lanes (one zmm on
+// AVX-512; two ymm on AVX2, two independent chains that hide the latency of the
+// block-to-block chain; one 64-byte vector on the baseline).
+constexpr int kLanes = 8;
+
+// VL lanes of 64-bit words in one GCC vector-extension value. The kernels below use only
+// lane-wise +, -, &, |, ^, ~ and shifts by a scalar (no comparisons: GCC lowers compares of
+// vectors wider than the target's registers one element at a time), so one generic source
+// compiles to xmm, ymm or zmm code.
+template <int VL>
+struct Vec {
+    typedef Word V __attribute__((vector_size(8 * VL)));
+    typedef std::int64_t S __attribute__((vector_size(8 * VL)));
+};
+// kLanes lanes as P vectors (P = 1 or 2); storage for one block of all lanes.
+struct alignas(64) LaneV {
+    Word w[kLanes];
+};
+template <int P>
+struct Pack {
+    static constexpr int VL = kLanes / P;
+    using V = typename Vec<VL>::V;
+    using S = typename Vec<VL>::S;
+    V x[P];
 };
 
-// block_step for four lanes: one 64-row block of one column. pos / neg: 1 in the lanes where
-// the horizontal delta entering at the top is +1 / -1; on return, those of the delta leaving
-// at the bottom (out_bit's row), which also goes to hout. (References only: vector values
-// passed by value would change the ABI between the AVX2 and baseline builds.)
-__attribute__((always_inline)) inline void block_step4(V4& pv, V4& mv, const V4& eq_in, V4& pos, V4& neg,
-                                                       Word out_bit, S4& hout) {
-    const V4 pvw = pv, mvw = mv;
-    const V4 xv = eq_in | mvw;
-    const V4 eq = eq_in | neg;
-    const V4 xh = (((eq & pvw) + pvw) ^ pvw) | eq;
-    V4 ph = mvw | ~(xh | pvw);
-    V4 mh = pvw & xh;
-    hout = (S4)((mh & out_bit) != 0) - (S4)((ph & out_bit) != 0);  // comparisons give -1
-    ph = (ph << 1) | pos;
-    mh = (mh << 1) | neg;
-    pv = mh | ~(xv | ph);
-    mv = ph & xv;
-    pos = (V4)(hout > 0) & 1;
-    neg = (V4)(hout < 0) & 1;
+// 1 in the lanes where x < 0, else 0 (x > -2^63), without a vector comparison.
+template <class V, class S>
+__attribute__((always_inline)) inline V negative(const S& x) {
+    return (V)x >> 63;
 }
 
-// Four targets against one query at once, one per 64-bit lane: the column-to-column and
-// block-to-block dependency chains of Myers' algorithm are long, so independent pairs in
-// the lanes of one vector fill the pipeline. Lanes finish at their own target lengths.
-__attribute__((always_inline)) inline void run4_body(const Pattern& p, const std::uint8_t* const* t,
-                                                     const std::int64_t* n, EditMode mode, std::int64_t k,
-                                                     std::int64_t* result, Lane4* pv, Lane4* mv) {
-    const std::int64_t W = p.words;
-    V4 ones;
-    for (int l = 0; l < kLanes; ++l) ones[l] = ~Word(0);
-    for (std::int64_t w = 0; w < W; ++w) {
-        pv[w].v = ones;
-        mv[w].v = V4{};
+// One 64-row block of one column, for all lanes. pos / neg: 1 in the lanes where the
+// horizontal delta entering at the top is +1 / -1; on return, those of the delta leaving at
+// the bottom (row `shift` of the block). (References only: vector values passed by value
+// would change the ABI between the builds.)
+template <int P>
+__attribute__((always_inline)) inline void block_stepv(LaneV& pvs, LaneV& mvs, const Pack<P>& eqp,
+                                                       Pack<P>& pos, Pack<P>& neg, int shift) {
+    using V = typename Pack<P>::V;
+    V* pvv = reinterpret_cast<V*>(pvs.w);
+    V* mvv = reinterpret_cast<V*>(mvs.w);
+    for (int q = 0; q < P; ++q) {
+        const V pvw = pvv[q], mvw = mvv[q], eq_in = eqp.x[q];
+        const V xv = eq_in | mvw;
+        const V eq = eq_in | neg.x[q];
+        const V xh = (((eq & pvw) + pvw) ^ pvw) | eq;
+        V ph = mvw | ~(xh | pvw);
+        V mh = pvw & xh;
+        const V pout = (ph >> shift) & 1, nout = (mh >> shift) & 1;  // never both
+        ph = (ph << 1) | pos.x[q];
+        mh = (mh << 1) | neg.x[q];
+        pvv[q] = mh | ~(xv | ph);
+        mvv[q] = ph & xv;
+        pos.x[q] = pout;
+        neg.x[q] = nout;
     }
+}
+
+// The match masks of block w for the lanes' letters.
+template <int P>
+__attribute__((always_inline)) inline void gather_eq(Pack<P>& eq, const Word* const* col, std::int64_t w) {
+    for (int q = 0; q < P; ++q)
+        for (int l = 0; l < Pack<P>::VL; ++l) eq.x[q][l] = col[q * Pack<P>::VL + l][w];
+}
+
+// kLanes targets against one query at once, one per 64-bit lane: the column-to-column and
+// block-to-block dependency chains of Myers' algorithm are long, so independent pairs in
+// the lanes fill the pipeline. Lanes finish at their own target lengths.
+template <int P>
+__attribute__((always_inline)) inline void run_lanes_body(const Pattern& p, const std::uint8_t* const* t,
+                                                          const std::int64_t* n, EditMode mode,
+                                                          std::int64_t k, std::int64_t* result, LaneV* pv,
+                                                          LaneV* mv) {
+    using V = typename Pack<P>::V;
+    using S = typename Pack<P>::S;
+    constexpr int VL = Pack<P>::VL;
+    const std::int64_t W = p.words;
+    const int last_shift = static_cast<int>((p.m - 1) % 64);
+    for (std::int64_t w = 0; w < W; ++w)
+        for (int l = 0; l < kLanes; ++l) {
+            pv[w].w[l] = ~Word(0);
+            mv[w].w[l] = 0;
+        }
     const Word top_pos = mode == EditMode::Infix ? 0 : 1;
     std::int64_t nmax = 0;
-    S4 len;
+    S len[P], score[P], best[P];
     for (int l = 0; l < kLanes; ++l) {
         nmax = n[l] > nmax ? n[l] : nmax;
-        len[l] = n[l];
+        len[l / VL][l % VL] = n[l];
+        score[l / VL][l % VL] = best[l / VL][l % VL] = p.m;
     }
-    S4 score, best;
-    for (int l = 0; l < kLanes; ++l) score[l] = best[l] = p.m;
     const Word* peq = p.peq.data();
     for (std::int64_t j = 0; j < nmax; ++j) {
-        V4 pos, neg{};
-        for (int l = 0; l < kLanes; ++l) pos[l] = top_pos;
-        S4 hout{};
-        std::size_t code[kLanes];
-        for (int l = 0; l < kLanes; ++l) code[l] = j < n[l] ? t[l][j] : 0;
-        for (std::int64_t w = 0; w < W; ++w) {
-            V4 eq;
-            for (int l = 0; l < kLanes; ++l) eq[l] = peq[code[l] * W + w];
-            block_step4(pv[w].v, mv[w].v, eq, pos, neg, w == W - 1 ? p.last_bit : kHigh, hout);
+        Pack<P> pos, neg;
+        const Word* col[kLanes];
+        for (int l = 0; l < kLanes; ++l) col[l] = peq + (j < n[l] ? t[l][j] : 0) * W;
+        for (int q = 0; q < P; ++q) {
+            pos.x[q] = V{} + top_pos;
+            neg.x[q] = V{};
         }
-        const S4 live = (S4)(len > j);  // -1 for lanes still inside their target
-        score += hout & live;
-        best = live ? (score < best ? score : best) : best;
+        for (std::int64_t w = 0; w < W; ++w) {
+            Pack<P> eq;
+            gather_eq(eq, col, w);
+            block_stepv(pv[w], mv[w], eq, pos, neg, w == W - 1 ? last_shift : 63);
+        }
+        for (int q = 0; q < P; ++q) {
+            const S live = -(S)negative<V>(j - len[q]);  // -1 for lanes still inside their target
+            score[q] += ((S)pos.x[q] - (S)neg.x[q]) & live;
+            const S lower = -(S)negative<V>(score[q] - best[q]) & live;
+            best[q] += (score[q] - best[q]) & lower;
+        }
         if (k >= 0 && (j & 63) == 63) {
             bool all_out = true;
             for (int l = 0; l < kLanes; ++l) {
-                const std::int64_t floor_left = score[l] - (n[l] - 1 - j);
-                const bool out = mode == EditMode::Global ? floor_left > k : (best[l] > k && floor_left > k);
+                const std::int64_t sc = score[l / VL][l % VL], bs = best[l / VL][l % VL];
+                const std::int64_t floor_left = sc - (n[l] - 1 - j);
+                const bool out = mode == EditMode::Global ? floor_left > k : (bs > k && floor_left > k);
                 all_out = all_out && (out || j >= n[l]);
             }
             if (all_out) break;
         }
     }
     for (int l = 0; l < kLanes; ++l) {
-        const std::int64_t d = mode == EditMode::Global ? score[l] : best[l];
+        const std::int64_t d = mode == EditMode::Global ? score[l / VL][l % VL] : best[l / VL][l % VL];
         result[l] = (k >= 0 && d > k) ? k + 1 : d;
     }
 }
 
-// Global distances of four targets to one query, exact when at most k, else k + 1 (Ukkonen's
-// band, computed in Myers' blocks). A global path of cost <= k through cell (i, j) has
-// |d| + |(m - n) - d| <= k, d = i - j, so only the diagonals
+// Global distances of kLanes targets to one query, exact when at most k, else k + 1
+// (Ukkonen's band, computed in Myers' blocks). A global path of cost <= k through cell
+// (i, j) has |d| + |(m - n) - d| <= k, d = i - j, so only the diagonals
 // d in [ceil((m - n - k) / 2), floor((m - n + k) / 2)] matter; a block is computed while it
 // holds one of them for some lane (the union over lanes: the range only moves down). The
 // block at the top of the range gets a horizontal delta of +1 at its top edge, and a block
@@ -165,22 +212,29 @@ __attribute__((always_inline)) inline void run4_body(const Pattern& p, const std
 // computed never fall below the true distances and equal them along any path of cost <= k.
 // Only the value at the last computed block's last row is tracked (row m once the band
 // reaches it).
-__attribute__((always_inline)) inline void run4_banded_body(const Pattern& p, const std::uint8_t* const* t,
-                                                            const std::int64_t* n, std::int64_t k,
-                                                            std::int64_t* result, Lane4* pv, Lane4* mv) {
+template <int P>
+__attribute__((always_inline)) inline void run_lanes_banded_body(const Pattern& p,
+                                                                 const std::uint8_t* const* t,
+                                                                 const std::int64_t* n, std::int64_t k,
+                                                                 std::int64_t* result, LaneV* pv, LaneV* mv) {
+    using V = typename Pack<P>::V;
+    using S = typename Pack<P>::S;
+    constexpr int VL = Pack<P>::VL;
     const std::int64_t W = p.words, m = p.m;
+    const int last_shift = static_cast<int>((m - 1) % 64);
     const auto floor_div2 = [](std::int64_t x) { return x >= 0 ? x / 2 : -((-x + 1) / 2); };
     std::int64_t d_lo = 0, d_hi = 0, nmax = 0;
     bool any = false;
-    S4 len, unset;
+    S len[P];
+    bool unset[kLanes];
     for (int l = 0; l < kLanes; ++l) {
-        len[l] = n[l];
-        unset[l] = -1;
+        len[l / VL][l % VL] = n[l];
+        unset[l] = true;
         result[l] = -1;
         const std::int64_t delta = m - n[l];
         if (k < (delta < 0 ? -delta : delta)) {
             result[l] = k + 1;  // the lengths alone differ by more than k
-            unset[l] = 0;
+            unset[l] = false;
             continue;
         }
         const std::int64_t lo = -floor_div2(k - delta), hi = floor_div2(delta + k);
@@ -192,91 +246,112 @@ __attribute__((always_inline)) inline void run4_banded_body(const Pattern& p, co
     if (!any) return;
     const auto block_of_row = [](std::int64_t row) { return (row - 1) / 64; };  // row >= 1
     const Word* peq = p.peq.data();
-    V4 ones, one;
-    for (int l = 0; l < kLanes; ++l) {
-        ones[l] = ~Word(0);
-        one[l] = 1;
-    }
     std::int64_t first = 0, last = -1;
-    S4 bottom{};  // the value at the last computed row, column j - 1 (D[0][0] = 0 to start)
-    S4 found{};   // the distances, for lanes past their last column
+    S bottom[P], found[P];  // the value at the last computed row, column j - 1 (D[0][0] = 0 to
+                            // start); the distances, for lanes past their last column
+    for (int q = 0; q < P; ++q) bottom[q] = found[q] = S{};
     for (std::int64_t j = 1; j <= nmax; ++j) {
         const std::int64_t want_last = std::min(W - 1, block_of_row(std::min(m, j + d_hi)));
         for (std::int64_t b = last + 1; b <= want_last; ++b) {  // entering at the bottom
-            pv[b].v = ones;
-            mv[b].v = V4{};
-            const std::int64_t rows = b == W - 1 ? m - 64 * (W - 1) : 64;
-            for (int l = 0; l < kLanes; ++l) bottom[l] += rows;
+            for (int l = 0; l < kLanes; ++l) {
+                pv[b].w[l] = ~Word(0);
+                mv[b].w[l] = 0;
+            }
+            for (int q = 0; q < P; ++q) bottom[q] += b == W - 1 ? m - 64 * (W - 1) : 64;
         }
         last = std::max(last, want_last);
         const std::int64_t row_lo = j + d_lo;
         if (row_lo > 1) first = std::max(first, std::min(last, block_of_row(std::min(row_lo, m))));
-        std::size_t code[kLanes];
-        for (int l = 0; l < kLanes; ++l) code[l] = j <= n[l] ? t[l][j - 1] : 0;
-        V4 pos = one, neg{};  // D[0][j] - D[0][j-1], or the stand-in above the band
-        S4 hout{};
-        for (std::int64_t w = first; w <= last; ++w) {
-            V4 eq;
-            for (int l = 0; l < kLanes; ++l) eq[l] = peq[code[l] * W + w];
-            block_step4(pv[w].v, mv[w].v, eq, pos, neg, w == W - 1 ? p.last_bit : kHigh, hout);
+        const Word* col[kLanes];
+        for (int l = 0; l < kLanes; ++l) col[l] = peq + (j <= n[l] ? t[l][j - 1] : 0) * W;
+        Pack<P> pos, neg;  // D[0][j] - D[0][j-1], or the stand-in above the band
+        for (int q = 0; q < P; ++q) {
+            pos.x[q] = V{} + 1;
+            neg.x[q] = V{};
         }
-        bottom += hout;
-        found = (len == j) ? bottom : found;  // last == W - 1 at a lane's last column
+        for (std::int64_t w = first; w <= last; ++w) {
+            Pack<P> eq;
+            gather_eq(eq, col, w);
+            block_stepv(pv[w], mv[w], eq, pos, neg, w == W - 1 ? last_shift : 63);
+        }
+        for (int q = 0; q < P; ++q) {
+            bottom[q] += (S)pos.x[q] - (S)neg.x[q];
+            // found = bottom in the lanes where len == j (last == W - 1 at a lane's last column)
+            const S at_end = -(S)negative<V>((S)(len[q] ^ j) - 1);
+            found[q] ^= (found[q] ^ bottom[q]) & at_end;
+        }
     }
-    for (int l = 0; l < kLanes; ++l)
-        if (unset[l]) result[l] = found[l] > k ? k + 1 : found[l];
+    for (int l = 0; l < kLanes; ++l) {
+        const std::int64_t f = found[l / VL][l % VL];
+        if (unset[l]) result[l] = f > k ? k + 1 : f;
+    }
 }
 
-// The 4-lane kernel compiled twice, for AVX2 and the baseline, picked at run time.
-// (Explicit wrappers rather than target_clones: GCC's clones of this vector code crashed.)
+// The kernels compiled for AVX-512 (one zmm), AVX2 (two ymm) and the baseline (one 64-byte
+// vector, which the compiler splits) from the one generic source above, picked at run time
+// by active_isa(). (Explicit wrappers rather than target_clones: GCC's clones of this vector
+// code crashed.)
+constexpr int kPartsBase = 1, kPartsAvx2 = 2, kPartsAvx512 = 1;
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2"))) void run4_avx2(const Pattern& p, const std::uint8_t* const* t,
-                                               const std::int64_t* n, EditMode mode, std::int64_t k,
-                                               std::int64_t* result, Lane4* pv, Lane4* mv) {
-    run4_body(p, t, n, mode, k, result, pv, mv);
+#define BIOACCEL_EDIT_X86 1
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void run_lanes_avx512(
+    const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n, EditMode mode, std::int64_t k,
+    std::int64_t* result, LaneV* pv, LaneV* mv) {
+    run_lanes_body<kPartsAvx512>(p, t, n, mode, k, result, pv, mv);
+}
+__attribute__((target("avx2"))) void run_lanes_avx2(const Pattern& p, const std::uint8_t* const* t,
+                                                    const std::int64_t* n, EditMode mode, std::int64_t k,
+                                                    std::int64_t* result, LaneV* pv, LaneV* mv) {
+    run_lanes_body<kPartsAvx2>(p, t, n, mode, k, result, pv, mv);
+}
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void run_lanes_banded_avx512(
+    const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n, std::int64_t k,
+    std::int64_t* result, LaneV* pv, LaneV* mv) {
+    run_lanes_banded_body<kPartsAvx512>(p, t, n, k, result, pv, mv);
+}
+__attribute__((target("avx2"))) void run_lanes_banded_avx2(const Pattern& p, const std::uint8_t* const* t,
+                                                           const std::int64_t* n, std::int64_t k,
+                                                           std::int64_t* result, LaneV* pv, LaneV* mv) {
+    run_lanes_banded_body<kPartsAvx2>(p, t, n, k, result, pv, mv);
 }
 #endif
 
-void run4_base(const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n, EditMode mode,
-               std::int64_t k, std::int64_t* result, Lane4* pv, Lane4* mv) {
-    run4_body(p, t, n, mode, k, result, pv, mv);
+void run_lanes_base(const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n, EditMode mode,
+                    std::int64_t k, std::int64_t* result, LaneV* pv, LaneV* mv) {
+    run_lanes_body<kPartsBase>(p, t, n, mode, k, result, pv, mv);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2"))) void run4_banded_avx2(const Pattern& p, const std::uint8_t* const* t,
-                                                      const std::int64_t* n, std::int64_t k,
-                                                      std::int64_t* result, Lane4* pv, Lane4* mv) {
-    run4_banded_body(p, t, n, k, result, pv, mv);
-}
-#endif
-
-void run4_banded_base(const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n, std::int64_t k,
-                      std::int64_t* result, Lane4* pv, Lane4* mv) {
-    run4_banded_body(p, t, n, k, result, pv, mv);
+void run_lanes_banded_base(const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n,
+                           std::int64_t k, std::int64_t* result, LaneV* pv, LaneV* mv) {
+    run_lanes_banded_body<kPartsBase>(p, t, n, k, result, pv, mv);
 }
 
-void run4_banded(const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n, std::int64_t k,
-                 std::int64_t* result, std::vector<Lane4>& pv, std::vector<Lane4>& mv) {
+void run_lanes_banded(const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n, std::int64_t k,
+                      std::int64_t* result, std::vector<LaneV>& pv, std::vector<LaneV>& mv) {
     if (pv.size() < static_cast<std::size_t>(p.words)) {
         pv.resize(static_cast<std::size_t>(p.words));
         mv.resize(static_cast<std::size_t>(p.words));
     }
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (active_isa() >= Isa::Avx2) return run4_banded_avx2(p, t, n, k, result, pv.data(), mv.data());
+#ifdef BIOACCEL_EDIT_X86
+    const Isa isa = active_isa();
+    if (isa >= Isa::Avx512) return run_lanes_banded_avx512(p, t, n, k, result, pv.data(), mv.data());
+    if (isa >= Isa::Avx2) return run_lanes_banded_avx2(p, t, n, k, result, pv.data(), mv.data());
 #endif
-    run4_banded_base(p, t, n, k, result, pv.data(), mv.data());
+    run_lanes_banded_base(p, t, n, k, result, pv.data(), mv.data());
 }
 
-void run4(const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n, EditMode mode,
-          std::int64_t k, std::int64_t* result, std::vector<Lane4>& pv, std::vector<Lane4>& mv) {
+void run_lanes(const Pattern& p, const std::uint8_t* const* t, const std::int64_t* n, EditMode mode,
+               std::int64_t k, std::int64_t* result, std::vector<LaneV>& pv, std::vector<LaneV>& mv) {
     if (pv.size() < static_cast<std::size_t>(p.words)) {
         pv.resize(static_cast<std::size_t>(p.words));
         mv.resize(static_cast<std::size_t>(p.words));
     }
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (active_isa() >= Isa::Avx2) return run4_avx2(p, t, n, mode, k, result, pv.data(), mv.data());
+#ifdef BIOACCEL_EDIT_X86
+    const Isa isa = active_isa();
+    if (isa >= Isa::Avx512) return run_lanes_avx512(p, t, n, mode, k, result, pv.data(), mv.data());
+    if (isa >= Isa::Avx2) return run_lanes_avx2(p, t, n, mode, k, result, pv.data(), mv.data());
 #endif
-    run4_base(p, t, n, mode, k, result, pv.data(), mv.data());
+    run_lanes_base(p, t, n, mode, k, result, pv.data(), mv.data());
 }
 
 // Queries of at least this many words go through the band (fewer: the band saves little).
@@ -289,8 +364,8 @@ constexpr std::int64_t kFirstBand = 64;
 // threshold k for every pair, then 2k for those over k, and so on, up to max_distance when
 // one is given (then over it is max_distance + 1). Lanes are refilled between rounds.
 void banded_rounds(const Pattern& p, const SeqView& targets, std::vector<std::int64_t> todo, std::int64_t k,
-                   std::int64_t max_distance, std::int32_t* row, std::vector<Lane4>& pv,
-                   std::vector<Lane4>& mv) {
+                   std::int64_t max_distance, std::int32_t* row, std::vector<LaneV>& pv,
+                   std::vector<LaneV>& mv) {
     std::vector<std::int64_t> next;
     if (max_distance >= 0) k = std::min(k, max_distance);
     while (!todo.empty()) {
@@ -305,7 +380,7 @@ void banded_rounds(const Pattern& p, const SeqView& targets, std::vector<std::in
                 tp[l] = targets.seq(t);
                 tn[l] = targets.length(t);
             }
-            run4_banded(p, tp, tn, k, res, pv, mv);
+            run_lanes_banded(p, tp, tn, k, res, pv, mv);
             for (int l = 0; l < lanes; ++l) {
                 if (res[l] <= k || final_round) {
                     row[todo[g + l]] = static_cast<std::int32_t>(res[l]);
@@ -319,12 +394,12 @@ void banded_rounds(const Pattern& p, const SeqView& targets, std::vector<std::in
     }
 }
 
-// Global distances of one query to targets [first, nt) into row. The first few targets
-// start at kFirstBand; the rest start at the band that held their median distance, so a set
-// of similar distances (all-vs-all of related sequences) wastes few rounds.
+// Global distances of one query to targets [first, nt) into row. The first kLanes targets
+// start at kFirstBand; the rest, grouped by length, start at the largest of their distances,
+// so a set of similar distances (all-vs-all of related sequences) wastes few rounds.
 void global_banded(const Pattern& p, const SeqView& targets, std::int64_t first, std::int64_t nt,
-                   std::int64_t max_distance, std::int32_t* row, std::vector<Lane4>& pv,
-                   std::vector<Lane4>& mv) {
+                   std::int64_t max_distance, std::int32_t* row, std::vector<LaneV>& pv,
+                   std::vector<LaneV>& mv) {
     std::vector<std::int64_t> todo;
     for (std::int64_t t = first; t < nt; ++t) {
         if (targets.length(t) == 0) {
@@ -340,11 +415,14 @@ void global_banded(const Pattern& p, const SeqView& targets, std::int64_t first,
     if (sample == todo.size()) return;
     std::vector<std::int64_t> seen;
     for (std::size_t x = 0; x < sample; ++x) seen.push_back(row[todo[x]]);
-    std::nth_element(seen.begin(), seen.begin() + sample / 2, seen.end());
-    std::int64_t k = kFirstBand;
-    while (k < seen[sample / 2]) k *= 2;
-    banded_rounds(p, targets, std::vector<std::int64_t>(todo.begin() + sample, todo.end()), k, max_distance,
-                  row, pv, mv);
+    // the largest of the first distances: a band that holds most of the rest in one round
+    // (the median's power of two left ~40% of related 1 kb sequences to a second round)
+    const std::int64_t k = std::max<std::int64_t>(kFirstBand, *std::max_element(seen.begin(), seen.end()));
+    std::vector<std::int64_t> rest(todo.begin() + sample, todo.end());
+    // by length: the lanes of a group then share their band's diagonals and last column
+    std::stable_sort(rest.begin(), rest.end(),
+                     [&](std::int64_t a, std::int64_t b) { return targets.length(a) < targets.length(b); });
+    banded_rounds(p, targets, std::move(rest), k, max_distance, row, pv, mv);
 }
 
 }  // namespace
@@ -379,7 +457,7 @@ void edit_distances(const SeqView& queries, const SeqView& targets, EditMode mod
 #endif
     {
         std::vector<Word> pv, mv;
-        std::vector<Lane4> pv4, mv4;
+        std::vector<LaneV> pv4, mv4;
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
@@ -408,7 +486,7 @@ void edit_distances(const SeqView& queries, const SeqView& targets, EditMode mod
                     tp[l] = targets.seq(t);
                     tn[l] = targets.length(t);
                 }
-                run4(p, tp, tn, mode, max_distance, res, pv4, mv4);
+                run_lanes(p, tp, tn, mode, max_distance, res, pv4, mv4);
                 for (int l = 0; l < filled; ++l) out[qi * nt + batch[l]] = static_cast<std::int32_t>(res[l]);
                 filled = 0;
             };
