@@ -119,7 +119,7 @@ def check_condensed_distances(values: np.ndarray, ids) -> None:
     words: a symmetric matrix's first negative in row order lies in its upper triangle), in
     blocks: no temporary of the whole."""
     n = len(ids)
-    step = 1 << 22
+    step = 1 << 18
     for a in range(0, values.size, step):
         block = values[a : a + step]
         if np.fmin.reduce(block) < 0:
@@ -485,7 +485,7 @@ def load_cdist(path: Path) -> CondensedMatrix:
                 f"{head_size + nbytes + m * width} (truncated file?)"
             )
         values = np.empty(m, dtype=np.float32)
-        step = 1 << 20
+        step = 1 << 18
         buf = np.empty(step, dtype="<f8" if width == 8 else "<f4")
         for a in range(0, m, step):
             chunk = buf[: min(step, m - a)] if width == 8 else values[a : a + step]
@@ -505,7 +505,7 @@ def _npy_ids(path: Path, n: int) -> list[str]:
 
 
 #: bytes of the rows an .npy matrix is read in by :func:`_read_npy_condensed`
-NPY_BLOCK_BYTES = 1 << 22
+NPY_BLOCK_BYTES = 1 << 21
 
 
 def _read_npy_condensed(path: Path) -> CondensedMatrix:

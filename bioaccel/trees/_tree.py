@@ -323,7 +323,7 @@ def _nj_low_memory(d, labels, clamp_negative, threads, backend, inplace) -> Tree
     labels, values, n = cm.ids, cm.values, len(cm.ids)
     if n < 2:
         raise ValueError(f"need at least 2 taxa for a tree, got {n}")
-    step = 1 << 22
+    step = 1 << 18
     for a in range(0, values.size, step):
         block = values[a : a + step]
         if not np.isfinite(block).all():  # the first in row order, as _check_finite
