@@ -9,7 +9,8 @@ tool a fresh process on one thread (none of the peers has threads; bioaccel gets
 - Clearcut: ``clearcut --in=m.phy --out=t.nwk -q`` (relaxed NJ) and with ``-N`` (exact NJ);
 - bioaccel: ``bioaccel tree m.phy -t 1 -o t.nwk`` from the same text, and from ``m.npy``;
 - bioaccel ``--low-memory`` (a float32 triangle, as QuickTree): from ``m.cdist`` (the float32
-  condensed file ``bioaccel distance -o m.cdist`` streams) and from ``m.npy``;
+  condensed file ``bioaccel distance -o m.cdist`` streams), from ``m.npy`` and from ``m.phy``
+  (streamed row by row);
 - ape::nj: ``Rscript`` reading the raw float64 matrix (``readBin``), ``nj()``, ``write.tree``.
 Wall time and peak RSS of each process (GNU time); Robinson-Foulds distances of every tree
 to ape::nj's and to QuickTree's (splits of the unrooted trees, by tip label). Data: a K80 matrix of a seeded
@@ -147,6 +148,10 @@ def main() -> None:
             [*cli, "tree", npy, "--low-memory", "-t", "1", "-o", tmp / "lowmem_npy.nwk"],
             None,
         ),
+        "bioaccel --low-memory (.phy)": (
+            [*cli, "tree", phy, "--low-memory", "-t", "1", "-o", tmp / "lowmem_phy.nwk"],
+            None,
+        ),
         "quicktree": (["quicktree", "-in", "m", "-out", "t", phy], tmp / "quicktree.nwk"),
         "clearcut": (["clearcut", f"--in={phy}", f"--out={tmp / 'clearcut.nwk'}", "-q"], None),
         "clearcut -N": (
@@ -160,6 +165,7 @@ def main() -> None:
         "bioaccel (.npy)": "bioaccel.nwk",
         "bioaccel --low-memory (.cdist)": "lowmem_cdist.nwk",
         "bioaccel --low-memory (.npy)": "lowmem_npy.nwk",
+        "bioaccel --low-memory (.phy)": "lowmem_phy.nwk",
         "quicktree": "quicktree.nwk",
         "clearcut": "clearcut.nwk",
         "clearcut -N": "clearcut_N.nwk",

@@ -585,8 +585,8 @@ def merge_tiles_cmd(tiles, output, fmt):
     "--low-memory",
     is_flag=True,
     help="NJ from a distance-matrix file in a float32 triangle, as QuickTree: n^2/2 x 4 bytes "
-    "(0.2 GB at n = 10,000) instead of an n x n float64 square. .cdist and .npy files are read "
-    "straight into it; PHYLIP, TSV and npz are read as a square first. Distances (joined ones "
+    "(0.2 GB at n = 10,000) instead of an n x n float64 square. .cdist, .npy and PHYLIP files "
+    "are read straight into it (TSV and npz as a square first). Distances (joined ones "
     "too) are rounded to float32, so near-ties (Q values closer than that rounding) may join "
     "differently from the default exact mode and ape::nj. CPU backend only.",
 )

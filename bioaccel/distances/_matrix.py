@@ -355,7 +355,8 @@ class DistanceMatrix:
         input of :func:`bioaccel.nj` with ``low_memory=True``, with the checks and words of
         :meth:`read`. ``.cdist`` and ``.npy`` files are read in blocks straight into the
         triangle, never as a float64 square (about n^2 / 2 x 4 bytes in all; symmetry is
-        checked at float32 precision there). Other formats (PHYLIP, TSV, npz) are read by
+        checked at float32 precision there); PHYLIP text is streamed twice (the layout from
+        the rows' field counts, then the values row by row). TSV and npz are read by
         :meth:`read` first: the float64 square exists while they are read."""
         path = Path(path)
         fmt = (format or _format_from_suffix(path, sniff=True)).lower()
@@ -366,6 +367,8 @@ class DistanceMatrix:
                 return load_cdist(path)
             if fmt == "npy":
                 return _read_npy_condensed(path)
+            if fmt == "phylip":
+                return _read_phylip_condensed(path)
             return CondensedMatrix.from_matrix(cls._read(path, fmt))
         except MatrixFormatError as exc:
             if str(exc).startswith(str(path)):
@@ -743,67 +746,207 @@ def _read_phylip(path: Path, lines: list[tuple[int, str]]) -> DistanceMatrix:
     )
 
 
+def _phylip_layout(path: Path, n: int, rows, counts, strict_counts, wrapped: bool) -> str:
+    """The layout every row fits (relaxed square, strict square, relaxed lower, strict lower):
+    ``counts`` are the fields of each row, ``strict_counts`` the fields after its first 10
+    characters (None when it has no more); ``rows`` give (line, field count) for the error."""
+    if all(c >= n + 1 for c in counts):
+        return "square"
+    if not wrapped and all(c == n for c in strict_counts):
+        return "strict square"
+    if all(c >= k + 1 for k, c in enumerate(counts)):
+        return "lower"
+    if not wrapped and all(c == k for k, c in enumerate(strict_counts)):
+        return "strict lower"
+    square_like = counts[0] > 1
+    for k, (ln, count) in enumerate(rows):
+        want = n if square_like else k
+        if count < want + 1:
+            raise MatrixFormatError(
+                f"{path}, line {ln}: a name and {count - 1} value(s); a "
+                f"{'square' if square_like else 'lower-triangular'} matrix needs a name and "
+                f"{want} here (the first row holds "
+                f"{'values' if square_like else 'a name only'})"
+            )
+    raise MatrixFormatError(
+        f"{path}: rows fit neither a square nor a lower-triangular matrix of {n} taxa"
+    )
+
+
+def _strict_split(text: str):
+    """A strict PHYLIP row: (name, fields after the first 10 characters with their columns)."""
+    return (text[:10].strip(), _fields(text[10:])) if len(text) > 10 else (text.strip(), [])
+
+
+def _phylip_row(path: Path, n: int, layout: str, k: int, ln: int, text: str, fields, glued_counts):
+    """Row ``k`` of a PHYLIP matrix of ``layout``: (name, values as float64)."""
+    want = n if layout.endswith("square") else k
+    if layout.startswith("strict"):
+        name, strict = _strict_split(text)
+        cells = [(ln, f, c + 10) for f, c in strict]
+    else:
+        words, cells = fields[: len(fields) - want], fields[len(fields) - want :]
+        glued = _trailing_number_words([f for _, f, _ in words])
+        glued_counts.add(len(glued))
+        # names may end in numbers ("strain 12", the same on every row), but a value
+        # (a decimal) or a varying count of numbers there is a row with too many or too
+        # few values: a ragged matrix, or a lower triangle with its diagonal
+        if any(not w.isdigit() for w in glued) or len(glued_counts) > 1:
+            raise MatrixFormatError(
+                f"{path}, line {ln}: {len(fields) - 1} value(s) after the first word, but a "
+                f"{layout} matrix of {n} taxa has {want} on this row (a ragged matrix? "
+                f"{(glued or ['the numbers'])[0]!r} would be read as part of the name); "
+                "PHYLIP's square rows hold n values, its lower triangle none on the first "
+                "row and no diagonal"
+            )
+        name = " ".join(f for _, f, _ in words)
+    if all(_NUMBER.fullmatch(f) for _, f, _ in cells):
+        return name, np.array([f for _, f, _ in cells], dtype=np.float64)
+    return name, np.array([_parse_float(path, cl, f, c) for cl, f, c in cells], dtype=np.float64)
+
+
 def _phylip_rows(path: Path, n: int, rows, wrapped: bool) -> DistanceMatrix:
     counts = [len(f) for _, _, f in rows]
-    strict = [
-        (text[:10].strip(), _fields(text[10:])) if len(text) > 10 else (text.strip(), [])
-        for _, text, _ in rows
-    ]
-    layout = None
-    if all(c >= n + 1 for c in counts):
-        layout = "square"
-    elif not wrapped and all(len(f) == n for _, f in strict):
-        layout = "strict square"
-    elif all(c >= k + 1 for k, c in enumerate(counts)):
-        layout = "lower"
-    elif not wrapped and all(len(f) == k for k, (_, f) in enumerate(strict)):
-        layout = "strict lower"
-    if layout is None:
-        square_like = counts[0] > 1
-        for k, (ln, _, fields) in enumerate(rows):
-            want = n if square_like else k
-            if len(fields) < want + 1:
-                raise MatrixFormatError(
-                    f"{path}, line {ln}: a name and {len(fields) - 1} value(s); a "
-                    f"{'square' if square_like else 'lower-triangular'} matrix needs a name and "
-                    f"{want} here (the first row holds "
-                    f"{'values' if square_like else 'a name only'})"
-                )
-        raise MatrixFormatError(
-            f"{path}: rows fit neither a square nor a lower-triangular matrix of {n} taxa"
-        )
+    strict_counts = [len(_strict_split(text)[1]) for _, text, _ in rows]
+    layout = _phylip_layout(
+        path, n, [(ln, len(f)) for ln, _, f in rows], counts, strict_counts, wrapped
+    )
     square = layout.endswith("square")
     data = np.zeros((n, n))
     ids = []
-    glued_counts = set()
-    for k, (ln, _text, fields) in enumerate(rows):
-        want = n if square else k
-        if layout.startswith("strict"):
-            name, cells = strict[k][0], [(ln, f, c + 10) for f, c in strict[k][1]]
-        else:
-            words, cells = fields[: len(fields) - want], fields[len(fields) - want :]
-            glued = _trailing_number_words([f for _, f, _ in words])
-            glued_counts.add(len(glued))
-            # names may end in numbers ("strain 12", the same on every row), but a value
-            # (a decimal) or a varying count of numbers there is a row with too many or too
-            # few values: a ragged matrix, or a lower triangle with its diagonal
-            if any(not w.isdigit() for w in glued) or len(glued_counts) > 1:
-                raise MatrixFormatError(
-                    f"{path}, line {ln}: {len(fields) - 1} value(s) after the first word, but a "
-                    f"{layout} matrix of {n} taxa has {want} on this row (a ragged matrix? "
-                    f"{(glued or ['the numbers'])[0]!r} would be read as part of the name); "
-                    "PHYLIP's square rows hold n values, its lower triangle none on the first "
-                    "row and no diagonal"
-                )
-            name = " ".join(f for _, f, _ in words)
+    glued_counts: set[int] = set()
+    for k, (ln, text, fields) in enumerate(rows):
+        name, values = _phylip_row(path, n, layout, k, ln, text, fields, glued_counts)
         ids.append(name)
-        values = [_parse_float(path, cl, f, c) for cl, f, c in cells]
         if square:
             data[k] = values
         else:
             data[k, :k] = values
             data[:k, k] = values
     return DistanceMatrix(data, ids)
+
+
+def _text_lines(path: Path):
+    """(line number, text) of each line of a text matrix file, streamed: the checks and
+    decoding of :func:`_matrix_text` line by line (CR LF, CR and LF line ends)."""
+    with open(path, "rb") as f:
+        if f.read(2) == b"\x1f\x8b":
+            raise MatrixFormatError(f"{path}: a gzip file; decompress it first (gunzip)")
+        f.seek(0)
+        offset, lineno = 0, 0
+        for raw in f:
+            control = re.search(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]", raw)
+            if control is not None:
+                at = offset + control.start()
+                raise MatrixFormatError(
+                    f"{path}: byte {at} is not text (0x{raw[control.start()]:02x}): a binary "
+                    "file, not a PHYLIP or TSV distance matrix"
+                )
+            if offset == 0:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")
+            offset += len(raw)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                text = raw.decode("latin-1")
+            parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            for part in parts[:-1] if parts[-1] == "" else parts:
+                lineno += 1
+                yield lineno, part
+
+
+def _read_phylip_condensed(path: Path) -> CondensedMatrix:
+    """A PHYLIP matrix streamed into a float32 upper triangle: one pass for each row's field
+    counts (the layout, by :func:`_phylip_layout`), one for the values (each row by
+    :func:`_phylip_row`), so neither the text nor a float64 square is ever held. The
+    checks and words of :func:`_read_phylip` and :class:`DistanceMatrix`; symmetry of a
+    square layout at float32 precision (as :func:`_read_npy_condensed`)."""
+    lines = ((ln, t) for ln, t in _text_lines(path) if t.strip())
+    first = next(lines, None)
+    if first is None:
+        raise MatrixFormatError(f"{path}: file is empty; expected a distance matrix")
+    lineno, text = first
+    head = text.split()
+    if len(head) != 1 or not head[0].isdigit():
+        raise MatrixFormatError(
+            f"{path}, line {lineno}: expected the number of taxa, got {text[:40]!r}"
+        )
+    n = int(head[0])
+    # pass 1: field counts only; a wrapped row (indented lines of numbers) joins its row
+    rows: list[tuple[int, int, int, bool]] = []  # line, fields, strict fields, continues
+    for ln, t in lines:
+        words = t.split()
+        cont = t[:1].isspace() and all(_NUMBER.fullmatch(w) for w in words)
+        rows.append((ln, len(words), len(t[10:].split()) if len(t) > 10 else 0, cont))
+    wrapped = False
+    if len(rows) > n:
+        groups: list[list] = []
+        for r in rows:
+            if groups and r[3]:
+                groups[-1][1] += r[1]
+                groups[-1][3] += 1
+            else:
+                groups.append([r[0], r[1], r[2], 1])
+        if len(groups) == n:
+            wrapped = True
+    if not wrapped:
+        if len(rows) != n:
+            raise MatrixFormatError(f"{path}: header says {n} taxa, found {len(rows)} rows")
+        groups = [[ln, c, sc, 1] for ln, c, sc, _ in rows]
+    del rows
+    counts = [g[1] for g in groups]
+    layout = _phylip_layout(
+        path, n, [(g[0], g[1]) for g in groups], counts, [g[2] for g in groups], wrapped
+    )
+    del counts
+    square = layout.endswith("square")
+    # pass 2: the values, row by row, into the triangle
+    values = np.empty(n * (n - 1) // 2, dtype=np.float32)
+    starts = _row_starts(n)
+    ids: list[str] = []
+    glued_counts: set[int] = set()
+    diagonal = negative = asymmetric = None
+    lines = ((ln, t) for ln, t in _text_lines(path) if t.strip())
+    next(lines)
+    for k, group in enumerate(groups):
+        ln, t = next(lines)
+        fields = [(ln, f, c) for f, c in _fields(t)]
+        for _ in range(group[3] - 1):  # continuation lines
+            cl, ct = next(lines)
+            fields.extend((cl, f, c) for f, c in _fields(ct))
+        name, row = _phylip_row(path, n, layout, k, ln, t, fields, glued_counts)
+        ids.append(name)
+        if square:
+            if diagonal is None and row[k] != 0:
+                diagonal = (k, row[k])
+            if negative is None and np.fmin.reduce(row) < 0:
+                j = int(np.flatnonzero(row < 0)[0])
+                negative = (k, j, row[j])
+            values[starts[k] : starts[k] + n - k - 1] = row[k + 1 :]
+            if k:
+                mirror = values[starts[:k] + k - np.arange(k) - 1]
+                lower = row[:k]
+                ok = _agree(lower, mirror.astype(np.float64)) | (
+                    np.abs(lower - mirror) <= np.spacing(np.abs(mirror))
+                )
+                if not ok.all():
+                    j = int(np.flatnonzero(~ok)[0])
+                    if asymmetric is None or (j, k) < asymmetric[:2]:
+                        asymmetric = (j, k, float(mirror[j]), float(lower[j]))
+        elif k:
+            values[starts[:k] + k - np.arange(k) - 1] = row  # d(j, k), j < k
+            if np.fmin.reduce(row) < 0:
+                j = int(np.flatnonzero(row < 0)[0])
+                if negative is None or (j, k) < negative[:2]:
+                    negative = (j, k, row[j])
+    check_unique_ids(ids)
+    if diagonal is not None:
+        raise diagonal_error(ids, *diagonal)
+    if negative is not None:
+        raise negative_error(ids, *negative)
+    if asymmetric is not None:
+        raise asymmetry_error(ids, *asymmetric)
+    return CondensedMatrix(values, ids)
 
 
 def _unquoted(names: list[str]) -> list[str]:

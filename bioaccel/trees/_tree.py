@@ -247,8 +247,8 @@ def nj(
         stay out of memory as a float64 square: give a
         :class:`~bioaccel.distances.CondensedDistances` (a ``.cdist`` file, read in blocks)
         or what :meth:`DistanceMatrix.read_condensed
-        <bioaccel.distances.DistanceMatrix.read_condensed>` returns (``.cdist`` and ``.npy``
-        files read straight into the triangle). The same search and tie rule, but the
+        <bioaccel.distances.DistanceMatrix.read_condensed>` returns (``.cdist``, ``.npy`` and
+        PHYLIP files read straight into the triangle). The same search and tie rule, but the
         distances, the input's and every joined one, are stored rounded to float32 (row sums
         and Q stay float64): where two Q values are closer than that rounding (near-ties) the
         join can differ from the exact mode's and from ``ape::nj``; without near-ties the

@@ -229,7 +229,7 @@ def test_low_memory_equals_ape_nj(rng):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("ext", ["cdist", "npy"])
+@pytest.mark.parametrize("ext", ["cdist", "npy", "phy"])
 def test_low_memory_peak_from_a_file_is_the_triangle(tmp_path, ext):
     """The whole chain in a child process, file to Newick, at n = 3,000: the triangle
     (n^2 / 2 x 4 bytes = 18 MB) plus a fixed overhead (the interpreter, NumPy, bioaccel and
@@ -238,7 +238,13 @@ def test_low_memory_peak_from_a_file_is_the_triangle(tmp_path, ext):
     rng = np.random.default_rng(4)
     x = rng.random((n, 4))
     path = tmp_path / f"m.{ext}"
-    if ext == "npy":
+    if ext == "phy":
+        with open(path, "w") as f:  # square PHYLIP text, written row by row
+            f.write(f"{n}\n")
+            for i in range(n):
+                row = np.sqrt(((x - x[i]) ** 2).sum(-1))
+                f.write(f"t{i} " + " ".join(map(repr, row.tolist())) + "\n")
+    elif ext == "npy":
         with open(path, "wb") as f:  # written in row blocks: this process stays small too
             np.lib.format.write_array_header_1_0(
                 f, {"descr": "<f8", "fortran_order": False, "shape": (n, n)}
@@ -273,3 +279,49 @@ def test_low_memory_peak_from_a_file_is_the_triangle(tmp_path, ext):
     triangle_kb = n * (n - 1) // 2 * 4 // 1024
     assert peak_kb < triangle_kb + 64 * 1024, (peak_kb, triangle_kb)
     assert read_newick(tmp_path / "out.nwk").n_tips == n
+
+
+_PHYLIP_CASES = {
+    "ragged": "3\na 0 1 2\nb 1 0\nc 2 1 0\n",
+    "header": "x y\na 0\n",
+    "rows": "3\na 0 1 2\nb 1 0 1\n",
+    "not a number": "3\na 0 1 NA\nb 1 0 1\nc NA 1 0\n",
+    "negative": "3\na 0 -1 2\nb -1 0 1\nc 2 1 0\n",
+    "diagonal": "3\na 0 1 2\nb 1 0 1\nc 2 1 5\n",
+    "asymmetric": "3\na 0 1 2\nb 1 0 1\nc 2.5 1 0\n",
+    "duplicate": "3\na 0 1 2\na 1 0 1\nc 2 1 0\n",
+    "lower negative": "3\na\nb 1\nc 2 -1\n",
+    "empty": "\n\n",
+    "binary": "3\na 0\x01 1\n",
+    "gzip": "\x1f\x8b\x08",
+}
+
+
+@pytest.mark.parametrize("case", sorted(_PHYLIP_CASES))
+def test_streamed_phylip_fails_as_the_reader_does(tmp_path, case):
+    path = tmp_path / "bad.phy"
+    path.write_text(_PHYLIP_CASES[case])
+    with pytest.raises(Exception) as exact:
+        DistanceMatrix.read(path)
+    with pytest.raises(Exception) as low:
+        DistanceMatrix.read_condensed(path)
+    assert type(low.value) is type(exact.value)
+    assert str(low.value) == str(exact.value)
+
+
+@pytest.mark.parametrize("fmt", ["phylip", "phylip-lower"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_streamed_phylip_layouts(tmp_path, rng, fmt, newline):
+    n = 12
+    dm = DistanceMatrix(_points(rng, n), [f"taxon {i}" for i in range(n)])
+    dm.write(tmp_path / "m.phy", fmt)
+    text = (tmp_path / "m.phy").read_text()
+    (tmp_path / "m.phy").write_bytes(text.replace("\n", newline).encode())
+    cm = DistanceMatrix.read_condensed(tmp_path / "m.phy")
+    assert cm.ids == dm.ids
+    assert np.array_equal(cm.values, dm.condensed().astype(np.float32))
+    # wrapped rows (indented continuation lines) and strict 10-character names
+    (tmp_path / "w.phy").write_text("3\na 0 1\n  2\nb 1 0\n  1\nc 2 1\n  0\n")
+    assert DistanceMatrix.read_condensed(tmp_path / "w.phy").values.tolist() == [1, 2, 1]
+    (tmp_path / "s.phy").write_text("3\nalpha     0 1 2\nbeta      1 0 1\ngamma     2 1 0\n")
+    assert DistanceMatrix.read_condensed(tmp_path / "s.phy").ids == ["alpha", "beta", "gamma"]
