@@ -670,6 +670,10 @@ _NUMBER = re.compile(
 )
 
 
+#: fields that are all numbers, one space apart (a whole row checked in one match)
+_NUMBERS = re.compile(rf"(?:{_NUMBER.pattern})(?: (?:{_NUMBER.pattern}))*", re.IGNORECASE)
+
+
 def _parse_float(path: Path, lineno: int, field: str, column: int | None = None) -> float:
     if _NUMBER.fullmatch(field):
         return float(field)
@@ -779,30 +783,49 @@ def _strict_split(text: str):
 
 
 def _phylip_row(path: Path, n: int, layout: str, k: int, ln: int, text: str, fields, glued_counts):
-    """Row ``k`` of a PHYLIP matrix of ``layout``: (name, values as float64)."""
+    """Row ``k`` of a PHYLIP matrix of ``layout``: (name, values as float64). ``fields``:
+    the row's (line, field, column) triples, or None for a one-line row whose columns are
+    worked out only when a value is not a number (the streamed reader's fast path)."""
     want = n if layout.endswith("square") else k
+    if fields is None:
+        words = text.split()
+        if not layout.startswith("strict") and (
+            want == 0 or _NUMBERS.fullmatch(" ".join(words[len(words) - want :]))
+        ):
+            name = _row_name(
+                path, n, layout, want, ln, len(words), words[: len(words) - want], glued_counts
+            )
+            return name, np.array(words[len(words) - want :], dtype=np.float64)
+        fields = [(ln, f, c) for f, c in _fields(text)]
     if layout.startswith("strict"):
         name, strict = _strict_split(text)
         cells = [(ln, f, c + 10) for f, c in strict]
     else:
         words, cells = fields[: len(fields) - want], fields[len(fields) - want :]
-        glued = _trailing_number_words([f for _, f, _ in words])
-        glued_counts.add(len(glued))
-        # names may end in numbers ("strain 12", the same on every row), but a value
-        # (a decimal) or a varying count of numbers there is a row with too many or too
-        # few values: a ragged matrix, or a lower triangle with its diagonal
-        if any(not w.isdigit() for w in glued) or len(glued_counts) > 1:
-            raise MatrixFormatError(
-                f"{path}, line {ln}: {len(fields) - 1} value(s) after the first word, but a "
-                f"{layout} matrix of {n} taxa has {want} on this row (a ragged matrix? "
-                f"{(glued or ['the numbers'])[0]!r} would be read as part of the name); "
-                "PHYLIP's square rows hold n values, its lower triangle none on the first "
-                "row and no diagonal"
-            )
-        name = " ".join(f for _, f, _ in words)
+        name = _row_name(
+            path, n, layout, want, ln, len(fields), [f for _, f, _ in words], glued_counts
+        )
     if all(_NUMBER.fullmatch(f) for _, f, _ in cells):
         return name, np.array([f for _, f, _ in cells], dtype=np.float64)
     return name, np.array([_parse_float(path, cl, f, c) for cl, f, c in cells], dtype=np.float64)
+
+
+def _row_name(path, n, layout, want, ln, count, words, glued_counts) -> str:
+    """The name of a relaxed row (its words before the ``want`` values)."""
+    glued = _trailing_number_words(words)
+    glued_counts.add(len(glued))
+    # names may end in numbers ("strain 12", the same on every row), but a value
+    # (a decimal) or a varying count of numbers there is a row with too many or too
+    # few values: a ragged matrix, or a lower triangle with its diagonal
+    if any(not w.isdigit() for w in glued) or len(glued_counts) > 1:
+        raise MatrixFormatError(
+            f"{path}, line {ln}: {count - 1} value(s) after the first word, but a "
+            f"{layout} matrix of {n} taxa has {want} on this row (a ragged matrix? "
+            f"{(glued or ['the numbers'])[0]!r} would be read as part of the name); "
+            "PHYLIP's square rows hold n values, its lower triangle none on the first "
+            "row and no diagonal"
+        )
+    return " ".join(words)
 
 
 def _phylip_rows(path: Path, n: int, rows, wrapped: bool) -> DistanceMatrix:
@@ -910,10 +933,12 @@ def _read_phylip_condensed(path: Path) -> CondensedMatrix:
     next(lines)
     for k, group in enumerate(groups):
         ln, t = next(lines)
-        fields = [(ln, f, c) for f, c in _fields(t)]
-        for _ in range(group[3] - 1):  # continuation lines
-            cl, ct = next(lines)
-            fields.extend((cl, f, c) for f, c in _fields(ct))
+        fields = None  # one line: columns only for an error
+        if group[3] > 1:
+            fields = [(ln, f, c) for f, c in _fields(t)]
+            for _ in range(group[3] - 1):  # continuation lines
+                cl, ct = next(lines)
+                fields.extend((cl, f, c) for f, c in _fields(ct))
         name, row = _phylip_row(path, n, layout, k, ln, t, fields, glued_counts)
         ids.append(name)
         if square:
