@@ -8,9 +8,12 @@ tool a fresh process on one thread (none of the peers has threads; bioaccel gets
 - QuickTree: ``quicktree -in m -out t m.phy`` (square PHYLIP text, the only matrix it reads);
 - Clearcut: ``clearcut --in=m.phy --out=t.nwk -q`` (relaxed NJ) and with ``-N`` (exact NJ);
 - bioaccel: ``bioaccel tree m.phy -t 1 -o t.nwk`` from the same text, and from ``m.npy``;
+- bioaccel ``--low-memory`` (a float32 triangle, as QuickTree): from ``m.cdist`` (the float32
+  condensed file ``bioaccel distance -o m.cdist`` streams), from ``m.npy`` and from ``m.phy``
+  (streamed row by row);
 - ape::nj: ``Rscript`` reading the raw float64 matrix (``readBin``), ``nj()``, ``write.tree``.
-Wall time and peak RSS of each process (wait4); Robinson-Foulds distances of every tree to
-ape::nj's (splits of the unrooted trees, by tip label). Data: a K80 matrix of a seeded
+Wall time and peak RSS of each process (GNU time); Robinson-Foulds distances of every tree
+to ape::nj's and to QuickTree's (splits of the unrooted trees, by tip label). Data: a K80 matrix of a seeded
 simulated alignment (benchmarks/simulate.py, ``--sites`` columns); zero off-diagonal
 distances (identical sequences: exact ties, where NJ implementations may differ) are counted.
 Times are the best of --repeat runs, the tools interleaved.
@@ -108,7 +111,7 @@ def main() -> None:
     tmp = Path(args.workdir or tempfile.mkdtemp(prefix="bioaccel-nj-"))
     tmp.mkdir(parents=True, exist_ok=True)
     n = args.n
-    npy, phy, raw = tmp / "m.npy", tmp / "m.phy", tmp / "m.f64"
+    npy, phy, raw, cdist = tmp / "m.npy", tmp / "m.phy", tmp / "m.f64", tmp / "m.cdist"
     if not npy.exists():
         batch = bioaccel.SeqBatch.from_strings(tree_alignment(n, args.sites, seed=7))
         dm = bioaccel.distance_matrix(batch, "k80", pairwise_deletion=True, threads=2)
@@ -119,6 +122,13 @@ def main() -> None:
         write_phylip(d, phy)
         (tmp / "m.npy.ids.txt").write_text("".join(f"t{i}\n" for i in range(n)))
     d = np.load(npy, mmap_mode="r")
+    if not cdist.exists():
+        from bioaccel.distances._ondisk import cdist_header
+
+        with open(cdist, "wb") as f:
+            f.write(cdist_header([f"t{i}" for i in range(n)], 4))
+            for i in range(n - 1):
+                f.write(np.asarray(d[i, i + 1 :], dtype="<f4").tobytes())
     zeros = int(np.count_nonzero(np.asarray(d) == 0) - n) // 2
     print(
         f"n = {n:,}, K80 of a simulated {n} x {args.sites} alignment; {zeros} zero distances "
@@ -130,6 +140,18 @@ def main() -> None:
     tools = {
         "bioaccel (.phy)": ([*cli, "tree", phy, "-t", "1", "-o", tmp / "bioaccel_phy.nwk"], None),
         "bioaccel (.npy)": ([*cli, "tree", npy, "-t", "1", "-o", tmp / "bioaccel.nwk"], None),
+        "bioaccel --low-memory (.cdist)": (
+            [*cli, "tree", cdist, "--low-memory", "-t", "1", "-o", tmp / "lowmem_cdist.nwk"],
+            None,
+        ),
+        "bioaccel --low-memory (.npy)": (
+            [*cli, "tree", npy, "--low-memory", "-t", "1", "-o", tmp / "lowmem_npy.nwk"],
+            None,
+        ),
+        "bioaccel --low-memory (.phy)": (
+            [*cli, "tree", phy, "--low-memory", "-t", "1", "-o", tmp / "lowmem_phy.nwk"],
+            None,
+        ),
         "quicktree": (["quicktree", "-in", "m", "-out", "t", phy], tmp / "quicktree.nwk"),
         "clearcut": (["clearcut", f"--in={phy}", f"--out={tmp / 'clearcut.nwk'}", "-q"], None),
         "clearcut -N": (
@@ -141,6 +163,9 @@ def main() -> None:
     trees = {
         "bioaccel (.phy)": "bioaccel_phy.nwk",
         "bioaccel (.npy)": "bioaccel.nwk",
+        "bioaccel --low-memory (.cdist)": "lowmem_cdist.nwk",
+        "bioaccel --low-memory (.npy)": "lowmem_npy.nwk",
+        "bioaccel --low-memory (.phy)": "lowmem_phy.nwk",
         "quicktree": "quicktree.nwk",
         "clearcut": "clearcut.nwk",
         "clearcut -N": "clearcut_N.nwk",
@@ -164,18 +189,21 @@ def main() -> None:
             wall, rss = run_program(cmd, stdout=out, env=env)
             if name not in best or wall < best[name][0]:
                 best[name] = (wall, max(rss, best.get(name, (0, 0))[1]))
-            print(f"  {name:16s} {wall:9.2f} s  peak RSS {rss:8.0f} MiB", flush=True)
-    ref = split_hashes(tmp / "ape.nwk") if "ape::nj" in best else None
-    ours = best.get("bioaccel (.npy)", best.get("bioaccel (.phy)"))
+            print(f"  {name:30s} {wall:9.2f} s  peak RSS {rss:8.0f} MiB", flush=True)
+    refs = {
+        name: split_hashes(tmp / trees[name]) for name in ("ape::nj", "quicktree") if name in best
+    }
+    ours = next(iter(best.values()))
     print(
-        f"\n{'tool':16s} {'best s':>9s} {'peak MiB':>9s} {'time / bioaccel':>16s} {'RF to ape::nj':>14s}"
+        f"\n{'tool':30s} {'best s':>9s} {'peak MiB':>9s} {'time / ' + next(iter(best)):>16s} "
+        f"{'RF to ape::nj':>14s} {'RF to quicktree':>16s}"
     )
     for name, (wall, rss) in best.items():
-        rf = "n/a"
-        if ref is not None:
-            mine = split_hashes(tmp / trees[name])
-            rf = str(len(ref ^ mine))
-        print(f"{name:16s} {wall:9.2f} {rss:9.0f} {wall / ours[0]:15.2f}x {rf:>14s}")
+        mine = split_hashes(tmp / trees[name])
+        rf = [str(len(refs[r] ^ mine)) if r in refs else "n/a" for r in ("ape::nj", "quicktree")]
+        print(
+            f"{name:30s} {wall:9.2f} {rss:9.0f} {wall / ours[0]:15.2f}x {rf[0]:>14s} {rf[1]:>16s}"
+        )
     if not args.workdir:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -111,11 +111,15 @@ class Backend(abc.ABC):
 
         raise BackendUnavailableError(f"backend {self.name!r} has no edit_distances kernels")
 
-    def neighbor_joining(self, d: np.ndarray, threads: int, inplace: bool = False):
+    def neighbor_joining(
+        self, d: np.ndarray, threads: int, inplace: bool = False, low_memory: bool = False
+    ):
         """Neighbour-joining tree of the finite, symmetric (n, n) float64 matrix ``d`` (n >= 3)
         as (parent, child, length, root) edge arrays, by the one tie rule of
         :func:`bioaccel.nj` (the same tree on every backend). ``inplace``: the backend may
-        use ``d`` as its working memory (and overwrite it). Only backends listing
+        use ``d`` as its working memory (and overwrite it). ``low_memory``: ``d`` is the
+        float32 condensed upper triangle, joined in place (the ``cpu`` backend only; others
+        raise :class:`~bioaccel.errors.BackendUnavailableError`). Only backends listing
         ``neighbor_joining`` in :attr:`operations` override this."""
         from ..errors import BackendUnavailableError
 

@@ -72,9 +72,12 @@ class CpuBackend(Backend):
             int(threads),
         )
 
-    def neighbor_joining(self, d, threads, inplace=False):
+    def neighbor_joining(self, d, threads, inplace=False, low_memory=False):
         # RapidNJ-style bounded search over sorted rows (csrc/nj.cpp); in place when d's
         # own buffer can be the working matrix (no n x n copy)
+        if low_memory:  # d: the float32 condensed triangle, the working matrix itself
+            n = int(round((1 + np.sqrt(1 + 8 * d.size)) / 2))
+            return load_native().neighbor_joining_condensed(d, n, int(threads))
         usable = (
             inplace
             and isinstance(d, np.ndarray)

@@ -40,7 +40,14 @@ class ReferenceBackend(Backend):
                 out[3, i - i0, j - j0] = np.count_nonzero(different & ~purine_ts & ~pyrimidine_ts)
         return out
 
-    def neighbor_joining(self, d, threads, inplace=False):
+    def neighbor_joining(self, d, threads, inplace=False, low_memory=False):
+        if low_memory:
+            from ..errors import BackendUnavailableError
+
+            raise BackendUnavailableError(
+                f"backend {self.name!r} has no low-memory neighbour joining (it holds the "
+                "float64 square); low_memory=True runs on the cpu backend"
+            )
         from .nj_array import neighbor_joining_arrays
 
         return neighbor_joining_arrays(d, np)  # the whole Q matrix each step, in NumPy

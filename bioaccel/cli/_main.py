@@ -582,6 +582,15 @@ def merge_tiles_cmd(tiles, output, fmt):
 @_sketch_options
 @click.option("--clamp-negative", is_flag=True, help="NJ: set negative branch lengths to 0.")
 @click.option(
+    "--low-memory",
+    is_flag=True,
+    help="NJ from a distance-matrix file in a float32 triangle, as QuickTree: n^2/2 x 4 bytes "
+    "(0.2 GB at n = 10,000) instead of an n x n float64 square. .cdist, .npy and PHYLIP files "
+    "are read straight into it (TSV and npz as a square first). Distances (joined ones "
+    "too) are rounded to float32, so near-ties (Q values closer than that rounding) may join "
+    "differently from the default exact mode and ape::nj. CPU backend only.",
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(path_type=Path, allow_dash=True),
@@ -617,6 +626,7 @@ def tree(
     sketch_size,
     seed,
     clamp_negative,
+    low_memory,
     output,
     matrix_output,
     ungap,
@@ -634,6 +644,8 @@ def tree(
     from ..trees._tree import nj, upgma
 
     nj_backend = "cpu"  # sequence input: -b computes the distances
+    if low_memory and method != "nj":
+        _fail(f"--low-memory applies to --method nj, not {method}")
     if clamp_negative and method != "nj":
         _fail(
             f"--clamp-negative applies to --method nj; {method} branch lengths are never negative"
@@ -684,8 +696,14 @@ def tree(
             if backend.lower() == "numba-cuda":
                 _fail("-b numba-cuda: neighbour joining runs on cpu, cupy or reference")
             nj_backend = backend.lower()
+            if low_memory and nj_backend not in ("cpu", "auto"):
+                _fail(
+                    f"--low-memory runs on the cpu backend only, not -b {nj_backend} (its "
+                    "neighbour joining holds the float64 square)"
+                )
         batch = None
-        dm = DistanceMatrix.read(input)
+        # low memory: .cdist and .npy straight into the float32 triangle, no float64 square
+        dm = DistanceMatrix.read_condensed(input) if low_memory else DistanceMatrix.read(input)
         if matrix_output is not None:
             _fail(
                 f"{input} is a distance matrix already: --matrix-output applies to sequence input"
@@ -706,6 +724,12 @@ def tree(
         if len(batch) < 2:
             _fail(f"{batch.source or input}: found {len(batch)} sequence; a tree needs at least 2")
     if batch is not None:
+        if low_memory:
+            _fail(
+                f"--low-memory reads a distance-matrix file, and {shown(input)} holds "
+                "sequences or sketches: write their matrix first (bioaccel distance ... -o "
+                "m.cdist streams it to disk as float32), then `bioaccel tree m.cdist --low-memory`"
+            )
         model = model or "k80"
         with progress_bar(f"distances ({model})") as update:
             dm = distance_matrix(
@@ -730,6 +754,7 @@ def tree(
             threads=threads,
             backend=nj_backend,
             inplace=matrix_output is None,
+            low_memory=low_memory,
         )
     else:
         t = upgma(dm)

@@ -5,7 +5,8 @@
 - ``_dna``: ``ape::dist.dna`` formulas from site counts; ``_aa``: p/poisson/kimura of
   aligned proteins; ``_protein``: identity/scoredist from pairwise alignments;
 - ``_kmers``: k-mer profiles and MinHash sketches (mash);
-- ``_matrix``: :class:`DistanceMatrix` and its readers/writers (PHYLIP, TSV, npy, npz, cdist);
+- ``_matrix``: :class:`DistanceMatrix` and its readers/writers (PHYLIP, TSV, npy, npz, cdist),
+  :class:`CondensedMatrix` (float32 triangle: the low-memory NJ input);
 - ``_tiles``: tiles of a matrix for workflows, and their merge; ``_ondisk``: matrices larger
   than memory, streamed to a condensed file; ``_options``: which option fits which model.
 """
@@ -14,7 +15,7 @@ from ._aa import AA_MODELS
 from ._compute import distance_matrix
 from ._dna import MODELS
 from ._kmers import KMER_MODELS, Sketches, sketch
-from ._matrix import DistanceMatrix
+from ._matrix import CondensedMatrix, DistanceMatrix
 from ._models import ALL_MODELS
 from ._ondisk import CondensedDistances, open_distances, stream_distances
 from ._protein import ALIGNMENT_MODELS
@@ -27,6 +28,7 @@ __all__ = [
     "KMER_MODELS",
     "MODELS",
     "CondensedDistances",
+    "CondensedMatrix",
     "DistanceMatrix",
     "Sketches",
     "distance_matrix",

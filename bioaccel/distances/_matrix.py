@@ -31,6 +31,25 @@ CDIST_MAGIC = b"BACDIST1"
 SYMMETRY_RTOL = 1e-9
 
 
+def _agree(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Where entries ``a`` and their mirrors ``b`` agree (:data:`SYMMETRY_RTOL`)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (
+            (a == b)
+            | (np.isnan(a) & np.isnan(b))
+            | (np.abs(a - b) <= SYMMETRY_RTOL * np.maximum(np.abs(a), np.abs(b)))
+        )
+
+
+def asymmetry_error(ids, i: int, j: int, dij: float, dji: float) -> MatrixFormatError:
+    """The error of a pair whose two entries disagree (every reader's words)."""
+    return MatrixFormatError(
+        f"matrix is not symmetric: {ids[i]!r}/{ids[j]!r} = {float(dij)!r} but "
+        f"{ids[j]!r}/{ids[i]!r} = {float(dji)!r} (distances must agree to a "
+        f"relative {SYMMETRY_RTOL:g})"
+    )
+
+
 def check_symmetric(data: np.ndarray, ids) -> None:
     """Raise :class:`MatrixFormatError` naming the first pair (row order) whose two entries
     disagree beyond :data:`SYMMETRY_RTOL`. Works in square tiles of the upper triangle
@@ -38,28 +57,34 @@ def check_symmetric(data: np.ndarray, ids) -> None:
     n = data.shape[0]
     step = 256
     bad = None
-    with np.errstate(invalid="ignore", over="ignore"):
-        for r in range(0, n, step):
-            for c in range(r, n, step):
-                a, b = data[r : r + step, c : c + step], data[c : c + step, r : r + step].T
-                if np.array_equal(a, b):
-                    continue
-                ok = (
-                    (a == b)
-                    | (np.isnan(a) & np.isnan(b))
-                    | (np.abs(a - b) <= SYMMETRY_RTOL * np.maximum(np.abs(a), np.abs(b)))
-                )
-                if not ok.all():
-                    i, j = np.argwhere(~ok)[0]
-                    i, j = min(r + i, c + j), max(r + i, c + j)
-                    bad = (i, j) if bad is None or (i, j) < bad else bad
-            if bad is not None:
-                i, j = bad
-                raise MatrixFormatError(
-                    f"matrix is not symmetric: {ids[i]!r}/{ids[j]!r} = {float(data[i, j])!r} but "
-                    f"{ids[j]!r}/{ids[i]!r} = {float(data[j, i])!r} (distances must agree to a "
-                    f"relative {SYMMETRY_RTOL:g})"
-                )
+    for r in range(0, n, step):
+        for c in range(r, n, step):
+            a, b = data[r : r + step, c : c + step], data[c : c + step, r : r + step].T
+            if np.array_equal(a, b):
+                continue
+            ok = _agree(a, b)
+            if not ok.all():
+                i, j = np.argwhere(~ok)[0]
+                i, j = min(r + i, c + j), max(r + i, c + j)
+                bad = (i, j) if bad is None or (i, j) < bad else bad
+        if bad is not None:
+            i, j = bad
+            raise asymmetry_error(ids, i, j, data[i, j], data[j, i])
+
+
+def diagonal_error(ids, k: int, value: float) -> MatrixFormatError:
+    return MatrixFormatError(
+        f"not a distance matrix: the distance of {ids[k]!r} to itself (row {k + 1} of "
+        f"{len(ids)}) is {float(value)!r}; a distance matrix has 0 on its diagonal "
+        "(alignment scores or similarities are not distances)"
+    )
+
+
+def negative_error(ids, i: int, j: int, value: float) -> MatrixFormatError:
+    return MatrixFormatError(
+        f"not a distance matrix: {ids[i]!r}/{ids[j]!r} = {float(value)!r} is negative "
+        f"(row {i + 1}, column {j + 1}); distances are 0 or more"
+    )
 
 
 def check_distances(data: np.ndarray, ids) -> None:
@@ -72,17 +97,35 @@ def check_distances(data: np.ndarray, ids) -> None:
     off = np.flatnonzero(diagonal != 0)
     if off.size:
         k = int(off[0])
-        raise MatrixFormatError(
-            f"not a distance matrix: the distance of {ids[k]!r} to itself (row {k + 1} of "
-            f"{len(ids)}) is {float(diagonal[k])!r}; a distance matrix has 0 on its diagonal "
-            "(alignment scores or similarities are not distances)"
-        )
+        raise diagonal_error(ids, k, diagonal[k])
     if data.size and np.fmin.reduce(data, axis=None) < 0:
         i, j = np.argwhere(data < 0)[0]
-        raise MatrixFormatError(
-            f"not a distance matrix: {ids[i]!r}/{ids[j]!r} = {float(data[i, j])!r} is negative "
-            f"(row {i + 1}, column {j + 1}); distances are 0 or more"
-        )
+        raise negative_error(ids, i, j, data[i, j])
+
+
+def condensed_pair(k: int, n: int) -> tuple[int, int]:
+    """(i, j), i < j, of entry ``k`` of a condensed upper triangle of ``n`` (row by row)."""
+    i = int(np.searchsorted(_row_starts(n), k, side="right")) - 1
+    return i, int(k - _row_starts(n)[i] + i + 1)
+
+
+def _row_starts(n: int) -> np.ndarray:
+    i = np.arange(n, dtype=np.int64)
+    return i * n - i * (i + 1) // 2
+
+
+def check_condensed_distances(values: np.ndarray, ids) -> None:
+    """:func:`check_distances` of a condensed upper triangle (the same first offender and
+    words: a symmetric matrix's first negative in row order lies in its upper triangle), in
+    blocks: no temporary of the whole."""
+    n = len(ids)
+    step = 1 << 18
+    for a in range(0, values.size, step):
+        block = values[a : a + step]
+        if np.fmin.reduce(block) < 0:
+            k = a + int(np.flatnonzero(block < 0)[0])
+            i, j = condensed_pair(k, n)
+            raise negative_error(ids, i, j, values[k])
 
 
 def _clean_negative_zero(data: np.ndarray, source) -> np.ndarray:
@@ -307,6 +350,32 @@ class DistanceMatrix:
             raise MatrixFormatError(f"{path}: {exc}") from None
 
     @classmethod
+    def read_condensed(cls, path: str | os.PathLike, format: str | None = None) -> CondensedMatrix:
+        """Read a matrix file as a :class:`CondensedMatrix` (float32 upper triangle), the
+        input of :func:`bioaccel.nj` with ``low_memory=True``, with the checks and words of
+        :meth:`read`. ``.cdist`` and ``.npy`` files are read in blocks straight into the
+        triangle, never as a float64 square (about n^2 / 2 x 4 bytes in all; symmetry is
+        checked at float32 precision there); PHYLIP text is streamed twice (the layout from
+        the rows' field counts, then the values row by row). TSV and npz are read by
+        :meth:`read` first: the float64 square exists while they are read."""
+        path = Path(path)
+        fmt = (format or _format_from_suffix(path, sniff=True)).lower()
+        if not path.exists():
+            raise MatrixFormatError(f"{path}: no such file")
+        try:
+            if fmt == "cdist":
+                return load_cdist(path)
+            if fmt == "npy":
+                return _read_npy_condensed(path)
+            if fmt == "phylip":
+                return _read_phylip_condensed(path)
+            return CondensedMatrix.from_matrix(cls._read(path, fmt))
+        except MatrixFormatError as exc:
+            if str(exc).startswith(str(path)):
+                raise
+            raise MatrixFormatError(f"{path}: {exc}") from None
+
+    @classmethod
     def _read(cls, path: Path, fmt: str) -> DistanceMatrix:
         if fmt == "cdist":
             return _read_cdist(path)
@@ -341,13 +410,7 @@ class DistanceMatrix:
             )
         if fmt == "npy":
             data = loaded
-            side = Path(str(path) + ".ids.txt")
-            ids = (
-                side.read_text().splitlines()
-                if side.exists()
-                else [str(i) for i in range(len(data))]
-            )
-            return cls(data, ids)
+            return cls(data, _npy_ids(path, len(data)))
         numbered = [
             (k + 1, ln) for k, ln in enumerate(_matrix_text(path).splitlines()) if ln.strip()
         ]
@@ -356,6 +419,180 @@ class DistanceMatrix:
         if fmt == "tsv":
             return _read_tsv(path, [ln for _, ln in numbered])
         return _read_phylip(path, numbered)
+
+
+class CondensedMatrix:
+    """Distances as a float32 condensed upper triangle (``values``: d(i, j), i < j, row by
+    row, n (n - 1) / 2 of them: SciPy's and R's ``dist`` order) with their ``ids``: the input
+    of the low-memory :func:`bioaccel.nj`, n^2 / 2 x 4 bytes. Made by
+    :meth:`DistanceMatrix.read_condensed`, :meth:`CondensedDistances.load
+    <bioaccel.distances.CondensedDistances.load>` or :meth:`from_matrix`; the values are
+    checked as :class:`DistanceMatrix` checks its own (no negative distance).
+
+    >>> CondensedMatrix.from_matrix(DistanceMatrix([[0, 1.5], [1.5, 0]], ["a", "b"])).values
+    array([1.5], dtype=float32)
+    """
+
+    def __init__(self, values, ids):
+        values = np.ascontiguousarray(values, dtype=np.float32)
+        ids = [str(i) for i in ids]
+        n = len(ids)
+        if values.shape != (n * (n - 1) // 2,):
+            raise ValueError(f"{values.size} condensed values do not fit {n} ids")
+        check_unique_ids(ids)
+        check_condensed_distances(values, ids)
+        self.values = values
+        self.ids = ids
+
+    @classmethod
+    def from_matrix(cls, d) -> CondensedMatrix:
+        """The upper triangle of a :class:`DistanceMatrix` (or anything it takes with
+        ``ids``), row by row: no index arrays of n^2 / 2."""
+        data = np.asarray(d.data if isinstance(d, DistanceMatrix) else d)
+        n = data.shape[0]
+        values = np.empty(n * (n - 1) // 2, dtype=np.float32)
+        start = 0
+        for i in range(n - 1):
+            values[start : start + n - i - 1] = data[i, i + 1 :]
+            start += n - i - 1
+        return cls(values, d.ids if isinstance(d, DistanceMatrix) else range(n))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __repr__(self) -> str:
+        return f"<CondensedMatrix {len(self)} x {len(self)} float32>"
+
+
+def load_cdist(path: Path) -> CondensedMatrix:
+    """A ``.cdist`` file as a :class:`CondensedMatrix`, read in blocks into one new float32
+    array (plain reads: the file's pages stay in the page cache, out of this process's
+    memory, where a map would count them); float64 files are rounded block by block."""
+    head_size = 8 + struct.calcsize("<IIQQ")
+    with open(path, "rb") as f:
+        head = f.read(head_size)
+        if len(head) < head_size or not head.startswith(CDIST_MAGIC):
+            raise MatrixFormatError(
+                f"{path}: not a bioaccel .cdist file (no {CDIST_MAGIC!r} header)"
+            )
+        width, _, n, nbytes = struct.unpack("<IIQQ", head[8:])
+        if width not in (4, 8):
+            raise MatrixFormatError(f"{path}: {width} bytes per value; expected 4 or 8")
+        labels = f.read(nbytes).decode("utf-8").split("\n")[:-1]
+        if len(labels) != n:
+            raise MatrixFormatError(f"{path}: header says {n} labels, found {len(labels)}")
+        m = n * (n - 1) // 2
+        if path.stat().st_size != head_size + nbytes + m * width:
+            raise MatrixFormatError(
+                f"{path}: {path.stat().st_size} bytes; a complete matrix of {n} has "
+                f"{head_size + nbytes + m * width} (truncated file?)"
+            )
+        values = np.empty(m, dtype=np.float32)
+        step = 1 << 18
+        buf = np.empty(step, dtype="<f8" if width == 8 else "<f4")
+        for a in range(0, m, step):
+            chunk = buf[: min(step, m - a)] if width == 8 else values[a : a + step]
+            if f.readinto(memoryview(chunk).cast("B")) != chunk.nbytes:
+                raise MatrixFormatError(f"{path}: truncated file")
+            if width == 8:
+                values[a : a + chunk.size] = chunk
+        if width == 4 and not np.little_endian:  # the file is little-endian
+            values.byteswap(inplace=True)
+    return CondensedMatrix(values, labels)
+
+
+def _npy_ids(path: Path, n: int) -> list[str]:
+    """The ids of an .npy matrix: ``PATH.ids.txt`` beside it, else 0..n-1."""
+    side = Path(str(path) + NPY_ROW_IDS)
+    return side.read_text().splitlines() if side.exists() else [str(i) for i in range(n)]
+
+
+#: bytes of the rows an .npy matrix is read in by :func:`_read_npy_condensed`
+NPY_BLOCK_BYTES = 1 << 21
+
+
+def _read_npy_condensed(path: Path) -> CondensedMatrix:
+    """An .npy square matrix read in row blocks (plain reads: no map, so no page of the file
+    counts in this process's memory) into a float32 upper triangle, with the checks of
+    :class:`DistanceMatrix` and its words: the diagonal, then negative entries (row order),
+    then symmetry, here at float32 precision (each lower entry against its mirror as stored:
+    they agree when within :data:`SYMMETRY_RTOL` or one float32 step)."""
+    fmt_lib = np.lib.format
+    with open(path, "rb") as f:
+        head = f.read(6)
+        f.seek(0)
+        if head.startswith(b"PK"):
+            raise MatrixFormatError(
+                f"{path}: an .npz archive, not a NumPy .npy matrix; name it .npz"
+            )
+        try:
+            version = fmt_lib.read_magic(f)
+            read_header = (
+                fmt_lib.read_array_header_1_0
+                if version == (1, 0)
+                else fmt_lib.read_array_header_2_0
+            )
+            shape, _fortran, dtype = read_header(f)
+        except (OSError, ValueError, EOFError):
+            raise MatrixFormatError(f"{path}: not a NumPy .npy distance matrix") from None
+        if dtype.hasobject or dtype.kind not in "fiub":
+            raise MatrixFormatError(f"{path}: not a NumPy .npy distance matrix")
+        if len(shape) != 2 or shape[0] != shape[1]:
+            raise ValueError(f"distance matrix must be square, got shape {tuple(shape)}")
+        n = int(shape[0])
+        ids = _npy_ids(path, n)
+        if len(ids) != n:
+            raise ValueError(f"{len(ids)} ids for a {n} x {n} matrix")
+        check_unique_ids(ids)
+        offset = f.tell()
+        row_bytes = n * dtype.itemsize
+        if path.stat().st_size < offset + n * row_bytes:
+            raise MatrixFormatError(f"{path}: not a NumPy .npy distance matrix (truncated file?)")
+        # the diagonal first (DistanceMatrix checks it before anything else)
+        cell = np.empty(1, dtype=dtype)
+        for k in range(n):
+            f.seek(offset + k * row_bytes + k * dtype.itemsize)
+            f.readinto(cell)
+            if cell[0] != 0:
+                raise diagonal_error(ids, k, cell[0])
+        f.seek(offset)
+        values = np.empty(n * (n - 1) // 2, dtype=np.float32)
+        starts = _row_starts(n)
+        rows = max(1, NPY_BLOCK_BYTES // max(1, n * 8))
+        raw = np.empty((rows, n), dtype=dtype)
+        negative = asymmetric = None
+        for r0 in range(0, n, rows):
+            r1 = min(n, r0 + rows)
+            got = f.readinto(memoryview(raw[: r1 - r0]).cast("B"))
+            if got != (r1 - r0) * row_bytes:
+                raise MatrixFormatError(
+                    f"{path}: not a NumPy .npy distance matrix (truncated file?)"
+                )
+            # (a Fortran-order file holds columns: the rows of the transpose, the same
+            # matrix when it is symmetric, which is checked as for rows)
+            block = raw[: r1 - r0].astype(np.float64)
+            if negative is None and np.fmin.reduce(block, axis=None) < 0:
+                i, j = np.argwhere(block < 0)[0]
+                negative = (r0 + int(i), int(j), block[i, j])
+            for k in range(r0, r1):
+                row = block[k - r0]
+                values[starts[k] : starts[k] + n - k - 1] = row[k + 1 :]
+                if k == 0:
+                    continue
+                mirror = values[starts[:k] + k - np.arange(k) - 1]  # d(j, k), j < k, stored
+                lower = row[:k]
+                ok = _agree(lower, mirror.astype(np.float64)) | (
+                    np.abs(lower - mirror) <= np.spacing(np.abs(mirror))
+                )
+                if not ok.all():
+                    j = int(np.flatnonzero(~ok)[0])
+                    if asymmetric is None or (j, k) < asymmetric[:2]:
+                        asymmetric = (j, k, float(mirror[j]), float(lower[j]))
+    if negative is not None:
+        raise negative_error(ids, *negative)
+    if asymmetric is not None:
+        raise asymmetry_error(ids, *asymmetric)
+    return CondensedMatrix(values, ids)
 
 
 def _matrix_text(path: Path) -> str:
@@ -431,6 +668,10 @@ def _read_cdist(path: Path) -> DistanceMatrix:
 _NUMBER = re.compile(
     r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity|nan)", re.IGNORECASE
 )
+
+
+#: fields that are all numbers, one space apart (a whole row checked in one match)
+_NUMBERS = re.compile(rf"(?:{_NUMBER.pattern})(?: (?:{_NUMBER.pattern}))*", re.IGNORECASE)
 
 
 def _parse_float(path: Path, lineno: int, field: str, column: int | None = None) -> float:
@@ -509,67 +750,228 @@ def _read_phylip(path: Path, lines: list[tuple[int, str]]) -> DistanceMatrix:
     )
 
 
+def _phylip_layout(path: Path, n: int, rows, counts, strict_counts, wrapped: bool) -> str:
+    """The layout every row fits (relaxed square, strict square, relaxed lower, strict lower):
+    ``counts`` are the fields of each row, ``strict_counts`` the fields after its first 10
+    characters (None when it has no more); ``rows`` give (line, field count) for the error."""
+    if all(c >= n + 1 for c in counts):
+        return "square"
+    if not wrapped and all(c == n for c in strict_counts):
+        return "strict square"
+    if all(c >= k + 1 for k, c in enumerate(counts)):
+        return "lower"
+    if not wrapped and all(c == k for k, c in enumerate(strict_counts)):
+        return "strict lower"
+    square_like = counts[0] > 1
+    for k, (ln, count) in enumerate(rows):
+        want = n if square_like else k
+        if count < want + 1:
+            raise MatrixFormatError(
+                f"{path}, line {ln}: a name and {count - 1} value(s); a "
+                f"{'square' if square_like else 'lower-triangular'} matrix needs a name and "
+                f"{want} here (the first row holds "
+                f"{'values' if square_like else 'a name only'})"
+            )
+    raise MatrixFormatError(
+        f"{path}: rows fit neither a square nor a lower-triangular matrix of {n} taxa"
+    )
+
+
+def _strict_split(text: str):
+    """A strict PHYLIP row: (name, fields after the first 10 characters with their columns)."""
+    return (text[:10].strip(), _fields(text[10:])) if len(text) > 10 else (text.strip(), [])
+
+
+def _phylip_row(path: Path, n: int, layout: str, k: int, ln: int, text: str, fields, glued_counts):
+    """Row ``k`` of a PHYLIP matrix of ``layout``: (name, values as float64). ``fields``:
+    the row's (line, field, column) triples, or None for a one-line row whose columns are
+    worked out only when a value is not a number (the streamed reader's fast path)."""
+    want = n if layout.endswith("square") else k
+    if fields is None:
+        words = text.split()
+        if not layout.startswith("strict") and (
+            want == 0 or _NUMBERS.fullmatch(" ".join(words[len(words) - want :]))
+        ):
+            name = _row_name(
+                path, n, layout, want, ln, len(words), words[: len(words) - want], glued_counts
+            )
+            return name, np.array(words[len(words) - want :], dtype=np.float64)
+        fields = [(ln, f, c) for f, c in _fields(text)]
+    if layout.startswith("strict"):
+        name, strict = _strict_split(text)
+        cells = [(ln, f, c + 10) for f, c in strict]
+    else:
+        words, cells = fields[: len(fields) - want], fields[len(fields) - want :]
+        name = _row_name(
+            path, n, layout, want, ln, len(fields), [f for _, f, _ in words], glued_counts
+        )
+    if all(_NUMBER.fullmatch(f) for _, f, _ in cells):
+        return name, np.array([f for _, f, _ in cells], dtype=np.float64)
+    return name, np.array([_parse_float(path, cl, f, c) for cl, f, c in cells], dtype=np.float64)
+
+
+def _row_name(path, n, layout, want, ln, count, words, glued_counts) -> str:
+    """The name of a relaxed row (its words before the ``want`` values)."""
+    glued = _trailing_number_words(words)
+    glued_counts.add(len(glued))
+    # names may end in numbers ("strain 12", the same on every row), but a value
+    # (a decimal) or a varying count of numbers there is a row with too many or too
+    # few values: a ragged matrix, or a lower triangle with its diagonal
+    if any(not w.isdigit() for w in glued) or len(glued_counts) > 1:
+        raise MatrixFormatError(
+            f"{path}, line {ln}: {count - 1} value(s) after the first word, but a "
+            f"{layout} matrix of {n} taxa has {want} on this row (a ragged matrix? "
+            f"{(glued or ['the numbers'])[0]!r} would be read as part of the name); "
+            "PHYLIP's square rows hold n values, its lower triangle none on the first "
+            "row and no diagonal"
+        )
+    return " ".join(words)
+
+
 def _phylip_rows(path: Path, n: int, rows, wrapped: bool) -> DistanceMatrix:
     counts = [len(f) for _, _, f in rows]
-    strict = [
-        (text[:10].strip(), _fields(text[10:])) if len(text) > 10 else (text.strip(), [])
-        for _, text, _ in rows
-    ]
-    layout = None
-    if all(c >= n + 1 for c in counts):
-        layout = "square"
-    elif not wrapped and all(len(f) == n for _, f in strict):
-        layout = "strict square"
-    elif all(c >= k + 1 for k, c in enumerate(counts)):
-        layout = "lower"
-    elif not wrapped and all(len(f) == k for k, (_, f) in enumerate(strict)):
-        layout = "strict lower"
-    if layout is None:
-        square_like = counts[0] > 1
-        for k, (ln, _, fields) in enumerate(rows):
-            want = n if square_like else k
-            if len(fields) < want + 1:
-                raise MatrixFormatError(
-                    f"{path}, line {ln}: a name and {len(fields) - 1} value(s); a "
-                    f"{'square' if square_like else 'lower-triangular'} matrix needs a name and "
-                    f"{want} here (the first row holds "
-                    f"{'values' if square_like else 'a name only'})"
-                )
-        raise MatrixFormatError(
-            f"{path}: rows fit neither a square nor a lower-triangular matrix of {n} taxa"
-        )
+    strict_counts = [len(_strict_split(text)[1]) for _, text, _ in rows]
+    layout = _phylip_layout(
+        path, n, [(ln, len(f)) for ln, _, f in rows], counts, strict_counts, wrapped
+    )
     square = layout.endswith("square")
     data = np.zeros((n, n))
     ids = []
-    glued_counts = set()
-    for k, (ln, _text, fields) in enumerate(rows):
-        want = n if square else k
-        if layout.startswith("strict"):
-            name, cells = strict[k][0], [(ln, f, c + 10) for f, c in strict[k][1]]
-        else:
-            words, cells = fields[: len(fields) - want], fields[len(fields) - want :]
-            glued = _trailing_number_words([f for _, f, _ in words])
-            glued_counts.add(len(glued))
-            # names may end in numbers ("strain 12", the same on every row), but a value
-            # (a decimal) or a varying count of numbers there is a row with too many or too
-            # few values: a ragged matrix, or a lower triangle with its diagonal
-            if any(not w.isdigit() for w in glued) or len(glued_counts) > 1:
-                raise MatrixFormatError(
-                    f"{path}, line {ln}: {len(fields) - 1} value(s) after the first word, but a "
-                    f"{layout} matrix of {n} taxa has {want} on this row (a ragged matrix? "
-                    f"{(glued or ['the numbers'])[0]!r} would be read as part of the name); "
-                    "PHYLIP's square rows hold n values, its lower triangle none on the first "
-                    "row and no diagonal"
-                )
-            name = " ".join(f for _, f, _ in words)
+    glued_counts: set[int] = set()
+    for k, (ln, text, fields) in enumerate(rows):
+        name, values = _phylip_row(path, n, layout, k, ln, text, fields, glued_counts)
         ids.append(name)
-        values = [_parse_float(path, cl, f, c) for cl, f, c in cells]
         if square:
             data[k] = values
         else:
             data[k, :k] = values
             data[:k, k] = values
     return DistanceMatrix(data, ids)
+
+
+def _text_lines(path: Path):
+    """(line number, text) of each line of a text matrix file, streamed: the checks and
+    decoding of :func:`_matrix_text` line by line (CR LF, CR and LF line ends)."""
+    with open(path, "rb") as f:
+        if f.read(2) == b"\x1f\x8b":
+            raise MatrixFormatError(f"{path}: a gzip file; decompress it first (gunzip)")
+        f.seek(0)
+        offset, lineno = 0, 0
+        for raw in f:
+            control = re.search(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]", raw)
+            if control is not None:
+                at = offset + control.start()
+                raise MatrixFormatError(
+                    f"{path}: byte {at} is not text (0x{raw[control.start()]:02x}): a binary "
+                    "file, not a PHYLIP or TSV distance matrix"
+                )
+            if offset == 0:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")
+            offset += len(raw)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                text = raw.decode("latin-1")
+            parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            for part in parts[:-1] if parts[-1] == "" else parts:
+                lineno += 1
+                yield lineno, part
+
+
+def _read_phylip_condensed(path: Path) -> CondensedMatrix:
+    """A PHYLIP matrix streamed into a float32 upper triangle: one pass for each row's field
+    counts (the layout, by :func:`_phylip_layout`), one for the values (each row by
+    :func:`_phylip_row`), so neither the text nor a float64 square is ever held. The
+    checks and words of :func:`_read_phylip` and :class:`DistanceMatrix`; symmetry of a
+    square layout at float32 precision (as :func:`_read_npy_condensed`)."""
+    lines = ((ln, t) for ln, t in _text_lines(path) if t.strip())
+    first = next(lines, None)
+    if first is None:
+        raise MatrixFormatError(f"{path}: file is empty; expected a distance matrix")
+    lineno, text = first
+    head = text.split()
+    if len(head) != 1 or not head[0].isdigit():
+        raise MatrixFormatError(
+            f"{path}, line {lineno}: expected the number of taxa, got {text[:40]!r}"
+        )
+    n = int(head[0])
+    # pass 1: field counts only; a wrapped row (indented lines of numbers) joins its row
+    rows: list[tuple[int, int, int, bool]] = []  # line, fields, strict fields, continues
+    for ln, t in lines:
+        words = t.split()
+        cont = t[:1].isspace() and all(_NUMBER.fullmatch(w) for w in words)
+        rows.append((ln, len(words), len(t[10:].split()) if len(t) > 10 else 0, cont))
+    wrapped = False
+    if len(rows) > n:
+        groups: list[list] = []
+        for r in rows:
+            if groups and r[3]:
+                groups[-1][1] += r[1]
+                groups[-1][3] += 1
+            else:
+                groups.append([r[0], r[1], r[2], 1])
+        if len(groups) == n:
+            wrapped = True
+    if not wrapped:
+        if len(rows) != n:
+            raise MatrixFormatError(f"{path}: header says {n} taxa, found {len(rows)} rows")
+        groups = [[ln, c, sc, 1] for ln, c, sc, _ in rows]
+    del rows
+    counts = [g[1] for g in groups]
+    layout = _phylip_layout(
+        path, n, [(g[0], g[1]) for g in groups], counts, [g[2] for g in groups], wrapped
+    )
+    del counts
+    square = layout.endswith("square")
+    # pass 2: the values, row by row, into the triangle
+    values = np.empty(n * (n - 1) // 2, dtype=np.float32)
+    starts = _row_starts(n)
+    ids: list[str] = []
+    glued_counts: set[int] = set()
+    diagonal = negative = asymmetric = None
+    lines = ((ln, t) for ln, t in _text_lines(path) if t.strip())
+    next(lines)
+    for k, group in enumerate(groups):
+        ln, t = next(lines)
+        fields = None  # one line: columns only for an error
+        if group[3] > 1:
+            fields = [(ln, f, c) for f, c in _fields(t)]
+            for _ in range(group[3] - 1):  # continuation lines
+                cl, ct = next(lines)
+                fields.extend((cl, f, c) for f, c in _fields(ct))
+        name, row = _phylip_row(path, n, layout, k, ln, t, fields, glued_counts)
+        ids.append(name)
+        if square:
+            if diagonal is None and row[k] != 0:
+                diagonal = (k, row[k])
+            if negative is None and np.fmin.reduce(row) < 0:
+                j = int(np.flatnonzero(row < 0)[0])
+                negative = (k, j, row[j])
+            values[starts[k] : starts[k] + n - k - 1] = row[k + 1 :]
+            if k:
+                mirror = values[starts[:k] + k - np.arange(k) - 1]
+                lower = row[:k]
+                ok = _agree(lower, mirror.astype(np.float64)) | (
+                    np.abs(lower - mirror) <= np.spacing(np.abs(mirror))
+                )
+                if not ok.all():
+                    j = int(np.flatnonzero(~ok)[0])
+                    if asymmetric is None or (j, k) < asymmetric[:2]:
+                        asymmetric = (j, k, float(mirror[j]), float(lower[j]))
+        elif k:
+            values[starts[:k] + k - np.arange(k) - 1] = row  # d(j, k), j < k
+            if np.fmin.reduce(row) < 0:
+                j = int(np.flatnonzero(row < 0)[0])
+                if negative is None or (j, k) < negative[:2]:
+                    negative = (j, k, row[j])
+    check_unique_ids(ids)
+    if diagonal is not None:
+        raise diagonal_error(ids, *diagonal)
+    if negative is not None:
+        raise negative_error(ids, *negative)
+    if asymmetric is not None:
+        raise asymmetry_error(ids, *asymmetric)
+    return CondensedMatrix(values, ids)
 
 
 def _unquoted(names: list[str]) -> list[str]:

@@ -36,7 +36,7 @@ from .._core.threads import check_threads
 from .._core.tiling import triangle_row_ranges
 from ..errors import BioaccelError, MatrixFormatError
 from ..sequences._read import as_batch, atomic_output, output_target, refuse_overwriting_inputs
-from ._matrix import CDIST_MAGIC, DistanceMatrix
+from ._matrix import CDIST_MAGIC, CondensedMatrix, DistanceMatrix, load_cdist
 
 _HEAD = struct.Struct("<IIQQ")
 
@@ -81,6 +81,7 @@ class CondensedDistances:
         self.n = int(n)
         m = self.n * (self.n - 1) // 2
         offset = 8 + _HEAD.size + nbytes
+        self._offset = offset
         if self.path.stat().st_size != offset + m * width:
             raise MatrixFormatError(
                 f"{self.path}: {self.path.stat().st_size} bytes; a complete "
@@ -123,6 +124,13 @@ class CondensedDistances:
         start = _first(i, n)
         out[i + 1 :] = self._values[start : start + n - i - 1]
         return out
+
+    def load(self) -> CondensedMatrix:
+        """The values as a :class:`~bioaccel.distances._matrix.CondensedMatrix` (float32, the
+        input of the low-memory :func:`bioaccel.nj`), read from the file in blocks into one
+        new array: no float64 square, and the file's pages stay in the page cache, out of
+        this process's memory (a map would count them)."""
+        return load_cdist(self.path)
 
     def to_memory(self) -> DistanceMatrix:
         return DistanceMatrix.from_condensed(np.asarray(self._values, dtype=np.float64), self.ids)

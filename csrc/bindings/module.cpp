@@ -150,6 +150,25 @@ py::tuple nj_py(py::array d_any, int threads, bool in_place) {
     return edges_to_tuple(e);
 }
 
+py::tuple nj_condensed_py(py::array d_any, std::int64_t n, int threads) {
+    // the caller's own buffer, as it is: it is the working matrix
+    if (!py::isinstance<py::array_t<float>>(d_any) || !(d_any.flags() & py::array::c_style) ||
+        !d_any.writeable() || d_any.ndim() != 1)
+        throw std::invalid_argument(
+            "neighbor_joining_condensed needs a writeable one-dimensional C-contiguous float32 array");
+    if (n < 0 || d_any.shape(0) != n * (n - 1) / 2)
+        throw std::invalid_argument(std::to_string(d_any.shape(0)) + " condensed values do not fit " +
+                                    std::to_string(n) + " taxa (n (n - 1) / 2 are needed)");
+    auto d = py::array_t<float, py::array::c_style>::ensure(d_any);
+    float* data = d.mutable_data();
+    EdgeList e;
+    {
+        py::gil_scoped_release release;
+        e = neighbor_joining_condensed(data, n, threads);
+    }
+    return edges_to_tuple(e);
+}
+
 py::tuple upgma_py(F64Array d) {
     check_square(d);
     EdgeList e;
@@ -374,6 +393,9 @@ PYBIND11_MODULE(_native, m) {
     m.def("neighbor_joining", &nj_py, py::arg("d"), py::arg("threads"), py::arg("in_place") = false,
           "Neighbour joining: (parent, child, length, root) edge arrays; in_place: d (writeable, "
           "C-contiguous float64) is the working matrix and is overwritten.");
+    m.def("neighbor_joining_condensed", &nj_condensed_py, py::arg("d"), py::arg("n"), py::arg("threads"),
+          "Low-memory neighbour joining on a condensed float32 upper triangle (n (n - 1) / 2 values, "
+          "overwritten): (parent, child, length, root) edge arrays.");
     m.def("upgma", &upgma_py, py::arg("d"), "UPGMA: (parent, child, length, root) edge arrays.");
     m.def("align_scores", &align_scores_py, py::arg("q_codes"), py::arg("q_offsets"), py::arg("t_codes"),
           py::arg("t_offsets"), py::arg("table"), py::arg("mode"), py::arg("gap_open"), py::arg("gap_extend"),

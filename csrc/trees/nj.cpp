@@ -89,9 +89,15 @@ private:
 struct SortedRow {
     std::vector<std::uint64_t> key;
     std::size_t sorted = 0;
+    bool truncated = false;  // only the sorted prefix is kept: the rest is read from the matrix
 };
 
 constexpr std::size_t kSortedPrefix = 256;
+
+// Low-memory mode keeps this many candidates per row (8 bytes each): n x 512 bytes, next to
+// the n^2 / 2 x 4 bytes of the matrix. A row whose scan runs past them unstopped is scanned
+// from the matrix itself.
+constexpr std::size_t kLowMemoryPrefix = 64;
 
 // A step's scan runs on several threads only when it has at least this many Q values to
 // look at: below it, waking the team and joining it at the barrier costs more than the
@@ -152,18 +158,87 @@ struct Matrix {
     }
 };
 
+// The working matrix of the Joiner, indexed by slot. Both give d(i, j) as a double, write a
+// joined row, move a slot, sum rows, and expose the part j > i of row i as a pointer.
+
+// Dense n x n float64, row-major (row stride n): exact mode.
+struct SquareStore {
+    static constexpr bool kSquare = true;
+    double* w;
+    std::int64_t n;
+    double get(std::int64_t i, std::int64_t j) const { return w[i * n + j]; }
+    // p[j] = d(i, j) for j > i
+    const double* upper(std::int64_t i) const { return w + i * n; }
+    // returns the value as stored
+    double set(std::int64_t i, std::int64_t k, double v) { return w[i * n + k] = w[k * n + i] = v; }
+    void clear_diagonal(std::int64_t i) { w[i * n + i] = 0.0; }
+    void move_slot(std::int64_t last, std::int64_t j, std::int64_t m) {
+        for (std::int64_t k = 0; k < m; ++k) {
+            w[j * n + k] = w[last * n + k];
+            w[k * n + j] = w[k * n + last];
+        }
+        w[j * n + j] = 0.0;
+    }
+    void row_sums(double* r, std::int64_t m) const {
+        for (std::int64_t i = 0; i < m; ++i) {
+            double s = 0.0;
+            const double* wi = &w[i * n];
+            for (std::int64_t k = 0; k < m; ++k) s += wi[k];
+            r[i] = s;
+        }
+    }
+};
+
+// Condensed float32 upper triangle (SciPy's and R's dist order, the .cdist layout): d(i, j),
+// i < j, at i (2n - i - 1) / 2 + j - i - 1. Low-memory mode: n (n - 1) / 2 x 4 bytes, as
+// QuickTree; every value written is rounded to float32.
+struct TriangleStore {
+    static constexpr bool kSquare = false;
+    float* w;
+    std::int64_t n;
+    std::int64_t base(std::int64_t i) const { return i * (2 * n - i - 1) / 2 - i - 1; }
+    double get(std::int64_t i, std::int64_t j) const {
+        return i < j ? w[base(i) + j] : w[base(j) + i];  // never i == j
+    }
+    const float* upper(std::int64_t i) const { return w + base(i); }
+    double set(std::int64_t i, std::int64_t k, double v) {
+        return (i < k ? w[base(i) + k] : w[base(k) + i]) = static_cast<float>(v);
+    }
+    void clear_diagonal(std::int64_t) {}
+    void move_slot(std::int64_t last, std::int64_t j, std::int64_t m) {
+        for (std::int64_t k = 0; k < m; ++k)
+            if (k != j && k != last) set(j, k, get(last, k));
+    }
+    void row_sums(double* r, std::int64_t m) const {
+        std::fill(r, r + m, 0.0);
+        for (std::int64_t i = 0; i < m; ++i) {
+            const float* wi = upper(i);
+            double s = 0.0;
+            for (std::int64_t k = i + 1; k < m; ++k) {
+                s += wi[k];
+                r[k] += wi[k];
+            }
+            r[i] += s;
+        }
+    }
+};
+
 // Alive clusters occupy slots 0..m-1 of the working matrix (row stride n): a join puts
 // the new cluster in the lower slot and moves the last slot into the freed one, so every
 // scan runs over contiguous memory.
+// One Joiner for both stores (exact float64 square, low-memory float32 triangle): the search,
+// the tie rule and the join exist once.
+template <class Store>
 class Joiner {
 public:
-    // `work`: the n x n working matrix, d itself (in place) or a copy of it (`own_`)
-    Joiner(const double* d, double* work, std::int64_t n, int threads)
+    // `w`: the working matrix (overwritten); `kept`: candidates kept per row (all of them,
+    // or a prefix whose rows are finished from the matrix)
+    Joiner(Store w, std::int64_t n, int threads, std::size_t kept)
         : n_(n),
           m_(n),
           threads_(resolve_threads(threads)),
-          own_(work != nullptr ? Matrix() : Matrix::copy_of(d, n * n)),
-          w_(work != nullptr ? work : own_.data.get()),
+          kept_(kept),
+          w_(w),
           r_(n, 0.0),
           node_of_slot_(n),
           slot_of_node_(2 * n, -1),
@@ -198,7 +273,7 @@ public:
     }
 
 private:
-    double at(std::int64_t i, std::int64_t j) const { return w_[i * n_ + j]; }
+    double at(std::int64_t i, std::int64_t j) const { return w_.get(i, j); }
 
     static void add_edge(EdgeList& e, std::int64_t p, std::int64_t c, double len) {
         e.parent.push_back(p);
@@ -206,14 +281,7 @@ private:
         e.length.push_back(len);
     }
 
-    void recompute_sums() {
-        for (std::int64_t i = 0; i < m_; ++i) {
-            double s = 0.0;
-            const double* wi = &w_[i * n_];
-            for (std::int64_t k = 0; k < m_; ++k) s += wi[k];
-            r_[i] = s;
-        }
-    }
+    void recompute_sums() { w_.row_sums(r_.data(), m_); }
 
     // Row of slot i holds the slots after i: every alive pair then sits in one row.
     // Rows made later by joins hold all alive nodes.
@@ -227,21 +295,30 @@ private:
 
     // Candidates of slot i: the slots from `first` on, except i itself. The row's storage
     // is reused when it fits (a join rewrites one row per step).
+    // Rows longer than `kept_` are built in a per-thread scratch row and keep their sorted
+    // prefix only (`truncated`).
     void fill_row(std::int64_t i, std::int64_t first) {
-        std::vector<std::uint64_t>& keys = rows_[i].key;
         const std::size_t need = static_cast<std::size_t>(m_ - first - (i >= first ? 1 : 0));
-        if (keys.capacity() < need || keys.capacity() > 2 * need + 64)
+        const bool truncate = need > kept_;
+        thread_local std::vector<std::uint64_t> scratch;
+        std::vector<std::uint64_t>& keys = truncate ? scratch : rows_[i].key;
+        if (!truncate && (keys.capacity() < need || keys.capacity() > 2 * need + 64))
             std::vector<std::uint64_t>().swap(keys);
         keys.resize(need);
-        const double* wi = &w_[i * n_];
         const std::int64_t* node = node_of_slot_.data();
         std::size_t t = 0;
         for (std::int64_t k = first; k < m_; ++k)
-            if (k != i) keys[t++] = key_of(wi[k], node[k]);
-        const std::size_t prefix = std::min(keys.size(), kSortedPrefix);
+            if (k != i) keys[t++] = key_of(w_.get(i, k), node[k]);
+        const std::size_t prefix = std::min({keys.size(), kSortedPrefix, kept_});
         if (prefix < keys.size()) std::nth_element(keys.begin(), keys.begin() + prefix, keys.end());
         std::sort(keys.begin(), keys.begin() + prefix);
         rows_[i].sorted = prefix;
+        rows_[i].truncated = truncate;
+        if (truncate) {
+            std::vector<std::uint64_t>& kept = rows_[i].key;
+            if (kept.capacity() != prefix) std::vector<std::uint64_t>(prefix).swap(kept);
+            std::copy(keys.begin(), keys.begin() + prefix, kept.begin());
+        }
     }
 
     // Tie window of this step: kTieRtol x the largest |row sum|.
@@ -272,7 +349,7 @@ private:
 #pragma omp for schedule(dynamic, 16) nowait
 #endif
             for (std::int64_t i = 0; i < m_ - 1; ++i) {
-                const double* wi = &w_[i * n_];
+                const auto* wi = w_.upper(i);
                 const double ri = r[i];
                 for (std::int64_t j0 = i + 1; j0 < m_; j0 += kBlock) {
                     const std::int64_t len = std::min(kBlock, m_ - j0);
@@ -281,7 +358,7 @@ private:
 #pragma omp simd reduction(min : block_min)
 #endif
                     for (std::int64_t t = 0; t < len; ++t) {
-                        q[t] = scale * wi[j0 + t] - ri - r[j0 + t];
+                        q[t] = scale * static_cast<double>(wi[j0 + t]) - ri - r[j0 + t];
                         block_min = std::min(block_min, q[t]);
                     }
                     if (!(block_min <= local.limit())) continue;
@@ -319,16 +396,28 @@ private:
                 const SortedRow& row = rows_[i];
                 const double ri = r_[i];
                 const std::size_t len = row.key.size();
+                bool stopped = false;
                 for (std::size_t t = 0; t < len; ++t) {
                     // fl() is monotone, so this bound never exceeds any q computed below
                     if (scale * static_cast<double>(bound_of(row.key[t])) - ri - rmax > local.limit()) {
-                        if (t < row.sorted) break;  // everything after is at least as large
-                        continue;                   // unsorted tail: skip just this one
+                        if (t < row.sorted) {  // everything after is at least as large
+                            stopped = true;
+                            break;
+                        }
+                        continue;  // unsorted tail: skip just this one
                     }
                     ++visits;
                     const std::int64_t j = slot_of_node_[node_of(row.key[t])];
                     if (j < 0) continue;  // that node has been joined since this row was made
                     local.add(scale * at(i, j) - ri - r_[j], i, j, node_of_slot_);
+                }
+                // a kept prefix that did not stop the scan: the rest of the row is not kept,
+                // so every alive pair of slot i is looked at in the matrix (a superset of the
+                // row's candidates: the answer is the same)
+                if (row.truncated && !stopped) {
+                    visits += m_ - 1;
+                    for (std::int64_t j = 0; j < m_; ++j)
+                        if (j != i) local.add(scale * at(i, j) - ri - r_[j], i, j, node_of_slot_);
                 }
             }
 #ifdef _OPENMP
@@ -363,23 +452,18 @@ private:
         for (std::int64_t k = 0; k < m_; ++k) {
             if (k == i || k == j) continue;
             const double dik = at(i, k), djk = at(j, k);
-            const double duk = (dik + djk - dij) / 2;
+            const double duk = w_.set(i, k, (dik + djk - dij) / 2);  // as stored
             r_[k] += duk - dik - djk;
-            w_[i * n_ + k] = w_[k * n_ + i] = duk;
             ru += duk;
         }
-        w_[i * n_ + i] = 0.0;
+        w_.clear_diagonal(i);
         r_[i] = ru;
         node_of_slot_[i] = u;
         slot_of_node_[u] = i;
 
         const std::int64_t last = m_ - 1;
         if (j != last) {  // move the last slot into j
-            for (std::int64_t k = 0; k < m_; ++k) {
-                w_[j * n_ + k] = w_[last * n_ + k];
-                w_[k * n_ + j] = w_[k * n_ + last];
-            }
-            w_[j * n_ + j] = 0.0;
+            w_.move_slot(last, j, m_);
             r_[j] = r_[last];
             node_of_slot_[j] = node_of_slot_[last];
             slot_of_node_[node_of_slot_[j]] = j;
@@ -390,11 +474,11 @@ private:
         if (!full_scan_) fill_row(i, 0);
     }
 
-    std::int64_t n_;  // row stride of w_
+    std::int64_t n_;  // taxa
     std::int64_t m_;  // alive clusters, in slots 0..m_-1
     int threads_;
-    Matrix own_;             // the copy of d, unless joining in place
-    double* w_;              // working distances, indexed by slot
+    std::size_t kept_;       // candidates kept per row
+    Store w_;                // working distances, indexed by slot
     std::vector<double> r_;  // row sums over alive slots
     std::vector<std::int64_t> node_of_slot_;
     std::vector<std::int64_t> slot_of_node_;  // -1 once a node has been joined
@@ -408,16 +492,22 @@ private:
 
 namespace {
 
-EdgeList run_nj(const double* d, double* work, std::int64_t n, int threads) {
+void check_taxa(std::int64_t n) {
     if (n < 3)
         throw std::invalid_argument("neighbor_joining needs at least 3 taxa, got " + std::to_string(n));
     if (n > std::numeric_limits<std::int32_t>::max() / 2)
         throw std::invalid_argument("neighbor_joining: too many taxa (" + std::to_string(n) + ")");
+}
+
+EdgeList run_nj(const double* d, double* work, std::int64_t n, int threads) {
+    check_taxa(n);
     for (std::int64_t t = 0; t < n * n; ++t)
         if (!std::isfinite(d[t]))
             throw std::invalid_argument("neighbor_joining: distance at row " + std::to_string(t / n) +
                                         ", column " + std::to_string(t % n) + " is not finite");
-    Joiner joiner(d, work, n, threads);
+    Matrix own = work != nullptr ? Matrix() : Matrix::copy_of(d, n * n);
+    Joiner<SquareStore> joiner(SquareStore{work != nullptr ? work : own.data.get(), n}, n, threads,
+                               std::numeric_limits<std::size_t>::max());
     return joiner.run();
 }
 
@@ -429,6 +519,20 @@ EdgeList neighbor_joining(const double* d, std::int64_t n, int threads) {
 
 EdgeList neighbor_joining_in_place(double* d, std::int64_t n, int threads) {
     return run_nj(d, d, n, threads);
+}
+
+EdgeList neighbor_joining_condensed(float* d, std::int64_t n, int threads) {
+    check_taxa(n);
+    const TriangleStore w{d, n};
+    for (std::int64_t i = 0; i < n - 1; ++i) {
+        const float* wi = w.upper(i);
+        for (std::int64_t j = i + 1; j < n; ++j)
+            if (!std::isfinite(wi[j]))
+                throw std::invalid_argument("neighbor_joining: distance at row " + std::to_string(i) +
+                                            ", column " + std::to_string(j) + " is not finite");
+    }
+    Joiner<TriangleStore> joiner(w, n, threads, kLowMemoryPrefix);
+    return joiner.run();
 }
 
 }  // namespace bioaccel

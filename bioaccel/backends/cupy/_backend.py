@@ -153,7 +153,14 @@ class CupyBackend(Backend):
         values = edit_distances_cupy(self.xp, queries, targets, mode, max_distance, pq, pt)
         return scatter_pairs(values, pq, pt, len(queries), len(targets), symmetric)
 
-    def neighbor_joining(self, d, threads, inplace=False):
+    def neighbor_joining(self, d, threads, inplace=False, low_memory=False):
+        if low_memory:
+            from ...errors import BackendUnavailableError
+
+            raise BackendUnavailableError(
+                f"backend {self.name!r} has no low-memory neighbour joining (it holds the "
+                "float64 square); low_memory=True runs on the cpu backend"
+            )
         from ..nj_array import neighbor_joining_arrays
 
         return neighbor_joining_arrays(d, self.xp)

@@ -30,6 +30,14 @@ EdgeList neighbor_joining(const double* d, std::int64_t n, int threads);
 // The same tree, with d itself as the working matrix (no n x n copy): d is overwritten.
 EdgeList neighbor_joining_in_place(double* d, std::int64_t n, int threads);
 
+// Low-memory NJ (the same search, tie rule and joins): d is the condensed upper triangle in
+// float32 (d(i, j), i < j, row by row: SciPy's and R's dist order), n (n - 1) / 2 values,
+// used as the working matrix and overwritten. Joined distances are stored rounded to float32
+// (row sums and Q stay double), so Q values closer than that rounding may resolve
+// differently from the float64 functions above. Memory: the triangle, 8 x 64 bytes of
+// sorted candidates per row and O(n) doubles.
+EdgeList neighbor_joining_condensed(float* d, std::int64_t n, int threads);
+
 // UPGMA (average linkage) by the nearest-neighbour-chain algorithm, O(n^2) time.
 // Rooted, ultrametric: a merge at distance h puts its node at height h / 2.
 EdgeList upgma(const double* d, std::int64_t n);
