@@ -31,6 +31,24 @@ def neighbor_joining(
 def upgma(
     d: npt.NDArray[np.float64],
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], int]: ...
+def format_matrix_rows(
+    data: npt.NDArray[np.float64],
+    i0: int,
+    prefixes: list[bytes],
+    lower: bool,
+    sep: str,
+    threads: int,
+) -> bytes: ...
+def parse_matrix_rows(
+    lines: list[str],
+    starts: npt.NDArray[np.int64],
+    want: npt.NDArray[np.int64],
+    out: npt.NDArray[np.float64],
+    tab: bool,
+    lower: bool,
+    threads: int,
+) -> npt.NDArray[np.int64]: ...
+def count_matrix_fields(lines: list[str], start: int) -> npt.NDArray[np.int64]: ...
 def openmp_enabled() -> bool: ...
 def max_threads() -> int: ...
 def align_scores(

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .._core.native import load_native
 from .._core.outputs import MATRIX, NPY_ROW_IDS, output_format, without_negative_zero
+from .._core.threads import check_threads
 from ..errors import MatrixFormatError
 from ..sequences._batch import check_unique_ids
 from ..sequences._read import atomic_output
@@ -130,6 +132,52 @@ def check_writable_ids(ids: list[str], fmt: str) -> None:
             )
 
 
+#: values formatted per native call (about 20 MB of text): bounds the memory of a write
+_TEXT_CHUNK_VALUES = 1 << 20
+
+
+def matrix_text(ids: list[str], data: np.ndarray, fmt: str, threads: int = 0):
+    """The text of a ``phylip``, ``phylip-lower`` or ``tsv`` matrix file, in chunks of whole
+    rows: the one place that lays out a text matrix. Each value is ``repr`` of the Python float
+    (the shortest text that reads back to the same double), written by the compiled core
+    (``format_matrix_rows``, byte for byte ``repr``) when it is built, else by Python.
+
+    PHYLIP: the count of taxa, then per row the name padded to 10 columns and two spaces
+    (strict and relaxed readers read the same names), then the values separated by spaces
+    (``phylip-lower``: the k values left of the diagonal on row k; a row without values is
+    the bare name). TSV: an empty corner cell and the names, then per row the name and the
+    values, separated by tabs. ``data`` holds no -0.0 (see :func:`without_negative_zero`).
+    """
+    n = len(ids)
+    data = np.ascontiguousarray(data, dtype=np.float64)
+    lower = fmt == "phylip-lower"
+    if fmt == "tsv":
+        yield "\t" + "\t".join(ids) + "\n"
+        prefixes, sep = [name + "\t" for name in ids], "\t"
+    else:
+        yield f"{n}\n"
+        prefixes = [f"{name:<10}  " if k or not lower else name for k, name in enumerate(ids)]
+        sep = " "
+    native = _native_or_none()
+    step = max(1, _TEXT_CHUNK_VALUES // max(1, n))
+    for i0 in range(0, n, step):
+        i1 = min(n, i0 + step)
+        if native is not None:
+            yield native.format_matrix_rows(
+                data,
+                i0,
+                [p.encode("utf-8", "surrogatepass") for p in prefixes[i0:i1]],
+                lower,
+                sep,
+                threads,
+            ).decode("utf-8", "surrogatepass")
+        else:
+            yield "".join(
+                prefixes[k] + sep.join(map(repr, data[k, : k if lower else n].tolist())) + "\n"
+                for k in range(i0, i1)
+            )
+
+
 class DistanceMatrix:
     """Square, symmetric float64 distances with unique labels.
 
@@ -237,7 +285,9 @@ class DistanceMatrix:
         return SkbioDistanceMatrix(self.data, self.ids)
 
     # -- writing ---------------------------------------------------------------
-    def write(self, path: str | os.PathLike, format: str | None = None) -> None:
+    def write(
+        self, path: str | os.PathLike, format: str | None = None, *, threads: int = 0
+    ) -> None:
         """Write atomically as ``phylip`` (square), ``phylip-lower``, ``tsv``, ``npy``, ``npz``
         or ``cdist``: the format of the extension (:data:`bioaccel._core.outputs.MATRIX`; another
         extension is refused), ``format`` when the name has none, else PHYLIP.
@@ -247,7 +297,9 @@ class DistanceMatrix:
         i) fields of a row as values. Ids it could not give back are refused
         (:func:`check_writable_ids`).
         ``npy`` holds the matrix alone and writes the ids to ``PATH.ids.txt`` beside it.
+        Text is formatted by :func:`matrix_text` on ``threads`` threads (0: all cores).
         """
+        threads = check_threads(threads)
         path = Path(path)
         fmt = output_format(path, MATRIX, "distance matrix", format, default="phylip")
         check_writable_ids(self.ids, fmt)
@@ -269,21 +321,8 @@ class DistanceMatrix:
                     f.write("".join(i + "\n" for i in self.ids))
             return
         with atomic_output(path) as f:
-            # repr of a Python float: the shortest text that reads back to the same double
-            if fmt == "tsv":
-                f.write("\t" + "\t".join(self.ids) + "\n")
-                for name, row in zip(self.ids, data):
-                    f.write(name + "\t" + "\t".join(map(repr, row.tolist())) + "\n")
-                return
-            f.write(f"{len(self)}\n")
-            for k, (name, row) in enumerate(zip(self.ids, data)):
-                values = row[:k] if fmt == "phylip-lower" else row
-                # names padded to PHYLIP's 10 columns, then two spaces: strict readers
-                # (10-character names) and relaxed ones (whitespace) read the same names
-                shown = (
-                    f"{name:<10}  " + " ".join(map(repr, values.tolist())) if len(values) else name
-                )
-                f.write(shown + "\n")
+            for chunk in matrix_text(self.ids, data, fmt, threads=threads):
+                f.write(chunk)
 
     # -- reading ---------------------------------------------------------------
     @classmethod
@@ -501,36 +540,63 @@ def _read_phylip(path: Path, lines: list[tuple[int, str]]) -> DistanceMatrix:
             return _phylip_rows(path, n, joined, wrapped=True)
     if len(rows) != n:
         raise MatrixFormatError(f"{path}: header says {n} taxa, found {len(rows)} rows")
-    return _phylip_rows(
-        path,
-        n,
-        [(ln, text, [(ln, f, c) for f, c in _fields(text)]) for ln, text in rows],
-        wrapped=False,
-    )
+    return _phylip_rows(path, n, [(ln, text, None) for ln, text in rows], wrapped=False)
+
+
+def _native_or_none():
+    try:
+        return load_native()
+    except ImportError:
+        return None
+
+
+def _field_counts(texts: list[str], start: int, native) -> list[int]:
+    """Whitespace-separated fields of each text from character ``start`` on (``len(
+    text[start:].split())``), counted by the compiled core where it is built."""
+    counts = native.count_matrix_fields(texts, start).tolist() if native is not None else None
+    return [
+        c if counts is not None and c >= 0 else len(t[start:].split())
+        for c, t in zip(counts or [-1] * len(texts), texts)
+    ]
 
 
 def _phylip_rows(path: Path, n: int, rows, wrapped: bool) -> DistanceMatrix:
-    counts = [len(f) for _, _, f in rows]
-    strict = [
-        (text[:10].strip(), _fields(text[10:])) if len(text) > 10 else (text.strip(), [])
-        for _, text, _ in rows
-    ]
+    """The matrix of PHYLIP rows ``(line, text, fields)``: ``fields`` the ``(line, field,
+    column)`` of a row joined from wrapped lines, or None for a row that is its one line
+    (its fields are then found only where needed). The numbers of rows of one line are read
+    by the compiled core (``parse_matrix_rows``) when it is built; a row it does not take (a
+    field that is not a number, non-ASCII text) is read here, and errors are named here."""
+    native = _native_or_none()
+    texts = [text for _, text, _ in rows]
+    if wrapped:
+        counts = [len(f) for _, _, f in rows]
+    else:
+        counts = _field_counts(texts, 0, native)
+
+    def row_fields(k):
+        ln, text, fields = rows[k]
+        return fields if fields is not None else [(ln, f, c) for f, c in _fields(text)]
+
+    def strict_counts():
+        counted = _field_counts(texts, 10, native)
+        return [c if len(t) > 10 else 0 for c, t in zip(counted, texts)]
+
     layout = None
     if all(c >= n + 1 for c in counts):
         layout = "square"
-    elif not wrapped and all(len(f) == n for _, f in strict):
+    elif not wrapped and all(c == n for c in strict_counts()):
         layout = "strict square"
     elif all(c >= k + 1 for k, c in enumerate(counts)):
         layout = "lower"
-    elif not wrapped and all(len(f) == k for k, (_, f) in enumerate(strict)):
+    elif not wrapped and all(c == k for k, c in enumerate(strict_counts())):
         layout = "strict lower"
     if layout is None:
         square_like = counts[0] > 1
-        for k, (ln, _, fields) in enumerate(rows):
+        for k, (ln, _, _) in enumerate(rows):
             want = n if square_like else k
-            if len(fields) < want + 1:
+            if counts[k] < want + 1:
                 raise MatrixFormatError(
-                    f"{path}, line {ln}: a name and {len(fields) - 1} value(s); a "
+                    f"{path}, line {ln}: a name and {counts[k] - 1} value(s); a "
                     f"{'square' if square_like else 'lower-triangular'} matrix needs a name and "
                     f"{want} here (the first row holds "
                     f"{'values' if square_like else 'a name only'})"
@@ -539,36 +605,52 @@ def _phylip_rows(path: Path, n: int, rows, wrapped: bool) -> DistanceMatrix:
             f"{path}: rows fit neither a square nor a lower-triangular matrix of {n} taxa"
         )
     square = layout.endswith("square")
+    strict = layout.startswith("strict")
     data = np.zeros((n, n))
+    wants = np.arange(n, dtype=np.int64) if not square else np.full(n, n, dtype=np.int64)
+    if native is not None and not wrapped:
+        starts = np.full(n, 10 if strict else 0, dtype=np.int64)
+        ends = native.parse_matrix_rows(texts, starts, wants, data, False, not square, 0).tolist()
+    else:
+        ends = [-1] * n
     ids = []
     glued_counts = set()
-    for k, (ln, _text, fields) in enumerate(rows):
+    for k, (ln, text, _) in enumerate(rows):
         want = n if square else k
-        if layout.startswith("strict"):
-            name, cells = strict[k][0], [(ln, f, c + 10) for f, c in strict[k][1]]
+        read = ends[k] >= 0
+        if strict:
+            name = text[:10].strip() if len(text) > 10 else text.strip()
+            if not read:
+                cells = [(ln, f, c + 10) for f, c in _fields(text[10:])] if len(text) > 10 else []
         else:
-            words, cells = fields[: len(fields) - want], fields[len(fields) - want :]
-            glued = _trailing_number_words([f for _, f, _ in words])
+            if read:
+                words = text[: ends[k]].split()
+            else:
+                fields = row_fields(k)
+                words = [f for _, f, _ in fields[: len(fields) - want]]
+                cells = fields[len(fields) - want :]
+            glued = _trailing_number_words(words)
             glued_counts.add(len(glued))
             # names may end in numbers ("strain 12", the same on every row), but a value
             # (a decimal) or a varying count of numbers there is a row with too many or too
             # few values: a ragged matrix, or a lower triangle with its diagonal
             if any(not w.isdigit() for w in glued) or len(glued_counts) > 1:
                 raise MatrixFormatError(
-                    f"{path}, line {ln}: {len(fields) - 1} value(s) after the first word, but a "
+                    f"{path}, line {ln}: {counts[k] - 1} value(s) after the first word, but a "
                     f"{layout} matrix of {n} taxa has {want} on this row (a ragged matrix? "
                     f"{(glued or ['the numbers'])[0]!r} would be read as part of the name); "
                     "PHYLIP's square rows hold n values, its lower triangle none on the first "
                     "row and no diagonal"
                 )
-            name = " ".join(f for _, f, _ in words)
+            name = " ".join(words)
         ids.append(name)
-        values = [_parse_float(path, cl, f, c) for cl, f, c in cells]
-        if square:
-            data[k] = values
-        else:
-            data[k, :k] = values
-            data[:k, k] = values
+        if not read:
+            values = [_parse_float(path, cl, f, c) for cl, f, c in cells]
+            if square:
+                data[k] = values
+            else:
+                data[k, :k] = values
+                data[:k, k] = values
     return DistanceMatrix(data, ids)
 
 
@@ -603,15 +685,25 @@ def _read_tsv(path: Path, lines: list[str]) -> DistanceMatrix:
     if len(lines) - 1 != n:
         raise MatrixFormatError(f"{path}: header names {n} taxa, found {len(lines) - 1} rows")
     data = np.zeros((n, n))
-    for k, line in enumerate(lines[1:]):
-        fields = line.split("\t")
-        if len(fields) != n + 1:
+    rows = lines[1:]
+    native = _native_or_none()
+    ends = [-1] * n
+    if native is not None:  # the numbers after each row's first tab, where all are numbers
+        starts = np.array([line.find("\t") + 1 or len(line) + 1 for line in rows])
+        ends = native.parse_matrix_rows(
+            rows, starts.astype(np.int64), np.full(n, n, dtype=np.int64), data, True, False, 0
+        ).tolist()
+    for k, line in enumerate(rows):
+        count = line.count("\t") + 1
+        if count != n + 1:
             raise MatrixFormatError(
-                f"{path}, line {k + 2}: expected a name and {n} values, got {len(fields)} fields"
+                f"{path}, line {k + 2}: expected a name and {n} values, got {count} fields"
             )
-        if fields[0] != ids[k]:
+        name = line.split("\t", 1)[0]
+        if name != ids[k]:
             raise MatrixFormatError(
-                f"{path}, line {k + 2}: row name {fields[0]!r} differs from column {ids[k]!r}"
+                f"{path}, line {k + 2}: row name {name!r} differs from column {ids[k]!r}"
             )
-        data[k] = _parse_floats(path, k + 2, fields[1:])
+        if ends[k] < 0:
+            data[k] = _parse_floats(path, k + 2, line.split("\t")[1:])
     return DistanceMatrix(data, ids)
