@@ -326,27 +326,32 @@ class DistanceMatrix:
 
     # -- reading ---------------------------------------------------------------
     @classmethod
-    def read(cls, path: str | os.PathLike, format: str | None = None) -> DistanceMatrix:
+    def read(
+        cls, path: str | os.PathLike, format: str | None = None, *, threads: int = 0
+    ) -> DistanceMatrix:
         """Read a matrix written by :meth:`write` (PHYLIP square or lower, TSV, npy, npz).
+        The numbers of text files are parsed by the compiled core on ``threads`` threads (0:
+        all cores).
 
         Raises
         ------
         MatrixFormatError
             Names the file, line and field that could not be read.
         """
+        threads = check_threads(threads)
         path = Path(path)
         fmt = (format or _format_from_suffix(path, sniff=True)).lower()
         if not path.exists():
             raise MatrixFormatError(f"{path}: no such file")
         try:
-            return cls._read(path, fmt)
+            return cls._read(path, fmt, threads)
         except MatrixFormatError as exc:
             if str(exc).startswith(str(path)):
                 raise
             raise MatrixFormatError(f"{path}: {exc}") from None
 
     @classmethod
-    def _read(cls, path: Path, fmt: str) -> DistanceMatrix:
+    def _read(cls, path: Path, fmt: str, threads: int = 0) -> DistanceMatrix:
         if fmt == "cdist":
             return _read_cdist(path)
         import zipfile
@@ -393,8 +398,13 @@ class DistanceMatrix:
         if not numbered:
             raise MatrixFormatError(f"{path}: file is empty; expected a distance matrix")
         if fmt == "tsv":
-            return _read_tsv(path, [ln for _, ln in numbered])
-        return _read_phylip(path, numbered)
+            return _read_tsv(path, [ln for _, ln in numbered], threads)
+        return _read_phylip(path, numbered, threads)
+
+
+#: bytes that mark a binary file, and all the others
+_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
+_NOT_CONTROL = bytes(b for b in range(256) if not _CONTROL.fullmatch(bytes([b])))
 
 
 def _matrix_text(path: Path) -> str:
@@ -403,7 +413,8 @@ def _matrix_text(path: Path) -> str:
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":
         raise MatrixFormatError(f"{path}: a gzip file; decompress it first (gunzip)")
-    control = re.search(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]", raw)
+    # the bytes left when all others are deleted: a C loop, far faster than a regex search
+    control = re.search(_CONTROL, raw) if raw.translate(None, _NOT_CONTROL) else None
     if control is not None:
         raise MatrixFormatError(
             f"{path}: byte {control.start()} is not text "
@@ -514,7 +525,7 @@ def _trailing_number_words(words: list[str]) -> list[str]:
     return out[::-1]
 
 
-def _read_phylip(path: Path, lines: list[tuple[int, str]]) -> DistanceMatrix:
+def _read_phylip(path: Path, lines: list[tuple[int, str]], threads: int = 0) -> DistanceMatrix:
     """A PHYLIP matrix: square or lower-triangular, relaxed (a name, whitespace, the values;
     a name may hold spaces) or strict (a name of exactly 10 characters, which may touch the
     first value, as PHYLIP and scikit-bio write). The layout is the one that every row fits
@@ -537,10 +548,12 @@ def _read_phylip(path: Path, lines: list[tuple[int, str]]) -> DistanceMatrix:
             else:
                 joined.append((ln, text, [(ln, f, c) for f, c in fields]))
         if len(joined) == n:
-            return _phylip_rows(path, n, joined, wrapped=True)
+            return _phylip_rows(path, n, joined, wrapped=True, threads=threads)
     if len(rows) != n:
         raise MatrixFormatError(f"{path}: header says {n} taxa, found {len(rows)} rows")
-    return _phylip_rows(path, n, [(ln, text, None) for ln, text in rows], wrapped=False)
+    return _phylip_rows(
+        path, n, [(ln, text, None) for ln, text in rows], wrapped=False, threads=threads
+    )
 
 
 def _native_or_none():
@@ -560,7 +573,7 @@ def _field_counts(texts: list[str], start: int, native) -> list[int]:
     ]
 
 
-def _phylip_rows(path: Path, n: int, rows, wrapped: bool) -> DistanceMatrix:
+def _phylip_rows(path: Path, n: int, rows, wrapped: bool, threads: int = 0) -> DistanceMatrix:
     """The matrix of PHYLIP rows ``(line, text, fields)``: ``fields`` the ``(line, field,
     column)`` of a row joined from wrapped lines, or None for a row that is its one line
     (its fields are then found only where needed). The numbers of rows of one line are read
@@ -610,7 +623,9 @@ def _phylip_rows(path: Path, n: int, rows, wrapped: bool) -> DistanceMatrix:
     wants = np.arange(n, dtype=np.int64) if not square else np.full(n, n, dtype=np.int64)
     if native is not None and not wrapped:
         starts = np.full(n, 10 if strict else 0, dtype=np.int64)
-        ends = native.parse_matrix_rows(texts, starts, wants, data, False, not square, 0).tolist()
+        ends = native.parse_matrix_rows(
+            texts, starts, wants, data, False, not square, threads
+        ).tolist()
     else:
         ends = [-1] * n
     ids = []
@@ -663,7 +678,7 @@ def _unquoted(names: list[str]) -> list[str]:
     return names
 
 
-def _read_tsv(path: Path, lines: list[str]) -> DistanceMatrix:
+def _read_tsv(path: Path, lines: list[str], threads: int = 0) -> DistanceMatrix:
     head = lines[0].split("\t")
     # an empty corner cell, then the names (bioaccel); R's write.table(m, sep = "\t")
     # writes no corner cell, and with col.names = NA a quoted empty one: only R's files have
@@ -691,7 +706,7 @@ def _read_tsv(path: Path, lines: list[str]) -> DistanceMatrix:
     if native is not None:  # the numbers after each row's first tab, where all are numbers
         starts = np.array([line.find("\t") + 1 or len(line) + 1 for line in rows])
         ends = native.parse_matrix_rows(
-            rows, starts.astype(np.int64), np.full(n, n, dtype=np.int64), data, True, False, 0
+            rows, starts.astype(np.int64), np.full(n, n, dtype=np.int64), data, True, False, threads
         ).tolist()
     for k, line in enumerate(rows):
         count = line.count("\t") + 1
