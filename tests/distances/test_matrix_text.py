@@ -159,3 +159,25 @@ def test_native_parser_takes_every_number_form_python_takes():
     want = np.array([float(f) for f in forms])
     assert np.array_equal(out[0], want, equal_nan=True)
     assert np.array_equal(np.signbit(out[0]), np.signbit(want))
+
+
+def test_the_cli_writes_text_through_the_native_formatter(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from bioaccel.cli import main
+
+    calls = []
+
+    class Spy:
+        def __getattr__(self, name):
+            calls.append(name)
+            return getattr(native, name)
+
+    monkeypatch.setattr(_matrix, "_native_or_none", lambda: Spy())
+    fasta = tmp_path / "s.fa"
+    fasta.write_text(">a\nACGTACGTAC\n>b\nACGTACGTAT\n>c\nACCTACGTAT\n")
+    out = tmp_path / "d.phy"
+    result = CliRunner().invoke(main, ["distance", str(fasta), "-m", "raw", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "format_matrix_rows" in calls
+    assert out.read_text().splitlines()[1] == "a           0.0 0.1 0.2"
