@@ -17,7 +17,9 @@ case for text) and the same file:
   formatter and parser switched off), as it was before issue 23: the speed-up of the native
   path.
 Times are the best of --repeat runs, the contenders interleaved (this machine's speed
-drifts). Ratios are the other side's time / bioaccel's time.
+drifts); the CPU seconds of the process are printed beside the wall time (all one-thread
+work, so on a shared, loaded machine they are the steadier figure). Ratios are the other
+side's time / bioaccel's time, wall and CPU.
 """
 
 from __future__ import annotations
@@ -49,10 +51,11 @@ def _python_text_path():
         _matrix._native_or_none = saved
 
 
-def _timed(call) -> float:
-    t0 = time.perf_counter()
+def _timed(call) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process) of ``call()``."""
+    t0, c0 = time.perf_counter(), time.process_time()
     call()
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
 def main() -> None:
@@ -123,7 +126,7 @@ def main() -> None:
         "written and read, one thread each, in one process",
         [(name, call, 1) for name, call, _ in sides],
     )
-    times: dict[str, list[float]] = {name: [] for name, _, _ in sides}
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in sides}
     for _ in range(args.repeat):  # interleaved
         for name, _, call in sides:
             times[name].append(_timed(call))
@@ -135,19 +138,27 @@ def main() -> None:
         assert before_path.read_bytes() == path.read_bytes(), "native and Python text differ"
     read_ours()
     assert np.array_equal(got["ours"].data, d), "the matrix did not read back exactly"
-    best = {name: min(v) for name, v in times.items()}
+    best = {name: min(w for w, _ in v) for name, v in times.items()}
+    cpu = {name: min(c for _, c in v) for name, v in times.items()}
     print(f"file: {size / 1e6:.0f} MB of text")
     for name, v in times.items():
-        print(f"  {name:24s} best {best[name]:7.2f} s  (runs {', '.join(f'{t:.2f}' for t in v)})")
+        print(
+            f"  {name:24s} best {best[name]:7.2f} s wall, {cpu[name]:7.2f} s CPU  "
+            f"(runs {', '.join(f'{w:.2f}' for w, _ in v)})"
+        )
     for op in ("write", "read"):
-        ratios = [
-            f"scikit-bio / bioaccel {best[f'{op}: scikit-bio'] / best[f'{op}: bioaccel']:.1f}x"
-        ]
-        if f"{op}: bioaccel before" in best:
-            ratios.append(
-                f"before / now {best[f'{op}: bioaccel before'] / best[f'{op}: bioaccel']:.1f}x"
-            )
-        print(f"  {op}: {', '.join(ratios)} (best of {args.repeat}, 1 thread each)")
+        ratios = []
+        for other, label in (
+            ("scikit-bio", "scikit-bio / bioaccel"),
+            ("bioaccel before", "before / now"),
+        ):
+            key, ours_key = f"{op}: {other}", f"{op}: bioaccel"
+            if key in best:
+                ratios.append(
+                    f"{label} {best[key] / best[ours_key]:.1f}x wall, "
+                    f"{cpu[key] / cpu[ours_key]:.1f}x CPU"
+                )
+        print(f"  {op}: {'; '.join(ratios)} (best of {args.repeat}, 1 thread each)")
 
 
 if __name__ == "__main__":

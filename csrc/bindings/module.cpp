@@ -426,14 +426,21 @@ I64Array parse_matrix_rows_py(const py::list& lines, const I64Array& starts, con
 
 I64Array count_matrix_fields_py(const py::list& lines, std::int64_t start) {
     const std::int64_t rows = static_cast<std::int64_t>(lines.size());
-    I64Array counts(rows);
-    std::int64_t* c = counts.mutable_data();
+    std::vector<const char*> text(static_cast<std::size_t>(rows), nullptr);
+    std::vector<std::int64_t> len(static_cast<std::size_t>(rows), 0);
     for (std::int64_t k = 0; k < rows; ++k) {
         PyObject* o = lines[static_cast<std::size_t>(k)].ptr();
         if (!PyUnicode_Check(o)) throw std::invalid_argument("lines must be str");
-        c[k] = PyUnicode_IS_ASCII(o)
-                   ? count_fields(static_cast<const char*>(PyUnicode_DATA(o)), PyUnicode_GET_LENGTH(o), start)
-                   : -1;
+        if (PyUnicode_IS_ASCII(o)) {  // else -1: the caller counts the line
+            text[k] = static_cast<const char*>(PyUnicode_DATA(o));
+            len[k] = PyUnicode_GET_LENGTH(o);
+        }
+    }
+    I64Array counts(rows);
+    std::int64_t* c = counts.mutable_data();
+    {
+        py::gil_scoped_release release;  // the list (and so its strings) is held by the caller
+        for (std::int64_t k = 0; k < rows; ++k) c[k] = text[k] ? count_fields(text[k], len[k], start) : -1;
     }
     return counts;
 }
