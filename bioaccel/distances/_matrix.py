@@ -273,9 +273,12 @@ class DistanceMatrix:
         if values.shape != (n * (n - 1) // 2,):
             raise ValueError(f"{values.size} condensed values do not fit {n} ids")
         data = np.zeros((n, n))
-        i, j = np.triu_indices(n, k=1)
-        data[i, j] = values
-        data[j, i] = values
+        start = 0
+        for i in range(n - 1):  # row slices: no n x n index arrays
+            seg = values[start : start + n - 1 - i]
+            data[i, i + 1 :] = seg
+            data[i + 1 :, i] = seg
+            start += n - 1 - i
         return cls(data, ids)
 
     def to_skbio(self):
