@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import struct
@@ -136,7 +137,7 @@ def check_writable_ids(ids: list[str], fmt: str) -> None:
 _TEXT_CHUNK_VALUES = 1 << 20
 
 
-def matrix_text(ids: list[str], data: np.ndarray, fmt: str, threads: int = 0):
+def matrix_text(ids: list[str], data: np.ndarray, fmt: str, threads: int = 0, utf8: bool = False):
     """The text of a ``phylip``, ``phylip-lower`` or ``tsv`` matrix file, in chunks of whole
     rows: the one place that lays out a text matrix. Each value is ``repr`` of the Python float
     (the shortest text that reads back to the same double), written by the compiled core
@@ -152,30 +153,29 @@ def matrix_text(ids: list[str], data: np.ndarray, fmt: str, threads: int = 0):
     data = np.ascontiguousarray(data, dtype=np.float64)
     lower = fmt == "phylip-lower"
     if fmt == "tsv":
-        yield "\t" + "\t".join(ids) + "\n"
+        head = "\t" + "\t".join(ids) + "\n"
         prefixes, sep = [name + "\t" for name in ids], "\t"
     else:
-        yield f"{n}\n"
+        head = f"{n}\n"
         prefixes = [f"{name:<10}  " if k or not lower else name for k, name in enumerate(ids)]
         sep = " "
+    yield head.encode() if utf8 else head
     native = _native_or_none()
     step = max(1, _TEXT_CHUNK_VALUES // max(1, n))
     for i0 in range(0, n, step):
         i1 = min(n, i0 + step)
         if native is not None:
-            yield native.format_matrix_rows(
-                data,
-                i0,
-                [p.encode("utf-8", "surrogatepass") for p in prefixes[i0:i1]],
-                lower,
-                sep,
-                threads,
-            ).decode("utf-8", "surrogatepass")
+            errors = "strict" if utf8 else "surrogatepass"
+            chunk = native.format_matrix_rows(
+                data, i0, [p.encode("utf-8", errors) for p in prefixes[i0:i1]], lower, sep, threads
+            )
+            yield chunk if utf8 else chunk.decode("utf-8", errors)
         else:
-            yield "".join(
+            text = "".join(
                 prefixes[k] + sep.join(map(repr, data[k, : k if lower else n].tolist())) + "\n"
                 for k in range(i0, i1)
             )
+            yield text.encode() if utf8 else text
 
 
 class DistanceMatrix:
@@ -324,8 +324,13 @@ class DistanceMatrix:
                     f.write("".join(i + "\n" for i in self.ids))
             return
         with atomic_output(path) as f:
-            for chunk in matrix_text(self.ids, data, fmt, threads=threads):
-                f.write(chunk)
+            # UTF-8 bytes straight into the file's buffer when the file's text is UTF-8
+            utf8 = codecs.lookup(f.encoding).name == "utf-8" and os.linesep == "\n"
+            if utf8:
+                f.flush()
+            write = f.buffer.write if utf8 else f.write
+            for chunk in matrix_text(self.ids, data, fmt, threads=threads, utf8=utf8):
+                write(chunk)
 
     # -- reading ---------------------------------------------------------------
     @classmethod

@@ -181,3 +181,12 @@ def test_the_cli_writes_text_through_the_native_formatter(tmp_path, monkeypatch)
     assert result.exit_code == 0, result.output
     assert "format_matrix_rows" in calls
     assert out.read_text().splitlines()[1] == "a           0.0 0.1 0.2"
+
+
+def test_text_and_utf8_chunks_agree(python_only):
+    dm = _matrix_of(9)
+    for fmt in ("phylip", "phylip-lower", "tsv"):
+        text = "".join(_matrix.matrix_text(dm.ids, dm.data, fmt))
+        assert b"".join(_matrix.matrix_text(dm.ids, dm.data, fmt, utf8=True)) == text.encode()
+        python_only()
+        assert "".join(_matrix.matrix_text(dm.ids, dm.data, fmt)) == text
