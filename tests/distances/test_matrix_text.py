@@ -185,8 +185,12 @@ def test_the_cli_writes_text_through_the_native_formatter(tmp_path, monkeypatch)
 
 def test_text_and_utf8_chunks_agree(python_only):
     dm = _matrix_of(9)
-    for fmt in ("phylip", "phylip-lower", "tsv"):
-        text = "".join(_matrix.matrix_text(dm.ids, dm.data, fmt))
-        assert b"".join(_matrix.matrix_text(dm.ids, dm.data, fmt, utf8=True)) == text.encode()
-        python_only()
-        assert "".join(_matrix.matrix_text(dm.ids, dm.data, fmt)) == text
+    formats = ("phylip", "phylip-lower", "tsv")
+    texts = {fmt: "".join(_matrix.matrix_text(dm.ids, dm.data, fmt)) for fmt in formats}
+    for fmt in formats:
+        utf8 = b"".join(_matrix.matrix_text(dm.ids, dm.data, fmt, utf8=True))
+        assert utf8 == texts[fmt].encode()
+    python_only()
+    for fmt in formats:
+        assert "".join(_matrix.matrix_text(dm.ids, dm.data, fmt)) == texts[fmt]
+        assert b"".join(_matrix.matrix_text(dm.ids, dm.data, fmt, utf8=True)) == texts[fmt].encode()
