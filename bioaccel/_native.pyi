@@ -28,9 +28,30 @@ def dna_distance_rows(
 def neighbor_joining(
     d: npt.NDArray[np.float64], threads: int, in_place: bool = False
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], int]: ...
+def neighbor_joining_condensed(
+    d: npt.NDArray[np.float32], n: int, threads: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], int]: ...
 def upgma(
     d: npt.NDArray[np.float64],
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], int]: ...
+def format_matrix_rows(
+    data: npt.NDArray[np.float64],
+    i0: int,
+    prefixes: list[bytes],
+    lower: bool,
+    sep: str,
+    threads: int,
+) -> bytes: ...
+def parse_matrix_rows(
+    lines: list[str],
+    starts: npt.NDArray[np.int64],
+    want: npt.NDArray[np.int64],
+    out: npt.NDArray[np.float64],
+    tab: bool,
+    lower: bool,
+    threads: int,
+) -> npt.NDArray[np.int64]: ...
+def count_matrix_fields(lines: list[str], start: int) -> npt.NDArray[np.int64]: ...
 def openmp_enabled() -> bool: ...
 def max_threads() -> int: ...
 def align_scores(

@@ -320,9 +320,9 @@ def _matrix_stdout_format(output, fmt) -> None:
         )
 
 
-def _write_matrix(dm, output, fmt) -> None:
+def _write_matrix(dm, output, fmt, threads: int = 0) -> None:
     fmt = fmt or ("phylip" if is_stdio(output) else None)
-    write_via_file(output, lambda path: dm.write(path, fmt))
+    write_via_file(output, lambda path: dm.write(path, fmt, threads=threads))
 
 
 @main.command()
@@ -522,7 +522,7 @@ def distance(
             seed=seed,
             devices=devices,
         )
-    _write_matrix(dm, output, fmt)
+    _write_matrix(dm, output, fmt, threads)
     click.echo(f"wrote {len(dm)} x {len(dm)} {model} matrix to {shown(output)}", err=True)
 
 

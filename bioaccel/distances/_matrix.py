@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import struct
@@ -9,7 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .._core.native import load_native
 from .._core.outputs import MATRIX, NPY_ROW_IDS, output_format, without_negative_zero
+from .._core.threads import check_threads
 from ..errors import MatrixFormatError
 from ..sequences._batch import check_unique_ids
 from ..sequences._read import atomic_output
@@ -173,6 +176,51 @@ def check_writable_ids(ids: list[str], fmt: str) -> None:
             )
 
 
+#: values formatted per native call (about 20 MB of text): bounds the memory of a write
+_TEXT_CHUNK_VALUES = 1 << 20
+
+
+def matrix_text(ids: list[str], data: np.ndarray, fmt: str, threads: int = 0, utf8: bool = False):
+    """The text of a ``phylip``, ``phylip-lower`` or ``tsv`` matrix file, in chunks of whole
+    rows: the one place that lays out a text matrix. Each value is ``repr`` of the Python float
+    (the shortest text that reads back to the same double), written by the compiled core
+    (``format_matrix_rows``, byte for byte ``repr``) when it is built, else by Python.
+
+    PHYLIP: the count of taxa, then per row the name padded to 10 columns and two spaces
+    (strict and relaxed readers read the same names), then the values separated by spaces
+    (``phylip-lower``: the k values left of the diagonal on row k; a row without values is
+    the bare name). TSV: an empty corner cell and the names, then per row the name and the
+    values, separated by tabs. ``data`` holds no -0.0 (see :func:`without_negative_zero`).
+    """
+    n = len(ids)
+    data = np.ascontiguousarray(data, dtype=np.float64)
+    lower = fmt == "phylip-lower"
+    if fmt == "tsv":
+        head = "\t" + "\t".join(ids) + "\n"
+        prefixes, sep = [name + "\t" for name in ids], "\t"
+    else:
+        head = f"{n}\n"
+        prefixes = [f"{name:<10}  " if k or not lower else name for k, name in enumerate(ids)]
+        sep = " "
+    yield head.encode() if utf8 else head
+    native = _native_or_none()
+    step = max(1, _TEXT_CHUNK_VALUES // max(1, n))
+    for i0 in range(0, n, step):
+        i1 = min(n, i0 + step)
+        if native is not None:
+            errors = "strict" if utf8 else "surrogatepass"
+            chunk = native.format_matrix_rows(
+                data, i0, [p.encode("utf-8", errors) for p in prefixes[i0:i1]], lower, sep, threads
+            )
+            yield chunk if utf8 else chunk.decode("utf-8", errors)
+        else:
+            text = "".join(
+                prefixes[k] + sep.join(map(repr, data[k, : k if lower else n].tolist())) + "\n"
+                for k in range(i0, i1)
+            )
+            yield text.encode() if utf8 else text
+
+
 class DistanceMatrix:
     """Square, symmetric float64 distances with unique labels.
 
@@ -268,9 +316,12 @@ class DistanceMatrix:
         if values.shape != (n * (n - 1) // 2,):
             raise ValueError(f"{values.size} condensed values do not fit {n} ids")
         data = np.zeros((n, n))
-        i, j = np.triu_indices(n, k=1)
-        data[i, j] = values
-        data[j, i] = values
+        start = 0
+        for i in range(n - 1):  # row slices: no n x n index arrays
+            seg = values[start : start + n - 1 - i]
+            data[i, i + 1 :] = seg
+            data[i + 1 :, i] = seg
+            start += n - 1 - i
         return cls(data, ids)
 
     def to_skbio(self):
@@ -280,7 +331,9 @@ class DistanceMatrix:
         return SkbioDistanceMatrix(self.data, self.ids)
 
     # -- writing ---------------------------------------------------------------
-    def write(self, path: str | os.PathLike, format: str | None = None) -> None:
+    def write(
+        self, path: str | os.PathLike, format: str | None = None, *, threads: int = 0
+    ) -> None:
         """Write atomically as ``phylip`` (square), ``phylip-lower``, ``tsv``, ``npy``, ``npz``
         or ``cdist``: the format of the extension (:data:`bioaccel._core.outputs.MATRIX`; another
         extension is refused), ``format`` when the name has none, else PHYLIP.
@@ -290,7 +343,9 @@ class DistanceMatrix:
         i) fields of a row as values. Ids it could not give back are refused
         (:func:`check_writable_ids`).
         ``npy`` holds the matrix alone and writes the ids to ``PATH.ids.txt`` beside it.
+        Text is formatted by :func:`matrix_text` on ``threads`` threads (0: all cores).
         """
+        threads = check_threads(threads)
         path = Path(path)
         fmt = output_format(path, MATRIX, "distance matrix", format, default="phylip")
         check_writable_ids(self.ids, fmt)
@@ -312,38 +367,35 @@ class DistanceMatrix:
                     f.write("".join(i + "\n" for i in self.ids))
             return
         with atomic_output(path) as f:
-            # repr of a Python float: the shortest text that reads back to the same double
-            if fmt == "tsv":
-                f.write("\t" + "\t".join(self.ids) + "\n")
-                for name, row in zip(self.ids, data):
-                    f.write(name + "\t" + "\t".join(map(repr, row.tolist())) + "\n")
-                return
-            f.write(f"{len(self)}\n")
-            for k, (name, row) in enumerate(zip(self.ids, data)):
-                values = row[:k] if fmt == "phylip-lower" else row
-                # names padded to PHYLIP's 10 columns, then two spaces: strict readers
-                # (10-character names) and relaxed ones (whitespace) read the same names
-                shown = (
-                    f"{name:<10}  " + " ".join(map(repr, values.tolist())) if len(values) else name
-                )
-                f.write(shown + "\n")
+            # UTF-8 bytes straight into the file's buffer when the file's text is UTF-8
+            utf8 = codecs.lookup(f.encoding).name == "utf-8" and os.linesep == "\n"
+            if utf8:
+                f.flush()
+            write = f.buffer.write if utf8 else f.write
+            for chunk in matrix_text(self.ids, data, fmt, threads=threads, utf8=utf8):
+                write(chunk)
 
     # -- reading ---------------------------------------------------------------
     @classmethod
-    def read(cls, path: str | os.PathLike, format: str | None = None) -> DistanceMatrix:
+    def read(
+        cls, path: str | os.PathLike, format: str | None = None, *, threads: int = 0
+    ) -> DistanceMatrix:
         """Read a matrix written by :meth:`write` (PHYLIP square or lower, TSV, npy, npz).
+        The numbers of text files are parsed by the compiled core on ``threads`` threads (0:
+        all cores).
 
         Raises
         ------
         MatrixFormatError
             Names the file, line and field that could not be read.
         """
+        threads = check_threads(threads)
         path = Path(path)
         fmt = (format or _format_from_suffix(path, sniff=True)).lower()
         if not path.exists():
             raise MatrixFormatError(f"{path}: no such file")
         try:
-            return cls._read(path, fmt)
+            return cls._read(path, fmt, threads)
         except MatrixFormatError as exc:
             if str(exc).startswith(str(path)):
                 raise
@@ -376,7 +428,7 @@ class DistanceMatrix:
             raise MatrixFormatError(f"{path}: {exc}") from None
 
     @classmethod
-    def _read(cls, path: Path, fmt: str) -> DistanceMatrix:
+    def _read(cls, path: Path, fmt: str, threads: int = 0) -> DistanceMatrix:
         if fmt == "cdist":
             return _read_cdist(path)
         import zipfile
@@ -417,8 +469,13 @@ class DistanceMatrix:
         if not numbered:
             raise MatrixFormatError(f"{path}: file is empty; expected a distance matrix")
         if fmt == "tsv":
-            return _read_tsv(path, [ln for _, ln in numbered])
-        return _read_phylip(path, numbered)
+            return _read_tsv(path, [ln for _, ln in numbered], threads)
+        return _read_phylip(path, numbered, threads)
+
+
+#: bytes that mark a binary file, and all the others
+_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
+_NOT_CONTROL = bytes(b for b in range(256) if not _CONTROL.fullmatch(bytes([b])))
 
 
 class CondensedMatrix:
@@ -601,7 +658,8 @@ def _matrix_text(path: Path) -> str:
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":
         raise MatrixFormatError(f"{path}: a gzip file; decompress it first (gunzip)")
-    control = re.search(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]", raw)
+    # the bytes left when all others are deleted: a C loop, far faster than a regex search
+    control = re.search(_CONTROL, raw) if raw.translate(None, _NOT_CONTROL) else None
     if control is not None:
         raise MatrixFormatError(
             f"{path}: byte {control.start()} is not text "
@@ -716,7 +774,7 @@ def _trailing_number_words(words: list[str]) -> list[str]:
     return out[::-1]
 
 
-def _read_phylip(path: Path, lines: list[tuple[int, str]]) -> DistanceMatrix:
+def _read_phylip(path: Path, lines: list[tuple[int, str]], threads: int = 0) -> DistanceMatrix:
     """A PHYLIP matrix: square or lower-triangular, relaxed (a name, whitespace, the values;
     a name may hold spaces) or strict (a name of exactly 10 characters, which may touch the
     first value, as PHYLIP and scikit-bio write). The layout is the one that every row fits
@@ -739,14 +797,11 @@ def _read_phylip(path: Path, lines: list[tuple[int, str]]) -> DistanceMatrix:
             else:
                 joined.append((ln, text, [(ln, f, c) for f, c in fields]))
         if len(joined) == n:
-            return _phylip_rows(path, n, joined, wrapped=True)
+            return _phylip_rows(path, n, joined, wrapped=True, threads=threads)
     if len(rows) != n:
         raise MatrixFormatError(f"{path}: header says {n} taxa, found {len(rows)} rows")
     return _phylip_rows(
-        path,
-        n,
-        [(ln, text, [(ln, f, c) for f, c in _fields(text)]) for ln, text in rows],
-        wrapped=False,
+        path, n, [(ln, text, None) for ln, text in rows], wrapped=False, threads=threads
     )
 
 
@@ -828,24 +883,68 @@ def _row_name(path, n, layout, want, ln, count, words, glued_counts) -> str:
     return " ".join(words)
 
 
-def _phylip_rows(path: Path, n: int, rows, wrapped: bool) -> DistanceMatrix:
-    counts = [len(f) for _, _, f in rows]
-    strict_counts = [len(_strict_split(text)[1]) for _, text, _ in rows]
+def _native_or_none():
+    try:
+        return load_native()
+    except ImportError:
+        return None
+
+
+def _field_counts(texts: list[str], start: int, native) -> list[int]:
+    """Whitespace-separated fields of each text from character ``start`` on (``len(
+    text[start:].split())``), counted by the compiled core where it is built."""
+    counts = native.count_matrix_fields(texts, start).tolist() if native is not None else None
+    return [
+        c if counts is not None and c >= 0 else len(t[start:].split())
+        for c, t in zip(counts or [-1] * len(texts), texts)
+    ]
+
+
+def _phylip_rows(path: Path, n: int, rows, wrapped: bool, threads: int = 0) -> DistanceMatrix:
+    """The matrix of PHYLIP rows ``(line, text, fields)``: ``fields`` the ``(line, field,
+    column)`` of a row joined from wrapped lines, or None for a row that is its one line
+    (its fields are then found only where needed). The numbers of rows of one line are read
+    by the compiled core (``parse_matrix_rows``) when it is built; a row it does not take (a
+    field that is not a number, non-ASCII text) is read by :func:`_phylip_row`, and errors
+    are named there."""
+    native = _native_or_none()
+    texts = [text for _, text, _ in rows]
+    counts = [len(f) for _, _, f in rows] if wrapped else _field_counts(texts, 0, native)
+    strict_counts = None  # consulted only when the rows are not a relaxed square
+    if not all(c >= n + 1 for c in counts):
+        counted = _field_counts(texts, 10, native)
+        strict_counts = [c if len(t) > 10 else 0 for c, t in zip(counted, texts)]
     layout = _phylip_layout(
-        path, n, [(ln, len(f)) for ln, _, f in rows], counts, strict_counts, wrapped
+        path, n, [(ln, c) for (ln, _, _), c in zip(rows, counts)], counts, strict_counts, wrapped
     )
     square = layout.endswith("square")
+    strict = layout.startswith("strict")
     data = np.zeros((n, n))
+    wants = np.arange(n, dtype=np.int64) if not square else np.full(n, n, dtype=np.int64)
+    if native is not None and not wrapped:
+        starts = np.full(n, 10 if strict else 0, dtype=np.int64)
+        ends = native.parse_matrix_rows(
+            texts, starts, wants, data, False, not square, threads
+        ).tolist()
+    else:
+        ends = [-1] * n
     ids = []
     glued_counts: set[int] = set()
     for k, (ln, text, fields) in enumerate(rows):
-        name, values = _phylip_row(path, n, layout, k, ln, text, fields, glued_counts)
-        ids.append(name)
-        if square:
-            data[k] = values
+        if ends[k] < 0:  # not taken by the compiled core: read (and errors named) here
+            name, values = _phylip_row(path, n, layout, k, ln, text, fields, glued_counts)
+            if square:
+                data[k] = values
+            else:
+                data[k, :k] = values
+                data[:k, k] = values
+        elif strict:
+            name = text[:10].strip() if len(text) > 10 else text.strip()
         else:
-            data[k, :k] = values
-            data[:k, k] = values
+            words = text[: ends[k]].split()
+            want = n if square else k
+            name = _row_name(path, n, layout, want, ln, counts[k], words, glued_counts)
+        ids.append(name)
     return DistanceMatrix(data, ids)
 
 
@@ -983,7 +1082,7 @@ def _unquoted(names: list[str]) -> list[str]:
     return names
 
 
-def _read_tsv(path: Path, lines: list[str]) -> DistanceMatrix:
+def _read_tsv(path: Path, lines: list[str], threads: int = 0) -> DistanceMatrix:
     head = lines[0].split("\t")
     # an empty corner cell, then the names (bioaccel); R's write.table(m, sep = "\t")
     # writes no corner cell, and with col.names = NA a quoted empty one: only R's files have
@@ -1005,15 +1104,25 @@ def _read_tsv(path: Path, lines: list[str]) -> DistanceMatrix:
     if len(lines) - 1 != n:
         raise MatrixFormatError(f"{path}: header names {n} taxa, found {len(lines) - 1} rows")
     data = np.zeros((n, n))
-    for k, line in enumerate(lines[1:]):
-        fields = line.split("\t")
-        if len(fields) != n + 1:
+    rows = lines[1:]
+    native = _native_or_none()
+    ends = [-1] * n
+    if native is not None:  # the numbers after each row's first tab, where all are numbers
+        starts = np.array([line.find("\t") + 1 or len(line) + 1 for line in rows])
+        ends = native.parse_matrix_rows(
+            rows, starts.astype(np.int64), np.full(n, n, dtype=np.int64), data, True, False, threads
+        ).tolist()
+    for k, line in enumerate(rows):
+        count = line.count("\t") + 1
+        if count != n + 1:
             raise MatrixFormatError(
-                f"{path}, line {k + 2}: expected a name and {n} values, got {len(fields)} fields"
+                f"{path}, line {k + 2}: expected a name and {n} values, got {count} fields"
             )
-        if fields[0] != ids[k]:
+        name = line.split("\t", 1)[0]
+        if name != ids[k]:
             raise MatrixFormatError(
-                f"{path}, line {k + 2}: row name {fields[0]!r} differs from column {ids[k]!r}"
+                f"{path}, line {k + 2}: row name {name!r} differs from column {ids[k]!r}"
             )
-        data[k] = _parse_floats(path, k + 2, fields[1:])
+        if ends[k] < 0:
+            data[k] = _parse_floats(path, k + 2, line.split("\t")[1:])
     return DistanceMatrix(data, ids)

@@ -17,6 +17,7 @@
 #include "bioaccel/dna_models.hpp"
 #include "bioaccel/edit_distance.hpp"
 #include "bioaccel/kmers.hpp"
+#include "bioaccel/matrix_text.hpp"
 #include "bioaccel/trees.hpp"
 
 #include "arrays.hpp"
@@ -371,6 +372,98 @@ py::list align_pairs_py(U8Array q_codes, I64Array q_offsets, U8Array t_codes, I6
     return out;
 }
 
+py::bytes format_matrix_rows_py(const F64Array& data, std::int64_t i0, const py::list& prefixes, bool lower,
+                                const std::string& sep, int threads) {
+    if (data.ndim() != 2) throw std::invalid_argument("data must be 2-d");
+    if (sep.size() != 1) throw std::invalid_argument("sep must be one character");
+    const std::int64_t rows = static_cast<std::int64_t>(prefixes.size());
+    if (i0 < 0 || i0 + rows > data.shape(0))
+        throw std::invalid_argument("rows " + std::to_string(i0) + " .. " + std::to_string(i0 + rows) +
+                                    " outside a matrix of " + std::to_string(data.shape(0)) + " rows");
+    if (lower && data.shape(0) > data.shape(1)) throw std::invalid_argument("lower needs a square matrix");
+    std::vector<std::string> pre;
+    pre.reserve(static_cast<std::size_t>(rows));
+    for (const auto& p : prefixes) pre.push_back(p.cast<std::string>());
+    std::string out;
+    {
+        py::gil_scoped_release release;
+        out = format_matrix_rows(data.data(), data.shape(1), i0, pre, lower, sep[0], threads);
+    }
+    return py::bytes(out);
+}
+
+I64Array parse_matrix_rows_py(const py::list& lines, const I64Array& starts, const I64Array& want,
+                              py::array_t<double, py::array::c_style> out, bool tab, bool lower,
+                              int threads) {
+    const std::int64_t rows = static_cast<std::int64_t>(lines.size());
+    if (starts.ndim() != 1 || want.ndim() != 1 || starts.shape(0) != rows || want.shape(0) != rows)
+        throw std::invalid_argument("starts and want need one entry per line");
+    if (out.ndim() != 2 || out.shape(0) < rows || !out.writeable())
+        throw std::invalid_argument("out must be a writable 2-d array with a row per line");
+    const std::int64_t cols = out.shape(1);
+    if (lower && cols < rows) throw std::invalid_argument("lower needs a square out");
+    std::vector<const char*> text(static_cast<std::size_t>(rows), nullptr);
+    std::vector<std::int64_t> len(static_cast<std::size_t>(rows), 0);
+    const std::int64_t* st = starts.data();
+    const std::int64_t* wa = want.data();
+    for (std::int64_t k = 0; k < rows; ++k) {
+        PyObject* o = lines[static_cast<std::size_t>(k)].ptr();
+        if (!PyUnicode_Check(o)) throw std::invalid_argument("lines must be str");
+        if (wa[k] < 0 || wa[k] > cols || st[k] < 0) throw std::invalid_argument("want or start out of range");
+        if (PyUnicode_IS_ASCII(o)) {  // else -1: the caller reads the line
+            text[k] = static_cast<const char*>(PyUnicode_DATA(o));
+            len[k] = PyUnicode_GET_LENGTH(o);
+        }
+    }
+    I64Array ends(rows);
+    std::int64_t* en = ends.mutable_data();
+    double* d = out.mutable_data();
+    {
+        py::gil_scoped_release release;
+        const int nt = resolve_threads(threads);
+        (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nt)
+#endif
+        for (std::int64_t k = 0; k < rows; ++k)
+            en[k] = text[k] == nullptr || st[k] > len[k]
+                        ? -1
+                        : parse_matrix_row(text[k], len[k], st[k], wa[k], tab, d + k * cols);
+        if (lower) {  // row k holds d[k, :k]: mirror the rows read into d[:k, k], in tiles
+            constexpr std::int64_t T = 64;
+            for (std::int64_t kb = 0; kb < rows; kb += T)
+                for (std::int64_t jb = 0; jb <= kb; jb += T)
+                    for (std::int64_t k = kb; k < std::min(kb + T, rows); ++k) {
+                        if (en[k] < 0) continue;
+                        for (std::int64_t j = jb; j < std::min({jb + T, k}); ++j)
+                            d[j * cols + k] = d[k * cols + j];
+                    }
+        }
+    }
+    return ends;
+}
+
+I64Array count_matrix_fields_py(const py::list& lines, std::int64_t start) {
+    const std::int64_t rows = static_cast<std::int64_t>(lines.size());
+    std::vector<const char*> text(static_cast<std::size_t>(rows), nullptr);
+    std::vector<std::int64_t> len(static_cast<std::size_t>(rows), 0);
+    for (std::int64_t k = 0; k < rows; ++k) {
+        PyObject* o = lines[static_cast<std::size_t>(k)].ptr();
+        if (!PyUnicode_Check(o)) throw std::invalid_argument("lines must be str");
+        if (PyUnicode_IS_ASCII(o)) {  // else -1: the caller counts the line
+            text[k] = static_cast<const char*>(PyUnicode_DATA(o));
+            len[k] = PyUnicode_GET_LENGTH(o);
+        }
+    }
+    I64Array counts(rows);
+    std::int64_t* c = counts.mutable_data();
+    {
+        py::gil_scoped_release release;  // the list (and so its strings) is held by the caller
+        for (std::int64_t k = 0; k < rows; ++k) c[k] = text[k] ? count_fields(text[k], len[k], start) : -1;
+    }
+    return counts;
+}
+
 }  // namespace
 
 void bind_msa(py::module_& m);           // csrc/bindings/msa.cpp
@@ -428,6 +521,16 @@ PYBIND11_MODULE(_native, m) {
           "The one CPU probe every SIMD dispatcher uses, read once per process: {'isa': level "
           "in use, 'built': kernels in this build, 'cpu': what the CPU supports, 'forced': "
           "BIOACCEL_NO_AVX2 / BIOACCEL_NO_AVX512 as read}.");
+    m.def("format_matrix_rows", &format_matrix_rows_py, py::arg("data"), py::arg("i0"), py::arg("prefixes"),
+          py::arg("lower"), py::arg("sep"), py::arg("threads"),
+          "Rows i0 .. i0 + len(prefixes) of a distance matrix as text: prefix, the values (repr of "
+          "each float) joined by sep, a line end.");
+    m.def("parse_matrix_rows", &parse_matrix_rows_py, py::arg("lines"), py::arg("starts"), py::arg("want"),
+          py::arg("out"), py::arg("tab"), py::arg("lower"), py::arg("threads"),
+          "Numbers at the end of matrix lines into out's rows: where each line's values begin, -1 where "
+          "the line is for the general reader (a field that is not a number, non-ASCII text).");
+    m.def("count_matrix_fields", &count_matrix_fields_py, py::arg("lines"), py::arg("start"),
+          "Whitespace-separated fields of each line from character start on; -1 for a non-ASCII line.");
     m.def("openmp_enabled", &openmp_enabled);
     m.def("max_threads", &max_threads);
 }
