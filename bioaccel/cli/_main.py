@@ -584,9 +584,11 @@ def merge_tiles_cmd(tiles, output, fmt):
 @click.option(
     "--low-memory",
     is_flag=True,
-    help="NJ from a distance-matrix file in a float32 triangle, as QuickTree: n^2/2 x 4 bytes "
-    "(0.2 GB at n = 10,000) instead of an n x n float64 square. .cdist, .npy and PHYLIP files "
-    "are read straight into it (TSV and npz as a square first). Distances (joined ones "
+    help="NJ in a float32 triangle, as QuickTree: n^2/2 x 4 bytes (0.2 GB at n = 10,000) "
+    "instead of an n x n float64 square. .cdist, .npy and PHYLIP files are read straight into "
+    "it (TSV and npz as a square first); distances of sequences or sketches are streamed to a "
+    "scratch .cdist beside the output (or to --matrix-output, which must then be .cdist) and "
+    "read back. Distances (joined ones "
     "too) are rounded to float32, so near-ties (Q values closer than that rounding) may join "
     "differently from the default exact mode and ape::nj. CPU backend only.",
 )
@@ -723,13 +725,50 @@ def tree(
             batch = batch.ungapped()
         if len(batch) < 2:
             _fail(f"{batch.source or input}: found {len(batch)} sequence; a tree needs at least 2")
+    scratch = None  # low memory from sequences: the folder of the streamed matrix
+    if batch is not None and low_memory:
+        # never a square: the distances are streamed to a .cdist (--matrix-output when it
+        # is one, else a scratch file beside the output) and read back into the triangle
+        from ..distances._ondisk import stream_distances
+
+        model = model or "k80"
+        if matrix_output is not None:
+            if output_format(matrix_output, MATRIX, "distance matrix", default="phylip") != "cdist":
+                _fail(
+                    f"{shown(matrix_output)}: with --low-memory the matrix is streamed to disk "
+                    "as float32 condensed: name it .cdist"
+                )
+            cdist = matrix_output
+        else:
+            import tempfile
+
+            where = None if is_stdio(output) else Path(output).resolve().parent
+            scratch = tempfile.TemporaryDirectory(prefix=".bioaccel-tree-", dir=where)
+            cdist = Path(scratch.name) / "distances.cdist"
+        try:
+            with progress_bar(f"distances ({model}) -> {cdist.name}") as update:
+                stream_distances(
+                    batch,
+                    model,
+                    cdist,
+                    backend=backend,
+                    threads=threads,
+                    progress=update,
+                    pairwise_deletion=pairwise_deletion,
+                    matrix=_parse_matrix(matrix),
+                    gap_open=gap_open,
+                    gap_extend=gap_extend,
+                    k=k,
+                    sketch_size=sketch_size,
+                    seed=seed,
+                )
+            dm = DistanceMatrix.read_condensed(cdist)
+        finally:
+            if scratch is not None:
+                scratch.cleanup()
+        matrix_output = None  # written already, streamed
+        batch = None
     if batch is not None:
-        if low_memory:
-            _fail(
-                f"--low-memory reads a distance-matrix file, and {shown(input)} holds "
-                "sequences or sketches: write their matrix first (bioaccel distance ... -o "
-                "m.cdist streams it to disk as float32), then `bioaccel tree m.cdist --low-memory`"
-            )
         model = model or "k80"
         with progress_bar(f"distances ({model})") as update:
             dm = distance_matrix(

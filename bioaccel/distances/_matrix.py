@@ -636,15 +636,7 @@ def _read_npy_condensed(path: Path) -> CondensedMatrix:
                 values[starts[k] : starts[k] + n - k - 1] = row[k + 1 :]
                 if k == 0:
                     continue
-                mirror = values[starts[:k] + k - np.arange(k) - 1]  # d(j, k), j < k, stored
-                lower = row[:k]
-                ok = _agree(lower, mirror.astype(np.float64)) | (
-                    np.abs(lower - mirror) <= np.spacing(np.abs(mirror))
-                )
-                if not ok.all():
-                    j = int(np.flatnonzero(~ok)[0])
-                    if asymmetric is None or (j, k) < asymmetric[:2]:
-                        asymmetric = (j, k, float(mirror[j]), float(lower[j]))
+                asymmetric = _first_asymmetry(values, starts, k, row, asymmetric)
     if negative is not None:
         raise negative_error(ids, *negative)
     if asymmetric is not None:
@@ -977,6 +969,23 @@ def _text_lines(path: Path):
                 yield lineno, part
 
 
+def _first_asymmetry(values, starts, k: int, row, asymmetric):
+    """The first asymmetric pair so far, given row ``k`` of a square matrix (float64) and the
+    float32 triangle ``values`` holding d(j, k) for j < k: equal within the reader's
+    tolerance or one float32 step counts as symmetric (the stored mirror is rounded)."""
+    mirror = values[starts[:k] + k - np.arange(k) - 1]  # d(j, k), j < k, stored
+    lower = row[:k]
+    ok = _agree(lower, mirror.astype(np.float64)) | (
+        np.abs(lower - mirror) <= np.spacing(np.abs(mirror))
+    )
+    if ok.all():
+        return asymmetric
+    j = int(np.flatnonzero(~ok)[0])
+    if asymmetric is None or (j, k) < asymmetric[:2]:
+        return (j, k, float(mirror[j]), float(lower[j]))
+    return asymmetric
+
+
 def _read_phylip_condensed(path: Path) -> CondensedMatrix:
     """A PHYLIP matrix streamed into a float32 upper triangle: one pass for each row's field
     counts (the layout, by :func:`_phylip_layout`), one for the values (each row by
@@ -1048,15 +1057,7 @@ def _read_phylip_condensed(path: Path) -> CondensedMatrix:
                 negative = (k, j, row[j])
             values[starts[k] : starts[k] + n - k - 1] = row[k + 1 :]
             if k:
-                mirror = values[starts[:k] + k - np.arange(k) - 1]
-                lower = row[:k]
-                ok = _agree(lower, mirror.astype(np.float64)) | (
-                    np.abs(lower - mirror) <= np.spacing(np.abs(mirror))
-                )
-                if not ok.all():
-                    j = int(np.flatnonzero(~ok)[0])
-                    if asymmetric is None or (j, k) < asymmetric[:2]:
-                        asymmetric = (j, k, float(mirror[j]), float(lower[j]))
+                asymmetric = _first_asymmetry(values, starts, k, row, asymmetric)
         elif k:
             values[starts[:k] + k - np.arange(k) - 1] = row  # d(j, k), j < k
             if np.fmin.reduce(row) < 0:
