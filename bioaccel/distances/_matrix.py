@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import itertools
 import os
 import re
 import struct
@@ -986,6 +987,51 @@ def _first_asymmetry(values, starts, k: int, row, asymmetric):
     return asymmetric
 
 
+def _streamed_rows(path: Path, n: int, layout: str, groups, lines, glued_counts):
+    """(k, name, values) of each row of a streamed PHYLIP matrix (``groups``: line, fields,
+    strict fields, lines of each row; ``lines`` the non-blank lines after the header). Blocks
+    of one-line rows (about 2^17 values) have their numbers read by the compiled core
+    (``parse_matrix_rows``, as :func:`_phylip_rows`) when it is built; wrapped rows, rows it
+    does not take and every error go through :func:`_phylip_row`."""
+    native = _native_or_none()
+    square, strict = layout.endswith("square"), layout.startswith("strict")
+    block = max(1, (1 << 17) // max(n, 1))
+    buf = np.empty((block, n)) if native is not None else None
+    k = 0
+    while k < len(groups):
+        batch = []
+        while (
+            k + len(batch) < len(groups) and len(batch) < block and groups[k + len(batch)][3] == 1
+        ):
+            batch.append(next(lines))
+        if not batch:  # a row wrapped onto continuation lines
+            ln, t = next(lines)
+            fields = [(ln, f, c) for f, c in _fields(t)]
+            for _ in range(groups[k][3] - 1):
+                cl, ct = next(lines)
+                fields.extend((cl, f, c) for f, c in _fields(ct))
+            yield k, *_phylip_row(path, n, layout, k, ln, t, fields, glued_counts)
+            k += 1
+            continue
+        ends = [-1] * len(batch)
+        if native is not None:
+            wants = np.array([n if square else k + r for r in range(len(batch))], dtype=np.int64)
+            first = np.full(len(batch), 10 if strict else 0, dtype=np.int64)
+            texts = [t for _, t in batch]
+            ends = native.parse_matrix_rows(texts, first, wants, buf, False, False, 0).tolist()
+        for r, (ln, t) in enumerate(batch):
+            row_k, want = k + r, (n if square else k + r)
+            if ends[r] < 0:  # not taken by the compiled core: read (and errors named) here
+                yield row_k, *_phylip_row(path, n, layout, row_k, ln, t, None, glued_counts)
+            elif strict:
+                yield row_k, (t[:10].strip() if len(t) > 10 else t.strip()), buf[r, :want]
+            else:
+                words = t[: ends[r]].split()
+                name = _row_name(path, n, layout, want, ln, groups[row_k][1], words, glued_counts)
+                yield row_k, name, buf[r, :want]
+        k += len(batch)
+
+
 def _read_phylip_condensed(path: Path) -> CondensedMatrix:
     """A PHYLIP matrix streamed into a float32 upper triangle: one pass for each row's field
     counts (the layout, by :func:`_phylip_layout`), one for the values (each row by
@@ -1005,10 +1051,15 @@ def _read_phylip_condensed(path: Path) -> CondensedMatrix:
     n = int(head[0])
     # pass 1: field counts only; a wrapped row (indented lines of numbers) joins its row
     rows: list[tuple[int, int, int, bool]] = []  # line, fields, strict fields, continues
-    for ln, t in lines:
-        words = t.split()
-        cont = t[:1].isspace() and all(_NUMBER.fullmatch(w) for w in words)
-        rows.append((ln, len(words), len(t[10:].split()) if len(t) > 10 else 0, cont))
+    native = _native_or_none()
+    block = max(1, (1 << 17) // max(n, 1))  # lines counted at once (the compiled core's)
+    while chunk := list(itertools.islice(lines, block)):
+        texts = [t for _, t in chunk]
+        counts = _field_counts(texts, 0, native)
+        stricts = _field_counts(texts, 10, native)
+        for (ln, t), c, sc in zip(chunk, counts, stricts):
+            cont = t[:1].isspace() and all(_NUMBER.fullmatch(w) for w in t.split())
+            rows.append((ln, c, sc if len(t) > 10 else 0, cont))
     wrapped = False
     if len(rows) > n:
         groups: list[list] = []
@@ -1039,15 +1090,7 @@ def _read_phylip_condensed(path: Path) -> CondensedMatrix:
     diagonal = negative = asymmetric = None
     lines = ((ln, t) for ln, t in _text_lines(path) if t.strip())
     next(lines)
-    for k, group in enumerate(groups):
-        ln, t = next(lines)
-        fields = None  # one line: columns only for an error
-        if group[3] > 1:
-            fields = [(ln, f, c) for f, c in _fields(t)]
-            for _ in range(group[3] - 1):  # continuation lines
-                cl, ct = next(lines)
-                fields.extend((cl, f, c) for f, c in _fields(ct))
-        name, row = _phylip_row(path, n, layout, k, ln, t, fields, glued_counts)
+    for k, name, row in _streamed_rows(path, n, layout, groups, lines, glued_counts):
         ids.append(name)
         if square:
             if diagonal is None and row[k] != 0:
