@@ -18,9 +18,8 @@ lists what it offers:
   foundation every layer shares.
 """
 
-from .backends import available_backends, get_backend
-from .config import show_config
-from .distances import MODELS, DistanceMatrix, distance_matrix
+from typing import TYPE_CHECKING
+
 from .errors import (
     AlignmentLengthError,
     AlphabetError,
@@ -36,11 +35,80 @@ from .errors import (
     SequenceFormatError,
     ThreadCountError,
 )
-from .msa_engine import MultipleAlignment, msa
-from .pairwise import Alignment, align, align_scores, edit_distances
-from .sched import lease
-from .sequences import DNA, PROTEIN, Alphabet, SeqBatch, read_many, read_sequences
-from .trees import Tree, nj, read_newick, upgma
+
+#: Where each public name lives. They load on first use (PEP 562), so ``import bioaccel``
+#: (and every ``bioaccel`` command) pays only for the subpackages it touches: NumPy, the
+#: compiled core and the MSA engine are not imported to print ``--version``.
+_LAZY = {
+    "available_backends": "backends",
+    "get_backend": "backends",
+    "show_config": "config",
+    "MODELS": "distances",
+    "DistanceMatrix": "distances",
+    "distance_matrix": "distances",
+    "MultipleAlignment": "msa_engine",
+    "msa": "msa_engine",
+    "Alignment": "pairwise",
+    "align": "pairwise",
+    "align_scores": "pairwise",
+    "edit_distances": "pairwise",
+    "lease": "sched",
+    "DNA": "sequences",
+    "PROTEIN": "sequences",
+    "Alphabet": "sequences",
+    "SeqBatch": "sequences",
+    "read_many": "sequences",
+    "read_sequences": "sequences",
+    "Tree": "trees",
+    "nj": "trees",
+    "read_newick": "trees",
+    "upgma": "trees",
+}
+
+#: Subpackages reachable as attributes after ``import bioaccel`` alone, as before.
+_SUBPACKAGES = frozenset(
+    {
+        "backends",
+        "cli",
+        "config",
+        "devices",
+        "distances",
+        "kernels",
+        "msa_engine",
+        "pairwise",
+        "rinterop",
+        "sched",
+        "sequences",
+        "trees",
+    }
+)
+
+
+def __getattr__(name: str):
+    import importlib
+
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # later lookups skip __getattr__
+        return value
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'bioaccel' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | _SUBPACKAGES)
+
+
+if TYPE_CHECKING:  # the names as static tools see them
+    from .backends import available_backends, get_backend
+    from .config import show_config
+    from .distances import MODELS, DistanceMatrix, distance_matrix
+    from .msa_engine import MultipleAlignment, msa
+    from .pairwise import Alignment, align, align_scores, edit_distances
+    from .sched import lease
+    from .sequences import DNA, PROTEIN, Alphabet, SeqBatch, read_many, read_sequences
+    from .trees import Tree, nj, read_newick, upgma
 
 __version__ = "0.1.0"
 

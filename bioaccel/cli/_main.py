@@ -87,9 +87,32 @@ def _closed_pipe() -> None:
     sys.exit(128 + signal.SIGPIPE)
 
 
+#: Commands whose modules import the scheduler or the MSA engine at definition (their
+#: options' choices): loaded when named, or listed by ``--help``, so that the other
+#: commands start without them.
+_LAZY_COMMANDS = {
+    "gpu-run": ("._sched", "gpu_run"),
+    "gpus": ("._sched", "gpus"),
+    "sched": ("._sched", "sched"),
+    "admin": ("._sched", "admin"),
+    "msa": ("._msa", "msa_cmd"),
+}
+
+
 class _Group(click.Group):
     """Turns expected errors into one clean line and unexpected ones into an 'internal
     error' line (traceback with -v); click's own exits (help, version, usage) pass."""
+
+    def list_commands(self, ctx):
+        return sorted({*super().list_commands(ctx), *_LAZY_COMMANDS})
+
+    def get_command(self, ctx, name):
+        if name in _LAZY_COMMANDS and name not in self.commands:
+            import importlib
+
+            module, attribute = _LAZY_COMMANDS[name]
+            self.add_command(getattr(importlib.import_module(module, __package__), attribute), name)
+        return super().get_command(ctx, name)
 
     def invoke(self, ctx):
         try:
@@ -974,16 +997,3 @@ def doctor(require: str, no_r: bool):
     if broken:
         click.echo("broken: " + "; ".join(broken), err=True)
         sys.exit(1)
-
-
-def _register_scheduling_commands() -> None:
-    from ._sched import COMMANDS
-
-    for command in COMMANDS:
-        main.add_command(command)
-    from ._msa import msa_cmd
-
-    main.add_command(msa_cmd)
-
-
-_register_scheduling_commands()

@@ -789,6 +789,3 @@ def import_benchmark(files, kind, cells, device_kind):
         for f in files
     )
     click.echo(f"imported {n} run(s) into {history.path}", err=True)
-
-
-COMMANDS = (gpu_run, gpus, sched, admin)

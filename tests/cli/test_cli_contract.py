@@ -22,7 +22,9 @@ from tests.datasets import child_env
 
 def leaf_commands(group: click.Group = main, path: tuple[str, ...] = ()):
     """Every command path below ``group``, groups included (("sched",), ("sched", "place"))."""
-    for name, cmd in sorted(group.commands.items()):
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):  # commands loaded on demand included
+        cmd = group.get_command(ctx, name)
         yield path + (name,)
         if isinstance(cmd, click.Group):
             yield from leaf_commands(cmd, path + (name,))

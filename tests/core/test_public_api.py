@@ -96,3 +96,48 @@ def test_import_needs_no_gpu_library():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _modules_after(code: str) -> set[str]:
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport sys; print(' '.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(proc.stdout.split())
+
+
+def test_names_load_on_first_use():
+    """``import bioaccel`` loads no subpackage (nor NumPy): each public name loads its own
+    on first use, and the subpackages stay reachable as attributes."""
+    loaded = _modules_after("import bioaccel")
+    assert "numpy" not in loaded and "bioaccel.distances" not in loaded
+    loaded = _modules_after(
+        "import bioaccel; bioaccel.nj; bioaccel.trees.Tree; bioaccel.sched.lease"
+    )
+    assert {"bioaccel.trees", "bioaccel.sched"} <= loaded
+    assert "bioaccel.msa_engine" not in loaded
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        bioaccel.nope  # noqa: B018
+    assert set(PUBLIC) <= set(dir(bioaccel))
+
+
+def test_command_line_starts_without_the_engines_it_does_not_run():
+    """The ``bioaccel`` program loads what a command needs: defining the commands loads no
+    scheduler, MSA engine, Numba or rich (a MinHash matrix or a tree starts faster
+    and smaller); the scheduler and MSA commands load when named or listed."""
+    loaded = _modules_after("import bioaccel.cli")
+    heavy = {"bioaccel.sched", "bioaccel.msa_engine", "numba", "rich", "click.testing"}
+    assert not heavy & loaded, heavy & loaded
+    import click
+
+    from bioaccel.cli._main import _LAZY_COMMANDS, main
+
+    ctx = click.Context(main)
+    for name in _LAZY_COMMANDS:
+        assert main.get_command(ctx, name).name == name
+    assert set(_LAZY_COMMANDS) <= set(main.list_commands(ctx))

@@ -160,3 +160,18 @@ def test_distance_matrix_pair_indexing_and_array(dm):
         dm[0, n]
     with pytest.raises(TypeError, match="by a pair"):
         dm[0]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 127, 128, 129, 300])
+def test_from_condensed_mirrors_every_pair(n):
+    """The square from a condensed triangle, against an index-by-index reference, for sizes
+    below, at and across the mirroring block (128)."""
+    values = np.random.default_rng(n).random(n * (n - 1) // 2)
+    want = np.zeros((n, n))
+    k = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            want[i, j] = want[j, i] = values[k]
+            k += 1
+    got = DistanceMatrix.from_condensed(values, [f"t{i}" for i in range(n)]).data
+    assert np.array_equal(got, want)
