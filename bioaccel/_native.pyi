@@ -41,6 +41,7 @@ def format_matrix_rows(
     lower: bool,
     sep: str,
     threads: int,
+    n: int = -1,
 ) -> bytes: ...
 def parse_matrix_rows(
     lines: list[str],

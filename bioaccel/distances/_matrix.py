@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .._core.native import load_native
-from .._core.outputs import MATRIX, NPY_ROW_IDS, output_format, without_negative_zero
+from .._core.outputs import MATRIX, NPY_ROW_IDS, output_format
 from .._core.threads import check_threads
 from ..errors import MatrixFormatError
 from ..sequences._batch import check_unique_ids
@@ -136,7 +136,8 @@ def _clean_negative_zero(data: np.ndarray, source) -> np.ndarray:
     """``data`` with -0.0 as 0.0: the one normalisation point of every matrix (files, R,
     trees all take ``DistanceMatrix.data``). Copies only when there is a -0.0 and ``data``
     may belong to the caller."""
-    step = max(1, (1 << 20) // max(1, data.shape[1]))  # row blocks: no n x n temporary
+    width = data.shape[1] if data.ndim == 2 else 1
+    step = max(1, (1 << 20) // max(1, width))  # row blocks: no n x n temporary
     copied = False
     for r in range(0, data.shape[0], step):
         block = data[r : r + step]
@@ -181,7 +182,14 @@ def check_writable_ids(ids: list[str], fmt: str) -> None:
 _TEXT_CHUNK_VALUES = 1 << 20
 
 
-def matrix_text(ids: list[str], data: np.ndarray, fmt: str, threads: int = 0, utf8: bool = False):
+def matrix_text(
+    ids: list[str],
+    data: np.ndarray,
+    fmt: str,
+    threads: int = 0,
+    utf8: bool = False,
+    condensed: bool = False,
+):
     """The text of a ``phylip``, ``phylip-lower`` or ``tsv`` matrix file, in chunks of whole
     rows: the one place that lays out a text matrix. Each value is ``repr`` of the Python float
     (the shortest text that reads back to the same double), written by the compiled core
@@ -191,10 +199,13 @@ def matrix_text(ids: list[str], data: np.ndarray, fmt: str, threads: int = 0, ut
     (strict and relaxed readers read the same names), then the values separated by spaces
     (``phylip-lower``: the k values left of the diagonal on row k; a row without values is
     the bare name). TSV: an empty corner cell and the names, then per row the name and the
-    values, separated by tabs. ``data`` holds no -0.0 (see :func:`without_negative_zero`).
+    values, separated by tabs. ``data`` holds no -0.0 (see :func:`without_negative_zero`);
+    with ``condensed`` it is the matrix's condensed upper triangle (no square is made).
     """
     n = len(ids)
     data = np.ascontiguousarray(data, dtype=np.float64)
+    if condensed and data.shape != (n * (n - 1) // 2,):
+        raise ValueError(f"{data.size} condensed values do not fit {n} ids")
     lower = fmt == "phylip-lower"
     if fmt == "tsv":
         head = "\t" + "\t".join(ids) + "\n"
@@ -211,15 +222,32 @@ def matrix_text(ids: list[str], data: np.ndarray, fmt: str, threads: int = 0, ut
         if native is not None:
             errors = "strict" if utf8 else "surrogatepass"
             chunk = native.format_matrix_rows(
-                data, i0, [p.encode("utf-8", errors) for p in prefixes[i0:i1]], lower, sep, threads
+                data,
+                i0,
+                [p.encode("utf-8", errors) for p in prefixes[i0:i1]],
+                lower,
+                sep,
+                threads,
+                n if condensed else -1,
             )
             yield chunk if utf8 else chunk.decode("utf-8", errors)
         else:
+            rows = _square_rows(data, n, i0, i1) if condensed else data[i0:i1]
             text = "".join(
-                prefixes[k] + sep.join(map(repr, data[k, : k if lower else n].tolist())) + "\n"
+                prefixes[k] + sep.join(map(repr, rows[k - i0, : k if lower else n].tolist())) + "\n"
                 for k in range(i0, i1)
             )
             yield text.encode() if utf8 else text
+
+
+def _square_rows(values: np.ndarray, n: int, i0: int, i1: int) -> np.ndarray:
+    """Rows [i0, i1) of the square of a condensed upper triangle."""
+    starts = _row_starts(n) - np.arange(n) - 1  # d(i, j), i < j, at starts[i] + j
+    out = np.zeros((i1 - i0, n))
+    for k in range(i0, i1):
+        out[k - i0, :k] = values[starts[:k] + k]
+        out[k - i0, k + 1 :] = values[starts[k] + k + 1 : starts[k] + n]
+    return out
 
 
 def _square_from_condensed(values: np.ndarray, n: int, block: int = 128) -> np.ndarray:
@@ -274,6 +302,19 @@ class DistanceMatrix:
         self.data = _clean_negative_zero(data, source)
         self.ids = ids
 
+    @property
+    def data(self) -> np.ndarray:
+        """The (n, n) float64 distances. A matrix made by :meth:`from_condensed` makes its
+        square on first use: writing it as text or ``.cdist`` needs none."""
+        if self._data is None:
+            self._data = _square_from_condensed(self._condensed, len(self.ids))
+            self._condensed = None
+        return self._data
+
+    @data.setter
+    def data(self, value: np.ndarray) -> None:
+        self._data, self._condensed = value, None
+
     def __len__(self) -> int:
         return len(self.ids)
 
@@ -326,16 +367,28 @@ class DistanceMatrix:
 
     def condensed(self) -> np.ndarray:
         """Upper triangle row by row: SciPy's ``squareform`` order, and R's ``dist`` order."""
+        if self._data is None:
+            return self._condensed.copy()
         i, j = np.triu_indices(len(self), k=1)
         return self.data[i, j]
 
     @classmethod
     def from_condensed(cls, values, ids) -> DistanceMatrix:
+        """The matrix of a condensed upper triangle (:meth:`condensed`'s order), checked as
+        the constructor checks a square (no negative value, unique ids). The square is made
+        on first use of :attr:`data`."""
+        source = values
         values = np.asarray(values, dtype=np.float64)
+        ids = [str(i) for i in ids]
         n = len(ids)
         if values.shape != (n * (n - 1) // 2,):
             raise ValueError(f"{values.size} condensed values do not fit {n} ids")
-        return cls(_square_from_condensed(values, n), ids)
+        check_unique_ids(ids)
+        check_condensed_distances(values, ids)
+        self = cls.__new__(cls)
+        self.ids = ids
+        self._data, self._condensed = None, _clean_negative_zero(values, source)
+        return self
 
     def to_skbio(self):
         """A ``skbio.DistanceMatrix`` (needs scikit-bio; NaN/Inf are rejected by it)."""
@@ -362,13 +415,14 @@ class DistanceMatrix:
         path = Path(path)
         fmt = output_format(path, MATRIX, "distance matrix", format, default="phylip")
         check_writable_ids(self.ids, fmt)
-        data = without_negative_zero(self.data)
+        # the values hold no -0.0: every DistanceMatrix is cleaned when made
         if fmt == "cdist":
             labels = "".join(i + "\n" for i in self.ids).encode()
             with atomic_output(path, "wb") as f:
                 f.write(CDIST_MAGIC + struct.pack("<IIQQ", 8, 0, len(self), len(labels)) + labels)
-                f.write(without_negative_zero(self.condensed()).astype("<f8").tobytes())
+                f.write(self.condensed().astype("<f8", copy=False).tobytes())
             return
+        data = self.data if self._data is not None or fmt in ("npy", "npz") else None
         if fmt in ("npy", "npz"):
             with atomic_output(path, "wb") as f:
                 if fmt == "npy":
@@ -385,7 +439,12 @@ class DistanceMatrix:
             if utf8:
                 f.flush()
             write = f.buffer.write if utf8 else f.write
-            for chunk in matrix_text(self.ids, data, fmt, threads=threads, utf8=utf8):
+            chunks = (
+                matrix_text(self.ids, data, fmt, threads=threads, utf8=utf8)
+                if data is not None
+                else matrix_text(self.ids, self._condensed, fmt, threads, utf8, condensed=True)
+            )
+            for chunk in chunks:
                 write(chunk)
 
     # -- reading ---------------------------------------------------------------

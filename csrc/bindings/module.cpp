@@ -373,21 +373,28 @@ py::list align_pairs_py(U8Array q_codes, I64Array q_offsets, U8Array t_codes, I6
 }
 
 py::bytes format_matrix_rows_py(const F64Array& data, std::int64_t i0, const py::list& prefixes, bool lower,
-                                const std::string& sep, int threads) {
-    if (data.ndim() != 2) throw std::invalid_argument("data must be 2-d");
+                                const std::string& sep, int threads, std::int64_t n) {
+    // data: a 2-d matrix (n = -1), or the condensed upper triangle of an n x n matrix
     if (sep.size() != 1) throw std::invalid_argument("sep must be one character");
+    const bool condensed = n >= 0;
+    if (condensed ? data.ndim() != 1 || data.shape(0) != n * (n - 1) / 2 : data.ndim() != 2)
+        throw std::invalid_argument(condensed ? "condensed data must hold n (n - 1) / 2 values"
+                                              : "data must be 2-d, or give n for a condensed triangle");
     const std::int64_t rows = static_cast<std::int64_t>(prefixes.size());
-    if (i0 < 0 || i0 + rows > data.shape(0))
+    const std::int64_t total = condensed ? n : data.shape(0);
+    if (i0 < 0 || i0 + rows > total)
         throw std::invalid_argument("rows " + std::to_string(i0) + " .. " + std::to_string(i0 + rows) +
-                                    " outside a matrix of " + std::to_string(data.shape(0)) + " rows");
-    if (lower && data.shape(0) > data.shape(1)) throw std::invalid_argument("lower needs a square matrix");
+                                    " outside a matrix of " + std::to_string(total) + " rows");
+    if (!condensed && lower && data.shape(0) > data.shape(1))
+        throw std::invalid_argument("lower needs a square matrix");
     std::vector<std::string> pre;
     pre.reserve(static_cast<std::size_t>(rows));
     for (const auto& p : prefixes) pre.push_back(p.cast<std::string>());
     std::string out;
     {
         py::gil_scoped_release release;
-        out = format_matrix_rows(data.data(), data.shape(1), i0, pre, lower, sep[0], threads);
+        out = condensed ? format_condensed_rows(data.data(), n, i0, pre, lower, sep[0], threads)
+                        : format_matrix_rows(data.data(), data.shape(1), i0, pre, lower, sep[0], threads);
     }
     return py::bytes(out);
 }
@@ -522,9 +529,10 @@ PYBIND11_MODULE(_native, m) {
           "in use, 'built': kernels in this build, 'cpu': what the CPU supports, 'forced': "
           "BIOACCEL_NO_AVX2 / BIOACCEL_NO_AVX512 as read}.");
     m.def("format_matrix_rows", &format_matrix_rows_py, py::arg("data"), py::arg("i0"), py::arg("prefixes"),
-          py::arg("lower"), py::arg("sep"), py::arg("threads"),
+          py::arg("lower"), py::arg("sep"), py::arg("threads"), py::arg("n") = -1,
           "Rows i0 .. i0 + len(prefixes) of a distance matrix as text: prefix, the values (repr of "
-          "each float) joined by sep, a line end.");
+          "each float) joined by sep, a line end. data: the matrix (2-d), or with n its condensed "
+          "upper triangle (1-d, n (n - 1) / 2 values).");
     m.def("parse_matrix_rows", &parse_matrix_rows_py, py::arg("lines"), py::arg("starts"), py::arg("want"),
           py::arg("out"), py::arg("tab"), py::arg("lower"), py::arg("threads"),
           "Numbers at the end of matrix lines into out's rows: where each line's values begin, -1 where "

@@ -83,8 +83,13 @@ int format_float_repr(double x, char* buf) {
     return static_cast<int>(o - buf);
 }
 
-std::string format_matrix_rows(const double* data, std::int64_t cols, std::int64_t i0,
-                               const std::vector<std::string>& prefixes, bool lower, char sep, int threads) {
+namespace {
+
+// The one row layout of matrix text: rows i0 .. i0 + prefixes.size(), value (k, j) from
+// get(k, j), k's values j < k (lower) or j < cols.
+template <class Get>
+std::string format_rows(Get get, std::int64_t cols, std::int64_t i0, const std::vector<std::string>& prefixes,
+                        bool lower, char sep, int threads) {
     const std::int64_t rows = static_cast<std::int64_t>(prefixes.size());
     std::vector<std::string> text(static_cast<std::size_t>(rows));
     const int nt = resolve_threads(threads);
@@ -95,7 +100,6 @@ std::string format_matrix_rows(const double* data, std::int64_t cols, std::int64
     for (std::int64_t r = 0; r < rows; ++r) {
         const std::int64_t k = i0 + r;
         const std::int64_t count = lower ? k : cols;
-        const double* row = data + k * cols;
         std::string& s = text[r];
         s.resize(prefixes[r].size() + static_cast<std::size_t>(count) * 25 + 1);
         char* o = s.data();
@@ -103,7 +107,7 @@ std::string format_matrix_rows(const double* data, std::int64_t cols, std::int64
         o += prefixes[r].size();
         for (std::int64_t j = 0; j < count; ++j) {
             if (j) *o++ = sep;
-            o += format_float_repr(row[j], o);
+            o += format_float_repr(get(k, j), o);
         }
         *o++ = '\n';
         s.resize(static_cast<std::size_t>(o - s.data()));
@@ -114,6 +118,26 @@ std::string format_matrix_rows(const double* data, std::int64_t cols, std::int64
     out.reserve(total);
     for (const auto& s : text) out += s;
     return out;
+}
+
+}  // namespace
+
+std::string format_matrix_rows(const double* data, std::int64_t cols, std::int64_t i0,
+                               const std::vector<std::string>& prefixes, bool lower, char sep, int threads) {
+    return format_rows([data, cols](std::int64_t k, std::int64_t j) { return data[k * cols + j]; }, cols, i0,
+                       prefixes, lower, sep, threads);
+}
+
+std::string format_condensed_rows(const double* values, std::int64_t n, std::int64_t i0,
+                                  const std::vector<std::string>& prefixes, bool lower, char sep,
+                                  int threads) {
+    // d(i, j), i < j, at i (2n - i - 1) / 2 + j - i - 1
+    const auto get = [values, n](std::int64_t k, std::int64_t j) {
+        if (k == j) return 0.0;
+        const std::int64_t i = k < j ? k : j, m = k < j ? j : k;
+        return values[i * (2 * n - i - 1) / 2 + m - i - 1];
+    };
+    return format_rows(get, n, i0, prefixes, lower, sep, threads);
 }
 
 namespace {

@@ -10,7 +10,7 @@ import pytest
 
 from bioaccel.distances import _matrix
 from bioaccel.distances._matrix import DistanceMatrix
-from bioaccel.errors import MatrixFormatError
+from bioaccel.errors import DuplicateIdError, MatrixFormatError
 
 native = pytest.importorskip("bioaccel._native")
 
@@ -194,3 +194,39 @@ def test_text_and_utf8_chunks_agree(python_only):
     for fmt in formats:
         assert "".join(_matrix.matrix_text(dm.ids, dm.data, fmt)) == texts[fmt]
         assert b"".join(_matrix.matrix_text(dm.ids, dm.data, fmt, utf8=True)) == texts[fmt].encode()
+
+
+@pytest.mark.parametrize("fmt", ["phylip", "phylip-lower", "tsv"])
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_condensed_matrix_writes_the_bytes_of_its_square(
+    tmp_path, monkeypatch, python_only, fmt, compiled
+):
+    """A matrix made from a condensed triangle writes its text from the triangle (no square
+    is made) with the bytes of the same matrix made square, with and without the compiled
+    core, in many chunks of rows."""
+    monkeypatch.setattr(_matrix, "_TEXT_CHUNK_VALUES", 100)
+    square = _matrix_of(37)
+    if not compiled:
+        python_only()
+    ext = ".tsv" if fmt == "tsv" else ".phy"
+    want, got = tmp_path / f"square{ext}", tmp_path / f"condensed{ext}"
+    square.write(want, fmt, threads=2)
+    dm = DistanceMatrix.from_condensed(square.condensed(), square.ids)
+    dm.write(got, fmt, threads=2)
+    assert dm._data is None  # written without the square
+    assert got.read_bytes() == want.read_bytes()
+    assert dm == square and dm._data is not None
+
+
+def test_a_condensed_matrix_is_checked_and_cleaned_as_a_square():
+    values = np.array([1.0, -0.0, 2.0])  # a b c: d(a,b) d(a,c) d(b,c)
+    dm = DistanceMatrix.from_condensed(values, ["a", "b", "c"])
+    assert not np.signbit(dm.condensed()).any() and np.signbit(values[1])  # the caller's kept
+    assert dm["a", "c"] == 0.0 and dm["c", "b"] == 2.0
+    with pytest.raises(MatrixFormatError, match="'b'.*'c'.*-2"):
+        DistanceMatrix.from_condensed([1.0, 0.5, -2.0], ["a", "b", "c"])
+    with pytest.raises(DuplicateIdError, match="duplicate id 'a'"):
+        DistanceMatrix.from_condensed([1.0], ["a", "a"])
+    with pytest.raises(ValueError, match="2 condensed values do not fit 3 ids"):
+        DistanceMatrix.from_condensed([1.0, 2.0], ["a", "b", "c"])
+    assert DistanceMatrix.from_condensed([], ["a"]).data.tolist() == [[0.0]]

@@ -19,6 +19,12 @@ int format_float_repr(double x, char* buf);
 std::string format_matrix_rows(const double* data, std::int64_t cols, std::int64_t i0,
                                const std::vector<std::string>& prefixes, bool lower, char sep, int threads);
 
+// The same rows of the n x n matrix held as its condensed upper triangle (d(i, j), i < j, row
+// by row: SciPy's and R's dist order), 0 on the diagonal: no square needed to write text.
+std::string format_condensed_rows(const double* values, std::int64_t n, std::int64_t i0,
+                                  const std::vector<std::string>& prefixes, bool lower, char sep,
+                                  int threads);
+
 // One line of a matrix file, the numbers at its end. Whitespace mode (tab = false): the last
 // `want` whitespace-separated fields of s[start, len) are numbers, written to out[0, want);
 // returns the offset of the first of them (s[0, offset) holds the name), or -1 when a field is
