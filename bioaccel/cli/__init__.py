@@ -1,4 +1,4 @@
-"""The ``bioaccel`` command (click): ``main`` is the console entry point.
+"""The ``bioaccel`` command (click): ``main`` the command group, ``run`` the program's entry point.
 
 - ``_main``: the group, the distance/tree/align/edit/sketch commands, ``doctor``;
 - ``_io``: argument readers and output checks shared by every command;
@@ -6,6 +6,6 @@
 - ``_sched``: ``gpu-run``, ``gpus``, ``schedule`` and the other scheduling commands.
 """
 
-from ._main import main
+from ._main import main, run
 
-__all__ = ["main"]
+__all__ = ["main", "run"]

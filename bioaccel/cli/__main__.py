@@ -1,5 +1,5 @@
 """``python -m bioaccel.cli``."""
 
-from . import main
+from . import run
 
-main(prog_name="bioaccel")
+run()

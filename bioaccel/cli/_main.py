@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -35,6 +36,11 @@ from ._io import (
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
+
+#: True in the ``bioaccel`` program itself (:func:`run`), False where ``main`` is called
+#: inside another Python program (tests, scripts): only the program may hand its process to
+#: another (``exec``), as ``tree --low-memory`` does.
+_REPLACE_PROCESS = False
 
 
 def _fail(message: str) -> None:
@@ -608,10 +614,13 @@ def merge_tiles_cmd(tiles, output, fmt):
     "--low-memory",
     is_flag=True,
     help="NJ in a float32 triangle, as QuickTree: n^2/2 x 4 bytes (0.2 GB at n = 10,000) "
-    "instead of an n x n float64 square. .cdist, .npy and PHYLIP files are read straight into "
-    "it (TSV and npz as a square first); distances of sequences or sketches are streamed to a "
-    "scratch .cdist beside the output (or to --matrix-output, which must then be .cdist) and "
-    "read back. Distances (joined ones "
+    "instead of an n x n float64 square. The input is checked here and the joining handed to "
+    "the bioaccel-nj program, which takes over this process (the interpreter's memory is given "
+    "back first): a .cdist file is read in place, .npy and PHYLIP files are streamed to a "
+    "scratch triangle beside the output, TSV and npz read as a square first (and joined "
+    "in-process); distances of sequences or sketches are streamed to a "
+    "scratch .cdist beside the output (or to --matrix-output, which must then be .cdist). "
+    "Distances (joined ones "
     "too) are rounded to float32, so near-ties (Q values closer than that rounding) may join "
     "differently from the default exact mode and ape::nj. CPU backend only.",
 )
@@ -663,12 +672,20 @@ def tree(
     from .._core.progress import progress_bar
     from ..distances._compute import distance_matrix
     from ..distances._kmers import Sketches
-    from ..distances._matrix import DistanceMatrix
+    from ..distances._matrix import DistanceMatrix, _format_from_suffix
     from ..distances._options import USED_BY, check_model_options
     from ..sequences._read import parse_sequences, read_sequences
     from ..trees._tree import nj, upgma
 
     nj_backend = "cpu"  # sequence input: -b computes the distances
+    # low memory: the bioaccel-nj program joins in a process of its own (see
+    # bioaccel.trees._program) when this is the bioaccel program, not a caller's process
+    program = None
+    if low_memory and method == "nj" and _REPLACE_PROCESS:
+        from ..trees._program import joiner_program
+
+        program = joiner_program()
+    matrix_file = None  # the matrix file the program reads
     if low_memory and method != "nj":
         _fail(f"--low-memory applies to --method nj, not {method}")
     if clamp_negative and method != "nj":
@@ -727,8 +744,12 @@ def tree(
                     "neighbour joining holds the float64 square)"
                 )
         batch = None
-        # low memory: .cdist and .npy straight into the float32 triangle, no float64 square
-        dm = DistanceMatrix.read_condensed(input) if low_memory else DistanceMatrix.read(input)
+        if program is not None and _format_from_suffix(input, sniff=True) in _PROGRAM_INPUTS:
+            matrix_file = input  # checked and joined by the program (below)
+        else:
+            # low memory: .cdist, .npy and PHYLIP into the float32 triangle, no float64 square
+            read = DistanceMatrix.read_condensed if low_memory else DistanceMatrix.read
+            dm = read(input)
         if matrix_output is not None:
             _fail(
                 f"{input} is a distance matrix already: --matrix-output applies to sequence input"
@@ -763,11 +784,8 @@ def tree(
                 )
             cdist = matrix_output
         else:
-            import tempfile
-
-            where = None if is_stdio(output) else Path(output).resolve().parent
-            scratch = tempfile.TemporaryDirectory(prefix=".bioaccel-tree-", dir=where)
-            cdist = Path(scratch.name) / "distances.cdist"
+            scratch = _scratch_folder(output)
+            cdist = scratch / "distances.cdist"
         try:
             with progress_bar(f"distances ({model}) -> {cdist.name}") as update:
                 stream_distances(
@@ -785,12 +803,20 @@ def tree(
                     sketch_size=sketch_size,
                     seed=seed,
                 )
-            dm = DistanceMatrix.read_condensed(cdist)
-        finally:
+            if program is None:
+                dm = DistanceMatrix.read_condensed(cdist)
+            else:
+                matrix_file = cdist
+        except BaseException:
             if scratch is not None:
-                scratch.cleanup()
+                shutil.rmtree(scratch, ignore_errors=True)
+            raise
+        if program is None and scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
         matrix_output = None  # written already, streamed
         batch = None
+    if matrix_file is not None:  # returns only for fewer than 3 taxa
+        dm = _join_in_program(program, matrix_file, scratch, output, threads, clamp_negative)
     if batch is not None:
         model = model or "k80"
         with progress_bar(f"distances ({model})") as update:
@@ -826,6 +852,38 @@ def tree(
     with text_output(output) as f:
         f.write(t.to_newick() + "\n")
     click.echo(f"wrote {method} tree of {t.n_tips} tips to {shown(output)}", err=True)
+
+
+#: matrix files the bioaccel-nj program takes (checked and converted by bioaccel.trees._program)
+_PROGRAM_INPUTS = ("cdist", "phylip", "npy")
+
+
+def _scratch_folder(output) -> Path:
+    """A new hidden folder beside ``output`` (the system's temporary folder for stdout) for
+    a low-memory tree's streamed matrix and the program's inputs."""
+    import tempfile
+
+    where = None if is_stdio(output) else Path(output).resolve().parent
+    return Path(tempfile.mkdtemp(prefix=".bioaccel-tree-", dir=where))
+
+
+def _join_in_program(program, matrix_file, scratch, output, threads, clamp_negative):
+    """Check ``matrix_file`` and hand it to the ``bioaccel-nj`` program, which replaces this
+    process, writes the tree and removes ``scratch`` (made here when None). Returns the
+    matrix, read in memory, only when it has fewer than 3 taxa (no join to run)."""
+    from ..distances._matrix import DistanceMatrix
+    from ..trees._program import prepare_input, run_joiner
+
+    scratch = scratch or _scratch_folder(output)
+    try:
+        source, offset, width, layout, labels = prepare_input(matrix_file, scratch)
+        if len(labels) < 3:
+            return DistanceMatrix.read_condensed(matrix_file)
+        run_joiner(
+            program, source, offset, width, layout, labels, output, threads, clamp_negative, scratch
+        )
+    finally:  # reached when the program did not start, or for fewer than 3 taxa
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @main.command()
@@ -997,3 +1055,10 @@ def doctor(require: str, no_r: bool):
     if broken:
         click.echo("broken: " + "; ".join(broken), err=True)
         sys.exit(1)
+
+
+def run() -> None:
+    """The ``bioaccel`` program's entry point: :data:`main` as a process of its own."""
+    global _REPLACE_PROCESS
+    _REPLACE_PROCESS = True
+    main(prog_name="bioaccel")

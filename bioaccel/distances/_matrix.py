@@ -593,41 +593,195 @@ class CondensedMatrix:
         return f"<CondensedMatrix {len(self)} x {len(self)} float32>"
 
 
+class _TriangleMemory:
+    """The float32 upper triangle of the low-memory readers, held in memory (``values``: the
+    :class:`CondensedMatrix`'s). Rows arrive in order: a square input's upper parts
+    (:meth:`put_upper`, checked against :meth:`mirror`) or a lower triangle's rows
+    (:meth:`put_lower`)."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.values = np.empty(n * (n - 1) // 2, dtype=np.float32)
+        self._at = _row_starts(n) - np.arange(n) - 1  # d(i, j), i < j, at _at[i] + j
+
+    def put_upper(self, k: int, upper) -> None:
+        """d(k, j) for j > k."""
+        self.values[self._at[k] + k + 1 : self._at[k] + self.n] = upper
+
+    def put_lower(self, k: int, lower) -> None:
+        """d(j, k) for j < k (row k of a lower triangle)."""
+        self.values[self._at[:k] + k] = lower
+
+    def mirror(self, k: int) -> np.ndarray:
+        """d(j, k) for j < k, as stored (float32)."""
+        return self.values[self._at[:k] + k]
+
+
+class TriangleFile:
+    """The float32 triangle of the low-memory readers written to ``path`` row by row, never
+    held whole: the input of the ``bioaccel-nj`` program (:mod:`bioaccel.trees._program`).
+    A square input's upper parts go in the ``.cdist`` order (``layout`` "upper"); a lower
+    triangle's rows in theirs ("lower": row k's d(k, j < k) after row k - 1's), which the
+    program turns as it reads. :meth:`mirror` reads d(j, k), j < k, from a strip of
+    :data:`STRIP` columns per row, read once per block of as many rows (plus the block's own
+    rows, kept): about n x STRIP x 8 bytes held. ``first_not_finite``: (i, j, value) of the
+    first NaN or Inf in the upper triangle's row order, which the in-memory path leaves to
+    :func:`bioaccel.nj`."""
+
+    STRIP = 256
+
+    def __init__(self, path: Path, n: int):
+        self.path, self.n, self.layout = Path(path), n, "upper"
+        self.first_not_finite = None
+        self._file = open(self.path, "w+b")  # noqa: SIM115 (closed by close())
+        self._at = _row_starts(n) - np.arange(n) - 1
+        self._block = -1
+        self._rows = np.zeros((min(self.STRIP, n), n), dtype=np.float32)
+        self._strip = np.zeros((0, 0), dtype=np.float32)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def _note_not_finite(self, pairs) -> None:
+        if self.first_not_finite is None or pairs[:2] < self.first_not_finite[:2]:
+            self.first_not_finite = pairs
+
+    def put_upper(self, k: int, upper) -> None:
+        values = np.asarray(upper, dtype="<f4")
+        os.pwrite(self._file.fileno(), values.tobytes(), 4 * int(self._at[k] + k + 1))
+        self._enter_block(k)
+        self._rows[k - self._block, k + 1 :] = values
+        if self.first_not_finite is None and not np.isfinite(values).all():
+            j = k + 1 + int(np.flatnonzero(~np.isfinite(values))[0])
+            self._note_not_finite((k, j, float(upper[j - k - 1])))
+
+    def put_lower(self, k: int, lower) -> None:
+        self.layout = "lower"
+        values = np.asarray(lower, dtype="<f4")
+        os.pwrite(self._file.fileno(), values.tobytes(), 4 * (k * (k - 1) // 2))
+        if not np.isfinite(values).all():
+            j = int(np.flatnonzero(~np.isfinite(values))[0])
+            self._note_not_finite((j, k, float(lower[j])))
+
+    def _enter_block(self, k: int) -> None:
+        """Rows k's block: the strip d(j, b0 .. b1 - 1) of every earlier row j < b0."""
+        b0 = k - k % self.STRIP
+        if b0 == self._block:
+            return
+        self._block, b1 = b0, min(self.n, b0 + self.STRIP)
+        self._strip = np.empty((b0, b1 - b0), dtype="<f4")
+        fd, width = self._file.fileno(), 4 * (b1 - b0)
+        for j in range(b0):
+            raw = os.pread(fd, width, 4 * int(self._at[j] + b0))
+            self._strip[j] = np.frombuffer(raw, dtype="<f4")
+        self._rows[:] = 0
+
+    def mirror(self, k: int) -> np.ndarray:
+        self._enter_block(k)
+        b0 = self._block
+        return np.concatenate([self._strip[:, k - b0], self._rows[: k - b0, k]])
+
+
+def _cdist_head(f, path: Path) -> tuple[int, int, list[str], int]:
+    """(bytes per value, n, labels, offset of the values) of an open ``.cdist`` file, its size
+    checked against them."""
+    head_size = 8 + struct.calcsize("<IIQQ")
+    head = f.read(head_size)
+    if len(head) < head_size or not head.startswith(CDIST_MAGIC):
+        raise MatrixFormatError(f"{path}: not a bioaccel .cdist file (no {CDIST_MAGIC!r} header)")
+    width, _, n, nbytes = struct.unpack("<IIQQ", head[8:])
+    if width not in (4, 8):
+        raise MatrixFormatError(f"{path}: {width} bytes per value; expected 4 or 8")
+    labels = f.read(nbytes).decode("utf-8").split("\n")[:-1]
+    if len(labels) != n:
+        raise MatrixFormatError(f"{path}: header says {n} labels, found {len(labels)}")
+    m = n * (n - 1) // 2
+    if path.stat().st_size != head_size + nbytes + m * width:
+        raise MatrixFormatError(
+            f"{path}: {path.stat().st_size} bytes; a complete matrix of {n} has "
+            f"{head_size + nbytes + m * width} (truncated file?)"
+        )
+    return width, int(n), labels, head_size + nbytes
+
+
+def _cdist_blocks(f, path: Path, width: int, m: int, out=None):
+    """(start, float32 block) of the m values of an open ``.cdist`` file, read in blocks
+    (plain reads: the file's pages stay in the page cache, out of this process's memory,
+    where a map would count them); float64 values are rounded block by block. With ``out``
+    (m float32 values) the blocks are views of it, filled in place."""
+    step = 1 << 18
+    buf = np.empty(step, dtype="<f8" if width == 8 else "<f4")
+    mine = np.empty(step, dtype=np.float32) if out is None else None
+    for a in range(0, m, step):
+        size = min(step, m - a)
+        target = out[a : a + size] if out is not None else mine[:size]
+        chunk = buf[:size] if width == 8 or out is None else target
+        if f.readinto(memoryview(chunk).cast("B")) != chunk.nbytes:
+            raise MatrixFormatError(f"{path}: truncated file")
+        if chunk is not target:
+            target[:] = chunk
+        if width == 4 and not np.little_endian:  # the file is little-endian
+            target.byteswap(inplace=True)
+        yield a, target
+
+
 def load_cdist(path: Path) -> CondensedMatrix:
     """A ``.cdist`` file as a :class:`CondensedMatrix`, read in blocks into one new float32
-    array (plain reads: the file's pages stay in the page cache, out of this process's
-    memory, where a map would count them); float64 files are rounded block by block."""
-    head_size = 8 + struct.calcsize("<IIQQ")
+    array (see :func:`_cdist_blocks`)."""
     with open(path, "rb") as f:
-        head = f.read(head_size)
-        if len(head) < head_size or not head.startswith(CDIST_MAGIC):
-            raise MatrixFormatError(
-                f"{path}: not a bioaccel .cdist file (no {CDIST_MAGIC!r} header)"
-            )
-        width, _, n, nbytes = struct.unpack("<IIQQ", head[8:])
-        if width not in (4, 8):
-            raise MatrixFormatError(f"{path}: {width} bytes per value; expected 4 or 8")
-        labels = f.read(nbytes).decode("utf-8").split("\n")[:-1]
-        if len(labels) != n:
-            raise MatrixFormatError(f"{path}: header says {n} labels, found {len(labels)}")
-        m = n * (n - 1) // 2
-        if path.stat().st_size != head_size + nbytes + m * width:
-            raise MatrixFormatError(
-                f"{path}: {path.stat().st_size} bytes; a complete matrix of {n} has "
-                f"{head_size + nbytes + m * width} (truncated file?)"
-            )
-        values = np.empty(m, dtype=np.float32)
-        step = 1 << 18
-        buf = np.empty(step, dtype="<f8" if width == 8 else "<f4")
-        for a in range(0, m, step):
-            chunk = buf[: min(step, m - a)] if width == 8 else values[a : a + step]
-            if f.readinto(memoryview(chunk).cast("B")) != chunk.nbytes:
-                raise MatrixFormatError(f"{path}: truncated file")
-            if width == 8:
-                values[a : a + chunk.size] = chunk
-        if width == 4 and not np.little_endian:  # the file is little-endian
-            values.byteswap(inplace=True)
+        width, n, labels, _ = _cdist_head(f, path)
+        values = np.empty(n * (n - 1) // 2, dtype=np.float32)
+        for _ in _cdist_blocks(f, path, width, values.size, out=values):
+            pass
     return CondensedMatrix(values, labels)
+
+
+def scan_cdist(path: Path) -> tuple[list[str], int, int, tuple | None]:
+    """A ``.cdist`` file checked as :func:`load_cdist` and :class:`CondensedMatrix` check
+    it (a negative value is refused with their words), without holding its values: (labels,
+    bytes per value, offset of the values, (i, j, value) of the first NaN or Inf in row
+    order or None). The input check of the ``bioaccel-nj`` program."""
+    with open(path, "rb") as f:
+        width, n, labels, offset = _cdist_head(f, path)
+        first_not_finite = None
+        for a, block in _cdist_blocks(f, path, width, n * (n - 1) // 2):
+            if block.size and np.fmin.reduce(block) < 0:
+                k = a + int(np.flatnonzero(block < 0)[0])
+                error = negative_error(labels, *condensed_pair(k, n), float(block[k - a]))
+                raise MatrixFormatError(f"{path}: {error}")  # as read_condensed names it
+            if first_not_finite is None and not np.isfinite(block).all():
+                k = a + int(np.flatnonzero(~np.isfinite(block))[0])
+                first_not_finite = (*condensed_pair(k, n), float(block[k - a]))
+    return labels, width, offset, first_not_finite
+
+
+def write_triangle_file(path: Path, dest: Path) -> tuple[list[str], TriangleFile]:
+    """A PHYLIP or ``.npy`` matrix file checked as :meth:`DistanceMatrix.read_condensed`
+    checks it (its errors and words) and written to ``dest`` as a :class:`TriangleFile`,
+    never held whole: (ids, the closed file). Other formats raise ValueError."""
+    path = Path(path)
+    fmt = _format_from_suffix(path, sniff=True).lower()
+    if not path.exists():
+        raise MatrixFormatError(f"{path}: no such file")
+    readers = {"npy": _read_npy_condensed, "phylip": _read_phylip_condensed}
+    if fmt not in readers:
+        raise ValueError(f"{path}: {fmt} is read whole, not as a triangle file")
+    made = []
+
+    def make(n):
+        made.append(TriangleFile(dest, n))
+        return made[-1]
+
+    try:
+        ids, triangle = readers[fmt](path, make)
+    except MatrixFormatError as exc:
+        if str(exc).startswith(str(path)):
+            raise
+        raise MatrixFormatError(f"{path}: {exc}") from None
+    finally:
+        for t in made:
+            t.close()
+    return ids, triangle
 
 
 def _npy_ids(path: Path, n: int) -> list[str]:
@@ -640,7 +794,7 @@ def _npy_ids(path: Path, n: int) -> list[str]:
 NPY_BLOCK_BYTES = 1 << 21
 
 
-def _read_npy_condensed(path: Path) -> CondensedMatrix:
+def _read_npy_condensed(path: Path, make=None):
     """An .npy square matrix read in row blocks (plain reads: no map, so no page of the file
     counts in this process's memory) into a float32 upper triangle, with the checks of
     :class:`DistanceMatrix` and its words: the diagonal, then negative entries (row order),
@@ -685,8 +839,7 @@ def _read_npy_condensed(path: Path) -> CondensedMatrix:
             if cell[0] != 0:
                 raise diagonal_error(ids, k, cell[0])
         f.seek(offset)
-        values = np.empty(n * (n - 1) // 2, dtype=np.float32)
-        starts = _row_starts(n)
+        triangle = (make or _TriangleMemory)(n)
         rows = max(1, NPY_BLOCK_BYTES // max(1, n * 8))
         raw = np.empty((rows, n), dtype=dtype)
         negative = asymmetric = None
@@ -705,15 +858,15 @@ def _read_npy_condensed(path: Path) -> CondensedMatrix:
                 negative = (r0 + int(i), int(j), block[i, j])
             for k in range(r0, r1):
                 row = block[k - r0]
-                values[starts[k] : starts[k] + n - k - 1] = row[k + 1 :]
+                triangle.put_upper(k, row[k + 1 :])
                 if k == 0:
                     continue
-                asymmetric = _first_asymmetry(values, starts, k, row, asymmetric)
+                asymmetric = _first_asymmetry(triangle.mirror(k), k, row, asymmetric)
     if negative is not None:
         raise negative_error(ids, *negative)
     if asymmetric is not None:
         raise asymmetry_error(ids, *asymmetric)
-    return CondensedMatrix(values, ids)
+    return CondensedMatrix(triangle.values, ids) if make is None else (ids, triangle)
 
 
 def _matrix_text(path: Path) -> str:
@@ -1041,15 +1194,16 @@ def _text_lines(path: Path):
                 yield lineno, part
 
 
-def _first_asymmetry(values, starts, k: int, row, asymmetric):
-    """The first asymmetric pair so far, given row ``k`` of a square matrix (float64) and the
-    float32 triangle ``values`` holding d(j, k) for j < k: equal within the reader's
-    tolerance or one float32 step counts as symmetric (the stored mirror is rounded)."""
-    mirror = values[starts[:k] + k - np.arange(k) - 1]  # d(j, k), j < k, stored
+def _first_asymmetry(mirror, k: int, row, asymmetric):
+    """The first asymmetric pair so far, given row ``k`` of a square matrix (float64) and
+    ``mirror``, d(j, k) for j < k as the float32 triangle stores them: equal within the
+    reader's tolerance or one float32 step counts as symmetric (the stored mirror is
+    rounded)."""
     lower = row[:k]
-    ok = _agree(lower, mirror.astype(np.float64)) | (
-        np.abs(lower - mirror) <= np.spacing(np.abs(mirror))
-    )
+    with np.errstate(invalid="ignore"):  # Inf - Inf: NaN, not agreeing (Inf == Inf agrees)
+        ok = _agree(lower, mirror.astype(np.float64)) | (
+            np.abs(lower - mirror) <= np.spacing(np.abs(mirror))
+        )
     if ok.all():
         return asymmetric
     j = int(np.flatnonzero(~ok)[0])
@@ -1103,7 +1257,7 @@ def _streamed_rows(path: Path, n: int, layout: str, groups, lines, glued_counts)
         k += len(batch)
 
 
-def _read_phylip_condensed(path: Path) -> CondensedMatrix:
+def _read_phylip_condensed(path: Path, make=None):
     """A PHYLIP matrix streamed into a float32 upper triangle: one pass for each row's field
     counts (the layout, by :func:`_phylip_layout`), one for the values (each row by
     :func:`_phylip_row`), so neither the text nor a float64 square is ever held. The
@@ -1154,8 +1308,7 @@ def _read_phylip_condensed(path: Path) -> CondensedMatrix:
     del counts
     square = layout.endswith("square")
     # pass 2: the values, row by row, into the triangle
-    values = np.empty(n * (n - 1) // 2, dtype=np.float32)
-    starts = _row_starts(n)
+    triangle = (make or _TriangleMemory)(n)
     ids: list[str] = []
     glued_counts: set[int] = set()
     diagonal = negative = asymmetric = None
@@ -1169,11 +1322,11 @@ def _read_phylip_condensed(path: Path) -> CondensedMatrix:
             if negative is None and np.fmin.reduce(row) < 0:
                 j = int(np.flatnonzero(row < 0)[0])
                 negative = (k, j, row[j])
-            values[starts[k] : starts[k] + n - k - 1] = row[k + 1 :]
+            triangle.put_upper(k, row[k + 1 :])
             if k:
-                asymmetric = _first_asymmetry(values, starts, k, row, asymmetric)
+                asymmetric = _first_asymmetry(triangle.mirror(k), k, row, asymmetric)
         elif k:
-            values[starts[:k] + k - np.arange(k) - 1] = row  # d(j, k), j < k
+            triangle.put_lower(k, row)  # d(j, k), j < k
             if np.fmin.reduce(row) < 0:
                 j = int(np.flatnonzero(row < 0)[0])
                 if negative is None or (j, k) < negative[:2]:
@@ -1185,7 +1338,7 @@ def _read_phylip_condensed(path: Path) -> CondensedMatrix:
         raise negative_error(ids, *negative)
     if asymmetric is not None:
         raise asymmetry_error(ids, *asymmetric)
-    return CondensedMatrix(values, ids)
+    return CondensedMatrix(triangle.values, ids) if make is None else (ids, triangle)
 
 
 def _unquoted(names: list[str]) -> list[str]:

@@ -46,7 +46,8 @@ def test_tiny_run_reports_scores_time_and_memory(tmp_path, capsys):
 def test_missing_tools_say_why(monkeypatch):
     import bioaccel
 
-    monkeypatch.delattr(bioaccel, "msa", raising=False)
+    monkeypatch.delattr(bioaccel, "msa", raising=False)  # loaded already, or loaded lazily:
+    monkeypatch.delitem(bioaccel._LAZY, "msa")  # an installation without it
     assert "bioaccel.msa" in bench_msa.why_missing("bioaccel")
     monkeypatch.setattr(bench_msa.shutil, "which", lambda name: None)
     assert "apt-get install -y mafft" in bench_msa.why_missing("mafft")

@@ -1,0 +1,239 @@
+"""The low-memory tree as a program of its own (``bioaccel-nj``, bioaccel.trees._program): the
+``bioaccel`` process checks the input, then hands its process to the program, which joins in
+the float32 triangle and little else. Its trees are the in-process path's byte for byte from
+every input it takes; its errors are the in-process path's words (checked before the hand-over);
+it leaves no temporary file or scratch folder behind, and its peak memory is the triangle plus
+a few MiB, where the in-process path adds the interpreter's tens of MiB."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bioaccel.distances import DistanceMatrix, _matrix
+from bioaccel.distances._ondisk import cdist_header
+from bioaccel.trees._program import IN_PROCESS_ENV, joiner_program
+from tests.datasets import STRICT, child_env
+
+if joiner_program() is None:
+    if STRICT:
+        raise RuntimeError("bioaccel-nj was not built (setup.py build_ext builds it)")
+    pytest.skip("bioaccel-nj was not built", allow_module_level=True)
+
+
+def _bioaccel(*args, in_process=False, cwd=None, **env_overrides):
+    """``python -m bioaccel.cli ARGS`` as users run it: (exit status, stdout, stderr)."""
+    env = child_env(**env_overrides)
+    env.pop(IN_PROCESS_ENV, None)
+    if in_process:
+        env[IN_PROCESS_ENV] = "1"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
+        capture_output=True,
+        env=env,
+        cwd=cwd,
+    )
+    return proc.returncode, proc.stdout, proc.stderr.decode()
+
+
+def _points(n: int, seed: int = 7) -> DistanceMatrix:
+    x = np.random.default_rng(seed).random((n, 5))
+    d = np.sqrt(((x[:, None] - x[None]) ** 2).sum(-1))
+    ids = [f"t{i}" for i in range(n)]
+    ids[1], ids[2] = "a name with spaces", "it's (odd):x"  # quoted in Newick
+    return DistanceMatrix(d, ids)
+
+
+def _write_cdist(path: Path, dm: DistanceMatrix, width: int) -> None:
+    dtype = "<f4" if width == 4 else "<f8"
+    path.write_bytes(cdist_header(dm.ids, width) + dm.condensed().astype(dtype).tobytes())
+
+
+def _inputs(tmp_path: Path, dm: DistanceMatrix) -> dict[str, Path]:
+    paths = {
+        "cdist float32": tmp_path / "m4.cdist",
+        "cdist float64": tmp_path / "m8.cdist",
+        "npy": tmp_path / "m.npy",
+        "phylip square": tmp_path / "sq.phy",
+        "phylip lower": tmp_path / "lo.phy",
+    }
+    _write_cdist(paths["cdist float32"], dm, 4)
+    _write_cdist(paths["cdist float64"], dm, 8)
+    dm.write(paths["npy"])
+    dm.write(paths["phylip square"], "phylip")
+    dm.write(paths["phylip lower"], "phylip-lower")
+    return paths
+
+
+@pytest.mark.parametrize(
+    "kind", ["cdist float32", "cdist float64", "npy", "phylip square", "phylip lower"]
+)
+def test_program_writes_the_in_process_tree(tmp_path, kind):
+    """Across the strip blocks of the square readers (n = 600 > 256) and with labels that
+    need quotes: the same Newick bytes, the same message, no scratch left."""
+    source = _inputs(tmp_path, _points(600))[kind]
+    out, want = tmp_path / "out.nwk", tmp_path / "want.nwk"
+    rc, _, err = _bioaccel("tree", source, "--low-memory", "-t", "2", "-o", out)
+    assert rc == 0, err
+    rc, _, want_err = _bioaccel(
+        "tree", source, "--low-memory", "-t", "2", "-o", want, in_process=True
+    )
+    assert rc == 0, want_err
+    assert out.read_bytes() == want.read_bytes()
+    assert "'it''s (odd):x'" in out.read_text()
+    assert err == want_err.replace("want.nwk", "out.nwk") == f"wrote nj tree of 600 tips to {out}\n"
+    assert not list(tmp_path.glob(".*"))  # no scratch folder, no temporary file
+
+
+def test_program_from_sequences_stdout_and_clamp(tmp_path):
+    """Real sequences (dada2's 16S, the first 150) streamed to a scratch .cdist and joined by
+    the program, to stdout, with --clamp-negative: the in-process tree's bytes."""
+    import gzip
+
+    from tests.datasets import dada2_16s
+
+    text = gzip.decompress(dada2_16s().read_bytes()).decode()
+    fasta = tmp_path / "16s.fa"
+    fasta.write_text(">" + ">".join(text.split(">")[1:151]))
+    scratch = tmp_path / "tmp"  # stdout: the scratch folder goes to TMPDIR
+    scratch.mkdir()
+    args = ("tree", fasta, "--low-memory", "-m", "mash", "--clamp-negative", "-o", "-")
+    rc, got, err = _bioaccel(*args, cwd=tmp_path, TMPDIR=str(scratch))
+    assert rc == 0, err
+    rc, want, _ = _bioaccel(*args, in_process=True, cwd=tmp_path)
+    assert rc == 0 and got == want and got.endswith(b";\n")
+    assert "wrote nj tree of 150 tips to stdout" in err
+    assert not list(tmp_path.glob(".*")) and not list(scratch.iterdir())
+
+
+def test_program_refuses_what_the_in_process_path_refuses(tmp_path):
+    """Bad values are refused before the hand-over, in the in-process path's words, leaving
+    no output and no scratch folder; a missing output folder is named."""
+    dm = _points(40)
+    cases = {}
+    negative = dm.condensed()
+    negative[100] = -1.0
+    cases["negative.cdist"] = negative
+    nan = dm.condensed()
+    nan[57] = np.nan
+    cases["nan.cdist"] = nan
+    for name, values in cases.items():
+        (tmp_path / name).write_bytes(cdist_header(dm.ids, 8) + values.astype("<f8").tobytes())
+    square = dm.data.copy()
+    square[30, 3] += 0.5  # asymmetric, in the lower part of row 30
+    (tmp_path / "asym.phy").write_text(
+        "40\n"
+        + "".join(
+            f"t{i} " + " ".join(map(repr, row)) + "\n" for i, row in enumerate(square.tolist())
+        )
+    )
+    inf = dm.data.copy()
+    inf[5, 9] = inf[9, 5] = np.inf
+    (tmp_path / "inf.phy").write_text(
+        "40\n"
+        + "".join(f"t{i} " + " ".join(map(repr, row)) + "\n" for i, row in enumerate(inf.tolist()))
+    )
+    for name in ["negative.cdist", "nan.cdist", "asym.phy", "inf.phy"]:
+        out = tmp_path / f"{name}.nwk"
+        rc, _, err = _bioaccel("tree", tmp_path / name, "--low-memory", "-o", out)
+        rc2, _, want = _bioaccel(
+            "tree", tmp_path / name, "--low-memory", "-o", out, in_process=True
+        )
+        assert rc == rc2 == 2 and err == want and err.startswith("bioaccel: error: "), (
+            name,
+            err,
+            want,
+        )
+        assert not out.exists()
+    assert (
+        "is nan"
+        in _bioaccel("tree", tmp_path / "nan.cdist", "--low-memory", "-o", tmp_path / "x.nwk")[2]
+    )
+    assert (
+        "not symmetric"
+        in _bioaccel("tree", tmp_path / "asym.phy", "--low-memory", "-o", tmp_path / "x.nwk")[2]
+    )
+    assert not list(tmp_path.glob(".*"))
+    _write_cdist(tmp_path / "ok.cdist", dm, 4)
+    rc, _, err = _bioaccel(
+        "tree", tmp_path / "ok.cdist", "--low-memory", "-o", tmp_path / "no" / "t.nwk"
+    )
+    assert rc == 2 and "no" in err and err.startswith("bioaccel: error: ")
+
+
+def test_two_taxa_are_joined_in_process(tmp_path):
+    dm = DistanceMatrix([[0, 3.0], [3.0, 0]], ["a", "b"])
+    _write_cdist(tmp_path / "two.cdist", dm, 4)
+    rc, out, err = _bioaccel("tree", tmp_path / "two.cdist", "--low-memory", "-o", "-")
+    assert rc == 0, err
+    assert out == b"(a:1.5,b:1.5);\n"
+
+
+def test_strips_give_the_memory_triangle(tmp_path, monkeypatch):
+    """TriangleFile's mirror (strips of the file plus the block's own rows) is the in-memory
+    triangle's, at block sizes that cut the matrix in many ways; the file holds its values."""
+    dm = _points(53)
+    phy = tmp_path / "m.phy"
+    dm.write(phy, "phylip")
+    want = DistanceMatrix.read_condensed(phy).values
+    for strip in (1, 5, 16, 64):
+        monkeypatch.setattr(_matrix.TriangleFile, "STRIP", strip)
+        ids, triangle = _matrix.write_triangle_file(phy, tmp_path / f"t{strip}.f32")
+        assert ids == dm.ids and triangle.layout == "upper"
+        assert np.array_equal(np.fromfile(tmp_path / f"t{strip}.f32", dtype="<f4"), want)
+    square = dm.data.copy()
+    square[40, 2] *= 1.001
+    text = "53\n" + "".join(
+        f"{name} " + " ".join(map(repr, row)) + "\n" for name, row in zip(dm.ids, square.tolist())
+    )
+    phy.write_text(text.replace("a name with spaces", "s1").replace("it's (odd):x", "s2"))
+    with pytest.raises(Exception) as in_memory:
+        DistanceMatrix.read_condensed(phy)
+    for strip in (1, 7, 64):
+        monkeypatch.setattr(_matrix.TriangleFile, "STRIP", strip)
+        with pytest.raises(type(in_memory.value)) as streamed:
+            _matrix.write_triangle_file(phy, tmp_path / "x.f32")
+        assert str(streamed.value) == str(in_memory.value)
+
+
+def _peak_mib(*args, in_process=False) -> float:
+    """Peak resident memory (MiB) of one ``bioaccel`` run, from the kernel's own count."""
+    env = child_env()
+    env.pop(IN_PROCESS_ENV, None)
+    if in_process:
+        env[IN_PROCESS_ENV] = "1"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bioaccel.cli", *map(str, args)], env=env, stderr=subprocess.PIPE
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    assert proc.returncode == 0, proc.stderr.read()
+    return usage.ru_maxrss / 1024
+
+
+@pytest.mark.slow
+def test_program_peak_is_the_triangle(tmp_path):
+    """n = 6,000 from a float32 .cdist: the triangle is 68.7 MiB. The process's peak (the
+    kernel's count, over the interpreter before the hand-over and the program after it) is the
+    triangle plus under 16 MiB; the in-process path's is the triangle plus the interpreter's
+    tens of MiB."""
+    n = 6000
+    x = np.random.default_rng(3).random((n, 4))
+    path = tmp_path / "m.cdist"
+    with open(path, "wb") as f:
+        f.write(cdist_header([f"t{i}" for i in range(n)], 4))
+        for i in range(n - 1):
+            f.write(np.sqrt(((x[i + 1 :] - x[i]) ** 2).sum(-1)).astype("<f4").tobytes())
+    triangle = n * (n - 1) // 2 * 4 / 2**20
+    program = _peak_mib("tree", path, "--low-memory", "-t", "1", "-o", tmp_path / "a.nwk")
+    in_process = _peak_mib(
+        "tree", path, "--low-memory", "-t", "1", "-o", tmp_path / "b.nwk", in_process=True
+    )
+    assert (tmp_path / "a.nwk").read_bytes() == (tmp_path / "b.nwk").read_bytes()
+    assert program < triangle + 16, (program, triangle)
+    assert in_process > program + 20, (in_process, program)
