@@ -10,7 +10,9 @@ tool a fresh process on one thread (none of the peers has threads; bioaccel gets
 - bioaccel: ``bioaccel tree m.phy -t 1 -o t.nwk`` from the same text, and from ``m.npy``;
 - bioaccel ``--low-memory`` (a float32 triangle, as QuickTree): from ``m.cdist`` (the float32
   condensed file ``bioaccel distance -o m.cdist`` streams), from ``m.npy`` and from ``m.phy``
-  (streamed row by row);
+  (streamed row by row to a scratch triangle); the ``bioaccel`` process checks the input and
+  then hands itself over to the ``bioaccel-nj`` program (exec), so its peak RSS is the larger
+  of the two phases, as the kernel counts a process across exec;
 - ape::nj: ``Rscript`` reading the raw float64 matrix (``readBin``), ``nj()``, ``write.tree``.
 Wall time and peak RSS of each process (GNU time); Robinson-Foulds distances of every tree
 to ape::nj's and to QuickTree's (splits of the unrooted trees, by tip label). Data: a K80 matrix of a seeded

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass
@@ -121,6 +122,16 @@ def collect(check_r: bool = True) -> Report:
             else "rebuild without BIOACCEL_NO_OPENMP=1, with a compiler that has -fopenmp",
         )
         rep.add("simd", True, _simd_detail(_native.cpu_features()))
+        program = Path(__file__).resolve().parent / "bioaccel-nj"  # bioaccel.trees._program
+        built = program.is_file() and os.access(program, os.X_OK)
+        rep.add(
+            "nj-program",
+            built,
+            f"{program} (tree --low-memory joins there)"
+            if built
+            else "bioaccel-nj not built: tree --low-memory joins in-process (+40 MiB)",
+            "" if built else "pip install --force-reinstall . (the build links it)",
+        )
     except ImportError as exc:
         rep.add(
             "native",

@@ -182,6 +182,20 @@ def check_writable_ids(ids: list[str], fmt: str) -> None:
 _TEXT_CHUNK_VALUES = 1 << 20
 
 
+def _made_ahead(chunks):
+    """The items of the iterator ``chunks``, the next one made on another thread while the
+    caller uses this one: the compiled formatter and the file's write both release the GIL,
+    so text is formatted while the previous chunk is written."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    chunks = iter(chunks)
+    with ThreadPoolExecutor(1, thread_name_prefix="bioaccel-text") as pool:
+        pending = pool.submit(next, chunks, None)
+        while (chunk := pending.result()) is not None:
+            pending = pool.submit(next, chunks, None)
+            yield chunk
+
+
 def matrix_text(
     ids: list[str],
     data: np.ndarray,
@@ -444,7 +458,7 @@ class DistanceMatrix:
                 if data is not None
                 else matrix_text(self.ids, self._condensed, fmt, threads, utf8, condensed=True)
             )
-            for chunk in chunks:
+            for chunk in _made_ahead(chunks):
                 write(chunk)
 
     # -- reading ---------------------------------------------------------------

@@ -242,7 +242,7 @@ def nj(
         joined in its own ``values`` (overwritten) instead of a copy.
     low_memory : bool
         Join in a float32 condensed triangle, as QuickTree does: n (n - 1) / 2 x 4 bytes
-        (0.2 GB at n = 10,000; 1.8 GB at 30,000) plus 512 bytes and a few doubles per taxon,
+        (0.2 GB at n = 10,000; 1.8 GB at 30,000) plus 384 bytes and a few doubles per taxon,
         instead of the n x n float64 square (0.8 GB, 7.2 GB) and its sorted rows. ``d`` can
         stay out of memory as a float64 square: give a
         :class:`~bioaccel.distances.CondensedDistances` (a ``.cdist`` file, read in blocks)

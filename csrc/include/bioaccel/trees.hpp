@@ -34,7 +34,7 @@ EdgeList neighbor_joining_in_place(double* d, std::int64_t n, int threads);
 // float32 (d(i, j), i < j, row by row: SciPy's and R's dist order), n (n - 1) / 2 values,
 // used as the working matrix and overwritten. Joined distances are stored rounded to float32
 // (row sums and Q stay double), so Q values closer than that rounding may resolve
-// differently from the float64 functions above. Memory: the triangle, 8 x 64 bytes of
+// differently from the float64 functions above. Memory: the triangle, 8 x 48 bytes of
 // sorted candidates per row and O(n) doubles.
 EdgeList neighbor_joining_condensed(float* d, std::int64_t n, int threads);
 
