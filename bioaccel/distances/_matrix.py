@@ -179,7 +179,7 @@ def check_writable_ids(ids: list[str], fmt: str) -> None:
 
 
 #: values formatted per native call (about 20 MB of text): bounds the memory of a write
-_TEXT_CHUNK_VALUES = 1 << 20
+_TEXT_CHUNK_VALUES = 1 << 18
 
 
 def _made_ahead(chunks):
