@@ -178,7 +178,8 @@ def check_writable_ids(ids: list[str], fmt: str) -> None:
             )
 
 
-#: values formatted per native call (about 20 MB of text): bounds the memory of a write
+#: values formatted per native call (about 5 MB of text; two chunks are in flight): bounds
+#: the memory of a write
 _TEXT_CHUNK_VALUES = 1 << 18
 
 
