@@ -12,7 +12,7 @@ the longer length (global) or the query length (infix, prefix), giving float64 i
 On the ``cpu`` backend, global distances of queries longer than 128 letters are computed in
 Ukkonen's band: only the diagonals i - j that a path of cost <= k can use, in 64-row blocks,
 for k = 64, 128, ... until the distance is found (a query's later targets, grouped by
-length, start at the largest of its first eight targets' distances, doubled while a
+length, start at the largest of its first sixteen targets' distances, doubled while a
 distance is larger), or up to ``max_distance``. The results are
 the same as without the band (tested against edlib and the plain DP).
 """

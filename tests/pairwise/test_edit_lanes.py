@@ -1,8 +1,9 @@
-"""The edit-distance kernels take 8 targets per query at once (lanes: two ymm on AVX2, one
-64-byte vector on the baseline, one zmm on AVX-512, one generic source): every lane count
-left over (1..15 targets), mixed and empty targets, each mode and max_distance, at every
-kernel level this CPU runs (forced in a child process: the probe is read once), against
-edlib."""
+"""The edit-distance kernels take 16 targets per query at once (lanes: two zmm on AVX-512;
+on AVX2 two ymm and on the baseline one 64-byte vector, 8 lanes at a time, the second 8
+skipped when the group holds none; one generic source): every lane count left over (1..17
+targets, with both halves' edges, and groups past two), mixed and empty targets, each mode
+and max_distance, at every kernel level this CPU runs (forced in a child process: the probe
+is read once), against edlib."""
 
 from __future__ import annotations
 
@@ -45,11 +46,11 @@ def cases():
         query = base[:qlen]
         pool = [
             mutated(rng, base[: int(qlen * f)], r)
-            for f, r in zip(rng.uniform(0.3, 1.4, 15), rng.uniform(0, 0.6, 15))
+            for f, r in zip(rng.uniform(0.3, 1.4, 33), rng.uniform(0, 0.6, 33))
         ]
         pool[3] = ""  # an empty target among the others
         pool[9] = "".join(rng.choice(LETTERS, 5))
-        for count in range(1, 16):  # every tail of a group of 8 lanes
+        for count in [*range(1, 18), 24, 32, 33]:  # every tail of a group of 16 lanes
             targets = pool[:count]
             for mode in ("global", "infix", "prefix"):
                 for k in (None, int(rng.choice(CAPS[1:]))):
