@@ -18,6 +18,7 @@
 // on success, removed on failure. SCRATCH (not "-") is a folder removed at the end either way.
 // SHOWN: how messages name the output.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -229,6 +230,9 @@ int main(int argc, char** argv) {
                      argc - 1);
         return 2;
     }
+    // Python ignores SIGPIPE and exec keeps that: a reader of stdout that went away
+    // (`... -o - | head`) stops this program quietly, as it stops the bioaccel command
+    ::signal(SIGPIPE, SIG_DFL);
     const char* tmp = argv[10];
     const std::string target = argv[11];
     const char* scratch = argv[12];
