@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import errno
 import itertools
 import os
 import re
@@ -632,6 +633,16 @@ class _TriangleMemory:
         return self.values[self._at[:k] + k]
 
 
+def _free_bytes(folder: Path) -> int | None:
+    """Bytes free to this user in ``folder``'s file system, or None when it cannot be told."""
+    import shutil
+
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
+
+
 class TriangleFile:
     """The float32 triangle of the low-memory readers written to ``path`` row by row, never
     held whole: the input of the ``bioaccel-nj`` program (:mod:`bioaccel.trees._program`).
@@ -648,6 +659,14 @@ class TriangleFile:
     def __init__(self, path: Path, n: int):
         self.path, self.n, self.layout = Path(path), n, "upper"
         self.first_not_finite = None
+        need, free = 4 * (n * (n - 1) // 2), _free_bytes(self.path.parent)
+        if free is not None and need > free:  # before any row is read, not at the disk's end
+            raise OSError(
+                errno.ENOSPC,
+                f"the float32 triangle of {n} taxa needs {need / 2**20:,.1f} MiB of scratch "
+                f"space in {self.path.parent.parent}, which has {free / 2**20:,.1f} MiB free; "
+                "free some, write the output elsewhere, or give a .cdist file (read in place)",
+            )
         self._file = open(self.path, "w+b")  # noqa: SIM115 (closed by close())
         self._at = _row_starts(n) - np.arange(n) - 1
         self._block = -1

@@ -245,3 +245,22 @@ def test_program_peak_is_the_triangle(tmp_path):
     assert (tmp_path / "a.nwk").read_bytes() == (tmp_path / "b.nwk").read_bytes()
     assert program < triangle + 16, (program, triangle)
     assert in_process > program + 20, (in_process, program)
+
+
+def test_a_full_disk_is_refused_before_reading(tmp_path, monkeypatch):
+    """The scratch triangle's size is checked against the free space first: one message
+    naming the folder, the need and what is free, and no scratch file left."""
+    import shutil
+    from collections import namedtuple
+
+    dm = _points(300)
+    phy = tmp_path / "m.phy"
+    dm.write(phy, "phylip")
+    scratch = tmp_path / ".scratch"
+    scratch.mkdir()
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: usage(10**9, 10**9 - 1000, 1000))
+    with pytest.raises(OSError, match=r"300 taxa needs 0\.2 MiB .* 0\.0 MiB free") as err:
+        _matrix.write_triangle_file(phy, scratch / "triangle.f32")
+    assert str(tmp_path) in str(err.value) and err.value.errno == 28
+    assert not list(scratch.iterdir())
