@@ -256,9 +256,27 @@ def matrix_text(
             yield text.encode() if utf8 else text
 
 
+def to_float32(values, out=None) -> np.ndarray:
+    """``values`` rounded to float32 (into ``out`` when given): the one place distances are
+    narrowed (the low-memory triangle, float32 ``.cdist`` files). A finite value past
+    float32's range becomes Inf without NumPy's overflow warning on the user's terminal: it
+    is stored so, and the tree's finiteness check names it."""
+    with np.errstate(over="ignore"):
+        if out is None:
+            return np.ascontiguousarray(values, dtype=np.float32)
+        out[...] = values
+        return out
+
+
+def _upper_at(n: int) -> np.ndarray:
+    """Where rows start in a condensed upper triangle of n, shifted: d(i, j), i < j, is entry
+    ``_upper_at(n)[i] + j``; d(j, k) for all j < k is ``values[_upper_at(n)[:k] + k]``."""
+    return _row_starts(n) - np.arange(n) - 1
+
+
 def _square_rows(values: np.ndarray, n: int, i0: int, i1: int) -> np.ndarray:
     """Rows [i0, i1) of the square of a condensed upper triangle."""
-    starts = _row_starts(n) - np.arange(n) - 1  # d(i, j), i < j, at starts[i] + j
+    starts = _upper_at(n)
     out = np.zeros((i1 - i0, n))
     for k in range(i0, i1):
         out[k - i0, :k] = values[starts[:k] + k]
@@ -433,9 +451,8 @@ class DistanceMatrix:
         check_writable_ids(self.ids, fmt)
         # the values hold no -0.0: every DistanceMatrix is cleaned when made
         if fmt == "cdist":
-            labels = "".join(i + "\n" for i in self.ids).encode()
             with atomic_output(path, "wb") as f:
-                f.write(CDIST_MAGIC + struct.pack("<IIQQ", 8, 0, len(self), len(labels)) + labels)
+                f.write(cdist_header(self.ids, 8))
                 f.write(self.condensed().astype("<f8", copy=False).tobytes())
             return
         data = self.data if self._data is not None or fmt in ("npy", "npz") else None
@@ -579,7 +596,7 @@ class CondensedMatrix:
     """
 
     def __init__(self, values, ids):
-        values = np.ascontiguousarray(values, dtype=np.float32)
+        values = to_float32(values)
         ids = [str(i) for i in ids]
         n = len(ids)
         if values.shape != (n * (n - 1) // 2,):
@@ -593,12 +610,14 @@ class CondensedMatrix:
     def from_matrix(cls, d) -> CondensedMatrix:
         """The upper triangle of a :class:`DistanceMatrix` (or anything it takes with
         ``ids``), row by row: no index arrays of n^2 / 2."""
+        if isinstance(d, DistanceMatrix) and d._data is None:  # condensed already: no square
+            return cls(d._condensed, d.ids)
         data = np.asarray(d.data if isinstance(d, DistanceMatrix) else d)
         n = data.shape[0]
         values = np.empty(n * (n - 1) // 2, dtype=np.float32)
         start = 0
         for i in range(n - 1):
-            values[start : start + n - i - 1] = data[i, i + 1 :]
+            to_float32(data[i, i + 1 :], values[start : start + n - i - 1])
             start += n - i - 1
         return cls(values, d.ids if isinstance(d, DistanceMatrix) else range(n))
 
@@ -618,15 +637,15 @@ class _TriangleMemory:
     def __init__(self, n: int):
         self.n = n
         self.values = np.empty(n * (n - 1) // 2, dtype=np.float32)
-        self._at = _row_starts(n) - np.arange(n) - 1  # d(i, j), i < j, at _at[i] + j
+        self._at = _upper_at(n)
 
     def put_upper(self, k: int, upper) -> None:
         """d(k, j) for j > k."""
-        self.values[self._at[k] + k + 1 : self._at[k] + self.n] = upper
+        to_float32(upper, self.values[self._at[k] + k + 1 : self._at[k] + self.n])
 
     def put_lower(self, k: int, lower) -> None:
         """d(j, k) for j < k (row k of a lower triangle)."""
-        self.values[self._at[:k] + k] = lower
+        self.values[self._at[:k] + k] = to_float32(lower)
 
     def mirror(self, k: int) -> np.ndarray:
         """d(j, k) for j < k, as stored (float32)."""
@@ -650,9 +669,9 @@ class TriangleFile:
     triangle's rows in theirs ("lower": row k's d(k, j < k) after row k - 1's), which the
     program turns as it reads. :meth:`mirror` reads d(j, k), j < k, from a strip of
     :data:`STRIP` columns per row, read once per block of as many rows (plus the block's own
-    rows, kept): about n x STRIP x 8 bytes held. ``first_not_finite``: (i, j, value) of the
-    first NaN or Inf in the upper triangle's row order, which the in-memory path leaves to
-    :func:`bioaccel.nj`."""
+    rows, kept): about n x STRIP x 8 bytes held. ``first_not_finite``: (i, j, value as
+    stored) of the first NaN or Inf in the upper triangle's row order (a value past float32's
+    range is stored as Inf), which the in-memory path leaves to :func:`bioaccel.nj`."""
 
     STRIP = 256
 
@@ -668,7 +687,7 @@ class TriangleFile:
                 "free some, write the output elsewhere, or give a .cdist file (read in place)",
             )
         self._file = open(self.path, "w+b")  # noqa: SIM115 (closed by close())
-        self._at = _row_starts(n) - np.arange(n) - 1
+        self._at = _upper_at(n)
         self._block = -1
         self._rows = np.zeros((min(self.STRIP, n), n), dtype=np.float32)
         self._strip = np.zeros((0, 0), dtype=np.float32)
@@ -681,21 +700,27 @@ class TriangleFile:
             self.first_not_finite = pairs
 
     def put_upper(self, k: int, upper) -> None:
-        values = np.asarray(upper, dtype="<f4")
-        os.pwrite(self._file.fileno(), values.tobytes(), 4 * int(self._at[k] + k + 1))
+        values = to_float32(upper)
+        os.pwrite(
+            self._file.fileno(),
+            values.astype("<f4", copy=False).tobytes(),
+            4 * int(self._at[k] + k + 1),
+        )
         self._enter_block(k)
         self._rows[k - self._block, k + 1 :] = values
         if self.first_not_finite is None and not np.isfinite(values).all():
             j = k + 1 + int(np.flatnonzero(~np.isfinite(values))[0])
-            self._note_not_finite((k, j, float(upper[j - k - 1])))
+            self._note_not_finite((k, j, float(values[j - k - 1])))
 
     def put_lower(self, k: int, lower) -> None:
         self.layout = "lower"
-        values = np.asarray(lower, dtype="<f4")
-        os.pwrite(self._file.fileno(), values.tobytes(), 4 * (k * (k - 1) // 2))
+        values = to_float32(lower)
+        os.pwrite(
+            self._file.fileno(), values.astype("<f4", copy=False).tobytes(), 4 * (k * (k - 1) // 2)
+        )
         if not np.isfinite(values).all():
             j = int(np.flatnonzero(~np.isfinite(values))[0])
-            self._note_not_finite((j, k, float(lower[j])))
+            self._note_not_finite((j, k, float(values[j])))
 
     def _enter_block(self, k: int) -> None:
         """Rows k's block: the strip d(j, b0 .. b1 - 1) of every earlier row j < b0."""
@@ -716,17 +741,34 @@ class TriangleFile:
         return np.concatenate([self._strip[:, k - b0], self._rows[: k - b0, k]])
 
 
+#: a ``.cdist`` header after the magic: bytes per value, 0, n, bytes of the labels
+_CDIST_HEAD = struct.Struct("<IIQQ")
+
+
+def cdist_header(ids: list[str], width: int) -> bytes:
+    """The header of a ``.cdist`` file of ``ids`` with ``width`` bytes per value (4 or 8):
+    the one writer of it (:func:`_cdist_head` the one reader)."""
+    labels = "".join(i + "\n" for i in ids).encode()
+    return CDIST_MAGIC + _CDIST_HEAD.pack(width, 0, len(ids), len(labels)) + labels
+
+
 def _cdist_head(f, path: Path) -> tuple[int, int, list[str], int]:
     """(bytes per value, n, labels, offset of the values) of an open ``.cdist`` file, its size
     checked against them."""
-    head_size = 8 + struct.calcsize("<IIQQ")
+    head_size = len(CDIST_MAGIC) + _CDIST_HEAD.size
     head = f.read(head_size)
     if len(head) < head_size or not head.startswith(CDIST_MAGIC):
         raise MatrixFormatError(f"{path}: not a bioaccel .cdist file (no {CDIST_MAGIC!r} header)")
-    width, _, n, nbytes = struct.unpack("<IIQQ", head[8:])
+    width, _, n, nbytes = _CDIST_HEAD.unpack(head[len(CDIST_MAGIC) :])
     if width not in (4, 8):
         raise MatrixFormatError(f"{path}: {width} bytes per value; expected 4 or 8")
-    labels = f.read(nbytes).decode("utf-8").split("\n")[:-1]
+    try:
+        labels = f.read(nbytes).decode("utf-8").split("\n")[:-1]
+    except UnicodeDecodeError as exc:
+        raise MatrixFormatError(
+            f"{path}: byte {head_size + exc.start} of the header's labels is not UTF-8 "
+            f"(0x{exc.object[exc.start]:02x}): a damaged .cdist file"
+        ) from None
     if len(labels) != n:
         raise MatrixFormatError(f"{path}: header says {n} labels, found {len(labels)}")
     m = n * (n - 1) // 2
@@ -744,16 +786,16 @@ def _cdist_blocks(f, path: Path, width: int, m: int, out=None):
     where a map would count them); float64 values are rounded block by block. With ``out``
     (m float32 values) the blocks are views of it, filled in place."""
     step = 1 << 18
-    buf = np.empty(step, dtype="<f8" if width == 8 else "<f4")
+    wide = np.empty(step, dtype="<f8") if width == 8 else None  # read, then rounded
     mine = np.empty(step, dtype=np.float32) if out is None else None
     for a in range(0, m, step):
         size = min(step, m - a)
         target = out[a : a + size] if out is not None else mine[:size]
-        chunk = buf[:size] if width == 8 or out is None else target
+        chunk = wide[:size] if width == 8 else target
         if f.readinto(memoryview(chunk).cast("B")) != chunk.nbytes:
             raise MatrixFormatError(f"{path}: truncated file")
         if chunk is not target:
-            target[:] = chunk
+            to_float32(chunk, target)
         if width == 4 and not np.little_endian:  # the file is little-endian
             target.byteswap(inplace=True)
         yield a, target

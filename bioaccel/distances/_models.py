@@ -34,7 +34,7 @@ from ..sequences._read import as_batch
 from ._aa import AA_MODELS, aa_distances, difference_counts, kept_columns
 from ._dna import MODELS, TABLE_MODELS, base_frequencies, distances_from_counts, kept_sites
 from ._kmers import KMER_MODELS, Sketches, kmer_params, kmer_rows
-from ._matrix import DistanceMatrix
+from ._matrix import DistanceMatrix, to_float32
 from ._options import check_model_options, given_options
 from ._protein import ALIGNMENT_MODELS, alignment_distances, alignment_pair_distances
 
@@ -162,7 +162,8 @@ class PairModel(abc.ABC):
     def rows(self, i0: int, i1: int, single: bool = False) -> np.ndarray:
         """Distances of the pairs (i, j > i) for i in [i0, i1), condensed; float32 when
         ``single``, else float64."""
-        return self._rows(i0, i1).astype(np.float32 if single else np.float64)
+        rows = self._rows(i0, i1)
+        return to_float32(rows) if single else rows.astype(np.float64, copy=False)
 
     def _rows(self, i0: int, i1: int) -> np.ndarray:
         return _upper(self.block(i0, i1, i0, self.n), i0, i1)

@@ -24,7 +24,6 @@ import errno
 import hashlib
 import json
 import os
-import struct
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -36,9 +35,14 @@ from .._core.threads import check_threads
 from .._core.tiling import triangle_row_ranges
 from ..errors import BioaccelError, MatrixFormatError
 from ..sequences._read import as_batch, atomic_output, output_target, refuse_overwriting_inputs
-from ._matrix import CDIST_MAGIC, CondensedMatrix, DistanceMatrix, load_cdist
-
-_HEAD = struct.Struct("<IIQQ")
+from ._matrix import (
+    CondensedMatrix,
+    DistanceMatrix,
+    _cdist_head,
+    cdist_header,
+    load_cdist,
+    to_float32,
+)
 
 #: pairs per tile at most (a tile's distances and count buffers stay within ~100 MB)
 MAX_TILE_PAIRS = 4_000_000
@@ -52,11 +56,6 @@ def _first(i: np.ndarray | int, n: int):
     return i * n - i * (i + 1) // 2
 
 
-def cdist_header(ids: list[str], width: int) -> bytes:
-    labels = "".join(i + "\n" for i in ids).encode()
-    return CDIST_MAGIC + _HEAD.pack(width, 0, len(ids), len(labels)) + labels
-
-
 class CondensedDistances:
     """A ``.cdist`` file mapped read-only: ``len``, ``ids``, ``d[i, j]``, ``row(i)``,
     ``condensed()`` (a memmap), ``to_memory()`` (a :class:`DistanceMatrix`)."""
@@ -65,28 +64,13 @@ class CondensedDistances:
         self.path = Path(path)
         try:
             with open(self.path, "rb") as f:
-                head = f.read(8 + _HEAD.size)
-                if len(head) < 8 + _HEAD.size or not head.startswith(CDIST_MAGIC):
-                    raise MatrixFormatError(f"{self.path}: not a bioaccel .cdist file")
-                width, _, n, nbytes = _HEAD.unpack(head[8:])
-                labels = f.read(nbytes).decode("utf-8").split("\n")[:-1]
+                width, n, labels, offset = _cdist_head(f, self.path)  # the one header reader
         except OSError as exc:
             raise MatrixFormatError(f"{self.path}: {exc.strerror}") from None
-        if width not in (4, 8) or len(labels) != n:
-            raise MatrixFormatError(
-                f"{self.path}: corrupt header ({width} bytes per value, "
-                f"{len(labels)} labels for n = {n})"
-            )
         self.ids = labels
-        self.n = int(n)
-        m = self.n * (self.n - 1) // 2
-        offset = 8 + _HEAD.size + nbytes
+        self.n = n
+        m = n * (n - 1) // 2
         self._offset = offset
-        if self.path.stat().st_size != offset + m * width:
-            raise MatrixFormatError(
-                f"{self.path}: {self.path.stat().st_size} bytes; a complete "
-                f"matrix of {n} has {offset + m * width} (truncated file?)"
-            )
         self.dtype = np.dtype("<f4" if width == 4 else "<f8")
         self._values = (
             np.memmap(self.path, dtype=self.dtype, mode="r", offset=offset, shape=(m,))
@@ -328,7 +312,9 @@ def stream_distances(
                         raise RuntimeError(
                             f"tile rows {i0}:{i1} gave {seg.shape} values, not {b - a}"
                         )
-                    seg = without_negative_zero(np.ascontiguousarray(seg, dtype=out_dtype))
+                    seg = without_negative_zero(
+                        (to_float32(seg) if single else seg).astype(out_dtype, copy=False)
+                    )
                     os.pwrite(fd, seg.tobytes(), len(header) + a * width)
                     pending.append((i0, i1))
                     finished += b - a

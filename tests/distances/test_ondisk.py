@@ -153,6 +153,13 @@ def test_corrupt_or_truncated_files_are_refused(tmp_path):
     (tmp_path / "n.cdist").write_bytes(b"nonsense" * 10)
     with pytest.raises(MatrixFormatError, match="not a bioaccel .cdist"):
         open_distances(tmp_path / "n.cdist")
+    # a label byte that is not UTF-8: named, by the mapped and the loading reader alike
+    at = raw.index(b"b\n")
+    (tmp_path / "u.cdist").write_bytes(raw[:at] + b"\xff" + raw[at + 1 :])
+    want = rf"u.cdist: byte {at} of the header's labels is not UTF-8 \(0xff\)"
+    for read in (open_distances, DistanceMatrix.read_condensed):
+        with pytest.raises(MatrixFormatError, match=want):
+            read(tmp_path / "u.cdist")
 
 
 @pytest.mark.slow

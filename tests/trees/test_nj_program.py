@@ -25,16 +25,25 @@ if joiner_program() is None:
     pytest.skip("bioaccel-nj was not built", allow_module_level=True)
 
 
-def _bioaccel(*args, in_process=False, cwd=None, **env_overrides):
-    """``python -m bioaccel.cli ARGS`` as users run it: (exit status, stdout, stderr)."""
-    env = child_env(**env_overrides)
+#: the ``bioaccel`` program as users run it (its entry point hands the process over)
+BIOACCEL = [sys.executable, "-m", "bioaccel.cli"]
+
+
+def _env(in_process: bool, **overrides) -> dict[str, str]:
+    """The child's environment: the program path, or the in-process one when asked."""
+    env = child_env(**overrides)
     env.pop(IN_PROCESS_ENV, None)
     if in_process:
         env[IN_PROCESS_ENV] = "1"
+    return env
+
+
+def _bioaccel(*args, in_process=False, cwd=None, **env_overrides):
+    """``bioaccel ARGS``: (exit status, stdout, stderr)."""
     proc = subprocess.run(
-        [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
+        [*BIOACCEL, *map(str, args)],
         capture_output=True,
-        env=env,
+        env=_env(in_process, **env_overrides),
         cwd=cwd,
     )
     return proc.returncode, proc.stdout, proc.stderr.decode()
@@ -121,6 +130,9 @@ def test_program_refuses_what_the_in_process_path_refuses(tmp_path):
     nan = dm.condensed()
     nan[57] = np.nan
     cases["nan.cdist"] = nan
+    huge = dm.condensed()  # float64 past float32's range: rounded to Inf as it is read
+    huge[300] = 1e300
+    cases["huge.cdist"] = huge
     for name, values in cases.items():
         (tmp_path / name).write_bytes(cdist_header(dm.ids, 8) + values.astype("<f8").tobytes())
     square = dm.data.copy()
@@ -137,7 +149,15 @@ def test_program_refuses_what_the_in_process_path_refuses(tmp_path):
         "40\n"
         + "".join(f"t{i} " + " ".join(map(repr, row)) + "\n" for i, row in enumerate(inf.tolist()))
     )
-    for name in ["negative.cdist", "nan.cdist", "asym.phy", "inf.phy"]:
+    too_big = dm.data.copy()  # finite, but past float32: stored as Inf, named as stored
+    too_big[2, 30] = too_big[30, 2] = 1e300
+    (tmp_path / "too_big.phy").write_text(
+        "40\n"
+        + "".join(
+            f"t{i} " + " ".join(map(repr, row)) + "\n" for i, row in enumerate(too_big.tolist())
+        )
+    )
+    for name in [*cases, "asym.phy", "inf.phy", "too_big.phy"]:
         out = tmp_path / f"{name}.nwk"
         rc, _, err = _bioaccel("tree", tmp_path / name, "--low-memory", "-o", out)
         rc2, _, want = _bioaccel(
@@ -149,6 +169,10 @@ def test_program_refuses_what_the_in_process_path_refuses(tmp_path):
             want,
         )
         assert not out.exists()
+    assert (
+        "is inf"
+        in _bioaccel("tree", tmp_path / "too_big.phy", "--low-memory", "-o", tmp_path / "x.nwk")[2]
+    )
     assert (
         "is nan"
         in _bioaccel("tree", tmp_path / "nan.cdist", "--low-memory", "-o", tmp_path / "x.nwk")[2]
@@ -211,13 +235,11 @@ _MEASURE = (
 
 def _peak_mib(*args, in_process=False) -> float:
     """Peak resident memory (MiB) of one ``bioaccel`` run, from the kernel's own count."""
-    env = child_env()
-    env.pop(IN_PROCESS_ENV, None)
-    if in_process:
-        env[IN_PROCESS_ENV] = "1"
-    cmd = [sys.executable, "-m", "bioaccel.cli", *map(str, args)]
     out = subprocess.run(
-        [sys.executable, "-c", _MEASURE, *cmd], env=env, capture_output=True, text=True
+        [sys.executable, "-c", _MEASURE, *BIOACCEL, *map(str, args)],
+        env=_env(in_process),
+        capture_output=True,
+        text=True,
     )
     peak_kib, code = out.stdout.split()
     assert code == "0", out.stderr
