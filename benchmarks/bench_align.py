@@ -35,7 +35,7 @@ import bioaccel  # noqa: E402
 from benchmarks._peers import show_compared  # noqa: E402
 from benchmarks.simulate import dna_descendants, protein_families  # noqa: E402
 from bioaccel import _native  # noqa: E402
-from bioaccel.pairwise._align import align_scores  # noqa: E402
+from bioaccel.pairwise import align_scores  # noqa: E402
 
 
 def cells_of(queries, targets) -> float:

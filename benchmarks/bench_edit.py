@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bioaccel  # noqa: E402
 from benchmarks._peers import show_compared  # noqa: E402
 from benchmarks.simulate import dna_descendants  # noqa: E402
-from bioaccel.pairwise._edit import edit_distances  # noqa: E402
+from bioaccel.pairwise import edit_distances  # noqa: E402
 
 
 def timed(fn):

@@ -163,8 +163,8 @@ def msa_profile_stage() -> None:
 
     from benchmarks.simulate import protein_families
     from bioaccel import _native
-    from bioaccel.backends.cupy._msa import profile_dp_batch
-    from bioaccel.msa_engine.scoring import msa_scoring
+    from bioaccel.backends import profile_dp_batch
+    from bioaccel.msa_engine import msa_scoring
 
     sc = msa_scoring(bioaccel.PROTEIN)
     prots = protein_families(seed=5)
@@ -201,7 +201,7 @@ def msa_guide_distances(n: int = 10000) -> None:
     import numpy as np
 
     from benchmarks.family_sim import simulate_family
-    from bioaccel.msa_engine.guide import GuideDistances
+    from bioaccel.msa_engine import GuideDistances
 
     fam = simulate_family(n, 250, seed=1)
     batch = bioaccel.SeqBatch.from_strings(fam.sequences, ids=fam.ids, alphabet="protein")
@@ -256,8 +256,8 @@ def msa_posteriors(n: int = 200, length: int = 300) -> None:
     import numpy as np
 
     from benchmarks.family_sim import simulate_family
-    from bioaccel._core.native import load_native
-    from bioaccel.msa_engine.accurate import pair_hmm, posterior_set
+    from bioaccel._core import load_native
+    from bioaccel.msa_engine import pair_hmm, posterior_set
 
     fam = simulate_family(n, length, seed=2)
     batch = bioaccel.SeqBatch.from_strings(fam.sequences, ids=fam.ids, alphabet="protein")

@@ -55,8 +55,8 @@ def main(argv=None) -> None:
     import numpy as np
 
     from benchmarks.family_sim import simulate_family, write_fasta
-    from bioaccel.msa_engine.guide import GuideDistances
-    from bioaccel.sequences._read import read_sequences
+    from bioaccel.msa_engine import GuideDistances
+    from bioaccel.sequences import read_sequences
 
     fam = simulate_family(args.n, 250, "protein", seed=1)
     with tempfile.TemporaryDirectory() as tmp:

@@ -939,7 +939,7 @@ def main(argv=None) -> None:
         report["accurate_memory"] = accurate_memory(args, work)
 
     if args.json:
-        from bioaccel.sequences._read import atomic_output
+        from bioaccel._core import atomic_output
 
         with atomic_output(args.json) as fh:
             json.dump(report, fh, indent=1, default=str)

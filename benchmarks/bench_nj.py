@@ -125,7 +125,7 @@ def main() -> None:
         (tmp / "m.npy.ids.txt").write_text("".join(f"t{i}\n" for i in range(n)))
     d = np.load(npy, mmap_mode="r")
     if not cdist.exists():
-        from bioaccel.distances._ondisk import cdist_header
+        from bioaccel.distances import cdist_header
 
         with open(cdist, "wb") as f:
             f.write(cdist_header([f"t{i}" for i in range(n)], 4))

@@ -43,10 +43,8 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.family_sim import simulate_family
-from bioaccel.devices._topology import Topology
-from bioaccel.sched.history import History, Run, RuntimePredictor
-from bioaccel.sched.identity import current_user
-from bioaccel.sched.simulator import Job, simulate
+from bioaccel.devices import Topology
+from bioaccel.sched import History, Job, Run, RuntimePredictor, current_user, simulate
 
 REPO = Path(__file__).resolve().parents[1]
 SPECIES = [

@@ -94,7 +94,7 @@ def main(argv=None) -> None:
     if args.kill_at is None:
         out.unlink(missing_ok=True)
         wall, peak = run(cmd + ["-o", str(out)])
-        from bioaccel.distances._ondisk import open_distances
+        from bioaccel.distances import open_distances
 
         d = open_distances(out)
         n_pairs = len(d) * (len(d) - 1) // 2

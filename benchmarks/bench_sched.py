@@ -27,12 +27,16 @@ from pathlib import Path
 
 import numpy as np
 
-from bioaccel.devices._topology import Topology, parse_topology
-from bioaccel.sched.placement import ALGORITHMS, Stage, lower_bound, place, processing_times
-from bioaccel.sched.policies import POLICIES
-from bioaccel.sched.simulator import (
+from bioaccel.devices import Topology, parse_topology
+from bioaccel.sched import (
+    ALGORITHMS,
+    POLICIES,
+    Stage,
     flood_workload,
     heavy_tailed_workload,
+    lower_bound,
+    place,
+    processing_times,
     simulate,
     workload_from_sequences,
 )
@@ -235,7 +239,7 @@ def main(argv=None) -> None:
     text = "\n\n".join(policy_tables() + placement_tables(args.budget) + two_user_tables()) + "\n"
     print(text)
     if args.out:
-        from bioaccel.sequences._read import atomic_output
+        from bioaccel._core import atomic_output
 
         args.out.parent.mkdir(parents=True, exist_ok=True)
         with atomic_output(args.out) as f:

@@ -49,7 +49,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bioaccel.sequences._read import atomic_output  # noqa: E402
+from bioaccel._core import atomic_output  # noqa: E402
 
 PROTEIN = "ARNDCQEGHILKMFPSTWYV"
 DNA = "ACGT"

@@ -39,10 +39,11 @@ def preload() -> None:
     import rich.table
     import rich.text
 
-    import bioaccel.cli._main  # noqa: F401
-    import bioaccel.cli._sched  # noqa: F401
-    from bioaccel.devices._discover import discover_devices
+    from bioaccel.cli import main
+    from bioaccel.devices import discover_devices
     from bioaccel.sched import history, leases, procs, run  # noqa: F401
+
+    main.get_command(None, "gpu-run")  # the scheduling commands' module
 
     # rich imports some modules on first render (emoji codes, cells): render once here
     table = rich.table.Table(title="t")
@@ -181,8 +182,7 @@ def run_as(
 def _job_stream(log: str, jobs: int, hold_s: float, account: str | None) -> None:
     """Runs as one user: ``jobs`` leases of one GPU, one after another, each held ``hold_s``
     and recorded in the history as ``gpu-run`` records it."""
-    from bioaccel.sched.history import Run
-    from bioaccel.sched.leases import GpuBroker
+    from bioaccel.sched import GpuBroker, Run
 
     broker = GpuBroker(poll_s=0.01)
     with open(log, "a") as out:
@@ -241,8 +241,8 @@ def fair_share_run(
         shares_file.write_text("\n".join(lines) + "\n")
         os.chmod(shares_file, 0o644)
         if as_users:  # the administrator's `bioaccel admin init`
-            from bioaccel.devices._discover import discover_devices
-            from bioaccel.sched.leases import init_run_dir
+            from bioaccel.devices import discover_devices
+            from bioaccel.sched import init_run_dir
 
             init_run_dir(
                 run,

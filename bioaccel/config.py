@@ -103,7 +103,7 @@ def collect(check_r: bool = True) -> Report:
     rep = Report()
     # native core
     try:
-        from ._core.native import load_native
+        from ._core import load_native
 
         _native = load_native()
         omp = _native.openmp_enabled()

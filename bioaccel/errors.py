@@ -35,6 +35,13 @@ class BackendUnavailableError(BioaccelError, RuntimeError):
     """A backend was named explicitly but cannot run here; the message says why."""
 
 
+class NativeCoreError(BackendUnavailableError, ImportError):
+    """The compiled core ``bioaccel._native`` cannot be loaded (a checkout never built, a
+    build for another Python); the message says why and how to build it. The one error of a
+    missing core, wherever it is needed: an ImportError (a module is missing) and a
+    BackendUnavailableError (the ``cpu`` backend and the compiled paths cannot run)."""
+
+
 class DeviceSelectionError(BioaccelError, ValueError):
     """``devices=`` names a GPU that is not there; the message lists the valid ids."""
 

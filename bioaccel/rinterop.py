@@ -29,8 +29,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .distances._matrix import DistanceMatrix
-from .trees._tree import Tree
+from .distances import DistanceMatrix
+from .trees import Tree
 
 
 def _ro():
@@ -118,7 +118,7 @@ def to_r_alignment(aln):
     TypeError
         Neither a MultipleAlignment nor a SeqBatch.
     """
-    from .sequences._batch import SeqBatch
+    from .sequences import SeqBatch
 
     if isinstance(aln, SeqBatch):
         aln.as_alignment()  # equal lengths, or an error naming the first row that differs
@@ -161,7 +161,7 @@ def from_r_alignment(x):
         A list whose sequences differ in length (naming the first one that does).
     """
     from .msa_engine import MultipleAlignment
-    from .sequences._alphabet import DNA, PROTEIN
+    from .sequences import DNA, PROTEIN
 
     ro = _ro()
     _ape(ro)

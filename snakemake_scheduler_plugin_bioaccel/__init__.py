@@ -107,10 +107,15 @@ class Scheduler(SchedulerBase):
     def __post_init__(self) -> None:
         from pathlib import Path
 
-        from bioaccel.sched.history import History, RuntimePredictor
-        from bioaccel.sched.identity import current_user
-        from bioaccel.sched.leases import host_shares, run_dir
-        from bioaccel.sched.policies import make_policy, parse_shares
+        from bioaccel.sched import (
+            History,
+            RuntimePredictor,
+            current_user,
+            host_shares,
+            make_policy,
+            parse_shares,
+            run_dir,
+        )
 
         settings = self.settings or SchedulerSettings()
         arbiter = Path(settings.history) if settings.history else run_dir()
@@ -169,7 +174,7 @@ class Scheduler(SchedulerBase):
             return None
 
     def _select(self, jobs, available, input_sizes):
-        from bioaccel.sched.policies import Request
+        from bioaccel.sched import Request
 
         now = time.time()
         requests = []

@@ -1,9 +1,81 @@
 """Foundation shared by every layer: nothing here imports another part of bioaccel except
-:mod:`bioaccel.errors`.
+:mod:`bioaccel.errors`. Other packages import these names from ``bioaccel._core`` itself
+(they load on first use, so that importing a package stays cheap).
 
 - ``threads``: the one ``threads=`` rule (0 = all cores, else 1 to 4 x the logical CPUs);
 - ``progress``: the progress bar every long command shows (rich);
 - ``outputs``: the one rule that decides an output's format from its name;
+- ``atomic``: outputs written safely (temporary file + rename, devices and FIFOs written
+  through, never over an input);
 - ``native``: the one loader of the compiled core ``bioaccel._native``;
-- ``atomic``: outputs written atomically (temporary file + rename).
+- ``memory``: how much memory this process may still take;
+- ``tiling``: the one tiler (sequences or pairs cut into parts of equal work).
 """
+
+#: Names other packages use, from the module that defines them, loaded on first use (PEP 562)
+#: so that importing this package stays cheap.
+_LAZY = {
+    "ALIGNMENT": (".outputs", "ALIGNMENT"),
+    "ALIGNMENT_TABLE": (".outputs", "ALIGNMENT_TABLE"),
+    "CONDENSED": (".outputs", "CONDENSED"),
+    "MATRIX": (".outputs", "MATRIX"),
+    "MAX_THREADS_PER_CPU": (".threads", "MAX_THREADS_PER_CPU"),
+    "NEWICK": (".outputs", "NEWICK"),
+    "NPY_COLUMN_IDS": (".outputs", "NPY_COLUMN_IDS"),
+    "NPY_ROW_IDS": (".outputs", "NPY_ROW_IDS"),
+    "SCORES": (".outputs", "SCORES"),
+    "SKETCHES": (".outputs", "SKETCHES"),
+    "TILE": (".outputs", "TILE"),
+    "atomic_output": (".atomic", "atomic_output"),
+    "available_bytes": (".memory", "available_bytes"),
+    "balanced_cuts": (".tiling", "balanced_cuts"),
+    "check_threads": (".threads", "check_threads"),
+    "gib": (".memory", "gib"),
+    "load_native": (".native", "load_native"),
+    "output_format": (".outputs", "output_format"),
+    "output_spec": (".outputs", "output_spec"),
+    "output_target": (".atomic", "output_target"),
+    "progress_bar": (".progress", "progress_bar"),
+    "refuse_overwriting_inputs": (".atomic", "refuse_overwriting_inputs"),
+    "triangle_row_ranges": (".tiling", "triangle_row_ranges"),
+    "without_negative_zero": (".outputs", "without_negative_zero"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module, attribute = _LAZY[name]
+        value = getattr(importlib.import_module(module, __name__), attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "ALIGNMENT",
+    "ALIGNMENT_TABLE",
+    "CONDENSED",
+    "MATRIX",
+    "MAX_THREADS_PER_CPU",
+    "NEWICK",
+    "NPY_COLUMN_IDS",
+    "NPY_ROW_IDS",
+    "SCORES",
+    "SKETCHES",
+    "TILE",
+    "atomic_output",
+    "available_bytes",
+    "balanced_cuts",
+    "check_threads",
+    "gib",
+    "load_native",
+    "output_format",
+    "output_spec",
+    "output_target",
+    "progress_bar",
+    "refuse_overwriting_inputs",
+    "triangle_row_ranges",
+    "without_negative_zero",
+]

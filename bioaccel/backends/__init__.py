@@ -1,7 +1,7 @@
-"""Backend registry.
+"""Backend registry, and the engines behind it.
 
 Every backend turns an aligned DNA tile into integer pair counts (see
-:mod:`bioaccel.distances._dna`); the distances are then computed once, in NumPy, so all
+:mod:`bioaccel.distances`); the distances are then computed once, in NumPy, so all
 backends agree bit for bit.
 
 ``backend="auto"`` takes the first available of :data:`AUTO_ORDER` -- ``cupy`` and
@@ -9,6 +9,15 @@ backends agree bit for bit.
 compiled OpenMP core), then ``reference`` -- and logs its choice once. A backend named
 explicitly that cannot run raises :class:`~bioaccel.errors.BackendUnavailableError`
 saying why; there is no silent fallback.
+
+- ``base``: what a backend is (:class:`Backend`) and the input it receives;
+- ``reference``: the NumPy reference, one pair at a time, straight from the definitions;
+- ``cpu``: the compiled C++ core (csrc/), OpenMP over pair tiles;
+- ``numba`` and ``cupy``: the GPU backends (subpackages, loaded on first use);
+- ``bitmasks``: match masks of the bit-parallel kernels, shared by both GPU backends;
+- ``nj_array``: neighbour joining written once against an array module (NumPy or CuPy);
+- ``msa_batch``: batches of profile pairs packed for the GPU stages of the MSA DP;
+- ``posteriors``: pair-HMM posteriors (the accurate MSA mode) on each backend.
 """
 
 from __future__ import annotations
@@ -143,4 +152,22 @@ __all__ = [
     "backend_for_devices",
     "backend_names",
     "get_backend",
+    "profile_dp_batch",
 ]
+
+#: Names other packages use, from the module that defines them, loaded on first use (PEP 562)
+#: so that importing this package stays cheap.
+_LAZY = {
+    "profile_dp_batch": (".cupy._msa", "profile_dp_batch"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module, attribute = _LAZY[name]
+        value = getattr(importlib.import_module(module, __name__), attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

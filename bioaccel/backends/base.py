@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..sequences._sites import pack_planes
+from ..sequences import pack_planes
 
 
 def nvidia_driver_present() -> bool:

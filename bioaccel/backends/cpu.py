@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.native import load_native
+from .._core import load_native
 from .base import Backend, DnaData
 
 #: the C++ core's numbering of the DNA models (``DnaModel`` in

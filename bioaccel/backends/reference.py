@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sequences._alphabet import DNA_KNOWN
+from ..sequences import DNA_KNOWN
 from .base import Backend, DnaData
 
 _A, _C, _G, _T = 0, 1, 2, 3

@@ -3,7 +3,8 @@
 - ``_main``: the group, the distance/tree/align/edit/sketch commands, ``doctor``;
 - ``_io``: argument readers and output checks shared by every command;
 - ``_msa``: ``bioaccel msa``;
-- ``_sched``: ``gpu-run``, ``gpus``, ``schedule`` and the other scheduling commands.
+- ``_sched``: ``gpu-run``, ``gpus``, ``schedule`` and the other scheduling commands;
+- ``__main__``: ``python -m bioaccel.cli``.
 """
 
 from ._main import main, run

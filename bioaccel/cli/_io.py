@@ -41,7 +41,7 @@ def check_outputs(inputs=(), **outputs) -> None:
     OSError
         One line naming the option and the path.
     """
-    from ..sequences._read import output_target, refuse_overwriting_inputs
+    from .._core import output_target, refuse_overwriting_inputs
 
     seen: dict[str, str] = {}
     for option, path in outputs.items():
@@ -93,7 +93,7 @@ def text_output(path) -> Iterator:
         yield sys.stdout
         sys.stdout.flush()
         return
-    from ..sequences._read import atomic_output
+    from .._core import atomic_output
 
     with atomic_output(path) as f:
         yield f
@@ -116,7 +116,7 @@ def write_via_file(path, write: Callable[[Path], None], suffix: str = "") -> Non
 
 def read_stdin_sequences(format: str | None = None, alphabet="auto"):
     """The sequences piped to stdin (``-``), named ``<stdin>`` in messages."""
-    from ..sequences._read import parse_sequences
+    from ..sequences import parse_sequences
 
     return parse_sequences(sys.stdin.buffer.read(), "<stdin>", format=format, alphabet=alphabet)
 
@@ -125,6 +125,6 @@ def read_sequences_arg(path, format: str | None = None, alphabet="auto"):
     """``read_sequences`` for a command-line argument: a file, or ``-`` for stdin."""
     if is_stdio(path):
         return read_stdin_sequences(format, alphabet)
-    from ..sequences._read import read_sequences
+    from ..sequences import read_sequences
 
     return read_sequences(path, format=format, alphabet=alphabet)

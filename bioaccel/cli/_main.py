@@ -21,7 +21,7 @@ from pathlib import Path
 import click
 
 from .. import __version__
-from .._core.threads import MAX_THREADS_PER_CPU
+from .._core import MAX_THREADS_PER_CPU
 from ..errors import BioaccelError
 from ._io import (
     TEXT_MATRIX_FORMATS,
@@ -173,16 +173,13 @@ def _looks_like_matrix(path: Path) -> bool:
 
 def _is_sketch_file(path) -> bool:
     """A sketch file of `bioaccel sketch` (:func:`bioaccel.sequences._read.is_sketch_file`); never stdin."""
-    from ..sequences._read import is_sketch_file
+    from ..sequences import is_sketch_file
 
     return not is_stdio(path) and is_sketch_file(path)
 
 
 def _models_help() -> str:
-    from ..distances._aa import AA_MODELS
-    from ..distances._dna import MODELS
-    from ..distances._kmers import KMER_MODELS
-    from ..distances._protein import ALIGNMENT_MODELS
+    from ..distances import AA_MODELS, ALIGNMENT_MODELS, KMER_MODELS, MODELS
 
     return (
         f"Distance model: {', '.join(MODELS)} (aligned DNA, as ape::dist.dna); "
@@ -219,7 +216,7 @@ class _Threads(click.ParamType):
     name = "integer"
 
     def convert(self, value, param, ctx):
-        from .._core.threads import check_threads
+        from .._core import check_threads
         from ..errors import ThreadCountError
 
         if isinstance(value, str):
@@ -306,7 +303,7 @@ def _scoring_options(f):
 
 
 def _matrix_formats() -> list[str]:
-    from ..distances._matrix import MATRIX_FORMATS
+    from ..distances import MATRIX_FORMATS
 
     return list(MATRIX_FORMATS)
 
@@ -433,11 +430,8 @@ def distance(
 ):
     """All-vs-all distance matrix of the sequences in INPUT (- for stdin), or of the sketches
     of a `bioaccel sketch` file with -m mash."""
-    from .._core.outputs import MATRIX, TILE, output_format
-    from .._core.progress import progress_bar
-    from ..distances._compute import distance_matrix
-    from ..distances._kmers import Sketches
-    from ..distances._options import USED_BY, check_model_options
+    from .._core import MATRIX, TILE, output_format, progress_bar
+    from ..distances import USED_BY, Sketches, check_model_options, distance_matrix
 
     if (tile is None) != (tiles is None):
         _fail("--tile and --tiles go together")
@@ -475,7 +469,7 @@ def distance(
                 "needs at least 2"
             )
     if tile is not None:
-        from ..distances._tiles import distance_tile, tile_bounds, write_tile
+        from ..distances import distance_tile, tile_bounds, write_tile
 
         try:
             a, b = (int(x) for x in tile.split(","))
@@ -510,7 +504,7 @@ def distance(
             _fail("--devices does not apply to streamed .cdist output yet; write .npy instead")
         # condensed binary, streamed tile by tile: never a square in memory; an interrupted
         # run resumes from its finished tiles
-        from ..distances._ondisk import stream_distances
+        from ..distances import stream_distances
 
         with progress_bar(f"distances ({model}) -> {output.name}") as update:
             d = stream_distances(
@@ -570,8 +564,8 @@ def distance(
 def merge_tiles_cmd(tiles, output, fmt):
     """Assemble a distance matrix from the tiles (.npz) of `bioaccel distance --tile`; fails,
     naming a pair, when a pair is missing or covered twice."""
-    from .._core.outputs import MATRIX, output_format
-    from ..distances._tiles import merge_tiles
+    from .._core import MATRIX, output_format
+    from ..distances import merge_tiles
 
     for t in tiles:
         refuse_stdio(t, "TILES", "tiles are binary files; give their names")
@@ -668,21 +662,24 @@ def tree(
 ):
     """Guide tree (Newick) from sequences (- for stdin), a distance matrix, or the sketches
     of a `bioaccel sketch` file (mash distances) in INPUT."""
-    from .._core.outputs import MATRIX, NEWICK, output_format
-    from .._core.progress import progress_bar
-    from ..distances._compute import distance_matrix
-    from ..distances._kmers import Sketches
-    from ..distances._matrix import DistanceMatrix, _format_from_suffix
-    from ..distances._options import USED_BY, check_model_options
-    from ..sequences._read import parse_sequences, read_sequences
-    from ..trees._tree import nj, upgma
+    from .._core import MATRIX, NEWICK, output_format, progress_bar
+    from ..distances import (
+        USED_BY,
+        DistanceMatrix,
+        Sketches,
+        check_model_options,
+        distance_matrix,
+        matrix_format_of,
+    )
+    from ..sequences import parse_sequences, read_sequences
+    from ..trees import nj, upgma
 
     nj_backend = "cpu"  # sequence input: -b computes the distances
     # low memory: the bioaccel-nj program joins in a process of its own (see
     # bioaccel.trees._program) when this is the bioaccel program, not a caller's process
     program = None
     if low_memory and method == "nj" and _REPLACE_PROCESS:
-        from ..trees._program import joiner_program
+        from ..trees import joiner_program
 
         program = joiner_program()
     matrix_file = None  # the matrix file the program reads
@@ -744,7 +741,7 @@ def tree(
                     "neighbour joining holds the float64 square)"
                 )
         batch = None
-        if program is not None and _format_from_suffix(input, sniff=True) in _PROGRAM_INPUTS:
+        if program is not None and matrix_format_of(input, sniff=True) in _PROGRAM_INPUTS:
             matrix_file = input  # checked and joined by the program (below)
         else:
             # low memory: .cdist, .npy and PHYLIP into the float32 triangle, no float64 square
@@ -773,7 +770,7 @@ def tree(
     if batch is not None and low_memory:
         # never a square: the distances are streamed to a .cdist (--matrix-output when it
         # is one, else a scratch file beside the output) and read back into the triangle
-        from ..distances._ondisk import stream_distances
+        from ..distances import stream_distances
 
         model = model or "k80"
         if matrix_output is not None:
@@ -871,8 +868,8 @@ def _join_in_program(program, matrix_file, scratch, output, threads, clamp_negat
     """Check ``matrix_file`` and hand it to the ``bioaccel-nj`` program, which replaces this
     process, writes the tree and removes ``scratch`` (made here when None). Returns the
     matrix, read in memory, only when it has fewer than 3 taxa (no join to run)."""
-    from ..distances._matrix import DistanceMatrix
-    from ..trees._program import prepare_input, run_joiner
+    from ..distances import DistanceMatrix
+    from ..trees import prepare_input, run_joiner
 
     scratch = scratch or _scratch_folder(output)
     try:
@@ -900,9 +897,9 @@ def sketch(inputs, k, sketch_size, seed, threads, output, alphabet):
     """MinHash sketches of every sequence in INPUTS (files, directories standing for their
     sequence files, or - for stdin), saved for `bioaccel distance -m mash SKETCHES.npz` and
     `bioaccel tree SKETCHES.npz`."""
-    from .._core.outputs import SKETCHES, output_format
-    from ..distances._kmers import sketch as make_sketch
-    from ..sequences._read import read_many
+    from .._core import SKETCHES, output_format
+    from ..distances import sketch as make_sketch
+    from ..sequences import read_many
 
     refuse_stdio(output, "-o", "a sketch file is binary (.npz); give a file name")
     output_format(output, SKETCHES, "sketch file", default="npz")
@@ -971,11 +968,15 @@ def align(
 ):
     """Align every sequence of QUERIES to every one of TARGETS (or all pairs of QUERIES);
     either may be - for stdin."""
-    from .._core.outputs import ALIGNMENT_TABLE, SCORES, output_format
-    from ..pairwise._align import align as align_pairs
-    from ..pairwise._align import align_scores
-    from ..pairwise._scoring import scoring_defaults
-    from ..pairwise._tables import save_scores, write_alignment_table, write_score_table
+    from .._core import ALIGNMENT_TABLE, SCORES, output_format
+    from ..pairwise import align as align_pairs
+    from ..pairwise import (
+        align_scores,
+        save_scores,
+        scoring_defaults,
+        write_alignment_table,
+        write_score_table,
+    )
 
     if is_stdio(queries) and is_stdio(targets):
         _fail("QUERIES and TARGETS cannot both be - (stdin)")
@@ -998,7 +999,7 @@ def align(
     q = read_sequences_arg(queries, alphabet=alphabet)
     t = read_sequences_arg(targets, alphabet=alphabet) if targets is not None else None
     if t is not None:  # as the Python API does: DNA targets are not read as protein silently
-        from ..sequences._read import same_alphabet
+        from ..sequences import same_alphabet
 
         q, t = same_alphabet(q, t, alphabet == "auto", alphabet == "auto")
     if ungap:

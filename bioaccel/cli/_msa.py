@@ -7,8 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..msa_engine.alignment import FORMATS
-from ..msa_engine.guide import GUIDE_TREES
+from ..msa_engine import FORMATS, GUIDE_TREES
 from ._io import check_outputs, is_stdio, read_stdin_sequences, text_output
 
 
@@ -194,7 +193,7 @@ def msa_cmd(
     Rows come out in input order; gaps in the input are removed first. The alignment is the
     same for any thread count and any input order.
     """
-    from .._core.outputs import ALIGNMENT, output_spec
+    from .._core import ALIGNMENT, output_spec
     from ..msa_engine import msa
 
     out_fmt, _ = output_spec(
@@ -273,7 +272,7 @@ def msa_cmd(
     else:
         aln.write(output, out_fmt)
     if tree_out is not None:  # one sequence: a tree of one tip, so that it can be fed back
-        from ..trees._tree import quote_label
+        from ..trees import quote_label
 
         with text_output(tree_out) as f:
             f.write(

@@ -75,7 +75,7 @@ def gpu_run(
     returns COMMAND's exit status (127: COMMAND not found, 126: not executable, as shells
     do). The lease ends when COMMAND's process group has exited. Use `--` before COMMAND."""
     from ..errors import AccountError
-    from ..sched.run import run_leased
+    from ..sched import run_leased
 
     with _arbiter_warnings():
         _check_command(command)  # before waiting, possibly for hours, for a GPU
@@ -168,7 +168,7 @@ def gpus(as_json):
     from rich.text import Text
 
     from ..errors import ArbiterWarning
-    from ..sched.leases import GpuBroker, human_duration, human_time
+    from ..sched import GpuBroker, human_duration, human_time
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ArbiterWarning)
@@ -375,7 +375,7 @@ def admin_init(run_dir, slots_per_gpu, shares_file, max_waiting, group):
     """Create the run directory, its configuration, root's lock files and every login
     user's folder: once per boot (e.g. from tmpfiles.d or a systemd unit), as root."""
     from ..errors import SchedulerConfigError
-    from ..sched.leases import DEFAULT_RUN_DIR, init_run_dir
+    from ..sched import DEFAULT_RUN_DIR, init_run_dir
 
     if os.getuid() != 0:
         raise SchedulerConfigError(
@@ -399,7 +399,7 @@ def sched():
 
 
 def _cluster(spec: str):
-    from ..devices._topology import Topology, load_topology
+    from ..devices import Topology, load_topology
 
     if spec.isdigit():
         return Topology.identical(int(spec))
@@ -438,19 +438,10 @@ def _check_stdout(as_json: bool, *paths, inputs=()) -> None:
 
 
 def _topology_schema() -> str:
-    """The topology YAML schema, as the topology module documents it."""
-    from ..devices import _topology as topology
+    """The topology YAML schema, as the topology module documents it (for --help)."""
+    from ..devices import topology_schema
 
-    doc = topology.__doc__
-    block = doc[doc.index("::") + 2 : doc.index("``speed``")].strip("\n")
-    rest = " ".join(doc[doc.index("``speed``") :].split()).replace("``", "")
-    return (
-        "\b\nTopology YAML (or JSON):\n"
-        + "\n".join(line[2:] for line in block.splitlines())
-        + "\n\n"
-        + rest
-        + " A node may give a count instead of the list: gpus: 4."
-    )
+    return "\b\n" + topology_schema()
 
 
 def _workload(spec: str, seed: int):
@@ -482,13 +473,13 @@ def _names(values) -> str:
 
 
 def _policies() -> tuple[str, ...]:
-    from ..sched.policies import POLICIES
+    from ..sched import POLICIES
 
     return tuple(POLICIES)
 
 
 def _placements() -> tuple[str, ...]:
-    from ..sched.simulator import PLACEMENTS
+    from ..sched import PLACEMENTS
 
     return tuple(PLACEMENTS)
 
@@ -552,7 +543,7 @@ def simulate_cmd(workload, cluster, policy, placement, budget, seed, as_json, cs
     """Discrete-event simulation: makespan, JCT, wait, utilization, fairness, bytes moved."""
     from rich.table import Table
 
-    from ..sched.simulator import simulate
+    from ..sched import simulate
     from ._io import is_stdio
 
     _check_stdout(as_json, ("csv", csv_out), inputs=[workload, cluster])
@@ -609,7 +600,7 @@ def _read_stages(path):
     import csv
 
     from ..errors import SchedulerConfigError
-    from ..sched.placement import Stage
+    from ..sched import Stage
 
     rows = []
     with open(path, newline="") as f:
@@ -714,7 +705,7 @@ def place_cmd(topology, stages, algorithm, budget, seed, as_json, csv_out, assig
     and show which stage runs on which GPU, when (for the best algorithm)."""
     from rich.table import Table
 
-    from ..sched.placement import ALGORITHMS, lower_bound, place, processing_times
+    from ..sched import ALGORITHMS, lower_bound, place, processing_times
     from ._io import is_stdio
 
     _check_stdout(
@@ -781,7 +772,7 @@ def place_cmd(topology, stages, algorithm, budget, seed, as_json, csv_out, assig
 @click.option("--device-kind", default="unknown", show_default=True)
 def import_benchmark(files, kind, cells, device_kind):
     """Add Snakemake benchmark: files to the run history (for runtime prediction)."""
-    from ..sched.leases import GpuBroker
+    from ..sched import GpuBroker
 
     history = GpuBroker().history
     n = sum(

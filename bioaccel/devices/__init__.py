@@ -7,16 +7,27 @@
 """
 
 from ._discover import Device, discover_devices, select_devices
-from ._multigpu import pairwise_on_devices, run_tiles
-from ._topology import GpuSpec, Topology, load_topology
+from ._multigpu import (
+    device_scope,
+    dna_counts_on_devices,
+    pairwise_on_devices,
+    partition,
+    run_tiles,
+)
+from ._topology import GpuSpec, Topology, load_topology, parse_topology, topology_schema
 
 __all__ = [
     "Device",
     "GpuSpec",
     "Topology",
+    "device_scope",
     "discover_devices",
+    "dna_counts_on_devices",
     "load_topology",
     "pairwise_on_devices",
+    "parse_topology",
+    "partition",
     "run_tiles",
     "select_devices",
+    "topology_schema",
 ]

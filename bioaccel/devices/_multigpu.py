@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .._core.tiling import balanced_cuts
+from .._core import balanced_cuts
 from ..errors import DeviceError
 from ._discover import Device
 

@@ -229,3 +229,18 @@ def load_topology(path: str | Path) -> Topology:
                 f"{path}{where}: not valid YAML: {' '.join(what.split())}"
             ) from None
     return parse_topology(doc, str(path))
+
+
+def topology_schema() -> str:
+    """The topology YAML (or JSON) schema as text, from this module's documentation (the
+    help of ``bioaccel sched --topology``)."""
+    doc = __doc__
+    block = doc[doc.index("::") + 2 : doc.index("``speed``")].strip("\n")
+    rest = " ".join(doc[doc.index("``speed``") :].split()).replace("``", "")
+    return (
+        "Topology YAML (or JSON):\n"
+        + "\n".join(line[2:] for line in block.splitlines())
+        + "\n\n"
+        + rest
+        + " A node may give a count instead of the list: gpus: 4."
+    )

@@ -5,37 +5,76 @@
 - ``_dna``: ``ape::dist.dna`` formulas from site counts; ``_aa``: p/poisson/kimura of
   aligned proteins; ``_protein``: identity/scoredist from pairwise alignments;
 - ``_kmers``: k-mer profiles and MinHash sketches (mash);
-- ``_matrix``: :class:`DistanceMatrix` and its readers/writers (PHYLIP, TSV, npy, npz, cdist),
-  :class:`CondensedMatrix` (float32 triangle: the low-memory NJ input);
+- ``_matrix``: :class:`DistanceMatrix`, reading and writing every matrix format;
+- ``_checks``: the checks every matrix passes (symmetry, diagonal, negative values, ids);
+- ``_condensed``: :class:`CondensedMatrix` (float32 triangle: the low-memory NJ input) and
+  the triangles it is filled through (in memory, or a scratch file);
+- ``_text``: PHYLIP and TSV text, written and read; ``_npy``: ``.npy`` read into a
+  triangle; ``_cdist``: the binary condensed ``.cdist`` format;
 - ``_tiles``: tiles of a matrix for workflows, and their merge; ``_ondisk``: matrices larger
   than memory, streamed to a condensed file; ``_options``: which option fits which model.
 """
 
 from ._aa import AA_MODELS
 from ._compute import distance_matrix
+from ._condensed import CondensedMatrix
 from ._dna import MODELS
 from ._kmers import KMER_MODELS, Sketches, sketch
-from ._matrix import CondensedMatrix, DistanceMatrix
+from ._matrix import MATRIX_FORMATS, DistanceMatrix, matrix_format_of, write_triangle_file
 from ._models import ALL_MODELS
 from ._ondisk import CondensedDistances, open_distances, stream_distances
 from ._protein import ALIGNMENT_MODELS
-from ._tiles import distance_tile, merge_tiles, write_tile
+from ._tiles import distance_tile, merge_tiles, tile_bounds, write_tile
 
 __all__ = [
     "AA_MODELS",
     "ALIGNMENT_MODELS",
     "ALL_MODELS",
-    "KMER_MODELS",
-    "MODELS",
     "CondensedDistances",
     "CondensedMatrix",
     "DistanceMatrix",
+    "KMER_MODELS",
+    "MATRIX_FORMATS",
+    "MODELS",
     "Sketches",
+    "USED_BY",
+    "cdist_header",
+    "check_distances",
+    "check_model_options",
+    "check_symmetric",
+    "condensed_pair",
     "distance_matrix",
     "distance_tile",
+    "matrix_format_of",
     "merge_tiles",
     "open_distances",
+    "scan_cdist",
     "sketch",
     "stream_distances",
+    "tile_bounds",
     "write_tile",
+    "write_triangle_file",
 ]
+
+#: Names other packages use, from the module that defines them, loaded on first use (PEP 562)
+#: so that importing this package stays cheap.
+_LAZY = {
+    "USED_BY": ("._options", "USED_BY"),
+    "cdist_header": ("._cdist", "cdist_header"),
+    "check_distances": ("._checks", "check_distances"),
+    "check_model_options": ("._options", "check_model_options"),
+    "check_symmetric": ("._checks", "check_symmetric"),
+    "condensed_pair": ("._checks", "condensed_pair"),
+    "scan_cdist": ("._cdist", "scan_cdist"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module, attribute = _LAZY[name]
+        value = getattr(importlib.import_module(module, __name__), attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

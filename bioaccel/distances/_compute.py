@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .._core.threads import check_threads
+from .._core import check_threads
 from ._matrix import DistanceMatrix
 from ._models import prepare
 

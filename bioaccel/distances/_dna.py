@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError
-from ..sequences._sites import base_frequencies, kept_sites, pack_planes  # noqa: F401 (re-exported)
+from ..sequences import base_frequencies, kept_sites, pack_planes  # noqa: F401 (re-exported)
 
 MODELS = ("raw", "jc69", "k80", "f81", "tn93", "logdet")
 #: models whose counts are the full 4x4 table rather than the 4 summary counts
@@ -94,8 +94,8 @@ def distances_from_counts(
 ) -> np.ndarray:
     """Distances for a tile of pairs.
 
-    Uses the compiled formulas when ``bioaccel._native`` is present (every backend then
-    shares them, bit for bit), else :func:`numpy_distances`.
+    The compiled formulas, shared by every backend bit for bit (:func:`numpy_distances`
+    is their NumPy twin, tested against them).
 
     Parameters
     ----------
@@ -107,13 +107,9 @@ def distances_from_counts(
     freqs : ndarray, shape (4,)
         Base frequencies (A, C, G, T), used by ``f81`` and ``tn93``.
     """
-    from .._core.native import load_native
+    from .._core import load_native
 
-    try:
-        native = load_native()
-    except ImportError:
-        return numpy_distances(model, counts, freqs)
-    return native.dna_distances_from_counts(
+    return load_native().dna_distances_from_counts(
         MODELS.index(model),
         np.asarray(counts, np.int32),
         np.asarray(freqs, np.float64),
@@ -122,7 +118,7 @@ def distances_from_counts(
 
 
 def numpy_distances(model: str, counts: np.ndarray, freqs: np.ndarray) -> np.ndarray:
-    """The same formulas in NumPy: used without the native module, and tested against it."""
+    """The same formulas in NumPy, tested against the compiled ones."""
     c = counts.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if model == "logdet":

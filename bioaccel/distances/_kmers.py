@@ -24,12 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .._core.outputs import SKETCHES, output_format
-from .._core.threads import check_threads
+from .._core import SKETCHES, atomic_output, check_threads, output_format
 from ..errors import ModelError
-from ..sequences._alphabet import DNA, PROTEIN
-from ..sequences._batch import SeqBatch
-from ..sequences._read import atomic_output
+from ..sequences import DNA, PROTEIN, SeqBatch
 from ._matrix import DistanceMatrix
 
 KMER_MODELS = ("kmer", "jaccard", "mash")
@@ -172,8 +169,8 @@ def sketch(
     >>> s.values[s.offsets[0]:s.offsets[1]].size <= 8
     True
     """
-    from .._core.native import load_native
-    from ..sequences._read import as_batch
+    from .._core import load_native
+    from ..sequences import as_batch
 
     threads = check_threads(threads)
     batch = as_batch(seqs, alphabet)
@@ -280,7 +277,7 @@ class KmerRows:
         return len(self.ids)
 
     def distances(self, i0: int, i1: int, *, single: bool = False, threads: int = 0) -> np.ndarray:
-        from .._core.native import load_native
+        from .._core import load_native
 
         metric = {"jaccard": 0, "mash": 1, "kmer": 2}[self.model]
         return load_native().kmer_rows(
@@ -360,13 +357,13 @@ def kmer_rows(
 ) -> KmerRows:
     """Prepare ``seqs`` (a batch, or :class:`Sketches` for ``mash``) for :data:`KMER_MODELS`,
     with the options of :func:`kmer_params`."""
-    from .._core.native import load_native
+    from .._core import load_native
 
     threads = check_threads(threads)
     native = load_native()
     empty = np.zeros(0, np.uint32)
     if not isinstance(seqs, Sketches):
-        from ..sequences._read import as_batch
+        from ..sequences import as_batch
 
         seqs = as_batch(seqs)
     params = kmer_params(seqs, model, k=k, sketch_size=sketch_size, seed=seed)
@@ -434,7 +431,7 @@ def kmer_distance_matrix(
     """Distances of :data:`KMER_MODELS` (see the module docstring)."""
     threads = check_threads(threads)
     if not isinstance(seqs, Sketches):
-        from ..sequences._read import as_batch
+        from ..sequences import as_batch
 
         seqs = as_batch(seqs)
         if len(seqs) < 2:

@@ -23,18 +23,16 @@ from functools import cached_property
 
 import numpy as np
 
-from .._core.tiling import triangle_row_ranges
+from .._core import triangle_row_ranges
 from ..backends import DnaData, backend_for_devices, get_backend
-from ..devices._discover import select_devices
-from ..devices._multigpu import dna_counts_on_devices
+from ..devices import dna_counts_on_devices, select_devices
 from ..errors import ModelError
-from ..sequences._alphabet import DNA
-from ..sequences._batch import SeqBatch
-from ..sequences._read import as_batch
+from ..sequences import DNA, SeqBatch, as_batch
 from ._aa import AA_MODELS, aa_distances, difference_counts, kept_columns
+from ._checks import to_float32
 from ._dna import MODELS, TABLE_MODELS, base_frequencies, distances_from_counts, kept_sites
 from ._kmers import KMER_MODELS, Sketches, kmer_params, kmer_rows
-from ._matrix import DistanceMatrix, to_float32
+from ._matrix import DistanceMatrix
 from ._options import check_model_options, given_options
 from ._protein import ALIGNMENT_MODELS, alignment_distances, alignment_pair_distances
 
@@ -239,7 +237,7 @@ class EditModel(PairModel):
         self.backend, self.devices = backend, devices
 
     def block(self, i0, i1, j0, j1):
-        from ..pairwise._edit import edit_distances
+        from ..pairwise import edit_distances
 
         d = edit_distances(
             self.batch.slice(i0, i1),
@@ -252,7 +250,7 @@ class EditModel(PairModel):
         return d
 
     def matrix(self, progress=None):
-        from ..pairwise._edit import edit_distances
+        from ..pairwise import edit_distances
 
         d = edit_distances(
             self.batch, backend=self.backend, threads=self.threads, devices=self.devices
@@ -262,7 +260,7 @@ class EditModel(PairModel):
 
 class AlignmentModel(PairModel):
     def __init__(self, model, batch, threads, *, matrix, gap_open, gap_extend):
-        from ..pairwise._scoring import default_scoring
+        from ..pairwise import default_scoring
 
         super().__init__(model, batch, threads)
         if model == "scoredist" and batch.alphabet is DNA:

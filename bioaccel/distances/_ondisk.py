@@ -30,19 +30,22 @@ from pathlib import Path
 
 import numpy as np
 
-from .._core.outputs import CONDENSED, output_format, without_negative_zero
-from .._core.threads import check_threads
-from .._core.tiling import triangle_row_ranges
-from ..errors import BioaccelError, MatrixFormatError
-from ..sequences._read import as_batch, atomic_output, output_target, refuse_overwriting_inputs
-from ._matrix import (
-    CondensedMatrix,
-    DistanceMatrix,
-    _cdist_head,
-    cdist_header,
-    load_cdist,
-    to_float32,
+from .._core import (
+    CONDENSED,
+    atomic_output,
+    check_threads,
+    output_format,
+    output_target,
+    refuse_overwriting_inputs,
+    triangle_row_ranges,
+    without_negative_zero,
 )
+from ..errors import BioaccelError, MatrixFormatError
+from ..sequences import as_batch
+from ._cdist import _cdist_head, cdist_header, load_cdist
+from ._checks import to_float32
+from ._condensed import CondensedMatrix
+from ._matrix import DistanceMatrix
 
 #: pairs per tile at most (a tile's distances and count buffers stay within ~100 MB)
 MAX_TILE_PAIRS = 4_000_000
@@ -160,7 +163,7 @@ def _row_computer(
 
 
 def _fingerprint(batch, model: str, dtype: str, params: dict) -> str:
-    from ..sequences._batch import input_fingerprint
+    from ..sequences import input_fingerprint
 
     h = hashlib.sha256(input_fingerprint(batch).encode())
     h.update(

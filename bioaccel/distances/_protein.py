@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..pairwise._cigar import cigar_columns, cigar_runs
-from ..pairwise._scoring import Scoring
+from ..pairwise import Scoring, cigar_columns, cigar_runs
 from ._matrix import DistanceMatrix
 
 SCOREDIST_CALIBRATION = 1.3370
@@ -46,7 +45,7 @@ def alignment_pair_distances(
 ) -> np.ndarray:
     """Distances of the listed (i, j) pairs; scoredist's background is the composition of
     the whole batch."""
-    from .._core.native import load_native
+    from .._core import load_native
 
     native = load_native()
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)

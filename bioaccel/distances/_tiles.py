@@ -17,12 +17,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .._core.outputs import TILE, output_format, without_negative_zero
-from .._core.threads import check_threads
-from .._core.tiling import balanced_cuts
+from .._core import (
+    TILE,
+    atomic_output,
+    balanced_cuts,
+    check_threads,
+    output_format,
+    without_negative_zero,
+)
 from ..errors import MatrixFormatError
-from ..sequences._batch import SeqBatch
-from ..sequences._read import atomic_output
+from ..sequences import SeqBatch
 from ._matrix import DistanceMatrix
 
 
@@ -83,8 +87,7 @@ def distance_tile(
     """(:func:`distance_block`'s values, the model and every option that changes them,
     resolved, with ``input``: the fingerprint of the sequences' ids and residues,
     :func:`bioaccel.sequences._batch.input_fingerprint`) -- what :func:`write_tile` records."""
-    from ..sequences._batch import input_fingerprint
-    from ..sequences._read import as_batch
+    from ..sequences import as_batch, input_fingerprint
     from ._kmers import Sketches
     from ._models import prepare
 

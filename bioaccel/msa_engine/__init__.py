@@ -9,11 +9,45 @@ Stages, each in its own module (the C++ core is csrc/msa/):
   sum-of-pairs columns and gap costs by gap kind, merges on a queue of ready merges across
   threads) and refinement (gap-pattern splits);
 - :mod:`.alignment`: :class:`MultipleAlignment`, writers and distances;
-- :mod:`.read`: :func:`read_alignment`, an alignment file back into a ``MultipleAlignment``.
+- :mod:`.read`: :func:`read_alignment`, an alignment file back into a ``MultipleAlignment``;
+- :mod:`.accurate`: the accurate mode (probabilistic consistency, as ProbCons);
+- :mod:`.add`: sequences added to an alignment, and two alignments aligned as profiles.
 """
 
 from .alignment import MultipleAlignment
 from .engine import msa
 from .read import read_alignment
 
-__all__ = ["MultipleAlignment", "msa", "read_alignment"]
+__all__ = [
+    "FORMATS",
+    "GUIDE_TREES",
+    "GuideDistances",
+    "MultipleAlignment",
+    "msa",
+    "msa_scoring",
+    "pair_hmm",
+    "posterior_set",
+    "read_alignment",
+]
+
+#: Names other packages use, from the module that defines them, loaded on first use (PEP 562)
+#: so that importing this package stays cheap.
+_LAZY = {
+    "FORMATS": (".alignment", "FORMATS"),
+    "GUIDE_TREES": (".guide", "GUIDE_TREES"),
+    "GuideDistances": (".guide", "GuideDistances"),
+    "msa_scoring": (".scoring", "msa_scoring"),
+    "pair_hmm": (".accurate", "pair_hmm"),
+    "posterior_set": (".accurate", "posterior_set"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module, attribute = _LAZY[name]
+        value = getattr(importlib.import_module(module, __name__), attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

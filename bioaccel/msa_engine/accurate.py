@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..sequences._alphabet import PROTEIN, Alphabet
+from ..sequences import PROTEIN, Alphabet
 
 #: posterior entries below this are dropped (ProbCons's and MSAProbs' 0.01)
 CUTOFF = 0.01
@@ -201,8 +201,7 @@ def gpu_posteriors(
             flat, starts = engine.pair_posteriors(letters, offsets, pairs, odds, prm, threads)
             ps.set_pairs(pairs, flat, starts, float(cutoff))
         return
-    from ..devices._discover import select_devices
-    from ..devices._multigpu import partition, run_tiles
+    from ..devices import partition, run_tiles, select_devices
 
     chosen = select_devices(devices)
     engine = backend_for_devices(chosen, backend, "pair_posteriors")
@@ -271,7 +270,7 @@ def check_posterior_memory(work, threads: int) -> None:
     """Refuse, before any work, an accurate alignment whose pairwise posteriors would not
     fit in the memory available now (an explicit ``mode="accurate"`` on long sequences:
     ``auto`` never picks it there), naming the sizes and the ways out."""
-    from .._core.memory import available_bytes, gib
+    from .._core import available_bytes, gib
 
     need, a, b = posterior_memory(work.lengths, threads)
     have = available_bytes()

@@ -27,8 +27,7 @@ import os
 import numpy as np
 
 from ..errors import SequenceFormatError
-from ..sequences._alphabet import Alphabet, get_alphabet, guess_alphabet
-from ..sequences._batch import SeqBatch
+from ..sequences import Alphabet, SeqBatch, get_alphabet, guess_alphabet
 from .alignment import MultipleAlignment
 from .scoring import gap_scale, msa_scoring
 
@@ -106,8 +105,8 @@ def add_to_alignment(
     """The existing alignment ``to`` with the sequences ``records`` = (ids, raw residue
     strings, source) aligned to its columns (see the module docstring; :func:`bioaccel.msa`
     documents the arguments)."""
-    from .._core.native import load_native
-    from ..sequences._batch import check_unique_ids
+    from .._core import load_native
+    from ..sequences import check_unique_ids
 
     existing = _alignment(to, alphabet)
     ids, raw, source = records
@@ -215,7 +214,7 @@ def align_alignments(
     """Two alignments aligned to each other as profiles (sum-of-pairs columns, gap kinds):
     each keeps its columns (those holding a residue; all-gap columns are dropped) and its
     rows' residues; the rows of ``a`` come first."""
-    from .._core.native import load_native
+    from .._core import load_native
 
     aln_a, aln_b = _alignment(a, alphabet), _alignment(b, alphabet)
     _check_ids(aln_a.ids, aln_b.ids, "both alignments")

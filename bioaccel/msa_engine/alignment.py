@@ -7,8 +7,8 @@ import os
 
 import numpy as np
 
-from ..distances._matrix import DistanceMatrix
-from ..sequences._alphabet import DNA, PROTEIN, Alphabet
+from ..distances import DistanceMatrix
+from ..sequences import DNA, PROTEIN, Alphabet
 
 #: formats of :meth:`MultipleAlignment.write`; which name holds which is the one rule of
 #: :data:`bioaccel._core.outputs.ALIGNMENT`
@@ -108,8 +108,7 @@ class MultipleAlignment:
         """
         import gzip
 
-        from .._core.outputs import ALIGNMENT, output_spec
-        from ..sequences._read import atomic_output
+        from .._core import ALIGNMENT, atomic_output, output_spec
 
         fmt, compressed = output_spec(
             path, ALIGNMENT, "alignment", format, default="fasta", compressible=True
@@ -176,8 +175,8 @@ class MultipleAlignment:
         Nucleotides: any model of :func:`bioaccel.distance_matrix` (``raw``, ``jc69``, ``k80``,
         ``f81``, ``tn93``, ``logdet``...). ``auto``: ``kimura`` for proteins, ``k80`` for DNA.
         """
-        from ..distances._compute import distance_matrix
-        from ..sequences._batch import SeqBatch
+        from ..distances import distance_matrix
+        from ..sequences import SeqBatch
 
         key = str(model).lower()
         if key == "auto":

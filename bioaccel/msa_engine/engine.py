@@ -18,11 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from ..backends import get_backend
-from ..devices._multigpu import device_scope
+from ..devices import device_scope
 from ..errors import SequenceFormatError
-from ..sequences._alphabet import Alphabet, get_alphabet
-from ..sequences._batch import SeqBatch, check_unique_ids
-from ..trees._tree import Tree
+from ..sequences import Alphabet, SeqBatch, check_unique_ids, get_alphabet
+from ..trees import Tree
 from .alignment import MultipleAlignment
 from .guide import GUIDE_TREES, guide_merges, merges_for_labels
 from .scoring import gap_scale, msa_scoring
@@ -54,16 +53,16 @@ def _records(sequences, format: str | None = None) -> tuple[list[str], list[str]
     if format is not None and not isinstance(sequences, (str, os.PathLike)):
         raise ValueError("format= applies to a file path; the sequences are given already")
     if isinstance(sequences, (str, os.PathLike)):
-        from ..sequences._read import FORMATS, _open_text, _parse, sniff_format
+        from ..sequences import FORMATS, parse_records, read_text_file, sniff_format
 
         path = Path(sequences)
         if format is not None and str(format).lower() not in FORMATS:
             raise SequenceFormatError(
                 f"unknown sequence format {format!r}; expected one of {sorted(FORMATS)}"
             )
-        text = _open_text(path)
+        text = read_text_file(path)
         fmt = str(format).lower() if format is not None else sniff_format(text, path)
-        recs = _parse(text, fmt, path)
+        recs = parse_records(text, fmt, path)
         if not recs:
             raise SequenceFormatError(f"{path}: no sequences found")
         return [r[0] for r in recs], [r[1] for r in recs], str(path)
@@ -207,7 +206,7 @@ def msa(
     >>> aln.mode  # auto chose the accurate mode for so small an input
     'accurate'
     """
-    from .._core.threads import check_threads
+    from .._core import check_threads
 
     threads = check_threads(threads)
     if add is not None or to is not None or profile is not None:
@@ -240,12 +239,12 @@ def msa(
     chosen = None
     if devices is not None and mode == "accurate":
         from ..backends import backend_for_devices
-        from ..devices._discover import select_devices
+        from ..devices import select_devices
 
         backend_for_devices(select_devices(devices), key, "pair_posteriors")  # refuse a bad mix now
     elif devices is not None:
         from ..backends import backend_for_devices
-        from ..devices._discover import select_devices
+        from ..devices import select_devices
 
         chosen = select_devices(devices)
         backend_for_devices(chosen, distance_backend, "lcs_lengths")  # refuse a bad mix now
@@ -281,7 +280,7 @@ def msa(
                 f"guide_tree {str(guide_tree)!r} is neither one of "
                 f"{list(GUIDE_TREES)} nor an existing Newick file"
             )
-        from ..trees._newick import read_newick
+        from ..trees import read_newick
 
         guide_tree = read_newick(guide_tree)
     if isinstance(guide_tree, Tree):
@@ -299,7 +298,7 @@ def msa(
         merges = None  # the accurate mode's own tree: UPGMA of expected accuracies
     else:
         merges, _ = guide_merges(work, guide_tree, threads, distance_backend, devices)
-    from .._core.native import load_native
+    from .._core import load_native
 
     native = load_native()
     if chosen_mode == "accurate":
@@ -320,7 +319,7 @@ def msa(
         return MultipleAlignment(ids, rows, batch.alphabet, tree, mode=chosen_mode)
     weights = np.ones(n)
     total_steps = max(n - 1, 0)
-    from .._core.progress import progress_bar
+    from .._core import progress_bar
 
     with progress_bar("aligning", enabled=progress) as update:
         callback = (lambda done: update(done, total_steps)) if total_steps else None

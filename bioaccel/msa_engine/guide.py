@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..trees._tree import Tree
+from ..trees import Tree
 
 
 def merges_from_tree(tree: Tree) -> np.ndarray:
@@ -58,7 +58,7 @@ MEDOID_LEAF = 2000
 
 def matchable_letters(alphabet) -> int:
     """Codes below this can match in the LCS: the 20 amino acids, or A/C/G/T(U)."""
-    from ..sequences._alphabet import DNA
+    from ..sequences import DNA
 
     return 4 if alphabet is DNA else 20
 
@@ -74,7 +74,7 @@ class GuideDistances:
     BLOCK_PAIRS = 1 << 25
 
     def __init__(self, batch, threads: int, backend: str = "cpu", devices=None):
-        from .._core.native import load_native
+        from .._core import load_native
 
         self.batch = batch
         self.threads = int(threads)
@@ -85,7 +85,7 @@ class GuideDistances:
         self.on_cpu_engine = devices is None and str(backend).lower() == "cpu"
 
     def _lengths(self, queries, targets) -> np.ndarray:
-        from ..pairwise._dispatch import pairwise
+        from ..pairwise import pairwise
 
         letters = self.letters
         return pairwise(
@@ -241,7 +241,7 @@ def guide_merges(
         return dist.single_linkage(), key
     if key == "medoid":
         return medoid_merges(dist), key
-    from ..trees._tree import nj, upgma
+    from ..trees import nj, upgma
 
     d = dist.square()
     tree = upgma(d, list(range(n))) if key == "upgma" else nj(d, list(range(n)), threads=threads)

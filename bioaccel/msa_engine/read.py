@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from ..errors import SequenceFormatError
-from ..sequences._alphabet import get_alphabet, guess_alphabet
+from ..sequences import get_alphabet, guess_alphabet
 from .alignment import MultipleAlignment
 
 
@@ -21,11 +21,11 @@ def read_alignment(path: str | os.PathLike, alphabet: str = "auto") -> MultipleA
     SequenceFormatError
         No rows, repeated ids, or rows of different lengths (naming the row and both widths).
     """
-    from ..sequences._read import _open_text, _parse, sniff_format
+    from ..sequences import parse_records, read_text_file, sniff_format
 
     path = Path(path)
-    text = _open_text(path)
-    records = _parse(text, sniff_format(text, path), path)
+    text = read_text_file(path)
+    records = parse_records(text, sniff_format(text, path), path)
     if not records:
         raise SequenceFormatError(f"{path}: no aligned sequences found")
     ids = [r[0] for r in records]

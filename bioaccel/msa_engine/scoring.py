@@ -32,8 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..pairwise._scoring import ScoringError, check_matrix_kind
-from ..sequences._alphabet import DNA, PROTEIN, Alphabet
+from ..pairwise import ScoringError, check_matrix_kind
+from ..sequences import DNA, PROTEIN, Alphabet
 
 PROTEIN_DEFAULT = "PFASUM43"
 DNA_DEFAULT = "NUC.4.4"

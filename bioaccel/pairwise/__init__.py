@@ -12,23 +12,55 @@ distances, on every backend (all-vs-all, one-vs-many, listed pairs).
 from ._align import Alignment, align, align_scores
 from ._cigar import cigar_columns, cigar_runs
 from ._edit import EDIT_MODES, edit_distances
-from ._scoring import MODES, Scoring, gaps_from_blast, gaps_from_skbio, make_scoring
+from ._scoring import (
+    MODES,
+    Scoring,
+    ScoringError,
+    check_matrix_kind,
+    default_scoring,
+    gaps_from_blast,
+    gaps_from_skbio,
+    make_scoring,
+    scoring_defaults,
+)
 from ._tables import save_scores, write_alignment_table, write_score_table
 
 __all__ = [
+    "Alignment",
     "EDIT_MODES",
     "MODES",
-    "Alignment",
     "Scoring",
+    "ScoringError",
     "align",
     "align_scores",
+    "check_matrix_kind",
     "cigar_columns",
     "cigar_runs",
+    "default_scoring",
     "edit_distances",
     "gaps_from_blast",
     "gaps_from_skbio",
     "make_scoring",
+    "pairwise",
     "save_scores",
+    "scoring_defaults",
     "write_alignment_table",
     "write_score_table",
 ]
+
+#: Names other packages use, from the module that defines them, loaded on first use (PEP 562)
+#: so that importing this package stays cheap.
+_LAZY = {
+    "pairwise": ("._dispatch", "pairwise"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module, attribute = _LAZY[name]
+        value = getattr(importlib.import_module(module, __name__), attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._core.threads import check_threads
-from ..sequences._read import as_batch_pair
+from .._core import check_threads
+from ..sequences import as_batch_pair
 from ._cigar import cigar_runs
 from ._dispatch import pairwise
 from ._scoring import Scoring, check_mode, default_scoring
@@ -182,7 +182,7 @@ def align(
     >>> a.cigar, a.score, a.query_aligned, a.target_aligned
     ('3M1I4M', 9, 'ACGTTGCA', 'ACG-TGCA')
     """
-    from .._core.native import load_native
+    from .._core import load_native
 
     threads = check_threads(threads)
     q, t, scoring, mode_id = _prepare(

@@ -10,8 +10,7 @@ backends, not above them).
 from __future__ import annotations
 
 from ..backends import backend_for_devices, get_backend
-from ..devices._discover import select_devices
-from ..devices._multigpu import pairwise_on_devices
+from ..devices import pairwise_on_devices, select_devices
 
 
 def pairwise(

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.threads import check_threads
+from .._core import check_threads
 from ._dispatch import pairwise
 from ._scoring import parse_mode
 
@@ -66,7 +66,7 @@ def edit_distances(
     >>> edit_distances(["ACGT"], ["TTACGTTT"], mode="infix", backend="cpu").tolist()
     [[0]]
     """
-    from ..sequences._read import as_batch_pair
+    from ..sequences import as_batch_pair
 
     threads = check_threads(threads)
     mode_id = parse_mode(mode, EDIT_MODES, "edit-distance")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import AlphabetError, BioaccelError
-from ..sequences._alphabet import DNA, Alphabet
+from ..sequences import DNA, Alphabet
 
 MODES = {"global": 0, "local": 1, "semiglobal": 2}
 

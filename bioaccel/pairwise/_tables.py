@@ -10,8 +10,7 @@ from typing import TextIO
 
 import numpy as np
 
-from .._core.outputs import NPY_COLUMN_IDS, NPY_ROW_IDS
-from ..sequences._read import atomic_output
+from .._core import NPY_COLUMN_IDS, NPY_ROW_IDS, atomic_output
 
 #: the columns of :func:`write_alignment_table`, in order
 ALIGNMENT_COLUMNS = (

@@ -54,7 +54,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..devices._discover import Device, discover_devices
+from ..devices import Device, discover_devices
 from ..errors import LeaseTimeoutError, QueueLimitError, SchedulerConfigError
 from . import procs, rundir
 from .history import History

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..devices._topology import Topology
+from ..devices import Topology
 from ..errors import SchedulerConfigError
 
 ALGORITHMS = ("greedy", "lpt", "local", "ga", "aco", "pso")

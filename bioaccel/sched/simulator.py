@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..devices._topology import Topology
+from ..devices import Topology
 from ..errors import SchedulerConfigError
 from .placement import ALGORITHMS, check_budget, place
 from .policies import Policy, Request, decay, make_policy
@@ -356,7 +356,7 @@ def read_trace(path: str | Path) -> list[Job]:
 
 
 def write_trace(jobs: list[Job], path: str | Path) -> None:
-    from ..sequences._read import atomic_output
+    from .._core import atomic_output
 
     with atomic_output(path, "w") as f:
         w = csv.writer(f)
@@ -447,7 +447,7 @@ def workload_from_sequences(
     """One all-vs-all job per sequence file: cost = sum over pairs of len_i * len_j,
     duration = cost / ``cells_per_s`` (a GPU's measured throughput), input bytes = the
     file's size; ``data`` maps a file's stem to where it sits (a node or node:gpu)."""
-    from ..sequences._read import read_sequences
+    from ..sequences import read_sequences
 
     jobs = []
     for k, path in enumerate(paths):

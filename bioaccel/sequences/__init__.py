@@ -6,17 +6,30 @@
 - ``_sites``: site-level views of a DNA alignment (frequencies, kept sites, bit planes).
 """
 
-from ._alphabet import ALPHABETS, DNA, PROTEIN, Alphabet, get_alphabet, guess_alphabet
-from ._batch import SeqBatch, check_unique_ids
-from ._read import FORMATS, as_batch, as_batch_pair, parse_sequences, read_many, read_sequences
+from ._alphabet import ALPHABETS, DNA, DNA_KNOWN, PROTEIN, Alphabet, get_alphabet, guess_alphabet
+from ._batch import SeqBatch, check_unique_ids, input_fingerprint
+from ._read import (
+    FORMATS,
+    as_batch,
+    as_batch_pair,
+    is_sketch_file,
+    parse_records,
+    parse_sequences,
+    read_many,
+    read_sequences,
+    read_text_file,
+    same_alphabet,
+    sniff_format,
+)
 from ._sites import base_frequencies, kept_sites, pack_planes
 
 __all__ = [
     "ALPHABETS",
+    "Alphabet",
     "DNA",
+    "DNA_KNOWN",
     "FORMATS",
     "PROTEIN",
-    "Alphabet",
     "SeqBatch",
     "as_batch",
     "as_batch_pair",
@@ -24,9 +37,15 @@ __all__ = [
     "check_unique_ids",
     "get_alphabet",
     "guess_alphabet",
+    "input_fingerprint",
+    "is_sketch_file",
     "kept_sites",
     "pack_planes",
+    "parse_records",
     "parse_sequences",
     "read_many",
     "read_sequences",
+    "read_text_file",
+    "same_alphabet",
+    "sniff_format",
 ]

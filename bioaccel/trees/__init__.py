@@ -2,10 +2,41 @@
 
 - ``_tree``: :class:`Tree`, :func:`nj` (the registry's ``neighbor_joining`` operation: the C++
   core, or :mod:`bioaccel.backends.nj_array` on NumPy or CuPy; the tie rule) and :func:`upgma`;
-- ``_newick``: the Newick reader.
+- ``_newick``: the Newick reader;
+- ``_program``: the low-memory joining handed to the ``bioaccel-nj`` program.
 """
 
 from ._newick import NewickError, parse_newick, read_newick
-from ._tree import Tree, nj, upgma
+from ._tree import Tree, nj, quote_label, upgma
 
-__all__ = ["NewickError", "Tree", "nj", "parse_newick", "read_newick", "upgma"]
+__all__ = [
+    "NewickError",
+    "Tree",
+    "joiner_program",
+    "nj",
+    "parse_newick",
+    "prepare_input",
+    "quote_label",
+    "read_newick",
+    "run_joiner",
+    "upgma",
+]
+
+#: Names other packages use, from the module that defines them, loaded on first use (PEP 562)
+#: so that importing this package stays cheap.
+_LAZY = {
+    "joiner_program": ("._program", "joiner_program"),
+    "prepare_input": ("._program", "prepare_input"),
+    "run_joiner": ("._program", "run_joiner"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module, attribute = _LAZY[name]
+        value = getattr(importlib.import_module(module, __name__), attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -39,10 +39,10 @@ def prepare_input(matrix: Path | None, scratch: Path) -> tuple[Path, int, int, s
     layout, labels). A ``.cdist`` file is read in place; the others are written to
     ``scratch`` as a float32 triangle. A NaN or Inf distance is refused here, with the words
     of :func:`bioaccel.nj`."""
-    from ..distances._matrix import _format_from_suffix, scan_cdist, write_triangle_file
+    from ..distances import matrix_format_of, scan_cdist, write_triangle_file
     from ._tree import _not_finite_error
 
-    if _format_from_suffix(matrix, sniff=True).lower() == "cdist":
+    if matrix_format_of(matrix, sniff=True).lower() == "cdist":
         labels, width, offset, not_finite = scan_cdist(matrix)
         source, layout = matrix, "upper"
     else:
@@ -71,7 +71,7 @@ def run_joiner(
     renamed by the program on success; a device or FIFO written through; ``-`` stdout) and
     replace this process with the program, which removes ``scratch`` when it ends. Returns
     only when the program could not be started (OSError, nothing written)."""
-    from ..sequences._read import output_target
+    from .._core import output_target
     from ._tree import quote_label
 
     (scratch / "labels.txt").write_text(

@@ -7,11 +7,9 @@ import re
 
 import numpy as np
 
-from .._core.outputs import NEWICK, output_format
-from .._core.threads import check_threads
-from ..distances._matrix import DistanceMatrix, check_distances, check_symmetric
+from .._core import NEWICK, atomic_output, check_threads, output_format
+from ..distances import DistanceMatrix, check_distances, check_symmetric
 from ..errors import BackendUnavailableError
-from ..sequences._read import atomic_output
 
 _NEEDS_QUOTES = re.compile(r"[\s;,:()'\[\]]")
 
@@ -133,7 +131,7 @@ def _as_matrix(d, labels) -> tuple[np.ndarray, list[str]]:
     (labels from its index, which must equal its columns) or an array (``labels``, else
     ``0..n-1``). Labels must be unique; ``labels`` given with a labelled matrix must equal
     its labels."""
-    from ..sequences._batch import check_unique_ids
+    from ..sequences import check_unique_ids
 
     own = None
     if isinstance(d, DistanceMatrix):
@@ -195,14 +193,9 @@ def _not_finite_error(a: str, b: str, value) -> ValueError:
 
 
 def _native():
-    from .._core.native import load_native
+    from .._core import load_native
 
-    try:
-        return load_native()
-    except ImportError as exc:
-        raise BackendUnavailableError(
-            f"trees need the compiled module bioaccel._native ({exc}); reinstall with `pip install .`"
-        ) from None
+    return load_native()
 
 
 def nj(
@@ -297,8 +290,7 @@ def nj(
 
 def _nj_low_memory(d, labels, clamp_negative, threads, backend, inplace) -> Tree:
     """:func:`nj` with ``low_memory=True``: the float32 condensed triangle, on the cpu backend."""
-    from ..distances._matrix import CondensedMatrix, condensed_pair
-    from ..distances._ondisk import CondensedDistances
+    from ..distances import CondensedDistances, CondensedMatrix, condensed_pair
 
     if str(backend).lower() not in ("cpu", "auto"):
         from ..backends import get_backend

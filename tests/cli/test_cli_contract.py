@@ -212,12 +212,12 @@ def test_usage_error_exits_2_with_clicks_message(work, path):
     ],
 )
 def test_internal_errors_exit_1_and_say_so(tmp_path, monkeypatch, exc, shown):
-    import bioaccel.distances._compute
+    import bioaccel.distances
 
     def broken(*args, **kwargs):
         raise exc
 
-    monkeypatch.setattr(bioaccel.distances._compute, "distance_matrix", broken)
+    monkeypatch.setattr(bioaccel.distances, "distance_matrix", broken)
     src = tmp_path / "a.fa"
     src.write_text(">a\nACGT\n>b\nACGA\n")
     out = tmp_path / "d.phy"
@@ -236,12 +236,12 @@ def test_internal_errors_exit_1_and_say_so(tmp_path, monkeypatch, exc, shown):
 
 def test_expected_errors_of_the_runtime_family_stay_bad_input(tmp_path, monkeypatch):
     """BackendUnavailableError is a RuntimeError, but a BioaccelError: exit 2."""
-    import bioaccel.distances._compute
+    import bioaccel.distances
 
     def unavailable(*args, **kwargs):
         raise bioaccel.BackendUnavailableError("backend 'cupy' is unavailable: no GPU")
 
-    monkeypatch.setattr(bioaccel.distances._compute, "distance_matrix", unavailable)
+    monkeypatch.setattr(bioaccel.distances, "distance_matrix", unavailable)
     src = tmp_path / "a.fa"
     src.write_text(">a\nACGT\n>b\nACGA\n")
     res = CliRunner().invoke(main, ["distance", str(src), "-o", str(tmp_path / "d.phy")])

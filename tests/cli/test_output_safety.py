@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import bioaccel
-from bioaccel.sequences._read import atomic_output, refuse_overwriting_inputs
+from bioaccel._core import atomic_output, refuse_overwriting_inputs
 from tests.datasets import child_env, unavailable
 
 FASTA = (

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from bioaccel import DistanceMatrix
+from bioaccel._core import atomic_output
 from bioaccel.errors import DuplicateIdError, MatrixFormatError
-from bioaccel.sequences._read import atomic_output
 from tests.datasets import require
 
 IDS = ["name with spaces", "A/Sao_Paulo/43812/2009", "c", "d"]
@@ -116,7 +116,7 @@ def test_lower_triangular_names_ending_in_numbers_still_read(tmp_path):
 def test_asymmetric_matrices_refused_everywhere_with_one_tolerance(tmp_path):
     # issue 15 item 27: DistanceMatrix, every reader, nj and upgma share one check
     import bioaccel
-    from bioaccel.distances._matrix import SYMMETRY_RTOL
+    from bioaccel.distances._checks import SYMMETRY_RTOL
 
     d = np.array([[0, 1, 2, 4], [1, 0, 3, 4], [2, 3.5, 0, 4], [4, 4, 4, 0.0]])
     message = r"not symmetric: 'b'/'c' = 3.0 but 'c'/'b' = 3.5 \(distances must agree to a relative 1e-09\)"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bioaccel.distances import _matrix
+from bioaccel.distances import _text
 from bioaccel.distances._matrix import DistanceMatrix
 from bioaccel.errors import DuplicateIdError, MatrixFormatError
 
@@ -55,7 +55,7 @@ def python_only(monkeypatch):
     """Matrix text written and read without the compiled core."""
 
     def use():
-        monkeypatch.setattr(_matrix, "_native_or_none", lambda: None)
+        monkeypatch.setattr(_text, "_compiled", lambda: None)
 
     return use
 
@@ -75,7 +75,7 @@ def _matrix_of(n: int, seed: int = 1) -> DistanceMatrix:
 
 @pytest.mark.parametrize("fmt", ["phylip", "phylip-lower", "tsv"])
 def test_native_and_python_write_the_same_bytes(tmp_path, monkeypatch, python_only, fmt):
-    monkeypatch.setattr(_matrix, "_TEXT_CHUNK_VALUES", 100)  # many chunks of rows
+    monkeypatch.setattr(_text, "_TEXT_CHUNK_VALUES", 100)  # many chunks of rows
     dm = _matrix_of(37)
     ext = ".tsv" if fmt == "tsv" else ".phy"
     fast, slow = tmp_path / f"native{ext}", tmp_path / f"python{ext}"
@@ -173,7 +173,7 @@ def test_the_cli_writes_text_through_the_native_formatter(tmp_path, monkeypatch)
             calls.append(name)
             return getattr(native, name)
 
-    monkeypatch.setattr(_matrix, "_native_or_none", lambda: Spy())
+    monkeypatch.setattr(_text, "_compiled", lambda: Spy())
     fasta = tmp_path / "s.fa"
     fasta.write_text(">a\nACGTACGTAC\n>b\nACGTACGTAT\n>c\nACCTACGTAT\n")
     out = tmp_path / "d.phy"
@@ -186,14 +186,14 @@ def test_the_cli_writes_text_through_the_native_formatter(tmp_path, monkeypatch)
 def test_text_and_utf8_chunks_agree(python_only):
     dm = _matrix_of(9)
     formats = ("phylip", "phylip-lower", "tsv")
-    texts = {fmt: "".join(_matrix.matrix_text(dm.ids, dm.data, fmt)) for fmt in formats}
+    texts = {fmt: "".join(_text.matrix_text(dm.ids, dm.data, fmt)) for fmt in formats}
     for fmt in formats:
-        utf8 = b"".join(_matrix.matrix_text(dm.ids, dm.data, fmt, utf8=True))
+        utf8 = b"".join(_text.matrix_text(dm.ids, dm.data, fmt, utf8=True))
         assert utf8 == texts[fmt].encode()
     python_only()
     for fmt in formats:
-        assert "".join(_matrix.matrix_text(dm.ids, dm.data, fmt)) == texts[fmt]
-        assert b"".join(_matrix.matrix_text(dm.ids, dm.data, fmt, utf8=True)) == texts[fmt].encode()
+        assert "".join(_text.matrix_text(dm.ids, dm.data, fmt)) == texts[fmt]
+        assert b"".join(_text.matrix_text(dm.ids, dm.data, fmt, utf8=True)) == texts[fmt].encode()
 
 
 @pytest.mark.parametrize("fmt", ["phylip", "phylip-lower", "tsv"])
@@ -204,7 +204,7 @@ def test_a_condensed_matrix_writes_the_bytes_of_its_square(
     """A matrix made from a condensed triangle writes its text from the triangle (no square
     is made) with the bytes of the same matrix made square, with and without the compiled
     core, in many chunks of rows."""
-    monkeypatch.setattr(_matrix, "_TEXT_CHUNK_VALUES", 100)
+    monkeypatch.setattr(_text, "_TEXT_CHUNK_VALUES", 100)
     square = _matrix_of(37)
     if not compiled:
         python_only()

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bioaccel.distances import DistanceMatrix, _matrix
+from bioaccel.distances import DistanceMatrix, _condensed, _matrix
 from bioaccel.distances._ondisk import cdist_header
 from bioaccel.trees._program import IN_PROCESS_ENV, joiner_program
 from tests.datasets import STRICT, child_env
@@ -205,7 +205,7 @@ def test_strips_give_the_memory_triangle(tmp_path, monkeypatch):
     dm.write(phy, "phylip")
     want = DistanceMatrix.read_condensed(phy).values
     for strip in (1, 5, 16, 64):
-        monkeypatch.setattr(_matrix.TriangleFile, "STRIP", strip)
+        monkeypatch.setattr(_condensed.TriangleFile, "STRIP", strip)
         ids, triangle = _matrix.write_triangle_file(phy, tmp_path / f"t{strip}.f32")
         assert ids == dm.ids and triangle.layout == "upper"
         assert np.array_equal(np.fromfile(tmp_path / f"t{strip}.f32", dtype="<f4"), want)
@@ -218,7 +218,7 @@ def test_strips_give_the_memory_triangle(tmp_path, monkeypatch):
     with pytest.raises(Exception) as in_memory:
         DistanceMatrix.read_condensed(phy)
     for strip in (1, 7, 64):
-        monkeypatch.setattr(_matrix.TriangleFile, "STRIP", strip)
+        monkeypatch.setattr(_condensed.TriangleFile, "STRIP", strip)
         with pytest.raises(type(in_memory.value)) as streamed:
             _matrix.write_triangle_file(phy, tmp_path / "x.f32")
         assert str(streamed.value) == str(in_memory.value)

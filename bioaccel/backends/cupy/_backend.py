@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...sequences._alphabet import DNA_KNOWN
+from ...sequences import DNA_KNOWN
 from ..base import Backend, DnaData, nvidia_driver_present
 
 _FLOAT32_EXACT = 2**24

@@ -17,7 +17,7 @@ def profile_dp_batch_numba(
     """Optimal paths and float32 scores of the profile pairs (as ``cupy_msa.profile_dp_batch``)."""
     from numba import cuda
 
-    from ...kernels.msa_numba import THREADS, msa_profile_dp_kernel
+    from ...kernels import THREADS, msa_profile_dp_kernel
 
     batch = pack_batch(pairs)
     n_pairs = batch.desc.shape[0]

@@ -5,8 +5,8 @@ import logging
 import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
 
-from bioaccel.distances._matrix import DistanceMatrix
-from bioaccel.sequences._read import atomic_output
+from bioaccel._core import atomic_output
+from bioaccel.distances import DistanceMatrix
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, format="%(message)s")

@@ -1,6 +1,6 @@
 """One table of every sample's QC summary."""
 
-from bioaccel.sequences._read import atomic_output
+from bioaccel._core import atomic_output
 
 sm = snakemake  # noqa: F821
 rows = [open(p).read().splitlines() for p in sm.input]

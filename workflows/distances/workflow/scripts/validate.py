@@ -4,7 +4,8 @@ import logging
 
 import numpy as np
 
-from bioaccel.sequences._read import atomic_output, read_sequences
+from bioaccel._core import atomic_output
+from bioaccel.sequences import read_sequences
 
 sm = snakemake  # noqa: F821  (injected by Snakemake's script: directive)
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, format="%(message)s")

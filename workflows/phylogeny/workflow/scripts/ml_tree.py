@@ -6,8 +6,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bioaccel._core import atomic_output
 from bioaccel.msa_engine import MultipleAlignment, read_alignment
-from bioaccel.sequences._read import atomic_output
 
 log = open(snakemake.log[0], "w")
 program = snakemake.params.program

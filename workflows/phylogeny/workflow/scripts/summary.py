@@ -4,8 +4,8 @@ import json
 import sys
 from pathlib import Path
 
+from bioaccel._core import atomic_output
 from bioaccel.msa_engine import read_alignment
-from bioaccel.sequences._read import atomic_output
 
 sys.stderr = open(snakemake.log[0], "w")
 
