@@ -9,8 +9,11 @@
   through, never over an input);
 - ``native``: the one loader of the compiled core ``bioaccel._native``;
 - ``memory``: how much memory this process may still take;
-- ``tiling``: the one tiler (sequences or pairs cut into parts of equal work).
+- ``tiling``: the one tiler (sequences or pairs cut into parts of equal work);
+- ``lazy``: names re-exported by a package but loaded on first use.
 """
+
+from .lazy import lazy_getattr
 
 #: Names other packages use, from the module that defines them, loaded on first use (PEP 562)
 #: so that importing this package stays cheap.
@@ -41,16 +44,7 @@ _LAZY = {
     "without_negative_zero": (".outputs", "without_negative_zero"),
 }
 
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        module, attribute = _LAZY[name]
-        value = getattr(importlib.import_module(module, __name__), attribute)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

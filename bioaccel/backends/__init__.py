@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 
+from .._core import lazy_getattr
 from ..errors import BackendUnavailableError
 from .base import Backend, DnaData
 
@@ -161,13 +162,4 @@ _LAZY = {
     "profile_dp_batch": (".cupy._msa", "profile_dp_batch"),
 }
 
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        module, attribute = _LAZY[name]
-        value = getattr(importlib.import_module(module, __name__), attribute)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)

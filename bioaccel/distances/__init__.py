@@ -15,6 +15,7 @@
   than memory, streamed to a condensed file; ``_options``: which option fits which model.
 """
 
+from .._core import lazy_getattr
 from ._aa import AA_MODELS
 from ._compute import distance_matrix
 from ._condensed import CondensedMatrix
@@ -68,13 +69,4 @@ _LAZY = {
     "scan_cdist": ("._cdist", "scan_cdist"),
 }
 
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        module, attribute = _LAZY[name]
-        value = getattr(importlib.import_module(module, __name__), attribute)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)

@@ -12,6 +12,8 @@ Nothing here is imported by ``import bioaccel``; backends load kernels on first 
 
 from pathlib import Path
 
+from .._core import lazy_getattr
+
 KERNEL_DIR = Path(__file__).parent
 
 
@@ -27,16 +29,7 @@ _LAZY = {
     "msa_profile_dp_kernel": (".msa_numba", "msa_profile_dp_kernel"),
 }
 
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        module, attribute = _LAZY[name]
-        value = getattr(importlib.import_module(module, __name__), attribute)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

@@ -14,6 +14,7 @@ Stages, each in its own module (the C++ core is csrc/msa/):
 - :mod:`.add`: sequences added to an alignment, and two alignments aligned as profiles.
 """
 
+from .._core import lazy_getattr
 from .alignment import MultipleAlignment
 from .engine import msa
 from .read import read_alignment
@@ -41,13 +42,4 @@ _LAZY = {
     "posterior_set": (".accurate", "posterior_set"),
 }
 
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        module, attribute = _LAZY[name]
-        value = getattr(importlib.import_module(module, __name__), attribute)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)

@@ -9,6 +9,7 @@ distances, on every backend (all-vs-all, one-vs-many, listed pairs).
 - ``_dispatch``: the one path from an operation to a backend, on one device or many.
 """
 
+from .._core import lazy_getattr
 from ._align import Alignment, align, align_scores
 from ._cigar import cigar_columns, cigar_runs
 from ._edit import EDIT_MODES, edit_distances
@@ -54,13 +55,4 @@ _LAZY = {
     "pairwise": ("._dispatch", "pairwise"),
 }
 
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        module, attribute = _LAZY[name]
-        value = getattr(importlib.import_module(module, __name__), attribute)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)

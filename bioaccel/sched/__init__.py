@@ -14,6 +14,7 @@
 The Snakemake scheduler plugin is the package ``snakemake_scheduler_plugin_bioaccel``.
 """
 
+from .._core import lazy_getattr
 from ..devices import Device, discover_devices, select_devices
 from .leases import GpuBroker, Lease, lease, run_dir
 from .policies import POLICIES, Request, make_policy
@@ -80,13 +81,4 @@ _LAZY = {
     "workload_from_sequences": (".simulator", "workload_from_sequences"),
 }
 
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        module, attribute = _LAZY[name]
-        value = getattr(importlib.import_module(module, __name__), attribute)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)

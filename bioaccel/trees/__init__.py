@@ -6,6 +6,7 @@
 - ``_program``: the low-memory joining handed to the ``bioaccel-nj`` program.
 """
 
+from .._core import lazy_getattr
 from ._newick import NewickError, parse_newick, read_newick
 from ._tree import Tree, nj, quote_label, upgma
 
@@ -30,13 +31,4 @@ _LAZY = {
     "run_joiner": ("._program", "run_joiner"),
 }
 
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        module, attribute = _LAZY[name]
-        value = getattr(importlib.import_module(module, __name__), attribute)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)
