@@ -367,14 +367,14 @@ def test_explicit_accurate_mode_on_pairs_too_large_is_refused_before_work(tmp_pa
     """An explicit mode='accurate' whose dense posteriors exceed the memory available is
     refused at once, naming the need, the largest pair and the fast mode (auto never picks
     accurate there); the CLI says it in one line, exit 2, and writes nothing."""
-    import bioaccel._core.memory as memory
+    import bioaccel._core as core
     from bioaccel import msa
     from bioaccel.errors import InsufficientMemoryError
 
     rng = np.random.default_rng(4)
     a = "".join(rng.choice(list("ACGT"), 3000))
     b = a[:1500] + a[1600:]
-    monkeypatch.setattr(memory, "available_bytes", lambda: 50 * 2**20)  # 50 MiB
+    monkeypatch.setattr(core, "available_bytes", lambda: 50 * 2**20)  # 50 MiB
     with pytest.raises(InsufficientMemoryError, match=r"3,000 x 2,900 residues.*mode='fast'"):
         msa([("a", a), ("b", b)], mode="accurate", threads=1)
     assert msa([("a", a), ("b", b)], mode="fast", threads=1).sequences[0].replace("-", "") == a
