@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def pass_time(rows: int, repeats: int) -> dict:
     from bioaccel.devices._discover import discover_devices
+    from bioaccel.sched import GpuBroker
     from bioaccel.sched.history import History, Run
-    from bioaccel.sched.leases import GpuBroker
 
     work = Path(tempfile.mkdtemp(prefix="bioaccel-bench-arbiter-"))
     run = work / "run"

@@ -42,7 +42,7 @@ def preload() -> None:
     import bioaccel.cli._main  # noqa: F401
     import bioaccel.cli._sched  # noqa: F401
     from bioaccel.devices._discover import discover_devices
-    from bioaccel.sched import history, leases, procs, run  # noqa: F401
+    from bioaccel.sched import admin, broker, held, history, procs, run  # noqa: F401
 
     # rich imports some modules on first render (emoji codes, cells): render once here
     table = rich.table.Table(title="t")
@@ -181,8 +181,8 @@ def run_as(
 def _job_stream(log: str, jobs: int, hold_s: float, account: str | None) -> None:
     """Runs as one user: ``jobs`` leases of one GPU, one after another, each held ``hold_s``
     and recorded in the history as ``gpu-run`` records it."""
+    from bioaccel.sched import GpuBroker
     from bioaccel.sched.history import Run
-    from bioaccel.sched.leases import GpuBroker
 
     broker = GpuBroker(poll_s=0.01)
     with open(log, "a") as out:
@@ -242,7 +242,7 @@ def fair_share_run(
         os.chmod(shares_file, 0o644)
         if as_users:  # the administrator's `bioaccel admin init`
             from bioaccel.devices._discover import discover_devices
-            from bioaccel.sched.leases import init_run_dir
+            from bioaccel.sched import init_run_dir
 
             init_run_dir(
                 run,

@@ -168,7 +168,7 @@ def gpus(as_json):
     from rich.text import Text
 
     from ..errors import ArbiterWarning
-    from ..sched.leases import GpuBroker, human_duration, human_time
+    from ..sched import GpuBroker, human_duration, human_time
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ArbiterWarning)
@@ -375,7 +375,7 @@ def admin_init(run_dir, slots_per_gpu, shares_file, max_waiting, group):
     """Create the run directory, its configuration, root's lock files and every login
     user's folder: once per boot (e.g. from tmpfiles.d or a systemd unit), as root."""
     from ..errors import SchedulerConfigError
-    from ..sched.leases import DEFAULT_RUN_DIR, init_run_dir
+    from ..sched import DEFAULT_RUN_DIR, init_run_dir
 
     if os.getuid() != 0:
         raise SchedulerConfigError(
@@ -781,7 +781,7 @@ def place_cmd(topology, stages, algorithm, budget, seed, as_json, csv_out, assig
 @click.option("--device-kind", default="unknown", show_default=True)
 def import_benchmark(files, kind, cells, device_kind):
     """Add Snakemake benchmark: files to the run history (for runtime prediction)."""
-    from ..sched.leases import GpuBroker
+    from ..sched import GpuBroker
 
     history = GpuBroker().history
     n = sum(

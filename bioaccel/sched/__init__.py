@@ -1,30 +1,43 @@
 """GPU scheduling on one server and beyond.
 
-- :mod:`.devices`: which GPUs this process may use (CUDA, Slurm, virtual GPUs);
-- :mod:`.leases`: exclusive or K-way shared GPU leases across the processes and users of a
-  host (``flock``), through :mod:`.rundir` (files safe in a shared folder) and
-  :mod:`.identity` (the kernel's user, the shares file and its accounts);
-- :mod:`.multigpu`: ``devices=`` data parallelism with failover inside one call;
+- :mod:`.broker`: exclusive or K-way shared GPU leases through a run directory (``flock``):
+  the per-user private mode, and Slurm jobs; :mod:`.held` (a held lease, the lease a job
+  inherits from ``bioaccel gpu-run``), :mod:`.admin` (the run directory and its
+  configuration), :mod:`.rundir` (files safe in a shared folder), :mod:`.identity` (the
+  kernel's user, the shares file and its accounts), :mod:`.procs` (what ``/proc`` says);
+- :mod:`.run`: ``bioaccel gpu-run``'s lease lifecycle;
+- :mod:`.display`: times, durations and GPU names as people read them;
 - :mod:`.policies`: fcfs, priority, fair-share, predicted (aged shortest-first);
 - :mod:`.history`: run history in SQLite and the runtime predictor fitted from it;
 - :mod:`.placement`: greedy, LPT, local search, GA, ACO, PSO placement with data locality;
 - :mod:`.simulator`: a discrete-event simulator comparing them;
 - ``snakemake_scheduler_plugin_bioaccel``: the Snakemake scheduler plugin.
+
+Which GPUs a process may use (CUDA, Slurm, virtual GPUs) and multi-GPU data parallelism live
+in :mod:`bioaccel.devices`.
 """
 
-from ..devices._discover import Device, discover_devices, select_devices
-from .leases import GpuBroker, Lease, lease, run_dir
+from .admin import DEFAULT_RUN_DIR, host_shares, init_run_dir, run_dir
+from .broker import GpuBroker, lease
+from .display import human_duration, human_time, token_of
+from .held import ENV_HELD, ENV_LEASE, Lease, inherited_lease
 from .policies import POLICIES, Request, make_policy
 
 __all__ = [
+    "DEFAULT_RUN_DIR",
+    "ENV_HELD",
+    "ENV_LEASE",
     "POLICIES",
-    "Device",
     "GpuBroker",
     "Lease",
     "Request",
-    "discover_devices",
+    "host_shares",
+    "human_duration",
+    "human_time",
+    "init_run_dir",
+    "inherited_lease",
     "lease",
     "make_policy",
     "run_dir",
-    "select_devices",
+    "token_of",
 ]
