@@ -41,7 +41,7 @@ def preload() -> None:
 
     from bioaccel.cli import main
     from bioaccel.devices import discover_devices
-    from bioaccel.sched import history, leases, procs, run  # noqa: F401
+    from bioaccel.sched import admin, broker, held, history, procs, run  # noqa: F401
 
     main.get_command(None, "gpu-run")  # the scheduling commands' module
 

@@ -23,7 +23,7 @@ batch of independent jobs of very different sizes (one alignment per gene family
 ones start first and the small ones fill the gaps.
 
 The plugin and the ``bioaccel gpu-run`` jobs of a workflow use the host-wide arbiter (the
-run directory of :func:`bioaccel.sched.leases.run_dir`, ``/tmp/bioaccel`` by default), so
+run directory of :func:`bioaccel.sched.run_dir`, ``/tmp/bioaccel`` by default), so
 the workflows of several users on one server share its GPUs by one policy: without
 ``--scheduler-bioaccel-policy``/``-shares`` the plugin takes the policy and shares of the
 host's shares file (``/etc/bioaccel/shares``), and it predicts runtimes from every user's

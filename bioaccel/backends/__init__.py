@@ -108,7 +108,7 @@ def get_backend(name: str = "auto", operation: str = "dna_counts") -> Backend:
 
 def backend_for_devices(devices, name: str = "auto", operation: str = "dna_counts") -> Backend:
     """The backend that runs ``operation`` on ``devices`` (objects with a ``virtual`` flag,
-    such as :class:`bioaccel.sched.Device`): the CPU core for virtual GPUs, a GPU backend
+    such as :class:`bioaccel.devices.Device`): the CPU core for virtual GPUs, a GPU backend
     for real ones.
 
     Raises

@@ -1,11 +1,15 @@
-"""GPU scheduling on one server and beyond (the GPUs themselves: :mod:`bioaccel.devices`).
+"""GPU scheduling on one server and beyond (the GPUs themselves, and multi-GPU data
+parallelism: :mod:`bioaccel.devices`).
 
-- ``leases``: exclusive or K-way shared GPU leases across the processes and users of a host
-  (``flock``), the arbiter's configuration and administration;
+- ``broker``: exclusive or K-way shared GPU leases through a run directory (``flock``): the
+  per-user private mode, and Slurm jobs;
+- ``held``: a held lease, and the lease a job inherits from ``bioaccel gpu-run``;
+- ``admin``: the run directory and its configuration;
 - ``rundir``: files in a run directory shared by many Unix users, created and read safely;
 - ``identity``: the kernel's user, the shares file and its accounts;
 - ``procs``: what the kernel says about locks and processes (``/proc``);
-- ``run``: a command run on leased GPUs (``bioaccel gpu-run``);
+- ``run``: a command run on leased GPUs (``bioaccel gpu-run``'s lease lifecycle);
+- ``display``: times, durations and GPU names as people read them;
 - ``policies``: fcfs, priority, fair-share, predicted (aged shortest-first);
 - ``history``: run history in SQLite and the runtime predictor fitted from it;
 - ``placement``: greedy, LPT, local search, GA, ACO, PSO placement with data locality;
@@ -15,50 +19,16 @@ The Snakemake scheduler plugin is the package ``snakemake_scheduler_plugin_bioac
 """
 
 from .._core import lazy_getattr
-from ..devices import Device, discover_devices, select_devices
-from .leases import GpuBroker, Lease, lease, run_dir
-from .policies import POLICIES, Request, make_policy
-
-__all__ = [
-    "ALGORITHMS",
-    "DEFAULT_RUN_DIR",
-    "Device",
-    "GpuBroker",
-    "History",
-    "Job",
-    "Lease",
-    "PLACEMENTS",
-    "POLICIES",
-    "Request",
-    "Run",
-    "RuntimePredictor",
-    "Stage",
-    "current_user",
-    "discover_devices",
-    "flood_workload",
-    "heavy_tailed_workload",
-    "host_shares",
-    "human_duration",
-    "human_time",
-    "init_run_dir",
-    "lease",
-    "lower_bound",
-    "make_policy",
-    "parse_shares",
-    "place",
-    "processing_times",
-    "run_dir",
-    "run_leased",
-    "select_devices",
-    "simulate",
-    "workload_from_sequences",
-]
+from .admin import DEFAULT_RUN_DIR, host_shares, init_run_dir, run_dir
+from .broker import GpuBroker, lease
+from .display import human_duration, human_time, token_of
+from .held import ENV_HELD, ENV_LEASE, Lease, inherited_lease
+from .policies import POLICIES, Request, make_policy, parse_shares
 
 #: Names other packages use, from the module that defines them, loaded on first use (PEP 562)
 #: so that importing this package stays cheap.
 _LAZY = {
     "ALGORITHMS": (".placement", "ALGORITHMS"),
-    "DEFAULT_RUN_DIR": (".leases", "DEFAULT_RUN_DIR"),
     "History": (".history", "History"),
     "Job": (".simulator", "Job"),
     "PLACEMENTS": (".simulator", "PLACEMENTS"),
@@ -68,12 +38,7 @@ _LAZY = {
     "current_user": (".identity", "current_user"),
     "flood_workload": (".simulator", "flood_workload"),
     "heavy_tailed_workload": (".simulator", "heavy_tailed_workload"),
-    "host_shares": (".leases", "host_shares"),
-    "human_duration": (".leases", "human_duration"),
-    "human_time": (".leases", "human_time"),
-    "init_run_dir": (".leases", "init_run_dir"),
     "lower_bound": (".placement", "lower_bound"),
-    "parse_shares": (".policies", "parse_shares"),
     "place": (".placement", "place"),
     "processing_times": (".placement", "processing_times"),
     "run_leased": (".run", "run_leased"),
@@ -82,3 +47,39 @@ _LAZY = {
 }
 
 __getattr__ = lazy_getattr(__name__, _LAZY)
+
+__all__ = [
+    "ALGORITHMS",
+    "DEFAULT_RUN_DIR",
+    "ENV_HELD",
+    "ENV_LEASE",
+    "PLACEMENTS",
+    "POLICIES",
+    "GpuBroker",
+    "History",
+    "Job",
+    "Lease",
+    "Request",
+    "Run",
+    "RuntimePredictor",
+    "Stage",
+    "current_user",
+    "flood_workload",
+    "heavy_tailed_workload",
+    "host_shares",
+    "human_duration",
+    "human_time",
+    "inherited_lease",
+    "init_run_dir",
+    "lease",
+    "lower_bound",
+    "make_policy",
+    "parse_shares",
+    "place",
+    "processing_times",
+    "run_dir",
+    "run_leased",
+    "simulate",
+    "token_of",
+    "workload_from_sequences",
+]

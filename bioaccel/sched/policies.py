@@ -1,6 +1,6 @@
 """Queue policies: the order in which waiting leases and jobs are served.
 
-One implementation serves the lease queue (:mod:`bioaccel.sched.leases`), the simulator and
+One implementation serves the lease queue (:mod:`bioaccel.sched.broker`), the simulator and
 the Snakemake scheduler plugin.
 
 - ``fcfs``: first come, first served.

@@ -21,9 +21,11 @@ import time
 from collections.abc import Callable, Sequence
 
 from . import procs
+from .broker import GpuBroker
+from .display import human_duration, human_time
+from .held import ENV_HELD, ENV_LEASE, inherited_lease
 from .history import Run, RuntimePredictor
 from .identity import current_user
-from .leases import ENV_HELD, ENV_LEASE, GpuBroker, human_duration, human_time, inherited_lease
 
 _PR_SET_CHILD_SUBREAPER = 36
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from bioaccel.devices._discover import discover_devices
 from bioaccel.errors import LeaseTimeoutError, SchedulerConfigError
-from bioaccel.sched.leases import GpuBroker, lease
+from bioaccel.sched import GpuBroker, lease
 from tests.datasets import child_env
 
 
@@ -120,7 +120,7 @@ def test_shared_slots_never_exceed_capacity(gpus4, reqs):
 
 CHILD = r"""
 import json, os, sys, time
-from bioaccel.sched.leases import GpuBroker
+from bioaccel.sched import GpuBroker
 broker = GpuBroker(poll_s=0.005)
 held = broker.acquire(int(sys.argv[1]), timeout=60)
 with open(sys.argv[2], "a") as f:
@@ -407,7 +407,7 @@ def test_gpu_run_prints_lease_times_for_people(gpus4):
 
 
 def test_human_durations():
-    from bioaccel.sched.leases import human_duration
+    from bioaccel.sched import human_duration
 
     seconds = (0.04, 59.94, 61, 3599, 3600 * 2 + 180, 86400 * 3 + 3600 * 4)
     assert [human_duration(s) for s in seconds] == [

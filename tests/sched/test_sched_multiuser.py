@@ -30,8 +30,8 @@ from benchmarks.two_users import (
 )
 from bioaccel.cli import main as cli_main
 from bioaccel.errors import LeaseTimeoutError
+from bioaccel.sched import DEFAULT_RUN_DIR, GpuBroker, init_run_dir, run_dir
 from bioaccel.sched.history import History, Run
-from bioaccel.sched.leases import DEFAULT_RUN_DIR, GpuBroker, init_run_dir, run_dir
 from tests.datasets import child_env, require, unavailable
 
 

@@ -28,8 +28,8 @@ from benchmarks.two_users import (
 )
 from bioaccel.cli import main as cli_main
 from bioaccel.devices._discover import discover_devices
+from bioaccel.sched import GpuBroker, init_run_dir
 from bioaccel.sched.history import History, Run
-from bioaccel.sched.leases import GpuBroker, init_run_dir
 from tests.datasets import child_env, unavailable
 
 USERS = ("alice", "bob", "eve")
@@ -266,11 +266,11 @@ def test_s3_a_run_directory_owned_by_an_ordinary_user_is_refused(host, users):
     missing = scratch / "no-such-default"
 
     def default_dir():
-        from bioaccel.sched import leases
+        from bioaccel.sched import admin
 
-        leases.DEFAULT_RUN_DIR = missing
+        admin.DEFAULT_RUN_DIR = missing
         env = {k: v for k, v in os.environ.items() if k != "BIOACCEL_RUN_DIR"}
-        leases.run_dir(env)
+        admin.run_dir(env)
 
     assert run_as("alice", default_dir, env=env_of(squat), output=log) == 1
     assert "does not exist" in log.read_text() and not missing.exists()

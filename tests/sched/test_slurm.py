@@ -82,7 +82,7 @@ def test_slurm_binds_gpus_and_gpu_run_leases_only_those(slurm, tmp_path):
     script.write_text(
         "#!/bin/sh\n"
         "echo granted=$SLURM_JOB_GPUS\n"
-        f'{sys.executable} -c "from bioaccel.sched.leases import run_dir; '
+        f'{sys.executable} -c "from bioaccel.sched import run_dir; '
         "print('run_dir=' + str(run_dir()))\"\n"
         "bioaccel gpu-run -- sh -c 'echo leased=$CUDA_VISIBLE_DEVICES; sleep 4'\n"
         "bioaccel gpu-run --gpus 2 --timeout 2 -- true; echo two=$?\n"
