@@ -473,11 +473,19 @@ I64Array count_matrix_fields_py(const py::list& lines, std::int64_t start) {
 
 }  // namespace
 
-void bind_msa(py::module_& m);           // csrc/bindings/msa.cpp
-void bind_msa_accurate(py::module_& m);  // csrc/bindings/msa_accurate.cpp
+void bind_msa_guide(py::module_& m);        // csrc/bindings/msa_guide.cpp
+void bind_msa_progressive(py::module_& m);  // csrc/bindings/msa_progressive.cpp
+void bind_msa_profile(py::module_& m);      // csrc/bindings/msa_profile.cpp
+void bind_msa_refine(py::module_& m);       // csrc/bindings/msa_refine.cpp
+void bind_msa_add(py::module_& m);          // csrc/bindings/msa_add.cpp
+void bind_msa_accurate(py::module_& m);     // csrc/bindings/msa_accurate.cpp
 
 PYBIND11_MODULE(_native, m) {
-    bind_msa(m);
+    bind_msa_add(m);
+    bind_msa_progressive(m);
+    bind_msa_refine(m);
+    bind_msa_guide(m);
+    bind_msa_profile(m);
     bind_msa_accurate(m);
     m.doc() = "bioaccel's compiled core (C++, OpenMP when built with it)";
     m.def("dna_pair_counts", &dna_pair_counts_py, py::arg("planes"), py::arg("i0"), py::arg("i1"),
