@@ -32,10 +32,20 @@ STRICT = os.environ.get("BIOACCEL_STRICT_TESTS") == "1"
 
 
 def unavailable(reason: str):
-    """Skip, or fail in strict mode."""
+    """Skip, or fail in strict mode: something the test needs is missing here (a tool, a
+    package, a data set, the compiled core). Every skip of the suite goes through this or
+    :func:`not_applicable` (tests/core/test_code_hygiene.py holds it so). Works inside a test
+    and at a module's top level alike."""
     if STRICT:
         pytest.fail(f"{reason} (BIOACCEL_STRICT_TESTS=1: required here)")
-    pytest.skip(reason)
+    pytest.skip(reason, allow_module_level=True)
+
+
+def not_applicable(reason: str):
+    """Skip a test that does not apply on this machine for a reason no installation changes
+    (this CPU's instruction set, running as root, a GPU backend that is available after all,
+    a case the command does not have). Skipped in strict mode too: nothing is missing."""
+    pytest.skip(f"does not apply here: {reason}", allow_module_level=True)
 
 
 def require(module: str, why: str = ""):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ from bioaccel.errors import AlphabetError, SequenceFormatError
 from bioaccel.msa_engine import read_alignment
 from bioaccel.msa_engine.add import BAND_RADIUS
 from bioaccel.msa_engine.scoring import AMINO_ACIDS, NUCLEOTIDE_AMBIGUITY, _load_matrix, msa_scoring
+from tests.cli_runner import run_process
 from tests.datasets import child_env
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -357,15 +359,8 @@ def test_add_errors_name_the_problem():
         bioaccel.msa(add=[("c", "AC1GT")], to=ref)
 
 
-def _cli(*args, cwd):
-    return subprocess.run(
-        [sys.executable, "-m", "bioaccel.cli", "msa", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        cwd=cwd,
-        check=False,
-    )
+#: ``bioaccel msa ...`` as a child process
+_cli = partial(run_process, "msa")
 
 
 def test_cli_add_keep_length_fragments_and_profile(tmp_path):

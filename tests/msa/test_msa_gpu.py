@@ -27,7 +27,7 @@ from bioaccel.backends.msa_batch import D_M, D_N, pack_batch
 from bioaccel.kernels import KERNEL_DIR
 from bioaccel.msa_engine.scoring import msa_scoring
 from tests import nvcc_host
-from tests.datasets import unavailable
+from tests.datasets import not_applicable, unavailable
 from tests.msa.msa_helpers import AA, BALIBASE
 from tests.nvcc_host import nvrtc_library
 
@@ -492,7 +492,7 @@ def test_engine_gpu_stage_equals_the_cpu_engine(monkeypatch):
 
 def test_engine_gpu_stage_refuses_without_cupy():
     if importlib.util.find_spec("cupy") is not None:
-        pytest.skip("CuPy is installed here")
+        not_applicable("CuPy is installed here")
     with pytest.raises(bioaccel.BackendUnavailableError, match="cupy"):
         bioaccel.msa([("a", "MKV"), ("b", "MKVL")], backend="cupy")
 
