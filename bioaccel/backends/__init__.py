@@ -58,10 +58,6 @@ def _make(name: str) -> Backend:
     )
 
 
-def backend_names() -> tuple[str, ...]:
-    return AUTO_ORDER
-
-
 def get_backend(name: str = "auto", operation: str = "dna_counts") -> Backend:
     """Return a ready backend that implements ``operation``.
 
@@ -150,7 +146,6 @@ __all__ = [
     "DnaData",
     "available_backends",
     "backend_for_devices",
-    "backend_names",
     "get_backend",
     "profile_dp_batch",
 ]

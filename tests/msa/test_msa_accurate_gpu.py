@@ -105,7 +105,10 @@ def test_virtual_gpus_spread_pairs_by_the_tile_runner(monkeypatch):
         seen.append((len(tiles), len(devices)))
         return real(tiles, devices, *a, **k)
 
-    monkeypatch.setattr(multigpu, "run_tiles", spy)
+    import bioaccel.devices as devices
+
+    for where in (multigpu, devices):  # the engine calls the package's re-export
+        monkeypatch.setattr(where, "run_tiles", spy)
     rng = np.random.default_rng(5)
     base = "".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWY"), 40))
     recs = [
