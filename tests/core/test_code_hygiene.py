@@ -184,3 +184,21 @@ def test_the_tracker_rule_catches_each_spelling():
         assert TRACKER.search(text), text
     for text in ('"#1b9e77"', "'#666666'", "x = a#1", "tissue 5"):
         assert not TRACKER.search(text), text
+
+
+# -- the lint gate, before each commit and in scripts/test.sh ----------------------------------
+def test_pre_commit_runs_the_lint_gate_with_local_hooks_only():
+    import yaml
+
+    config = yaml.safe_load((REPO / ".pre-commit-config.yaml").read_text())
+    assert [r["repo"] for r in config["repos"]] == ["local"]  # nothing fetched from a network
+    hooks = {h["id"]: h for h in config["repos"][0]["hooks"]}
+    assert {"ruff-check", "ruff-format", "clang-format", "mypy"} <= set(hooks)
+    files = re.compile(hooks["clang-format"]["files"])
+    for path in ("csrc/align/x.cpp", "csrc/include/y.hpp", "csrc/msa/z.inc"):
+        assert files.search(path), path
+    for path in (*(REPO / "bioaccel" / "kernels").glob("*.cu"), *(TESTS / "cuda_host").glob("*")):
+        assert files.search(path.relative_to(REPO).as_posix()), path
+    gate = (REPO / "scripts" / "test.sh").read_text()
+    for step in ("ruff check", "ruff format --check", "mypy", "'bioaccel/kernels/*.cu'"):
+        assert step in gate, step
