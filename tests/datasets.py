@@ -61,6 +61,19 @@ def require(module: str, why: str = ""):
 
 CACHE = Path(os.environ.get("BIOACCEL_TEST_DATA", Path(__file__).parent / ".data"))
 
+#: data sets too large or not free to commit, shared by the checkouts beside this one (the MSA
+#: oracle set: BAliBASE reference sets 1-2)
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "msa"
+BALIBASE = SHARED / "balibase-rv11-rv12"
+
+
+def bundled(*parts: str) -> Path:
+    """A data file shipped inside the package (``bioaccel/data``): real MiSeq 16S reads,
+    HMMER seed families, the MSX2 mRNA alignment."""
+    import bioaccel
+
+    return Path(bioaccel.__file__).resolve().parent.joinpath("data", *parts)
+
 
 def _cached(name: str) -> Path:
     CACHE.mkdir(parents=True, exist_ok=True)

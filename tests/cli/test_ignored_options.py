@@ -3,15 +3,13 @@ as R hands them over (Python side): labels kept, duplicates refused."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import bioaccel
 from bioaccel.errors import DuplicateIdError
 from tests.cli_runner import invoke as run
-from tests.datasets import require
+from tests.datasets import bundled, require
 
 D = [[0, 5, 9, 9, 8], [5, 0, 10, 10, 9], [9, 10, 0, 8, 7], [9, 10, 8, 0, 3], [8, 9, 7, 3, 0]]
 
@@ -104,9 +102,7 @@ def test_guide_tree_with_empty_records_feeds_back(tmp_path):
 
 def test_saturated_distances_say_what_to_do():
     # fn3 (HMMER's tutorial family) is divergent: kimura saturates, poisson does not
-    aln = bioaccel.msa(
-        Path(__file__).resolve().parents[2] / "bioaccel/data/hmmer/fn3.fa", refine=False
-    )
+    aln = bioaccel.msa(bundled("hmmer", "fn3.fa"), refine=False)
     kimura = aln.distance_matrix("kimura")
     assert np.isinf(kimura.data).any()
     with pytest.raises(ValueError, match="past its model's saturation.*'poisson'"):

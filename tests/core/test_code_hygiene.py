@@ -94,6 +94,26 @@ def test_the_command_is_run_through_the_one_runner():
     )
 
 
+# -- one data helper --------------------------------------------------------------------------
+DATA_PATHS = re.compile(
+    r"[\"']bioaccel/data\b|[\"']bioaccel[\"']\s*/\s*[\"']data[\"']"
+    r"|__file__\)(?:\.resolve\(\))?\.parent\s*/\s*[\"']data[\"']|[\"']shared[\"']\s*/\s*[\"']msa[\"']"
+)
+#: mentions of the data folder that read no data
+ALLOWED_DATA_PATHS = {
+    ("tests/core/test_readme_layout.py", '{"bioaccel/data"}'): "the README's layout map",
+}
+
+
+def test_data_is_found_through_the_one_data_helper():
+    files = [p for p in python_files(TESTS) if p != TESTS / "datasets.py"]
+    hits = offending_lines(files, DATA_PATHS, ALLOWED_DATA_PATHS)
+    assert not hits, (
+        "find data through tests/datasets.py (bundled(...) for bioaccel/data, BALIBASE, the "
+        "fetchers):\n" + "\n".join(hits)
+    )
+
+
 # -- every skip through the strict check -------------------------------------------------------
 SKIPS = re.compile(
     r"pytest\.skip\(|importorskip\(|mark\.skipif\b|mark\.skip\b|pytest\.xfail\(|mark\.xfail\b"

@@ -22,10 +22,10 @@ from bioaccel.msa_engine import read_alignment
 from bioaccel.msa_engine.add import BAND_RADIUS
 from bioaccel.msa_engine.scoring import AMINO_ACIDS, NUCLEOTIDE_AMBIGUITY, _load_matrix, msa_scoring
 from tests.cli_runner import run_process
-from tests.datasets import child_env
+from tests.datasets import bundled, child_env
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "bioaccel" / "data"
+DATA = bundled()
 sys.path.insert(0, str(ROOT))
 from benchmarks.family_sim import simulate_family  # noqa: E402 (the checkout root put on sys.path above)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +17,7 @@ from bioaccel.distances import CondensedDistances, CondensedMatrix, DistanceMatr
 from bioaccel.errors import BackendUnavailableError, MatrixFormatError
 from bioaccel.trees import read_newick
 from tests.cli_runner import invoke
-from tests.datasets import child_env
+from tests.datasets import bundled, child_env
 from tests.nj_reference import assert_same_nj_tree, nj_reference
 
 
@@ -207,7 +206,7 @@ def test_cli_low_memory_from_sequences_streams_a_cdist(tmp_path):
     """Sequences with --low-memory: the distances go to a scratch .cdist beside the output
     (removed after) or to --matrix-output when it is a .cdist, never a square; the tree is the
     low-memory tree of that matrix, the same splits as the exact CLI tree here."""
-    fasta = Path(bioaccel.__file__).parent / "data" / "msx2_mRNA.aln"
+    fasta = bundled("msx2_mRNA.aln")
     out, exact = tmp_path / "lm.nwk", tmp_path / "exact.nwk"
     res = invoke("tree", str(fasta), "--low-memory", "-t", "1", "-o", str(out))
     assert res.exit_code == 0, res.output
