@@ -66,7 +66,6 @@ ext = Pybind11Extension(
     include_dirs=["csrc/include"],
     extra_compile_args=extra_compile,
     extra_link_args=extra_link,
-    define_macros=[("BIOACCEL_BUILD_OPENMP", "1" if use_openmp else "0")],
     cxx_std=17,
 )
 

@@ -1,4 +1,4 @@
-"""The host-wide GPU arbiter's costs and its behaviour under load (issue 21).
+"""The host-wide GPU arbiter's costs and its behaviour under load (hostile users, many holders).
 
     python benchmarks/bench_arbiter.py [--rows 1000000] [--repeats 5] [--skip-load]
 

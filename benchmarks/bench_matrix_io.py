@@ -14,7 +14,7 @@ case for text) and the same file:
   ``skbio.DistanceMatrix.read(path, format="phylip_dm", layout="square")``, both reading
   bioaccel's file;
 - "before" (unless --no-before): bioaccel with its pure-Python text path (the compiled
-  formatter and parser switched off), as it was before issue 23: the speed-up of the native
+  formatter and parser switched off), as it was before the compiled formatter and parser: the speed-up of the native
   path.
 Times are the best of --repeat runs, the contenders interleaved (this machine's speed
 drifts); the CPU seconds of the process are printed beside the wall time (all one-thread
@@ -40,7 +40,7 @@ from benchmarks._peers import show_compared
 
 @contextlib.contextmanager
 def _python_text_path():
-    """bioaccel's matrix text without the compiled core (its state before issue 23)."""
+    """bioaccel's matrix text without the compiled core (its state before the compiled formatter and parser)."""
     from bioaccel.distances import _text  # allowed in tests/core/test_boundaries.py
 
     saved = _text._compiled

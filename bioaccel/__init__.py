@@ -110,6 +110,8 @@ if TYPE_CHECKING:  # the names as static tools see them
     from .sequences import DNA, PROTEIN, Alphabet, SeqBatch, read_many, read_sequences
     from .trees import Tree, nj, read_newick, upgma
 
+#: the package's one version: pyproject.toml reads it from here (setuptools' ``attr:``), the
+#: R package's DESCRIPTION repeats it and tests/core/test_packaging.py pins the two
 __version__ = "0.1.0"
 
 __all__ = [

@@ -24,8 +24,11 @@ fi
 # compat mode puts the checkout on sys.path, so Snakemake's plugin discovery (pkgutil)
 # finds snakemake_scheduler_plugin_bioaccel
 python3 -m pip install -q -e '.[test,r,workflows]' --config-settings editable_mode=compat
-# lint gate: Python (ruff, configured in pyproject.toml) and C++ (clang-format, .clang-format)
+# lint gate (also .pre-commit-config.yaml): Python (ruff, configured in pyproject.toml), the
+# public API's types (mypy, [tool.mypy]), C++ and CUDA C (clang-format, .clang-format)
 python3 -m ruff check .
 python3 -m ruff format --check .
-git ls-files -z 'csrc/*.cpp' 'csrc/*.hpp' 'csrc/*.inc' | xargs -0 clang-format --dry-run --Werror
+python3 -m mypy
+git ls-files -z 'csrc/*.cpp' 'csrc/*.hpp' 'csrc/*.inc' 'bioaccel/kernels/*.cu' 'tests/cuda_host/*.cu' 'tests/cuda_host/*.hpp' \
+  | xargs -0 clang-format --dry-run --Werror
 python3 -m pytest -q "$@"

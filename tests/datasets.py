@@ -32,10 +32,20 @@ STRICT = os.environ.get("BIOACCEL_STRICT_TESTS") == "1"
 
 
 def unavailable(reason: str):
-    """Skip, or fail in strict mode."""
+    """Skip, or fail in strict mode: something the test needs is missing here (a tool, a
+    package, a data set, the compiled core). Every skip of the suite goes through this or
+    :func:`not_applicable` (tests/core/test_code_hygiene.py holds it so). Works inside a test
+    and at a module's top level alike."""
     if STRICT:
         pytest.fail(f"{reason} (BIOACCEL_STRICT_TESTS=1: required here)")
-    pytest.skip(reason)
+    pytest.skip(reason, allow_module_level=True)
+
+
+def not_applicable(reason: str):
+    """Skip a test that does not apply on this machine for a reason no installation changes
+    (this CPU's instruction set, running as root, a GPU backend that is available after all,
+    a case the command does not have). Skipped in strict mode too: nothing is missing."""
+    pytest.skip(f"does not apply here: {reason}", allow_module_level=True)
 
 
 def require(module: str, why: str = ""):
@@ -50,6 +60,19 @@ def require(module: str, why: str = ""):
 
 
 CACHE = Path(os.environ.get("BIOACCEL_TEST_DATA", Path(__file__).parent / ".data"))
+
+#: data sets too large or not free to commit, shared by the checkouts beside this one (the MSA
+#: oracle set: BAliBASE reference sets 1-2)
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "msa"
+BALIBASE = SHARED / "balibase-rv11-rv12"
+
+
+def bundled(*parts: str) -> Path:
+    """A data file shipped inside the package (``bioaccel/data``): real MiSeq 16S reads,
+    HMMER seed families, the MSX2 mRNA alignment."""
+    import bioaccel
+
+    return Path(bioaccel.__file__).resolve().parent.joinpath("data", *parts)
 
 
 def _cached(name: str) -> Path:

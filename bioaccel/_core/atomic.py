@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import io
 import os
 import stat
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import IO, Any
 
 from .outputs import NPY_COLUMN_IDS, NPY_ROW_IDS
 
@@ -51,7 +51,7 @@ def output_target(path: str | os.PathLike) -> tuple[Path, bool]:
 
 
 @contextlib.contextmanager
-def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[io.IOBase]:
+def atomic_output(path: str | os.PathLike, mode: str = "w") -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path``; rename it over ``path`` only on success.
 
     A crash or exception leaves no partial file at ``path`` (and removes the temporary).

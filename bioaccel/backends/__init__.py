@@ -59,10 +59,6 @@ def _make(name: str) -> Backend:
     )
 
 
-def backend_names() -> tuple[str, ...]:
-    return AUTO_ORDER
-
-
 def get_backend(name: str = "auto", operation: str = "dna_counts") -> Backend:
     """Return a ready backend that implements ``operation``.
 
@@ -151,7 +147,6 @@ __all__ = [
     "DnaData",
     "available_backends",
     "backend_for_devices",
-    "backend_names",
     "get_backend",
     "profile_dp_batch",
 ]

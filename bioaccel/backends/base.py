@@ -161,8 +161,8 @@ def all_pairs(nq: int, nt: int, symmetric: bool) -> tuple[np.ndarray, np.ndarray
     if symmetric:
         i, j = np.triu_indices(nq)
         return i.astype(np.int64), j.astype(np.int64)
-    i, j = np.meshgrid(np.arange(nq), np.arange(nt), indexing="ij")
-    return i.ravel().astype(np.int64), j.ravel().astype(np.int64)
+    qi, ti = np.meshgrid(np.arange(nq), np.arange(nt), indexing="ij")
+    return qi.ravel().astype(np.int64), ti.ravel().astype(np.int64)
 
 
 def scatter_pairs(

@@ -127,7 +127,7 @@ def gotoh_score(a: np.ndarray, b: np.ndarray, scoring, mode: int) -> int:
     neg = float("-inf")
     h_prev = [border(j) for j in range(n + 1)]
     f_prev = [neg] * (n + 1)
-    best = 0 if not glob else None
+    best = 0  # the local and semiglobal score (global reads the last cell instead)
     if mode == 2:
         best = h_prev[n]
     for i in range(1, m + 1):

@@ -7,8 +7,8 @@
 // read from global memory. The query is swept in chunks of R rows whose DP cells (H, E)
 // stay in registers; only the boundary row between chunks (H and F per target column) goes
 // through memory, in a (column, thread) layout so a warp's accesses coalesce: R = 16 times
-// less traffic than a kernel that keeps whole DP rows in memory (about 1 byte per cell). On sm_90 the max-plus steps use
-// DPX instructions (__viaddmax_s32, __vimax3_s32); elsewhere, plain max.
+// less traffic than a kernel that keeps whole DP rows in memory (about 1 byte per cell). On sm_90 the
+// max-plus steps use DPX instructions (__viaddmax_s32, __vimax3_s32); elsewhere, plain max.
 //
 // For long pairs, and for calls with too few pairs to fill the GPU with one thread each,
 // align_scores_warp is intra-sequence (as CUDASW++4's long-sequence kernels): a warp per
@@ -21,14 +21,17 @@
 // align_pair() and align_pair_warp() are __host__ __device__: tests/cuda_host/align_host.cu
 // compiles them with nvcc for the CPU (align_pair_warp with its lanes as coroutines that
 // meet where the device's lanes shuffle, through the same member functions as DeviceWarp)
-// and checks them against the C++ core on machines without a GPU. Plain C types only: CuPy compiles this with NVRTC.
+// and checks them against the C++ core on machines without a GPU. Plain C types only: CuPy compiles this with
+// NVRTC.
 
 #define BIOACCEL_ALIGN_ROWS 16
 #define BIOACCEL_NEG (-(1 << 28))
 
 typedef long long i64;
 
-__host__ __device__ inline int bx_max(int a, int b) { return a > b ? a : b; }
+__host__ __device__ inline int bx_max(int a, int b) {
+    return a > b ? a : b;
+}
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define BX_ADDMAX(a, b, c) __viaddmax_s32((a), (b), (c))  // max(a + b, c)
@@ -41,9 +44,9 @@ __host__ __device__ inline int bx_max(int a, int b) { return a > b ? a : b; }
 // mode 0 global, 1 local, 2 semiglobal (end gaps free on both sequences).
 // prof: prof[c * m + i] = score of letter c against query position i.
 // bound_h, bound_f: n + 1 ints each for this pair, element j at [j * stride].
-__host__ __device__ inline int align_pair(const short* prof, i64 m, const unsigned char* t, i64 n,
-                                          int mode, int gap_open, int gap_extend, int* bound_h,
-                                          int* bound_f, i64 stride) {
+__host__ __device__ inline int align_pair(const short* prof, i64 m, const unsigned char* t, i64 n, int mode,
+                                          int gap_open, int gap_extend, int* bound_h, int* bound_f,
+                                          i64 stride) {
     const int R = BIOACCEL_ALIGN_ROWS;
     const int NEG = BIOACCEL_NEG;
     const bool global = mode == 0, local = mode == 1;
@@ -62,7 +65,7 @@ __host__ __device__ inline int align_pair(const short* prof, i64 m, const unsign
         const int rows = (int)(m - i0 < R ? m - i0 : R);
         int h[BIOACCEL_ALIGN_ROWS], e[BIOACCEL_ALIGN_ROWS];  // H[i][j-1] and E[i][j-1]
         for (int r = 0; r < R; ++r) {
-            const i64 i = i0 + r + 1;  // DP row
+            const i64 i = i0 + r + 1;                                                   // DP row
             h[r] = (global && r < rows) ? -(gap_open + (int)(i - 1) * gap_extend) : 0;  // H[i][0]
             e[r] = NEG;
         }
@@ -92,7 +95,7 @@ __host__ __device__ inline int align_pair(const short* prof, i64 m, const unsign
                 f = fj;
                 d = left;  // H[i+1][j-1]: the next row's diagonal
                 h[r] = hj;
-                up = hj;   // H[i+1][j]: the next row's up
+                up = hj;  // H[i+1][j]: the next row's up
             }
             bound_h[j * stride] = up;  // last row of the chunk, for the next chunk
             bound_f[j * stride] = f;
@@ -110,10 +113,11 @@ __host__ __device__ inline int align_pair(const short* prof, i64 m, const unsign
 // One launch: queries q_first .. q_first + gridDim.y - 1 (blockIdx.y) against the listed
 // targets (one per thread). Boundary rows: one (n + 1)-column pair of rows per (query,
 // thread), column j at [j * stride + slot].
-extern "C" __global__ void align_scores_batch(
-    const short* profiles, const i64* prof_off, const i64* q_len, i64 q_first,
-    const unsigned char* t_codes, const i64* t_off, const i64* targets, i64 n_targets, int mode,
-    int gap_open, int gap_extend, i64 shared_limit, int* bound_h, int* bound_f, int* out) {
+extern "C" __global__ void align_scores_batch(const short* profiles, const i64* prof_off, const i64* q_len,
+                                              i64 q_first, const unsigned char* t_codes, const i64* t_off,
+                                              const i64* targets, i64 n_targets, int mode, int gap_open,
+                                              int gap_extend, i64 shared_limit, int* bound_h, int* bound_f,
+                                              int* out) {
     extern __shared__ short shared_prof[];
     const i64 q = q_first + blockIdx.y;
     const i64 m = q_len[q];
@@ -131,8 +135,8 @@ extern "C" __global__ void align_scores_batch(
     const i64 slot = (i64)blockIdx.y * per_query + k;
     const i64 stride = per_query * gridDim.y;
     out[(i64)blockIdx.y * n_targets + k] =
-        align_pair(prof, m, t_codes + t_off[t], t_off[t + 1] - t_off[t], mode, gap_open,
-                   gap_extend, bound_h + slot, bound_f + slot, stride);
+        align_pair(prof, m, t_codes + t_off[t], t_off[t + 1] - t_off[t], mode, gap_open, gap_extend,
+                   bound_h + slot, bound_f + slot, stride);
 }
 
 #define BIOACCEL_WARP_ROWS 16
@@ -160,9 +164,8 @@ struct DeviceWarp {
 #pragma nv_exec_check_disable
 template <int W, int R, class Warp>
 __host__ __device__ inline int align_pair_warp(const Warp& w, const short* prof, i64 m,
-                                               const unsigned char* t, i64 n, int mode,
-                                               int gap_open, int gap_extend, int* bound_h,
-                                               int* bound_f) {
+                                               const unsigned char* t, i64 n, int mode, int gap_open,
+                                               int gap_extend, int* bound_h, int* bound_f) {
     const int NEG = BIOACCEL_NEG;
     const bool global = mode == 0, local = mode == 1;
     const int lane = w.lane();
@@ -181,7 +184,7 @@ __host__ __device__ inline int align_pair_warp(const Warp& w, const short* prof,
         const i64 top = p0 + (i64)lane * R;  // DP row above this lane's first row
         const int rows = top >= m ? 0 : (int)(m - top < R ? m - top : R);
         const bool last_rows = rows > 0 && top + rows == m;  // owns DP row m
-        int h[R], e[R];  // H[i][j-1] and E[i][j-1]
+        int h[R], e[R];                                      // H[i][j-1] and E[i][j-1]
         for (int r = 0; r < R; ++r) {
             const i64 i = top + r + 1;
             h[r] = (global && r < rows) ? -(gap_open + (int)(i - 1) * gap_extend) : 0;
@@ -212,7 +215,7 @@ __host__ __device__ inline int align_pair_warp(const Warp& w, const short* prof,
                 nxt_f = col <= n ? bound_f[col] : NEG;
                 nxt_c = col <= n ? (int)t[col - 1] : 0;
             }
-            const i64 j = step - lane + 1;  // this lane's column
+            const i64 j = step - lane + 1;      // this lane's column
             int up = lane == 0 ? top_h : in_h;  // H[top][j]
             int f = lane == 0 ? top_f : in_f;   // F[top][j]
             const int c = lane == 0 ? top_c : in_c;
@@ -265,11 +268,11 @@ __host__ __device__ inline int align_pair_warp(const Warp& w, const short* prof,
 // One launch: queries q_first .. q_first + gridDim.y - 1 (blockIdx.y) against the listed
 // targets, one target per warp. Boundary rows: (n + 1) ints of H and of F per (query, warp),
 // row_len apart.
-extern "C" __global__ void align_scores_warp(
-    const short* profiles, const i64* prof_off, const i64* q_len, i64 q_first,
-    const unsigned char* t_codes, const i64* t_off, const i64* targets, i64 n_targets, int mode,
-    int gap_open, int gap_extend, i64 shared_limit, i64 row_len, int* bound_h, int* bound_f,
-    int* out) {
+extern "C" __global__ void align_scores_warp(const short* profiles, const i64* prof_off, const i64* q_len,
+                                             i64 q_first, const unsigned char* t_codes, const i64* t_off,
+                                             const i64* targets, i64 n_targets, int mode, int gap_open,
+                                             int gap_extend, i64 shared_limit, i64 row_len, int* bound_h,
+                                             int* bound_f, int* out) {
     extern __shared__ short shared_prof[];
     const i64 q = q_first + blockIdx.y;
     const i64 m = q_len[q];

@@ -14,9 +14,9 @@ typedef long long i64;
 
 // mode 0: global (NW); 1: infix (HW, target gaps at both ends free); 2: prefix (SHW, the
 // target's end free). max_distance >= 0 reports anything larger as max_distance + 1.
-__host__ __device__ inline int edit_distance_pair(
-    const unsigned char* t, i64 n, i64 m, const u64* peq, int alpha, int mode, int max_distance,
-    u64* pv, u64* mv, i64 stride) {
+__host__ __device__ inline int edit_distance_pair(const unsigned char* t, i64 n, i64 m, const u64* peq,
+                                                  int alpha, int mode, int max_distance, u64* pv, u64* mv,
+                                                  i64 stride) {
     if (m == 0 || n == 0) {
         i64 d = m == 0 ? (mode == 0 ? n : 0) : m;
         if (max_distance >= 0 && d > max_distance) d = max_distance + 1;
@@ -47,8 +47,10 @@ __host__ __device__ inline int edit_distance_pair(
             const int hout = (ph & out_bit) ? 1 : ((mh & out_bit) ? -1 : 0);
             ph <<= 1;
             mh <<= 1;
-            if (h < 0) mh |= 1ULL;
-            else if (h > 0) ph |= 1ULL;
+            if (h < 0)
+                mh |= 1ULL;
+            else if (h > 0)
+                ph |= 1ULL;
             pv[w * stride] = mh | ~(xv | ph);
             mv[w * stride] = ph & xv;
             h = hout;
@@ -65,14 +67,14 @@ __host__ __device__ inline int edit_distance_pair(
     return (int)d;
 }
 
-extern "C" __global__ void edit_distance_pairs(
-    const unsigned char* t_codes, const i64* q_len, const i64* t_off, const i64* q_word_off,
-    const u64* peq, int alpha, const i64* pair_q, const i64* pair_t, i64 npairs, int mode,
-    int max_distance, u64* pv, u64* mv, int* out) {
+extern "C" __global__ void edit_distance_pairs(const unsigned char* t_codes, const i64* q_len,
+                                               const i64* t_off, const i64* q_word_off, const u64* peq,
+                                               int alpha, const i64* pair_q, const i64* pair_t, i64 npairs,
+                                               int mode, int max_distance, u64* pv, u64* mv, int* out) {
     const i64 k = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= npairs) return;
     const i64 qi = pair_q[k], ti = pair_t[k];
-    out[k] = edit_distance_pair(t_codes + t_off[ti], t_off[ti + 1] - t_off[ti], q_len[qi],
-                                peq + q_word_off[qi] * alpha, alpha, mode, max_distance, pv + k,
-                                mv + k, npairs);
+    out[k] =
+        edit_distance_pair(t_codes + t_off[ti], t_off[ti + 1] - t_off[ti], q_len[qi],
+                           peq + q_word_off[qi] * alpha, alpha, mode, max_distance, pv + k, mv + k, npairs);
 }

@@ -22,9 +22,8 @@ __host__ __device__ inline int popcount64(u64 x) {
 
 // Codes >= letters never match (X, B, Z, N ...); bits of V past the query's end see no
 // match, stay 1 and count for nothing.
-__host__ __device__ inline int lcs_length_pair(const unsigned char* t, i64 n, i64 m,
-                                               const u64* peq, int alpha, int letters, u64* v,
-                                               i64 stride) {
+__host__ __device__ inline int lcs_length_pair(const unsigned char* t, i64 n, i64 m, const u64* peq,
+                                               int alpha, int letters, u64* v, i64 stride) {
     if (m == 0 || n == 0) return 0;
     const i64 words = (m + 63) / 64;
     for (i64 w = 0; w < words; ++w) v[w * stride] = ~0ULL;
@@ -45,10 +44,10 @@ __host__ __device__ inline int lcs_length_pair(const unsigned char* t, i64 n, i6
     return (int)(words * 64 - ones);
 }
 
-extern "C" __global__ void lcs_length_pairs(
-    const unsigned char* t_codes, const i64* q_len, const i64* t_off, const i64* q_word_off,
-    const u64* peq, int alpha, int letters, const i64* pair_q, const i64* pair_t, i64 npairs,
-    u64* v, int* out) {
+extern "C" __global__ void lcs_length_pairs(const unsigned char* t_codes, const i64* q_len, const i64* t_off,
+                                            const i64* q_word_off, const u64* peq, int alpha, int letters,
+                                            const i64* pair_q, const i64* pair_t, i64 npairs, u64* v,
+                                            int* out) {
     const i64 k = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= npairs) return;
     const i64 qi = pair_q[k], ti = pair_t[k];

@@ -33,15 +33,15 @@
 #define MSA_DESC 11
 #define MSA_D_N 0
 #define MSA_D_M 1
-#define MSA_D_SA 2       // float offset of sa (n x K)
-#define MSA_D_FBT 3      // float offset of fbt (K x m), -1 when B is single
-#define MSA_D_USED 4     // byte offset of used (K), -1 when B is single
-#define MSA_D_SINGLE 5   // int16 offset of B's letters (m), -1 unless B is single
-#define MSA_D_TERMS_A 6  // float offset of A's terms (5 n + 2)
-#define MSA_D_TERMS_B 7  // float offset of B's terms (5 m + 2)
-#define MSA_D_TRACE 8    // byte offset of the traceback (n x (m + 1))
-#define MSA_D_PATH 9     // byte offset of the path (n + m)
-#define MSA_D_SCRATCH 10 // float offset of the diagonals in global scratch (9 (n + 1))
+#define MSA_D_SA 2        // float offset of sa (n x K)
+#define MSA_D_FBT 3       // float offset of fbt (K x m), -1 when B is single
+#define MSA_D_USED 4      // byte offset of used (K), -1 when B is single
+#define MSA_D_SINGLE 5    // int16 offset of B's letters (m), -1 unless B is single
+#define MSA_D_TERMS_A 6   // float offset of A's terms (5 n + 2)
+#define MSA_D_TERMS_B 7   // float offset of B's terms (5 m + 2)
+#define MSA_D_TRACE 8     // byte offset of the traceback (n x (m + 1))
+#define MSA_D_PATH 9      // byte offset of the path (n + m)
+#define MSA_D_SCRATCH 10  // float offset of the diagonals in global scratch (9 (n + 1))
 
 #ifdef __CUDA_ARCH__
 #define MSA_ADD(a, b) __fadd_rn((a), (b))
@@ -87,16 +87,15 @@ __host__ __device__ inline MsaTerms msa_terms(const float* t, int len) {
 struct MsaDpPair {
     int n, m, K;
     const float* sa;
-    const float* fbt;           // null when B is single
-    const msa_u8* used;         // null when B is single
-    const short* single;        // null unless B is single
+    const float* fbt;     // null when B is single
+    const msa_u8* used;   // null when B is single
+    const short* single;  // null unless B is single
     MsaTerms a, b;
-    msa_u8* trace;              // n x (m + 1)
+    msa_u8* trace;  // n x (m + 1)
 };
 
-__host__ __device__ inline MsaDpPair msa_pair_view(const msa_i64* desc, int pair, int K,
-                                                   const float* fdata, const short* single,
-                                                   const msa_u8* used, msa_u8* trace) {
+__host__ __device__ inline MsaDpPair msa_pair_view(const msa_i64* desc, int pair, int K, const float* fdata,
+                                                   const short* single, const msa_u8* used, msa_u8* trace) {
     const msa_i64* d = desc + (msa_i64)pair * MSA_DESC;
     MsaDpPair p;
     p.n = (int)d[MSA_D_N];
@@ -170,8 +169,14 @@ __host__ __device__ inline void msa_dp_diagonal(const MsaDpPair& p, int d, int t
             const float so = MSA_MUL(occ_a, p.b.start[0]), co = MSA_MUL(occ_a, p.b.cont[0]);
             float best = MSA_SUB(pM, so);
             int st = 0;
-            if (MSA_SUB(pX, co) > best) { best = MSA_SUB(pX, co); st = 1; }
-            if (MSA_SUB(pY, so) > best) { best = MSA_SUB(pY, so); st = 2; }
+            if (MSA_SUB(pX, co) > best) {
+                best = MSA_SUB(pX, co);
+                st = 1;
+            }
+            if (MSA_SUB(pY, so) > best) {
+                best = MSA_SUB(pY, so);
+                st = 2;
+            }
             M[i] = NEG;
             Y[i] = NEG;
             X[i] = best;
@@ -186,16 +191,28 @@ __host__ __device__ inline void msa_dp_diagonal(const MsaDpPair& p, int d, int t
         int sm = 0;
         const float dx = MSA_ADD(X2[i - 1], MSA_MUL(occ_a, p.b.credit[j - 1]));
         const float dy = MSA_ADD(Y2[i - 1], MSA_MUL(ob, credit_a));
-        if (dx > dm) { dm = dx; sm = 1; }
-        if (dy > dm) { dm = dy; sm = 2; }
+        if (dx > dm) {
+            dm = dx;
+            sm = 1;
+        }
+        if (dy > dm) {
+            dm = dy;
+            sm = 2;
+        }
         M[i] = MSA_ADD(dm, msa_column_score(p, i - 1, j - 1));
         // X (gap in B at boundary j): ties go to M, then X, then Y
         const float sxo = MSA_MUL(occ_a, p.b.start[j]);
         float bx = MSA_SUB(pM, sxo);
         int sx = 0;
         const float cx = MSA_SUB(pX, MSA_MUL(occ_a, p.b.cont[j]));
-        if (cx > bx) { bx = cx; sx = 1; }
-        if (MSA_SUB(pY, sxo) > bx) { bx = MSA_SUB(pY, sxo); sx = 2; }
+        if (cx > bx) {
+            bx = cx;
+            sx = 1;
+        }
+        if (MSA_SUB(pY, sxo) > bx) {
+            bx = MSA_SUB(pY, sxo);
+            sx = 2;
+        }
         X[i] = bx;
         // Y (gap in A at boundary i): ties go to M, then Y, then X ((i, j - 1) is diagonal
         // d - 1 at row i)
@@ -203,8 +220,14 @@ __host__ __device__ inline void msa_dp_diagonal(const MsaDpPair& p, int d, int t
         float by = MSA_SUB(M1[i], syo);
         int sy = 0;
         const float cy = MSA_SUB(Y1[i], MSA_MUL(ob, cont_a));
-        if (cy > by) { by = cy; sy = 2; }
-        if (MSA_SUB(X1[i], syo) > by) { by = MSA_SUB(X1[i], syo); sy = 1; }
+        if (cy > by) {
+            by = cy;
+            sy = 2;
+        }
+        if (MSA_SUB(X1[i], syo) > by) {
+            by = MSA_SUB(X1[i], syo);
+            sy = 1;
+        }
         Y[i] = by;
         t[j] = (msa_u8)(sm | (sx << 2) | (sy << 4));
     }
@@ -212,14 +235,20 @@ __host__ __device__ inline void msa_dp_diagonal(const MsaDpPair& p, int d, int t
 
 // After the last diagonal (n + m): the score of the best final state (ties M > X > Y) and
 // the path, written backwards to end at path + n + m; returns the path's length.
-__host__ __device__ inline int msa_dp_traceback(const MsaDpPair& p, const float* buf,
-                                                msa_u8* path, float* score) {
+__host__ __device__ inline int msa_dp_traceback(const MsaDpPair& p, const float* buf, msa_u8* path,
+                                                float* score) {
     const int n = p.n, m = p.m;
     float best = buf[msa_diag_at(n, n + m, 0) + n];
     int state = 0;
     const float x = buf[msa_diag_at(n, n + m, 1) + n], y = buf[msa_diag_at(n, n + m, 2) + n];
-    if (x > best) { best = x; state = 1; }
-    if (y > best) { best = y; state = 2; }
+    if (x > best) {
+        best = x;
+        state = 1;
+    }
+    if (y > best) {
+        best = y;
+        state = 2;
+    }
     *score = best;
     int i = n, j = m, pos = n + m;
     while (i > 0) {
@@ -256,10 +285,9 @@ __host__ __device__ inline int msa_dp_traceback(const MsaDpPair& p, const float*
 // grid: one block per pair. Shared memory: 9 (max n + 1) floats when use_shared, else the
 // diagonals live in scratch. Outputs per pair: score, path_len, the path at the end of its
 // n + m bytes, the traceback bytes.
-extern "C" __global__ void msa_profile_dp(const msa_i64* desc, int n_pairs, int K,
-                                          const float* fdata, const short* single,
-                                          const msa_u8* used, msa_u8* trace, msa_u8* path,
-                                          float* scratch, int use_shared, float* score,
+extern "C" __global__ void msa_profile_dp(const msa_i64* desc, int n_pairs, int K, const float* fdata,
+                                          const short* single, const msa_u8* used, msa_u8* trace,
+                                          msa_u8* path, float* scratch, int use_shared, float* score,
                                           int* path_len) {
     extern __shared__ float msa_shared[];
     const int pair = blockIdx.x;
@@ -271,6 +299,5 @@ extern "C" __global__ void msa_profile_dp(const msa_i64* desc, int n_pairs, int 
         msa_dp_diagonal(p, diag, threadIdx.x, blockDim.x, buf);
         __syncthreads();
     }
-    if (threadIdx.x == 0)
-        path_len[pair] = msa_dp_traceback(p, buf, path + d[MSA_D_PATH], score + pair);
+    if (threadIdx.x == 0) path_len[pair] = msa_dp_traceback(p, buf, path + d[MSA_D_PATH], score + pair);
 }

@@ -5,8 +5,7 @@
 //
 // One thread per (sequence, site). Loaded through cupy.RawModule; compiled with nvcc
 // for sm_80 and sm_90 in the test suite.
-extern "C" __global__ void dna_onehot(const unsigned char* __restrict__ codes,
-                                      float* __restrict__ onehot,
+extern "C" __global__ void dna_onehot(const unsigned char* __restrict__ codes, float* __restrict__ onehot,
                                       long long n, long long sites) {
     const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (idx >= n * sites) return;

@@ -15,9 +15,8 @@ typedef long long i64;
 // prm: start[5] (M, Ix short, Iy short, Ix long, Iy long), open[2], extend[2].
 // Returns 0, or 1 when a row has no probability (odds underflow).
 __host__ __device__ inline int posterior_pair(const short* x, i64 lx, const short* y, i64 ly,
-                                              const double* odds, int K1, const double* prm,
-                                              double* fm, double* rows, double* scale,
-                                              float* post) {
+                                              const double* odds, int K1, const double* prm, double* fm,
+                                              double* rows, double* scale, float* post) {
     if (lx == 0 || ly == 0) return 0;
     const double* st = prm;
     const double o0 = prm[5], o1 = prm[6], e0 = prm[7], e1 = prm[8];
@@ -54,7 +53,8 @@ __host__ __device__ inline int posterior_pair(const short* x, i64 lx, const shor
             const double pdiag = (i > 1 && j > 1) ? pm[j - 2] : 0.0;
             const double pup = (i > 1) ? pm[j - 1] : 0.0;
             const double from = (pdiag * tmm + (fx0[p][j - 1] + fy0[p][j - 1]) * tim0 +
-                                 (fx1[p][j - 1] + fy1[p][j - 1]) * tim1) * inv_prev;
+                                 (fx1[p][j - 1] + fy1[p][j - 1]) * tim1) *
+                                inv_prev;
             const double em = orow[y[j - 1]];
             double v = em * from;
             if (i == 1 && j == 1) v += em * st[0];
@@ -79,8 +79,8 @@ __host__ __device__ inline int posterior_pair(const short* x, i64 lx, const shor
         inv_prev = 1.0 / sum;
     }
     const int cl = (int)(lx & 1);
-    const double zend = (fm[(lx - 1) * ly + ly - 1] * st[0] + fx0[cl][ly] * st[1] +
-                         fy0[cl][ly] * st[2] + fx1[cl][ly] * st[3] + fy1[cl][ly] * st[4]) /
+    const double zend = (fm[(lx - 1) * ly + ly - 1] * st[0] + fx0[cl][ly] * st[1] + fy0[cl][ly] * st[2] +
+                         fx1[cl][ly] * st[3] + fy1[cl][ly] * st[4]) /
                         scale[lx];
     if (!(zend > 0)) return 1;
 
@@ -129,11 +129,10 @@ __host__ __device__ inline int posterior_pair(const short* x, i64 lx, const shor
 
 // One pair per thread: pair k is (pair_x[k], pair_y[k]); its posteriors go to
 // post[out_start[k] ...] (lx * ly float32), its work area starts at work[work_start[k]].
-extern "C" __global__ void pair_posteriors(const short* letters, const i64* offsets,
-                                           const i64* pair_x, const i64* pair_y,
-                                           const i64* out_start, const i64* work_start,
-                                           const double* odds, int K1, const double* prm,
-                                           i64 npairs, double* work, float* post, int* status) {
+extern "C" __global__ void pair_posteriors(const short* letters, const i64* offsets, const i64* pair_x,
+                                           const i64* pair_y, const i64* out_start, const i64* work_start,
+                                           const double* odds, int K1, const double* prm, i64 npairs,
+                                           double* work, float* post, int* status) {
     const i64 k = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= npairs) return;
     const i64 x = pair_x[k], y = pair_y[k];
@@ -141,6 +140,6 @@ extern "C" __global__ void pair_posteriors(const short* letters, const i64* offs
     double* fm = work + work_start[k];
     double* rows = fm + lx * ly;
     double* scale = rows + 18 * (ly + 1);
-    status[k] = posterior_pair(letters + offsets[x], lx, letters + offsets[y], ly, odds, K1, prm,
-                               fm, rows, scale, post + out_start[k]);
+    status[k] = posterior_pair(letters + offsets[x], lx, letters + offsets[y], ly, odds, K1, prm, fm, rows,
+                               scale, post + out_start[k]);
 }

@@ -71,7 +71,6 @@ _tables = {a.name: _build_table(a) for a in (DNA, PROTEIN)}
 
 #: DNA codes below this are the four unambiguous bases A, C, G, T.
 DNA_KNOWN = 4
-DNA_GAP = DNA.symbols.index("-")
 
 
 def get_alphabet(name: str | Alphabet) -> Alphabet:

@@ -6,24 +6,15 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import bioaccel
 from bioaccel import DistanceMatrix
-from tests.datasets import child_env
-
-
-def run(*args, cwd=None):
-    return subprocess.run(
-        [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=child_env(),
-    )
+from tests.cli_runner import COMMAND
+from tests.cli_runner import run_process as run
+from tests.datasets import child_env, not_applicable
 
 
 @pytest.fixture
@@ -102,14 +93,12 @@ def test_unavailable_backend_is_named(tmp_path, aln):
     reasons = bioaccel.available_backends()
     missing = [name for name in ("cupy", "numba-cuda") if reasons[name]]
     if not missing:
-        pytest.skip("every GPU backend is available here")
+        not_applicable("every GPU backend is available here")
     out = tmp_path / "o.phy"
     env = {k: v for k, v in child_env().items() if k != "NUMBA_ENABLE_CUDASIM"}
     res = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "bioaccel.cli",
+            *COMMAND,
             "distance",
             str(aln),
             "-o",
@@ -132,10 +121,9 @@ def test_protein_for_dna_model(tmp_path):
     assert res.returncode == 2 and "needs nucleotide sequences" in res.stderr
 
 
-@pytest.mark.skipif(
-    os.geteuid() == 0, reason="root can write anywhere; the missing-directory case covers it"
-)
 def test_unwritable_output_read_only_dir(tmp_path, aln):
+    if os.geteuid() == 0:
+        not_applicable("root can write anywhere; the missing-directory case covers it")
     ro = tmp_path / "ro"
     ro.mkdir()
     ro.chmod(stat.S_IRUSR | stat.S_IXUSR)

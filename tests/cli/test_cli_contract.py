@@ -6,18 +6,18 @@ so a new command is covered (or must be added to COMMAND_CASES) automatically.""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import click
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 import bioaccel
 from bioaccel.cli._main import error_message, main
-from tests.datasets import child_env
+from tests.cli_runner import invoke
+from tests.cli_runner import run_process as run
+from tests.datasets import not_applicable
 
 
 def leaf_commands(group: click.Group = main, path: tuple[str, ...] = ()):
@@ -36,7 +36,7 @@ ALL_COMMANDS = [()] + list(leaf_commands())
 @pytest.mark.parametrize("flag", ["--help", "-h"])
 @pytest.mark.parametrize("path", ALL_COMMANDS, ids=lambda p: " ".join(p) or "bioaccel")
 def test_help_on_every_command_exits_0(path, flag):
-    res = CliRunner().invoke(main, [*path, flag])
+    res = invoke(*path, flag)
     assert res.exit_code == 0, (res.exit_code, res.stderr)
     assert res.stdout.startswith("Usage:") and res.stderr == ""
 
@@ -44,17 +44,6 @@ def test_help_on_every_command_exits_0(path, flag):
 def test_the_tree_walk_sees_every_command():
     want = {("distance",), ("tree",), ("sched", "simulate"), ("sched", "place")}
     assert want <= set(ALL_COMMANDS)
-
-
-def run(*args, cwd=None, stdin=None, **env):
-    return subprocess.run(
-        [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        input=stdin,
-        env=child_env(**env),
-    )
 
 
 def test_help_and_version_of_the_real_process():
@@ -180,7 +169,7 @@ def test_success_writes_only_results_to_stdout(work, path):
 def test_bad_input_is_one_line_on_stderr_exit_2(work, path):
     _, bad, _ = COMMAND_CASES[path]
     if bad is None:
-        pytest.skip("the command reads no input")
+        not_applicable("the command reads no input")
     before = sorted(p.name for p in work.iterdir())
     res = _run_case(work, path, bad)
     assert res.returncode == 2, (res.returncode, res.stderr)
@@ -221,14 +210,14 @@ def test_internal_errors_exit_1_and_say_so(tmp_path, monkeypatch, exc, shown):
     src = tmp_path / "a.fa"
     src.write_text(">a\nACGT\n>b\nACGA\n")
     out = tmp_path / "d.phy"
-    res = CliRunner().invoke(main, ["distance", str(src), "-o", str(out)])
+    res = invoke("distance", str(src), "-o", str(out))
     assert res.exit_code == 1
     assert res.stderr == (
         f"bioaccel: internal error: {shown} (a bug in bioaccel: rerun as "
         "`bioaccel -v ...` for the traceback)\n"
     )
     assert res.stdout == "" and not out.exists()
-    res = CliRunner().invoke(main, ["-v", "distance", str(src), "-o", str(out)])
+    res = invoke("-v", "distance", str(src), "-o", str(out))
     assert res.exit_code == 1
     assert "Traceback (most recent call last)" in res.stderr and "in broken" in res.stderr
     assert res.stderr.splitlines()[-1].startswith(f"bioaccel: internal error: {shown}")
@@ -244,7 +233,7 @@ def test_expected_errors_of_the_runtime_family_stay_bad_input(tmp_path, monkeypa
     monkeypatch.setattr(bioaccel.distances, "distance_matrix", unavailable)
     src = tmp_path / "a.fa"
     src.write_text(">a\nACGT\n>b\nACGA\n")
-    res = CliRunner().invoke(main, ["distance", str(src), "-o", str(tmp_path / "d.phy")])
+    res = invoke("distance", str(src), "-o", str(tmp_path / "d.phy"))
     assert res.exit_code == 2
     assert res.stderr == "bioaccel: error: backend 'cupy' is unavailable: no GPU\n"
 
@@ -313,23 +302,20 @@ def test_simulate_json_and_csv_equal_simresult_metrics(tmp_path):
     from bioaccel.sched.simulator import heavy_tailed_workload, simulate
 
     out = tmp_path / "m.csv"
-    res = CliRunner().invoke(
-        main,
-        [
-            "sched",
-            "simulate",
-            "-w",
-            "heavy-tailed:40",
-            "-c",
-            "3",
-            "-p",
-            "all",
-            "--seed",
-            "3",
-            "--json",
-            "--csv",
-            str(out),
-        ],
+    res = invoke(
+        "sched",
+        "simulate",
+        "-w",
+        "heavy-tailed:40",
+        "-c",
+        "3",
+        "-p",
+        "all",
+        "--seed",
+        "3",
+        "--json",
+        "--csv",
+        str(out),
     )
     assert res.exit_code == 0, res.stderr
     got = json.loads(res.stdout)
@@ -342,14 +328,12 @@ def test_simulate_json_and_csv_equal_simresult_metrics(tmp_path):
         assert {k: float(row[k]) for k in want} == want
         assert (g["placement"], g["jobs"], g["gpus"]) == ("first-free", 40, 3)
         assert row["policy"] == pol
-    res = CliRunner().invoke(
-        main, ["sched", "simulate", "-w", "flood", "-c", "2", "--json", "--csv", "-"]
-    )
+    res = invoke("sched", "simulate", "-w", "flood", "-c", "2", "--json", "--csv", "-")
     assert res.exit_code == 2 and res.stdout == ""
     assert res.stderr == (
         "bioaccel: error: --json writes to stdout: give the other outputs file names\n"
     )
-    res = CliRunner().invoke(main, ["sched", "simulate", "-w", "flood", "-c", "2", "--csv", "-"])
+    res = invoke("sched", "simulate", "-w", "flood", "-c", "2", "--csv", "-")
     assert res.exit_code == 0 and res.stdout.splitlines()[0].startswith("policy,placement,jobs")
 
 
@@ -378,21 +362,18 @@ def test_builtin_workloads_run_with_every_listed_placement():
             for g in range(4):
                 spans = sorted((rec.start, rec.end) for rec in r.records if g in rec.gpus)
                 assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), placement
-    res = CliRunner().invoke(
-        main,
-        [
-            "sched",
-            "simulate",
-            "-w",
-            "heavy-tailed:30",
-            "-c",
-            "4",
-            "-a",
-            "ga",
-            "--budget",
-            "0.05",
-            "--json",
-        ],
+    res = invoke(
+        "sched",
+        "simulate",
+        "-w",
+        "heavy-tailed:30",
+        "-c",
+        "4",
+        "-a",
+        "ga",
+        "--budget",
+        "0.05",
+        "--json",
     )
     assert res.exit_code == 0, res.stderr
     assert json.loads(res.stdout)[0]["placement"] == "ga"
@@ -411,23 +392,20 @@ def test_place_shows_and_writes_the_assignment(tmp_path, stages):
     from bioaccel.devices._topology import Topology
     from bioaccel.sched.placement import ALGORITHMS, Stage, processing_times
 
-    res = CliRunner().invoke(
-        main,
-        [
-            "sched",
-            "place",
-            "-t",
-            "2",
-            "-s",
-            str(stages),
-            "--json",
-            "--budget",
-            "0.05",
-            "--assignment",
-            str(tmp_path / "a.csv"),
-            "--csv",
-            str(tmp_path / "t.csv"),
-        ],
+    res = invoke(
+        "sched",
+        "place",
+        "-t",
+        "2",
+        "-s",
+        str(stages),
+        "--json",
+        "--budget",
+        "0.05",
+        "--assignment",
+        str(tmp_path / "a.csv"),
+        "--csv",
+        str(tmp_path / "t.csv"),
     )
     assert res.exit_code == 0, res.stderr
     got = json.loads(res.stdout)
@@ -473,7 +451,7 @@ def test_place_refuses_empty_stages_and_broken_topology(tmp_path, stages):
 
 def test_topology_schema_is_in_the_help():
     for cmd in (["sched", "place"], ["sched", "simulate"]):
-        out = CliRunner().invoke(main, [*cmd, "--help"]).stdout
+        out = invoke(*cmd, "--help").stdout
         assert "Topology YAML" in out and "nvlink" in out and "compute_capability" in out
 
 
@@ -493,7 +471,7 @@ def test_import_benchmark_reports_on_stderr(tmp_path, monkeypatch):
     bench = tmp_path / "b.tsv"
     bench.write_text("s\th:m:s\n2.0\t0:00:02\n")
     monkeypatch.setenv("BIOACCEL_RUN_DIR", str(tmp_path / "run"))
-    res = CliRunner().invoke(main, ["sched", "import-benchmark", str(bench), "--kind", "align"])
+    res = invoke("sched", "import-benchmark", str(bench), "--kind", "align")
     assert res.exit_code == 0 and res.stdout == "" and "imported 1 run(s)" in res.stderr
 
 
@@ -589,9 +567,9 @@ def test_align_npy_writes_the_ids(tmp_path, proteins):
     res = run("align", proteins, "-o", tmp_path / "t.npy")
     assert res.returncode == 0 and (tmp_path / "t.npy.ids.txt").read_text() == "a\nb\nc\nd\n"
     assert not (tmp_path / "t.npy.target_ids.txt").exists()
-    out = CliRunner().invoke(main, ["align", "--help"]).stdout
+    out = invoke("align", "--help").stdout
     assert "ids.txt" in out and "--devices" in out
-    assert "ids.txt" in CliRunner().invoke(main, ["distance", "--help"]).stdout
+    assert "ids.txt" in invoke("distance", "--help").stdout
 
 
 def test_align_devices_spread_over_virtual_gpus(tmp_path, proteins):
@@ -618,9 +596,8 @@ def test_help_lists_every_model_and_the_sketch_options():
         bioaccel.distance_matrix(["ACGT", "ACGA"], "no-such-model")
     models = re.findall(r"'([a-z0-9]+)'", str(err.value).split("expected one of", 1)[1])
     assert len(models) >= 12
-    runner = CliRunner()
     for cmd in ("distance", "tree"):
-        out = " ".join(runner.invoke(main, [cmd, "--help"]).stdout.split())
+        out = " ".join(invoke(cmd, "--help").stdout.split())
         missing = [m for m in models if not re.search(rf"\b{m}\b", out)]
         assert not missing, (cmd, missing)
         for option in ("--kmer", "--sketch-size", "--seed"):
@@ -674,7 +651,7 @@ def test_progress_bar_only_with_a_total(monkeypatch):
     assert made[0].started and None not in made[0].totals and made[0].totals[0] == 10
 
 
-# -- issue 20: bad input of every kind, on every command that reads files: exit 2, never 1 -----
+# -- bad input of every kind, on every command that reads files: exit 2, never 1 -------------
 BAD_FILES = {
     "missing": None,
     "empty": b"",
@@ -738,7 +715,7 @@ def test_bad_input_of_every_kind_exits_2_in_one_line(work, monkeypatch, command,
         bad.write_bytes(data)
     before = sorted(p.name for p in work.iterdir() if p.name != "run")
     args = [str(bad) if a == "{bad}" else a for a in READING_COMMANDS[command]]
-    res = CliRunner().invoke(main, args)
+    res = invoke(*args)
     assert res.exit_code == 2, (res.exit_code, res.output)
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 or "Usage:" in res.stderr, res.stderr  # click's own usage errors

@@ -1,23 +1,17 @@
-"""Options that were silently ignored are honoured or refused (issue 20 item 14), and the
-tree builders' inputs (item 15, Python side): labels kept, duplicates refused."""
+"""Options that were silently ignored are honoured or refused, and the tree builders' inputs
+as R hands them over (Python side): labels kept, duplicates refused."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 import bioaccel
-from bioaccel.cli import main
 from bioaccel.errors import DuplicateIdError
+from tests.cli_runner import invoke as run
+from tests.datasets import bundled, require
 
 D = [[0, 5, 9, 9, 8], [5, 0, 10, 10, 9], [9, 10, 0, 8, 7], [9, 10, 8, 0, 3], [8, 9, 7, 3, 0]]
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 @pytest.fixture
@@ -108,9 +102,7 @@ def test_guide_tree_with_empty_records_feeds_back(tmp_path):
 
 def test_saturated_distances_say_what_to_do():
     # fn3 (HMMER's tutorial family) is divergent: kimura saturates, poisson does not
-    aln = bioaccel.msa(
-        Path(__file__).resolve().parents[2] / "bioaccel/data/hmmer/fn3.fa", refine=False
-    )
+    aln = bioaccel.msa(bundled("hmmer", "fn3.fa"), refine=False)
     kimura = aln.distance_matrix("kimura")
     assert np.isinf(kimura.data).any()
     with pytest.raises(ValueError, match="past its model's saturation.*'poisson'"):
@@ -125,7 +117,7 @@ def test_nj_labels():
         bioaccel.nj(D, ["a", "b", "a", "d", "e"])
     with pytest.raises(DuplicateIdError):
         bioaccel.upgma(D, ["a", "b", "a", "d", "e"])
-    pd = pytest.importorskip("pandas")
+    pd = require("pandas")
     df = pd.DataFrame(D, index=list("vwxyz"), columns=list("vwxyz"))
     assert sorted(bioaccel.nj(df).labels) == list("vwxyz")  # before: 0..4
     assert bioaccel.nj(df).to_newick() == bioaccel.nj(D, list("vwxyz")).to_newick()
@@ -136,7 +128,7 @@ def test_nj_labels():
 
 
 def test_nj_takes_a_scikit_bio_matrix():
-    skbio = pytest.importorskip("skbio")
+    skbio = require("skbio", "scikit-bio is the oracle")
     dm = skbio.DistanceMatrix(np.array(D, float), list("abcde"))
     assert bioaccel.nj(dm).to_newick() == bioaccel.nj(D, list("abcde")).to_newick()
     with pytest.raises(TypeError, match="expected a distance matrix"):

@@ -1,4 +1,4 @@
-"""Outputs that never destroy what is not theirs (issue 20 items 1 and 2): a device or FIFO
+"""Outputs that never destroy what is not theirs: a device or FIFO
 named as output is written through, never replaced by a regular file; a symlink keeps
 pointing at its file; an output that is an input (by any name, hard links too) is refused
 before anything is written, in every command and in the Python writers that take a source."""
@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 import threading
 
 import numpy as np
@@ -16,22 +14,13 @@ import pytest
 
 import bioaccel
 from bioaccel._core import atomic_output, refuse_overwriting_inputs
-from tests.datasets import child_env, unavailable
+from tests.cli_runner import run_process as run
+from tests.datasets import unavailable
 
 FASTA = (
     ">a\nACGTACGTACGGTTAACC\n>b\nACGTACGTACGGTTAACA\n>c\nACGAACGTACGGTAAACC\n"
     ">d\nTCGAACGTTCGGTAAACC\n"
 )
-
-
-def run(*args, cwd=None):
-    return subprocess.run(
-        [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=child_env(),
-    )
 
 
 def null_device(path):

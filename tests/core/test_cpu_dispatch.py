@@ -15,50 +15,8 @@ import pytest
 import bioaccel
 from bioaccel import _native
 from bioaccel.pairwise._scoring import make_scoring
-from tests.datasets import child_env
-
-#: environment that forces each level (BIOACCEL_NO_AVX2=1: the baseline everywhere)
-LEVELS = {"avx512": {}, "avx2": {"BIOACCEL_NO_AVX512": "1"}, "sse2": {"BIOACCEL_NO_AVX2": "1"}}
-MODES = ["global", "local", "semiglobal"]
-AA = list("ARNDCQEGHILKMFPSTWYV")
-NT = list("ACGT")
-
-
-def runnable(level: str) -> bool:
-    f = _native.cpu_features()
-    cpu, built = f["cpu"], f["built"]
-    if level == "avx512":
-        return built["avx512"] and all(
-            cpu[x] for x in ("avx512f", "avx512bw", "avx512vl", "avx512vbmi", "avx512vpopcntdq")
-        )
-    if level == "avx2":
-        return built["avx2"] and cpu["avx2"] and cpu["popcnt"]
-    return True
-
-
-def mutate(rng, seq, rate, letters):
-    out = []
-    for c in seq:
-        r = rng.random()
-        if r < rate / 3:
-            continue  # deletion
-        out.append(rng.choice(letters) if r < 2 * rate / 3 else c)
-        if r > 1 - rate / 3:
-            out.append(rng.choice(letters))  # insertion
-    return "".join(out)
-
-
-def inputs(seed=7):
-    rng = np.random.default_rng(seed)
-    anc = "".join(rng.choice(AA, 150))
-    protein = [mutate(rng, anc[: rng.integers(5, 150)], 0.3, AA) for _ in range(37)]
-    # identical proteins: local scores past int8 (int16 re-runs); W runs past int16 (int32)
-    same = "".join(rng.choice(AA, 300))
-    protein += [same, same[:290], "W" * 3100, "W", "W" * 3001 + "A"]
-    root = "".join(rng.choice(NT, 700))
-    dna = [mutate(rng, root, 0.05, NT) for _ in range(45)] + ["".join(rng.choice(NT, 301)), "A"]
-    return protein, dna
-
+from tests.cpu_levels import LEVELS, MODES, inputs, runnable
+from tests.datasets import child_env, not_applicable
 
 CHILD = r"""
 import json, os, sys
@@ -68,7 +26,7 @@ from bioaccel import _native
 from bioaccel.pairwise._align import align_scores
 from bioaccel.pairwise._edit import edit_distances
 from bioaccel.distances._kmers import sketch
-from tests.core.test_cpu_dispatch import inputs, MODES
+from tests.cpu_levels import inputs, MODES
 
 protein, dna = inputs()
 out = {}
@@ -125,7 +83,7 @@ def results(tmp_path_factory):
 @pytest.mark.parametrize("level", list(LEVELS))
 def test_forced_level_is_the_one_every_kernel_reports(results, level):
     if level not in results:
-        pytest.skip(f"this CPU cannot run the {level} kernels")
+        not_applicable(f"this CPU cannot run the {level} kernels")
     features, _ = results[level]
     assert features["isa"] == level
     assert features["forced"]["BIOACCEL_NO_AVX2"] == (level == "sse2")
@@ -146,7 +104,7 @@ def test_every_level_gives_identical_results(results):
 @pytest.mark.parametrize("level", list(LEVELS))
 def test_alignment_scores_equal_the_scalar_core(results, level):
     if level not in results:
-        pytest.skip(f"this CPU cannot run the {level} kernels")
+        not_applicable(f"this CPU cannot run the {level} kernels")
     got = results[level][1]
     protein, dna = inputs()
     for name, seqs, matrix, o, e, alph in (

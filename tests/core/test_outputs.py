@@ -1,4 +1,4 @@
-"""Output names that say what the file holds (issue 15 item 4): the extension decides the
+"""Output names that say what the file holds: the extension decides the
 format, a name that would lie is refused before anything is computed, and the same rule
 holds for the Python writers and every command."""
 
@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 import bioaccel
 from bioaccel._core.outputs import MATRIX, output_format
-from bioaccel.cli import main
 from bioaccel.distances._kmers import sketch
 from bioaccel.distances._ondisk import stream_distances
 from bioaccel.distances._tiles import write_tile
+from tests.cli_runner import invoke as cli
 
 SEQS = ["ACGTACGTACGTAAGT", "ACGTACGTACGTAAGA", "ACGAACGTACGTTAGT", "TCGAACGTTCGTAAGT"]
 
@@ -23,10 +22,6 @@ def fasta(tmp_path):
     p = tmp_path / "in.fa"
     p.write_text("".join(f">s{i}\n{s}\n" for i, s in enumerate(SEQS)))
     return p
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 def test_output_format_rules():
@@ -111,10 +106,10 @@ def test_commands_write_what_the_name_says(tmp_path, fasta, monkeypatch):
 
 
 def test_identical_sequences_never_write_negative_zero(tmp_path):
-    # issue 15 item 19: -b log(1) is -0.0 in jc69/k80/f81/tn93
+    # -b log(1) is -0.0 in jc69/k80/f81/tn93: none may reach a file
     seqs = [SEQS[0], SEQS[0], SEQS[1]]
     dm = bioaccel.distance_matrix(seqs, "k80", backend="cpu")
-    assert dm.data[0, 1] == 0 and not np.signbit(dm.data).any()  # issue 20 item 7: in memory too
+    assert dm.data[0, 1] == 0 and not np.signbit(dm.data).any()  # in memory too
     for name, fmt in [("d.phy", None), ("l.phy", "phylip-lower"), ("d.tsv", None)]:
         dm.write(tmp_path / name, fmt)
         assert "-0.0" not in (tmp_path / name).read_text()

@@ -4,6 +4,7 @@ sources with nvcc and with NVRTC (the runtime compiler CuPy's RawModule uses).""
 from __future__ import annotations
 
 import ctypes
+import re
 import shutil
 import subprocess
 import sys
@@ -108,3 +109,43 @@ def test_cuda_source_compiles_with_nvrtc(source: Path, arch: str):
         assert "warning" not in log.value.decode(), log.value.decode()
     finally:
         lib.nvrtcDestroyProgram(ctypes.byref(prog))
+
+
+# -- one version -------------------------------------------------------------------------------
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_pyproject_takes_its_version_from_the_package():
+    # the one source is bioaccel.__version__: pyproject.toml holds no copy of it
+    text = (REPO / "pyproject.toml").read_text()
+    project = text.split("[project]", 1)[1].split("\n[", 1)[0]
+    assert not re.search(r"^version\s*=", project, re.M), "a second version in pyproject.toml"
+    assert re.search(r'^dynamic\s*=\s*\[[^]]*"version"', project, re.M)
+    assert re.search(
+        r'^\[tool\.setuptools\.dynamic\]\s*\nversion\s*=\s*\{\s*attr\s*=\s*"bioaccel\.__version__"',
+        text,
+        re.M,
+    )
+    import bioaccel
+
+    assert re.fullmatch(r"\d+\.\d+\.\d+(\.dev\d+|rc\d+)?", bioaccel.__version__)
+
+
+def test_the_r_package_version_is_the_python_one():
+    # R cannot read Python's version: DESCRIPTION repeats it and this test pins the two
+    import bioaccel
+
+    found = re.findall(r"^Version:\s*(\S+)\s*$", (REPO / "R" / "DESCRIPTION").read_text(), re.M)
+    assert found == [bioaccel.__version__], (found, bioaccel.__version__)
+
+
+def test_no_other_file_spells_the_version():
+    import bioaccel
+
+    v = re.escape(bioaccel.__version__)
+    holders = [
+        str(p.relative_to(REPO))
+        for p in [REPO / "setup.py", REPO / "pyproject.toml", *(REPO / "bioaccel").rglob("*.py")]
+        if re.search(rf"['\"]{v}['\"]", p.read_text())
+    ]
+    assert holders == ["bioaccel/__init__.py"], holders

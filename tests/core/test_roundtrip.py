@@ -1,4 +1,4 @@
-"""Round trip of every writer (issue 20, "the mechanism"): over ids with spaces, long ids,
+"""Round trip of every writer (the mechanism every writer shares, not a case list): over ids with spaces, long ids,
 non-ASCII letters, quotes and Newick/Clustal/Stockholm punctuation, and residues of each
 alphabet, every format of every writer (distance matrices, trees, alignments, tiles,
 sketches) is read back by bioaccel -- and by Biopython and scikit-bio where they read the
@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import bioaccel
 from bioaccel import DistanceMatrix
 from bioaccel.msa_engine import MultipleAlignment
+from tests.datasets import require
 
 FAST = settings(
     max_examples=50,
@@ -74,7 +75,7 @@ def test_distance_matrix_writers(dm, name):
     back = DistanceMatrix.read(path)
     assert back.ids == dm.ids
     assert np.array_equal(back.data, dm.data)  # repr() of a float reads back exactly
-    skbio = pytest.importorskip("skbio")
+    skbio = require("skbio", "scikit-bio is the oracle")
     if name == "m.tsv" and not any(i != i.strip() or i.startswith("#") for i in dm.ids):
         # scikit-bio's lsmat is bioaccel's TSV (a tab, then the ids)
         sk = skbio.DistanceMatrix.read(str(path), format="lsmat")
@@ -122,7 +123,7 @@ def test_newick_writer(tree):
 
     bio = Phylo.read(io.StringIO(path.read_text()), "newick")
     assert sorted(t.name for t in bio.get_terminals()) == sorted(tree.labels)
-    skbio = pytest.importorskip("skbio")
+    skbio = require("skbio", "scikit-bio is the oracle")
     sk = skbio.TreeNode.read(str(path), format="newick")
     assert sorted(t.name for t in sk.tips()) == sorted(tree.labels)
 
@@ -173,7 +174,7 @@ def test_alignment_writers(aln, name):
         bio = AlignIO.read(io.StringIO(text), BIO_NAMES[ext])
         assert [r.id for r in bio] == aln.ids and [str(r.seq) for r in bio] == aln.sequences
     if ext in SKBIO_NAMES:
-        skbio = pytest.importorskip("skbio")
+        skbio = require("skbio", "scikit-bio is the oracle")
         cls = skbio.DNA if aln.alphabet is bioaccel.DNA else skbio.Protein
         if ext == "fa":
             got = [

@@ -20,6 +20,7 @@ import pytest
 import bioaccel
 from bioaccel._core.threads import MAX_THREADS_PER_CPU, check_threads, max_threads
 from bioaccel.errors import ThreadCountError
+from tests.cli_runner import run_process
 from tests.datasets import child_env
 
 CAP = MAX_THREADS_PER_CPU * (os.cpu_count() or 1)
@@ -107,12 +108,7 @@ def test_cli_refuses_bad_thread_counts(tmp_path, command, value):
     aln.write_text("".join(f">s{i}\n{s}\n" for i, s in enumerate(DNA_SEQS)))
     out = tmp_path / "out.x"
     args = [a.format(aln=aln, out=out) for a in command] + ["-t", value]
-    res = subprocess.run(
-        [sys.executable, "-m", "bioaccel.cli", *args],
-        capture_output=True,
-        text=True,
-        env=child_env(),
-    )
+    res = run_process(*args)
     assert res.returncode == 2, (res.returncode, res.stderr)
     shown = repr(int(value)) if value.lstrip("-").isdigit() else repr(value)
     assert (

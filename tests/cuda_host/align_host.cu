@@ -73,8 +73,8 @@ template <int W, int R>
 static void lane_main(int id) {
     HostWarp w{id, g_ring};
     const PairJob& j = *g_job;
-    g_ring->results[id] = align_pair_warp<W, R>(w, j.prof, j.m, j.t, j.n, j.mode, j.gap_open,
-                                                j.gap_extend, j.bh, j.bf);
+    g_ring->results[id] =
+        align_pair_warp<W, R>(w, j.prof, j.m, j.t, j.n, j.mode, j.gap_open, j.gap_extend, j.bh, j.bf);
     // lanes finish in ring order; the last one returns to the caller
     swapcontext(&g_ring->lanes[id], id + 1 < W ? &g_ring->lanes[id + 1] : &g_ring->caller);
 }
@@ -126,12 +126,19 @@ int main(int argc, char** argv) {
     std::vector<int> bh(longest + 1), bf(longest + 1);
     for (long long q = 0; q < nq; ++q) {
         for (long long t = 0; t < nt; ++t) {
-            const PairJob job{prof.data() + prof_off[q], q_len[q], t_codes.data() + t_off[t],
-                              t_off[t + 1] - t_off[t], mode, gap_open, gap_extend, bh.data(), bf.data()};
+            const PairJob job{prof.data() + prof_off[q],
+                              q_len[q],
+                              t_codes.data() + t_off[t],
+                              t_off[t + 1] - t_off[t],
+                              mode,
+                              gap_open,
+                              gap_extend,
+                              bh.data(),
+                              bf.data()};
             int score;
             if (kind == "thread")
-                score = align_pair(job.prof, job.m, job.t, job.n, mode, gap_open, gap_extend, job.bh,
-                                   job.bf, 1);
+                score =
+                    align_pair(job.prof, job.m, job.t, job.n, mode, gap_open, gap_extend, job.bh, job.bf, 1);
             else if (kind == "warp")
                 score = run_warp<BIOACCEL_WARP, BIOACCEL_WARP_ROWS>(job);
             else

@@ -20,8 +20,9 @@ int main() {
     std::vector<unsigned long long> v(in.max_words);
     for (long long q = 0; q < nq; ++q)
         for (long long t = 0; t < nt; ++t)
-            std::printf("%d\n", lcs_length_pair(in.t_codes.data() + in.t_off[t], in.t_off[t + 1] - in.t_off[t],
-                                                in.q_off[q + 1] - in.q_off[q], in.peq.data() + in.word_off[q] * alpha,
-                                                alpha, letters, v.data(), 1));
+            std::printf("%d\n",
+                        lcs_length_pair(in.t_codes.data() + in.t_off[t], in.t_off[t + 1] - in.t_off[t],
+                                        in.q_off[q + 1] - in.q_off[q], in.peq.data() + in.word_off[q] * alpha,
+                                        alpha, letters, v.data(), 1));
     return 0;
 }

@@ -23,8 +23,8 @@ int main() {
     std::vector<unsigned char> used = read_n<unsigned char>(head[5]);
     std::vector<unsigned char> trace(head[6] + 1), path(head[7] + 1);
     for (long long k = 0; k < n_pairs; ++k) {
-        const MsaDpPair p = msa_pair_view(desc.data(), (int)k, K, fdata.data(), single.data(),
-                                          used.data(), trace.data());
+        const MsaDpPair p =
+            msa_pair_view(desc.data(), (int)k, K, fdata.data(), single.data(), used.data(), trace.data());
         std::vector<float> buf(9 * (size_t)(p.n + 1));
         for (int d = 0; d <= p.n + p.m; ++d)
             for (int tid = 0; tid < threads; ++tid) msa_dp_diagonal(p, d, tid, threads, buf.data());

@@ -17,8 +17,8 @@ int main() {
     std::vector<double> odds = read_n<double>((long long)K1 * K1), prm = read_n<double>(9);
     std::vector<double> fm(lx * ly + 1), rows(18 * (ly + 1)), scale(lx + 1);
     std::vector<float> post(lx * ly + 1);
-    const int status = posterior_pair(x.data(), lx, y.data(), ly, odds.data(), K1, prm.data(),
-                                      fm.data(), rows.data(), scale.data(), post.data());
+    const int status = posterior_pair(x.data(), lx, y.data(), ly, odds.data(), K1, prm.data(), fm.data(),
+                                      rows.data(), scale.data(), post.data());
     std::printf("%d\n", status);
     for (long long k = 0; k < lx * ly; ++k) std::printf("%.9g\n", post[k]);
     return 0;

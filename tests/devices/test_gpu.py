@@ -97,7 +97,7 @@ def test_cupy_nj_equals_cpu_nj():
 
 
 def test_cupy_nj_follows_the_tie_rule_on_real_influenza(flu_ha):
-    # issue 15 item 3: ties and near-ties of the 599 HA genes, as the C++ core breaks them
+    # one tie rule: ties and near-ties of the 599 HA genes, as the C++ core breaks them
     from tests.nj_reference import assert_same_nj_tree
 
     dm = bioaccel.distance_matrix(bioaccel.read_sequences(flu_ha), "k80", backend="cpu")

@@ -1,4 +1,4 @@
-"""Devices of different memory (issue 20 item 11): a pair too large for one GPU moves to a
+"""Devices of different memory: a pair too large for one GPU moves to a
 GPU that can hold it, as failover moves a failed device's tiles; only a pair that no
 device left can hold fails. Virtual GPUs (BIOACCEL_GPU_TOPOLOGY) with ``max_tile_work``
 stand for the memory; the oracle is the single-device CPU result."""
@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from bioaccel.cli import main
 from bioaccel.errors import DeviceError
 from bioaccel.pairwise._align import align_scores
 from bioaccel.pairwise._edit import edit_distances
+from tests.cli_runner import invoke
 
 
 def write_topology(tmp_path, gpus: str) -> str:
@@ -61,8 +60,8 @@ def test_a_pair_too_large_for_gpu0_runs_on_gpu1(uneven, tmp_path):
     )
     fa = tmp_path / "s.fa"
     fa.write_text("".join(f">s{i}\n{s}\n" for i, s in enumerate(seqs)))
-    res = CliRunner().invoke(
-        main, ["distance", str(fa), "-m", "edit", "--devices", "all", "-o", str(tmp_path / "d.npy")]
+    res = invoke(
+        "distance", str(fa), "-m", "edit", "--devices", "all", "-o", str(tmp_path / "d.npy")
     )
     assert res.exit_code == 0, res.output
     got = np.load(tmp_path / "d.npy")

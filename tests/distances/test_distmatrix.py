@@ -60,7 +60,7 @@ def test_duplicate_ids_rejected():
         ("3\na 0 1 2\nb 1 0 3\n", "header says 3 taxa, found 2 rows"),
         ("2\na 0 1\nb 1 zero\n", r"line 3, column 5: 'zero' is not a number"),
         ("2\na 0 1\nb 2 0\n", "not symmetric"),
-        # issue 15 item 26: a short first row must not turn the file lower-triangular
+        # a short first row must not turn the file lower-triangular
         (
             "3\na 0 1\nb 1 0 2\nc 1 2 0\n",
             (
@@ -114,7 +114,7 @@ def test_lower_triangular_names_ending_in_numbers_still_read(tmp_path):
 
 
 def test_asymmetric_matrices_refused_everywhere_with_one_tolerance(tmp_path):
-    # issue 15 item 27: DistanceMatrix, every reader, nj and upgma share one check
+    # one symmetry rule: DistanceMatrix, every reader, nj and upgma share one check
     import bioaccel
     from bioaccel.distances._checks import SYMMETRY_RTOL
 
@@ -144,7 +144,7 @@ def test_asymmetric_matrices_refused_everywhere_with_one_tolerance(tmp_path):
 
 
 def test_distance_matrix_pair_indexing_and_array(dm):
-    # issue 15 item 35: dm[i, j] by index or id, and np.asarray(dm)
+    # dm[i, j] by index or id, and np.asarray(dm)
     n = len(dm)
     for i in range(n):
         for j in range(n):

@@ -298,7 +298,7 @@ def _reference_sketch(s: str, k: int, size: int, seed: int) -> list[int]:
 
 @pytest.mark.parametrize("k", [21, 31, 32])
 def test_minhash_hashes_equal_a_python_reference_up_to_k32(rng, k):
-    # issue 15 item 25: 32 letters of 2 bits fill a 64-bit code exactly, as mash allows
+    # k = 32: 32 letters of 2 bits fill a 64-bit code exactly, as mash allows
     seqs = related(rng, 3, 300) + ["ACGTN" * 20 + "ACGT" * 20]
     s = sketch(seqs, k=k, size=50, seed=9)
     for i, seq in enumerate(seqs):

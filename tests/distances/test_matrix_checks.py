@@ -1,4 +1,4 @@
-"""Distance matrices read and built right (issue 20 items 4, 6, 7): the PHYLIP layout decided
+"""Distance matrices read and built right: the PHYLIP layout decided
 from all rows, a non-number named by line and column, strict PHYLIP names that touch their
 values; anything that is not a distance matrix (non-zero diagonal, negative entries) refused
 by one check everywhere; no -0.0 in DistanceMatrix.data, Newick or what goes to R."""
@@ -6,8 +6,6 @@ by one check everywhere; no -0.0 in DistanceMatrix.data, Newick or what goes to 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,20 +14,11 @@ import pytest
 import bioaccel
 from bioaccel import DistanceMatrix
 from bioaccel.errors import MatrixFormatError
-from tests.datasets import child_env
+from tests.cli_runner import run_process as run
+from tests.datasets import require
 
 
-def run(*args, cwd=None):
-    return subprocess.run(
-        [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=child_env(),
-    )
-
-
-# -- item 4: PHYLIP matrices -------------------------------------------------------------------
+# -- PHYLIP matrices --------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "bad, column", [("NA", 14), ("-", 14), ("?", 14), ("1,5", 14), ("0.1e", 14), ("1_0", 14)]
 )
@@ -56,7 +45,7 @@ def test_strict_phylip_names_touching_values_are_read(tmp_path):
     dm = DistanceMatrix.read(p)
     assert dm.ids == ["catcatcatc", "dog", "lizard", "superlizar"]
     assert dm["catcatcatc", "superlizar"] == 0.6 and dm["lizard", "superlizar"] == 0.8
-    skbio = pytest.importorskip("skbio")
+    skbio = require("skbio", "scikit-bio is the oracle")
     sk = skbio.DistanceMatrix.read(str(p), format="phylip_dm")
     assert list(sk.ids) == dm.ids and np.array_equal(sk.data, dm.data)
     lower = tmp_path / "lower.dist"  # strict lower triangle, names touching
@@ -97,7 +86,7 @@ def test_layouts_that_no_row_set_fits_are_refused(tmp_path, content, message):
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_skbio_phylip_test_files_read_as_skbio_reads_them():
-    skbio = pytest.importorskip("skbio")
+    skbio = require("skbio", "scikit-bio is the oracle")
     data = Path(skbio.__file__).parent / "io" / "format" / "tests" / "data"
     files = sorted(data.glob("phylip_dm_*"))
     assert len(files) >= 10
@@ -132,7 +121,7 @@ def test_phylip_writer_refuses_ids_it_cannot_give_back(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["l.phy", "m.phy"]
 
 
-# -- item 6: not a distance matrix ----------------------------------------------------------
+# -- not a distance matrix ------------------------------------------------------------------
 def test_score_matrices_and_identities_are_not_distances(tmp_path):
     fa = tmp_path / "p.fa"
     fa.write_text(">a\nMKVLEAGHW\n>b\nMKILDAGW\n>c\nWWPPMKV\n")
@@ -183,7 +172,7 @@ def test_nan_and_inf_off_the_diagonal_stay_allowed():
     assert np.isinf(dm["a", "b"])
 
 
-# -- item 7: no -0.0 -----------------------------------------------------------------------
+# -- no -0.0 -------------------------------------------------------------------------------
 def test_no_negative_zero_in_data_newick_or_r(tmp_path):
     d = np.array([[0.0, -0.0, 0.3], [-0.0, -0.0, 0.3], [0.3, 0.3, 0.0]])
     mine = d.copy()

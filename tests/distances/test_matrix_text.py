@@ -11,8 +11,10 @@ import pytest
 from bioaccel.distances import _text
 from bioaccel.distances._matrix import DistanceMatrix
 from bioaccel.errors import DuplicateIdError, MatrixFormatError
+from tests.cli_runner import invoke
+from tests.datasets import require
 
-native = pytest.importorskip("bioaccel._native")
+native = require("bioaccel._native", "the compiled core")
 
 
 def _doubles() -> np.ndarray:
@@ -162,9 +164,6 @@ def test_native_parser_takes_every_number_form_python_takes():
 
 
 def test_the_cli_writes_text_through_the_native_formatter(tmp_path, monkeypatch):
-    from click.testing import CliRunner
-
-    from bioaccel.cli import main
 
     calls = []
 
@@ -177,7 +176,7 @@ def test_the_cli_writes_text_through_the_native_formatter(tmp_path, monkeypatch)
     fasta = tmp_path / "s.fa"
     fasta.write_text(">a\nACGTACGTAC\n>b\nACGTACGTAT\n>c\nACCTACGTAT\n")
     out = tmp_path / "d.phy"
-    result = CliRunner().invoke(main, ["distance", str(fasta), "-m", "raw", "-o", str(out)])
+    result = invoke("distance", str(fasta), "-m", "raw", "-o", str(out))
     assert result.exit_code == 0, result.output
     assert "format_matrix_rows" in calls
     assert out.read_text().splitlines()[1] == "a           0.0 0.1 0.2"

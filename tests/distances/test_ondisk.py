@@ -3,7 +3,6 @@
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import numpy as np
@@ -15,6 +14,7 @@ from bioaccel.distances._compute import distance_matrix
 from bioaccel.distances._matrix import DistanceMatrix
 from bioaccel.distances._ondisk import open_distances, stream_distances
 from bioaccel.errors import MatrixFormatError
+from tests.cli_runner import COMMAND
 from tests.datasets import child_env
 
 
@@ -170,9 +170,7 @@ def test_sigkilled_cli_run_resumes_to_the_uninterrupted_matrix(tmp_path):
         for i, s in enumerate(random_dna(rng, 3000, 250, 350)):
             f.write(f">r{i}\n{s}\n")
     cmd = [
-        sys.executable,
-        "-m",
-        "bioaccel.cli",
+        *COMMAND,
         "distance",
         str(fasta),
         "-m",

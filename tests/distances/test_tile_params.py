@@ -9,9 +9,6 @@ pairwise deletion) into one matrix, exit 0; sketches compared with another
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -20,7 +17,8 @@ from bioaccel.distances._kmers import sketch
 from bioaccel.distances._ondisk import stream_distances
 from bioaccel.distances._tiles import distance_tile, merge_tiles, tile_bounds, write_tile
 from bioaccel.errors import MatrixFormatError, ModelError
-from tests.datasets import child_env, random_alignment
+from tests.cli_runner import run_process
+from tests.datasets import random_alignment
 
 PROTEINS = [
     "MKTAYIAKQRQISFVKSHFSRQ",
@@ -115,22 +113,16 @@ def test_cli_merge_tiles_of_two_models_fails(tmp_path, dna):
         "".join(f">{i}\n{s}\n" for i, s in zip(dna.ids, (dna.sequence(i) for i in range(len(dna)))))
     )
 
-    def run(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-            capture_output=True,
-            text=True,
-            env=child_env(),
-        )
-
     tiles = []
     for a, b in [(0, 0), (0, 1), (1, 1)]:
         out = tmp_path / f"t{a}{b}.npz"
         model = "k80" if (a, b) == (1, 1) else "tn93"
-        res = run("distance", aln, "-m", model, "--tile", f"{a},{b}", "--tiles", 2, "-o", out)
+        res = run_process(
+            "distance", aln, "-m", model, "--tile", f"{a},{b}", "--tiles", 2, "-o", out
+        )
         assert res.returncode == 0, res.stderr
         tiles.append(out)
-    res = run("merge-tiles", *tiles, "-o", tmp_path / "m.phy")
+    res = run_process("merge-tiles", *tiles, "-o", tmp_path / "m.phy")
     assert res.returncode != 0
     assert f"{tiles[2]}: tile made with model='k80' (not 'tn93')" in res.stderr, res.stderr
     assert not (tmp_path / "m.phy").exists()
@@ -169,36 +161,21 @@ def test_cli_sketches_with_another_sketch_size_fail(tmp_path):
     src.write_text("".join(f">p{i}\n{s}\n" for i, s in enumerate(PROTEINS)))
     sk = tmp_path / "s.npz"
 
-    def run(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-            capture_output=True,
-            text=True,
-            env=child_env(),
-        )
-
-    assert run("sketch", src, "-k", "5", "-s", "50", "--seed", "3", "-o", sk).returncode == 0
+    assert (
+        run_process("sketch", src, "-k", "5", "-s", "50", "--seed", "3", "-o", sk).returncode == 0
+    )
     for extra, named in (
         (["--sketch-size", "100"], "sketch_size=50, not sketch_size=100"),
         (["--seed", "42"], "seed=3, not seed=42"),
     ):
-        res = run("distance", sk, "-m", "mash", *extra, "-o", tmp_path / "d.tsv")
+        res = run_process("distance", sk, "-m", "mash", *extra, "-o", tmp_path / "d.tsv")
         assert res.returncode == 2, res.stderr
         assert named in res.stderr
         assert not (tmp_path / "d.tsv").exists()
-    assert run("distance", sk, "-m", "mash", "-o", tmp_path / "d.tsv").returncode == 0
+    assert run_process("distance", sk, "-m", "mash", "-o", tmp_path / "d.tsv").returncode == 0
 
 
-# -- issue 20 item 5: tiles record their input and --ungap -------------------------------------
-def _cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=child_env(),
-    )
-
-
+# -- tiles record their input and --ungap, so tiles of different inputs never merge ----------
 def test_tiles_of_an_edited_alignment_with_the_same_ids_are_refused(tmp_path, dna):
     rows = [dna.sequence(i) for i in range(len(dna))]
     edited = list(rows)
@@ -208,10 +185,10 @@ def test_tiles_of_an_edited_alignment_with_the_same_ids_are_refused(tmp_path, dn
     tiles = []
     for (a, b), src in zip([(0, 0), (0, 1), (1, 1)], ["a.fa", "a.fa", "b.fa"]):
         out = tmp_path / f"t{a}{b}.npz"
-        res = _cli("distance", tmp_path / src, "--tile", f"{a},{b}", "--tiles", 2, "-o", out)
+        res = run_process("distance", tmp_path / src, "--tile", f"{a},{b}", "--tiles", 2, "-o", out)
         assert res.returncode == 0, res.stderr
         tiles.append(out)
-    res = _cli("merge-tiles", *tiles, "-o", tmp_path / "m.phy")
+    res = run_process("merge-tiles", *tiles, "-o", tmp_path / "m.phy")
     assert res.returncode == 2
     assert (
         f"{tiles[2]}: tile of a different input: the same ids but other residues than "
@@ -227,7 +204,7 @@ def test_gapped_and_ungapped_tiles_are_refused_naming_ungap(tmp_path):
     tiles = []
     for (a, b), extra in zip([(0, 0), (0, 1), (1, 1)], [[], [], ["--ungap"]]):
         out = tmp_path / f"t{a}{b}.npz"
-        res = _cli(
+        res = run_process(
             "distance",
             tmp_path / "a.fa",
             "-m",
@@ -242,7 +219,7 @@ def test_gapped_and_ungapped_tiles_are_refused_naming_ungap(tmp_path):
         )
         assert res.returncode == 0, res.stderr
         tiles.append(out)
-    res = _cli("merge-tiles", *tiles, "-o", tmp_path / "m.phy")
+    res = run_process("merge-tiles", *tiles, "-o", tmp_path / "m.phy")
     assert res.returncode == 2
     assert f"{tiles[2]}: tile made with ungap=True (not False)" in res.stderr, res.stderr
 

@@ -1,15 +1,9 @@
-"""What several MSA test modules share: the BAliBASE oracle set, a family simulator and the
-textbook LCS DP."""
+"""What several MSA test modules share: the BAliBASE oracle set (from tests.datasets, the one
+data helper), a family simulator and the textbook LCS DP."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "msa"
-
-
-BALIBASE = SHARED / "balibase-rv11-rv12"
-
+from tests.datasets import BALIBASE, SHARED  # noqa: F401 (re-exported for the MSA tests)
 
 AA = "ARNDCQEGHILKMFPSTWYV"
 

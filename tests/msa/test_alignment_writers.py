@@ -1,20 +1,19 @@
-"""Alignment writers that keep every id whole and say what they write (issue 20 item 8, and
-issue 19's one format rule): relaxed PHYLIP, full-width Clustal ids with a conservation line
+"""Alignment writers that keep every id whole and say what they write (and the one rule that
+the output name decides the format): relaxed PHYLIP, full-width Clustal ids with a conservation line
 that ape reads, gzip for .gz, refused extensions instead of FASTA, Stockholm ids checked; the
 name decides the format through bioaccel._core.outputs.ALIGNMENT for the library and the command."""
 
 from __future__ import annotations
 
 import gzip
-import subprocess
-import sys
 
 import pytest
 
 import bioaccel
 from bioaccel.msa_engine import MultipleAlignment
 from bioaccel.msa_engine.alignment import conservation_line
-from tests.datasets import child_env
+from tests.cli_runner import run_process as run
+from tests.datasets import require
 
 #: ids that a 10- or 30-character cut makes equal, and one with a non-ASCII letter
 RRM = [
@@ -24,16 +23,6 @@ RRM = [
     ("A/California/07/2009(H1N1)_segment6_NA", "MKVLEFAGHW"),
     ("ñandú", "MKVLEAGHW"),
 ]
-
-
-def run(*args, cwd=None):
-    return subprocess.run(
-        [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=child_env(),
-    )
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +77,7 @@ def test_clustal_keeps_long_ids_apart_and_has_a_conservation_line(tmp_path, aln)
     back = AlignIO.read(tmp_path / "x.aln", "clustal")
     assert [r.id for r in back] == aln.ids and len(set(aln.ids)) == len(aln.ids)
     assert [str(r.seq) for r in back] == aln.sequences
-    skbio = pytest.importorskip("skbio")
+    skbio = require("skbio", "scikit-bio is the oracle")
     msa = skbio.TabularMSA.read(
         str(tmp_path / "x.aln"), format="clustal", constructor=skbio.Protein
     )

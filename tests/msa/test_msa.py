@@ -22,6 +22,7 @@ from bioaccel.errors import (
     SequenceFormatError,
 )
 from bioaccel.msa_engine.scoring import msa_scoring
+from tests.cli_runner import run_process
 from tests.datasets import child_env, unavailable
 from tests.msa.msa_helpers import AA, BALIBASE, SHARED, lcs_dp, random_family  # noqa: F401
 
@@ -511,21 +512,13 @@ def test_bad_input(tmp_path):
 def test_cli_msa(tmp_path):
     fa = tmp_path / "in.fa"
     fa.write_text(">a\nMKVLAAGIVHW\n>b\nMKVLGIVHW\n>c\nMKALAAGIVW\n")
-    env = child_env()
-
-    def run(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
-            capture_output=True,
-            text=True,
-            env=env,
-        )
-
-    r = run("msa", fa, "-o", tmp_path / "out.aln", "--tree-out", tmp_path / "g.nwk", "-t", "2")
+    r = run_process(
+        "msa", fa, "-o", tmp_path / "out.aln", "--tree-out", tmp_path / "g.nwk", "-t", "2"
+    )
     assert r.returncode == 0 and r.stdout == "", r.stderr
     assert (tmp_path / "out.aln").read_text().startswith("CLUSTAL")
     assert bioaccel.read_newick(tmp_path / "g.nwk").n_tips == 3
-    r = run("msa", fa, "-o", "-", "--format", "stockholm")
+    r = run_process("msa", fa, "-o", "-", "--format", "stockholm")
     assert r.returncode == 0 and r.stdout.startswith("# STOCKHOLM")
     for bad in (
         ["-o", tmp_path / "x.fa", "-t", "1000000"],
@@ -533,10 +526,10 @@ def test_cli_msa(tmp_path):
         ["-o", tmp_path / "x.phy", "--format", "fasta"],
         ["-o", tmp_path / "x.fa", "--guide-tree", tmp_path / "none.nwk"],
     ):
-        r = run("msa", fa, *bad)
+        r = run_process("msa", fa, *bad)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert not (tmp_path / "x.fa").exists()
-    r = run("msa", tmp_path / "missing.fa", "-o", tmp_path / "x.fa")
+    r = run_process("msa", tmp_path / "missing.fa", "-o", tmp_path / "x.fa")
     assert r.returncode == 2 and "missing.fa" in r.stderr
 
 

@@ -4,7 +4,6 @@ consistency transformation against a hand-checked case, determinism, the API and
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ from bioaccel.msa_engine.accurate import (
     letter_map,
     pair_hmm,
 )
+from tests.cli_runner import COMMAND
 
 native = load_native()
 
@@ -308,9 +308,7 @@ def test_cli_mode(tmp_path):
     out = tmp_path / "out.fa"
     run = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "bioaccel.cli",
+            *COMMAND,
             "-v",
             "msa",
             str(inp),
@@ -334,9 +332,7 @@ def test_cli_mode(tmp_path):
     assert got.sequences == want.sequences
     bad = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "bioaccel.cli",
+            *COMMAND,
             "msa",
             str(inp),
             "-o",
@@ -385,9 +381,7 @@ def test_explicit_accurate_mode_on_pairs_too_large_is_refused_before_work(tmp_pa
     out = tmp_path / "out.fa"
     run = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "bioaccel.cli",
+            *COMMAND,
             "msa",
             str(inp),
             "-o",

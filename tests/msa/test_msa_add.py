@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -20,10 +21,11 @@ from bioaccel.errors import AlphabetError, SequenceFormatError
 from bioaccel.msa_engine import read_alignment
 from bioaccel.msa_engine.add import BAND_RADIUS
 from bioaccel.msa_engine.scoring import AMINO_ACIDS, NUCLEOTIDE_AMBIGUITY, _load_matrix, msa_scoring
-from tests.datasets import child_env
+from tests.cli_runner import run_process
+from tests.datasets import bundled, child_env
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "bioaccel" / "data"
+DATA = bundled()
 sys.path.insert(0, str(ROOT))
 from benchmarks.family_sim import simulate_family  # noqa: E402 (the checkout root put on sys.path above)
 
@@ -357,15 +359,8 @@ def test_add_errors_name_the_problem():
         bioaccel.msa(add=[("c", "AC1GT")], to=ref)
 
 
-def _cli(*args, cwd):
-    return subprocess.run(
-        [sys.executable, "-m", "bioaccel.cli", "msa", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        cwd=cwd,
-        check=False,
-    )
+#: ``bioaccel msa ...`` as a child process
+_cli = partial(run_process, "msa")
 
 
 def test_cli_add_keep_length_fragments_and_profile(tmp_path):

@@ -27,7 +27,7 @@ from bioaccel.backends.msa_batch import D_M, D_N, pack_batch
 from bioaccel.kernels import KERNEL_DIR
 from bioaccel.msa_engine.scoring import msa_scoring
 from tests import nvcc_host
-from tests.datasets import unavailable
+from tests.datasets import bundled, not_applicable, unavailable
 from tests.msa.msa_helpers import AA, BALIBASE
 from tests.nvcc_host import nvrtc_library
 
@@ -492,7 +492,7 @@ def test_engine_gpu_stage_equals_the_cpu_engine(monkeypatch):
 
 def test_engine_gpu_stage_refuses_without_cupy():
     if importlib.util.find_spec("cupy") is not None:
-        pytest.skip("CuPy is installed here")
+        not_applicable("CuPy is installed here")
     with pytest.raises(bioaccel.BackendUnavailableError, match="cupy"):
         bioaccel.msa([("a", "MKV"), ("b", "MKVL")], backend="cupy")
 
@@ -575,9 +575,8 @@ def test_numba_kernel_on_the_gpu_equals_the_cpu_engine():
 def test_engine_on_the_gpu_equals_the_cpu_engine():
     """The whole engine with its progressive stage on the GPU, on BAliBASE cases and the
     bundled HMMER families: the same alignments as on the CPU."""
-    from pathlib import Path
 
-    data = Path(bioaccel.__file__).parent / "data" / "hmmer"
+    data = bundled("hmmer")
     inputs = [data / "globins45.fa", data / "Pkinase.fa", data / "MADE1.fa"]
     if BALIBASE.is_dir():
         inputs += [BALIBASE / f"{c}.fa" for c in ("BB11001", "BB12001", "BBS12010")]

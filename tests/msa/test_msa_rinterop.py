@@ -1,18 +1,17 @@
 """Multiple alignments through rpy2 as ape AAbin/DNAbin, and their distances against ape's
 ``dist.aa`` / ``dist.dna`` on real gene families (the bundled HMMER tutorial families)."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from bioaccel import msa
 from bioaccel.msa_engine import MultipleAlignment, read_alignment
+from tests.datasets import bundled
 from tests.rhelpers import r_matrix_to_numpy
 
 pytestmark = pytest.mark.r
 
-DATA = Path(__file__).resolve().parents[2] / "bioaccel" / "data" / "hmmer"
+DATA = bundled("hmmer")
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.core.test_cpu_dispatch import LEVELS, runnable
-from tests.datasets import child_env
-from tests.pairwise.test_edit import edlib_distance, mutated
+from tests.cpu_levels import LEVELS, runnable
+from tests.datasets import child_env, not_applicable
+from tests.edit_oracle import edlib_distance, mutated
 
 LETTERS = list("ACGT")
 CAPS = [None, 0, 5, 40, 63, 64, 65, 130]
@@ -83,7 +83,7 @@ def expected(c):
 @pytest.mark.parametrize("level", list(LEVELS))
 def test_every_lane_tail_equals_edlib(tmp_path, level):
     if not runnable(level):
-        pytest.skip(f"this CPU cannot run the {level} kernels")
+        not_applicable(f"this CPU cannot run the {level} kernels")
     cs = cases()
     src, dst = tmp_path / "cases.json", tmp_path / "out.json"
     src.write_text(json.dumps(cs))

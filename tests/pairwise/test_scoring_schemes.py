@@ -1,4 +1,4 @@
-"""Scoring schemes (issue 20 item 3): the reported score always equals the score of the
+"""Scoring schemes: the reported score always equals the score of the
 reported alignment and Biopython's PairwiseAligner, over random matrices, gap penalties,
 modes and sequences (hypothesis); gap_open < gap_extend is refused everywhere with one line.
 
@@ -16,13 +16,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from Bio.Align import PairwiseAligner, substitution_matrices
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bioaccel
 from bioaccel.pairwise._align import align, align_scores, score_cigar
 from bioaccel.pairwise._scoring import ScoringError, make_scoring
+from tests.cli_runner import invoke
 
 AA = "ARNDCQEGHILKMFPSTWYV"
 
@@ -65,13 +65,11 @@ def test_open_below_extend_refused_in_every_entry_point(tmp_path):
     assert align_scores(["HEAGAWGHEE"], ["PAWHEAE"], gap_open=5, gap_extend=5).tolist() == [
         [biopython_score("HEAGAWGHEE", "PAWHEAE", "global", "BLOSUM62", 5, 5)]
     ]
-    from bioaccel.cli import main
 
     fa = tmp_path / "p.fa"
     fa.write_text(">a\nHEAGAWGHEE\n>b\nPAWHEAE\n")
-    res = CliRunner().invoke(
-        main,
-        ["align", str(fa), "--gap-open", "0", "--gap-extend", "1", "-o", str(tmp_path / "s.npy")],
+    res = invoke(
+        "align", str(fa), "--gap-open", "0", "--gap-extend", "1", "-o", str(tmp_path / "s.npy")
     )
     assert res.exit_code == 2, res.output
     assert (

@@ -1,4 +1,4 @@
-"""Issue 20 item 15, Python side of R: alignments read from files and RNA go to R; a
+"""What R users give and get back, Python side of R: alignments read from files and RNA go to R; a
 distance TSV written by R's write.table reads with its ids (no quotes)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 
 import bioaccel
 from bioaccel import DistanceMatrix, read_sequences
+from tests.datasets import unavailable
 
 ALN = ">r1\nACGUUGCA-U\n>r2\nACGU-GCAAU\n>r3 x\nACCUUGCAAU\n"
 
@@ -60,7 +61,7 @@ def test_tsv_in_r_write_table_style(tmp_path, text):
 @pytest.mark.r
 def test_tsv_written_by_r(tmp_path):
     if shutil.which("Rscript") is None:
-        pytest.skip("R is not installed")
+        unavailable("R is not installed")
     script = (
         'm <- matrix(c(0,1,2,1,0,3,2,3,0), 3, dimnames = rep(list(c("a b", "c\\"d", "e")), 2)); '
         f'write.table(m, "{tmp_path}/r1.tsv", sep = "\\t"); '

@@ -1,4 +1,4 @@
-"""Bad numbers into the scheduling tools and the edges of the CLI (issue 20 item 16):
+"""Bad numbers into the scheduling tools and the edges of the CLI:
 non-finite durations and budgets, fractional GPU counts, the placement time budget on
 3,000 stages, doctor with rpy2 but no R, a closed stdout pipe, .cdist work-file errors."""
 
@@ -8,23 +8,19 @@ import errno
 import json
 import math
 import subprocess
-import sys
 import time
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from bioaccel.cli import main
 from bioaccel.devices._topology import Topology
 from bioaccel.errors import SchedulerConfigError
 from bioaccel.sched.placement import ALGORITHMS, lower_bound, makespan, min_min, place
 from bioaccel.sched.policies import make_policy, parse_shares
 from bioaccel.sched.simulator import Job, read_trace, simulate
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
+from tests.cli_runner import COMMAND
+from tests.cli_runner import invoke as run
+from tests.datasets import require
 
 
 @pytest.mark.parametrize(
@@ -130,7 +126,7 @@ def test_policy_numbers():
 
 
 def test_snakemake_plugin_gpu_count():
-    pytest.importorskip("snakemake_interface_scheduler_plugins")
+    require("snakemake_interface_scheduler_plugins", "the scheduler plugin's interface")
     from snakemake_scheduler_plugin_bioaccel import _gpu_count
 
     class FakeJob:
@@ -170,9 +166,7 @@ def test_closed_stdout_pipe_exits_quietly(tmp_path):
     )
     proc = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "bioaccel.cli",
+            *COMMAND,
             "distance",
             str(fa),
             "-m",

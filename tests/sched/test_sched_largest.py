@@ -10,7 +10,7 @@ from bioaccel.sched.history import History, Run
 from bioaccel.sched.identity import current_user
 from bioaccel.sched.policies import Request, make_policy
 from bioaccel.sched.simulator import Job, simulate
-from tests.sched.test_sched_snakemake import FakeJob
+from tests.snakemake_fakes import FakeJob
 
 
 def lpt_makespan(durations, machines):

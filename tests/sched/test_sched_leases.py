@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from functools import partial
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from bioaccel.devices._discover import discover_devices
 from bioaccel.errors import LeaseTimeoutError, SchedulerConfigError
 from bioaccel.sched import GpuBroker, lease
+from tests.cli_runner import COMMAND, run_process
 from tests.datasets import child_env
 
 
@@ -287,9 +289,7 @@ def test_gpu_run_binds_returns_exit_code_and_records_history(gpus4, tmp_path):
     script = f"import os; open({str(out)!r}, 'w').write(os.environ['CUDA_VISIBLE_DEVICES']); raise SystemExit(7)"
     proc = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "bioaccel.cli",
+            *COMMAND,
             "gpu-run",
             "--gpus",
             "2",
@@ -321,9 +321,7 @@ def test_gpu_run_inside_gpu_run_uses_the_parent_lease(gpus4):
     )
     proc = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "bioaccel.cli",
+            *COMMAND,
             "gpu-run",
             "--gpus",
             "4",
@@ -343,15 +341,9 @@ def test_gpu_run_inside_gpu_run_uses_the_parent_lease(gpus4):
     assert "inner 0,1,2,3" in proc.stdout  # no deadlock on its own parent's GPUs
 
 
-# -- bioaccel gpus / gpu-run output (issue 15 items 28, 29) -------------------------------------
-def cli(*args, **env):
-    return subprocess.run(
-        [sys.executable, "-m", "bioaccel.cli", *args],
-        env={**child_env(BIOACCEL_VIRTUAL_GPUS="4"), **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+# -- bioaccel gpus / gpu-run output: what holds each GPU, and the exit code passed through ------
+#: ``bioaccel ...`` as a child process that sees four virtual GPUs
+cli = partial(run_process, timeout=120, BIOACCEL_VIRTUAL_GPUS="4")
 
 
 def test_gpus_without_a_gpu_says_so_and_how_to_get_virtual_ones(gpus4):
@@ -359,7 +351,7 @@ def test_gpus_without_a_gpu_says_so_and_how_to_get_virtual_ones(gpus4):
     env.update(CUDA_VISIBLE_DEVICES="", BIOACCEL_RUN_DIR=str(gpus4))
     for args in ((), ("--json",)):
         proc = subprocess.run(
-            [sys.executable, "-m", "bioaccel.cli", "gpus", *args],
+            [*COMMAND, "gpus", *args],
             env=env,
             capture_output=True,
             text=True,

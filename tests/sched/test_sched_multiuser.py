@@ -10,7 +10,6 @@ import pwd
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from bioaccel.cli import main as cli_main
 from bioaccel.errors import LeaseTimeoutError
 from bioaccel.sched import DEFAULT_RUN_DIR, GpuBroker, init_run_dir, run_dir
 from bioaccel.sched.history import History, Run
+from tests.cli_runner import COMMAND
 from tests.datasets import child_env, require, unavailable
 
 
@@ -100,7 +100,7 @@ def root_view(run: Path | None = None, **env) -> dict:
     if run is not None:
         e["BIOACCEL_RUN_DIR"] = str(run)
     proc = subprocess.run(
-        [sys.executable, "-m", "bioaccel.cli", "gpus", "--json"],
+        [*COMMAND, "gpus", "--json"],
         env=e,
         capture_output=True,
         text=True,

@@ -26,6 +26,7 @@ from bioaccel.sched.simulator import (
     workload_from_sequences,
     write_trace,
 )
+from tests.cli_runner import invoke
 
 
 # -- policies -----------------------------------------------------------------------------------
@@ -356,15 +357,10 @@ def test_fair_share_charges_usage_up_to_each_completion():
 
 
 def test_simulate_cli_prints_the_table_and_names_bad_workloads(tmp_path):
-    from click.testing import CliRunner
-
-    from bioaccel.cli import main
-
-    runner = CliRunner()
-    ok = runner.invoke(main, ["sched", "simulate", "-w", "flood", "-c", "4", "-p", "all"])
+    ok = invoke("sched", "simulate", "-w", "flood", "-c", "4", "-p", "all")
     assert ok.exit_code == 0, ok.output
     assert "fair" in ok.output and "Jain" in ok.output
-    bad = runner.invoke(main, ["sched", "simulate", "-w", "heavy-tailed:abc", "-c", "4"])
+    bad = invoke("sched", "simulate", "-w", "heavy-tailed:abc", "-c", "4")
     assert bad.exit_code == 2 and "heavy-tailed:abc" in bad.output
-    missing = runner.invoke(main, ["sched", "simulate", "-w", str(tmp_path / "t.csv"), "-c", "4"])
+    missing = invoke("sched", "simulate", "-w", str(tmp_path / "t.csv"), "-c", "4")
     assert missing.exit_code == 2 and "no such file" in missing.output

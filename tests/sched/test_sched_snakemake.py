@@ -5,11 +5,11 @@ import logging
 import os
 import subprocess
 import sys
-from dataclasses import dataclass, field
 
 import pytest
 
 from tests.datasets import child_env
+from tests.snakemake_fakes import FakeJob
 
 pytestmark = pytest.mark.workflow
 
@@ -92,18 +92,6 @@ def test_snakemake_with_the_bioaccel_scheduler_plugin(snakemake_exe, tmp_path):
 
 
 # -- the plugin's selection logic, on stand-in jobs --------------------------------------------
-@dataclass
-class FakeJob:
-    name: str
-    priority: int = 0
-    scheduler_resources: dict = field(default_factory=dict)
-    input: tuple = ()
-
-    @property
-    def rule(self):
-        return type("Rule", (), {"name": self.name.split("-")[0]})()
-
-
 def make_scheduler(**settings):
     from snakemake_scheduler_plugin_bioaccel import Scheduler, SchedulerSettings
 

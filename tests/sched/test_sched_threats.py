@@ -1,5 +1,5 @@
-"""The host-wide GPU arbiter against hostile local users (issue 21: S1-S3, H1-H6, D1-D3,
-M1-M4 and the lower items), as real Unix users alice, bob and eve (created when the tests run
+"""The host-wide GPU arbiter against hostile local users (spoofed slots, hijacked holders,
+denial of service, misleading views, and the smaller mistakes), as real Unix users alice, bob and eve (created when the tests run
 as root, as in CI; skipped otherwise). Each test sets up the attack or mistake as it was
 reported and shows that it is now refused, survived or shown correctly; README
 ('For administrators') states the threat model these tests check."""
@@ -30,6 +30,7 @@ from bioaccel.cli import main as cli_main
 from bioaccel.devices._discover import discover_devices
 from bioaccel.sched import GpuBroker, init_run_dir
 from bioaccel.sched.history import History, Run
+from tests.cli_runner import COMMAND
 from tests.datasets import child_env, unavailable
 
 USERS = ("alice", "bob", "eve")
@@ -119,7 +120,7 @@ def view(run: Path, as_user: str | None = None, scratch: Path | None = None, tex
     """``bioaccel gpus [--json]`` by root (as an administrator) or by ``as_user``."""
     if as_user is None:
         proc = subprocess.run(
-            [sys.executable, "-m", "bioaccel.cli", "gpus"] + ([] if text else ["--json"]),
+            [*COMMAND, "gpus"] + ([] if text else ["--json"]),
             env=child_env(
                 BIOACCEL_VIRTUAL_GPUS="4",
                 BIOACCEL_RUN_DIR=str(run),
@@ -677,7 +678,7 @@ def test_d3_a_wiped_run_directory_is_detected(host, users):
     with pytest.raises(Exception, match="was wiped while jobs held GPUs: pid"):
         init_run_dir(run, discover_devices(), shares_file=os.environ["BIOACCEL_SHARES_FILE"])
     proc = subprocess.run(
-        [sys.executable, "-m", "bioaccel.cli", "gpus"],
+        [*COMMAND, "gpus"],
         env=child_env(BIOACCEL_VIRTUAL_GPUS="4", BIOACCEL_RUN_DIR=str(run)),
         capture_output=True,
         text=True,

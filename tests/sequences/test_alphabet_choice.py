@@ -1,4 +1,4 @@
-"""Which alphabet sequences are read in (issue 20 item 9): ``auto`` by composition, not by
+"""Which alphabet sequences are read in: ``auto`` by composition, not by
 the letters DNA and protein share; mixed files and mixed inputs refused; ``alphabet=`` /
 ``--alphabet`` on every reading function and command; a matrix of the other alphabet
 refused. Oracle: the sequences' real kind (UniProt peptides, real DNA files)."""
@@ -9,14 +9,13 @@ import logging
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 import bioaccel
 from bioaccel import SeqBatch
-from bioaccel.cli import main
 from bioaccel.errors import AlphabetError
 from bioaccel.pairwise._scoring import ScoringError
 from bioaccel.sequences._alphabet import guess_alphabet
+from tests.cli_runner import invoke as run
 
 PROT = ">p1\nMKVLEFWHHKLLLEEGSTAV\n>p2\nMKVIEFWQHKLLLEEGSTAV\n"
 DNA = ">d1\nACGTACGTAAACGTAGGGTTTACGAT\n>d2\nACGTACGTAAACGTAGGTTTACGAT\n"
@@ -35,11 +34,6 @@ def files(tmp_path):
         (tmp_path / name).write_text(text)
         out[name] = tmp_path / name
     return out
-
-
-def run(*args):
-    res = CliRunner().invoke(main, [str(a) for a in args])
-    return res
 
 
 def test_peptides_of_iupac_letters_are_protein():

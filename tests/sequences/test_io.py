@@ -146,7 +146,7 @@ def test_real_data_reads(woodmouse, flu_ha):
 
 
 def test_seqbatch_slicing_gives_batches():
-    # issue 15 item 35
+    # a slice of a batch is a batch (ids kept), as a list's slice is a list
     seqs = ["ACGT", "GG", "", "TTTAC", "CA", "A"]
     b = SeqBatch.from_strings(seqs, ids=list("uvwxyz"))
     for key in (

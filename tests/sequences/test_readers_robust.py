@@ -1,5 +1,5 @@
-"""Readers that fail in one line and read what other tools read (issue 20 items 10, 12, 13
-and the mutation test of "the mechanism"): every reader's failure is exit 2 naming the file;
+"""Readers that fail in one line and read what other tools read (and a mutation test of the
+one mechanism behind it): every reader's failure is exit 2 naming the file;
 FASTA/FASTQ with blank lines first, a byte-order mark, ';' comments or Latin-1 headers are
 read; k larger than every sequence is said so; and every reader, fed truncated,
 blank-prefixed, BOM, CR-only, binary and wrong-kind files, never exits 1 and never leaves
@@ -11,20 +11,16 @@ import gzip
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 import bioaccel
-from bioaccel.cli._main import main
 from bioaccel.errors import SequenceFormatError
+from tests.cli_runner import invoke as cli
+from tests.datasets import require
 
 FASTA = (
     ">a first\nACGTACGTACGGTTAACC\n>b\nACGTACGTACGGTTAACA\n>c\nACGAACGTACGGTAAACC\n"
     ">d\nTCGAACGTTCGGTAAACC\n"
 )
-
-
-def cli(*args, cwd=None):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 def one_error_line(res, *words):
@@ -36,7 +32,7 @@ def one_error_line(res, *words):
     return lines[0]
 
 
-# -- item 10 -----------------------------------------------------------------------------------
+# -- a reader's failure is one line naming the file --------------------------------------------
 def test_nexus_that_bio_nexus_rejects_is_one_line(tmp_path):
     # DATATYPE=STANDARD (morphology, as phyml's nexus_example.nxs): Bio.Nexus raises
     # NexusError with the whole block in its message
@@ -88,7 +84,7 @@ def test_a_distance_tile_given_as_sketches_is_one_line(tmp_path):
     )
 
 
-# -- item 12 -----------------------------------------------------------------------------------
+# -- files other tools read: blank lines first, a byte-order mark, comments, Latin-1 ------------
 @pytest.mark.parametrize(
     "raw",
     [
@@ -106,7 +102,7 @@ def test_fasta_variants_other_tools_read(tmp_path, raw):
     b = bioaccel.read_sequences(p)
     assert b.ids == ["a", "b", "c", "d"]
     assert b.sequence(1) == "ACGTACGTACGGTTAACA"
-    skbio = pytest.importorskip("skbio")
+    skbio = require("skbio", "scikit-bio is the oracle")
     if raw[:1] == b"\n":  # scikit-bio reads blank-prefixed FASTA: the same records
         assert [s.metadata["id"] for s in skbio.io.read(str(p), format="fasta")] == b.ids
 
@@ -124,7 +120,7 @@ def test_binary_files_are_refused_naming_the_byte(tmp_path):
         bioaccel.read_sequences(p)
 
 
-# -- item 13 -----------------------------------------------------------------------------------
+# -- k larger than every sequence -----------------------------------------------------------------
 @pytest.mark.parametrize("model", ["mash", "kmer", "jaccard"])
 def test_k_longer_than_every_sequence_is_said_so(tmp_path, model):
     p = tmp_path / "s.fa"

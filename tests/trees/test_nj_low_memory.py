@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 import bioaccel
-from bioaccel.cli import main
 from bioaccel.distances import CondensedDistances, CondensedMatrix, DistanceMatrix
 from bioaccel.errors import BackendUnavailableError, MatrixFormatError
 from bioaccel.trees import read_newick
-from tests.datasets import child_env
+from tests.cli_runner import invoke
+from tests.datasets import bundled, child_env
 from tests.nj_reference import assert_same_nj_tree, nj_reference
 
 
@@ -190,22 +188,17 @@ def test_cli_low_memory_from_phy_cdist_and_npy(tmp_path, rng):
     n = 40
     dm = DistanceMatrix(_points(rng, n), [f"t{i}" for i in range(n)])
     want = _splits(bioaccel.nj(dm))
-    runner = CliRunner()
     for ext in ("phy", "cdist", "npy"):
         dm.write(tmp_path / f"m.{ext}")
         out = tmp_path / f"{ext}.nwk"
-        res = runner.invoke(
-            main, ["tree", str(tmp_path / f"m.{ext}"), "--low-memory", "-o", str(out)]
-        )
+        res = invoke("tree", str(tmp_path / f"m.{ext}"), "--low-memory", "-o", str(out))
         assert res.exit_code == 0, res.output
         assert _splits(read_newick(out)) == want, ext
-    res = runner.invoke(
-        main, ["tree", str(tmp_path / "m.npy"), "--low-memory", "--method", "upgma", "-o", "x.nwk"]
+    res = invoke(
+        "tree", str(tmp_path / "m.npy"), "--low-memory", "--method", "upgma", "-o", "x.nwk"
     )
     assert res.exit_code != 0 and "--low-memory applies to --method nj" in res.output
-    res = runner.invoke(
-        main, ["tree", str(tmp_path / "m.npy"), "--low-memory", "-b", "reference", "-o", "x.nwk"]
-    )
+    res = invoke("tree", str(tmp_path / "m.npy"), "--low-memory", "-b", "reference", "-o", "x.nwk")
     assert res.exit_code != 0 and "cpu backend only, not -b reference" in res.output
 
 
@@ -213,42 +206,35 @@ def test_cli_low_memory_from_sequences_streams_a_cdist(tmp_path):
     """Sequences with --low-memory: the distances go to a scratch .cdist beside the output
     (removed after) or to --matrix-output when it is a .cdist, never a square; the tree is the
     low-memory tree of that matrix, the same splits as the exact CLI tree here."""
-    fasta = Path(bioaccel.__file__).parent / "data" / "msx2_mRNA.aln"
-    runner = CliRunner()
+    fasta = bundled("msx2_mRNA.aln")
     out, exact = tmp_path / "lm.nwk", tmp_path / "exact.nwk"
-    res = runner.invoke(main, ["tree", str(fasta), "--low-memory", "-t", "1", "-o", str(out)])
+    res = invoke("tree", str(fasta), "--low-memory", "-t", "1", "-o", str(out))
     assert res.exit_code == 0, res.output
     assert [p.name for p in tmp_path.iterdir()] == ["lm.nwk"]  # the scratch folder is gone
-    res = runner.invoke(main, ["tree", str(fasta), "-t", "1", "-o", str(exact)])
+    res = invoke("tree", str(fasta), "-t", "1", "-o", str(exact))
     assert res.exit_code == 0, res.output
     assert _splits(read_newick(out)) == _splits(read_newick(exact))
     # the streamed matrix kept when asked for as .cdist; another format is refused up front
-    res = runner.invoke(
-        main,
-        [
-            "tree",
-            str(fasta),
-            "--low-memory",
-            "--matrix-output",
-            str(tmp_path / "m.cdist"),
-            "-o",
-            str(tmp_path / "kept.nwk"),
-        ],
+    res = invoke(
+        "tree",
+        str(fasta),
+        "--low-memory",
+        "--matrix-output",
+        str(tmp_path / "m.cdist"),
+        "-o",
+        str(tmp_path / "kept.nwk"),
     )
     assert res.exit_code == 0, res.output
     assert read_newick(tmp_path / "kept.nwk").to_newick() == read_newick(out).to_newick()
     assert (tmp_path / "m.cdist").exists()
-    res = runner.invoke(
-        main,
-        [
-            "tree",
-            str(fasta),
-            "--low-memory",
-            "--matrix-output",
-            str(tmp_path / "m.phy"),
-            "-o",
-            str(tmp_path / "no.nwk"),
-        ],
+    res = invoke(
+        "tree",
+        str(fasta),
+        "--low-memory",
+        "--matrix-output",
+        str(tmp_path / "m.phy"),
+        "-o",
+        str(tmp_path / "no.nwk"),
     )
     assert res.exit_code != 0 and "name it .cdist" in res.output
     assert not (tmp_path / "no.nwk").exists() and not (tmp_path / "m.phy").exists()

@@ -17,16 +17,15 @@ import pytest
 from bioaccel.distances import DistanceMatrix, _condensed, _matrix
 from bioaccel.distances._ondisk import cdist_header
 from bioaccel.trees._program import IN_PROCESS_ENV, joiner_program
-from tests.datasets import STRICT, child_env
+from tests.cli_runner import COMMAND
+from tests.datasets import child_env, unavailable
 
 if joiner_program() is None:
-    if STRICT:
-        raise RuntimeError("bioaccel-nj was not built (setup.py build_ext builds it)")
-    pytest.skip("bioaccel-nj was not built", allow_module_level=True)
+    unavailable("bioaccel-nj was not built (setup.py build_ext builds it)")
 
 
 #: the ``bioaccel`` program as users run it (its entry point hands the process over)
-BIOACCEL = [sys.executable, "-m", "bioaccel.cli"]
+BIOACCEL = list(COMMAND)
 
 
 def _env(in_process: bool, **overrides) -> dict[str, str]:

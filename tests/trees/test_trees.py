@@ -185,7 +185,7 @@ def test_array_nj_equals_the_cpu_nj(n):
 
 
 def test_nj_backends_and_slow_reference_agree_on_real_influenza(flu_ha):
-    # Issue 15 item 3: the 599 HA genes hold identical and near-identical sequences, so
+    # the 599 HA genes hold identical and near-identical sequences, so
     # Q ties and last-bit near-ties abound; every backend must follow the one tie rule.
     dm = bioaccel.distance_matrix(bioaccel.read_sequences(flu_ha), "k80")
     cpu = bioaccel.nj(dm)

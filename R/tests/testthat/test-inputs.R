@@ -1,4 +1,4 @@
-# Issue 20 item 15: what R users give and get back (messages, flags, RNA, TSV ids).
+# What R users give and get back (messages, flags, RNA, TSV ids).
 
 test_that("an option that takes a value refuses TRUE/FALSE (devices = TRUE)", {
   # before: --devices took the next argument (-o) as its value: "Missing option -o"
