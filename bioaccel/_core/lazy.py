@@ -6,9 +6,10 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable
+from typing import Any
 
 
-def lazy_getattr(package: str, table: dict[str, tuple[str, str]]) -> Callable[[str], object]:
+def lazy_getattr(package: str, table: dict[str, tuple[str, str]]) -> Callable[[str], Any]:
     """The module ``__getattr__`` of ``package`` for ``table`` (public name -> (module
     relative to the package, attribute)): the attribute is imported when first asked for
     and kept in the package's namespace, so later lookups skip this function."""
