@@ -5,7 +5,10 @@
   inherits from ``bioaccel gpu-run``), :mod:`.admin` (the run directory and its
   configuration), :mod:`.rundir` (files safe in a shared folder), :mod:`.identity` (the
   kernel's user, the shares file and its accounts), :mod:`.procs` (what ``/proc`` says);
+- :mod:`.arbiterd`: the root-owned arbiter service (one process decides; leases live as
+  long as a connection), :mod:`.service` (where it lives, found safely), :mod:`.client`;
 - :mod:`.run`: ``bioaccel gpu-run``'s lease lifecycle;
+- :mod:`.snapshot`: the one schema of ``bioaccel gpus --json``;
 - :mod:`.display`: times, durations and GPU names as people read them;
 - :mod:`.policies`: fcfs, priority, fair-share, predicted (aged shortest-first);
 - :mod:`.history`: run history in SQLite and the runtime predictor fitted from it;
@@ -18,8 +21,8 @@ in :mod:`bioaccel.devices`.
 """
 
 from .admin import DEFAULT_RUN_DIR, host_shares, init_run_dir, run_dir
-from .broker import GpuBroker, lease
-from .display import human_duration, human_time, token_of
+from .broker import GpuBroker, gpus_snapshot, lease
+from .display import human_duration, human_time, printable, token_of
 from .held import ENV_HELD, ENV_LEASE, Lease, inherited_lease
 from .policies import POLICIES, Request, make_policy
 
@@ -29,6 +32,7 @@ __all__ = [
     "ENV_LEASE",
     "POLICIES",
     "GpuBroker",
+    "gpus_snapshot",
     "Lease",
     "Request",
     "host_shares",
@@ -39,5 +43,6 @@ __all__ = [
     "lease",
     "make_policy",
     "run_dir",
+    "printable",
     "token_of",
 ]

@@ -26,6 +26,7 @@ from .display import human_duration, human_time
 from .held import ENV_HELD, ENV_LEASE, inherited_lease
 from .history import Run, RuntimePredictor
 from .identity import current_user
+from .service import find_socket
 
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -128,6 +129,24 @@ def run_leased(
     LeaseTimeoutError, QueueLimitError, AccountError, SchedulerConfigError
         As :meth:`GpuBroker.acquire`.
     """
+    if broker is None:
+        path = find_socket()
+        if path is not None:
+            return _run_via_service(
+                path,
+                command,
+                gpus,
+                slots,
+                mem_gb,
+                priority,
+                account,
+                timeout,
+                kind,
+                cells,
+                predicted_s,
+                grace_s,
+                say,
+            )
     if os.environ.get(ENV_HELD) is not None:
         inherited = inherited_lease()
         if inherited is not None:
@@ -257,3 +276,147 @@ def _still_held(broker: GpuBroker, held, record) -> str | None:
         os.close(fd)
     pids = [p for p in procs.processes_holding(st.st_dev, st.st_ino) if p != os.getpid()]
     return f"pid(s) {', '.join(map(str, pids))}" if pids else "a process"
+
+
+#: Started in place of the job: waits until the service knows the job, then becomes it.
+_GATE = (
+    "import os,sys\n"
+    "r=int(sys.argv[1]); ok=os.read(r,1); os.close(r)\n"
+    "if ok!=b'1': os._exit(125)\n"
+    "try: os.execvp(sys.argv[2], sys.argv[2:])\n"
+    "except OSError as e:\n"
+    " sys.stderr.write(f'bioaccel gpu-run: {sys.argv[2]}: {e.strerror}\\n'); "
+    "os._exit(127 if isinstance(e, FileNotFoundError) else 126)\n"
+)
+
+
+def _run_via_service(
+    path,
+    command,
+    gpus,
+    slots,
+    mem_gb,
+    priority,
+    account,
+    timeout,
+    kind,
+    cells,
+    predicted_s,
+    grace_s,
+    say,
+) -> int:
+    """:func:`run_leased` through the arbiter service: the lease is this process's connection;
+    the job is registered with the service before it runs (a gate process waits for that),
+    so the service can end it if this wrapper dies; if the service dies, the job is ended
+    (fail closed) and :class:`~bioaccel.errors.ArbiterUnavailableError` raised."""
+    import sys
+
+    from ..errors import ArbiterUnavailableError
+    from . import client
+
+    if os.environ.get(ENV_HELD) is not None:
+        inherited = client.inherited()
+        if inherited is not None:
+            say(f"inside a lease on GPU(s) {os.environ[ENV_HELD]}: running there")
+            return subprocess.Popen(list(command)).wait()
+    env = {k: v for k, v in os.environ.items() if k not in (ENV_HELD, ENV_LEASE)}
+    if predicted_s is None and cells is not None:
+        predicted_s = client.predict(kind, cells)
+    label = " ".join(command)[:200]
+    asked = time.monotonic()
+    held = client.acquire(
+        gpus,
+        slots,
+        mem_gb,
+        timeout,
+        priority,
+        account,
+        predicted_s,
+        label,
+        kind=kind,
+        cells=cells,
+        path=path,
+    )
+    conn = held.conn
+    env.update(
+        CUDA_VISIBLE_DEVICES=held.visible, **{ENV_HELD: held.visible, ENV_LEASE: held.request_id}
+    )
+    start_wall, start = time.time(), time.monotonic()
+    say(
+        f"GPU(s) {held.visible} ({', '.join(d.name for d in held.devices)}) leased from the "
+        f"arbiter service at {human_time(start_wall)} after waiting "
+        f"{human_duration(start - asked)}, for: {label}"
+    )
+    _subreaper()
+    r, w = os.pipe()
+    try:
+        child, terminal = _spawn(
+            [sys.executable, "-I", "-S", "-c", _GATE, str(r), *command], env, (r,)
+        )
+    except BaseException:
+        os.close(w)
+        held.release(-1)
+        raise
+    finally:
+        os.close(r)
+    try:
+        held.register_job(child.pid)
+        os.write(w, b"1")
+    except BaseException:
+        os.close(w)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+        held.close()
+        raise
+    os.close(w)
+
+    def forward(signum, _frame):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.pid, signum)
+
+    previous = {
+        sig: signal.signal(sig, forward) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    }
+    try:
+        while True:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = child.wait(timeout=0.1)
+                break
+            if conn.closed_by_peer():
+                say(
+                    "the arbiter service closed the connection (it stopped or restarted): "
+                    "ending the job, which no longer holds a lease"
+                )
+                if terminal:
+                    _give_terminal(os.getpgrp())
+                _end_group(child.pid, 0.0, say)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    child.wait(timeout=5)
+                held.close()
+                raise ArbiterUnavailableError(
+                    f"the bioaccel arbiter service at {str(path)!r} stopped while the job ran: "
+                    "the job was ended (no GPU runs without a lease)"
+                )
+        if terminal:
+            _give_terminal(os.getpgrp())
+        _end_group(child.pid, grace_s, say)
+        end = time.monotonic()
+        left = held.release(code)
+        if left:
+            say(
+                f"warning: the job ended (exit status {code}) but "
+                + ", ".join(f"pid {p['pid']} ({p['how']}: {p['cmd'][:60]!r})" for p in left[:8])
+                + " left its process group: the arbiter service ends them (SIGTERM, then "
+                "SIGKILL); GPU(s) "
+                f"{held.visible} are free when they are gone"
+            )
+        say(
+            f"GPU(s) {held.visible} released at {human_time(start_wall + end - start)} after "
+            f"{human_duration(end - start)}, exit status {code}"
+        )
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        held.close()
+    return code
