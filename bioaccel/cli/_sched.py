@@ -311,13 +311,13 @@ def admin():
 )
 @click.option(
     "--state-dir",
-    type=click.Path(file_okay=False),
+    type=click.Path(),
     default=None,
     help="The service's root-only state folder (default /var/lib/bioaccel).",
 )
 @click.option(
     "--socket-dir",
-    type=click.Path(file_okay=False),
+    type=click.Path(),
     default=None,
     help="The folder of its socket (default /run/bioaccel).",
 )
@@ -358,13 +358,13 @@ def admin_init(
 )
 @click.option(
     "--state-dir",
-    type=click.Path(file_okay=False),
+    type=click.Path(),
     default=None,
     help="Its root-only state folder (default /var/lib/bioaccel).",
 )
 @click.option(
     "--socket-dir",
-    type=click.Path(file_okay=False),
+    type=click.Path(),
     default=None,
     help="The folder of its socket (default /run/bioaccel).",
 )

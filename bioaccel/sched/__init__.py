@@ -22,9 +22,11 @@ in :mod:`bioaccel.devices`.
 
 from .admin import DEFAULT_RUN_DIR, host_shares, init_run_dir, run_dir
 from .broker import GpuBroker, gpus_snapshot, lease
+from .client import policy_view
 from .display import human_duration, human_time, printable, token_of
 from .held import ENV_HELD, ENV_LEASE, Lease, inherited_lease
 from .policies import POLICIES, Request, make_policy
+from .service import find_socket
 
 __all__ = [
     "DEFAULT_RUN_DIR",
@@ -32,7 +34,9 @@ __all__ = [
     "ENV_LEASE",
     "POLICIES",
     "GpuBroker",
+    "find_socket",
     "gpus_snapshot",
+    "policy_view",
     "Lease",
     "Request",
     "host_shares",

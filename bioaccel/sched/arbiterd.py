@@ -66,7 +66,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import AccountError, SchedulerConfigError
+from ..errors import BioaccelError, QueueLimitError, SchedulerConfigError
 from . import procs, snapshot
 from .admin import _TOKEN, DEFAULT_MAX_WAITING, MAX_SLOTS
 from .history import HALF_LIFE_S, Run, RuntimePredictor
@@ -450,11 +450,14 @@ class Arbiter:
         next_tick = 0.0
         while not self.stopping:
             now = time.monotonic()
-            if now >= next_tick:
-                self._tick()
-                next_tick = now + TICK_S
-            if self.dirty:
-                self._schedule()
+            try:
+                if now >= next_tick:
+                    next_tick = now + TICK_S
+                    self._tick()
+                if self.dirty:
+                    self._schedule()
+            except Exception as exc:  # noqa: BLE001 -- a bug must not stop the host's arbiter
+                self.say(f"internal error in a pass: {exc!r}")
             timeout = max(0.0, min(next_tick - time.monotonic(), TICK_S))
             for key, events in self.sel.select(timeout):
                 if key.data is None:
@@ -568,8 +571,12 @@ class Arbiter:
                 return
             try:
                 self._handle(conn, req)
-            except (ValueError, TypeError, KeyError, AccountError, SchedulerConfigError) as exc:
+            except (ValueError, TypeError, KeyError, BioaccelError) as exc:
                 self._send(conn, {"ok": False, "type": type(exc).__name__, "error": str(exc)})
+            except Exception as exc:  # noqa: BLE001 -- a bug must not stop the host's arbiter
+                self.say(f"internal error on a request of {user_name(conn.uid)}: {exc!r}")
+                self._send(conn, {"ok": False, "type": "RuntimeError", "error": f"{exc!r}"})
+                self._close(conn, "an internal error")
         else:
             if conn.paused:
                 conn.paused = False
@@ -731,6 +738,10 @@ class Arbiter:
         if not isinstance(label, str) or not isinstance(kind, str):
             raise ValueError("label and kind must be text")
         label, kind = label[:1000], kind[:200]
+        try:
+            kind.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"kind {kind!r:.60} is not UTF-8 text") from None
         account = self.shares.check_account(
             user, req.get("account") if isinstance(req.get("account"), str) else None
         )
@@ -763,8 +774,6 @@ class Arbiter:
                 )
         mine = sum(1 for w in self.waiting.values() if w.uid == conn.uid)
         if mine >= self.max_waiting:
-            from ..errors import QueueLimitError
-
             raise QueueLimitError(
                 f"{user} already has {mine} waiting request(s), the limit per user of the "
                 "arbiter service"
@@ -958,7 +967,13 @@ class Arbiter:
         )
 
     def _now_ticks(self) -> int:
-        return int((time.time() - self.boot) * self.clk)
+        """Now in the clock ticks since boot that ``/proc/<pid>/stat`` counts starts in
+        (``/proc/uptime`` has 10 ms resolution; ``btime`` only whole seconds)."""
+        try:
+            with open("/proc/uptime", "rb") as f:
+                return int(float(f.read().split()[0]) * self.clk)
+        except (OSError, ValueError, IndexError):
+            return int((time.time() - self.boot) * self.clk)
 
     # -- processes -------------------------------------------------------------------------
     @staticmethod

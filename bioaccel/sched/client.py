@@ -173,6 +173,22 @@ class ServiceLease(Lease):
             self.conn.close()
             self.conn = None
 
+    def __enter__(self) -> ServiceLease:
+        # what this process starts during the lease names it: the service finds (and ends)
+        # it even after this process is gone, and a nested lease() is recognised
+        self._marks = {k: os.environ.get(k) for k in (ENV_HELD, ENV_LEASE)}
+        os.environ[ENV_HELD] = self.visible
+        os.environ[ENV_LEASE] = self.request_id
+        return super().__enter__()
+
+    def __exit__(self, *exc) -> None:
+        for k, v in getattr(self, "_marks", {}).items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        super().__exit__(*exc)
+
 
 def acquire(
     gpus: int = 1,

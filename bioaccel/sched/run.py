@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import os
 import signal
 import subprocess
@@ -22,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 from . import procs
 from .broker import GpuBroker
-from .display import human_duration, human_time
+from .display import human_duration, human_time, printable
 from .held import ENV_HELD, ENV_LEASE, inherited_lease
 from .history import Run, RuntimePredictor
 from .identity import current_user
@@ -278,16 +279,33 @@ def _still_held(broker: GpuBroker, held, record) -> str | None:
     return f"pid(s) {', '.join(map(str, pids))}" if pids else "a process"
 
 
-#: Started in place of the job: waits until the service knows the job, then becomes it.
-_GATE = (
-    "import os,sys\n"
-    "r=int(sys.argv[1]); ok=os.read(r,1); os.close(r)\n"
-    "if ok!=b'1': os._exit(125)\n"
-    "try: os.execvp(sys.argv[2], sys.argv[2:])\n"
-    "except OSError as e:\n"
-    " sys.stderr.write(f'bioaccel gpu-run: {sys.argv[2]}: {e.strerror}\\n'); "
-    "os._exit(127 if isinstance(e, FileNotFoundError) else 126)\n"
-)
+#: Started in place of the job (by ``/bin/sh``, which every user may run): waits until the
+#: service knows the job (a line "1" on the descriptor ``$0``), then becomes the job.
+_GATE = 'eval "read -r ok <&$0; exec $0<&-"; [ "$ok" = 1 ] || exit 125; exec "$@"'
+
+
+@contextlib.contextmanager
+def _low_pipe():
+    """A pipe whose read end is a descriptor 3..9 (what ``/bin/sh`` redirections can name):
+    a free one, else 9 with what was there put back after the job started."""
+    r, w = os.pipe()
+    saved = None
+    for fd in range(3, 10):
+        try:
+            fcntl.fcntl(fd, fcntl.F_GETFD)
+        except OSError:
+            break
+    else:
+        fd, saved, inheritable = 9, os.dup(9), os.get_inheritable(9)
+    os.dup2(r, fd, inheritable=False)
+    os.close(r)
+    try:
+        yield fd, w
+    finally:
+        os.close(fd)
+        if saved is not None:
+            os.dup2(saved, 9, inheritable=inheritable)
+            os.close(saved)
 
 
 def _run_via_service(
@@ -309,8 +327,6 @@ def _run_via_service(
     the job is registered with the service before it runs (a gate process waits for that),
     so the service can end it if this wrapper dies; if the service dies, the job is ended
     (fail closed) and :class:`~bioaccel.errors.ArbiterUnavailableError` raised."""
-    import sys
-
     from ..errors import ArbiterUnavailableError
     from . import client
 
@@ -345,23 +361,19 @@ def _run_via_service(
     say(
         f"GPU(s) {held.visible} ({', '.join(d.name for d in held.devices)}) leased from the "
         f"arbiter service at {human_time(start_wall)} after waiting "
-        f"{human_duration(start - asked)}, for: {label}"
+        f"{human_duration(start - asked)}, for: {printable(label)}"
     )
     _subreaper()
-    r, w = os.pipe()
-    try:
-        child, terminal = _spawn(
-            [sys.executable, "-I", "-S", "-c", _GATE, str(r), *command], env, (r,)
-        )
-    except BaseException:
-        os.close(w)
-        held.release(-1)
-        raise
-    finally:
-        os.close(r)
+    with _low_pipe() as (r, w):
+        try:
+            child, terminal = _spawn(["/bin/sh", "-c", _GATE, str(r), *command], env, (r,))
+        except BaseException:
+            os.close(w)
+            held.release(-1)
+            raise
     try:
         held.register_job(child.pid)
-        os.write(w, b"1")
+        os.write(w, b"1\n")
     except BaseException:
         os.close(w)
         with contextlib.suppress(ProcessLookupError):
