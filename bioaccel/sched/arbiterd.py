@@ -1118,7 +1118,7 @@ class Arbiter:
                     lease.since,
                     lease.since + held,
                     lease.exit_code,
-                    lease.label,
+                    _raw(lease.label),  # any bytes, as given
                 ),
             )
         self.predictors.pop(lease.kind, None)
@@ -1282,3 +1282,11 @@ def main(state_dir: Path, socket_dir: Path) -> None:
             "bioaccel arbiterd must run as root: it alone may read its state and end jobs"
         )
     Arbiter(state_dir, socket_dir).serve()
+
+
+def _raw(text: str) -> bytes:
+    """``text`` as bytes, whatever it holds (undecodable bytes back as they were)."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
