@@ -121,6 +121,7 @@ class Scheduler(SchedulerBase):
         if service is not None:  # the host's arbiter service: its policy, shares and history
             config, policy, shares, usage, runs = policy_view()
             where = f"the arbiter service ({service})"
+            self.arbiter = service
         else:
             arbiter = Path(settings.history) if settings.history else run_dir()
             config = host_shares(arbiter)
@@ -129,6 +130,7 @@ class Scheduler(SchedulerBase):
             runs = history.runs()
             usage = history.usage()
             where = f"the arbiter in {arbiter}"
+            self.arbiter = arbiter
         self._config = config
         self.policy = make_policy(
             settings.policy or policy or "fcfs",
