@@ -67,8 +67,22 @@ def pass_time(rows: int, repeats: int) -> dict:
         for k in range(12):
             rid = f"{now:.6f}-{k}"
             arb.waiting[rid] = Waiting(
-                rid, 1000 + k % 3, USERS[k % 3], USERS[k % 3], os.getpid(), 1 + k % 4, 1, None,
-                0.0, None, f"waiter {k}", "k", None, list(arb.host), now - k, None,
+                rid,
+                1000 + k % 3,
+                USERS[k % 3],
+                USERS[k % 3],
+                os.getpid(),
+                1 + k % 4,
+                1,
+                None,
+                0.0,
+                None,
+                f"waiter {k}",
+                "k",
+                None,
+                list(arb.host),
+                now - k,
+                None,
             )
         times = []
         for _ in range(repeats):
