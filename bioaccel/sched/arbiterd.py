@@ -362,6 +362,7 @@ class Arbiter:
         self.predictors: dict[str, RuntimePredictor] = {}
         self.stopping = False
         self.pass_s: deque[float] = deque(maxlen=1000)
+        self.passed_over: set[str] = set()
         self._recover()
         self.listener = self._listen()
 
@@ -919,6 +920,9 @@ class Arbiter:
                 if len(free[t]) >= w.slots
                 and (w.mem_gb is None or mem[t] + w.mem_gb <= self.host[t]["memory_gb"] + 1e-9)
             ]
+            if len(fits) >= w.gpus and self._stopped(w.peer_pid):
+                self.passed_over.add(w.id)  # a stopped waiter holds nothing (H1)
+                continue
             if len(fits) >= w.gpus:
                 pick = sorted(fits, key=lambda t: (len(free[t]), w.devices.index(t)))[: w.gpus]
                 ids = {}
@@ -929,6 +933,16 @@ class Arbiter:
             elif now - w.submit > self.starve_after_s:
                 break  # it has waited long enough: nothing behind it takes its GPUs
         return plan
+
+    @staticmethod
+    def _stopped(pid: int) -> bool:
+        """The waiting process is stopped (Ctrl-Z, SIGSTOP) or traced: it is passed over."""
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                text = f.read()
+        except OSError:
+            return False
+        return text[text.rfind(b")") + 2 :][:1] in (b"T", b"t")
 
     def _grant(self, w: Waiting, tokens: list[str], slot_ids: dict[str, list[int]]) -> None:
         conn = w.conn
@@ -1144,6 +1158,9 @@ class Arbiter:
                 self._close(conn, None)
             elif conn.paused:
                 self._process(conn)
+        if self.passed_over:  # stopped waiters may have resumed
+            self.passed_over.clear()
+            self.dirty = True
         if not self.leases:
             return
         table = scan()

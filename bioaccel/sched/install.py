@@ -86,6 +86,7 @@ def migrate_old_run_dir(say, path: Path = DEFAULT_RUN_DIR) -> None:
         os.unlink(path)
         say(f"removed {str(path)!r} (not a folder; owner {user_name(st.st_uid)})")
         return
+    procs.forget_locks()
     takers = procs.lock_takers() or {}
     held = []
     with contextlib.suppress(OSError):

@@ -387,7 +387,7 @@ def test_garbage_stalls_and_floods_cost_the_sender_only(svc, users, scratch):
                 s.connect(str(svc.socket))
                 conns.append(s)
             for s in conns:
-                s.settimeout(0.5)
+                s.settimeout(0.1)
                 with contextlib.suppress(TimeoutError):
                     print(s.recv(4096).decode().strip())
 
@@ -417,6 +417,27 @@ def test_h1_waiting_requests_per_user_are_bounded(svc, users, scratch):
         wait(holders)
         for w in waiters:
             wait(w, 30)
+
+
+def test_h1_a_stopped_waiter_holds_nothing_and_is_served_when_it_resumes(svc, users, scratch):
+    """H1: eve's waiting gpu-run is stopped (SIGSTOP, as Ctrl-Z does): when a GPU frees, the
+    service passes her over (a lease given to a stopped process would sit idle) and bob gets
+    it; once she resumes, she is served."""
+    a = spawn_as("alice", gpu_run, "--gpus", "4", "--", "sleep", "2", env=svc.user_env())
+    until(lambda: len(svc.held()) == 4, what="alice holds all")
+    e = spawn_as("eve", gpu_run, "--", "sleep", "0.2", env=svc.user_env())
+    until(lambda: any(q["user"] == "eve" for q in svc.status()["queue"]), what="eve waits")
+    os.kill(e, signal.SIGSTOP)
+    b = spawn_as(
+        "bob", gpu_run, "--", "sh", "-c", f"date +%s.%N > {scratch / 'b'}", env=svc.user_env()
+    )
+    try:
+        assert wait(a, 30) == 0
+        assert wait(b, 30) == 0
+        assert [q["user"] for q in svc.status()["queue"]] == ["eve"]
+    finally:
+        os.kill(e, signal.SIGCONT)
+    assert wait(e, 30) == 0
 
 
 def test_h6_impossible_requests_are_refused_at_once(svc, users, scratch):
@@ -549,3 +570,71 @@ def test_kill9_of_the_service_fails_closed_and_a_restart_recovers(users, scratch
         assert run_as("bob", gpu_run, "--", "true", env=svc.user_env(), output=log2) == 0
     finally:
         svc.close()
+
+
+def test_one_snapshot_schema_for_the_service_and_the_private_mode(svc, tmp_path, monkeypatch):
+    """``gpus --json`` has one schema (:mod:`bioaccel.sched.snapshot`) whoever arbitrates."""
+    from bioaccel.devices import discover_devices
+    from bioaccel.sched import GpuBroker
+
+    monkeypatch.setenv("BIOACCEL_VIRTUAL_GPUS", "2")
+    private = GpuBroker(tmp_path / "run", discover_devices()).snapshot()
+    with GpuBroker(tmp_path / "run", discover_devices()).acquire(1, label="x"):
+        held = GpuBroker(tmp_path / "run", discover_devices()).snapshot()
+    service = svc.status()
+    assert set(private) == set(service) and private["mode"] == "private"
+    assert set(private["devices"][0]) == set(service["devices"][0])
+    (h,) = [h for d in held["devices"] for h in d["holders"]]
+    pid = spawn_as("alice", gpu_run, "--", "sleep", "20", env=svc.user_env())
+    try:
+        until(lambda: svc.held(), what="alice's lease")
+        assert set(h) == set(svc.held()[0])
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        wait(pid)
+
+
+def test_the_plugin_and_lease_use_the_service_as_a_user(svc, users, scratch):
+    """The Snakemake plugin's view (policy, shares, usage, history) comes from the service."""
+    out = scratch / "view.txt"
+
+    def view():
+        from bioaccel.sched import policy_view
+
+        config, policy, shares, usage, runs = policy_view()
+        print(json.dumps([policy, shares, config.check_account("alice", "lab")]))
+
+    assert run_as("alice", view, env=svc.user_env(), output=out) == 0
+    assert json.loads(out.read_text()) == [
+        "fcfs",
+        {"alice": 2, "bob": 1, "eve": 1, "lab": 1},
+        "lab",
+    ]
+
+
+def test_admin_init_migrates_the_old_shared_run_folder(users, scratch):
+    """Migration: an old shared run folder is removed when no process holds a lease in it,
+    and installing is refused (naming the holder) while one does."""
+    from bioaccel.devices import discover_devices
+    from bioaccel.errors import SchedulerConfigError
+    from bioaccel.sched import GpuBroker, init_run_dir
+    from bioaccel.sched.install import migrate_old_run_dir
+
+    old = scratch / "bioaccel"
+    os.mkdir(old)
+    os.chmod(old, 0o1777)
+    devices = discover_devices({"BIOACCEL_VIRTUAL_GPUS": "1"})
+    init_run_dir(old, devices)
+    held = GpuBroker(old, devices).acquire(1)
+    said = []
+    try:
+        with pytest.raises(
+            SchedulerConfigError, match=f"still has live leases .pid.s. {os.getpid()}"
+        ):
+            migrate_old_run_dir(said.append, old)
+    finally:
+        held.release()
+    os.symlink("/etc", old / "planted")
+    migrate_old_run_dir(said.append, old)
+    assert not old.exists() and os.path.isfile("/etc/passwd")  # the symlink, not followed
+    assert "removed the old shared run directory" in said[-1]
