@@ -200,6 +200,20 @@ def scan() -> dict[int, Proc]:
     return out
 
 
+def _proc(pid: int) -> Proc | None:
+    """One process from ``/proc/<pid>/stat``, or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            text = f.read().decode("latin-1")
+        uid = os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
+    rest = text[text.rfind(")") + 2 :].split()
+    if len(rest) < 20:
+        return None
+    return Proc(pid, int(rest[1]), int(rest[2]), int(rest[3]), uid, int(rest[19]), rest[0])
+
+
 def _cmdline(pid: int) -> str:
     with contextlib.suppress(OSError):
         with open(f"/proc/{pid}/cmdline", "rb") as f:
@@ -251,6 +265,8 @@ class Lease:
     grant_ticks: int = 0
     keep_peer: bool = False
     charged_s: float = 0.0
+    peer_start: int = -1
+    checked: set = field(default_factory=set)
 
     def body(self) -> str:
         return json.dumps(
@@ -270,6 +286,7 @@ class Lease:
                 "root_pid": self.root_pid,
                 "root_start": self.root_start,
                 "grant_ticks": self.grant_ticks,
+                "peer_start": self.peer_start,
                 "tracked": [[t.pid, t.start, t.how] for t in self.tracked.values()],
             }
         )
@@ -299,6 +316,8 @@ class Conn:
     def __init__(self, sock: socket.socket, pid: int, uid: int, gid: int, now: float):
         self.sock = sock
         self.pid, self.uid, self.gid = pid, uid, gid
+        p = _proc(pid)
+        self.start = p.start if p is not None else -1
         self.inbuf = bytearray()
         self.outbuf = bytearray()
         self.line_since: float | None = None
@@ -363,6 +382,8 @@ class Arbiter:
         self.stopping = False
         self.pass_s: deque[float] = deque(maxlen=1000)
         self.passed_over: set[str] = set()
+        self._scanned: tuple[float, dict[int, Proc]] = (-1e9, {})
+        self._grouped: tuple[object, dict[int, list[Proc]]] = (None, {})
         self._recover()
         self.listener = self._listen()
 
@@ -394,7 +415,7 @@ class Arbiter:
         rows = list(self.db.execute("SELECT id, body FROM leases"))
         if not rows:
             return
-        table = scan()
+        table = self._table()
         for rid, body in rows:
             try:
                 b = json.loads(body)
@@ -418,6 +439,7 @@ class Arbiter:
                     root_pid=b["root_pid"],
                     root_start=b["root_start"],
                     grant_ticks=b.get("grant_ticks", 0),
+                    peer_start=b.get("peer_start", -1),
                 )
                 for pid, start, how in b["tracked"]:
                     p = table.get(pid)
@@ -810,7 +832,7 @@ class Arbiter:
         if lease.root_pid is not None:
             raise ValueError("this lease already has its job")
         pid = _int(req, "pid", 0)
-        table = scan()
+        table = self._table()
         p = table.get(pid)
         if p is None or p.uid != conn.uid or p.ppid != conn.pid:
             raise ValueError(f"pid {pid} is not a live child of the asking process")
@@ -826,7 +848,7 @@ class Arbiter:
         code = req.get("exit")
         lease.exit_code = code if isinstance(code, int) and not isinstance(code, bool) else -1
         lease.keep_peer = True
-        table = scan()
+        table = self._table()
         self._track(lease, table)
         left = [
             {"pid": pid, "how": lease.tracked[pid].how, "cmd": _cmdline(pid)}
@@ -842,18 +864,19 @@ class Arbiter:
         lease = self.leases.get(rid) if isinstance(rid, str) else None
         ok = False
         if lease is not None and lease.uid == conn.uid and lease.state == "held":
-            table = scan()
-            self._track(lease, table)
             chain, pid = set(), conn.pid
             for _ in range(4096):  # the asking process or one of its ancestors is the job's
                 if pid in chain or pid <= 1:
                     break
                 chain.add(pid)
-                p = table.get(pid)
+                p = _proc(pid)
                 if p is None:
                     break
-                if pid in lease.tracked and lease.tracked[pid].start == p.start:
-                    ok = True
+                t = lease.tracked.get(pid)
+                if (t is not None and t.start == p.start) or (
+                    lease.root_pid is None and pid == lease.peer_pid and p.start == lease.peer_start
+                ):
+                    ok = p.uid == conn.uid
                     break
                 pid = p.ppid
         self._send(
@@ -965,6 +988,7 @@ class Arbiter:
             conn,
         )
         lease.grant_ticks = self._now_ticks()
+        lease.peer_start = conn.start
         conn.lease = lease
         self.leases[lease.id] = lease
         self._persist(lease)
@@ -998,35 +1022,42 @@ class Arbiter:
             return None
 
     def _track(self, lease: Lease, table: dict[int, Proc]) -> None:
-        """Add the lease's job processes the kernel shows (see the module)."""
+        """Add the lease's job processes the kernel shows (see the module). Only the lease
+        user's processes are looked at, and each one's environment once."""
         root = lease.root_pid
         if root is None and lease.keep_peer:
             return
-        anchor = root if root is not None else lease.peer_pid
-        rp = table.get(anchor)
-        if root is None and (rp is None or rp.uid != lease.uid):
-            return
-        lead_sid = rp is not None and root is not None and rp.sid == root
-        lead_pgid = rp is not None and root is not None and rp.pgid == root
+        rp = table.get(root) if root is not None else None
+        lead_sid = rp is not None and rp.sid == root
+        lead_pgid = rp is not None and rp.pgid == root
+        peer = table.get(lease.peer_pid)
+        peer_alive = (
+            root is None
+            and peer is not None
+            and peer.uid == lease.uid
+            and peer.start == lease.peer_start
+        )
         marker = f"BIOACCEL_LEASE={lease.id}".encode()
+        mine = self._by_uid(table).get(lease.uid, ())
         changed = False
         for _ in range(3):  # new children of new children within one tick
             grew = False
-            for p in table.values():
-                if p.uid != lease.uid or p.state in ("Z", "X") or p.pid in lease.tracked:
+            for p in mine:
+                if p.state in ("Z", "X") or p.pid in lease.tracked:
                     continue
                 if root is None and p.start < lease.grant_ticks - 1:
                     continue  # lease() held by a process: only what it started since
                 how = None
-                parent = lease.tracked.get(p.ppid)
-                if parent is not None or (root is None and p.ppid == lease.peer_pid):
+                if p.ppid in lease.tracked or (peer_alive and p.ppid == lease.peer_pid):
                     how = "descendant"
                 elif lead_sid and p.sid == root:
                     how = "session"
                 elif lead_pgid and p.pgid == root:
                     how = "group"
-                elif p.start >= lease.grant_ticks - 1 and _environ_has(p.pid, marker):
-                    how = "environment"
+                elif p.start >= lease.grant_ticks - 1 and (p.pid, p.start) not in lease.checked:
+                    lease.checked.add((p.pid, p.start))
+                    if _environ_has(p.pid, marker):
+                        how = "environment"
                 if how is None:
                     continue
                 if len(lease.tracked) >= MAX_TRACKED:
@@ -1035,8 +1066,27 @@ class Arbiter:
                 grew = changed = True
             if not grew:
                 break
+        if len(lease.checked) > 4 * MAX_TRACKED:
+            live = {(p.pid, p.start) for p in mine}
+            lease.checked &= live
         if changed:
             self._persist(lease)
+
+    def _by_uid(self, table: dict[int, Proc]) -> dict[int, list[Proc]]:
+        if self._grouped[0] is not table:
+            groups: dict[int, list[Proc]] = {}
+            for p in table.values():
+                groups.setdefault(p.uid, []).append(p)
+            self._grouped = (table, groups)
+        return self._grouped[1]
+
+    def _table(self, max_age_s: float = 0.0) -> dict[int, Proc]:
+        """The kernel's process table, read afresh unless one younger than ``max_age_s`` is
+        at hand (what a user may ask for often -- status, inside -- reuses the tick's)."""
+        now = time.monotonic()
+        if max_age_s <= 0 or now - self._scanned[0] > max_age_s:
+            self._scanned = (now, scan())
+        return self._scanned[1]
 
     def _alive(self, lease: Lease, table: dict[int, Proc]) -> list[int]:
         out = []
@@ -1067,17 +1117,16 @@ class Arbiter:
         if lease.state != "recovered":
             lease.state = "ending"
         lease.ending_since = time.monotonic()
-        if lease.root_pid is None and not lease.keep_peer:
+        if (
+            lease.root_pid is None
+            and not lease.keep_peer
+            and self._start_of(lease.peer_pid) == lease.peer_start
+        ):  # the holder itself (still the same process), as it closed without releasing
             lease.tracked.setdefault(
                 lease.peer_pid,
-                Tracked(
-                    lease.peer_pid,
-                    self._start_of(lease.peer_pid),
-                    "holder",
-                    self._pidfd(lease.peer_pid),
-                ),
+                Tracked(lease.peer_pid, lease.peer_start, "holder", self._pidfd(lease.peer_pid)),
             )
-        table = scan()
+        table = self._table(0.02)
         self._track(lease, table)
         if self._alive(lease, table):
             self._signal(lease, signal.SIGTERM)
@@ -1163,14 +1212,14 @@ class Arbiter:
             self.dirty = True
         if not self.leases:
             return
-        table = scan()
+        table = self._table()
         for lease in list(self.leases.values()):
             if lease.state == "held":
                 self._track(lease, table)
                 if lease.root_pid is not None or lease.conn is None:
                     continue
                 peer = table.get(lease.peer_pid)
-                if peer is None or peer.state in ("Z", "X"):
+                if peer is None or peer.state in ("Z", "X") or peer.start != lease.peer_start:
                     # the holder is gone while a process it left keeps the connection
                     self._close(lease.conn, "its holder exited")
                 continue
@@ -1200,7 +1249,7 @@ class Arbiter:
         now = time.time()
         mono = time.monotonic()
         holders: dict[str, list[dict]] = {t: [] for t in self.host}
-        table = scan() if self.leases else {}
+        table = self._table(TICK_S) if self.leases else {}
         for lease in self.leases.values():
             alive = self._alive(lease, table) if table else []
             for t in lease.tokens:
