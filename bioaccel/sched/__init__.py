@@ -6,7 +6,8 @@
   configuration), :mod:`.rundir` (files safe in a shared folder), :mod:`.identity` (the
   kernel's user, the shares file and its accounts), :mod:`.procs` (what ``/proc`` says);
 - :mod:`.arbiterd`: the root-owned arbiter service (one process decides; leases live as
-  long as a connection), :mod:`.service` (where it lives, found safely), :mod:`.client`;
+  long as a connection), :mod:`.service` (where it lives, found safely), :mod:`.client`,
+  :mod:`.install` (`admin init`: install, start, migrate);
 - :mod:`.run`: ``bioaccel gpu-run``'s lease lifecycle;
 - :mod:`.snapshot`: the one schema of ``bioaccel gpus --json``;
 - :mod:`.display`: times, durations and GPU names as people read them;

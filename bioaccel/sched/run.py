@@ -44,18 +44,20 @@ def _reap() -> None:
             pass
 
 
-def _end_group(pgid: int, grace_s: float, say: Callable[[str], None]) -> None:
+def _end_group(pgid: int, grace_s: float, say: Callable[[str], None], leased: bool = True) -> None:
     """Wait up to ``grace_s`` for the processes left in group ``pgid``, then SIGTERM, then
-    SIGKILL them; says what it found and did."""
+    SIGKILL them; says what it found and did (``leased``: the GPUs are still leased)."""
     _reap()
     left = procs.group_members(pgid)
     if not left:
         return
-    say(
-        f"the job left {len(left)} process(es) in its process group (pid(s) "
-        f"{', '.join(map(str, left[:10]))}): the GPUs stay leased while they run; waiting up "
-        f"to {grace_s:g} s for them"
-    )
+    if grace_s > 0:
+        say(
+            f"the job left {len(left)} process(es) in its process group (pid(s) "
+            f"{', '.join(map(str, left[:10]))})"
+            + (": the GPUs stay leased while they run" if leased else "")
+            + f"; waiting up to {grace_s:g} s for them"
+        )
     deadline = time.monotonic() + grace_s
     while left and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -136,6 +138,7 @@ def run_leased(
             return _run_via_service(
                 path,
                 command,
+                slots_per_gpu,
                 gpus,
                 slots,
                 mem_gb,
@@ -311,6 +314,7 @@ def _low_pipe():
 def _run_via_service(
     path,
     command,
+    slots_per_gpu,
     gpus,
     slots,
     mem_gb,
@@ -336,6 +340,19 @@ def _run_via_service(
             say(f"inside a lease on GPU(s) {os.environ[ENV_HELD]}: running there")
             return subprocess.Popen(list(command)).wait()
     env = {k: v for k, v in os.environ.items() if k not in (ENV_HELD, ENV_LEASE)}
+    if slots_per_gpu is not None:
+        conn = client.connect(path)
+        try:
+            k = conn.ask({"op": "hello"})["slots_per_gpu"]
+        finally:
+            conn.close()
+        if k != slots_per_gpu:
+            from ..errors import SchedulerConfigError
+
+            raise SchedulerConfigError(
+                f"--slots-per-gpu {slots_per_gpu}: the arbiter service shares each GPU {k} "
+                "way(s) for every user (set by `bioaccel admin init --slots-per-gpu`)"
+            )
     if predicted_s is None and cells is not None:
         predicted_s = client.predict(kind, cells)
     label = " ".join(command)[:200]
@@ -402,7 +419,7 @@ def _run_via_service(
                 )
                 if terminal:
                     _give_terminal(os.getpgrp())
-                _end_group(child.pid, 0.0, say)
+                _end_group(child.pid, 0.0, say, leased=False)
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     child.wait(timeout=5)
                 held.close()
