@@ -495,8 +495,7 @@ class Arbiter:
         self.say("stopping: leases end with their connections")
         for conn in list(self.conns.values()):
             self._close(conn, "the service is stopping")
-        with contextlib.suppress(OSError):
-            os.unlink(self.socket_path)
+        # the socket stays: clients find it refusing connections and fail closed
 
     def _stop(self, *_):
         self.stopping = True

@@ -45,6 +45,7 @@ Restart=on-failure
 RestartSec=1
 RuntimeDirectory={runtime}
 RuntimeDirectoryMode=0755
+RuntimeDirectoryPreserve=yes
 StateDirectory={statename}
 StateDirectoryMode=0700
 {env}

@@ -12,8 +12,9 @@
 - :func:`find_socket` says whether the service is in force for this process: the socket
   named by ``BIOACCEL_ARBITER_SOCKET`` (else the default) exists, is a socket owned by
   root, in a folder owned by root that nobody else may write. A socket that fails these
-  checks is refused (never used, never silently skipped); with no socket at all the per-user
-  private mode is in force; under Slurm (``SLURM_JOB_ID``), Slurm's binding is.
+  checks is refused (never used, never silently skipped); with no socket on a host where the
+  service is installed (its state folder exists), every lease fails closed; with neither, the
+  per-user private mode is in force; under Slurm (``SLURM_JOB_ID``), Slurm's binding is.
 """
 
 from __future__ import annotations
@@ -149,6 +150,14 @@ def find_socket(env=None) -> Path | None:
             raise SchedulerConfigError(
                 f"{ENV_SOCKET}={named!r}: no such socket (is the service running? {START_HINT})"
             ) from None
+        if _installed():
+            from ..errors import ArbiterUnavailableError
+
+            raise ArbiterUnavailableError(
+                f"the bioaccel arbiter service is installed here ({STATE_DIR}) but not "
+                f"running (no socket {str(path)!r}): no GPU can be leased until it runs "
+                "(`sudo systemctl start bioaccel-arbiterd`, or `sudo bioaccel arbiterd`)"
+            ) from None
         return None
     except NotADirectoryError:
         return None
@@ -169,3 +178,13 @@ def find_socket(env=None) -> Path | None:
             f"impersonating the service); {START_HINT}"
         )
     return path
+
+
+def _installed() -> bool:
+    """The service was installed on this host (its root-owned state folder exists): then a
+    missing socket means a stopped service, and clients fail closed rather than fall back."""
+    try:
+        st = os.lstat(STATE_DIR)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == 0

@@ -638,3 +638,22 @@ def test_admin_init_migrates_the_old_shared_run_folder(users, scratch):
     migrate_old_run_dir(said.append, old)
     assert not old.exists() and os.path.isfile("/etc/passwd")  # the symlink, not followed
     assert "removed the old shared run directory" in said[-1]
+
+
+def test_an_installed_service_that_is_down_fails_closed(tmp_path, monkeypatch):
+    """Once the service is installed (its root-owned state folder exists), a missing socket
+    means a stopped service: leases fail closed in one line instead of falling back to a
+    private mode that no other user's jobs would see."""
+    from bioaccel.errors import ArbiterUnavailableError
+    from bioaccel.sched import find_socket, service
+
+    monkeypatch.setattr(service, "SOCKET_DIR", tmp_path / "run")
+    monkeypatch.delenv("BIOACCEL_ARBITER_SOCKET", raising=False)
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    monkeypatch.setattr(service, "STATE_DIR", tmp_path / "absent")
+    assert find_socket() is None  # never installed: the private mode
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    monkeypatch.setattr(service, "STATE_DIR", state)
+    with pytest.raises(ArbiterUnavailableError, match="installed here .* but not running"):
+        find_socket()
