@@ -84,6 +84,8 @@ TICK_S = 0.1
 DEFAULT_MAX_CONNECTIONS = 256
 #: A lease tracks at most this many processes (a fork bomb is ended, not tracked forever).
 MAX_TRACKED = 4096
+#: pidfds open at once, all leases together (the rest are signalled by pid + start time).
+MAX_PIDFDS = 4096
 CONFIG = "config.json"
 DB = "arbiter.sqlite"
 
@@ -382,6 +384,7 @@ class Arbiter:
         self.stopping = False
         self.pass_s: deque[float] = deque(maxlen=1000)
         self.passed_over: set[str] = set()
+        self.n_pidfds = 0
         self._scanned: tuple[float, dict[int, Proc]] = (-1e9, {})
         self._grouped: tuple[object, dict[int, list[Proc]]] = (None, {})
         self._recover()
@@ -1013,12 +1016,25 @@ class Arbiter:
             return int((time.time() - self.boot) * self.clk)
 
     # -- processes -------------------------------------------------------------------------
-    @staticmethod
-    def _pidfd(pid: int) -> int | None:
+    def _pidfd(self, pid: int) -> int | None:
+        """A pidfd of ``pid`` (signals through it never reach a reused pid), while fewer than
+        :data:`MAX_PIDFDS` are open (a fork bomb must not take the descriptors that others'
+        connections need); else None, and the start time is checked before each signal."""
+        if self.n_pidfds >= MAX_PIDFDS:
+            return None
         try:
-            return os.pidfd_open(pid)
+            fd = os.pidfd_open(pid)
         except (OSError, AttributeError):
             return None
+        self.n_pidfds += 1
+        return fd
+
+    def _close_pidfd(self, t: Tracked) -> None:
+        if t.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(t.fd)
+            t.fd = None
+            self.n_pidfds -= 1
 
     def _track(self, lease: Lease, table: dict[int, Proc]) -> None:
         """Add the lease's job processes the kernel shows (see the module). Only the lease
@@ -1092,8 +1108,7 @@ class Arbiter:
         for pid, t in list(lease.tracked.items()):
             p = table.get(pid)
             if p is None or p.start != t.start or p.state in ("Z", "X"):
-                if t.fd is not None:
-                    os.close(t.fd)
+                self._close_pidfd(t)
                 del lease.tracked[pid]
                 continue
             if lease.keep_peer and pid == lease.peer_pid:
@@ -1108,7 +1123,7 @@ class Arbiter:
             with contextlib.suppress(OSError):
                 if t.fd is not None:
                     signal.pidfd_send_signal(t.fd, sig)
-                else:
+                elif self._start_of(pid) == t.start:
                     os.kill(pid, sig)
 
     def _end(self, lease: Lease, why: str) -> None:
@@ -1147,9 +1162,7 @@ class Arbiter:
         """No process of the lease is left: free its GPUs and charge it."""
         self.leases.pop(lease.id, None)
         for t in lease.tracked.values():
-            if t.fd is not None:
-                with contextlib.suppress(OSError):
-                    os.close(t.fd)
+            self._close_pidfd(t)
         lease.tracked.clear()
         end = time.time()
         held = max(0.0, min(end - lease.since, time.monotonic() - lease.since_mono))
