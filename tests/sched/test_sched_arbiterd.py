@@ -556,7 +556,14 @@ def test_kill9_of_the_service_fails_closed_and_a_restart_recovers(users, scratch
         until(lambda: marker.exists() and marker.read_text().strip(), what="the worker")
         worker = int(marker.read_text())
         until(lambda: worker in holder_pids(svc, "alice"), what="the worker is tracked")
+        log3 = scratch / "eve.log"
+        e = spawn_as("eve", gpu_run, "--", "true", env=svc.user_env(), output=log3)
+        until(lambda: [q["user"] for q in svc.status()["queue"]] == ["eve"], what="eve waits")
         svc.kill(signal.SIGKILL)
+        assert wait(e, 20) == 2
+        assert (
+            "closed the connection: it stopped or restarted; no GPU is leased" in log3.read_text()
+        )
         assert wait(a, 20) == 2
         (line,) = [ln for ln in log.read_text().splitlines() if ln.startswith("bioaccel: error")]
         assert "stopped while the job ran: the job was ended" in line
@@ -657,3 +664,34 @@ def test_an_installed_service_that_is_down_fails_closed(tmp_path, monkeypatch):
     monkeypatch.setattr(service, "STATE_DIR", state)
     with pytest.raises(ArbiterUnavailableError, match="installed here .* but not running"):
         find_socket()
+
+
+@pytest.mark.workflow
+def test_snakemake_with_the_plugin_through_the_service(svc, snakemake_exe, tmp_path):
+    """The Snakemake plugin and its ``gpu-run`` jobs use the service when it runs (the same
+    interfaces): 8 GPU jobs on 4 GPUs, none sharing one, and the plugin says where it
+    leases."""
+    from tests.datasets import child_env
+    from tests.sched.test_sched_snakemake import RECORD, SNAKEFILE, check_no_sharing
+
+    (tmp_path / "Snakefile").write_text(f"PY = {sys.executable!r}\n" + SNAKEFILE)
+    (tmp_path / "record.py").write_text(RECORD)
+    env = child_env(BIOACCEL_VIRTUAL_GPUS="4", BIOACCEL_ARBITER_SOCKET=str(svc.socket))
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    env.pop("BIOACCEL_RUN_DIR", None)
+    proc = subprocess.run(
+        [snakemake_exe, "--cores", "6", "--scheduler", "bioaccel", "--resources", "gpu=4"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    jobs = [json.loads((tmp_path / "out" / f"{i}.json").read_text()) for i in range(12)]
+    check_no_sharing(jobs)
+    assert f"through the arbiter service ({svc.socket})" in proc.stderr
+    assert "leased from the arbiter service" in "".join(
+        p.read_text() for p in (tmp_path / "logs").iterdir()
+    )
