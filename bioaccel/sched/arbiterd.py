@@ -75,10 +75,14 @@ from .policies import Request, make_policy
 from .service import MAX_LINE, PROTOCOL, SOCKET_NAME, secure_dir
 
 LINE_TIMEOUT_S = 5.0
+#: Requests a connection may have sent and not yet had answered.
+MAX_PIPELINED = 8192
 IDLE_TIMEOUT_S = 30.0
 MAX_OUTBUF = 4 << 20
 RATE_PER_S = 200.0
 RATE_BURST = 400.0
+#: What a request costs of its user's rate (a snapshot or the policy view is the costly one).
+OP_COST = {"status": 10.0, "policy": 20.0, "inside": 2.0, "predict": 5.0}
 KILL_AFTER_S = 0.5
 TICK_S = 0.1
 DEFAULT_MAX_CONNECTIONS = 256
@@ -266,7 +270,6 @@ class Lease:
     exit_code: int = -1
     grant_ticks: int = 0
     keep_peer: bool = False
-    charged_s: float = 0.0
     peer_start: int = -1
     checked: set = field(default_factory=set)
 
@@ -330,6 +333,7 @@ class Conn:
         self.closed = False
         self.paused = False
         self.registered = True
+        self.head: dict | None = None
 
 
 class Arbiter:
@@ -558,9 +562,23 @@ class Arbiter:
             conn.lines.append(bytes(conn.inbuf[:nl]))
             del conn.inbuf[: nl + 1]
             conn.line_since = None
-        if len(conn.inbuf) > MAX_LINE or len(conn.lines) > 64:
-            self._send(conn, {"ok": False, "type": "ValueError", "error": "request too long"})
+        if len(conn.inbuf) > MAX_LINE:
+            self._send(
+                conn,
+                {"ok": False, "type": "ValueError", "error": f"a request over {MAX_LINE} bytes"},
+            )
             self._close(conn, "a request over the size limit")
+            return
+        if len(conn.lines) > MAX_PIPELINED:
+            self._send(
+                conn,
+                {
+                    "ok": False,
+                    "type": "ValueError",
+                    "error": f"over {MAX_PIPELINED} requests sent without reading the answers",
+                },
+            )
+            self._close(conn, "too many pipelined requests")
             return
         if conn.inbuf and conn.line_since is None:
             conn.line_since = now
@@ -577,23 +595,28 @@ class Arbiter:
         rate, at = self.buckets.get(conn.uid, (RATE_BURST, now))
         rate = min(RATE_BURST, rate + (now - at) * RATE_PER_S)
         while conn.lines and not conn.closed:
-            if rate < 1.0:  # over this user's rate: the rest waits, unread
-                if not conn.paused:
-                    conn.paused = True
-                    self._rearm(conn)
-                break
-            rate -= 1.0
-            line = conn.lines.popleft()
             try:
-                req = json.loads(line)
-                if not isinstance(req, dict) or not isinstance(req.get("op"), str):
-                    raise ValueError("expected a JSON object with an 'op'")
+                if conn.head is None:  # parsed once, even if it waits for the rate
+                    req = json.loads(conn.lines[0])
+                    if not isinstance(req, dict) or not isinstance(req.get("op"), str):
+                        raise ValueError("expected a JSON object with an 'op'")
+                    conn.head = req
+                req = conn.head
             except (ValueError, UnicodeDecodeError) as exc:
                 self._send(
                     conn, {"ok": False, "type": "ValueError", "error": f"bad request: {exc}"}
                 )
                 self._close(conn, "a malformed request")
                 return
+            cost = OP_COST.get(req["op"], 1.0)
+            if rate < cost:  # over this user's rate: the rest waits, unread
+                if not conn.paused:
+                    conn.paused = True
+                    self._rearm(conn)
+                break
+            rate -= cost
+            conn.lines.popleft()
+            conn.head = None
             try:
                 self._handle(conn, req)
             except (ValueError, TypeError, KeyError, BioaccelError) as exc:
