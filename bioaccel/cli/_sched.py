@@ -97,6 +97,8 @@ def gpu_run(
             )
         except AccountError:
             raise
+        except KeyboardInterrupt:  # while waiting: the request is withdrawn, nothing ran
+            _fail(130, "interrupted while waiting for GPU(s): nothing was run")
         except FileNotFoundError:
             _fail(127, f"{command[0]}: command not found")
         except PermissionError as exc:
