@@ -108,10 +108,17 @@ class Scheduler(SchedulerBase):
     def __post_init__(self) -> None:
         from pathlib import Path
 
-        from bioaccel.sched import find_socket, host_shares, policy_view, run_dir
-        from bioaccel.sched.history import History, RuntimePredictor
-        from bioaccel.sched.identity import current_user
-        from bioaccel.sched.policies import make_policy, parse_shares
+        from bioaccel.sched import (
+            History,
+            RuntimePredictor,
+            current_user,
+            find_socket,
+            host_shares,
+            make_policy,
+            parse_shares,
+            policy_view,
+            run_dir,
+        )
 
         settings = self.settings or SchedulerSettings()
         self._login = current_user()
@@ -180,7 +187,7 @@ class Scheduler(SchedulerBase):
             return None
 
     def _select(self, jobs, available, input_sizes):
-        from bioaccel.sched.policies import Request
+        from bioaccel.sched import Request
 
         now = time.time()
         requests = []

@@ -75,7 +75,7 @@ def gpu_run(
     returns COMMAND's exit status (127: COMMAND not found, 126: not executable, as shells
     do). The lease ends when COMMAND's process group has exited. Use `--` before COMMAND."""
     from ..errors import AccountError
-    from ..sched.run import run_leased
+    from ..sched import run_leased
 
     with _arbiter_warnings():
         _check_command(command)  # before waiting, possibly for hours, for a GPU
@@ -339,7 +339,7 @@ def admin_init(
     """Install and start the arbiter service (`bioaccel arbiterd`): its configuration with
     this host's GPUs in a root-only folder, a systemd unit where systemd runs (else the
     daemon is started directly), and the migration away from the old shared /tmp/bioaccel."""
-    from ..sched.install import install
+    from ..sched import install
 
     install(
         slots_per_gpu=slots_per_gpu,
@@ -374,7 +374,7 @@ def arbiterd(foreground, state_dir, socket_dir):
     """The host's GPU arbiter service (run as root; `bioaccel admin init` sets it up and
     starts it). Without --foreground it detaches and logs to arbiterd.log in its state
     folder."""
-    from ..sched.install import run_daemon
+    from ..sched import run_daemon
 
     run_daemon(state_dir, socket_dir, foreground)
 
@@ -385,7 +385,7 @@ def sched():
 
 
 def _cluster(spec: str):
-    from ..devices._topology import Topology, load_topology
+    from ..devices import Topology, load_topology
 
     if spec.isdigit():
         return Topology.identical(int(spec))
@@ -425,9 +425,11 @@ def _check_stdout(as_json: bool, *paths, inputs=()) -> None:
 
 def _topology_schema() -> str:
     """The topology YAML schema, as the topology module documents it."""
-    from ..devices import _topology as topology
+    import inspect
 
-    doc = topology.__doc__
+    from ..devices import load_topology
+
+    doc = inspect.getmodule(load_topology).__doc__
     block = doc[doc.index("::") + 2 : doc.index("``speed``")].strip("\n")
     rest = " ".join(doc[doc.index("``speed``") :].split()).replace("``", "")
     return (
@@ -468,7 +470,7 @@ def _names(values) -> str:
 
 
 def _policies() -> tuple[str, ...]:
-    from ..sched.policies import POLICIES
+    from ..sched import POLICIES
 
     return tuple(POLICIES)
 

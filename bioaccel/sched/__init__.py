@@ -26,11 +26,22 @@ from .broker import GpuBroker, gpus_snapshot, lease
 from .client import policy_view
 from .display import human_duration, human_time, printable, token_of
 from .held import ENV_HELD, ENV_LEASE, Lease, inherited_lease
-from .policies import POLICIES, Request, make_policy
+from .history import History, RuntimePredictor
+from .identity import current_user
+from .install import install, run_daemon
+from .policies import POLICIES, Request, make_policy, parse_shares
+from .run import run_leased
 from .service import find_socket
 
 __all__ = [
     "DEFAULT_RUN_DIR",
+    "History",
+    "RuntimePredictor",
+    "current_user",
+    "install",
+    "parse_shares",
+    "run_daemon",
+    "run_leased",
     "ENV_HELD",
     "ENV_LEASE",
     "POLICIES",
