@@ -695,3 +695,59 @@ def test_snakemake_with_the_plugin_through_the_service(svc, snakemake_exe, tmp_p
     assert "leased from the arbiter service" in "".join(
         p.read_text() for p in (tmp_path / "logs").iterdir()
     )
+
+
+def test_s_n5_a_shared_gpus_memory_is_never_over_committed(users, scratch):
+    """S-N5: with 2 slots per GPU, a lease's memory budget is what its request said, kept by
+    the service (no record of hers to rewrite): alice's 60 GB of the 80 GB GPU leave room for
+    bob's 20 GB, not for his 30 GB."""
+    svc = Service(1, slots_per_gpu=2).start()
+    try:
+        a = spawn_as(
+            "alice",
+            gpu_run,
+            "--slots",
+            "1",
+            "--mem-gb",
+            "60",
+            "--",
+            "sleep",
+            "20",
+            env=svc.user_env(),
+        )
+        until(lambda: svc.held(), what="alice's lease")
+        log = scratch / "bob.log"
+        code = run_as(
+            "bob",
+            gpu_run,
+            "--slots",
+            "1",
+            "--mem-gb",
+            "30",
+            "--timeout",
+            "1",
+            "--",
+            "true",
+            env=svc.user_env(),
+            output=log,
+        )
+        assert code == 2 and "no lease on 1 GPU(s) within 1" in log.read_text()
+        code = run_as(
+            "bob",
+            gpu_run,
+            "--slots",
+            "1",
+            "--mem-gb",
+            "20",
+            "--timeout",
+            "5",
+            "--",
+            "true",
+            env=svc.user_env(),
+            output=log,
+        )
+        assert code == 0, log.read_text()
+        os.kill(a, signal.SIGKILL)
+        wait(a)
+    finally:
+        svc.close()
