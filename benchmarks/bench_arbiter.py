@@ -1,16 +1,20 @@
-"""The host-wide GPU arbiter's costs and its behaviour under load (hostile users, many holders).
+"""The arbiter service's costs and its behaviour under load. Run as root (it
+starts services of its own in fresh folders and runs jobs as alice, bob and eve).
 
-    python benchmarks/bench_arbiter.py [--rows 1000000] [--repeats 5] [--skip-load]
+    python benchmarks/bench_arbiter.py [--rows 1000000] [--repeats 200] [--skip-load]
 
-1. The fair-share pass (what every waiter computes under the arbiter lock: every user's
-   usage, the queue ranked by the policy, the plan) with a history of ``--rows`` rows, and,
-   for scale, one plain scan of that history (what the pass cost when usage was summed from
-   all history rows). Best and median of ``--repeats``.
-2. The load run: 3 users (real Unix users alice, bob, eve as root; else accounts of the
-   invoking user) x 30 jobs (5 streams of 6 each, 0.25 s per job) on 4 virtual GPUs, fair policy, shares 2/1/1: jobs run, overlaps
-   on a GPU, utilization, each account's share of the GPU-seconds while all had work waiting,
-   and the hand-over gap between consecutive leases of a GPU (one job's release to the next
-   job's start on that GPU), median and p90.
+1. The fair-share pass (the service ranks every waiting request by the policy with every
+   account's decayed usage, and places them) with ``--rows`` rows of accounting in its
+   SQLite and 12 waiting requests: best and median of ``--repeats``; for scale, one plain
+   scan of those rows (what a pass would cost if it summed the history).
+2. A flood: eve keeps 1,000 requests waiting (of 2 GPUs each, which cannot be served while
+   alice holds 3 of the 4 GPUs); bob's lease of 1 GPU, from connect to grant, with and
+   without the flood (median and max of 20, each from a fresh connection).
+3. The load run: 3 users (alice, bob, eve) x 30 jobs (5 streams of 6, 0.25 s each) on 4
+   virtual GPUs, fair policy, shares 2/1/1, through ``bioaccel.lease()``: overlaps on a GPU,
+   utilization, each user's share of the GPU-seconds while all had work waiting, and the
+   hand-over gap between consecutive leases of a GPU (one job's release to the next job's
+   start on that GPU), median and p90.
 """
 
 from __future__ import annotations
@@ -19,168 +23,305 @@ import argparse
 import itertools
 import json
 import os
+import resource
+import signal
+import socket
 import sqlite3
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.arbiter_host import Service  # noqa: E402
+from benchmarks.two_users import spawn_as, users_unavailable, wait  # noqa: E402
+
+USERS = ("alice", "bob", "eve")
+
 
 def pass_time(rows: int, repeats: int) -> dict:
-    from bioaccel.devices import discover_devices
-    from bioaccel.sched import GpuBroker, History, Run
+    from bioaccel.sched.arbiterd import Arbiter, Waiting
 
-    work = Path(tempfile.mkdtemp(prefix="bioaccel-bench-arbiter-"))
-    run = work / "run"
-    os.mkdir(run, 0o700)
-    os.environ.pop("BIOACCEL_SHARES_FILE", None)
-    devices = discover_devices({"BIOACCEL_VIRTUAL_GPUS": "4"})
-    broker = GpuBroker(run, devices, policy="fair")
-    history = History(run)
-    now = time.time()
-    history.record(
-        Run(
-            "k",
-            history.shares.check_account(
-                __import__("bioaccel.sched.identity", fromlist=["current_user"]).current_user(),
-                None,
-            ),
-            "x",
-            1,
-            1e6,
-            None,
-            now - 10,
-            now,
-            0,
-        )
-    )
-    with sqlite3.connect(history.path) as db:
+    svc = Service(4, shares="policy fair\nalice 2\nbob 1\neve 1\n")
+    try:
+        now = time.time()
+        db = sqlite3.connect(str(svc.state / "arbiter.sqlite"))
+        from bioaccel.sched.arbiterd import _SCHEMA
+
+        db.executescript(_SCHEMA)
         db.executemany(
-            "INSERT INTO runs (kind, user, device_kind, gpus, cells, start, end, "
-            "exit_code) VALUES ('k', 'u', 'x', 1, 1e6, ?, ?, 0)",
-            ((now - 1e6 + i, now - 1e6 + i + 0.5) for i in range(rows - 1)),
+            "INSERT INTO runs (kind, user, uid, device_kind, gpus, cells, start, end, exit_code) "
+            "VALUES ('k', ?, 1000, 'x', 1, 1e6, ?, ?, 0)",
+            ((USERS[i % 3], now - 1e6 + i, now - 1e6 + i + 0.5) for i in range(rows)),
         )
-    # a queue of 12 live waiting requests (this process holds their locks, as waiters do)
-    from bioaccel.sched import procs, rundir
-
-    fds = []
-    for k in range(12):
-        body = {
-            "priority": 0,
-            "gpus": 1 + k % 4,
-            "slots": 1,
-            "mem_gb": None,
-            "submit_time": now,
-            "predicted_s": None,
-            "label": f"waiter {k}",
-            "account": None,
-            "pid": os.getpid(),
-            "host": None,
-            "devices": None,
-        }
-        fds.append(
-            rundir.publish(
-                run / f"queue.{now:.6f}-{os.getpid()}-{k:08x}.json",
-                json.dumps(body).encode(),
-                lock=True,
-                keep_fd=True,
+        db.executemany(
+            "INSERT OR REPLACE INTO usage (account, gpu_s, at) VALUES (?, ?, ?)",
+            [(u, 1e5 * (k + 1), now) for k, u in enumerate(USERS)],
+        )
+        db.commit()
+        db.close()
+        t0 = time.perf_counter()
+        arb = Arbiter(svc.state, svc.sock_dir, say=lambda line: None)
+        start_s = time.perf_counter() - t0
+        for k in range(12):
+            rid = f"{now:.6f}-{k}"
+            arb.waiting[rid] = Waiting(
+                rid,
+                1000 + k % 3,
+                USERS[k % 3],
+                USERS[k % 3],
+                os.getpid(),
+                1 + k % 4,
+                1,
+                None,
+                0.0,
+                None,
+                f"waiter {k}",
+                "k",
+                None,
+                list(arb.host),
+                now - k,
+                None,
             )
-        )
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        procs.forget_locks()  # as a pass under the arbiter lock starts
-        t = time.time()
-        ranked = broker.policy.order(broker.queue(), t, broker._usage(t))
-        broker._plan(ranked, t)
-        times.append(time.perf_counter() - t0)
-    scans = []
-    for _ in range(min(repeats, 3)):
-        t0 = time.perf_counter()
-        with sqlite3.connect(history.path) as db:
+        times = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            arb.plan(time.time())
+            times.append(time.perf_counter() - t)
+        for k in range(12, 1000):  # and with 1,000 waiting
+            rid = f"{now:.6f}-{k}"
+            arb.waiting[rid] = Waiting(
+                rid,
+                1000 + k % 3,
+                USERS[k % 3],
+                USERS[k % 3],
+                os.getpid(),
+                1 + k % 4,
+                1,
+                None,
+                0.0,
+                None,
+                f"waiter {k}",
+                "k",
+                None,
+                list(arb.host),
+                now - k,
+                None,
+            )
+        big = []
+        for _ in range(max(5, repeats // 10)):
+            t = time.perf_counter()
+            arb.plan(time.time())
+            big.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        with sqlite3.connect(str(svc.state / "arbiter.sqlite")) as db:
             n = len(db.execute("SELECT gpus, start, end, user FROM runs").fetchall())
-        scans.append(time.perf_counter() - t0)
-    for fd in fds:
-        os.close(fd)
-    os.system(f"rm -rf {work}")
+        scan_s = time.perf_counter() - t
+        arb.listener.close()
+        arb.db.close()
+    finally:
+        svc.close()
     return {
         "rows": n,
-        "waiting": len(fds),
+        "waiting": 12,
         "pass_best_ms": min(times) * 1e3,
         "pass_median_ms": statistics.median(times) * 1e3,
-        "scan_best_s": min(scans),
+        "pass_1000_median_ms": statistics.median(big) * 1e3,
+        "scan_s": scan_s,
+        "startup_s": start_s,
     }
 
 
-def load_run() -> dict:
-    from benchmarks.two_users import fair_share_run
+def _grant_latency(svc: Service, n: int) -> list[float]:
+    """As bob: ``n`` leases of 1 GPU, each connect -> granted (seconds)."""
+    out = svc.base / "bob-latency.json"
 
+    def bob():
+        from bioaccel.sched import client
+
+        times = []
+        for _ in range(n):
+            t = time.perf_counter()
+            held = client.acquire(1, timeout=30)
+            times.append(time.perf_counter() - t)
+            held.release()
+        print(json.dumps(times))
+
+    out.unlink(missing_ok=True)
+    pid = spawn_as("bob", bob, env=svc.user_env(), output=out)
+    if wait(pid, 120):
+        raise RuntimeError(f"bob's leases failed: {out.read_text()}")
+    return json.loads(out.read_text().splitlines()[-1])
+
+
+def flood(n_waiting: int = 1000) -> dict:
+    svc = Service(4, max_waiting=n_waiting + 10, max_connections=n_waiting + 50).start()
+    hold = None
+    eve = None
+    try:
+
+        def alice():
+            from bioaccel.sched import client
+
+            held = client.acquire(3, timeout=30)
+            time.sleep(600)
+            held.release()
+
+        hold = spawn_as("alice", alice, env=svc.user_env())
+        deadline = time.time() + 30
+        while len(svc.held()) < 3:
+            if time.time() > deadline:
+                raise RuntimeError("alice got no GPUs")
+            time.sleep(0.02)
+        quiet = _grant_latency(svc, 20)
+
+        def eve_flood():
+            _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            conns = []
+            for _ in range(n_waiting):
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(str(svc.socket))
+                s.sendall(b'{"op": "acquire", "gpus": 2, "label": "flood"}\n')
+                conns.append(s)
+            time.sleep(600)
+
+        eve = spawn_as("eve", eve_flood, env=svc.user_env())
+        deadline = time.time() + 60
+        while len(svc.status()["queue"]) < min(n_waiting, 1000):
+            if time.time() > deadline:
+                raise RuntimeError("eve's requests did not all queue")
+            time.sleep(0.1)
+        waiting = len(svc.status()["queue"])
+        loaded = _grant_latency(svc, 20)
+    finally:
+        for pid in (hold, eve):
+            if pid:
+                os.kill(pid, signal.SIGKILL)
+                wait(pid)
+        svc.close()
+    return {
+        "waiting": waiting,
+        "quiet_median_ms": statistics.median(quiet) * 1e3,
+        "quiet_max_ms": max(quiet) * 1e3,
+        "flood_median_ms": statistics.median(loaded) * 1e3,
+        "flood_max_ms": max(loaded) * 1e3,
+    }
+
+
+def _stream(log: str, jobs: int, hold_s: float) -> None:
+    import bioaccel
+
+    with open(log, "a") as out:
+        for k in range(jobs):
+            with bioaccel.lease(1, timeout=300, label=f"bench job {k}") as held:
+                start = time.time()
+                time.sleep(hold_s)
+                end = time.time()
+            user = __import__("pwd").getpwuid(os.getuid()).pw_name
+            out.write(json.dumps({"user": user, "gpu": held.visible, "start": start, "end": end}))
+            out.write("\n")
+
+
+def load_run(workers: int = 5, jobs: int = 6, hold_s: float = 0.25) -> dict:
     shares = {"alice": 2, "bob": 1, "eve": 1}
-    r = fair_share_run(shares, gpus=4, workers=5, jobs=6, hold_s=0.25)
-    jobs = sorted(r["jobs"], key=lambda j: j["start"])
+    svc = Service(4, shares="policy fair\n" + "".join(f"{u} {s}\n" for u, s in shares.items()))
+    svc.start()
+    try:
+        pids = []
+        for user in shares:
+            for w in range(workers):
+                log = svc.base / f"{user}-{w}.jsonl"
+                log.touch()
+                os.chmod(log, 0o666)
+                pids.append(spawn_as(user, _stream, str(log), jobs, hold_s, env=svc.user_env()))
+        codes = [wait(p, 600) for p in pids]
+        if any(codes):
+            raise RuntimeError(f"job streams exited with {codes}")
+        done = [
+            json.loads(line)
+            for p in sorted(svc.base.glob("*.jsonl"))
+            for line in p.read_text().splitlines()
+        ]
+        warned = "internal error" in svc.log.read_text()
+    finally:
+        svc.close()
+    jobs_ = sorted(done, key=lambda j: j["start"])
     overlaps = sum(
         1
-        for a in jobs
-        for b in jobs
+        for a in jobs_
+        for b in jobs_
         if a is not b and a["gpu"] == b["gpu"] and a["start"] < b["start"] < a["end"]
     )
-    t0, t1 = jobs[0]["start"], max(j["end"] for j in jobs)
-    busy = sum(j["end"] - j["start"] for j in jobs)
+    t0, t1 = jobs_[0]["start"], max(j["end"] for j in jobs_)
+    window = min(max(j["end"] for j in done if j["user"] == u) for u in shares)
+    used = {
+        u: sum(max(0.0, min(j["end"], window) - j["start"]) for j in done if j["user"] == u)
+        for u in shares
+    }
+    total = sum(used.values()) or 1.0
     gaps = []
-    for gpu in {j["gpu"] for j in jobs}:
-        mine = [j for j in jobs if j["gpu"] == gpu]
-        gaps += [
-            b["start"] - a["end"]
-            for a, b in itertools.pairwise(mine)
-            if b["start"] < t0 + r["window_s"]
-        ]  # while others still waited
+    for gpu in {j["gpu"] for j in jobs_}:
+        mine = [j for j in jobs_ if j["gpu"] == gpu]
+        gaps += [b["start"] - a["end"] for a, b in itertools.pairwise(mine) if b["start"] < window]
     gaps.sort()
     return {
-        "mode": r["mode"],
-        "jobs": len(jobs),
+        "jobs": len(jobs_),
         "overlaps": overlaps,
-        "utilization": busy / (4 * (t1 - t0)),
+        "utilization": sum(j["end"] - j["start"] for j in jobs_) / (4 * (t1 - t0)),
         "makespan_s": t1 - t0,
-        "accounts": r["accounts"],
+        "shares": {u: used[u] / total for u in shares},
+        "configured": {u: s / sum(shares.values()) for u, s in shares.items()},
         "gap_median_ms": statistics.median(gaps) * 1e3,
         "gap_p90_ms": gaps[int(0.9 * (len(gaps) - 1))] * 1e3,
         "gaps": len(gaps),
+        "internal_errors": warned,
     }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=1_000_000)
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=200)
+    ap.add_argument("--waiting", type=int, default=1000)
     ap.add_argument("--skip-load", action="store_true")
     args = ap.parse_args()
+    why = users_unavailable(USERS)
+    if why:
+        sys.exit(f"bench_arbiter: {why}")
     p = pass_time(args.rows, args.repeats)
     print(
-        f"fair-share pass with {p['rows']:,} history rows and {p['waiting']} waiting "
-        f"requests: best {p['pass_best_ms']:.2f} ms, "
-        f"median {p['pass_median_ms']:.2f} ms (one plain scan of those rows: "
-        f"{p['scan_best_s']:.2f} s)"
+        f"fair-share pass with {p['rows']:,} accounting rows and {p['waiting']} waiting "
+        f"requests: best {p['pass_best_ms']:.3f} ms, median {p['pass_median_ms']:.3f} ms "
+        f"(1,000 waiting: median {p['pass_1000_median_ms']:.2f} ms) "
+        f"(service start-up {p['startup_s']:.2f} s; one plain scan of those rows: "
+        f"{p['scan_s']:.2f} s)"
+    )
+    f = flood(args.waiting)
+    print(
+        f"bob's grant (connect -> granted, 20 leases): median {f['quiet_median_ms']:.1f} ms "
+        f"(max {f['quiet_max_ms']:.1f}) alone; median {f['flood_median_ms']:.1f} ms "
+        f"(max {f['flood_max_ms']:.1f}) with {f['waiting']} of eve's requests waiting: "
+        f"+{f['flood_median_ms'] - f['quiet_median_ms']:.1f} ms"
     )
     if args.skip_load:
         return
     r = load_run()
     print(
-        f"load ({r['mode']}): {r['jobs']}/90 jobs, {r['overlaps']} overlaps, utilization "
-        f"{r['utilization']:.0%}, makespan {r['makespan_s']:.1f} s"
+        f"load (alice, bob, eve; fair 2/1/1): {r['jobs']}/90 jobs, {r['overlaps']} overlaps, "
+        f"utilization {r['utilization']:.0%}, makespan {r['makespan_s']:.1f} s"
     )
-    for name, acc in r["accounts"].items():
+    for u, frac in r["shares"].items():
         print(
-            f"  {name}: {acc['fraction']:.1%} of the contested GPU-seconds "
-            f"(configured {acc['configured']:.1%})"
+            f"  {u}: {frac:.1%} of the contested GPU-seconds (configured "
+            f"{r['configured'][u]:.1%}, {100 * (frac - r['configured'][u]):+.1f} points)"
         )
     print(
         f"hand-over gap between consecutive leases of a GPU ({r['gaps']} hand-overs): "
         f"median {r['gap_median_ms']:.1f} ms, p90 {r['gap_p90_ms']:.1f} ms"
     )
-    print(json.dumps({k: v for k, v in r.items() if k != "accounts"}))
+    print(json.dumps({**p, **{f"flood_{k}": v for k, v in f.items()}, **r}))
 
 
 if __name__ == "__main__":

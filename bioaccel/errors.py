@@ -66,6 +66,11 @@ class QueueLimitError(BioaccelError, RuntimeError):
     """A user already has as many waiting GPU requests as the run directory allows."""
 
 
+class ArbiterUnavailableError(BioaccelError, ConnectionError):
+    """The GPU arbiter service is in force but refuses connections, died or closed the
+    connection: nothing is leased (clients fail closed)."""
+
+
 class ArbiterWarning(UserWarning):
     """A file in the shared GPU run directory was skipped (malformed, hostile or not owned
     as expected); the message names it and its owner."""

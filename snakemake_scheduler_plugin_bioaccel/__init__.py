@@ -22,12 +22,13 @@ Job attributes the policies read:
 batch of independent jobs of very different sizes (one alignment per gene family) the big
 ones start first and the small ones fill the gaps.
 
-The plugin and the ``bioaccel gpu-run`` jobs of a workflow use the host-wide arbiter (the
-run directory of :func:`bioaccel.sched.run_dir`, ``/tmp/bioaccel`` by default), so
-the workflows of several users on one server share its GPUs by one policy: without
-``--scheduler-bioaccel-policy``/``-shares`` the plugin takes the policy and shares of the
-host's shares file (``/etc/bioaccel/shares``), and it predicts runtimes from every user's
-history there unless ``--scheduler-bioaccel-history`` names another run directory.
+The plugin and the ``bioaccel gpu-run`` jobs of a workflow use whichever arbiter is in force:
+the host's arbiter service (``bioaccel arbiterd``) where it runs, so the workflows of several
+users on one server share its GPUs by one policy (without
+``--scheduler-bioaccel-policy``/``-shares`` the plugin takes the service's policy and shares,
+and predicts runtimes and fair share from the service's history); else this user's private
+run directory (:func:`bioaccel.sched.run_dir`); inside a Slurm job, Slurm's binding.
+``--scheduler-bioaccel-history`` names another run directory to predict from.
 
 On any internal error the plugin logs it and returns None, and Snakemake falls back to its
 own greedy scheduler for that round.
@@ -111,32 +112,44 @@ class Scheduler(SchedulerBase):
             History,
             RuntimePredictor,
             current_user,
+            find_socket,
             host_shares,
             make_policy,
             parse_shares,
+            policy_view,
             run_dir,
         )
 
         settings = self.settings or SchedulerSettings()
-        arbiter = Path(settings.history) if settings.history else run_dir()
-        config = host_shares(arbiter)
-        self._config = config
         self._login = current_user()
-        self.arbiter = arbiter
-        self.policy = make_policy(
-            settings.policy or config.policy or "fcfs",
-            shares=parse_shares(settings.shares) if settings.shares else config.shares,
-            aging=settings.aging if settings.aging is not None else 0.1,
-        )
         self._seen: Dict[int, float] = {}
         self._usage: Dict[str, float] = {}
-        history = History(arbiter, config)
-        self._predictor = RuntimePredictor(history.runs())
+        service = None if settings.history else find_socket()
+        if service is not None:  # the host's arbiter service: its policy, shares and history
+            config, policy, shares, usage, runs = policy_view()
+            where = f"the arbiter service ({service})"
+            self.arbiter = service
+        else:
+            arbiter = Path(settings.history) if settings.history else run_dir()
+            config = host_shares(arbiter)
+            policy, shares = config.policy, config.shares
+            history = History(arbiter, config)
+            runs = history.runs()
+            usage = history.usage()
+            where = f"the arbiter in {arbiter}"
+            self.arbiter = arbiter
+        self._config = config
+        self.policy = make_policy(
+            settings.policy or policy or "fcfs",
+            shares=parse_shares(settings.shares) if settings.shares else shares,
+            aging=settings.aging if settings.aging is not None else 0.1,
+        )
+        self._predictor = RuntimePredictor(runs)
         if self.policy.name == "fair":
-            self._usage = dict(history.usage())  # every user's recorded use on this host
+            self._usage = dict(usage)  # every user's recorded use on this host
         self.logger.info(
             f"bioaccel scheduler: policy {self.policy.name}; GPU jobs lease "
-            f"through the arbiter in {arbiter} (bioaccel gpu-run)"
+            f"through {where} (bioaccel gpu-run)"
         )
 
     def _predicted(self, job, input_sizes) -> float:

@@ -101,6 +101,7 @@ _LAZY_COMMANDS = {
     "gpus": ("._sched", "gpus"),
     "sched": ("._sched", "sched"),
     "admin": ("._sched", "admin"),
+    "arbiterd": ("._sched", "arbiterd"),
     "msa": ("._msa", "msa_cmd"),
 }
 

@@ -97,6 +97,8 @@ def gpu_run(
             )
         except AccountError:
             raise
+        except KeyboardInterrupt:  # while waiting: the request is withdrawn, nothing ran
+            _fail(130, "interrupted while waiting for GPU(s): nothing was run")
         except FileNotFoundError:
             _fail(127, f"{command[0]}: command not found")
         except PermissionError as exc:
@@ -148,109 +150,37 @@ def _exit(code: int):
     sys.exit(code if code >= 0 else 128 - code)
 
 
-def _holder_json(token, h):
-    out = {k: v for k, v in h.items()}
-    out["age_s"] = h["held_s"]
-    out["gpu"] = token
-    return out
-
-
 @click.command("gpus")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (for monitoring).")
 def gpus(as_json):
     """Show the GPUs, every user's holders (the process holding each lock, as the kernel
     says) and the queue of waiting requests (policy order), with user names, ages and
     labels. Creates no file (works on a full disk)."""
-    import warnings
-
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    from ..errors import ArbiterWarning
-    from ..sched import GpuBroker, human_duration, human_time
+    from ..sched import gpus_snapshot, human_duration, human_time, printable
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ArbiterWarning)
-        broker = GpuBroker()
-        st = broker.status()
-    notes = list(dict.fromkeys(str(w.message) for w in caught)) + st["notes"]
-    now = st["time"]
-    hint = None
-    if not broker.devices and not broker.host_devices:
-        hint = (
-            "no GPU is visible here: CuPy, numba-cuda and nvidia-smi found none "
-            f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '(unset)')!r}); "
-            "set BIOACCEL_VIRTUAL_GPUS=N for N virtual GPUs"
-        )
-    holders = st["holders"]
-    queue = []
-    for r in st["queue"] + st["lapsed"]:
-        info = r.payload
-        queue.append(
-            {
-                "id": r.id,
-                "user": info["user"],
-                "uid": info["uid"],
-                "account": info["account"],
-                "priority": r.priority,
-                "gpus": r.gpus,
-                "slots": info["slots"],
-                "mem_gb": info["mem_gb"],
-                "pid": info.get("pid"),
-                "host": info.get("host"),
-                "submit_time": r.submit_time,
-                "waited_s": max(0.0, now - r.submit_time),
-                "predicted_s": r.predicted_s,
-                "label": info["label"],
-                "planned": st["plan"].get(r.id),
-                "lapsed": r in st["lapsed"],
-            }
-        )
-    devices = [
-        {
-            "index": k,
-            "visible_id": d["token"].split("-", 1)[1],
-            "token": d["token"],
-            "name": d.get("name", ""),
-            "memory_gb": d["memory_gb"],
-            "virtual": d["token"].startswith("vgpu-"),
-            "held_slots": sum(len(h["slots"]) for h in holders[d["token"]]),
-            "holders": [_holder_json(d["token"], h) for h in holders[d["token"]]],
-        }
-        for k, d in enumerate(broker.host_devices)
-    ]
+    st = gpus_snapshot()
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "run_dir": str(st["run_dir"]),
-                    "run_dir_owner": st["run_dir_owner"],
-                    "slots_per_gpu": st["slots_per_gpu"],
-                    "policy": st["policy"],
-                    "max_waiting": st["max_waiting"],
-                    "shares_file": str(st["shares_file"]) if st["shares_file"] else None,
-                    "time": now,
-                    "hint": hint,
-                    "warnings": notes,
-                    "devices": devices,
-                    "usage": st["usage"],
-                    "queue": queue,
-                },
-                indent=1,
-            )
-        )
+        click.echo(json.dumps(st, indent=1))
         return
+    notes = st["warnings"]
+    hint = st["hint"]
+    devices = st["devices"]
+    queue = st["queue"]
     console = Console(width=max(Console().width, 160))
-    lit = Text  # every user-provided string is shown literally, never as markup
+
+    def lit(text, **kw):  # every user-provided string literally, never markup or escapes
+        return Text(printable(text), **kw)
 
     if hint:
         console.print(lit(f"GPUs: none. {hint}"))
     else:
+        where = f"arbiter service {st['socket']}" if st["mode"] == "service" else st["run_dir"]
         table = Table(
-            title=lit(
-                f"GPUs ({st['run_dir']}, {st['slots_per_gpu']} slot(s) each, policy {st['policy']})"
-            )
+            title=lit(f"GPUs ({where}, {st['slots_per_gpu']} slot(s) each, policy {st['policy']})")
         )
         for col in (
             "GPU",
@@ -277,7 +207,14 @@ def gpus(as_json):
                 table.add_row(*first, *[lit(x) for x in ("-", "", "", "", "", "")])
             for k, h in enumerate(hs):
                 pid = str(h["pid"] or "?")
-                if h["pid"] and not h.get("pid_alive"):
+                if h["state"] != "held" or h["processes"]:
+                    pid += f" [{h['state']}]" if h["state"] != "held" else ""
+                    pid += "".join(
+                        f"; {p['pid']} ({p['how']}) {p['cmd'][:40]}"
+                        for p in h["processes"][:4]
+                        if p["pid"] != h["pid"]
+                    )
+                elif h["pid"] and not h.get("pid_alive"):
                     pid += (
                         f" (exited; held by {', '.join(map(str, h['held_by']))})"
                         if h.get("held_by")
@@ -340,16 +277,10 @@ def gpus(as_json):
 
 @click.group("admin")
 def admin():
-    """Set-up of the host-wide GPU arbiter (run as root)."""
+    """Set-up of the host's GPU arbiter service (run as root)."""
 
 
 @admin.command("init")
-@click.option(
-    "--run-dir",
-    type=click.Path(),
-    default=None,
-    help="The run directory (default: BIOACCEL_RUN_DIR, else /tmp/bioaccel).",
-)
 @click.option(
     "--slots-per-gpu",
     type=click.IntRange(min=1),
@@ -364,33 +295,88 @@ def admin():
 )
 @click.option(
     "--max-waiting",
-    type=click.IntRange(1, 10000),
+    type=click.IntRange(1, 100000),
     default=None,
-    help="Live waiting requests per user (default 32).",
+    help="Waiting requests per user (default 32).",
 )
 @click.option(
-    "--group", default=None, help="Make the run directory a folder of this group only (mode 3770)."
+    "--max-connections",
+    type=click.IntRange(4, 200000),
+    default=None,
+    help="Connections to the service per user (default 256).",
 )
-def admin_init(run_dir, slots_per_gpu, shares_file, max_waiting, group):
-    """Create the run directory, its configuration, root's lock files and every login
-    user's folder: once per boot (e.g. from tmpfiles.d or a systemd unit), as root."""
-    from ..errors import SchedulerConfigError
-    from ..sched import DEFAULT_RUN_DIR, init_run_dir
+@click.option(
+    "--policy",
+    type=click.Choice(["fcfs", "priority", "fair", "predicted", "largest"]),
+    default=None,
+    help="Queue policy (default: the shares file's 'policy' line, else fcfs).",
+)
+@click.option(
+    "--state-dir",
+    type=click.Path(),
+    default=None,
+    help="The service's root-only state folder (default /var/lib/bioaccel).",
+)
+@click.option(
+    "--socket-dir",
+    type=click.Path(),
+    default=None,
+    help="The folder of its socket (default /run/bioaccel).",
+)
+@click.option(
+    "--no-start", is_flag=True, help="Write the configuration (and unit) but start nothing."
+)
+def admin_init(
+    slots_per_gpu,
+    shares_file,
+    max_waiting,
+    max_connections,
+    policy,
+    state_dir,
+    socket_dir,
+    no_start,
+):
+    """Install and start the arbiter service (`bioaccel arbiterd`): its configuration with
+    this host's GPUs in a root-only folder, a systemd unit where systemd runs (else the
+    daemon is started directly), and the migration away from the old shared /tmp/bioaccel."""
+    from ..sched import install
 
-    if os.getuid() != 0:
-        raise SchedulerConfigError(
-            "bioaccel admin init must run as root (sudo): the run "
-            "directory's files must belong to nobody but root"
-        )
-    path = Path(run_dir or os.environ.get("BIOACCEL_RUN_DIR") or DEFAULT_RUN_DIR)
-    config = init_run_dir(path, None, slots_per_gpu, shares_file, max_waiting, group)
-    click.echo(
-        f"bioaccel admin init: {path}: {len(config['devices'])} GPU(s) "
-        f"({', '.join(d['token'] for d in config['devices']) or 'none'}) x "
-        f"{config['slots_per_gpu']} slot(s), shares file {config['shares_file']}, at most "
-        f"{config['max_waiting']} waiting request(s) per user",
-        err=True,
+    install(
+        slots_per_gpu=slots_per_gpu,
+        shares_file=shares_file,
+        max_waiting=max_waiting,
+        max_connections=max_connections,
+        policy=policy,
+        state_dir=state_dir,
+        socket_dir=socket_dir,
+        start=not no_start,
+        say=lambda line: click.echo(f"bioaccel admin init: {line}", err=True),
     )
+
+
+@click.command("arbiterd")
+@click.option(
+    "--foreground", is_flag=True, help="Stay in the foreground, logging to stderr (systemd)."
+)
+@click.option(
+    "--state-dir",
+    type=click.Path(),
+    default=None,
+    help="Its root-only state folder (default /var/lib/bioaccel).",
+)
+@click.option(
+    "--socket-dir",
+    type=click.Path(),
+    default=None,
+    help="The folder of its socket (default /run/bioaccel).",
+)
+def arbiterd(foreground, state_dir, socket_dir):
+    """The host's GPU arbiter service (run as root; `bioaccel admin init` sets it up and
+    starts it). Without --foreground it detaches and logs to arbiterd.log in its state
+    folder."""
+    from ..sched import run_daemon
+
+    run_daemon(state_dir, socket_dir, foreground)
 
 
 @click.group("sched")

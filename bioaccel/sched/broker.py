@@ -52,13 +52,14 @@ from pathlib import Path
 
 from ..devices import Device, discover_devices
 from ..errors import LeaseTimeoutError, QueueLimitError, SchedulerConfigError
-from . import procs, rundir
+from . import client, procs, rundir, snapshot
 from .admin import DEFAULT_MAX_WAITING, MAX_SLOTS, host_shares, init_run_dir, read_config, run_dir
 from .display import human_duration, token_of
 from .held import _ID, ENV_HELD, Lease, inherited_lease
 from .history import History
 from .identity import SHARES_FILE, current_user, user_name
 from .policies import Request, make_policy, parse_shares
+from .service import find_socket
 
 _QUEUE_FIELDS = {
     "priority": (int, float),
@@ -614,6 +615,55 @@ class GpuBroker:
             "notes": notes,
         }
 
+    def snapshot(self, warnings: list[str] = ()) -> dict:
+        """:meth:`status` in the schema of :mod:`.snapshot` (what ``bioaccel gpus --json``
+        prints); ``warnings``: lines to show besides the status' notes."""
+        st = self.status()
+        now = st["time"]
+        hint = None
+        if not self.devices and not self.host_devices:
+            hint = (
+                "no GPU is visible here: CuPy, numba-cuda and nvidia-smi found none "
+                f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '(unset)')!r}); "
+                "set BIOACCEL_VIRTUAL_GPUS=N for N virtual GPUs"
+            )
+        queue = []
+        for r in st["queue"] + st["lapsed"]:
+            info = r.payload
+            queue.append(
+                {
+                    **info,
+                    "priority": r.priority,
+                    "gpus": r.gpus,
+                    "submit_time": r.submit_time,
+                    "waited_s": max(0.0, now - r.submit_time),
+                    "predicted_s": r.predicted_s,
+                    "planned": st["plan"].get(r.id),
+                    "lapsed": r in st["lapsed"],
+                }
+            )
+        return snapshot.make(
+            mode="slurm"
+            if os.environ.get("SLURM_JOB_ID")
+            else "shared-folder"
+            if self.shared
+            else "private",
+            run_dir=st["run_dir"],
+            run_dir_owner=st["run_dir_owner"],
+            socket=None,
+            slots_per_gpu=st["slots_per_gpu"],
+            policy=st["policy"],
+            max_waiting=st["max_waiting"],
+            shares_file=st["shares_file"],
+            time=now,
+            hint=hint,
+            warnings=list(dict.fromkeys([*warnings, *st["notes"]])),
+            devices=self.host_devices,
+            holders=st["holders"],
+            usage=st["usage"],
+            queue=queue,
+        )
+
     # -- acquiring ------------------------------------------------------------------------
     def acquire(
         self,
@@ -782,6 +832,24 @@ class GpuBroker:
         )
 
 
+def gpus_snapshot() -> dict:
+    """What ``bioaccel gpus`` shows, in the schema of :mod:`.snapshot`: the arbiter service's
+    answer where it is in force, else this user's run directory's (with the warnings met
+    while reading it)."""
+    import warnings
+
+    from ..errors import ArbiterWarning
+
+    path = find_socket()
+    if path is not None:
+        return client.status(path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ArbiterWarning)
+        snap = GpuBroker().snapshot()
+    snap["warnings"] = list(dict.fromkeys([*(str(w.message) for w in caught), *snap["warnings"]]))
+    return snap
+
+
 @contextlib.contextmanager
 def lease(
     gpus: int = 1,
@@ -796,6 +864,11 @@ def lease(
     broker: GpuBroker | None = None,
 ):
     """Hold ``gpus`` GPU(s) for the ``with`` block; sets ``CUDA_VISIBLE_DEVICES``.
+
+    Where the host's arbiter service runs (:mod:`.service`), the lease is the service's and
+    lives as long as this process's connection to it (a dead service raises
+    :class:`~bioaccel.errors.ArbiterUnavailableError`); otherwise it is this user's private
+    run directory's (inside a Slurm job: the job's).
 
     Parameters
     ----------
@@ -820,7 +893,11 @@ def lease(
     True
     >>> for k in ("BIOACCEL_RUN_DIR", "BIOACCEL_VIRTUAL_GPUS"): del os.environ[k]
     """
-    inherited = inherited_lease() if broker is None else None
+    path = find_socket() if broker is None else None
+    if path is not None:
+        inherited = client.inherited() if os.environ.get(ENV_HELD) is not None else None
+    else:
+        inherited = inherited_lease() if broker is None else None
     if inherited is not None:
         devices = inherited.devices
         if len(devices) < gpus:
@@ -832,7 +909,10 @@ def lease(
         with held:
             yield held
         return
-    broker = broker or GpuBroker()
-    held = broker.acquire(gpus, slots, mem_gb, timeout, priority, user, predicted_s, label)
+    if path is not None:
+        held = client.acquire(gpus, slots, mem_gb, timeout, priority, user, predicted_s, label)
+    else:
+        broker = broker or GpuBroker()
+        held = broker.acquire(gpus, slots, mem_gb, timeout, priority, user, predicted_s, label)
     with held:
         yield held

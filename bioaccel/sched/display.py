@@ -31,3 +31,24 @@ def token_of(device: Device) -> str:
     """The host-wide name of a GPU in the run directory (virtual GPUs never block real ones)."""
     text = "".join(c if c.isalnum() or c in "-_" else "_" for c in device.visible_id)
     return f"{'vgpu' if device.virtual else 'gpu'}-{text}"
+
+
+def printable(text: object) -> str:
+    """``text`` safe for a terminal: control characters (C0, DEL, C1, and the bidirectional
+    overrides that reorder what is shown) as ``\\xNN``/``\\uNNNN``, bytes that were not UTF-8
+    (surrogate escapes) as ``\\xNN``; everything else as given."""
+    out = []
+    for ch in str(text):
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF:  # an undecodable byte, kept by surrogateescape
+            out.append(f"\\x{o - 0xDC00:02x}")
+        elif o < 0x20 or 0x7F <= o < 0xA0:
+            out.append(f"\\x{o:02x}")
+        elif 0xD800 <= o <= 0xDFFF or o in _BIDI or 0x2066 <= o <= 0x2069:
+            out.append(f"\\u{o:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+_BIDI = {0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x061C}

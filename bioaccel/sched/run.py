@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import os
 import signal
 import subprocess
@@ -22,10 +23,11 @@ from collections.abc import Callable, Sequence
 
 from . import procs
 from .broker import GpuBroker
-from .display import human_duration, human_time
+from .display import human_duration, human_time, printable
 from .held import ENV_HELD, ENV_LEASE, inherited_lease
 from .history import Run, RuntimePredictor
 from .identity import current_user
+from .service import find_socket
 
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -42,18 +44,20 @@ def _reap() -> None:
             pass
 
 
-def _end_group(pgid: int, grace_s: float, say: Callable[[str], None]) -> None:
+def _end_group(pgid: int, grace_s: float, say: Callable[[str], None], leased: bool = True) -> None:
     """Wait up to ``grace_s`` for the processes left in group ``pgid``, then SIGTERM, then
-    SIGKILL them; says what it found and did."""
+    SIGKILL them; says what it found and did (``leased``: the GPUs are still leased)."""
     _reap()
     left = procs.group_members(pgid)
     if not left:
         return
-    say(
-        f"the job left {len(left)} process(es) in its process group (pid(s) "
-        f"{', '.join(map(str, left[:10]))}): the GPUs stay leased while they run; waiting up "
-        f"to {grace_s:g} s for them"
-    )
+    if grace_s > 0:
+        say(
+            f"the job left {len(left)} process(es) in its process group (pid(s) "
+            f"{', '.join(map(str, left[:10]))})"
+            + (": the GPUs stay leased while they run" if leased else "")
+            + f"; waiting up to {grace_s:g} s for them"
+        )
     deadline = time.monotonic() + grace_s
     while left and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -128,6 +132,25 @@ def run_leased(
     LeaseTimeoutError, QueueLimitError, AccountError, SchedulerConfigError
         As :meth:`GpuBroker.acquire`.
     """
+    if broker is None:
+        path = find_socket()
+        if path is not None:
+            return _run_via_service(
+                path,
+                command,
+                slots_per_gpu,
+                gpus,
+                slots,
+                mem_gb,
+                priority,
+                account,
+                timeout,
+                kind,
+                cells,
+                predicted_s,
+                grace_s,
+                say,
+            )
     if os.environ.get(ENV_HELD) is not None:
         inherited = inherited_lease()
         if inherited is not None:
@@ -257,3 +280,172 @@ def _still_held(broker: GpuBroker, held, record) -> str | None:
         os.close(fd)
     pids = [p for p in procs.processes_holding(st.st_dev, st.st_ino) if p != os.getpid()]
     return f"pid(s) {', '.join(map(str, pids))}" if pids else "a process"
+
+
+#: Started in place of the job (by ``/bin/sh``, which every user may run): waits until the
+#: service knows the job (a line "1" on the descriptor ``$0``), then becomes the job.
+_GATE = 'eval "read -r ok <&$0; exec $0<&-"; [ "$ok" = 1 ] || exit 125; exec "$@"'
+
+
+@contextlib.contextmanager
+def _low_pipe():
+    """A pipe whose read end is a descriptor 3..9 (what ``/bin/sh`` redirections can name):
+    a free one, else 9 with what was there put back after the job started."""
+    r, w = os.pipe()
+    saved = None
+    for fd in range(3, 10):
+        try:
+            fcntl.fcntl(fd, fcntl.F_GETFD)
+        except OSError:
+            break
+    else:
+        fd, saved, inheritable = 9, os.dup(9), os.get_inheritable(9)
+    os.dup2(r, fd, inheritable=False)
+    os.close(r)
+    try:
+        yield fd, w
+    finally:
+        os.close(fd)
+        if saved is not None:
+            os.dup2(saved, 9, inheritable=inheritable)
+            os.close(saved)
+
+
+def _run_via_service(
+    path,
+    command,
+    slots_per_gpu,
+    gpus,
+    slots,
+    mem_gb,
+    priority,
+    account,
+    timeout,
+    kind,
+    cells,
+    predicted_s,
+    grace_s,
+    say,
+) -> int:
+    """:func:`run_leased` through the arbiter service: the lease is this process's connection;
+    the job is registered with the service before it runs (a gate process waits for that),
+    so the service can end it if this wrapper dies; if the service dies, the job is ended
+    (fail closed) and :class:`~bioaccel.errors.ArbiterUnavailableError` raised."""
+    from ..errors import ArbiterUnavailableError
+    from . import client
+
+    if os.environ.get(ENV_HELD) is not None:
+        inherited = client.inherited()
+        if inherited is not None:
+            say(f"inside a lease on GPU(s) {os.environ[ENV_HELD]}: running there")
+            return subprocess.Popen(list(command)).wait()
+    env = {k: v for k, v in os.environ.items() if k not in (ENV_HELD, ENV_LEASE)}
+    if slots_per_gpu is not None:
+        conn = client.connect(path)
+        try:
+            k = conn.ask({"op": "hello"})["slots_per_gpu"]
+        finally:
+            conn.close()
+        if k != slots_per_gpu:
+            from ..errors import SchedulerConfigError
+
+            raise SchedulerConfigError(
+                f"--slots-per-gpu {slots_per_gpu}: the arbiter service shares each GPU {k} "
+                "way(s) for every user (set by `bioaccel admin init --slots-per-gpu`)"
+            )
+    if predicted_s is None and cells is not None:
+        predicted_s = client.predict(kind, cells)
+    label = " ".join(command)[:200]
+    asked = time.monotonic()
+    held = client.acquire(
+        gpus,
+        slots,
+        mem_gb,
+        timeout,
+        priority,
+        account,
+        predicted_s,
+        label,
+        kind=kind,
+        cells=cells,
+        path=path,
+    )
+    conn = held.conn
+    env.update(
+        CUDA_VISIBLE_DEVICES=held.visible, **{ENV_HELD: held.visible, ENV_LEASE: held.request_id}
+    )
+    start_wall, start = time.time(), time.monotonic()
+    say(
+        f"GPU(s) {held.visible} ({', '.join(d.name for d in held.devices)}) leased from the "
+        f"arbiter service at {human_time(start_wall)} after waiting "
+        f"{human_duration(start - asked)}, for: {printable(label)}"
+    )
+    _subreaper()
+    with _low_pipe() as (r, w):
+        try:
+            child, terminal = _spawn(["/bin/sh", "-c", _GATE, str(r), *command], env, (r,))
+        except BaseException:
+            os.close(w)
+            held.release(-1)
+            raise
+    try:
+        held.register_job(child.pid)
+        os.write(w, b"1\n")
+    except BaseException:
+        os.close(w)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+        held.close()
+        raise
+    os.close(w)
+
+    def forward(signum, _frame):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.pid, signum)
+
+    previous = {
+        sig: signal.signal(sig, forward) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    }
+    try:
+        while True:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = child.wait(timeout=0.1)
+                break
+            if conn.closed_by_peer():
+                say(
+                    "the arbiter service closed the connection (it stopped or restarted): "
+                    "ending the job, which no longer holds a lease"
+                )
+                if terminal:
+                    _give_terminal(os.getpgrp())
+                _end_group(child.pid, 0.0, say, leased=False)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    child.wait(timeout=5)
+                held.close()
+                raise ArbiterUnavailableError(
+                    f"the bioaccel arbiter service at {str(path)!r} stopped while the job ran: "
+                    "the job was ended (no GPU runs without a lease)"
+                )
+        if terminal:
+            _give_terminal(os.getpgrp())
+        _end_group(child.pid, grace_s, say)
+        end = time.monotonic()
+        left = held.release(code)
+        if left:
+            say(
+                f"warning: the job ended (exit status {code}) but "
+                + ", ".join(f"pid {p['pid']} ({p['how']}: {p['cmd'][:60]!r})" for p in left[:8])
+                + " left its process group: the arbiter service ends them (SIGTERM, then "
+                "SIGKILL); GPU(s) "
+                f"{held.visible} are free when they are gone"
+            )
+        say(
+            f"GPU(s) {held.visible} released at {human_time(start_wall + end - start)} after "
+            f"{human_duration(end - start)}, exit status {code}"
+        )
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        held.close()
+    return code

@@ -124,7 +124,12 @@ COMMAND_CASES = {
     ),
     ("gpus",): ((["--json"], _json), None, ["--bogus"]),
     ("admin",): ((["--help"], lambda out: "init" in out), None, ["bogus"]),
-    ("admin", "init"): (([], _empty), ["--slots-per-gpu", "2000"], ["--max-waiting", "0"]),
+    ("admin", "init"): (
+        (["--state-dir", "st", "--socket-dir", "so", "--no-start"], _empty),
+        ["--slots-per-gpu", "2000", "--state-dir", "st", "--socket-dir", "so", "--no-start"],
+        ["--max-waiting", "0"],
+    ),
+    ("arbiterd",): ((["--help"], lambda out: "--foreground" in out), None, ["--bogus"]),
     ("sched",): ((["--help"], lambda out: "simulate" in out), None, ["bogus"]),
     ("sched", "simulate"): (
         (["-w", "flood", "-c", "2", "--json"], _json),
@@ -693,7 +698,7 @@ def test_the_bad_input_table_covers_every_command_that_reads_files():
         for p in ALL_COMMANDS
         if p
         # admin init records the shares file's path; each user's arbiter reads and checks it
-        and p[0] not in ("doctor", "gpus", "gpu-run", "admin")
+        and p[0] not in ("doctor", "gpus", "gpu-run", "admin", "arbiterd")
         and p not in (("sched",), ("sched", "simulate"))
     }
     assert reading <= {

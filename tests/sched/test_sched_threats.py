@@ -1,5 +1,7 @@
-"""The host-wide GPU arbiter against hostile local users (spoofed slots, hijacked holders,
-denial of service, misleading views, and the smaller mistakes), as real Unix users alice, bob and eve (created when the tests run
+"""The file-based arbiter (a run directory of ``flock``ed files: the private mode, and the
+legacy shared folder) against hostile local users (the findings S1-S3, H1-H6, D1-D3, M1-M4 and
+the lower items); the arbiter service's answers to the same findings and the newer ones are in
+``test_sched_arbiterd.py``. As real Unix users alice, bob and eve (created when the tests run
 as root, as in CI; skipped otherwise). Each test sets up the attack or mistake as it was
 reported and shows that it is now refused, survived or shown correctly; README
 ('For administrators') states the threat model these tests check."""
