@@ -41,15 +41,15 @@ USERS = ("alice", "bob", "eve")
 
 
 def pass_time(rows: int, repeats: int) -> dict:
-    from bioaccel.sched.arbiterd import Arbiter, Waiting
+    from bioaccel.sched import Arbiter, Waiting
 
     svc = Service(4, shares="policy fair\nalice 2\nbob 1\neve 1\n")
     try:
         now = time.time()
         db = sqlite3.connect(str(svc.state / "arbiter.sqlite"))
-        from bioaccel.sched.arbiterd import _SCHEMA
+        from bioaccel.sched import STATE_SCHEMA
 
-        db.executescript(_SCHEMA)
+        db.executescript(STATE_SCHEMA)
         db.executemany(
             "INSERT INTO runs (kind, user, uid, device_kind, gpus, cells, start, end, exit_code) "
             "VALUES ('k', ?, 1000, 'x', 1, 1e6, ?, ?, 0)",

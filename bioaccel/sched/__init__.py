@@ -40,6 +40,9 @@ from .service import find_socket
 #: so that importing this package stays cheap.
 _LAZY = {
     "ALGORITHMS": (".placement", "ALGORITHMS"),
+    "Arbiter": (".arbiterd", "Arbiter"),
+    "STATE_SCHEMA": (".arbiterd", "STATE_SCHEMA"),
+    "Waiting": (".arbiterd", "Waiting"),
     "Job": (".simulator", "Job"),
     "PLACEMENTS": (".simulator", "PLACEMENTS"),
     "Run": (".history", "Run"),
@@ -57,6 +60,9 @@ __getattr__ = lazy_getattr(__name__, _LAZY)
 
 __all__ = [
     "ALGORITHMS",
+    "STATE_SCHEMA",
+    "Arbiter",
+    "Waiting",
     "DEFAULT_RUN_DIR",
     "ENV_HELD",
     "ENV_LEASE",

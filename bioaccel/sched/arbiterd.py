@@ -93,7 +93,7 @@ MAX_PIDFDS = 4096
 CONFIG = "config.json"
 DB = "arbiter.sqlite"
 
-_SCHEMA = """
+STATE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, user TEXT NOT NULL,
     uid INTEGER NOT NULL, device_kind TEXT NOT NULL, gpus INTEGER NOT NULL, cells REAL,
@@ -368,7 +368,7 @@ class Arbiter:
             self.config.get("policy") or self.shares.policy or "fcfs", shares=self.shares.shares
         )
         self.db = sqlite3.connect(str(self.state_dir / DB), isolation_level=None)
-        self.db.executescript(_SCHEMA)
+        self.db.executescript(STATE_SCHEMA)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.usage: dict[str, tuple[float, float]] = {

@@ -27,6 +27,7 @@ import pytest
 from benchmarks.arbiter_host import Service
 from benchmarks.two_users import kill_marked, preload, run_as, spawn_as, users_unavailable, wait
 from bioaccel.cli import main as cli_main
+from tests.cli_runner import COMMAND
 from tests.datasets import unavailable
 
 USERS = ("alice", "bob", "eve")
@@ -284,7 +285,7 @@ def test_a_detached_worker_is_shown_and_ended_not_silently_released(svc, users, 
         output=log,
     )
     if not Path("/usr/bin/python3").exists():
-        pytest.skip("no /usr/bin/python3 for the user's job")
+        unavailable("no /usr/bin/python3 for the user's job")
     until(lambda: marker.exists() and marker.read_text(), what="the worker starts")
     worker = int(marker.read_text())
     until(lambda: worker in holder_pids(svc, "alice"), what="the worker is shown")
@@ -339,7 +340,7 @@ def test_nested_gpu_run_inside_a_lease_runs_in_place(svc, users, scratch, monkey
         'main(["gpu-run", "--timeout", "2", "--", "true"])\''
     )
     done = subprocess.run(
-        [sys.executable, "-m", "bioaccel.cli", "gpu-run", "--gpus", "4", "--", "sh", "-c", inner],
+        [*COMMAND, "gpu-run", "--gpus", "4", "--", "sh", "-c", inner],
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
         capture_output=True,
         text=True,
@@ -672,7 +673,7 @@ def test_snakemake_with_the_plugin_through_the_service(svc, snakemake_exe, tmp_p
     interfaces): 8 GPU jobs on 4 GPUs, none sharing one, and the plugin says where it
     leases."""
     from tests.datasets import child_env
-    from tests.sched.test_sched_snakemake import RECORD, SNAKEFILE, check_no_sharing
+    from tests.snakemake_fakes import RECORD, SNAKEFILE, check_no_sharing
 
     (tmp_path / "Snakefile").write_text(f"PY = {sys.executable!r}\n" + SNAKEFILE)
     (tmp_path / "record.py").write_text(RECORD)

@@ -9,30 +9,9 @@ import sys
 import pytest
 
 from tests.datasets import child_env
-from tests.snakemake_fakes import FakeJob
+from tests.snakemake_fakes import RECORD, SNAKEFILE, FakeJob, check_no_sharing
 
 pytestmark = pytest.mark.workflow
-
-
-SNAKEFILE = """
-rule all:
-    input: expand("out/{i}.json", i=range(12))
-
-rule gpu_job:
-    output: "out/{i}.json"
-    log: "logs/{i}.log"
-    resources: gpu=1
-    priority: lambda wildcards: int(wildcards.i) % 3
-    shell: "bioaccel gpu-run --kind test -- {PY} record.py {output} 2> {log}"
-"""
-
-RECORD = """
-import json, os, sys, time
-start = time.time()
-time.sleep(0.4)
-json.dump({"start": start, "end": time.time(), "gpu": os.environ["CUDA_VISIBLE_DEVICES"]},
-          open(sys.argv[1], "w"))
-"""
 
 
 def run_snakemake(exe, tmp_path, *extra):
@@ -51,15 +30,6 @@ def run_snakemake(exe, tmp_path, *extra):
     assert proc.returncode == 0, proc.stderr[-3000:]
     jobs = [json.loads((tmp_path / "out" / f"{i}.json").read_text()) for i in range(12)]
     return jobs, proc
-
-
-def check_no_sharing(jobs):
-    for a in range(len(jobs)):
-        for b in range(a + 1, len(jobs)):
-            x, y = jobs[a], jobs[b]
-            if x["start"] < y["end"] and y["start"] < x["end"]:
-                assert x["gpu"] != y["gpu"], f"jobs {a} and {b} overlapped on GPU {x['gpu']}"
-    assert {j["gpu"] for j in jobs} == {"0", "1", "2", "3"}
 
 
 def test_snakemake_gpu_jobs_get_their_own_gpus(snakemake_exe, tmp_path):
