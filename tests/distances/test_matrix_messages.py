@@ -1,0 +1,77 @@
+"""Messages about matrix files name the culprit: the row that went wrong, whatever the
+layout and whichever reader (in memory, streamed into a triangle, streamed to the scratch
+file of the low-memory tree)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from bioaccel import DistanceMatrix
+from bioaccel.distances import write_triangle_file
+from bioaccel.errors import MatrixFormatError
+
+N = 30
+
+
+def _square(rng) -> np.ndarray:
+    x = rng.random((N, N))
+    d = np.round(x + x.T, 6)
+    np.fill_diagonal(d, 0)
+    return d
+
+
+def _layout_text(d: np.ndarray, layout: str) -> list[str]:
+    """The lines of ``d`` written as PHYLIP ``layout``: square/lower, relaxed/strict, or
+    square wrapped (each row's values on the name line and one indented line)."""
+    ids = [f"taxon{k:02d}" for k in range(N)]
+    lines = [str(N)]
+    for k, name in enumerate(ids):
+        values = [repr(float(v)) for v in (d[k, :k] if "lower" in layout else d[k])]
+        if layout.startswith("strict"):
+            lines.append(f"{name:<10}" + " ".join(values))
+        elif layout == "wrapped":
+            lines.append(f"{name}  " + " ".join(values[:20]))
+            lines.append("    " + " ".join(values[20:]))
+        else:
+            lines.append(f"{name}  " + " ".join(values))
+    return lines
+
+
+def _readers(path, tmp_path):
+    yield lambda: DistanceMatrix.read(path)
+    yield lambda: DistanceMatrix.read_condensed(path)
+    yield lambda: write_triangle_file(path, tmp_path / "scratch.tri")
+
+
+@pytest.mark.parametrize("layout", ["square", "strict square", "wrapped", "lower", "strict lower"])
+def test_a_short_row_is_named_in_every_layout_and_reader(tmp_path, rng, layout):
+    # issue 29 message 1: one value missing on line 9 was reported at line 2 ("a lower
+    # matrix of 30 taxa has 0 on this row"): the layout is the one most rows fit, and the
+    # row that does not fit it is the one named
+    lines = _layout_text(_square(rng), layout)
+    row = 8 if layout != "wrapped" else 15  # row 7's first line (wrapped: two lines a row)
+    lines[row] = lines[row].rsplit(" ", 1)[0]  # its last value dropped
+    path = tmp_path / "m.phy"
+    path.write_text("\n".join(lines) + "\n")
+    square = "square" in layout or layout == "wrapped"
+    want = N if square else 7
+    for read in _readers(path, tmp_path):
+        with pytest.raises(MatrixFormatError) as err:
+            read()
+        message = str(err.value)
+        assert message.startswith(f"{path}, line {row + 1}: "), message
+        kind = "square" if square else "lower-triangular"
+        assert f"a {kind} matrix of {N} taxa needs a name and {want} here" in message, message
+        assert f"{want - 1} value(s)" in message, message
+        assert "\n" not in message
+    assert not (tmp_path / "scratch.tri").exists()
+
+
+def test_a_short_first_row_of_a_square_is_named(tmp_path):
+    path = tmp_path / "m.phy"
+    path.write_text("3\na 0 1\nb 1 0 2\nc 1 2 0\n")
+    with pytest.raises(MatrixFormatError, match=re.escape(f"{path}, line 2: a name and 2 value")):
+        DistanceMatrix.read(path)
