@@ -299,8 +299,7 @@ class DistanceMatrix:
                 f"{path}: an .npz archive, not a NumPy .npy matrix; name it .npz"
             )
         if fmt == "npy":
-            data = loaded
-            return cls(data, _npy_ids(path, len(data)))
+            return cls(loaded, _npy_ids(path))
         numbered = [
             (k + 1, ln) for k, ln in enumerate(_matrix_text(path).splitlines()) if ln.strip()
         ]

@@ -133,6 +133,7 @@ def test_asymmetric_matrices_refused_everywhere_with_one_tolerance(tmp_path):
     with pytest.raises(MatrixFormatError, match=f"{p}: matrix is " + message):
         DistanceMatrix.read(p)
     np.save(tmp_path / "m.npy", d)
+    (tmp_path / "m.npy.ids.txt").write_text("".join(f"{k}\n" for k in range(len(d))))
     with pytest.raises(MatrixFormatError, match="m.npy: matrix is not symmetric"):
         DistanceMatrix.read(tmp_path / "m.npy")
     # rounding-level differences are within the tolerance

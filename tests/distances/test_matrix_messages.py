@@ -75,3 +75,48 @@ def test_a_short_first_row_of_a_square_is_named(tmp_path):
     path.write_text("3\na 0 1\nb 1 0 2\nc 1 2 0\n")
     with pytest.raises(MatrixFormatError, match=re.escape(f"{path}, line 2: a name and 2 value")):
         DistanceMatrix.read(path)
+
+
+def _lonely(tmp_path, n=68):
+    x = np.random.default_rng(3).random((n, n))
+    d = x + x.T
+    np.fill_diagonal(d, 0)
+    path = tmp_path / "lonely.npy"
+    np.save(path, d)
+    return path
+
+
+def test_an_npy_matrix_without_its_ids_file_is_refused_by_every_reader(tmp_path):
+    # issue 29 message 8: the tips were named 0..67 silently
+    path = _lonely(tmp_path)
+    want = (
+        f"{path}: no ids file {path}.ids.txt beside it (one id a line, row order); "
+        "bioaccel distance -o x.npy writes one, DistanceMatrix.write(x.npy) too"
+    )
+    for read in _readers(path, tmp_path):
+        with pytest.raises(MatrixFormatError) as err:
+            read()
+        assert str(err.value) == want
+    assert not (tmp_path / "scratch.tri").exists()
+
+
+@pytest.mark.parametrize("low_memory", [[], ["--low-memory"]])
+def test_tree_of_an_npy_matrix_without_its_ids_file_says_which_file_is_missing(
+    tmp_path, low_memory
+):
+    from click.testing import CliRunner
+
+    from bioaccel.cli import main
+
+    path = _lonely(tmp_path)
+    res = CliRunner().invoke(main, ["tree", str(path), *low_memory, "-o", str(tmp_path / "t.nwk")])
+    assert res.exit_code == 2
+    assert res.stderr == f"bioaccel: error: {path}: no ids file {path}.ids.txt beside it " + (
+        "(one id a line, row order); bioaccel distance -o x.npy writes one, "
+        "DistanceMatrix.write(x.npy) too\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lonely.npy"]
+    (tmp_path / "lonely.npy.ids.txt").write_text("".join(f"s{i}\n" for i in range(68)))
+    res = CliRunner().invoke(main, ["tree", str(path), *low_memory, "-o", str(tmp_path / "t.nwk")])
+    assert res.exit_code == 0, res.stderr
+    assert "s67" in (tmp_path / "t.nwk").read_text()
