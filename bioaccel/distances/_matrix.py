@@ -55,6 +55,11 @@ class DistanceMatrix:
     [1.5]
     """
 
+    #: how the distances were made, ``(model, pairwise_deletion)``, when
+    #: :func:`~bioaccel.distances.distance_matrix` made them; None for a file, an array or a
+    #: matrix built by hand. The tree's messages give a model's hints only where one applies.
+    made_by: tuple[str, bool] | None = None
+
     def __init__(self, data, ids):
         source = data
         data = np.asarray(data, dtype=np.float64)

@@ -10,7 +10,13 @@ import numpy as np
 from .._core import NPY_ROW_IDS
 from ..errors import MatrixFormatError
 from ..sequences import check_unique_ids
-from ._checks import _first_asymmetry, asymmetry_error, diagonal_error, negative_error
+from ._checks import (
+    _first_asymmetry,
+    asymmetry_error,
+    diagonal_error,
+    negative_error,
+    past_float32_error,
+)
 from ._condensed import CondensedMatrix, _TriangleMemory
 
 
@@ -99,8 +105,17 @@ def _read_npy_condensed(path: Path, make=None):
                 if k == 0:
                     continue
                 asymmetric = _first_asymmetry(triangle.mirror(k), k, row, asymmetric)
+        if asymmetric is not None:  # d(j, k) as the file holds it, not as float32 stores it
+            j, k, _, lower = asymmetric
+            f.seek(offset + j * row_bytes + k * dtype.itemsize)
+            f.readinto(cell)
+            upper = float(cell[0])
+            # a Fortran-order file's rows are the matrix's columns: its (j, k) is (k, j)
+            asymmetric = (j, k, *((lower, upper) if _fortran else (upper, lower)))
     if negative is not None:
         raise negative_error(ids, *negative)
     if asymmetric is not None:
         raise asymmetry_error(ids, *asymmetric)
+    if triangle.first_past_float32 is not None:
+        raise past_float32_error(ids, *triangle.first_past_float32)
     return CondensedMatrix(triangle.values, ids) if make is None else (ids, triangle)

@@ -19,6 +19,7 @@ from ._checks import (
     asymmetry_error,
     diagonal_error,
     negative_error,
+    past_float32_error,
 )
 from ._condensed import CondensedMatrix, _square_rows, _TriangleMemory
 
@@ -513,9 +514,21 @@ def _read_phylip_condensed(path: Path, make=None):
         raise diagonal_error(ids, *diagonal)
     if negative is not None:
         raise negative_error(ids, *negative)
-    if asymmetric is not None:
-        raise asymmetry_error(ids, *asymmetric)
+    if asymmetric is not None:  # d(j, k) as the file gives it, not as float32 stores it
+        j, k, _, lower = asymmetric
+        raise asymmetry_error(ids, j, k, _streamed_value(path, n, layout, groups, j, k), lower)
+    if triangle.first_past_float32 is not None:
+        raise past_float32_error(ids, *triangle.first_past_float32)
     return CondensedMatrix(triangle.values, ids) if make is None else (ids, triangle)
+
+
+def _streamed_value(path: Path, n: int, layout: str, groups, j: int, k: int) -> float:
+    """d(j, k) of a square PHYLIP matrix as read from the file (float64), for a message:
+    the file streamed again up to row j."""
+    lines = ((ln, t) for ln, t in _text_lines(path) if t.strip())
+    next(lines)
+    rows = _streamed_rows(path, n, layout, groups[: j + 1], lines, set())
+    return next(float(values[k]) for row, _, values in rows if row == j)
 
 
 def _unquoted(names: list[str]) -> list[str]:

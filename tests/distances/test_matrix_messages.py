@@ -5,6 +5,7 @@ file of the low-memory tree)."""
 from __future__ import annotations
 
 import re
+import shutil
 
 import numpy as np
 import pytest
@@ -120,3 +121,72 @@ def test_tree_of_an_npy_matrix_without_its_ids_file_says_which_file_is_missing(
     res = CliRunner().invoke(main, ["tree", str(path), *low_memory, "-o", str(tmp_path / "t.nwk")])
     assert res.exit_code == 0, res.stderr
     assert "s67" in (tmp_path / "t.nwk").read_text()
+
+
+def _matrix_file(tmp_path, d, fmt):
+    ids = [f"t{i}" for i in range(len(d))]
+    if fmt == "npy":
+        np.save(tmp_path / "m.npy", d)
+        (tmp_path / "m.npy.ids.txt").write_text("".join(i + "\n" for i in ids))
+        return tmp_path / "m.npy"
+    path = tmp_path / "m.phy"
+    path.write_text(
+        f"{len(d)}\n"
+        + "".join(f"{i}  " + " ".join(map(repr, r.tolist())) + "\n" for i, r in zip(ids, d))
+    )
+    return path
+
+
+def _tree_messages(tmp_path, path):
+    """The one line of each path of ``bioaccel tree``: the exact tree, the low-memory tree
+    in-process, and the checks before the ``bioaccel-nj`` program takes over."""
+    from click.testing import CliRunner
+
+    from bioaccel.cli import main
+    from bioaccel.trees import prepare_input
+
+    said = []
+    for extra in ([], ["--low-memory"]):
+        res = CliRunner().invoke(main, ["tree", str(path), *extra, "-o", str(tmp_path / "t.nwk")])
+        said.append(res.stderr.removeprefix("bioaccel: error: ").rstrip("\n"))
+        said[-1] = "ok" if res.exit_code == 0 else said[-1]
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    try:
+        prepare_input(path, scratch)
+        said.append("ok")
+    except ValueError as exc:
+        said.append(str(exc))
+    return said
+
+
+@pytest.mark.parametrize("fmt", ["phy", "npy"])
+def test_an_asymmetric_pair_is_named_with_the_files_value_by_every_tree_path(tmp_path, rng, fmt):
+    # issue 29 message 2: the low-memory paths named the float32 rounding of the value
+    # (0.06663662195205688 for 0.06663661988262083), not in the file
+    d = _square(rng)[:6, :6]
+    d[1, 3], d[3, 1] = 0.06663661988262083, 0.0666
+    said = _tree_messages(tmp_path, _matrix_file(tmp_path, d, fmt))
+    assert len(set(said)) == 1, said
+    assert "'t1'/'t3' = 0.06663661988262083 but 't3'/'t1' = 0.0666" in said[0], said
+
+
+@pytest.mark.parametrize("fmt", ["phy", "npy"])
+def test_values_past_float32_are_named_alike_by_every_tree_path(tmp_path, rng, fmt):
+    # issue 29 message 2: with 1e39 cells the paths named different things (a symmetry
+    # error; an Inf that is not in the file)
+    d = _square(rng)[:6, :6]
+    d[1, 3], d[2, 4] = 1e39, 1e39  # the lower cells keep their values: not symmetric
+    said = _tree_messages(tmp_path, _matrix_file(tmp_path, d, fmt))
+    assert len(set(said)) == 1, said
+    assert said[0].endswith(
+        f"'t1'/'t3' = 1e+39 but 't3'/'t1' = {float(d[3, 1])!r} "
+        + ("(distances must agree to a relative 1e-09)")
+    ), said
+    d[3, 1], d[4, 2] = 1e39, 1e39  # symmetric: the exact tree takes them, float32 cannot
+    shutil.rmtree(tmp_path / "scratch")
+    said = _tree_messages(tmp_path, _matrix_file(tmp_path, d, fmt))
+    assert said[0] == "ok"
+    assert said[1] == said[2], said
+    assert "'t1'/'t3' = 1e+39 is past float32's range" in said[1], said
+    assert "inf" not in said[1].lower(), said
