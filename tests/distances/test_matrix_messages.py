@@ -190,3 +190,27 @@ def test_values_past_float32_are_named_alike_by_every_tree_path(tmp_path, rng, f
     assert said[1] == said[2], said
     assert "'t1'/'t3' = 1e+39 is past float32's range" in said[1], said
     assert "inf" not in said[1].lower(), said
+
+
+def test_a_float64_cdist_names_its_values_as_read_on_every_low_memory_path(tmp_path, rng):
+    # the .cdist reader rounded float64 values to float32 before its checks named them
+    d = _square(rng)[:6, :6]
+    d[1, 3] = d[3, 1] = 1e39
+    path = tmp_path / "m.cdist"
+    DistanceMatrix(d, [f"t{i}" for i in range(6)]).write(path)
+    said = _tree_messages(tmp_path, path)
+    assert said[0] == "ok" and said[1] == said[2], said
+    assert said[1] == (
+        f"{path}: 't1'/'t3' = 1e+39 is past float32's range (at most 3.4028234663852886e+38), "
+        "in which the low-memory tree stores distances; build the tree without --low-memory "
+        "(low_memory=False), or scale the distances"
+    )
+    values = DistanceMatrix(d, [f"t{i}" for i in range(6)]).condensed()
+    values[values == 1e39] = 0.5
+    values[4] = -0.06663661988262083
+    from bioaccel.distances import cdist_header
+
+    path.write_bytes(cdist_header([f"t{i}" for i in range(6)], 8) + values.astype("<f8").tobytes())
+    shutil.rmtree(tmp_path / "scratch")
+    said = _tree_messages(tmp_path, path)
+    assert len(set(said)) == 1 and "'t0'/'t5' = -0.06663661988262083 is negative" in said[0], said
