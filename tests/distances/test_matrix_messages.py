@@ -214,3 +214,19 @@ def test_a_float64_cdist_names_its_values_as_read_on_every_low_memory_path(tmp_p
     shutil.rmtree(tmp_path / "scratch")
     said = _tree_messages(tmp_path, path)
     assert len(set(said)) == 1 and "'t0'/'t5' = -0.06663661988262083 is negative" in said[0], said
+
+
+def test_pamls_lower_triangular_matrix_with_long_names_is_read(tmp_path):
+    # PAML's distance files (2NG.dN, ...): lower-triangular, names past 10 characters
+    path = tmp_path / "2NG.dN"
+    path.write_text(
+        "    3\nHuman_long_name_x\nGoat-cow_long_name   0.0123\nRabbit              0.2000  0.3000\n"
+    )
+    for read in (DistanceMatrix.read, DistanceMatrix.read_condensed):
+        d = read(path, "phylip")
+        assert d.ids == ["Human_long_name_x", "Goat-cow_long_name", "Rabbit"]
+    assert DistanceMatrix.read(path, "phylip").data.tolist() == [
+        [0.0, 0.0123, 0.2],
+        [0.0123, 0.0, 0.3],
+        [0.2, 0.3, 0.0],
+    ]
