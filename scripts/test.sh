@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 if ! command -v R >/dev/null || ! command -v mash >/dev/null || ! command -v fasttree >/dev/null || ! command -v iqtree2 >/dev/null || ! command -v clang-format >/dev/null || ! Rscript -e 'library(ape); library(phangorn); library(testthat); library(roxygen2)' >/dev/null 2>&1; then
   apt-get update -qq
-  apt-get install -y -qq r-base-core r-cran-ape r-cran-phangorn r-cran-testthat r-cran-roxygen2 mash fasttree iqtree clang-format >/dev/null
+  apt-get install -y -qq r-base-core r-cran-ape r-cran-phangorn r-cran-testthat r-cran-roxygen2 r-bioc-biostrings mash fasttree iqtree clang-format >/dev/null
 fi
 # nvcc compiles every CUDA C source in the tests (strict CI fails without it): the CUDA
 # toolkit's bin folder when it is installed but not on the PATH

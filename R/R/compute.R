@@ -116,9 +116,26 @@ bioaccel_command <- function() {
 
 # --- sequences ---------------------------------------------------------------------
 
-# Sequences as named strings: a character vector, or ape's DNAbin / AAbin (a matrix of an
-# alignment or a list of sequences).
+# Sequences as named strings: a character vector, ape's DNAbin / AAbin (a matrix of an
+# alignment or a list of sequences), or Biostrings' XStringSet (DNAStringSet, RNAStringSet,
+# AAStringSet) / MultipleAlignment (DNAMultipleAlignment, ...; a masked one is refused, not
+# cut silently). Biostrings is not needed unless such an object is given (its methods come
+# with the object).
 .seq_strings <- function(seqs, what) {
+  if (methods::is(seqs, "MultipleAlignment")) {
+    masked <- c(rows = length(Biostrings::rowmask(seqs)), columns = length(Biostrings::colmask(seqs)))
+    if (any(masked > 0)) {
+      stop(sprintf(paste("%s: the %s has masked %s; unmask it (Biostrings::unmasked(x)) or drop",
+                         "them first: masked sequences are not left out silently"),
+                   what, class(seqs)[1], paste(names(masked)[masked > 0], collapse = " and ")),
+           call. = FALSE)
+    }
+    seqs <- Biostrings::unmasked(seqs)  # the XStringSet of the rows, names kept
+  }
+  if (methods::is(seqs, "XStringSet")) {
+    if (!length(seqs)) stop(sprintf("%s: the %s holds no sequences", what, class(seqs)[1]), call. = FALSE)
+    return(stats::setNames(as.character(seqs), names(seqs)))
+  }
   if (inherits(seqs, c("DNAbin", "AAbin"))) {
     chars <- as.character(seqs)
     if (is.matrix(chars)) {
@@ -135,7 +152,8 @@ bioaccel_command <- function() {
   }
   if (!is.character(seqs)) {
     stop(sprintf(paste("%s: got an object of class %s; expected a named character vector of",
-                       "sequences, an ape DNAbin or AAbin, or a sequence file path"),
+                       "sequences, an ape DNAbin or AAbin, a Biostrings XStringSet or",
+                       "MultipleAlignment, or a sequence file path"),
                  what, paste(class(seqs), collapse = "/")), call. = FALSE)
   }
   seqs
@@ -207,8 +225,10 @@ bioaccel_command <- function() {
 #' Runs `bioaccel distance` and reads its result.
 #'
 #' @param seqs a named character vector of sequences (names are the ids; any character,
-#'   spaces included), an ape `DNAbin` or `AAbin` (an alignment matrix or a list), or the
-#'   path of a FASTA, FASTQ, Clustal, PHYLIP, Stockholm or NEXUS file.
+#'   spaces included), an ape `DNAbin` or `AAbin` (an alignment matrix or a list), a
+#'   Biostrings `DNAStringSet`/`RNAStringSet`/`AAStringSet` or `MultipleAlignment`
+#'   (`DNAMultipleAlignment`, ...), or the path of a FASTA, FASTQ, Clustal, PHYLIP, Stockholm
+#'   or NEXUS file.
 #' @param model `raw`, `jc69`, `k80`, `f81`, `tn93`, `logdet` (aligned DNA); `identity`,
 #'   `scoredist`, `edit`, `kmer`, `jaccard`, `mash` (unaligned).
 #' @param pairwise_deletion drop missing sites per pair rather than for all pairs.

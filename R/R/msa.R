@@ -66,8 +66,9 @@ read_bioaccel_alignment <- function(path, type = c("auto", "AA", "DNA")) {
 #' `msa()`: call `bioaccel::msa()` when both are attached).
 #'
 #' @param seqs a named character vector of sequences (names are the ids; any character),
-#'   an ape `AAbin` or `DNAbin` (a list or an alignment matrix; gaps are removed first), or
-#'   the path of a FASTA file.
+#'   an ape `AAbin` or `DNAbin` (a list or an alignment matrix; gaps are removed first), a
+#'   Biostrings `DNAStringSet`/`RNAStringSet`/`AAStringSet` or `MultipleAlignment`
+#'   (`DNAMultipleAlignment`, ...; gaps are removed first), or the path of a FASTA file.
 #' @param alphabet `"auto"`, `"protein"`, `"dna"` or `"rna"`.
 #' @param guide_tree `"auto"`, a guide-tree method of `bioaccel msa`, or a Newick file.
 #' @param refine `NULL` (the default of `bioaccel msa`), `TRUE` or `FALSE`.
@@ -86,7 +87,8 @@ bioaccel_msa <- function(seqs, alphabet = c("auto", "protein", "dna", "rna"), gu
                          refine = NULL, threads = 0, ...) {
   alphabet <- match.arg(alphabet)
   dir <- .scratch()
-  if (inherits(seqs, c("AAbin", "DNAbin")) && is.matrix(seqs)) {
+  if ((inherits(seqs, c("AAbin", "DNAbin")) && is.matrix(seqs)) ||
+      methods::is(seqs, "MultipleAlignment")) {
     strings <- .seq_strings(seqs, "seqs")
     seqs <- gsub("-", "", strings, fixed = TRUE)
   }

@@ -8,6 +8,11 @@
   if (!ext %in% c("png", "pdf")) stop(sprintf("%s: expected a .png or .pdf file name", file), call. = FALSE)
   if (!dir.exists(dirname(file))) stop(sprintf("%s: no such directory %s", file, dirname(file)), call. = FALSE)
   tmp <- tempfile(pattern = ".bioaccel", tmpdir = dirname(file), fileext = paste0(".", ext))
+  # the temporary file is this package's business: a folder it cannot be made in names the
+  # user's file (the devices open their file late, and name the temporary one)
+  if (!suppressWarnings(file.create(tmp))) {
+    stop(sprintf("cannot write %s: the folder %s is not writable", file, dirname(file)), call. = FALSE)
+  }
   if (ext == "png") {
     png(tmp, width = width, height = height, units = "in", res = 150)
   } else {

@@ -40,6 +40,7 @@ _LAZY = {
     "output_target": (".atomic", "output_target"),
     "progress_bar": (".progress", "progress_bar"),
     "refuse_overwriting_inputs": (".atomic", "refuse_overwriting_inputs"),
+    "threads_range": (".threads", "threads_range"),
     "triangle_row_ranges": (".tiling", "triangle_row_ranges"),
     "without_negative_zero": (".outputs", "without_negative_zero"),
 }
@@ -70,6 +71,7 @@ __all__ = [
     "output_target",
     "progress_bar",
     "refuse_overwriting_inputs",
+    "threads_range",
     "triangle_row_ranges",
     "without_negative_zero",
 ]

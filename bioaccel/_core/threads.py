@@ -25,17 +25,23 @@ def max_threads() -> int:
     return MAX_THREADS_PER_CPU * (os.cpu_count() or 1)
 
 
+def threads_range() -> str:
+    """What a ``threads`` value may be, in the words of every message about one."""
+    return (
+        f"expected an integer from 0 (all cores) to {max_threads()} "
+        f"({MAX_THREADS_PER_CPU} x {os.cpu_count() or 1} CPUs)"
+    )
+
+
 def check_threads(threads, name: str = "threads") -> int:
-    """``threads`` as an int in 0 .. :func:`max_threads`, else :class:`ThreadCountError`.
+    """``threads`` as an int in 0 .. :func:`max_threads`, else :class:`ThreadCountError`
+    (a value that is not an integer is named as such, one outside the range as out of it).
 
     >>> check_threads(0)
     0
     """
-    cap = max_threads()
-    ok = isinstance(threads, numbers.Integral) and not isinstance(threads, bool)
-    if not ok or not 0 <= int(threads) <= cap:
-        raise ThreadCountError(
-            f"{name}={threads!r} is out of range: expected an integer from 0 (all cores) to "
-            f"{cap} ({MAX_THREADS_PER_CPU} x {os.cpu_count() or 1} CPUs)"
-        )
+    if not isinstance(threads, numbers.Integral) or isinstance(threads, bool):
+        raise ThreadCountError(f"{name}={threads!r} is not an integer: {threads_range()}")
+    if not 0 <= int(threads) <= max_threads():
+        raise ThreadCountError(f"{name}={threads!r} is out of range: {threads_range()}")
     return int(threads)

@@ -106,9 +106,43 @@ _LAZY_COMMANDS = {
 }
 
 
+class _OneLineError(click.ClickException):
+    """A click error (a usage error, a bad option value, a file click could not open) shown as
+    bioaccel shows every error: ``bioaccel: error: MESSAGE``, one line on stderr (no
+    ``Usage:`` and ``Try ...`` lines: R and scripts read the one line), exit 2. The message is
+    click's own :meth:`~click.ClickException.format_message` (which names the option)."""
+
+    exit_code = EXIT_BAD_INPUT
+
+    def __init__(self, error: click.ClickException):
+        super().__init__(" ".join(error.format_message().split()))
+
+    def show(self, file=None) -> None:
+        click.echo(f"bioaccel: error: {self.format_message()}", err=True)
+
+
+@contextlib.contextmanager
+def _one_line_click_errors():
+    """Click's errors raised inside as :class:`_OneLineError`: the hook of the group, where
+    click parses the group's and every command's arguments (any command, any file). A bare
+    group's help (click's ``NoArgsIsHelpError``) and exits pass as they are."""
+    try:
+        yield
+    except (_OneLineError, click.exceptions.NoArgsIsHelpError):
+        raise
+    except click.ClickException as exc:
+        raise _OneLineError(exc) from None
+
+
 class _Group(click.Group):
     """Turns expected errors into one clean line and unexpected ones into an 'internal
-    error' line (traceback with -v); click's own exits (help, version, usage) pass."""
+    error' line (traceback with -v); click's usage errors are one line too
+    (:class:`_OneLineError`), for the group's arguments (:meth:`make_context`) and every
+    command's (:meth:`invoke`, which parses them); help and version exits pass."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        with _one_line_click_errors():
+            return super().make_context(info_name, args, parent=parent, **extra)
 
     def list_commands(self, ctx):
         return sorted({*super().list_commands(ctx), *_LAZY_COMMANDS})
@@ -123,7 +157,8 @@ class _Group(click.Group):
 
     def invoke(self, ctx):
         try:
-            result = super().invoke(ctx)
+            with _one_line_click_errors():
+                result = super().invoke(ctx)
             sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
             return result
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
@@ -217,14 +252,14 @@ class _Threads(click.ParamType):
     name = "integer"
 
     def convert(self, value, param, ctx):
-        from .._core import check_threads
+        from .._core import check_threads, threads_range
         from ..errors import ThreadCountError
 
         if isinstance(value, str):
             try:
                 value = int(value)
             except ValueError:
-                pass  # refused below, with the allowed range
+                self.fail(f"{value!r} is not a number: {threads_range()}", param, ctx)
         try:
             return check_threads(value)
         except ThreadCountError as exc:

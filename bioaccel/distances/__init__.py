@@ -50,6 +50,7 @@ __all__ = [
     "merge_tiles",
     "open_distances",
     "scan_cdist",
+    "shown_value",
     "sketch",
     "stream_distances",
     "tile_bounds",
@@ -67,6 +68,7 @@ _LAZY = {
     "check_symmetric": ("._checks", "check_symmetric"),
     "condensed_pair": ("._checks", "condensed_pair"),
     "scan_cdist": ("._cdist", "scan_cdist"),
+    "shown_value": ("._checks", "shown_value"),
 }
 
 __getattr__ = lazy_getattr(__name__, _LAZY)

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import MatrixFormatError
-from ._checks import condensed_pair, negative_error, to_float32
+from ._checks import condensed_pair, negative_error, past_float32_error, to_float32
 from ._condensed import CondensedMatrix
 
 #: The binary condensed format (``.cdist``), read by the R package (``read_bioaccel_dist``):
@@ -59,51 +59,64 @@ def _cdist_head(f, path: Path) -> tuple[int, int, list[str], int]:
     return width, int(n), labels, head_size + nbytes
 
 
-def _cdist_blocks(f, path: Path, width: int, m: int, out=None):
-    """(start, float32 block) of the m values of an open ``.cdist`` file, read in blocks
+def _cdist_blocks(f, path: Path, width: int, labels: list[str], out=None):
+    """(start, float32 block) of the values of an open ``.cdist`` file, read in blocks
     (plain reads: the file's pages stay in the page cache, out of this process's memory,
     where a map would count them); float64 values are rounded block by block. With ``out``
-    (m float32 values) the blocks are views of it, filled in place."""
+    (the float32 values) the blocks are views of it, filled in place. The values are checked
+    as read (float64 ones before rounding, so a message names the file's value): the first
+    negative is refused at once, with :class:`DistanceMatrix`'s words; a finite value past
+    float32's range (which the triangle would hold as Inf) after the last block."""
+    n = len(labels)
+    m = n * (n - 1) // 2
     step = 1 << 18
     wide = np.empty(step, dtype="<f8") if width == 8 else None  # read, then rounded
     mine = np.empty(step, dtype=np.float32) if out is None else None
+    past = None
     for a in range(0, m, step):
         size = min(step, m - a)
         target = out[a : a + size] if out is not None else mine[:size]
         chunk = wide[:size] if width == 8 else target
         if f.readinto(memoryview(chunk).cast("B")) != chunk.nbytes:
             raise MatrixFormatError(f"{path}: truncated file")
-        if chunk is not target:
-            to_float32(chunk, target)
         if width == 4 and not np.little_endian:  # the file is little-endian
             target.byteswap(inplace=True)
+        if size and np.fmin.reduce(chunk) < 0:
+            k = a + int(np.flatnonzero(chunk < 0)[0])
+            error = negative_error(labels, *condensed_pair(k, n), chunk[k - a])
+            raise MatrixFormatError(f"{path}: {error}")  # as read_condensed names it
+        if chunk is not target:
+            to_float32(chunk, target)
+            if past is None and np.isinf(target).any():
+                over = np.flatnonzero(np.isinf(target) & np.isfinite(chunk))
+                if over.size:
+                    k = a + int(over[0])
+                    past = (*condensed_pair(k, n), float(chunk[k - a]))
         yield a, target
+    if past is not None:
+        raise MatrixFormatError(f"{path}: {past_float32_error(labels, *past)}")
 
 
 def load_cdist(path: Path) -> CondensedMatrix:
     """A ``.cdist`` file as a :class:`CondensedMatrix`, read in blocks into one new float32
-    array (see :func:`_cdist_blocks`)."""
+    array (see :func:`_cdist_blocks`, which checks the values as read)."""
     with open(path, "rb") as f:
         width, n, labels, _ = _cdist_head(f, path)
         values = np.empty(n * (n - 1) // 2, dtype=np.float32)
-        for _ in _cdist_blocks(f, path, width, values.size, out=values):
+        for _ in _cdist_blocks(f, path, width, labels, out=values):
             pass
     return CondensedMatrix(values, labels)
 
 
 def scan_cdist(path: Path) -> tuple[list[str], int, int, tuple | None]:
     """A ``.cdist`` file checked as :func:`load_cdist` and :class:`CondensedMatrix` check
-    it (a negative value is refused with their words), without holding its values: (labels,
-    bytes per value, offset of the values, (i, j, value) of the first NaN or Inf in row
-    order or None). The input check of the ``bioaccel-nj`` program."""
+    it (a negative value and one past float32's range are refused with their words), without
+    holding its values: (labels, bytes per value, offset of the values, (i, j, value) of the
+    first NaN or Inf in row order or None). The input check of the ``bioaccel-nj`` program."""
     with open(path, "rb") as f:
         width, n, labels, offset = _cdist_head(f, path)
         first_not_finite = None
-        for a, block in _cdist_blocks(f, path, width, n * (n - 1) // 2):
-            if block.size and np.fmin.reduce(block) < 0:
-                k = a + int(np.flatnonzero(block < 0)[0])
-                error = negative_error(labels, *condensed_pair(k, n), float(block[k - a]))
-                raise MatrixFormatError(f"{path}: {error}")  # as read_condensed names it
+        for a, block in _cdist_blocks(f, path, width, labels):
             if first_not_finite is None and not np.isfinite(block).all():
                 k = a + int(np.flatnonzero(~np.isfinite(block))[0])
                 first_not_finite = (*condensed_pair(k, n), float(block[k - a]))

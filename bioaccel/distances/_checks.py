@@ -22,15 +22,26 @@ def _agree(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return (
             (a == b)
             | (np.isnan(a) & np.isnan(b))
-            | (np.abs(a - b) <= SYMMETRY_RTOL * np.maximum(np.abs(a), np.abs(b)))
+            # a finite difference only: Inf against a number is not "within a relative
+            # tolerance" of Inf (the float32 triangle stores a value past its range so)
+            | (
+                (np.abs(a - b) <= SYMMETRY_RTOL * np.maximum(np.abs(a), np.abs(b)))
+                & np.isfinite(a - b)
+            )
         )
+
+
+def shown_value(value) -> str:
+    """A distance as every message shows it (both tree paths, every reader): the shortest
+    text that reads back to the float64 value read (``repr``), never a float32 rounding."""
+    return repr(float(value))
 
 
 def asymmetry_error(ids, i: int, j: int, dij: float, dji: float) -> MatrixFormatError:
     """The error of a pair whose two entries disagree (every reader's words)."""
     return MatrixFormatError(
-        f"matrix is not symmetric: {ids[i]!r}/{ids[j]!r} = {float(dij)!r} but "
-        f"{ids[j]!r}/{ids[i]!r} = {float(dji)!r} (distances must agree to a "
+        f"matrix is not symmetric: {ids[i]!r}/{ids[j]!r} = {shown_value(dij)} but "
+        f"{ids[j]!r}/{ids[i]!r} = {shown_value(dji)} (distances must agree to a "
         f"relative {SYMMETRY_RTOL:g})"
     )
 
@@ -57,17 +68,27 @@ def check_symmetric(data: np.ndarray, ids) -> None:
             raise asymmetry_error(ids, i, j, data[i, j], data[j, i])
 
 
+def past_float32_error(ids, i: int, j: int, value: float) -> MatrixFormatError:
+    """The error of a distance the float32 triangle of the low-memory tree cannot hold
+    (the readers' words; the value as read, not the Inf it would become)."""
+    return MatrixFormatError(
+        f"{ids[i]!r}/{ids[j]!r} = {shown_value(value)} is past float32's range (at most "
+        f"{float(np.finfo(np.float32).max)!r}), in which the low-memory tree stores distances; "
+        "build the tree without --low-memory (low_memory=False), or scale the distances"
+    )
+
+
 def diagonal_error(ids, k: int, value: float) -> MatrixFormatError:
     return MatrixFormatError(
         f"not a distance matrix: the distance of {ids[k]!r} to itself (row {k + 1} of "
-        f"{len(ids)}) is {float(value)!r}; a distance matrix has 0 on its diagonal "
+        f"{len(ids)}) is {shown_value(value)}; a distance matrix has 0 on its diagonal "
         "(alignment scores or similarities are not distances)"
     )
 
 
 def negative_error(ids, i: int, j: int, value: float) -> MatrixFormatError:
     return MatrixFormatError(
-        f"not a distance matrix: {ids[i]!r}/{ids[j]!r} = {float(value)!r} is negative "
+        f"not a distance matrix: {ids[i]!r}/{ids[j]!r} = {shown_value(value)} is negative "
         f"(row {i + 1}, column {j + 1}); distances are 0 or more"
     )
 
@@ -162,8 +183,8 @@ def check_writable_ids(ids: list[str], fmt: str) -> None:
 def to_float32(values, out=None) -> np.ndarray:
     """``values`` rounded to float32 (into ``out`` when given): the one place distances are
     narrowed (the low-memory triangle, float32 ``.cdist`` files). A finite value past
-    float32's range becomes Inf without NumPy's overflow warning on the user's terminal: it
-    is stored so, and the tree's finiteness check names it."""
+    float32's range becomes Inf without NumPy's overflow warning on the user's terminal (the
+    triangle readers refuse it, naming the value read: :func:`past_float32_error`)."""
     with np.errstate(over="ignore"):
         if out is None:
             return np.ascontiguousarray(values, dtype=np.float32)
@@ -200,8 +221,10 @@ def _first_asymmetry(mirror, k: int, row, asymmetric):
     rounded)."""
     lower = row[:k]
     with np.errstate(invalid="ignore"):  # Inf - Inf: NaN, not agreeing (Inf == Inf agrees)
-        ok = _agree(lower, mirror.astype(np.float64)) | (
-            np.abs(lower - mirror) <= np.spacing(np.abs(mirror))
+        ok = (
+            _agree(lower, mirror.astype(np.float64))
+            | (np.abs(lower - mirror) <= np.spacing(np.abs(mirror)))
+            | (to_float32(lower) == mirror)  # stored alike (two values past float32: Inf)
         )
     if ok.all():
         return asymmetric

@@ -93,7 +93,7 @@ def distance_matrix(
     [0.0, 0.1, 0.1]
     """
     threads = check_threads(threads)
-    return prepare(
+    made = prepare(
         seqs,
         model,
         pairwise_deletion=pairwise_deletion,
@@ -108,3 +108,5 @@ def distance_matrix(
         devices=devices,
         alphabet=alphabet,
     ).matrix(progress)
+    made.made_by = (str(model).lower(), bool(pairwise_deletion))
+    return made

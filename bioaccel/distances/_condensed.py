@@ -97,7 +97,39 @@ class CondensedMatrix:
         return f"<CondensedMatrix {len(self)} x {len(self)} float32>"
 
 
-class _TriangleMemory:
+def _first_past_float32(raw, stored) -> int | None:
+    """The index of the first value of ``raw`` that is finite but ``stored`` (its float32
+    narrowing) holds as Inf, or None."""
+    inf = np.isinf(stored)
+    if not inf.any():
+        return None
+    past = np.flatnonzero(inf & np.isfinite(np.asarray(raw, dtype=np.float64)))
+    return int(past[0]) if past.size else None
+
+
+class _Narrowed:
+    """What the triangles share: ``first_past_float32``, (i, j, the value read) of the first
+    finite distance (row order) that float32 cannot hold (it would be stored as Inf); the
+    readers refuse it, naming the value read, after the checks of :class:`DistanceMatrix`."""
+
+    first_past_float32 = None
+
+    def _note_upper(self, k: int, raw, stored) -> None:
+        at = _first_past_float32(raw, stored)
+        if at is not None:
+            self._note_past((k, k + 1 + at, float(np.asarray(raw)[at])))
+
+    def _note_lower(self, k: int, raw, stored) -> None:
+        at = _first_past_float32(raw, stored)
+        if at is not None:
+            self._note_past((at, k, float(np.asarray(raw)[at])))
+
+    def _note_past(self, pair) -> None:
+        if self.first_past_float32 is None or pair[:2] < self.first_past_float32[:2]:
+            self.first_past_float32 = pair
+
+
+class _TriangleMemory(_Narrowed):
     """The float32 upper triangle of the low-memory readers, held in memory (``values``: the
     :class:`CondensedMatrix`'s). Rows arrive in order: a square input's upper parts
     (:meth:`put_upper`, checked against :meth:`mirror`) or a lower triangle's rows
@@ -110,11 +142,14 @@ class _TriangleMemory:
 
     def put_upper(self, k: int, upper) -> None:
         """d(k, j) for j > k."""
-        to_float32(upper, self.values[self._at[k] + k + 1 : self._at[k] + self.n])
+        stored = to_float32(upper, self.values[self._at[k] + k + 1 : self._at[k] + self.n])
+        self._note_upper(k, upper, stored)
 
     def put_lower(self, k: int, lower) -> None:
         """d(j, k) for j < k (row k of a lower triangle)."""
-        self.values[self._at[:k] + k] = to_float32(lower)
+        stored = to_float32(lower)
+        self.values[self._at[:k] + k] = stored
+        self._note_lower(k, lower, stored)
 
     def mirror(self, k: int) -> np.ndarray:
         """d(j, k) for j < k, as stored (float32)."""
@@ -131,7 +166,7 @@ def _free_bytes(folder: Path) -> int | None:
         return None
 
 
-class TriangleFile:
+class TriangleFile(_Narrowed):
     """The float32 triangle of the low-memory readers written to ``path`` row by row, never
     held whole: the input of the ``bioaccel-nj`` program (:mod:`bioaccel.trees._program`).
     A square input's upper parts go in the ``.cdist`` order (``layout`` "upper"); a lower
@@ -139,8 +174,9 @@ class TriangleFile:
     program turns as it reads. :meth:`mirror` reads d(j, k), j < k, from a strip of
     :data:`STRIP` columns per row, read once per block of as many rows (plus the block's own
     rows, kept): about n x STRIP x 8 bytes held. ``first_not_finite``: (i, j, value as
-    stored) of the first NaN or Inf in the upper triangle's row order (a value past float32's
-    range is stored as Inf), which the in-memory path leaves to :func:`bioaccel.nj`."""
+    stored) of the first NaN or Inf in the upper triangle's row order, which the in-memory
+    path leaves to :func:`bioaccel.nj` (a value past float32's range never gets there: the
+    readers refuse it by ``first_past_float32``, naming the value read)."""
 
     STRIP = 256
 
@@ -170,6 +206,7 @@ class TriangleFile:
 
     def put_upper(self, k: int, upper) -> None:
         values = to_float32(upper)
+        self._note_upper(k, upper, values)
         os.pwrite(
             self._file.fileno(),
             values.astype("<f4", copy=False).tobytes(),
@@ -184,6 +221,7 @@ class TriangleFile:
     def put_lower(self, k: int, lower) -> None:
         self.layout = "lower"
         values = to_float32(lower)
+        self._note_lower(k, lower, values)
         os.pwrite(
             self._file.fileno(), values.astype("<f4", copy=False).tobytes(), 4 * (k * (k - 1) // 2)
         )

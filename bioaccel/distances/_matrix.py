@@ -55,6 +55,11 @@ class DistanceMatrix:
     [1.5]
     """
 
+    #: how the distances were made, ``(model, pairwise_deletion)``, when
+    #: :func:`~bioaccel.distances.distance_matrix` made them; None for a file, an array or a
+    #: matrix built by hand. The tree's messages give a model's hints only where one applies.
+    made_by: tuple[str, bool] | None = None
+
     def __init__(self, data, ids):
         source = data
         data = np.asarray(data, dtype=np.float64)
@@ -299,8 +304,7 @@ class DistanceMatrix:
                 f"{path}: an .npz archive, not a NumPy .npy matrix; name it .npz"
             )
         if fmt == "npy":
-            data = loaded
-            return cls(data, _npy_ids(path, len(data)))
+            return cls(loaded, _npy_ids(path))
         numbered = [
             (k + 1, ln) for k, ln in enumerate(_matrix_text(path).splitlines()) if ln.strip()
         ]

@@ -27,7 +27,7 @@ from .._core import triangle_row_ranges
 from ..backends import DnaData, backend_for_devices, get_backend
 from ..devices import dna_counts_on_devices, select_devices
 from ..errors import ModelError
-from ..sequences import DNA, SeqBatch, as_batch
+from ..sequences import DNA, SeqBatch, as_batch, refuse_aligned
 from ._aa import AA_MODELS, aa_distances, difference_counts, kept_columns
 from ._checks import to_float32
 from ._dna import MODELS, TABLE_MODELS, base_frequencies, distances_from_counts, kept_sites
@@ -178,6 +178,8 @@ class PairModel(abc.ABC):
 class KmerModel(PairModel):
     def __init__(self, model, batch, threads, *, k, sketch_size, seed):
         super().__init__(model, batch, threads)
+        if isinstance(batch, SeqBatch):  # (a sketch file holds no letters)
+            refuse_aligned(batch, f"would be a letter of {model}'s k-mers")
         self.options = kmer_params(batch, model, k=k, sketch_size=sketch_size, seed=seed)
 
     @cached_property
@@ -234,6 +236,7 @@ def _sketch_subset(sketches: Sketches, union: list[int]) -> Sketches:
 class EditModel(PairModel):
     def __init__(self, model, batch, threads, *, backend, devices):
         super().__init__(model, batch, threads)
+        refuse_aligned(batch, "would count as a letter in edit distances")
         self.backend, self.devices = backend, devices
 
     def block(self, i0, i1, j0, j1):

@@ -10,14 +10,27 @@ import numpy as np
 from .._core import NPY_ROW_IDS
 from ..errors import MatrixFormatError
 from ..sequences import check_unique_ids
-from ._checks import _first_asymmetry, asymmetry_error, diagonal_error, negative_error
+from ._checks import (
+    _first_asymmetry,
+    asymmetry_error,
+    diagonal_error,
+    negative_error,
+    past_float32_error,
+)
 from ._condensed import CondensedMatrix, _TriangleMemory
 
 
-def _npy_ids(path: Path, n: int) -> list[str]:
-    """The ids of an .npy matrix: ``PATH.ids.txt`` beside it, else 0..n-1."""
+def _npy_ids(path: Path) -> list[str]:
+    """The ids of an .npy matrix: ``PATH.ids.txt`` beside it. Without it the matrix is
+    refused, naming the file to make: rows are never named 0..n-1 behind the user's back
+    (a tree's tips would be numbers)."""
     side = Path(str(path) + NPY_ROW_IDS)
-    return side.read_text().splitlines() if side.exists() else [str(i) for i in range(n)]
+    if not side.exists():
+        raise MatrixFormatError(
+            f"{path}: no ids file {side} beside it (one id a line, row order); bioaccel "
+            "distance -o x.npy writes one, DistanceMatrix.write(x.npy) too"
+        )
+    return side.read_text(encoding="utf-8").splitlines()
 
 
 #: bytes of the rows an .npy matrix is read in by :func:`_read_npy_condensed`
@@ -53,7 +66,7 @@ def _read_npy_condensed(path: Path, make=None):
         if len(shape) != 2 or shape[0] != shape[1]:
             raise ValueError(f"distance matrix must be square, got shape {tuple(shape)}")
         n = int(shape[0])
-        ids = _npy_ids(path, n)
+        ids = _npy_ids(path)
         if len(ids) != n:
             raise ValueError(f"{len(ids)} ids for a {n} x {n} matrix")
         check_unique_ids(ids)
@@ -92,8 +105,17 @@ def _read_npy_condensed(path: Path, make=None):
                 if k == 0:
                     continue
                 asymmetric = _first_asymmetry(triangle.mirror(k), k, row, asymmetric)
+        if asymmetric is not None:  # d(j, k) as the file holds it, not as float32 stores it
+            j, k, _, lower = asymmetric
+            f.seek(offset + j * row_bytes + k * dtype.itemsize)
+            f.readinto(cell)
+            upper = float(cell[0])
+            # a Fortran-order file's rows are the matrix's columns: its (j, k) is (k, j)
+            asymmetric = (j, k, *((lower, upper) if _fortran else (upper, lower)))
     if negative is not None:
         raise negative_error(ids, *negative)
     if asymmetric is not None:
         raise asymmetry_error(ids, *asymmetric)
+    if triangle.first_past_float32 is not None:
+        raise past_float32_error(ids, *triangle.first_past_float32)
     return CondensedMatrix(triangle.values, ids) if make is None else (ids, triangle)

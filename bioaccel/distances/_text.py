@@ -19,6 +19,7 @@ from ._checks import (
     asymmetry_error,
     diagonal_error,
     negative_error,
+    past_float32_error,
 )
 from ._condensed import CondensedMatrix, _square_rows, _TriangleMemory
 
@@ -199,29 +200,53 @@ def _read_phylip(
 
 
 def _phylip_layout(path: Path, n: int, rows, counts, strict_counts, wrapped: bool) -> str:
-    """The layout every row fits (relaxed square, strict square, relaxed lower, strict lower):
-    ``counts`` are the fields of each row, ``strict_counts`` the fields after its first 10
-    characters (None when it has no more); ``rows`` give (line, field count) for the error."""
+    """The layout of a PHYLIP matrix's rows (relaxed square, strict square, relaxed lower,
+    strict lower), and the one place that says where a row went wrong, for every layout and
+    both readers (:func:`_read_phylip`, the streamed :func:`_read_phylip_condensed`):
+    ``counts`` are the fields of each row (a wrapped row's joined), ``strict_counts`` the
+    fields after its first 10 characters (0 when it has no more; None when every row fits a
+    relaxed square); ``rows`` give (line, field count) for the error. Square or lower is
+    what most rows say (a square row holds n values; a tie goes to a lower triangle that
+    every row fits, else by the first row, which holds values only in a square), so one
+    short row is named, not read as another layout."""
     if all(c >= n + 1 for c in counts):
         return "square"
-    if not wrapped and all(c == n for c in strict_counts):
-        return "strict square"
-    if all(c >= k + 1 for k, c in enumerate(counts)):
-        return "lower"
-    if not wrapped and all(c == k for k, c in enumerate(strict_counts)):
-        return "strict lower"
-    square_like = counts[0] > 1
+    stricts = strict_counts if not wrapped else [-1] * n
+
+    def fits_square(k: int) -> bool:
+        return counts[k] >= n + 1 or stricts[k] == n
+
+    votes = sum(map(fits_square, range(n)))
+    lower_fits = all(c >= k + 1 for k, c in enumerate(counts)) or all(
+        c == k for k, c in enumerate(stricts)
+    )
+    square = 2 * votes > n or (2 * votes == n and not lower_fits and counts[0] > 1)
+    if square:
+        if all(c == n for c in stricts):
+            return "strict square"
+        fits, why = fits_square, f"{votes} of the {n} rows hold {n} values"
+    else:
+        if all(c >= k + 1 for k, c in enumerate(counts)):
+            return "lower"
+        if all(c == k for k, c in enumerate(stricts)):
+            return "strict lower"
+
+        def fits(k: int) -> bool:
+            return counts[k] >= k + 1 or stricts[k] == k
+
+        why = "row k of a lower triangle holds k values, the first a name only"
     for k, (ln, count) in enumerate(rows):
-        want = n if square_like else k
-        if count < want + 1:
+        if not fits(k):
+            want = n if square else k
+            got = max(count, stricts[k] + 1) - 1
             raise MatrixFormatError(
-                f"{path}, line {ln}: a name and {count - 1} value(s); a "
-                f"{'square' if square_like else 'lower-triangular'} matrix needs a name and "
-                f"{want} here (the first row holds "
-                f"{'values' if square_like else 'a name only'})"
+                f"{path}, line {ln}: a name and {got} value(s); a "
+                f"{'square' if square else 'lower-triangular'} matrix of {n} taxa needs a "
+                f"name and {want} here ({why})"
             )
     raise MatrixFormatError(
-        f"{path}: rows fit neither a square nor a lower-triangular matrix of {n} taxa"
+        f"{path}: rows fit neither a square nor a lower-triangular matrix of {n} taxa (some "
+        "rows strict PHYLIP, names of 10 characters touching the values, others not)"
     )
 
 
@@ -489,9 +514,21 @@ def _read_phylip_condensed(path: Path, make=None):
         raise diagonal_error(ids, *diagonal)
     if negative is not None:
         raise negative_error(ids, *negative)
-    if asymmetric is not None:
-        raise asymmetry_error(ids, *asymmetric)
+    if asymmetric is not None:  # d(j, k) as the file gives it, not as float32 stores it
+        j, k, _, lower = asymmetric
+        raise asymmetry_error(ids, j, k, _streamed_value(path, n, layout, groups, j, k), lower)
+    if triangle.first_past_float32 is not None:
+        raise past_float32_error(ids, *triangle.first_past_float32)
     return CondensedMatrix(triangle.values, ids) if make is None else (ids, triangle)
+
+
+def _streamed_value(path: Path, n: int, layout: str, groups, j: int, k: int) -> float:
+    """d(j, k) of a square PHYLIP matrix as read from the file (float64), for a message:
+    the file streamed again up to row j."""
+    lines = ((ln, t) for ln, t in _text_lines(path) if t.strip())
+    next(lines)
+    rows = _streamed_rows(path, n, layout, groups[: j + 1], lines, set())
+    return next(float(values[k]) for row, _, values in rows if row == j)
 
 
 def _unquoted(names: list[str]) -> list[str]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import AlphabetError, BioaccelError
-from ..sequences import DNA, Alphabet
+from ..sequences import DNA, Alphabet, refuse_aligned
 
 MODES = {"global": 0, "local": 1, "semiglobal": 2}
 
@@ -120,23 +120,17 @@ class Scoring:
             )
         if batch.codes.size == 0:
             return
+        if not self.covered[self.alphabet.symbols.index("-")]:
+            refuse_aligned(batch, f"is not in the matrix {self.name}")
         bad = ~self.covered[batch.codes]
         if bad.any():
             pos = int(np.flatnonzero(bad)[0])
             rec = int(np.searchsorted(batch.offsets, pos, side="right")) - 1
             letter = self.alphabet.symbols[int(batch.codes[pos])]
-            hint = (
-                (
-                    "; the sequences look aligned: remove the gaps with SeqBatch.ungapped() "
-                    "(command line: --ungap)"
-                )
-                if letter == "-"
-                else ""
-            )
             raise AlphabetError(
                 f"{batch.source + ': ' if batch.source else ''}letter {letter!r} of sequence "
                 f"{batch.ids[rec]!r} at position {pos - int(batch.offsets[rec]) + 1} is not in "
-                f"the matrix {self.name}{hint}"
+                f"the matrix {self.name}"
             )
 
 

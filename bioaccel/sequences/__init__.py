@@ -7,7 +7,7 @@
 """
 
 from ._alphabet import ALPHABETS, DNA, DNA_KNOWN, PROTEIN, Alphabet, get_alphabet, guess_alphabet
-from ._batch import SeqBatch, check_unique_ids, input_fingerprint
+from ._batch import SeqBatch, check_unique_ids, input_fingerprint, refuse_aligned
 from ._read import (
     FORMATS,
     as_batch,
@@ -24,17 +24,15 @@ from ._read import (
 from ._sites import base_frequencies, kept_sites, pack_planes
 
 __all__ = [
-    "ALPHABETS",
     "Alphabet",
-    "DNA",
-    "DNA_KNOWN",
-    "FORMATS",
-    "PROTEIN",
-    "SeqBatch",
+    "ALPHABETS",
     "as_batch",
     "as_batch_pair",
     "base_frequencies",
     "check_unique_ids",
+    "DNA",
+    "DNA_KNOWN",
+    "FORMATS",
     "get_alphabet",
     "guess_alphabet",
     "input_fingerprint",
@@ -43,9 +41,12 @@ __all__ = [
     "pack_planes",
     "parse_records",
     "parse_sequences",
+    "PROTEIN",
     "read_many",
     "read_sequences",
     "read_text_file",
+    "refuse_aligned",
     "same_alphabet",
+    "SeqBatch",
     "sniff_format",
 ]

@@ -194,6 +194,29 @@ class SeqBatch:
         return self.codes.reshape(len(self), sites)
 
 
+def refuse_aligned(batch: SeqBatch, what: str) -> None:
+    """The one "looks aligned" rule of every model that takes unaligned sequences (alignment
+    scores, identity, scoredist, edit and k-mer distances): a gap (``-``, also read from
+    ``.``) in any sequence refuses the batch with :class:`~bioaccel.errors.AlphabetError`,
+    naming the first gap, ``what`` the model would make of it, and the way out
+    (:meth:`SeqBatch.ungapped`, ``--ungap``). Nothing is counted silently."""
+    from ..errors import AlphabetError
+
+    if "-" not in batch.alphabet.symbols or batch.codes.size == 0:
+        return
+    gaps = np.flatnonzero(batch.codes == batch.alphabet.symbols.index("-"))
+    if not gaps.size:
+        return
+    pos = int(gaps[0])
+    rec = int(np.searchsorted(batch.offsets, pos, side="right")) - 1
+    raise AlphabetError(
+        f"{batch.source + ': ' if batch.source else ''}letter '-' of sequence "
+        f"{batch.ids[rec]!r} at position {pos - int(batch.offsets[rec]) + 1} {what}; the "
+        "sequences look aligned: remove the gaps with SeqBatch.ungapped() (command line: "
+        "--ungap)"
+    )
+
+
 def check_unique_ids(ids: Sequence[str], source: str | None = None) -> None:
     """Raise :class:`DuplicateIdError` naming both records when an id repeats."""
     seen: dict[str, int] = {}

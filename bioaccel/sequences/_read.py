@@ -187,6 +187,78 @@ def _strip_leading_blank_lines(text: str) -> str:
     return text[start:]
 
 
+def _paml_layout(text: str) -> bool:
+    """Whether a PHYLIP file Biopython could not read is in PAML's layout: options after the
+    header's two numbers (PAML's ``I``, ``S``, ``G``...), or a first record whose name stands
+    alone on its line or is followed by two spaces (PAML's separator) rather than one."""
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    if len(lines) < 2:
+        return False
+    head = lines[0].split()
+    return len(head) > 2 or len(lines[1].split()) == 1 or "  " in lines[1].strip()
+
+
+def _paml_records(text: str, path: Path) -> list[tuple[str, str]]:
+    """PAML's sequential PHYLIP (its manual's layout): the header ``n L``, then each record's
+    name (alone on its line, or followed by two spaces and the sequence's start) and its L
+    sites over as many lines as it takes (spaces ignored). The header's L decides where a
+    record ends, so the layout is read unambiguously; anything else is refused naming the
+    line and what was expected: PAML's interleaved layout (``I``) and its ``.`` (the first
+    sequence's letter, where every other reader reads a gap)."""
+    numbered = [(k + 1, ln) for k, ln in enumerate(text.split("\n")) if ln.strip()]
+    (hl, header), rows = numbered[0], iter(numbered[1:])
+    head = header.split()
+    n, length = int(head[0]), int(head[1])
+    if any("I" in option.upper() for option in head[2:]):
+        raise SequenceFormatError(
+            f"{path}, line {hl}: PAML's interleaved layout ({header.strip()!r}) is not read; "
+            "write the alignment sequential (PAML's default) or as FASTA"
+        )
+    records: list[tuple[str, str]] = []
+    last = numbered[-1][0]
+    for _ in range(n):
+        ln, line = next(rows, (None, None))
+        if ln is None:
+            raise SequenceFormatError(
+                f"{path}, line {last}: the file ends after {len(records)} of the {n} records "
+                "the header gives"
+            )
+        name, _, rest = line.strip().partition("  ")
+        parts, got = [], 0
+        at, chunk = ln, "".join(rest.split())
+        while True:
+            if "." in chunk:
+                raise SequenceFormatError(
+                    f"{path}, line {at}: record {name.strip()!r} holds '.' (in PAML: the first "
+                    "sequence's letter at that site; elsewhere a gap): write the letters out"
+                )
+            if got + len(chunk) > length:
+                raise SequenceFormatError(
+                    f"{path}, line {at}: record {name.strip()!r} has {got} of the {length} "
+                    f"sites the header gives, and line {at}'s {len(chunk)} letters would make "
+                    f"{got + len(chunk)} (PAML: a name alone on its line or before two spaces, "
+                    "then the sites)"
+                )
+            parts.append(chunk)
+            got += len(chunk)
+            if got == length:
+                break
+            at, line = next(rows, (None, None))
+            if at is None:
+                raise SequenceFormatError(
+                    f"{path}, line {last}: the file ends in record {name.strip()!r} after "
+                    f"{got} of the {length} sites the header gives"
+                )
+            chunk = "".join(line.split())
+        records.append((name.strip(), "".join(parts)))
+    extra = next(rows, None)
+    if extra is not None:
+        raise SequenceFormatError(
+            f"{path}, line {extra[0]}: text after the {n} records the header gives"
+        )
+    return records
+
+
 def parse_records(text: str, fmt: str, path: Path) -> list[tuple[str, str]]:
     from Bio import SeqIO
 
@@ -199,6 +271,8 @@ def parse_records(text: str, fmt: str, path: Path) -> list[tuple[str, str]]:
         if fmt == "phylip":  # names of exactly 10 characters with no space: strict PHYLIP
             with contextlib.suppress(Exception):
                 return [(r.id, str(r.seq)) for r in SeqIO.parse(io.StringIO(text), "phylip")]
+            if _paml_layout(text):  # PAML's dialect: read, or its error names the line
+                return _paml_records(text, path)
         detail = " ".join(str(exc).split()) or type(exc).__name__
         if len(detail) > 160:  # Bio.Nexus quotes whole blocks
             detail = detail[:157] + "..."

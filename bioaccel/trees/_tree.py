@@ -173,23 +173,44 @@ def _as_matrix(d, labels) -> tuple[np.ndarray, list[str]]:
     return data, labels
 
 
-def _check_finite(data: np.ndarray, labels: list[str]) -> None:
+def _check_finite(data: np.ndarray, labels: list[str], made_by=None) -> None:
     if np.isfinite(data).all():
         return
     bad = np.argwhere(~np.isfinite(data))
     if bad.size:
         i, j = bad[0]
-        raise _not_finite_error(labels[i], labels[j], data[i, j])
+        raise _not_finite_error(labels[i], labels[j], data[i, j], made_by)
 
 
-def _not_finite_error(a: str, b: str, value) -> ValueError:
-    return ValueError(
-        f"distance between {a!r} and {b!r} is {float(value)!r}; tree building "
-        "needs finite distances: Inf is a pair past its model's saturation (use a model that "
-        "saturates later: for proteins 'poisson' (finite below p = 1) or 'p' instead of "
-        "'kimura' (Inf from p = 0.854); for DNA 'raw' or 'jc69'), NaN a pair with no site "
-        "left to compare (try pairwise deletion)"
-    )
+def _not_finite_error(a: str, b: str, value, made_by=None) -> ValueError:
+    """The error of a distance a tree cannot join, with the hint that applies: ``made_by``
+    is the matrix's :attr:`DistanceMatrix.made_by` (model, pairwise deletion), None when no
+    model made it here (a file, an array): then there is no model or option to change."""
+    from ..distances import shown_value
+
+    said = f"distance between {a!r} and {b!r} is {shown_value(value)}; tree building needs finite"
+    if made_by is None:
+        return ValueError(
+            f"{said} distances (the matrix holds it: no model made it here to change)"
+        )
+    model, pairwise_deletion = made_by
+    if np.isnan(value) and pairwise_deletion:
+        hint = (
+            "NaN: the pair has no site where both have a letter (pairwise deletion is on "
+            "already); leave one of them out"
+        )
+    elif np.isnan(value):
+        hint = (
+            f"NaN: {model} has no site left to compare for the pair (try pairwise deletion: "
+            "only the sites missing in the pair are left out)"
+        )
+    else:
+        hint = (
+            f"Inf: the pair is past {model}'s saturation (use a model that saturates later: "
+            "for proteins 'poisson' (finite below p = 1) or 'p' instead of 'kimura' (Inf from "
+            "p = 0.854); for DNA 'raw' or 'jc69')"
+        )
+    return ValueError(f"{said} distances: {hint}")
 
 
 def _native():
@@ -272,7 +293,7 @@ def nj(
     if low_memory:
         return _nj_low_memory(d, labels, clamp_negative, threads, backend, inplace)
     data, labels = _as_matrix(d, labels)
-    _check_finite(data, labels)
+    _check_finite(data, labels, getattr(d, "made_by", None))
     n = data.shape[0]
     if n < 2:
         raise ValueError(f"need at least 2 taxa for a tree, got {n}")
@@ -321,7 +342,7 @@ def _nj_low_memory(d, labels, clamp_negative, threads, backend, inplace) -> Tree
         if not np.isfinite(block).all():  # the first in row order, as _check_finite
             k = a + int(np.flatnonzero(~np.isfinite(block))[0])
             i, j = condensed_pair(k, n)
-            raise _not_finite_error(labels[i], labels[j], values[k])
+            raise _not_finite_error(labels[i], labels[j], values[k], getattr(d, "made_by", None))
     if n == 2:
         half = float(values[0]) / 2
         tree = Tree(labels, [2, 2], [0, 1], [half, half], 2)
@@ -363,7 +384,7 @@ def upgma(d, labels=None) -> Tree:
     cophenetic distances of average-linkage clustering.
     """
     data, labels = _as_matrix(d, labels)
-    _check_finite(data, labels)
+    _check_finite(data, labels, getattr(d, "made_by", None))
     if data.shape[0] < 2:
         raise ValueError(f"need at least 2 taxa for a tree, got {data.shape[0]}")
     parent, child, length, root = _native().upgma(data)

@@ -74,9 +74,11 @@ def test_every_entry_point_refuses_bad_thread_counts(tmp_path, entry):
             call(bad)
         text = str(info.value)
         assert "\n" not in text
+        integer = isinstance(bad, int) and not isinstance(bad, bool)
         assert text == (
-            f"threads={bad!r} is out of range: expected an integer from 0 (all "
-            f"cores) to {CAP} ({MAX_THREADS_PER_CPU} x {os.cpu_count()} CPUs)"
+            f"threads={bad!r} is {'out of range' if integer else 'not an integer'}: expected "
+            f"an integer from 0 (all cores) to {CAP} ({MAX_THREADS_PER_CPU} x {os.cpu_count()} "
+            "CPUs)"
         )
         assert isinstance(info.value, ValueError)
     call(0)
@@ -89,7 +91,7 @@ def test_check_threads():
     assert max_threads() == CAP
     assert check_threads(0) == 0 and check_threads(np.int32(3)) == 3
     assert type(check_threads(np.int32(3))) is int
-    with pytest.raises(ThreadCountError, match=r"^threads=False is out of range"):
+    with pytest.raises(ThreadCountError, match=r"^threads=False is not an integer"):
         check_threads(False)
 
 
@@ -110,11 +112,13 @@ def test_cli_refuses_bad_thread_counts(tmp_path, command, value):
     args = [a.format(aln=aln, out=out) for a in command] + ["-t", value]
     res = run_process(*args)
     assert res.returncode == 2, (res.returncode, res.stderr)
-    shown = repr(int(value)) if value.lstrip("-").isdigit() else repr(value)
-    assert (
-        f"threads={shown} is out of range: expected an integer from 0 (all cores) to {CAP}"
-        in res.stderr
-    ), res.stderr
+    said = (
+        f"threads={int(value)!r} is out of range"
+        if value.lstrip("-").isdigit()
+        else f"{value!r} is not a number"  # not "out of range" (issue 29 message 5)
+    )
+    assert f"{said}: expected an integer from 0 (all cores) to {CAP}" in res.stderr, res.stderr
+    assert len(res.stderr.splitlines()) == 1, res.stderr
     assert "Traceback" not in res.stderr and res.stdout == ""
     assert not out.exists()
 

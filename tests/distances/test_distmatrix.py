@@ -60,20 +60,20 @@ def test_duplicate_ids_rejected():
         ("3\na 0 1 2\nb 1 0 3\n", "header says 3 taxa, found 2 rows"),
         ("2\na 0 1\nb 1 zero\n", r"line 3, column 5: 'zero' is not a number"),
         ("2\na 0 1\nb 2 0\n", "not symmetric"),
-        # a short first row must not turn the file lower-triangular
+        # a short first row must not turn the file lower-triangular, and the row named is
+        # the short one (most rows hold 3 values: a square)
         (
             "3\na 0 1\nb 1 0 2\nc 1 2 0\n",
-            (
-                r"line 4: 3 value\(s\) after the first word, but a lower "
-                r"matrix of 3 taxa has 2 on this row \(a ragged matrix\?"
-            ),
+            r"line 2: a name and 2 value\(s\); a square matrix of 3 taxa needs a name and 3 here",
         ),
         (
             "3\na 0\nb 1 0 2\nc 1 2 0\n",
-            (
-                r"line 3: 3 value\(s\) after the first word, but a lower "
-                r"matrix of 3 taxa has 1 on this row"
-            ),
+            r"line 2: a name and 1 value\(s\); a square matrix of 3 taxa needs a name and 3 here",
+        ),
+        # a row too long in a lower triangle is still a ragged row
+        (
+            "3\na\nb 1 0\nc 1 2\n",
+            r"line 3: 2 value\(s\) after the first word, but a lower matrix of 3 taxa has 1",
         ),
     ],
 )
@@ -133,6 +133,7 @@ def test_asymmetric_matrices_refused_everywhere_with_one_tolerance(tmp_path):
     with pytest.raises(MatrixFormatError, match=f"{p}: matrix is " + message):
         DistanceMatrix.read(p)
     np.save(tmp_path / "m.npy", d)
+    (tmp_path / "m.npy.ids.txt").write_text("".join(f"{k}\n" for k in range(len(d))))
     with pytest.raises(MatrixFormatError, match="m.npy: matrix is not symmetric"):
         DistanceMatrix.read(tmp_path / "m.npy")
     # rounding-level differences are within the tolerance

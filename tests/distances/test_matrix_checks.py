@@ -130,6 +130,7 @@ def test_score_matrices_and_identities_are_not_distances(tmp_path):
     assert res.returncode == 2
     assert "not a distance matrix: the distance of 'a' to itself (row 1 of 3) is" in res.stderr
     np.save(tmp_path / "eye.npy", np.eye(3))
+    (tmp_path / "eye.npy.ids.txt").write_text("a\nb\nc\n")
     res = run("tree", tmp_path / "eye.npy", "-o", tmp_path / "t.nwk")
     assert res.returncode == 2 and "is 1.0; a distance matrix has 0 on its diagonal" in res.stderr
     (tmp_path / "d5.phy").write_text("2\na 5 1\nb 1 0\n")

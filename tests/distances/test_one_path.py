@@ -106,6 +106,8 @@ def test_tiles_and_streams_equal_the_matrix(tmp_path, model, kind, kw):
         seqs = [s[: len(s) - i] for i, s in enumerate(seqs)]
     else:
         seqs = random_alignment(rng, 11, 90)
+        if model in ("edit", "jaccard", "mash"):  # unaligned-input models refuse gaps
+            seqs = [s.replace("-", "") for s in seqs]
     if kind == "sketches":
         seqs = sketch([s.replace("-", "") for s in seqs], k=7, size=50)
     whole = bioaccel.distance_matrix(seqs, model, **kw).data

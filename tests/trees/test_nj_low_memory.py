@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -279,6 +280,7 @@ def test_low_memory_peak_from_a_file_is_the_triangle(tmp_path, ext):
             for r0 in range(0, n, 500):
                 block = np.sqrt(((x[r0 : r0 + 500, None] - x[None]) ** 2).sum(-1))
                 f.write(block.astype("<f8").tobytes())
+        Path(f"{path}.ids.txt").write_text("".join(f"t{i}\n" for i in range(n)))
     else:
         values = np.concatenate(
             [np.sqrt(((x[i + 1 :] - x[i]) ** 2).sum(-1)) for i in range(n - 1)]

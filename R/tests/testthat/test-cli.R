@@ -114,3 +114,14 @@ test_that("devices= reaches the command line", {
   }
   expect_error(bioaccel_distance(seqs, "k80", devices = 5, backend = "cpu"), "valid ids")
 })
+
+test_that("a usage error of the command line reaches R as one line", {
+  skip_if_not(has_cli(), "the bioaccel command is not installed")
+  # click printed four lines (Usage, Try, a blank, Error), which R joined into one message
+  err <- tryCatch(bioaccel_distance(c(a = "ACGT", b = "ACGA"), "k80", threads = "abc"),
+                  error = conditionMessage)
+  expect_match(err, paste0("^bioaccel distance failed \\(status 2\\): Invalid value for '-t' / ",
+                           "'--threads': 'abc' is not a number: expected an integer from 0"))
+  expect_no_match(err, "\n", fixed = TRUE)
+  expect_no_match(err, "Usage:", fixed = TRUE)
+})

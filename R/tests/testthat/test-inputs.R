@@ -48,3 +48,29 @@ test_that("auto reads by composition, as bioaccel does", {
   writeLines(c(">p1", "MKWVTGHRSACDNK", ">p2", "MKWVTGHRSACDNR"), path)
   expect_s3_class(read_bioaccel_alignment(path), "AAbin")  # every letter an IUPAC code
 })
+
+test_that("Biostrings' sequence sets and alignments are accepted", {
+  skip_if_not(has_cli(), "the bioaccel command is not installed")
+  skip_if_not_installed("Biostrings")
+  seqs <- woodmouse_strings()[1:6]
+  data(woodmouse, package = "ape")
+  ref <- ape::dist.dna(woodmouse[1:6, ], model = "K80")
+  for (x in list(Biostrings::DNAStringSet(seqs), Biostrings::DNAMultipleAlignment(seqs))) {
+    d <- bioaccel_distance(x, "k80", backend = "cpu")
+    expect_equal(as.matrix(d), as.matrix(ref), tolerance = 1e-12, label = class(x)[1])
+    expect_identical(attr(d, "Labels"), names(seqs))
+  }
+  rna <- Biostrings::RNAStringSet(Biostrings::DNAStringSet(seqs))
+  expect_equal(as.matrix(bioaccel_distance(rna, "k80", backend = "cpu")), as.matrix(ref), tolerance = 1e-12)
+  prot <- c(q1 = "HEAGAWGHEE", q2 = "PAWHEAE", q3 = "HEAGAWHEE")
+  aa <- Biostrings::AAStringSet(prot)
+  expect_identical(bioaccel_align_scores(aa, backend = "cpu"), bioaccel_align_scores(prot, backend = "cpu"))
+  aln <- bioaccel_msa(aa)
+  expect_identical(rownames(aln), names(prot))
+  expect_identical(rownames(bioaccel_msa(Biostrings::AAMultipleAlignment(c(q1 = "HEAG-AWGHEE", q2 = "PAWHEAE----")))),
+                   c("q1", "q2"))
+  masked <- Biostrings::DNAMultipleAlignment(seqs)
+  Biostrings::rowmask(masked) <- IRanges::IRanges(2, 2)
+  expect_error(bioaccel_distance(masked, "k80"), "masked rows; unmask it", fixed = TRUE)
+  expect_error(bioaccel_distance(Biostrings::DNAStringSet(unname(seqs)), "k80"), "the sequences have no names")
+})

@@ -128,3 +128,22 @@ test_that("the PCoA legend covers no point and stays on the page", {
   expect_equal(sum(inside), 0)
   expect_lte(r$left + r$w, rec$page)
 })
+
+test_that("a plot into a folder that cannot be written names the user's file", {
+  # the package's temporary file (.bioaccel7aa6c2125c6.png) was named instead
+  d <- as.dist(matrix(c(0, 1, 2, 1, 0, 3, 2, 3, 0), 3, dimnames = list(letters[1:3], letters[1:3])))
+  if (identical(Sys.info()[["effective_user"]], "root")) {
+    ro <- "/proc"  # not writable even by root
+  } else {
+    ro <- file.path(tempfile("ro"))
+    dir.create(ro)
+    Sys.chmod(ro, "0555")
+    on.exit(unlink(ro, recursive = TRUE, force = TRUE))
+  }
+  for (ext in c("png", "pdf")) {
+    out <- file.path(ro, paste0("p.", ext))
+    err <- tryCatch(plot_pcoa(d, NULL, out), error = conditionMessage)
+    expect_identical(err, sprintf("cannot write %s: the folder %s is not writable", out, ro))
+    expect_false(any(grepl("^\\.bioaccel", list.files(ro, all.files = TRUE))))
+  }
+})
