@@ -59,6 +59,24 @@ py::array_t<std::int32_t> edit_verify_pairs_py(U8Array codes, I64Array offsets, 
     return out;
 }
 
+py::bytes format_neighbor_lines_py(U8Array ids, I64Array id_offsets, I64Array i, I64Array j, F64Array d,
+                                   bool integer, int threads) {
+    if (id_offsets.ndim() != 1 || id_offsets.shape(0) < 1 || id_offsets.data()[id_offsets.shape(0) - 1] != ids.shape(0))
+        throw std::invalid_argument("id offsets do not span the id buffer");
+    if (i.shape(0) != j.shape(0) || i.shape(0) != d.shape(0))
+        throw std::invalid_argument("i, j and distances need one entry per pair");
+    const char* text = reinterpret_cast<const char*>(ids.data());
+    const std::int64_t *off = id_offsets.data(), *pi = i.data(), *pj = j.data();
+    const double* pd = d.data();
+    const std::int64_t n_ids = id_offsets.shape(0) - 1, k = i.shape(0);
+    std::string out;
+    {
+        py::gil_scoped_release release;
+        out = format_neighbor_lines(text, off, n_ids, pi, pj, pd, k, integer, threads);
+    }
+    return py::bytes(out);
+}
+
 }  // namespace
 
 void bind_neighbors(py::module_& m) {
@@ -71,6 +89,9 @@ void bind_neighbors(py::module_& m) {
     m.def("edit_verify_pairs", &edit_verify_pairs_py, py::arg("codes"), py::arg("offsets"), py::arg("alphabet"),
           py::arg("i"), py::arg("j"), py::arg("max_distance"), py::arg("threads") = 0,
           "Global edit distances of the listed pairs; above max_distance: max_distance + 1.");
+    m.def("format_neighbor_lines", &format_neighbor_lines_py, py::arg("ids"), py::arg("id_offsets"), py::arg("i"),
+          py::arg("j"), py::arg("distance"), py::arg("integer"), py::arg("threads") = 0,
+          "TSV lines id1<TAB>id2<TAB>distance of the pairs (integers, or Python's repr of a float).");
     m.def("neighbor_segments", &neighbor_segments, py::arg("max_distance"), py::arg("median_length"),
           "Segments the neighbour filter cuts each sequence into for this threshold.");
 }

@@ -1,12 +1,14 @@
 #include "bioaccel/neighbors.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bioaccel/common.hpp"
+#include "bioaccel/matrix_text.hpp"
 
 namespace bioaccel {
 namespace {
@@ -554,6 +556,50 @@ NeighborEdges edit_neighbors(const SeqView& seqs, int alphabet, const NeighborOp
     }
     if (method != 2) throw std::invalid_argument("method must be 0 (auto), 1 (microvariants) or 2 (segments)");
     return segment_filter(seqs, S, opt, last, nt);
+}
+
+std::string format_neighbor_lines(const char* ids, const std::int64_t* id_offsets, std::int64_t n_ids,
+                                  const std::int64_t* i, const std::int64_t* j, const double* d,
+                                  std::int64_t k, bool integer, int threads) {
+    for (i64 t = 0; t < k; ++t)
+        if (i[t] < 0 || i[t] >= n_ids || j[t] < 0 || j[t] >= n_ids)
+            throw std::invalid_argument("pair " + std::to_string(t) + " names a sequence outside the ids");
+    const int nt = resolve_threads(threads);
+    const i64 blocks = std::max<i64>(1, std::min<i64>(nt * 4, (k + 4095) / 4096));
+    std::vector<std::string> part(static_cast<std::size_t>(blocks));
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+#else
+    (void)nt;
+#endif
+    for (i64 b = 0; b < blocks; ++b) {
+        const i64 lo = k * b / blocks, hi = k * (b + 1) / blocks;
+        std::string& out = part[static_cast<std::size_t>(b)];
+        char num[40];
+        for (i64 t = lo; t < hi; ++t) {
+            out.append(ids + id_offsets[i[t]], static_cast<std::size_t>(id_offsets[i[t] + 1] - id_offsets[i[t]]));
+            out.push_back('\t');
+            out.append(ids + id_offsets[j[t]], static_cast<std::size_t>(id_offsets[j[t] + 1] - id_offsets[j[t]]));
+            out.push_back('\t');
+            int len;
+            if (integer) {
+                len = std::snprintf(num, sizeof num, "%lld", static_cast<long long>(d[t]));
+            } else {
+                len = format_float_repr(d[t], num);
+            }
+            out.append(num, static_cast<std::size_t>(len));
+            out.push_back('\n');
+        }
+    }
+    std::size_t total = 0;
+    for (const auto& p : part) total += p.size();
+    std::string all;
+    all.reserve(total);
+    for (auto& p : part) {
+        all += p;
+        std::string().swap(p);
+    }
+    return all;
 }
 
 void edit_verify_pairs(const SeqView& seqs, int alphabet, const std::int64_t* pi, const std::int64_t* pj,

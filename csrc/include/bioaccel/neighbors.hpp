@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "bioaccel/align.hpp"  // SeqView
@@ -57,6 +58,12 @@ NeighborEdges edit_neighbors(const SeqView& seqs, int alphabet, const NeighborOp
 // Distances of the listed pairs, anything above max_distance reported as max_distance + 1.
 void edit_verify_pairs(const SeqView& seqs, int alphabet, const std::int64_t* pi, const std::int64_t* pj,
                        std::int64_t k, std::int64_t max_distance, std::int32_t* out, int threads);
+
+// TSV lines "id1<TAB>id2<TAB>distance\n" of the pairs; ids[offsets[k], offsets[k + 1]) is id
+// k; distances as integers (`integer`) or as Python's repr of a float.
+std::string format_neighbor_lines(const char* ids, const std::int64_t* id_offsets, std::int64_t n_ids,
+                                  const std::int64_t* i, const std::int64_t* j, const double* d,
+                                  std::int64_t k, bool integer, int threads);
 
 // The number of segments the filter uses for threshold d and these lengths (q >= d + 1).
 int neighbor_segments(std::int64_t max_distance, std::int64_t median_length);
