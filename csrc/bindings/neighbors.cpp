@@ -24,8 +24,8 @@ py::array_t<T> to_array(const std::vector<T>& v) {
 }
 
 py::tuple edit_neighbors_py(U8Array codes, I64Array offsets, int alphabet, std::int64_t max_distance,
-                            bool symmetric, std::int64_t first, std::int64_t last,
-                            bool verify, int method, int segments, int threads) {
+                            bool symmetric, std::int64_t first, std::int64_t last, bool verify, int method,
+                            int segments, int threads) {
     const SeqView v = seq_view(codes, offsets, "sequences");
     NeighborOptions o;
     o.max_distance = max_distance;
@@ -61,7 +61,8 @@ py::array_t<std::int32_t> edit_verify_pairs_py(U8Array codes, I64Array offsets, 
 
 py::bytes format_neighbor_lines_py(U8Array ids, I64Array id_offsets, I64Array i, I64Array j, F64Array d,
                                    bool integer, int threads) {
-    if (id_offsets.ndim() != 1 || id_offsets.shape(0) < 1 || id_offsets.data()[id_offsets.shape(0) - 1] != ids.shape(0))
+    if (id_offsets.ndim() != 1 || id_offsets.shape(0) < 1 ||
+        id_offsets.data()[id_offsets.shape(0) - 1] != ids.shape(0))
         throw std::invalid_argument("id offsets do not span the id buffer");
     if (i.shape(0) != j.shape(0) || i.shape(0) != d.shape(0))
         throw std::invalid_argument("i, j and distances need one entry per pair");
@@ -81,16 +82,15 @@ py::bytes format_neighbor_lines_py(U8Array ids, I64Array id_offsets, I64Array i,
 
 void bind_neighbors(py::module_& m) {
     m.def("edit_neighbors", &edit_neighbors_py, py::arg("codes"), py::arg("offsets"), py::arg("alphabet"),
-          py::arg("max_distance"), py::arg("symmetric") = false, py::arg("first") = 0,
-          py::arg("last") = -1, py::arg("verify") = true, py::arg("method") = 0, py::arg("segments") = 0,
-          py::arg("threads") = 0,
+          py::arg("max_distance"), py::arg("symmetric") = false, py::arg("first") = 0, py::arg("last") = -1,
+          py::arg("verify") = true, py::arg("method") = 0, py::arg("segments") = 0, py::arg("threads") = 0,
           "Pairs (i, j, distance, candidates) with global edit distance <= max_distance, i < j sorted; "
           "verify=False: the filter's candidate pairs (distance -1).");
-    m.def("edit_verify_pairs", &edit_verify_pairs_py, py::arg("codes"), py::arg("offsets"), py::arg("alphabet"),
-          py::arg("i"), py::arg("j"), py::arg("max_distance"), py::arg("threads") = 0,
+    m.def("edit_verify_pairs", &edit_verify_pairs_py, py::arg("codes"), py::arg("offsets"),
+          py::arg("alphabet"), py::arg("i"), py::arg("j"), py::arg("max_distance"), py::arg("threads") = 0,
           "Global edit distances of the listed pairs; above max_distance: max_distance + 1.");
-    m.def("format_neighbor_lines", &format_neighbor_lines_py, py::arg("ids"), py::arg("id_offsets"), py::arg("i"),
-          py::arg("j"), py::arg("distance"), py::arg("integer"), py::arg("threads") = 0,
+    m.def("format_neighbor_lines", &format_neighbor_lines_py, py::arg("ids"), py::arg("id_offsets"),
+          py::arg("i"), py::arg("j"), py::arg("distance"), py::arg("integer"), py::arg("threads") = 0,
           "TSV lines id1<TAB>id2<TAB>distance of the pairs (integers, or Python's repr of a float).");
     m.def("neighbor_segments", &neighbor_segments, py::arg("max_distance"), py::arg("median_length"),
           "Segments the neighbour filter cuts each sequence into for this threshold.");

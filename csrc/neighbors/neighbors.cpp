@@ -30,12 +30,14 @@ inline u64 mix(u64 x) {  // splitmix64's finaliser
     return x;
 }
 
-inline u64 rotl(u64 x, int r) { return (x << r) | (x >> (64 - r)); }
+inline u64 rotl(u64 x, int r) {
+    return (x << r) | (x >> (64 - r));
+}
 
 // The sequences packed `bits` (2 or 8) a letter, each from a word boundary, a spare word at
 // the end so that a read of two words never leaves the buffer.
 class Packed {
-   public:
+public:
     Packed(const SeqView& v, int bits, int threads) : bits_(bits), per_(64 / bits) {
         const i64 n = v.count;
         woff_.resize(static_cast<std::size_t>(n) + 1);
@@ -59,7 +61,9 @@ class Packed {
         }
     }
 
-    i64 length(i64 i) const { return len_[i]; }
+    i64 length(i64 i) const {
+        return len_[i];
+    }
 
     // Letters p, p + 1, ... of sequence i from bit 0 on (letters past the end are garbage).
     u64 chunk(i64 i, i64 p) const {
@@ -83,7 +87,7 @@ class Packed {
         return lim;
     }
 
-   private:
+private:
     int bits_, per_;
     std::vector<i64> woff_, len_;
     std::vector<u64> w_;
@@ -144,7 +148,9 @@ inline u64 whole_key(u64 h, i64 len) {
     return k ? k : 1;
 }
 
-inline bool wanted(i64 r, const NeighborOptions& o, i64 last) { return r >= o.first && r < last; }
+inline bool wanted(i64 r, const NeighborOptions& o, i64 last) {
+    return r >= o.first && r < last;
+}
 
 // Per-thread edges, merged and sorted by (i, j).
 NeighborEdges collect(std::vector<std::vector<Edge>>& parts, i64 candidates) {
@@ -156,7 +162,8 @@ NeighborEdges collect(std::vector<std::vector<Edge>>& parts, i64 candidates) {
         all.insert(all.end(), p.begin(), p.end());
         std::vector<Edge>().swap(p);
     }
-    std::sort(all.begin(), all.end(), [](const Edge& x, const Edge& y) { return x.i != y.i ? x.i < y.i : x.j < y.j; });
+    std::sort(all.begin(), all.end(),
+              [](const Edge& x, const Edge& y) { return x.i != y.i ? x.i < y.i : x.j < y.j; });
     NeighborEdges out;
     out.candidates = candidates;
     out.i.resize(all.size());
@@ -301,7 +308,8 @@ NeighborEdges microvariants(const SeqView& v, const Packed& S, const std::vector
                 if (t && found[t].first == found[t - 1].first) continue;
                 const u32 j = found[t].first;
                 const std::int32_t d = o.verify ? found[t].second : -1;
-                out.push_back(Edge{std::min<u32>(j, static_cast<u32>(r)), std::max<u32>(j, static_cast<u32>(r)), d});
+                out.push_back(
+                    Edge{std::min<u32>(j, static_cast<u32>(r)), std::max<u32>(j, static_cast<u32>(r)), d});
             }
         }
     }
@@ -356,14 +364,15 @@ void layout_of(i64 len, int q, std::vector<i64>& start) {
 }
 
 inline u64 mask_seed(i64 len, std::size_t mask_id) {
-    return mix(static_cast<u64>(len) * 0xA24BAED4963EE407ULL + static_cast<u64>(mask_id) * 0x9FB21C651E98DF25ULL +
-               0x2545F4914F6CDD1DULL);
+    return mix(static_cast<u64>(len) * 0xA24BAED4963EE407ULL +
+               static_cast<u64>(mask_id) * 0x9FB21C651E98DF25ULL + 0x2545F4914F6CDD1DULL);
 }
 inline u64 run_term(u64 h, int first_segment) {
     return mix(h + static_cast<u64>(first_segment + 1) * 0x632BE59BD9B4E019ULL);
 }
 
-NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOptions& o, i64 last, int threads) {
+NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOptions& o, i64 last,
+                             int threads) {
     const i64 n = v.count, d = o.max_distance;
     i64 longest = 0;
     std::vector<i64> lens(static_cast<std::size_t>(n));
@@ -489,7 +498,8 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
                     if (dd > d) continue;
                     dist = static_cast<std::int32_t>(dd);
                 }
-                out.push_back(Edge{std::min<u32>(s, static_cast<u32>(r)), std::max<u32>(s, static_cast<u32>(r)), dist});
+                out.push_back(
+                    Edge{std::min<u32>(s, static_cast<u32>(r)), std::max<u32>(s, static_cast<u32>(r)), dist});
             }
         }
     }
@@ -513,7 +523,8 @@ void check_input(const SeqView& v, int alphabet) {
     for (i64 t = 0; t < total; ++t)
         if (v.codes[t] >= alphabet)
             throw std::invalid_argument("a sequence code (" + std::to_string(v.codes[t]) +
-                                        ") is outside the alphabet of " + std::to_string(alphabet) + " letters");
+                                        ") is outside the alphabet of " + std::to_string(alphabet) +
+                                        " letters");
 }
 
 int bits_for(const SeqView& v) {
@@ -551,10 +562,12 @@ NeighborEdges edit_neighbors(const SeqView& seqs, int alphabet, const NeighborOp
     int method = opt.method;
     if (method == 0) method = opt.max_distance <= 1 ? 1 : 2;
     if (method == 1) {
-        if (opt.max_distance > 1) throw std::invalid_argument("microvariants serve max_distance 0 and 1 only");
+        if (opt.max_distance > 1)
+            throw std::invalid_argument("microvariants serve max_distance 0 and 1 only");
         return microvariants(seqs, S, letters_used(seqs, alphabet), opt, last, nt);
     }
-    if (method != 2) throw std::invalid_argument("method must be 0 (auto), 1 (microvariants) or 2 (segments)");
+    if (method != 2)
+        throw std::invalid_argument("method must be 0 (auto), 1 (microvariants) or 2 (segments)");
     return segment_filter(seqs, S, opt, last, nt);
 }
 
@@ -577,9 +590,11 @@ std::string format_neighbor_lines(const char* ids, const std::int64_t* id_offset
         std::string& out = part[static_cast<std::size_t>(b)];
         char num[40];
         for (i64 t = lo; t < hi; ++t) {
-            out.append(ids + id_offsets[i[t]], static_cast<std::size_t>(id_offsets[i[t] + 1] - id_offsets[i[t]]));
+            out.append(ids + id_offsets[i[t]],
+                       static_cast<std::size_t>(id_offsets[i[t] + 1] - id_offsets[i[t]]));
             out.push_back('\t');
-            out.append(ids + id_offsets[j[t]], static_cast<std::size_t>(id_offsets[j[t] + 1] - id_offsets[j[t]]));
+            out.append(ids + id_offsets[j[t]],
+                       static_cast<std::size_t>(id_offsets[j[t] + 1] - id_offsets[j[t]]));
             out.push_back('\t');
             int len;
             if (integer) {
@@ -620,7 +635,8 @@ void edit_verify_pairs(const SeqView& seqs, int alphabet, const std::int64_t* pi
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1024)
 #endif
-        for (i64 t = 0; t < k; ++t) out[t] = static_cast<std::int32_t>(lv_distance(S, pi[t], pj[t], max_distance, buf));
+        for (i64 t = 0; t < k; ++t)
+            out[t] = static_cast<std::int32_t>(lv_distance(S, pi[t], pj[t], max_distance, buf));
     }
 }
 

@@ -46,10 +46,10 @@ struct NeighborOptions {
     // for d <= 1, at insertion variants too): slower, but the pairs of probes [first, last)
     // are then exactly those with i in [first, last), so shards are blocks of i
     bool symmetric = false;
-    std::int64_t first = 0, last = -1;        // probes r in [first, last) (last < 0: all)
-    bool verify = true;                       // false: the candidate pairs, d = -1
-    int method = 0;                           // 0 auto, 1 microvariants (d <= 1), 2 segments
-    int segments = 0;                         // q for the segment filter (0: chosen)
+    std::int64_t first = 0, last = -1;  // probes r in [first, last) (last < 0: all)
+    bool verify = true;                 // false: the candidate pairs, d = -1
+    int method = 0;                     // 0 auto, 1 microvariants (d <= 1), 2 segments
+    int segments = 0;                   // q for the segment filter (0: chosen)
 };
 
 // Pairs (i < j) with edit distance <= max_distance among `seqs` (codes < alphabet).
