@@ -186,7 +186,12 @@ def neighbors_cmd(
             if value is not None:
                 raise ValueError(f"{name} applies to -m mash and -m jaccard, not to -m edit")
     check_outputs([source], output=output)
-    batch = read_sequences_arg(source, alphabet=alphabet)
+    if is_stdio(source):
+        batch = read_sequences_arg(source, alphabet=alphabet)
+    else:
+        from ..neighbors import read_fasta
+
+        batch = read_fasta(source, alphabet=alphabet)
     if ungap:
         batch = batch.ungapped()
     nb = neighbors(

@@ -10,7 +10,9 @@
   registry operation on GPUs);
 - ``_kmers``: MinHash (``mash``) and exact k-mer ``jaccard`` distances from an inverted
   index (prefix filtering) instead of all sketch pairs;
-- ``_edges``: the edge table, its ``.tsv`` / ``.npz`` files, reading and merging.
+- ``_edges``: the edge table, its ``.tsv`` / ``.npz`` files, reading and merging;
+- ``_fasta``: a one-pass C++ reader of plain/gzip FASTA (sequencing runs), the same SeqBatch
+  as :func:`bioaccel.read_sequences`, which serves every other case.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ._edges import (
     strip_size,
     write_tsv,
 )
+from ._fasta import read_fasta
 
 MODELS = ("edit", "mash", "jaccard")
 
@@ -172,7 +175,12 @@ def neighbors(
         from ._kmers import check_kmer_threshold
 
         d = check_kmer_threshold(max_distance, key)
-    batch = as_batch(seqs, alphabet)
+    if isinstance(seqs, (str, os.PathLike)):
+        from ._fasta import read_fasta
+
+        batch = read_fasta(seqs, alphabet)
+    else:
+        batch = as_batch(seqs, alphabet)
     if isinstance(seqs, (str, os.PathLike)) and not len(batch):
         raise ValueError(f"{seqs}: no sequences")
     _refuse_gaps(batch)
@@ -229,6 +237,7 @@ __all__ = [
     "Neighbors",
     "merge_neighbors",
     "neighbors",
+    "read_fasta",
     "read_neighbors",
     "shard_block",
     "strip_size",

@@ -389,12 +389,13 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
     const i64 per = static_cast<i64>(masks.size());
     const i64 entries = n * per;
     // buckets by the key's top bits, ~4 entries a bucket; each entry keeps the key's low 32
-    // bits (a false match only costs a verification) and the sequence
+    // bits (a false match only costs a verification) above the sequence, sorted within the
+    // bucket: one key's sequences are a run, in index order
     int bits = 1;
     while ((i64(1) << bits) < std::max<i64>(entries / 4, 2)) ++bits;
     const i64 nb = i64(1) << bits;
     std::vector<u32> dir(static_cast<std::size_t>(nb) + 1, 0);
-    std::vector<u32> fp(static_cast<std::size_t>(entries)), ids(static_cast<std::size_t>(entries));
+    std::vector<u64> entry(static_cast<std::size_t>(entries));
     if (entries >= (i64(1) << 32)) throw std::invalid_argument("too many sequences for the segment index");
     auto keys_of = [&](i64 s, std::vector<u64>& P, std::vector<i64>& st, u64* out) {
         Hasher::prefix(v.seq(s), lens[s], P);
@@ -420,11 +421,14 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
             keys_of(s, P, st, kk.data());
             for (u64 key : kk) {
                 const u32 at = fill[key >> (64 - bits)]++;
-                fp[at] = static_cast<u32>(key);
-                ids[at] = static_cast<u32>(s);
+                entry[at] = (static_cast<u64>(static_cast<u32>(key)) << 32) | static_cast<u64>(s);
             }
         }
     }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(threads)
+#endif
+    for (i64 b = 0; b < nb; ++b) std::sort(entry.begin() + dir[b], entry.begin() + dir[b + 1]);
     std::vector<std::vector<Edge>> parts(static_cast<std::size_t>(threads));
     i64 candidates = 0;
 #ifdef _OPENMP
@@ -440,6 +444,7 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
         std::vector<u64> P;
         std::vector<i64> st, buf, shift;
         std::vector<u32> cands;
+        std::vector<u32> stamp(static_cast<std::size_t>(n), 0);  // r + 1: already a candidate of r
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 64)
 #endif
@@ -464,14 +469,20 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
                             if (m.trailing ? std::llabs(rest) > budget : rest != 0) return;
                             const u64 key = acc;
                             const u64 b = key >> (64 - bits);
-                            const u32 f = static_cast<u32>(key);
-                            for (u32 x = dir[b]; x < dir[b + 1]; ++x) {
-                                if (fp[x] != f) continue;
-                                const u32 s = ids[x];
-                                if (o.symmetric ? static_cast<i64>(s) <= r
-                                                : (ls == lr && static_cast<i64>(s) >= r))
-                                    continue;
-                                if (lens[s] != ls) continue;
+                            const u64 f = static_cast<u64>(static_cast<u32>(key)) << 32;
+                            // the key's run, from the first partner allowed (symmetric: s > r)
+                            const u64 from = o.symmetric ? f | static_cast<u64>(r + 1) : f;
+                            const u64* x =
+                                std::lower_bound(entry.data() + dir[b], entry.data() + dir[b + 1], from);
+                            const u64* end = entry.data() + dir[b + 1];
+                            // asymmetric, same length: only s < r (the run is in index order)
+                            const u64 stop =
+                                !o.symmetric && ls == lr ? f | static_cast<u64>(r) : f | 0xFFFFFFFFULL;
+                            const u32 mark = static_cast<u32>(r + 1);
+                            for (; x < end && *x < stop; ++x) {
+                                const u32 s = static_cast<u32>(*x);
+                                if (stamp[s] == mark) continue;
+                                stamp[s] = mark;
                                 cands.push_back(s);
                             }
                             return;
@@ -488,10 +499,12 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
                     rec(rec, 0, 0, d, seed);
                 }
             }
-            std::sort(cands.begin(), cands.end());
-            cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
             candidates += static_cast<i64>(cands.size());
             for (u32 s : cands) {
+                // a 32-bit fingerprint may match another length's key: the pairing rule on
+                // the true lengths keeps every pair to one probe
+                const i64 ls = lens[s];
+                if (std::llabs(ls - lr) > d || (!o.symmetric && (ls > lr || (ls == lr && s >= r)))) continue;
                 std::int32_t dist = -1;
                 if (o.verify) {
                     const i64 dd = lv_distance(S, s, r, d, buf);
