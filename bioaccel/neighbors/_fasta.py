@@ -10,8 +10,6 @@ import gzip
 import os
 from pathlib import Path
 
-import numpy as np
-
 
 def read_fasta(path: str | os.PathLike, alphabet="auto"):
     from .._core.native import load_native
@@ -43,8 +41,6 @@ def read_fasta(path: str | os.PathLike, alphabet="auto"):
         if str(alphabet).lower() == "auto"
         else get_alphabet(alphabet)
     )
-    codes = alpha.table[np.frombuffer(letters, dtype=np.uint8)]
-    del letters
-    if codes.size and int(codes.max()) >= alpha.size:
+    if load_native().encode_in_place(letters, alpha.table, alpha.size) >= 0:
         return general()  # a letter outside the alphabet: the general reader names it
-    return SeqBatch(ids, codes, offsets, alpha, source)
+    return SeqBatch(ids, letters, offsets, alpha, source)

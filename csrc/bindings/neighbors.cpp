@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -89,12 +90,16 @@ py::object parse_fasta_py(py::bytes raw) {
     char* data = nullptr;
     Py_ssize_t size = 0;
     if (PyBytes_AsStringAndSize(raw.ptr(), &data, &size) != 0) throw py::error_already_set();
-    std::string letters, ids;
+    // the letters go straight into one array as long as the text (a view of its first
+    // `count` bytes is returned): no second copy of the residues
+    py::array_t<std::uint8_t> buffer(static_cast<py::ssize_t>(std::max<Py_ssize_t>(size, 1)));
+    std::uint8_t* dst = buffer.mutable_data();
+    std::int64_t count = 0;
+    std::string ids;
     std::vector<std::int64_t> offsets, per_letter, per_nuc;
     bool ok = true;
     {
         py::gil_scoped_release release;
-        letters.reserve(static_cast<std::size_t>(size));
         const unsigned char* p = reinterpret_cast<const unsigned char*>(data);
         const std::int64_t n = size;
         std::int64_t t = 0;
@@ -114,7 +119,7 @@ py::object parse_fasta_py(py::bytes raw) {
                     if (p[x] >= 0x80 || (p[x] < 0x20 && p[x] != '\t' && p[x] != '\r')) ok = false;
                 if (!offsets.empty()) ids.push_back('\n');
                 ids.append(reinterpret_cast<const char*>(p + a), static_cast<std::size_t>(b - a));
-                offsets.push_back(static_cast<std::int64_t>(letters.size()));
+                offsets.push_back(count);
                 per_letter.push_back(0);
                 per_nuc.push_back(0);
                 in_record = true;
@@ -132,7 +137,7 @@ py::object parse_fasta_py(py::bytes raw) {
                         ok = false;  // text before the first record
                         break;
                     }
-                    letters.push_back(static_cast<char>(c));
+                    dst[count++] = c;
                     const unsigned char u = c & 0xDF;  // upper case of a letter
                     if (u >= 'A' && u <= 'Z') {
                         ++per_letter.back();
@@ -144,7 +149,7 @@ py::object parse_fasta_py(py::bytes raw) {
             t = e + 1;
         }
         if (offsets.empty()) ok = false;
-        offsets.push_back(static_cast<std::int64_t>(letters.size()));
+        offsets.push_back(count);
     }
     if (!ok) return py::none();
     auto arr = [](const std::vector<std::int64_t>& v) {
@@ -152,7 +157,69 @@ py::object parse_fasta_py(py::bytes raw) {
         std::copy(v.begin(), v.end(), a.mutable_data());
         return a;
     };
-    return py::make_tuple(py::bytes(letters), arr(offsets), py::bytes(ids), arr(per_letter), arr(per_nuc));
+    py::object letters = buffer[py::slice(0, count, 1)];
+    return py::make_tuple(letters, arr(offsets), py::bytes(ids), arr(per_letter), arr(per_nuc));
+}
+
+// Newline-separated ASCII names without their first ";size=DIGITS" annotation followed by ';'
+// or the name's end (the separator ';' kept when more text follows): strip_size in bulk.
+py::bytes strip_size_lines_py(py::bytes blob) {
+    char* data = nullptr;
+    Py_ssize_t size = 0;
+    if (PyBytes_AsStringAndSize(blob.ptr(), &data, &size) != 0) throw py::error_already_set();
+    std::string out;
+    {
+        py::gil_scoped_release release;
+        out.reserve(static_cast<std::size_t>(size));
+        const char* p = data;
+        const char* end = data + size;
+        static const char kTag[] = ";size=";
+        while (p <= end) {
+            const char* e = p;
+            while (e < end && *e != '\n') ++e;
+            const char* cut = nullptr;
+            const char* after = nullptr;
+            for (const char* q = p; q + 6 <= e && !cut; ++q) {
+                if (std::memcmp(q, kTag, 6) != 0) continue;
+                const char* x = q + 6;
+                while (x < e && *x >= '0' && *x <= '9') ++x;
+                if (x == q + 6) continue;
+                if (x == e) {
+                    cut = q, after = e;
+                } else if (*x == ';') {
+                    cut = q;
+                    after = x + 1 == e ? e : x;  // keep the ';' before more text
+                }
+            }
+            if (cut) {
+                out.append(p, static_cast<std::size_t>(cut - p));
+                out.append(after, static_cast<std::size_t>(e - after));
+            } else {
+                out.append(p, static_cast<std::size_t>(e - p));
+            }
+            if (e < end) out.push_back('\n');
+            p = e + 1;
+        }
+    }
+    return py::bytes(out);
+}
+
+// codes[t] = table[codes[t]] in place; the index of the first code table maps to >= limit, or -1.
+std::int64_t encode_in_place_py(py::array_t<std::uint8_t> codes, U8Array table, int limit) {
+    if (codes.ndim() != 1 || !codes.writeable())
+        throw std::invalid_argument("codes must be a writable 1-d array");
+    if (table.ndim() != 1 || table.shape(0) != 256) throw std::invalid_argument("table must hold 256 codes");
+    const std::int64_t n = codes.shape(0), stride = codes.strides(0);
+    std::uint8_t* p = codes.mutable_data();
+    const std::uint8_t* t = table.data();
+    std::int64_t bad = -1;
+    py::gil_scoped_release release;
+    for (std::int64_t k = 0; k < n; ++k) {
+        std::uint8_t& c = p[k * stride];
+        c = t[c];
+        if (c >= limit && bad < 0) bad = k;
+    }
+    return bad;
 }
 
 }  // namespace
@@ -173,6 +240,11 @@ void bind_neighbors(py::module_& m) {
           "(letters, offsets, ids joined by newlines, letters a record, A/C/G/T/U/N a record) of a plain "
           "FASTA text, or None when it is not "
           "the simple case (the general reader serves it).");
+    m.def("encode_in_place", &encode_in_place_py, py::arg("codes"), py::arg("table"), py::arg("limit"),
+          "codes = table[codes] in place; the first index whose code is >= limit, or -1.");
+    m.def(
+        "strip_size_lines", &strip_size_lines_py, py::arg("blob"),
+        "Newline-separated ASCII names without their ';size=N' annotation (bioaccel.neighbors.strip_size).");
     m.def("neighbor_segments", &neighbor_segments, py::arg("max_distance"), py::arg("median_length"),
           "Segments the neighbour filter cuts each sequence into for this threshold.");
 }

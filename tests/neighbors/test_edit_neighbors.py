@@ -317,3 +317,17 @@ def test_virtual_devices_spread_the_verification(monkeypatch):
     for d in (1, 4):
         spread = neighbors(MIXED, max_distance=d, devices="all")
         assert as_dict(spread) == as_dict(neighbors(MIXED, max_distance=d))
+
+
+def test_size_annotations_stripped_in_bulk_as_one_by_one():
+    from bioaccel.neighbors import display_ids, strip_size
+
+    names = ["a;size=12", "b;size=3;sample=x", "plain", "x;size=;y", "x;size=5x"]
+    names += ["c;size=x;size=3", "d;size=3;size=4;", ";size=1", "e;size=2;;", "q;size=7;z;size=8"]
+    names += [f"u{k};size={k};" for k in range(2000)]
+    got = display_ids(names)  # over 1,000 names: the C++ path
+    assert got == [strip_size(x) for x in names]
+    assert got[:5] == ["a", "b;sample=x", "plain", "x;size=;y", "x;size=5x"]
+    assert got[5:10] == ["c;size=x", "d;size=4;", "", "e;;", "q;z;size=8"]
+    with pytest.raises(DuplicateIdError, match="dereplicate"):
+        display_ids(names + ["u5;size=99"])
