@@ -331,3 +331,24 @@ def test_size_annotations_stripped_in_bulk_as_one_by_one():
     assert got[5:10] == ["c;size=x", "d;size=4;", "", "e;;", "q;z;size=8"]
     with pytest.raises(DuplicateIdError, match="dereplicate"):
         display_ids(names + ["u5;size=99"])
+
+
+@pytest.mark.nvcc
+def test_cuda_c_kernel_with_the_bound_equals_the_cpu_on_the_candidates(tmp_path_factory):
+    """What the cupy backend's edit_pairs launches (kernels/edit_distance.cu, global, with the
+    bound), built by nvcc for the CPU, on the filter's candidate pairs."""
+    from bioaccel._core.native import load_native
+    from bioaccel.backends import get_backend
+    from tests import nvcc_host
+    from tests.pairwise.test_cupy_edit import run_host
+
+    exe = nvcc_host.build(tmp_path_factory, "edit_host.cu")
+    seqs = families(23, 2, 10, 90, 6, "ACGTN") + ["", "A"]
+    b = SeqBatch.from_strings(seqs)
+    for d in (1, 3):
+        ci, cj, _, _ = load_native().edit_neighbors(
+            b.codes, b.offsets, b.alphabet.size, d, verify=False
+        )
+        full = run_host(exe, b, b, 0, d)  # every pair, the kernel's bounded distances
+        want = get_backend("cpu", "edit_pairs").edit_pairs(b, ci, cj, d, 1)
+        np.testing.assert_array_equal(full[ci, cj], want)
