@@ -143,6 +143,18 @@ def parse_fasta(
     ]
     | None
 ): ...
+def parse_fasta_file(
+    path: str, size: int
+) -> (
+    tuple[
+        npt.NDArray[np.uint8],
+        npt.NDArray[np.int64],
+        bytes,
+        npt.NDArray[np.int64],
+        npt.NDArray[np.int64],
+    ]
+    | None
+): ...
 def encode_in_place(
     codes: npt.NDArray[np.uint8], table: npt.NDArray[np.uint8], limit: int
 ) -> int: ...

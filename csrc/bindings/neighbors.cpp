@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -80,85 +81,133 @@ py::bytes format_neighbor_lines_py(U8Array ids, I64Array id_offsets, I64Array i,
     return py::bytes(out);
 }
 
-// A plain FASTA file's records as (letters, offsets, ids joined by newlines), or None when
-// the text is not the simple case this reader serves (the general reader then reads it and
-// names any fault): text before the first '>', an empty id, a control byte, a tab or a
-// non-ASCII byte in a sequence line, a non-ASCII header. Lines starting with ';' are
+// The simple FASTA reader, line by line: letters into dst, offsets, ids joined by newlines,
+// per-record counts of letters and of A/C/G/T/U/N; ok turns false on anything the general
+// reader must see (text before the first '>', an empty id, a control byte, a tab or a
+// non-ASCII byte in a sequence line, a non-ASCII header). Lines starting with ';' are
 // comments; spaces and CRs in sequence lines are dropped, as Biopython does; the id is the
 // header's first word.
+struct FastaLines {
+    std::uint8_t* dst = nullptr;
+    std::int64_t count = 0, capacity = 0;
+    std::string ids;
+    std::vector<std::int64_t> offsets, per_letter, per_nuc;
+    bool ok = true, in_record = false;
+
+    void line(const unsigned char* p, std::int64_t t, std::int64_t e) {  // [t, e), no '\n'
+        std::int64_t le = e;  // the line without its CR and trailing blanks
+        while (le > t && (p[le - 1] == '\r' || p[le - 1] == ' ' || p[le - 1] == '\t')) --le;
+        if (t < e && p[t] == '>') {
+            std::int64_t a = t + 1;
+            while (a < le && (p[a] == ' ' || p[a] == '\t')) ++a;
+            std::int64_t b = a;
+            while (b < le && p[b] != ' ' && p[b] != '\t' && p[b] != '\r') ++b;
+            if (b == a) ok = false;
+            for (std::int64_t x = t; x < le && ok; ++x)
+                if (p[x] >= 0x80 || (p[x] < 0x20 && p[x] != '\t' && p[x] != '\r')) ok = false;
+            if (!offsets.empty()) ids.push_back('\n');
+            ids.append(reinterpret_cast<const char*>(p + a), static_cast<std::size_t>(b - a));
+            offsets.push_back(count);
+            per_letter.push_back(0);
+            per_nuc.push_back(0);
+            in_record = true;
+            return;
+        }
+        if (t < e && p[t] == ';') return;  // an old FASTA comment line
+        for (std::int64_t x = t; x < le; ++x) {
+            const unsigned char c = p[x];
+            if (c == ' ' || c == '\r') continue;
+            if (c < 0x20 || c >= 0x80 || !in_record || count >= capacity) {
+                ok = false;  // a control or non-ASCII byte, or text before the first record
+                return;
+            }
+            dst[count++] = c;
+            const unsigned char u = c & 0xDF;  // upper case of a letter
+            if (u >= 'A' && u <= 'Z') {
+                ++per_letter.back();
+                if (u == 'A' || u == 'C' || u == 'G' || u == 'T' || u == 'U' || u == 'N') ++per_nuc.back();
+            }
+        }
+    }
+
+    py::object result(py::array_t<std::uint8_t>& buffer) {
+        if (offsets.empty()) ok = false;
+        if (!ok) return py::none();
+        offsets.push_back(count);
+        auto arr = [](const std::vector<std::int64_t>& v) {
+            py::array_t<std::int64_t> a(static_cast<py::ssize_t>(v.size()));
+            std::copy(v.begin(), v.end(), a.mutable_data());
+            return a;
+        };
+        py::object letters = buffer[py::slice(0, count, 1)];
+        return py::make_tuple(letters, arr(offsets), py::bytes(ids), arr(per_letter), arr(per_nuc));
+    }
+};
+
+// (letters, offsets, ids, letters a record, A/C/G/T/U/N a record) of FASTA text, or None.
+// The letters go straight into one array as long as the text (a view of its first `count`
+// bytes is returned): no second copy of the residues.
 py::object parse_fasta_py(py::bytes raw) {
     char* data = nullptr;
     Py_ssize_t size = 0;
     if (PyBytes_AsStringAndSize(raw.ptr(), &data, &size) != 0) throw py::error_already_set();
-    // the letters go straight into one array as long as the text (a view of its first
-    // `count` bytes is returned): no second copy of the residues
     py::array_t<std::uint8_t> buffer(static_cast<py::ssize_t>(std::max<Py_ssize_t>(size, 1)));
-    std::uint8_t* dst = buffer.mutable_data();
-    std::int64_t count = 0;
-    std::string ids;
-    std::vector<std::int64_t> offsets, per_letter, per_nuc;
-    bool ok = true;
+    FastaLines f;
+    f.dst = buffer.mutable_data();
+    f.capacity = size;
     {
         py::gil_scoped_release release;
         const unsigned char* p = reinterpret_cast<const unsigned char*>(data);
-        const std::int64_t n = size;
-        std::int64_t t = 0;
-        bool in_record = false;
-        while (t < n && ok) {
-            std::int64_t e = t;
-            while (e < n && p[e] != '\n') ++e;
-            std::int64_t le = e;  // the line without its CR and trailing blanks
-            while (le > t && (p[le - 1] == '\r' || p[le - 1] == ' ' || p[le - 1] == '\t')) --le;
-            if (t < n && p[t] == '>') {
-                std::int64_t a = t + 1;
-                while (a < le && (p[a] == ' ' || p[a] == '\t')) ++a;
-                std::int64_t b = a;
-                while (b < le && p[b] != ' ' && p[b] != '\t' && p[b] != '\r') ++b;
-                if (b == a) ok = false;
-                for (std::int64_t x = t; x < le && ok; ++x)
-                    if (p[x] >= 0x80 || (p[x] < 0x20 && p[x] != '\t' && p[x] != '\r')) ok = false;
-                if (!offsets.empty()) ids.push_back('\n');
-                ids.append(reinterpret_cast<const char*>(p + a), static_cast<std::size_t>(b - a));
-                offsets.push_back(count);
-                per_letter.push_back(0);
-                per_nuc.push_back(0);
-                in_record = true;
-            } else if (t < n && p[t] == ';') {
-                // an old FASTA comment line
-            } else {
-                for (std::int64_t x = t; x < le; ++x) {
-                    const unsigned char c = p[x];
-                    if (c == ' ' || c == '\r') continue;
-                    if (c < 0x20 || c >= 0x80) {
-                        ok = false;
-                        break;
-                    }
-                    if (!in_record) {
-                        ok = false;  // text before the first record
-                        break;
-                    }
-                    dst[count++] = c;
-                    const unsigned char u = c & 0xDF;  // upper case of a letter
-                    if (u >= 'A' && u <= 'Z') {
-                        ++per_letter.back();
-                        if (u == 'A' || u == 'C' || u == 'G' || u == 'T' || u == 'U' || u == 'N')
-                            ++per_nuc.back();
-                    }
-                }
-            }
+        for (std::int64_t t = 0; t < size && f.ok;) {
+            const void* nl = std::memchr(p + t, '\n', static_cast<std::size_t>(size - t));
+            const std::int64_t e = nl ? static_cast<const unsigned char*>(nl) - p : size;
+            f.line(p, t, e);
             t = e + 1;
         }
-        if (offsets.empty()) ok = false;
-        offsets.push_back(count);
     }
-    if (!ok) return py::none();
-    auto arr = [](const std::vector<std::int64_t>& v) {
-        py::array_t<std::int64_t> a(static_cast<py::ssize_t>(v.size()));
-        std::copy(v.begin(), v.end(), a.mutable_data());
-        return a;
-    };
-    py::object letters = buffer[py::slice(0, count, 1)];
-    return py::make_tuple(letters, arr(offsets), py::bytes(ids), arr(per_letter), arr(per_nuc));
+    return f.result(buffer);
+}
+
+// The same from a plain file read in blocks: no copy of the whole text in memory (the
+// letters array has the file's size, its untouched tail never becomes resident). None also
+// when the file cannot be read or starts with gzip's magic bytes.
+py::object parse_fasta_file_py(const std::string& path, std::int64_t size) {
+    py::array_t<std::uint8_t> buffer(static_cast<py::ssize_t>(std::max<std::int64_t>(size, 1)));
+    FastaLines f;
+    f.dst = buffer.mutable_data();
+    f.capacity = size;
+    {
+        py::gil_scoped_release release;
+        std::FILE* file = std::fopen(path.c_str(), "rb");
+        if (!file) {
+            f.ok = false;
+        } else {
+            std::vector<unsigned char> block;
+            std::vector<unsigned char> chunk(std::size_t(1) << 22);
+            bool first = true;
+            while (f.ok) {
+                const std::size_t got = std::fread(chunk.data(), 1, chunk.size(), file);
+                if (first && got >= 2 && chunk[0] == 0x1f && chunk[1] == 0x8b) f.ok = false;
+                first = false;
+                block.insert(block.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(got));
+                const bool end = got < chunk.size();
+                std::int64_t t = 0;
+                const std::int64_t n = static_cast<std::int64_t>(block.size());
+                while (f.ok && t < n) {
+                    const void* nl = std::memchr(block.data() + t, '\n', static_cast<std::size_t>(n - t));
+                    if (!nl && !end) break;  // a partial line: the next block ends it
+                    const std::int64_t e = nl ? static_cast<const unsigned char*>(nl) - block.data() : n;
+                    f.line(block.data(), t, e);
+                    t = e + 1;
+                }
+                block.erase(block.begin(), block.begin() + std::min<std::int64_t>(t, n));
+                if (end) break;
+            }
+            if (std::ferror(file)) f.ok = false;
+            std::fclose(file);
+        }
+    }
+    return f.result(buffer);
 }
 
 // Newline-separated ASCII names without their first ";size=DIGITS" annotation followed by ';'
@@ -240,6 +289,8 @@ void bind_neighbors(py::module_& m) {
           "(letters, offsets, ids joined by newlines, letters a record, A/C/G/T/U/N a record) of a plain "
           "FASTA text, or None when it is not "
           "the simple case (the general reader serves it).");
+    m.def("parse_fasta_file", &parse_fasta_file_py, py::arg("path"), py::arg("size"),
+          "parse_fasta of a plain file of `size` bytes, read in blocks; None also for gzip or a read error.");
     m.def("encode_in_place", &encode_in_place_py, py::arg("codes"), py::arg("table"), py::arg("limit"),
           "codes = table[codes] in place; the first index whose code is >= limit, or -1.");
     m.def(
