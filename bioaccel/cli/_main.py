@@ -103,6 +103,7 @@ _LAZY_COMMANDS = {
     "admin": ("._sched", "admin"),
     "arbiterd": ("._sched", "arbiterd"),
     "msa": ("._msa", "msa_cmd"),
+    "neighbors": ("._neighbors", "neighbors_cmd"),
 }
 
 

@@ -8,6 +8,7 @@
 
 from ._discover import Device, discover_devices, select_devices
 from ._multigpu import (
+    Tile,
     device_scope,
     dna_counts_on_devices,
     pairwise_on_devices,
@@ -17,7 +18,9 @@ from ._multigpu import (
 from ._topology import GpuSpec, Topology, load_topology, parse_topology, topology_schema
 
 __all__ = [
+    "Tile",
     "Device",
+    "Tile",
     "GpuSpec",
     "Topology",
     "device_scope",

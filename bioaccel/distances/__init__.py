@@ -20,7 +20,7 @@ from ._aa import AA_MODELS
 from ._compute import distance_matrix
 from ._condensed import CondensedMatrix
 from ._dna import MODELS
-from ._kmers import KMER_MODELS, Sketches, sketch
+from ._kmers import KMER_MODELS, KmerRows, Sketches, kmer_params, kmer_rows, sketch
 from ._matrix import MATRIX_FORMATS, DistanceMatrix, matrix_format_of, write_triangle_file
 from ._models import ALL_MODELS
 from ._ondisk import CondensedDistances, open_distances, stream_distances
@@ -35,6 +35,9 @@ __all__ = [
     "CondensedMatrix",
     "DistanceMatrix",
     "KMER_MODELS",
+    "KmerRows",
+    "kmer_params",
+    "kmer_rows",
     "MATRIX_FORMATS",
     "MODELS",
     "Sketches",

@@ -28,6 +28,7 @@ __all__ = [
     "ALPHABETS",
     "as_batch",
     "as_batch_pair",
+    "atomic_output",
     "base_frequencies",
     "check_unique_ids",
     "DNA",
