@@ -35,9 +35,7 @@ import numpy as np
 from ..errors import AlphabetError, DuplicateIdError, SequenceFormatError
 from ..sequences import DNA, SeqBatch
 
-DEREPLICATE_HINT = (
-    "dereplicate first, e.g. `vsearch --derep_fulllength in.fa --sizein --sizeout --output derep.fa`"
-)
+DEREPLICATE_HINT = "dereplicate first, e.g. `vsearch --derep_fulllength in.fa --sizein --sizeout --output derep.fa`"
 
 #: codes of the DNA alphabet (0-3 A C G T, 4-14 IUPAC) for every byte; 255 elsewhere
 _TABLE = np.full(256, 255, dtype=np.uint8)
@@ -184,7 +182,9 @@ def read_amplicons(
     missing: list[int] = []
     for k, h in enumerate(headers):
         if not h:
-            raise SequenceFormatError(f"{name}: record {k + 1} (line {lines_of[k]}) has an empty header; expected an id")
+            raise SequenceFormatError(
+                f"{name}: record {k + 1} (line {lines_of[k]}) has an empty header; expected an id"
+            )
         m = _SIZE.search(h)
         if m is None:
             if b"size=" in h:
@@ -208,7 +208,9 @@ def read_amplicons(
         abundance[k] = value
         ident = _id_without_size(h, m)
         if not ident:
-            raise SequenceFormatError(f"{where(k)}: the header holds only an abundance; expected an id before or after it")
+            raise SequenceFormatError(
+                f"{where(k)}: the header holds only an abundance; expected an id before or after it"
+            )
         ids.append(ident)
         shown_headers.append(h)
     if missing:

@@ -168,7 +168,9 @@ class Clustering:
         amp = self.amplicons
         mass = self.abundances.tolist()
         seeds = self.seeds.tolist()
-        order = sorted(range(self.n_clusters), key=lambda c: (-mass[c], amp.raw_headers[seeds[c]].encode()))
+        order = sorted(
+            range(self.n_clusters), key=lambda c: (-mass[c], amp.raw_headers[seeds[c]].encode())
+        )
         lines = []
         for c in order:
             k = seeds[c]
@@ -188,8 +190,12 @@ class Clustering:
         lines = [
             f"{sz}\t{ms}\t{amp.ids[sd]}\t{amp.abundance[sd]}\t{sg}\t{g}\t{r}\n"
             for sz, ms, sd, sg, g, r in zip(
-                self.sizes.tolist(), mass.tolist(), seeds.tolist(), single.tolist(),
-                gens.tolist(), rad.tolist()
+                self.sizes.tolist(),
+                mass.tolist(),
+                seeds.tolist(),
+                single.tolist(),
+                gens.tolist(),
+                rad.tolist(),
             )
         ]
         _write(out, "".join(lines))
@@ -280,7 +286,11 @@ def _csr(n: int, rows: np.ndarray, cols: np.ndarray, dist: np.ndarray):
     rows, cols, dist = rows[order], cols[order], dist[order]
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
-    return indptr, np.ascontiguousarray(cols, dtype=np.int64), np.ascontiguousarray(dist, dtype=np.int32)
+    return (
+        indptr,
+        np.ascontiguousarray(cols, dtype=np.int64),
+        np.ascontiguousarray(dist, dtype=np.int32),
+    )
 
 
 def _graph(amp, i, j, dist, d, differences, threads):
@@ -433,7 +443,9 @@ def cluster(
     if isinstance(seqs, Amplicons):
         amp = seqs
     elif isinstance(seqs, (list, tuple, dict)):
-        amp = amplicons_from_records(seqs, default_abundance=default_abundance, differences=differences)
+        amp = amplicons_from_records(
+            seqs, default_abundance=default_abundance, differences=differences
+        )
     else:
         amp = read_amplicons(seqs, default_abundance=default_abundance, differences=differences)
     if differences == "swarm" and amp.batch.codes.size and int(amp.batch.codes.max()) > 3:
@@ -445,11 +457,17 @@ def cluster(
         lmax = int(amp.lengths.max())
         dmax = (lmax * (ident.denominator - ident.numerator)) // ident.denominator
         i, j, dist = _neighbour_pairs(amp, dmax, threads, backend)
-        indptr, nbr, dd = _csr(n, np.concatenate([i, j]), np.concatenate([j, i]), np.concatenate([dist, dist]))
+        indptr, nbr, dd = _csr(
+            n, np.concatenate([i, j]), np.concatenate([j, i]), np.concatenate([dist, dist])
+        )
         native = load_native()
         cent = native.greedy_centroids(
-            indptr, nbr, dd, np.ascontiguousarray(amp.lengths, dtype=np.int64),
-            ident.numerator, ident.denominator,
+            indptr,
+            nbr,
+            dd,
+            np.ascontiguousarray(amp.lengths, dtype=np.int64),
+            ident.numerator,
+            ident.denominator,
         )
         # OTUs in order of their centroids; members: the centroid, then the others in order
         is_c = cent == np.arange(n)
@@ -463,8 +481,20 @@ def cluster(
         hit = nbr == cent[rows]
         rad[rows[hit]] = dd[hit]
         return Clustering(
-            amp, method, None, differences, False, None, float(identity), members, starts,
-            members.copy(), gen, rad, np.diff(starts), threads,
+            amp,
+            method,
+            None,
+            differences,
+            False,
+            None,
+            float(identity),
+            members,
+            starts,
+            members.copy(),
+            gen,
+            rad,
+            np.diff(starts),
+            threads,
         )
     reach = GRAFT_DISTANCE if fastidious else d
     i, j, dist = _neighbour_pairs(amp, reach, threads, backend)
@@ -474,6 +504,18 @@ def cluster(
     if fastidious:
         order, found, starts, own = _graft(amp, order, found, starts, (i, j, dist), boundary)
     return Clustering(
-        amp, method, d, differences, bool(fastidious), boundary if fastidious else None, None,
-        order, starts, found, gen, rad, own, threads,
+        amp,
+        method,
+        d,
+        differences,
+        bool(fastidious),
+        boundary if fastidious else None,
+        None,
+        order,
+        starts,
+        found,
+        gen,
+        rad,
+        own,
+        threads,
     )

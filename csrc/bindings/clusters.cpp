@@ -104,9 +104,9 @@ py::tuple swarm_align_py(U8Array codes, I64Array offsets, I64Array queries, I64A
             for (std::int64_t k = 0; k < m; ++k) {
                 const std::uint8_t* q = v.codes + v.offsets[qi[k]];
                 const std::uint8_t* t = v.codes + v.offsets[ti[k]];
-                clusters::SwarmAlignment a =
-                    clusters::swarm_align(q, v.offsets[qi[k] + 1] - v.offsets[qi[k]], t,
-                                          v.offsets[ti[k] + 1] - v.offsets[ti[k]], max_diffs, want_cigar, H, E, dir);
+                clusters::SwarmAlignment a = clusters::swarm_align(q, v.offsets[qi[k] + 1] - v.offsets[qi[k]],
+                                                                   t, v.offsets[ti[k] + 1] - v.offsets[ti[k]],
+                                                                   max_diffs, want_cigar, H, E, dir);
                 dp[k] = static_cast<std::int32_t>(std::min<std::int64_t>(a.diffs, 1 << 30));
                 lp[k] = static_cast<std::int32_t>(a.length);
                 if (want_cigar) cigars[static_cast<std::size_t>(k)] = std::move(a.cigar);
@@ -120,8 +120,8 @@ py::tuple swarm_align_py(U8Array codes, I64Array offsets, I64Array queries, I64A
 }  // namespace
 
 void bind_clusters(py::module_& m) {
-    m.def("swarm_grow", &swarm_grow_py, py::arg("indptr"), py::arg("nbr"), py::arg("dist"), py::arg("abundance"),
-          py::arg("breaking"),
+    m.def("swarm_grow", &swarm_grow_py, py::arg("indptr"), py::arg("nbr"), py::arg("dist"),
+          py::arg("abundance"), py::arg("breaking"),
           "swarm's growth on a CSR graph of nodes in swarm's order: (order, found, starts, "
           "generation, radius, parent).");
     m.def("greedy_centroids", &greedy_centroids_py, py::arg("indptr"), py::arg("nbr"), py::arg("dist"),

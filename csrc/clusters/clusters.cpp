@@ -53,8 +53,8 @@ Growth swarm_grow(const Graph& g, const std::uint64_t* abundance, bool breaking)
     return out;
 }
 
-std::vector<std::int64_t> greedy_centroids(const Graph& g, const std::int64_t* lengths,
-                                           std::int64_t num, std::int64_t den) {
+std::vector<std::int64_t> greedy_centroids(const Graph& g, const std::int64_t* lengths, std::int64_t num,
+                                           std::int64_t den) {
     if (den <= 0 || num < 0 || num > den) throw std::invalid_argument("identity must be in [0, 1]");
     const std::int64_t n = g.n;
     std::vector<std::int64_t> centroid(static_cast<std::size_t>(n), -1);
@@ -86,10 +86,9 @@ constexpr std::int64_t kInf = std::numeric_limits<std::int64_t>::max() / 4;
 constexpr std::uint8_t kUp = 1, kLeft = 2, kExtUp = 4, kExtLeft = 8;
 }  // namespace
 
-SwarmAlignment swarm_align(const std::uint8_t* q, std::int64_t qlen, const std::uint8_t* d,
-                           std::int64_t dlen, std::int64_t max_diffs, bool want_cigar,
-                           std::vector<std::int64_t>& H, std::vector<std::int64_t>& E,
-                           std::vector<std::uint8_t>& dir) {
+SwarmAlignment swarm_align(const std::uint8_t* q, std::int64_t qlen, const std::uint8_t* d, std::int64_t dlen,
+                           std::int64_t max_diffs, bool want_cigar, std::vector<std::int64_t>& H,
+                           std::vector<std::int64_t>& E, std::vector<std::uint8_t>& dir) {
     SwarmAlignment res;
     if (qlen <= 0 || dlen <= 0) throw std::invalid_argument("swarm_align: empty sequence");
     // Band: an alignment of at most max_diffs differences costs at most
@@ -194,6 +193,7 @@ SwarmAlignment swarm_align(const std::uint8_t* q, std::int64_t qlen, const std::
     }
     res.length = alength;
     res.diffs = alength - matches;
+    if (max_diffs >= 0 && res.diffs > max_diffs) res.diffs = max_diffs + 1;
     if (want_cigar) {
         std::string cigar;
         for (std::size_t k = ops.size(); k > 0;) {

@@ -7,15 +7,22 @@ from __future__ import annotations
 import numpy as np
 
 
-def simulate(n: int, seed: int, parents: int = 8, length: int = 120, max_edits: int = 3,
-             iupac: bool = False) -> list[tuple[str, str]]:
+def simulate(
+    n: int, seed: int, parents: int = 8, length: int = 120, max_edits: int = 3, iupac: bool = False
+) -> list[tuple[str, str]]:
     rng = np.random.default_rng(seed)
     letters = np.array(list("ACGT"))
-    pool = ["".join(rng.choice(letters, size=int(length + rng.integers(-5, 6)))) for _ in range(parents)]
+    pool = [
+        "".join(rng.choice(letters, size=int(length + rng.integers(-5, 6)))) for _ in range(parents)
+    ]
     seqs = list(dict.fromkeys(pool))
     seen = set(seqs)
     while len(seqs) < n:
-        base = list(seqs[int(rng.integers(len(seqs)))] if rng.random() < 0.7 else pool[int(rng.integers(len(pool)))])
+        base = list(
+            seqs[int(rng.integers(len(seqs)))]
+            if rng.random() < 0.7
+            else pool[int(rng.integers(len(pool)))]
+        )
         for _ in range(int(rng.integers(1, max_edits + 1))):
             p = int(rng.integers(len(base)))
             r = rng.random()

@@ -36,8 +36,11 @@ def brute_neighbors(seqs, max_distance, model="edit", threads=0, backend="auto")
     i, j = np.triu_indices(n, 1)
     keep = d[i, j] <= max_distance
     return StandinNeighbors(
-        i[keep].astype(np.int64), j[keep].astype(np.int64), d[i, j][keep].astype(np.int32),
-        list(batch.ids), n,
+        i[keep].astype(np.int64),
+        j[keep].astype(np.int64),
+        d[i, j][keep].astype(np.int32),
+        list(batch.ids),
+        n,
     )
 
 

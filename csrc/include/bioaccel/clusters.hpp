@@ -21,12 +21,12 @@ struct Graph {
 };
 
 struct Growth {
-    std::vector<std::int64_t> order;        // members, swarm by swarm, generation by generation
-    std::vector<std::int64_t> found;        // the same members in the order they were found
-    std::vector<std::int64_t> starts;       // swarm s is order[starts[s]:starts[s+1]]
-    std::vector<std::int32_t> generation;   // per node
-    std::vector<std::int64_t> radius;       // per node: summed differences along the parents
-    std::vector<std::int64_t> parent;       // per node, -1 for a seed
+    std::vector<std::int64_t> order;       // members, swarm by swarm, generation by generation
+    std::vector<std::int64_t> found;       // the same members in the order they were found
+    std::vector<std::int64_t> starts;      // swarm s is order[starts[s]:starts[s+1]]
+    std::vector<std::int32_t> generation;  // per node
+    std::vector<std::int64_t> radius;      // per node: summed differences along the parents
+    std::vector<std::int64_t> parent;      // per node, -1 for a seed
 };
 
 // swarm's clustering: every node not yet in a swarm, in order, seeds a new one, which grows
@@ -38,8 +38,8 @@ Growth swarm_grow(const Graph& g, const std::uint64_t* abundance, bool breaking)
 // Centroid clustering: nodes in order; a node joins the centroid among its earlier
 // neighbours with the highest identity (max_len - dist) / max_len at or above num/den
 // (ties: the earlier centroid), or becomes a centroid. Returns each node's centroid.
-std::vector<std::int64_t> greedy_centroids(const Graph& g, const std::int64_t* lengths,
-                                           std::int64_t num, std::int64_t den);
+std::vector<std::int64_t> greedy_centroids(const Graph& g, const std::int64_t* lengths, std::int64_t num,
+                                           std::int64_t den);
 
 // swarm's global alignment (nw.cc: mismatch 18, gap open 24, gap extend 13 after its
 // conversion of match 5, mismatch -4, gap open 12, gap extend 4; backtrack from the end
