@@ -43,6 +43,8 @@ for _code, _letter in enumerate("ACGTRYSWKMBDHVN"):
     _TABLE[ord(_letter)] = _TABLE[ord(_letter.lower())] = _code
 _TABLE[ord("U")] = _TABLE[ord("u")] = 3
 _LETTERS = np.frombuffer(b"ACGTRYSWKMBDHVN", dtype=np.uint8)
+_TABLE_BYTES = _TABLE.tobytes()
+_TABLE_BYTES_SWARM = np.where(_TABLE <= 3, _TABLE, 255).astype(np.uint8).tobytes()
 
 _SIZE = re.compile(rb"(?:^|;)size=([0-9]+)(?:;|$)")
 _MAX_ABUNDANCE = 2**63 - 1
@@ -148,45 +150,43 @@ def read_amplicons(
         raw = raw.replace(b"\r", b"")
     if not raw.strip():
         raise SequenceFormatError(f"{name}: file is empty; expected FASTA records of amplicons")
-    headers: list[bytes] = []
-    lines_of: list[int] = []
-    seqs: list[bytes] = []
-    parts: list[bytes] = []
-    for lineno, line in enumerate(raw.split(b"\n"), 1):
-        if line.startswith(b">"):
-            if headers:
-                seqs.append(b"".join(parts))
-                parts = []
-            head = line[1:].split(None, 1)
-            headers.append(head[0] if head and not line[1:2].isspace() else b"")
-            lines_of.append(lineno)
-        elif not headers:
-            if line.strip():
-                shown = line[:40].decode("utf-8", "replace")
-                raise SequenceFormatError(
-                    f"{name}: line {lineno}: expected a FASTA header ('>'), got {shown!r}; "
-                    "amplicons are read from FASTA"
-                )
-        else:
-            parts.append(line.replace(b" ", b"").replace(b"\t", b""))
-    seqs.append(b"".join(parts))
-    n = len(headers)
+    body = raw.lstrip(b"\n")
+    skipped = len(raw) - len(body)  # leading blank lines
+    if not body.startswith(b">"):
+        lineno = skipped + 1
+        shown = body.split(b"\n", 1)[0][:40].decode("utf-8", "replace")
+        raise SequenceFormatError(
+            f"{name}: line {lineno}: expected a FASTA header ('>'), got {shown!r}; "
+            "amplicons are read from FASTA"
+        )
+    records = body[1:].split(b"\n>")
+    del body
+    n = len(records)
+    heads = [r.partition(b"\n") for r in records]
+    headers = [h[0].split(None, 1)[0] if h[0][:1] not in (b"", b" ", b"\t") else b"" for h in heads]
+    seqs = [h[2].replace(b"\n", b"") for h in heads]
+    del heads
+
+    def line_of(k: int) -> int:
+        return skipped + 1 + sum(r.count(b"\n") + 1 for r in records[:k])
 
     def where(k: int) -> str:
-        return f"{name}: record {k + 1} (line {lines_of[k]}, {headers[k].decode('utf-8', 'replace')!r})"
+        shown = headers[k].decode("utf-8", "replace")
+        return f"{name}: record {k + 1} (line {line_of(k)}, {shown!r})"
 
     # abundance annotations
     abundance = np.empty(n, dtype=np.uint64)
     ids: list[bytes] = []
     shown_headers: list[bytes] = []
     missing: list[int] = []
+    search = _SIZE.search
     for k, h in enumerate(headers):
-        if not h:
-            raise SequenceFormatError(
-                f"{name}: record {k + 1} (line {lines_of[k]}) has an empty header; expected an id"
-            )
-        m = _SIZE.search(h)
+        m = search(h) if h else None
         if m is None:
+            if not h:
+                raise SequenceFormatError(
+                    f"{name}: record {k + 1} (line {line_of(k)}) has an empty header; expected an id"
+                )
             if b"size=" in h:
                 raise SequenceFormatError(
                     f"{where(k)}: malformed abundance annotation; expected ';size=N' with N a "
@@ -194,6 +194,8 @@ def read_amplicons(
                 )
             if default_abundance is None:
                 missing.append(k)
+                ids.append(h)
+                shown_headers.append(h)
                 continue
             abundance[k] = int(default_abundance)
             ids.append(h)
@@ -221,75 +223,72 @@ def read_amplicons(
             "writes it), or give a default abundance (--default-abundance 1, as swarm's -a)"
         )
     # duplicate ids
-    first: dict[bytes, int] = {}
-    for k, ident in enumerate(ids):
-        j = first.setdefault(ident, k)
-        if j != k:
-            raise DuplicateIdError(
-                f"{name}: records {j + 1} (line {lines_of[j]}) and {k + 1} (line {lines_of[k]}) "
-                f"share the id {ident.decode('utf-8', 'replace')!r}; expected unique ids"
-            )
-    # sequences
-    lengths = np.fromiter((len(s) for s in seqs), dtype=np.int64, count=n)
-    if (lengths == 0).any():
-        k = int(np.flatnonzero(lengths == 0)[0])
-        raise SequenceFormatError(f"{where(k)}: empty sequence; expected nucleotides")
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    letters = np.frombuffer(b"".join(seqs), dtype=np.uint8)
-    codes = _TABLE[letters]
-    limit = 3 if differences == "swarm" else 14
-    bad = np.flatnonzero(codes > limit)
-    if bad.size:
-        p = int(bad[0])
-        k = int(np.searchsorted(offsets, p, side="right") - 1)
-        letter = chr(letters[p])
+    if len(set(ids)) != n:
+        first: dict[bytes, int] = {}
+        for k, ident in enumerate(ids):
+            j = first.setdefault(ident, k)
+            if j != k:
+                raise DuplicateIdError(
+                    f"{name}: records {j + 1} (line {line_of(j)}) and {k + 1} (line "
+                    f"{line_of(k)}) share the id {ident.decode('utf-8', 'replace')!r}; "
+                    "expected unique ids"
+                )
+    # sequences: empty, alphabet, dereplicated
+    for k, sq in enumerate(seqs):
+        if not sq:
+            raise SequenceFormatError(f"{where(k)}: empty sequence; expected nucleotides")
+    table = _TABLE_BYTES if differences != "swarm" else _TABLE_BYTES_SWARM
+    coded = [sq.translate(table) for sq in seqs]
+    joined = b"".join(coded)
+    bad = joined.find(b"\xff")
+    if bad >= 0:
+        lengths = np.fromiter((len(c) for c in coded), dtype=np.int64, count=n)
+        offsets = np.r_[0, np.cumsum(lengths)]
+        k = int(np.searchsorted(offsets, bad, side="right") - 1)
+        p = bad - int(offsets[k])
+        letter = chr(seqs[k][p])
+        is_iupac = _TABLE[seqs[k][p]] != 255
         expected = (
             "A, C, G, T or U (swarm's alphabet: --differences swarm refuses IUPAC codes; "
             "--differences edit counts them as letters of their own)"
             if differences == "swarm"
             else "nucleotides A, C, G, T, U or IUPAC codes (RYSWKMBDHVN)"
         )
-        what = "protein or other letter" if codes[p] == 255 else "IUPAC code"
-        raise AlphabetError(
-            f"{where(k)}: position {p - offsets[k] + 1}: {what} {letter!r}; expected {expected}"
-        )
-    # dereplicated?
-    seen: dict[bytes, int] = {}
-    cb = codes.tobytes()
-    for k in range(n):
-        s = cb[offsets[k] : offsets[k + 1]]
-        j = seen.setdefault(s, k)
-        if j != k:
-            raise SequenceFormatError(
-                f"{name}: records {j + 1} ({headers[j].decode('utf-8', 'replace')!r}, line "
-                f"{lines_of[j]}) and {k + 1} ({headers[k].decode('utf-8', 'replace')!r}, line "
-                f"{lines_of[k]}) hold the same sequence; amplicons must be dereplicated: "
-                + DEREPLICATE_HINT
-            )
-    # swarm's order: abundance decreasing, then the header (as held, before any appended
-    # default abundance) in byte order
-    order = np.array(
-        sorted(range(n), key=lambda k: (-int(abundance[k]), headers[k])), dtype=np.int64
-    )
-    new_lengths = lengths[order]
-    new_offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(new_lengths, out=new_offsets[1:])
-    starts = offsets[:-1][order]
-    # gather the codes of each amplicon in the new order
-    idx = np.repeat(starts - new_offsets[:-1], new_lengths) + np.arange(int(new_offsets[-1]))
-    new_codes = codes[idx]
-    decoded_ids = [ids[k].decode("utf-8", "replace") for k in order]
-    batch = SeqBatch(
-        ids=decoded_ids, codes=new_codes, offsets=new_offsets, alphabet=DNA, source=name
-    )
+        what = "IUPAC code" if is_iupac else "gap" if letter in "-." else "protein or other letter"
+        raise AlphabetError(f"{where(k)}: position {p + 1}: {what} {letter!r}; expected {expected}")
+    del joined
+    if len(set(coded)) != n:
+        seen: dict[bytes, int] = {}
+        for k, c in enumerate(coded):
+            j = seen.setdefault(c, k)
+            if j != k:
+                hj, hk = (headers[x].decode("utf-8", "replace") for x in (j, k))
+                raise SequenceFormatError(
+                    f"{name}: records {j + 1} ({hj!r}, line {line_of(j)}) and {k + 1} ({hk!r}, "
+                    f"line {line_of(k)}) hold the same sequence; amplicons must be "
+                    "dereplicated: " + DEREPLICATE_HINT
+                )
+    # swarm's order: abundance decreasing, then the header as read (before any appended
+    # default abundance) in byte order (strcmp)
+    hdr = np.array(headers, dtype=np.bytes_)
+    order = np.argsort(hdr, kind="stable")
+    neg = -abundance.astype(np.int64)
+    order = order[np.argsort(neg[order], kind="stable")]
+    del hdr
+    order_l = order.tolist()
+    codes = np.frombuffer(b"".join([coded[k] for k in order_l]), dtype=np.uint8)
+    lengths = np.fromiter((len(coded[k]) for k in order_l), dtype=np.int64, count=n)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    decoded_ids = [ids[k].decode("utf-8", "replace") for k in order_l]
+    batch = SeqBatch(ids=decoded_ids, codes=codes, offsets=offsets, alphabet=DNA, source=name)
     return Amplicons(
-        raw_headers=[headers[k].decode("utf-8", "replace") for k in order],
-        headers=[shown_headers[k].decode("utf-8", "replace") for k in order],
+        raw_headers=[headers[k].decode("utf-8", "replace") for k in order_l],
+        headers=[shown_headers[k].decode("utf-8", "replace") for k in order_l],
         ids=decoded_ids,
         abundance=abundance[order],
         batch=batch,
-        record=order,
+        record=order.astype(np.int64),
         source=name,
     )
 
