@@ -117,6 +117,24 @@ py::tuple swarm_align_py(U8Array codes, I64Array offsets, I64Array queries, I64A
     return py::make_tuple(diffs, lengths, py::cast(cigars));
 }
 
+py::tuple parse_amplicons_py(py::bytes raw, U8Array table, std::uint64_t default_abundance) {
+    if (table.ndim() != 1 || table.shape(0) != 256)
+        throw std::invalid_argument("table must map all 256 bytes");
+    char* data = nullptr;
+    py::ssize_t size = 0;
+    if (PYBIND11_BYTES_AS_STRING_AND_SIZE(raw.ptr(), &data, &size) != 0)
+        throw std::invalid_argument("raw must be bytes");
+    clusters::ParsedAmplicons out;
+    {
+        py::gil_scoped_release release;
+        out = clusters::parse_amplicons(data, size, table.data(), default_abundance);
+    }
+    py::tuple err = py::make_tuple(static_cast<int>(out.error), out.a, out.b, out.c);
+    return py::make_tuple(err, to_array(out.hstart), to_array(out.hend), to_array(out.line),
+                          to_array(out.astart), to_array(out.aend), to_array(out.abundance),
+                          to_array(out.order), to_array(out.codes), to_array(out.offsets));
+}
+
 }  // namespace
 
 void bind_clusters(py::module_& m) {
@@ -127,6 +145,10 @@ void bind_clusters(py::module_& m) {
     m.def("greedy_centroids", &greedy_centroids_py, py::arg("indptr"), py::arg("nbr"), py::arg("dist"),
           py::arg("lengths"), py::arg("num"), py::arg("den"),
           "Centroid clustering in node order at identity >= num/den: each node's centroid.");
+    m.def("parse_amplicons", &parse_amplicons_py, py::arg("raw"), py::arg("table"),
+          py::arg("default_abundance"),
+          "FASTA amplicons as swarm reads them: (error, hstart, hend, line, astart, aend, abundance, "
+          "order, codes, offsets).");
     m.def("swarm_align", &swarm_align_py, py::arg("codes"), py::arg("offsets"), py::arg("queries"),
           py::arg("targets"), py::arg("max_diffs"), py::arg("want_cigar"), py::arg("threads"),
           "swarm's global alignment of each (query, target) pair: (diffs, lengths, cigars).");

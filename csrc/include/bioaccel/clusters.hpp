@@ -61,3 +61,41 @@ SwarmAlignment swarm_align(const std::uint8_t* query, std::int64_t qlen, const s
                            std::vector<std::uint8_t>& work_dir);
 
 }  // namespace bioaccel::clusters
+
+namespace bioaccel::clusters {
+
+// Amplicons parsed from FASTA text as swarm reads them (see bioaccel/clusters/_amplicons.py):
+// header = the first word after '>', abundance = the first `size=N` at the start or after
+// ';' and followed by ';' or the end; sequences translated through `table` (255 = refused).
+// Records end up in swarm's order (abundance decreasing, then header bytes): `order[k]` is
+// the input record of amplicon k. The first problem found stops the parse, in this order
+// of checks: format, headers, annotations, ids, sequences, duplicates.
+enum class ParseError : int {
+    none = 0,
+    not_fasta = 1,       // a = line of the text before the first '>'
+    empty_header = 2,    // a = record
+    malformed_size = 3,  // a = record
+    size_range = 4,      // a = record
+    missing_size = 5,    // a = first record, b = count
+    duplicate_id = 6,    // a, b = records
+    empty_sequence = 7,  // a = record
+    bad_letter = 8,      // a = record, b = 0-based position in the sequence, c = byte
+    duplicate_seq = 9,   // a, b = records
+};
+
+struct ParsedAmplicons {
+    std::vector<std::int64_t> hstart, hend, line;  // header span in the text, its line, per record
+    std::vector<std::int64_t> astart, aend;        // annotation span in the header (-1: none)
+    std::vector<std::uint64_t> abundance;          // per record (default where none)
+    std::vector<std::int64_t> order;               // swarm's order of the records
+    std::vector<std::uint8_t> codes;               // sequences in swarm's order
+    std::vector<std::int64_t> offsets;
+    ParseError error = ParseError::none;
+    std::int64_t a = -1, b = -1, c = -1;
+};
+
+// default_abundance 0: a record without annotation is an error (swarm without -a).
+ParsedAmplicons parse_amplicons(const char* text, std::int64_t size, const std::uint8_t* table,
+                                std::uint64_t default_abundance);
+
+}  // namespace bioaccel::clusters
