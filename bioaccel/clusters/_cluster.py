@@ -259,11 +259,14 @@ def _neighbour_pairs(amp: Amplicons, d: int, threads: int, backend: str):
     from ..neighbors import neighbors
 
     nb = neighbors(amp.batch, max_distance=d, model="edit", threads=threads, backend=backend)
-    return (
-        np.asarray(nb.i, dtype=np.int64),
-        np.asarray(nb.j, dtype=np.int64),
-        np.asarray(nb.distance, dtype=np.int32),
-    )
+    i = np.asarray(nb.i, dtype=np.int64)
+    j = np.asarray(nb.j, dtype=np.int64)
+    dist = np.asarray(nb.distance, dtype=np.int32)
+    key = i * len(amp) + j
+    if len(key) > 1 and not (np.diff(key) > 0).all():  # the graph needs them by (i, j)
+        o = np.argsort(key, kind="stable")
+        i, j, dist = i[o], j[o], dist[o]
+    return i, j, dist
 
 
 def swarm_alignments(
@@ -281,35 +284,64 @@ def swarm_alignments(
     return diffs, lengths, cg
 
 
-def _csr(n: int, rows: np.ndarray, cols: np.ndarray, dist: np.ndarray):
-    order = np.lexsort((cols, rows))
-    rows, cols, dist = rows[order], cols[order], dist[order]
+def _csr_pairs(n: int, i, j, dij, dji, keep_ij, keep_ji):
+    """The CSR graph of the directed edges i -> j (count dij, where keep_ij) and j -> i
+    (dji, where keep_ji) of pairs sorted by (i, j), i < j: each row's neighbours ascending
+    (the edges into lower nodes, from the second half, come first), in O(edges)."""
+    i1, j1, d1 = i[keep_ij], j[keep_ij], dij[keep_ij]  # row i1, col j1 > i1; by (i1, j1)
+    o = np.argsort(j[keep_ji], kind="stable")  # row j2, col i2 < j2; stable keeps i2 ascending
+    i2, j2, d2 = i[keep_ji][o], j[keep_ji][o], dji[keep_ji][o]
+    c1 = np.bincount(i1, minlength=n)
+    c2 = np.bincount(j2, minlength=n)
     indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
-    return (
-        indptr,
-        np.ascontiguousarray(cols, dtype=np.int64),
-        np.ascontiguousarray(dist, dtype=np.int32),
-    )
+    np.cumsum(c1 + c2, out=indptr[1:])
+    nbr = np.empty(int(indptr[-1]), dtype=np.int64)
+    dist = np.empty(int(indptr[-1]), dtype=np.int32)
+    start2 = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(c2, out=start2[1:])
+    pos2 = indptr[j2] + (np.arange(len(j2)) - start2[j2])
+    start1 = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(c1, out=start1[1:])
+    pos1 = indptr[i1] + c2[i1] + (np.arange(len(i1)) - start1[i1])
+    nbr[pos2], dist[pos2] = i2, d2
+    nbr[pos1], dist[pos1] = j1, d1
+    return indptr, nbr, dist
 
 
-def _graph(amp, i, j, dist, d, differences, threads):
-    """The directed CSR graph of the pairs within d: u -> v with the count of u as query."""
+def _csr(n: int, i, j, dist):
+    """The symmetric CSR graph of the pairs (i, j, dist) sorted by (i, j), i < j."""
+    every = np.ones(len(i), dtype=bool)
+    return _csr_pairs(n, i, j, dist, dist, every, every)
+
+
+def _graph(amp, i, j, dist, d, differences, threads, breaking):
+    """The directed CSR graph of the pairs within d: u -> v with the count of u as query.
+
+    With ``differences="swarm"`` the pairs one edit apart keep 1 (a single edit is swarm's
+    optimal alignment) and the others are recounted by swarm's alignment, in each direction
+    that the growth can use (with OTU breaking only towards an abundance at most the
+    query's)."""
     n = len(amp)
     keep = dist <= d
     i, j, dist = i[keep], j[keep], dist[keep]
     if differences == "swarm" and d >= 2 and len(i):
-        dij = swarm_alignments(amp, i, j, max_diffs=d, threads=threads)[0]
-        dji = swarm_alignments(amp, j, i, max_diffs=d, threads=threads)[0]
-        a, b = dij <= d, dji <= d
-        rows = np.concatenate([i[a], j[b]])
-        cols = np.concatenate([j[a], i[b]])
-        dd = np.concatenate([dij[a], dji[b]]).astype(np.int32)
-    else:
-        rows = np.concatenate([i, j])
-        cols = np.concatenate([j, i])
-        dd = np.concatenate([dist, dist])
-    return _csr(n, rows, cols, dd)
+        ab = amp.abundance
+        need = dist >= 2
+        fwd = need & (ab[j] <= ab[i]) if breaking else need
+        bwd = need & (ab[i] <= ab[j]) if breaking else need
+        dij = dist.copy()
+        dji = dist.copy()
+        if fwd.any():
+            dij[fwd] = swarm_alignments(amp, i[fwd], j[fwd], max_diffs=d, threads=threads)[0]
+        if bwd.any():
+            dji[bwd] = swarm_alignments(amp, j[bwd], i[bwd], max_diffs=d, threads=threads)[0]
+        use_ij = ~need | fwd
+        use_ji = ~need | bwd
+        if breaking:  # edges the growth cannot use are left out
+            use_ij &= ab[j] <= ab[i]
+            use_ji &= ab[i] <= ab[j]
+        return _csr_pairs(n, i, j, dij, dji, use_ij & (dij <= d), use_ji & (dji <= d))
+    return _csr(n, i, j, dist)
 
 
 # --- the methods --------------------------------------------------------------------------
@@ -457,9 +489,7 @@ def cluster(
         lmax = int(amp.lengths.max())
         dmax = (lmax * (ident.denominator - ident.numerator)) // ident.denominator
         i, j, dist = _neighbour_pairs(amp, dmax, threads, backend)
-        indptr, nbr, dd = _csr(
-            n, np.concatenate([i, j]), np.concatenate([j, i]), np.concatenate([dist, dist])
-        )
+        indptr, nbr, dd = _csr(n, i, j, dist)
         native = load_native()
         cent = native.greedy_centroids(
             indptr,
@@ -498,7 +528,7 @@ def cluster(
         )
     reach = GRAFT_DISTANCE if fastidious else d
     i, j, dist = _neighbour_pairs(amp, reach, threads, backend)
-    indptr, nbr, dd = _graph(amp, i, j, dist, d, differences, threads)
+    indptr, nbr, dd = _graph(amp, i, j, dist, d, differences, threads, method == "swarm")
     order, found, starts, gen, rad = _grow(amp, indptr, nbr, dd, breaking=(method == "swarm"))
     own = np.diff(starts)
     if fastidious:

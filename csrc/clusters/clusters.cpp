@@ -108,7 +108,9 @@ SwarmAlignment swarm_align(const std::uint8_t* q, std::int64_t qlen, const std::
     }
     H.assign(static_cast<std::size_t>(qlen), kInf);
     E.assign(static_cast<std::size_t>(qlen), kInf);
-    dir.assign(static_cast<std::size_t>(qlen * dlen), 0);
+    // the direction bits of the band only: cell (i, j) at j * (2w + 1) + (i - j + w)
+    const std::int64_t width = 2 * w + 1;
+    dir.assign(static_cast<std::size_t>(dlen * width), 0);
     for (std::int64_t i = 0; i < qlen && i <= w; ++i) {
         H[i] = kGapOpen + (i + 1) * kGapExtend;
         E[i] = 2 * kGapOpen + (i + 2) * kGapExtend;
@@ -129,7 +131,7 @@ SwarmAlignment swarm_align(const std::uint8_t* q, std::int64_t qlen, const std::
             H[lo - 1] = E[lo - 1] = kInf;  // leaving the band
         }
         const std::uint8_t dj = d[j];
-        std::uint8_t* drow = dir.data() + qlen * j;
+        const std::int64_t base = width * j + w - j;  // dir[base + i] is cell (i, j)
         for (std::int64_t i = lo; i <= hi; ++i) {
             const std::int64_t nn = H[i];
             std::int64_t e = E[i];
@@ -147,7 +149,7 @@ SwarmAlignment swarm_align(const std::uint8_t* q, std::int64_t qlen, const std::
             f = std::min(h, f);
             e = std::min(h, e);
             E[i] = e;
-            drow[i] = b;
+            dir[static_cast<std::size_t>(base + i)] = b;
             h = nn;
         }
     }
@@ -161,7 +163,7 @@ SwarmAlignment swarm_align(const std::uint8_t* q, std::int64_t qlen, const std::
     std::vector<char> ops;
     if (want_cigar) ops.reserve(static_cast<std::size_t>(qlen + dlen));
     while (i > 0 && j > 0) {
-        const std::uint8_t b = dir[qlen * (j - 1) + (i - 1)];
+        const std::uint8_t b = dir[static_cast<std::size_t>(width * (j - 1) + w + (i - 1) - (j - 1))];
         ++alength;
         if (op == 'I' && (b & kExtLeft)) {
             --j;
