@@ -11,6 +11,7 @@ lists what it offers:
 - :mod:`bioaccel.trees`: NJ, UPGMA, Newick;
 - :mod:`bioaccel.msa_engine`: multiple sequence alignment;
 - :mod:`bioaccel.neighbors`: every pair within a threshold (edit, mash, jaccard), never all pairs;
+- :mod:`bioaccel.clusters`: amplicon clustering (swarm, linkage, greedy) on the pairs within d;
 - :mod:`bioaccel.backends` (reference, cpu, numba-cuda, cupy) over :mod:`bioaccel.kernels`;
 - :mod:`bioaccel.devices`: GPUs and the multi-GPU tile runner;
 - :mod:`bioaccel.sched`: host-wide GPU leases, policies, placement, the simulator;
@@ -44,6 +45,8 @@ _LAZY = {
     "available_backends": "backends",
     "get_backend": "backends",
     "show_config": "config",
+    "cluster": "clusters",
+    "Clustering": "clusters",
     "MODELS": "distances",
     "DistanceMatrix": "distances",
     "distance_matrix": "distances",
@@ -74,6 +77,7 @@ _SUBPACKAGES = frozenset(
     {
         "backends",
         "cli",
+        "clusters",
         "config",
         "devices",
         "distances",
@@ -107,6 +111,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # the names as static tools see them
     from .backends import available_backends, get_backend
+    from .clusters import Clustering, cluster
     from .config import show_config
     from .distances import MODELS, DistanceMatrix, distance_matrix
     from .msa_engine import MultipleAlignment, msa
@@ -125,6 +130,7 @@ __all__ = [
     "PROTEIN",
     "Alignment",
     "Alphabet",
+    "Clustering",
     "AlignmentLengthError",
     "AlphabetError",
     "BackendUnavailableError",
@@ -146,6 +152,7 @@ __all__ = [
     "align",
     "align_scores",
     "available_backends",
+    "cluster",
     "distance_matrix",
     "edit_distances",
     "get_backend",

@@ -104,6 +104,7 @@ _LAZY_COMMANDS = {
     "arbiterd": ("._sched", "arbiterd"),
     "msa": ("._msa", "msa_cmd"),
     "neighbors": ("._neighbors", "neighbors_cmd"),
+    "cluster": ("._cluster", "cluster_cmd"),
 }
 
 

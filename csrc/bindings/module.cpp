@@ -480,6 +480,7 @@ void bind_msa_refine(py::module_& m);       // csrc/bindings/msa_refine.cpp
 void bind_msa_add(py::module_& m);          // csrc/bindings/msa_add.cpp
 void bind_msa_accurate(py::module_& m);     // csrc/bindings/msa_accurate.cpp
 void bind_neighbors(py::module_& m);        // csrc/bindings/neighbors.cpp
+void bind_clusters(py::module_& m);         // csrc/bindings/clusters.cpp
 
 PYBIND11_MODULE(_native, m) {
     bind_msa_add(m);
@@ -489,6 +490,7 @@ PYBIND11_MODULE(_native, m) {
     bind_msa_profile(m);
     bind_msa_accurate(m);
     bind_neighbors(m);
+    bind_clusters(m);
     m.doc() = "bioaccel's compiled core (C++, OpenMP when built with it)";
     m.def("dna_pair_counts", &dna_pair_counts_py, py::arg("planes"), py::arg("i0"), py::arg("i1"),
           py::arg("j0"), py::arg("j1"), py::arg("table"), py::arg("upper_only"), py::arg("threads"),

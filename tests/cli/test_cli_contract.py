@@ -93,6 +93,11 @@ def _json(out: str) -> bool:
 COMMAND_CASES = {
     ("distance",): ((["aln.fa", "-o", "d.phy"], _empty), ["bad.fa", "-o", "d.phy"], ["aln.fa"]),
     ("merge-tiles",): ((["t00.npz", "-o", "m.phy"], _empty), ["aln.fa", "-o", "m.phy"], []),
+    ("cluster",): (
+        (["aln.fa", "--default-abundance", "1", "-o", "otus.txt"], _empty),
+        ["aln.fa", "-o", "otus.txt"],  # no ;size= annotations
+        ["aln.fa", "-o", "otus.txt", "-d", "0"],
+    ),
     ("tree",): (
         (["aln.fa", "-o", "t.nwk"], _empty),
         ["empty.fa", "-o", "t.nwk"],
@@ -728,6 +733,7 @@ READING_COMMANDS = {
     "msa": ["msa", "{bad}", "-o", "out.fa"],
     "msa guide-tree": ["msa", "prot.fa", "--guide-tree", "{bad}", "-o", "out.fa"],
     "neighbors": ["neighbors", "{bad}", "-d", "1", "-o", "out.tsv"],
+    "cluster": ["cluster", "{bad}", "-o", "out.txt"],
     "neighbors merge": ["neighbors", "--merge", "{bad}", "-o", "out.tsv"],
     "sched place": ["sched", "place", "-t", "2", "-s", "{bad}"],
     "sched place topology": ["sched", "place", "-t", "{bad}", "-s", "stages.csv"],
