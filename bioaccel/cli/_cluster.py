@@ -134,7 +134,7 @@ def cluster_cmd(
     bioaccel cluster amplicons.fa -d 1 --fastidious -o otus.txt --seeds seeds.fa
     bioaccel cluster amplicons.fa --method greedy --identity 0.97 -o otus.txt
     """
-    from ..clusters._cluster import MAX_DIFFERENCES
+    from ..clusters import MAX_DIFFERENCES
 
     if method == "greedy":
         if d is not None:

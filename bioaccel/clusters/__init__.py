@@ -12,9 +12,10 @@ The pairs come from :func:`bioaccel.neighbors.neighbors`.
 """
 
 from ._amplicons import Amplicons, read_amplicons
-from ._cluster import DIFFERENCES, METHODS, Clustering, cluster, swarm_alignments
+from ._cluster import DIFFERENCES, MAX_DIFFERENCES, METHODS, Clustering, cluster, swarm_alignments
 
 __all__ = [
+    "MAX_DIFFERENCES",
     "DIFFERENCES",
     "METHODS",
     "Amplicons",

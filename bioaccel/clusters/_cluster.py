@@ -244,7 +244,7 @@ def _write(out, text: str) -> None:
     if hasattr(out, "write"):
         out.write(text)
         return
-    from ..sequences._read import atomic_output
+    from .._core import atomic_output
 
     with atomic_output(out) as f:
         f.write(text)
