@@ -21,6 +21,12 @@ if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
   apt-get update -qq
   apt-get install -y -qq slurm-wlm munge >/dev/null
 fi
+# the amplicon workflow (workflows/amplicons): vsearch, swarm (the oracle of its test), and
+# R's phyloseq, vegan and dada2 for its report and taxonomy
+if ! command -v vsearch >/dev/null || ! command -v swarm >/dev/null || ! Rscript -e 'library(phyloseq); library(vegan); library(dada2)' >/dev/null 2>&1; then
+  apt-get update -qq
+  apt-get install -y -qq vsearch swarm r-bioc-phyloseq r-cran-vegan r-bioc-dada2 >/dev/null
+fi
 # compat mode puts the checkout on sys.path, so Snakemake's plugin discovery (pkgutil)
 # finds snakemake_scheduler_plugin_bioaccel
 python3 -m pip install -q -e '.[test,r,workflows]' --config-settings editable_mode=compat
