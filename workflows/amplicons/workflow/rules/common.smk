@@ -131,16 +131,29 @@ def to_filter(wildcards):
 
 
 def cluster_options():
+    """The `bioaccel cluster` options of the config; settings that do not apply to the
+    chosen method are errors, not silently dropped."""
     c = config["cluster"]
-    opts = [f"--method {c['method']}"]
-    if c["identity"] is not None:
-        opts.append(f"--identity {c['identity']}")
+    method, problems = c["method"], []
+    opts = [f"--method {method}"]
+    if method == "greedy":
+        opts.append(f"--identity {c['identity'] if c['identity'] is not None else 0.97}")
+        if c["differences"] == "swarm":
+            problems.append("cluster.differences: swarm does not apply to greedy")
     else:
         opts.append(f"-d {c['d']}")
-    if c["method"] == "swarm":
-        opts.append(f"--differences {c['differences']}")
-        if c["fastidious"]:
-            opts.append(f"--fastidious --boundary {c['boundary']}")
+        opts.append(f"--differences {c['differences'] or 'swarm'}")
+        if c["identity"] is not None:
+            problems.append(f"cluster.identity applies to greedy only (method is {method})")
+    if c["fastidious"]:
+        if method != "swarm" or c["d"] != 1:
+            problems.append(
+                f"cluster.fastidious applies to swarm with d = 1 (method {method}, "
+                f"d {c['d']}): set cluster.fastidious: false"
+            )
+        opts.append(f"--fastidious --boundary {c['boundary']}")
+    if problems:
+        raise ValueError("config: " + "; ".join(problems))
     return " ".join(opts)
 
 

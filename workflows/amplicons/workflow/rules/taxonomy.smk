@@ -41,7 +41,7 @@ elif TAXONOMY["method"] == "sintax":
             "benchmarks/taxonomy/sintax.tsv"
         shell:
             "vsearch --sintax {input.fasta} --db {input.reference} --sintax_cutoff "
-            "{params.cutoff} --sintax_random --randseed 1 --tabbedout {output} "
+            "{params.cutoff} --randseed 1 --tabbedout {output} "
             "--threads 1 2> {log}"
 
     rule taxonomy:
