@@ -10,6 +10,7 @@ lists what it offers:
 - :mod:`bioaccel.distances`: distance matrices (every model), tiles, on-disk matrices;
 - :mod:`bioaccel.trees`: NJ, UPGMA, Newick;
 - :mod:`bioaccel.msa_engine`: multiple sequence alignment;
+- :mod:`bioaccel.clusters`: amplicon clustering (swarm, linkage, greedy) on the pairs within d;
 - :mod:`bioaccel.backends` (reference, cpu, numba-cuda, cupy) over :mod:`bioaccel.kernels`;
 - :mod:`bioaccel.devices`: GPUs and the multi-GPU tile runner;
 - :mod:`bioaccel.sched`: host-wide GPU leases, policies, placement, the simulator;
@@ -43,6 +44,8 @@ _LAZY = {
     "available_backends": "backends",
     "get_backend": "backends",
     "show_config": "config",
+    "cluster": "clusters",
+    "Clustering": "clusters",
     "MODELS": "distances",
     "DistanceMatrix": "distances",
     "distance_matrix": "distances",
@@ -70,6 +73,7 @@ _SUBPACKAGES = frozenset(
     {
         "backends",
         "cli",
+        "clusters",
         "config",
         "devices",
         "distances",
@@ -102,6 +106,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # the names as static tools see them
     from .backends import available_backends, get_backend
+    from .clusters import Clustering, cluster
     from .config import show_config
     from .distances import MODELS, DistanceMatrix, distance_matrix
     from .msa_engine import MultipleAlignment, msa
@@ -117,6 +122,7 @@ __all__ = [
     "PROTEIN",
     "Alignment",
     "Alphabet",
+    "Clustering",
     "AlignmentLengthError",
     "AlphabetError",
     "BackendUnavailableError",
@@ -137,6 +143,7 @@ __all__ = [
     "align",
     "align_scores",
     "available_backends",
+    "cluster",
     "distance_matrix",
     "edit_distances",
     "get_backend",

@@ -320,3 +320,36 @@ class MsaPosteriorSet:
     def nbytes(self) -> int: ...
     @property
     def entries(self) -> int: ...
+
+# --- amplicon clustering (csrc/clusters, csrc/bindings/clusters.cpp) ---------------------
+def swarm_grow(
+    indptr: npt.NDArray[np.int64],
+    nbr: npt.NDArray[np.int64],
+    dist: npt.NDArray[np.int32],
+    abundance: npt.NDArray[np.uint64],
+    breaking: bool,
+) -> tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int32],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+]: ...
+def greedy_centroids(
+    indptr: npt.NDArray[np.int64],
+    nbr: npt.NDArray[np.int64],
+    dist: npt.NDArray[np.int32],
+    lengths: npt.NDArray[np.int64],
+    num: int,
+    den: int,
+) -> npt.NDArray[np.int64]: ...
+def swarm_align(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    queries: npt.NDArray[np.int64],
+    targets: npt.NDArray[np.int64],
+    max_diffs: int,
+    want_cigar: bool,
+    threads: int,
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], list[str]]: ...

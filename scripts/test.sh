@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Install everything the test suite needs (R, ape, phangorn, testthat, roxygen2, FastTree, IQ-TREE from Debian; the
+# Install everything the test suite needs (R, ape, phangorn, testthat, roxygen2, FastTree, IQ-TREE, swarm, vsearch from Debian; the
 # package with its test, R and workflow extras) and run the whole suite. Used by the
 # README's test command and by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
-if ! command -v R >/dev/null || ! command -v mash >/dev/null || ! command -v fasttree >/dev/null || ! command -v iqtree2 >/dev/null || ! command -v clang-format >/dev/null || ! Rscript -e 'library(ape); library(phangorn); library(testthat); library(roxygen2)' >/dev/null 2>&1; then
+if ! command -v R >/dev/null || ! command -v mash >/dev/null || ! command -v fasttree >/dev/null || ! command -v iqtree2 >/dev/null || ! command -v clang-format >/dev/null || ! command -v swarm >/dev/null || ! command -v vsearch >/dev/null || ! Rscript -e 'library(ape); library(phangorn); library(testthat); library(roxygen2)' >/dev/null 2>&1; then
   apt-get update -qq
-  apt-get install -y -qq r-base-core r-cran-ape r-cran-phangorn r-cran-testthat r-cran-roxygen2 mash fasttree iqtree clang-format >/dev/null
+  apt-get install -y -qq r-base-core r-cran-ape r-cran-phangorn r-cran-testthat r-cran-roxygen2 mash fasttree iqtree clang-format swarm vsearch >/dev/null
 fi
 # nvcc compiles every CUDA C source in the tests (strict CI fails without it): the CUDA
 # toolkit's bin folder when it is installed but not on the PATH

@@ -88,7 +88,7 @@ bioaccel_command <- function() {
   # the options of the command line that are flags (no value): TRUE gives the flag alone;
   # any other option given TRUE/FALSE would take the next argument as its value
   flags <- c("pairwise_deletion", "float64", "restart", "ungap", "traceback", "clamp_negative",
-             "refine", "no_refine")
+             "refine", "no_refine", "fastidious")
   if (!length(opts)) return(character())
   keys <- names(opts)
   if (is.null(keys) || any(!nzchar(keys))) {

@@ -103,6 +103,11 @@ def _json(out: str) -> bool:
 COMMAND_CASES = {
     ("distance",): ((["aln.fa", "-o", "d.phy"], _empty), ["bad.fa", "-o", "d.phy"], ["aln.fa"]),
     ("merge-tiles",): ((["t00.npz", "-o", "m.phy"], _empty), ["aln.fa", "-o", "m.phy"], []),
+    ("cluster",): (
+        (["aln.fa", "--default-abundance", "1", "-o", "otus.txt"], _empty),
+        ["aln.fa", "-o", "otus.txt"],  # no ;size= annotations
+        ["aln.fa", "-o", "otus.txt", "-d", "0"],
+    ),
     ("tree",): (
         (["aln.fa", "-o", "t.nwk"], _empty),
         ["empty.fa", "-o", "t.nwk"],

@@ -1,0 +1,125 @@
+# Amplicon clustering with bioaccel from R, through its command line.
+
+# The abundance annotation of FASTA headers as swarm and vsearch write it: the first
+# `size=N` at the start or after `;`, followed by `;` or the end. Returns the ids (the
+# header without the annotation, as bioaccel's assignments table names them) and sizes
+# (NA where there is none).
+.split_size <- function(headers) {
+  m <- regexpr("(^|;)size=[0-9]+(;|$)", headers, perl = TRUE)
+  size <- rep(NA_real_, length(headers))
+  ids <- headers
+  hit <- m > 0
+  if (any(hit)) {
+    start <- m[hit]
+    len <- attr(m, "match.length")[hit]
+    h <- headers[hit]
+    token <- substr(h, start, start + len - 1L)
+    size[hit] <- as.numeric(gsub("[^0-9]", "", token))
+    head <- substr(h, 1L, start - 1L)
+    tail <- substr(h, start + len, nchar(h))
+    lead <- startsWith(token, ";")
+    trail <- endsWith(token, ";")
+    ids[hit] <- ifelse(lead & trail & nzchar(tail), paste0(head, ";", tail), paste0(head, tail))
+  }
+  list(ids = ids, size = size)
+}
+
+#' Cluster amplicons with bioaccel: swarm, single linkage or greedy centroids
+#'
+#' Runs `bioaccel cluster` on dereplicated amplicons and reads its assignment table.
+#' `method = "swarm"` grows OTUs from abundance peaks as swarm 3 does (with OTU breaking;
+#' `fastidious = TRUE` is swarm's `-f`); `"linkage"` gives the connected components of the
+#' pairs within `d`; `"greedy"` clusters around centroids in decreasing abundance at
+#' `identity` (Levenshtein distance over the longer length).
+#'
+#' @param amplicons a named character vector of dereplicated sequences (names are the ids),
+#'   or the path of a FASTA file whose headers carry `;size=N` abundances.
+#' @param abundance for a character vector: the abundance of each sequence; `NULL` reads
+#'   them from `;size=N` in the names.
+#' @param method `swarm`, `linkage` or `greedy`.
+#' @param d the number of differences that links two amplicons (swarm, linkage; 1 to 255).
+#' @param fastidious,boundary swarm's `-f` and `-b` (with `d = 1`).
+#' @param differences `edit` (Levenshtein) or `swarm` (the differences of swarm's optimal
+#'   alignment, for parity with swarm at `d >= 2`).
+#' @param identity the greedy method's threshold (default 0.97).
+#' @param ... further options of `bioaccel cluster`, e.g. `threads = 2`, `backend = "cpu"`.
+#' @return a data.frame with one row per amplicon, in input order: `id`, `cluster`
+#'   (1-based, in the order of bioaccel's OTU list), `seed` (the id of the OTU's seed),
+#'   `abundance`.
+#' @export
+#' @examples
+#' \dontrun{
+#' seqs <- c(a = "ACGTACGTACGTAAAA", b = "ACGTACGTACGTAAAT", c = "GGGGGGGGCCCCAAAA")
+#' bioaccel_cluster(seqs, abundance = c(10, 2, 5))
+#' }
+bioaccel_cluster <- function(amplicons, abundance = NULL, method = c("swarm", "linkage", "greedy"),
+                             d = NULL, fastidious = FALSE, boundary = NULL,
+                             differences = c("edit", "swarm"), identity = NULL, ...) {
+  method <- match.arg(method)
+  differences <- match.arg(differences)
+  dir <- .scratch()
+  if (is.character(amplicons) && length(amplicons) == 1 && is.null(names(amplicons))) {
+    if (!is.null(abundance)) {
+      stop("abundance: a FASTA file carries its abundances as ;size=N in the headers", call. = FALSE)
+    }
+    path <- path.expand(amplicons)
+    if (!file.exists(path)) {
+      stop(sprintf(paste("amplicons: no such file %s (a single unnamed string is taken as a file",
+                         "path; give sequences as a named character vector)"), amplicons), call. = FALSE)
+    }
+    input <- list(path = path, label = amplicons, ids = NULL, keys = NULL)
+    con <- gzfile(path)
+    lines <- readLines(con, warn = FALSE)
+    close(con)
+    headers <- sub("^>([^ \t\r]*).*$", "\\1", lines[startsWith(lines, ">")])
+    split <- .split_size(headers)
+    sizes <- setNames(split$size, split$ids)
+  } else {
+    if (!is.character(amplicons)) {
+      stop("amplicons: expected a named character vector of sequences or a FASTA path", call. = FALSE)
+    }
+    names0 <- names(amplicons)
+    if (is.null(names0) || any(is.na(names0) | !nzchar(names0))) {
+      stop("amplicons: every sequence needs a name (its id)", call. = FALSE)
+    }
+    if (is.null(abundance)) {
+      split <- .split_size(names0)
+      if (anyNA(split$size)) {
+        stop(sprintf(paste("amplicons: '%s' has no ;size=N annotation; give abundance = c(...)",
+                           "or name the sequences id;size=N"), names0[which(is.na(split$size))[1]]),
+             call. = FALSE)
+      }
+      ids <- split$ids
+      abundance <- split$size
+    } else {
+      if (length(abundance) != length(amplicons) || anyNA(abundance) || any(abundance < 1) ||
+          any(abundance != round(abundance))) {
+        stop(sprintf("abundance: expected %d positive whole numbers, one per sequence",
+                     length(amplicons)), call. = FALSE)
+      }
+      ids <- names0
+    }
+    dup <- anyDuplicated(ids)
+    if (dup) stop(sprintf("amplicons: the id '%s' is used twice", ids[dup]), call. = FALSE)
+    keys <- sprintf("bioaccel.amplicons%d.", seq_along(ids))
+    path <- file.path(dir, "amplicons.fasta")
+    writeLines(paste0(">", keys, ";size=", format(abundance, scientific = FALSE, trim = TRUE),
+                      "\n", unname(amplicons)), path, useBytes = TRUE)
+    input <- list(path = path, label = "amplicons", ids = ids, keys = keys)
+    sizes <- setNames(as.numeric(abundance), keys)
+  }
+  out <- file.path(dir, "assignments.tsv")
+  opts <- list(method = method, differences = differences, identity = identity)
+  if (method != "greedy") opts$max_distance <- if (is.null(d)) 1 else d
+  if (isTRUE(fastidious)) opts$fastidious <- TRUE
+  opts$boundary <- boundary
+  args <- c("cluster", shQuote(input$path), .cli_args(c(opts, list(...))),
+            "-o", shQuote(file.path(dir, "otus.txt")), "--assignments", shQuote(out))
+  .run(args, list(input))
+  tab <- read.delim(out, quote = "", comment.char = "", na.strings = character(),
+                    colClasses = c(id = "character", cluster = "integer", seed = "character"))
+  tab$abundance <- unname(sizes[tab$id])
+  tab$id <- .real_ids(tab$id, input)
+  tab$seed <- .real_ids(tab$seed, input)
+  tab
+}

@@ -1,0 +1,37 @@
+test_that("bioaccel_cluster gives swarm's OTUs from a vector and from a FASTA file", {
+  skip_if_not(has_cli(), "the bioaccel command is not installed")
+  seqs <- c(a = "ACGTACGTACGTAAAA", b = "ACGTACGTACGTAAAT", c = "ACGTACGTACGTAATT",
+            d = "TTTTACGTACGTAAAA", e = "GGGGGGGGCCCCAAAA", f = "GGGGGGGGCCCCAAAT")
+  ab <- c(10, 3, 3, 1, 2, 1)
+  res <- bioaccel_cluster(seqs, abundance = ab, backend = "cpu", threads = 1)
+  expect_identical(names(res), c("id", "cluster", "seed", "abundance"))
+  expect_identical(res$id, names(seqs))
+  expect_identical(res$cluster, c(1L, 1L, 1L, 3L, 2L, 2L))
+  expect_identical(res$seed, c("a", "a", "a", "d", "e", "e"))
+  expect_identical(res$abundance, ab)
+  # ids holding ;size=N, and single linkage at d = 4 joins d to a's OTU
+  named <- setNames(seqs, paste0(names(seqs), ";size=", ab))
+  link <- bioaccel_cluster(named, method = "linkage", d = 4)
+  expect_identical(link$id, names(seqs))
+  expect_identical(link$cluster, c(1L, 1L, 1L, 1L, 2L, 2L))
+  # a FASTA file; fastidious grafting at a boundary of 4 leaves e's swarm (mass 3) light
+  path <- tempfile(fileext = ".fa")
+  on.exit(unlink(path))
+  writeLines(paste0(">", names(named), "\n", seqs), path)
+  f <- bioaccel_cluster(path, fastidious = TRUE, boundary = 4)
+  expect_identical(f$cluster, res$cluster)
+  expect_identical(f$abundance, ab)
+  g <- bioaccel_cluster(seqs, abundance = ab, method = "greedy", identity = 0.9)
+  expect_identical(g$seed[1:2], c("a", "a"))
+})
+
+test_that("bioaccel_cluster refuses bad input in the user's terms", {
+  skip_if_not(has_cli(), "the bioaccel command is not installed")
+  expect_error(bioaccel_cluster(c(a = "ACGT", b = "ACGA")), "no ;size=N annotation")
+  expect_error(bioaccel_cluster(c(a = "ACGT", b = "ACGT"), abundance = c(2, 1)),
+               "hold the same sequence")
+  expect_error(bioaccel_cluster(c(a = "ACGT", b = "ACGA"), abundance = c(2, 0)), "positive whole")
+  expect_error(bioaccel_cluster(c(a = "MKVL", b = "ACGA"), abundance = c(2, 1)),
+               "protein or other letter 'L'")
+  expect_error(bioaccel_cluster("no/such.fa"), "no such file")
+})

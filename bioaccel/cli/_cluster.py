@@ -1,0 +1,229 @@
+"""``bioaccel cluster``: amplicon clustering (swarm, linkage, greedy) with swarm's outputs.
+
+Option letters: ``-b`` is the backend, as in every bioaccel command; swarm's boundary
+(its ``-b``) is ``--boundary`` only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import click
+
+from ._io import check_outputs, is_stdio, text_output
+from ._main import _BACKENDS, _THREADS, _THREADS_HELP
+
+#: extension -> format of each output (a name without an extension is accepted)
+OTU_LIST = {".txt": ("otus",), ".otus": ("otus",), ".swarm": ("otus",), ".list": ("otus",)}
+SEEDS = {ext: ("fasta",) for ext in (".fa", ".fasta", ".fas", ".fna")}
+STATISTICS = {".tsv": ("tsv",), ".txt": ("tsv",), ".stats": ("tsv",)}
+UCLUST = {".uc": ("uc",), ".tsv": ("uc",), ".txt": ("uc",)}
+ASSIGNMENTS = {".tsv": ("tsv",), ".txt": ("tsv",)}
+
+
+@click.command("cluster")
+@click.argument("input", type=click.Path(path_type=Path, allow_dash=True))
+@click.option(
+    "--method",
+    type=click.Choice(["swarm", "linkage", "greedy"]),
+    default="swarm",
+    show_default=True,
+    help="swarm: growth from abundance peaks with OTU breaking (swarm 3); linkage: "
+    "connected components of the pairs within d (swarm --no-otu-breaking); greedy: "
+    "centroids in decreasing abundance at --identity.",
+)
+@click.option(
+    "-d",
+    "--max-distance",
+    "d",
+    type=int,
+    default=None,
+    help="d, 1 to 255: pairs within d differences link (swarm, linkage; default 1).",
+)
+@click.option(
+    "--fastidious", is_flag=True, help="swarm's -f (d = 1): graft light swarms onto heavy ones."
+)
+@click.option(
+    "--boundary",
+    type=int,
+    default=None,
+    help="swarm's -b with --fastidious: swarms of mass below it are light (default 3).",
+)
+@click.option(
+    "--differences",
+    type=click.Choice(["edit", "swarm"]),
+    default="edit",
+    show_default=True,
+    help="edit: Levenshtein distance; swarm: the differences of swarm's optimal "
+    "alignment (match 5, mismatch -4, gap open 12, extend 4), for swarm parity at d >= 2.",
+)
+@click.option(
+    "--identity",
+    type=float,
+    default=None,
+    help="greedy: join a centroid at identity (L - edits) / L >= this, L the longer "
+    "length (default 0.97).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, allow_dash=True),
+    required=True,
+    help="OTU list as swarm's -o: one line per OTU, members' headers (- for stdout).",
+)
+@click.option(
+    "--seeds",
+    type=click.Path(path_type=Path, allow_dash=True),
+    default=None,
+    help="FASTA of the seeds with the OTU's summed abundance (swarm's -w).",
+)
+@click.option(
+    "--statistics-file",
+    type=click.Path(path_type=Path, allow_dash=True),
+    default=None,
+    help="swarm's -s table: size, mass, seed, seed abundance, singletons, generations, radius.",
+)
+@click.option(
+    "--uclust-file",
+    type=click.Path(path_type=Path, allow_dash=True),
+    default=None,
+    help="swarm's -u uclust-like table (C, S and H lines; identity and CIGAR to the seed).",
+)
+@click.option(
+    "--assignments",
+    type=click.Path(path_type=Path, allow_dash=True),
+    default=None,
+    help="TSV with a header: id (without ;size=), cluster (1-based, -o order), seed.",
+)
+@click.option(
+    "--default-abundance",
+    type=int,
+    default=None,
+    help="Abundance of records without ;size=N (swarm's -a); by default they are refused.",
+)
+@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
+@click.option(
+    "-b",
+    "--backend",
+    type=_BACKENDS,
+    default="auto",
+    show_default=True,
+    help="Backend of the neighbour search.",
+)
+def cluster_cmd(
+    input,
+    method,
+    d,
+    fastidious,
+    boundary,
+    differences,
+    identity,
+    output,
+    seeds,
+    statistics_file,
+    uclust_file,
+    assignments,
+    default_abundance,
+    threads,
+    backend,
+):
+    """Cluster dereplicated amplicons (FASTA with ;size=N abundances) as swarm does.
+
+    \b
+    bioaccel cluster amplicons.fa -d 1 --fastidious -o otus.txt --seeds seeds.fa
+    bioaccel cluster amplicons.fa --method greedy --identity 0.97 -o otus.txt
+    """
+    from ..clusters._cluster import MAX_DIFFERENCES
+
+    if method == "greedy":
+        if d is not None:
+            raise click.UsageError("-d does not apply to --method greedy (it takes --identity)")
+        if identity is None:
+            identity = 0.97
+    else:
+        if identity is not None:
+            raise click.UsageError("--identity applies to --method greedy only")
+        d = 1 if d is None else d
+        if not 1 <= d <= MAX_DIFFERENCES:
+            raise click.BadParameter(
+                f"{d} is out of range: expected 1 to {MAX_DIFFERENCES}", param_hint="'-d'"
+            )
+    if fastidious and method != "swarm":
+        raise click.UsageError("--fastidious applies to --method swarm only")
+    if fastidious and d != 1:
+        raise click.UsageError(f"--fastidious needs -d 1 (as swarm's -f), got -d {d}")
+    if boundary is not None and not fastidious:
+        raise click.UsageError("--boundary applies with --fastidious only (as swarm's -b)")
+    if boundary is not None and boundary < 1:
+        raise click.BadParameter(
+            f"{boundary}: expected a positive integer", param_hint="'--boundary'"
+        )
+    if default_abundance is not None and default_abundance < 1:
+        raise click.BadParameter(
+            f"{default_abundance}: expected a positive integer", param_hint="'--default-abundance'"
+        )
+    if method == "greedy" and differences != "edit":
+        raise click.UsageError("--differences swarm does not apply to --method greedy")
+    outputs = {
+        "output": output,
+        "seeds": seeds,
+        "statistics_file": statistics_file,
+        "uclust_file": uclust_file,
+        "assignments": assignments,
+    }
+    kinds = {
+        "output": (OTU_LIST, "OTU list"),
+        "seeds": (SEEDS, "seed FASTA"),
+        "statistics_file": (STATISTICS, "statistics table"),
+        "uclust_file": (UCLUST, "uclust table"),
+        "assignments": (ASSIGNMENTS, "assignment table"),
+    }
+    from .._core.outputs import output_format
+
+    for key, path in outputs.items():
+        if path is not None and not is_stdio(path):
+            allowed, what = kinds[key]
+            output_format(path, allowed, what, default=allowed[next(iter(allowed))][0])
+    check_outputs([input], **outputs)
+    from ..clusters import cluster
+
+    result = cluster(
+        "-" if is_stdio(input) else input,
+        method=method,
+        max_distance=d if d is not None else 1,
+        fastidious=fastidious,
+        boundary=3 if boundary is None else boundary,
+        differences=differences,
+        identity=identity if identity is not None else 0.97,
+        threads=threads,
+        backend=backend.lower(),
+        default_abundance=default_abundance,
+    )
+    writers = {
+        "output": result.write_otus,
+        "seeds": result.write_seeds,
+        "statistics_file": result.write_statistics,
+        "uclust_file": result.write_uclust,
+        "assignments": result.write_assignments,
+    }
+    # every output is rendered before any is written, so a failure leaves none behind
+    import io
+
+    texts = {}
+    for key, path in outputs.items():
+        if path is not None:
+            buf = io.StringIO()
+            writers[key](buf)
+            texts[key] = buf.getvalue()
+    with contextlib.ExitStack() as stack:
+        handles = {key: stack.enter_context(text_output(outputs[key])) for key in texts}
+        for key, text in texts.items():
+            handles[key].write(text)
+    click.echo(
+        f"{len(result.amplicons)} amplicons, {result.n_clusters} OTUs ({method}"
+        + (f", d = {d}" if method != "greedy" else f", identity {identity}")
+        + (", fastidious" if fastidious else "")
+        + ")",
+        err=True,
+    )

@@ -1,0 +1,25 @@
+"""Amplicon clustering on the sparse graph of pairs within a threshold (operations layer).
+
+- :func:`cluster`: swarm's growth (with OTU breaking and fastidious grafting), single
+  linkage, greedy centroids; edit or swarm differences;
+- :class:`Clustering`: labels, seeds, abundances, and writers of swarm's outputs (OTU list,
+  seeds, statistics, uclust-like table) plus an assignments TSV;
+- :func:`read_amplicons` / :class:`Amplicons`: dereplicated FASTA with ``;size=N``
+  annotations, checked and put in swarm's order;
+- :func:`swarm_alignments`: swarm's alignment differences, identity and CIGAR.
+
+The pairs come from :func:`bioaccel.neighbors.neighbors`.
+"""
+
+from ._amplicons import Amplicons, read_amplicons
+from ._cluster import DIFFERENCES, METHODS, Clustering, cluster, swarm_alignments
+
+__all__ = [
+    "DIFFERENCES",
+    "METHODS",
+    "Amplicons",
+    "Clustering",
+    "cluster",
+    "read_amplicons",
+    "swarm_alignments",
+]

@@ -1,0 +1,290 @@
+"""Amplicons in: a dereplicated FASTA file with abundance annotations, read as swarm reads it.
+
+- The header is the text after ``>`` up to the first space (tab, CR or end of line), as in
+  swarm; the abundance is the first ``size=N`` annotation at the header's start or after a
+  ``;`` and followed by ``;`` or the end (``a;size=12``, ``a;size=12;``, ``size=12;a``), as
+  ``swarm -z`` and vsearch write it. Its ``id`` is the header without the annotation
+  (``a;size=3;b=1`` -> ``a;b=1``), as swarm prints it in its statistics.
+- A missing annotation is refused, as swarm refuses it without ``-a``; with
+  ``default_abundance=N`` (swarm's ``-a N``) such a record has abundance N and is written
+  ``header;size=N;``. A header holding ``size=`` that is not a valid annotation, or an
+  abundance of 0, is refused either way (never taken as missing).
+- Sequences: A, C, G, T and U (U as T), any case. With ``differences="edit"`` the IUPAC
+  codes (``RYSWKMBDHVN``) are letters of their own: N aligned to N is a match, N aligned
+  to A (or to R) a difference. With ``differences="swarm"`` they are refused, as swarm
+  refuses them. Gaps, protein letters and other bytes are refused, naming the record, the
+  1-based position and the letter. Empty sequences and empty ids are refused.
+- Amplicons must be dereplicated (swarm refuses identical sequences): the two records of
+  a repeated sequence are named, with the command that dereplicates.
+
+Amplicons are kept in swarm's order: abundance decreasing, then header in byte order
+(swarm's ``strcmp``), so node ``k`` of every graph is the ``k``-th amplicon in that order.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import AlphabetError, DuplicateIdError, SequenceFormatError
+from ..sequences import DNA, SeqBatch
+
+DEREPLICATE_HINT = "dereplicate first, e.g. `vsearch --derep_fulllength in.fa --sizein --sizeout --output derep.fa`"
+
+#: codes of the DNA alphabet (0-3 A C G T, 4-14 IUPAC) for every byte; 255 elsewhere
+_TABLE = np.full(256, 255, dtype=np.uint8)
+for _code, _letter in enumerate("ACGTRYSWKMBDHVN"):
+    _TABLE[ord(_letter)] = _TABLE[ord(_letter.lower())] = _code
+_TABLE[ord("U")] = _TABLE[ord("u")] = 3
+_LETTERS = np.frombuffer(b"ACGTRYSWKMBDHVN", dtype=np.uint8)
+_TABLE_SWARM = np.where(_TABLE <= 3, _TABLE, 255).astype(np.uint8)
+
+_SIZE = re.compile(rb"(?:^|;)size=([0-9]+)(?:;|$)")
+_MAX_ABUNDANCE = 2**63 - 1
+
+
+@dataclass(frozen=True, eq=False)
+class Amplicons:
+    """Dereplicated amplicons in swarm's order (abundance decreasing, header ascending).
+
+    Attributes
+    ----------
+    raw_headers : list of str
+        The headers as read (swarm sorts and breaks ties on these).
+    headers : list of str
+        As written in outputs: the header as read, or ``header;size=N;`` where the
+        abundance came from ``default_abundance``.
+    ids : list of str
+        Headers without their abundance annotation.
+    abundance : numpy.ndarray of uint64
+    batch : SeqBatch
+        The sequences (DNA codes), in this order; ``batch.ids`` are ``ids``.
+    record : numpy.ndarray of int64
+        The 0-based record number in the input of each amplicon.
+    """
+
+    raw_headers: list[str]
+    headers: list[str]
+    ids: list[str]
+    abundance: np.ndarray
+    batch: SeqBatch
+    record: np.ndarray
+    source: str
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.batch.offsets)
+
+    def sequence(self, k: int) -> str:
+        """Amplicon ``k`` in upper case (U written T), as swarm writes seeds."""
+        b = self.batch
+        return _LETTERS[b.codes[b.offsets[k] : b.offsets[k + 1]]].tobytes().decode()
+
+
+def with_abundance(raw_header: str, abundance: int) -> str:
+    """The header with its annotation set to ``abundance``, as swarm writes seeds
+    (``a;size=3`` -> ``a;size=N;``; a header without one gets ``;size=N;`` appended)."""
+    h = raw_header.encode()
+    m = _SIZE.search(h)
+    if m is None:
+        start = end = len(h)
+    else:
+        start = m.start() if h[m.start() : m.start() + 1] == b";" else 0
+        end = m.end()
+    sep = b";" if start > 0 else b""
+    return (h[:start] + sep + b"size=%d;" % abundance + h[end:]).decode()
+
+
+def _read_raw(source) -> tuple[bytes, str]:
+    if isinstance(source, (bytes, bytearray)):
+        return bytes(source), "<bytes>"
+    if str(source) == "-":
+        return sys.stdin.buffer.read(), "<stdin>"
+    path = Path(source)
+    if path.is_dir():
+        raise SequenceFormatError(f"{path}: is a directory; expected a FASTA file of amplicons")
+    with open(path, "rb") as f:  # OSError names the path (missing file, permission)
+        raw = f.read()
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise SequenceFormatError(f"{path}: damaged gzip file: {exc}") from None
+    return raw, str(path)
+
+
+def read_amplicons(
+    source, *, default_abundance: int | None = None, differences: str = "edit"
+) -> Amplicons:
+    """Read amplicons (a FASTA path, plain or gzip; ``-`` for stdin; bytes), check them and
+    put them in swarm's order (the parse runs in C++: csrc/clusters/amplicons.cpp). See
+    the module docstring for the rules.
+
+    Raises
+    ------
+    SequenceFormatError, AlphabetError, DuplicateIdError (ValueError)
+        One line naming the file, the record (number, line and header) and what was expected.
+    """
+    from .._core.native import load_native
+
+    if default_abundance is not None and not (1 <= int(default_abundance) <= _MAX_ABUNDANCE):
+        raise ValueError(f"default abundance {default_abundance!r}: expected a positive integer")
+    raw, name = _read_raw(source)
+    if not raw.strip():
+        raise SequenceFormatError(f"{name}: file is empty; expected FASTA records of amplicons")
+    table = _TABLE if differences != "swarm" else _TABLE_SWARM
+    (err, a, b, c), hs, he, lines, ast, aen, abundance, order, codes, offsets = (
+        load_native().parse_amplicons(raw, table, int(default_abundance or 0))
+    )
+    text = raw.decode("ascii") if raw.isascii() else None
+
+    def header(k: int):
+        piece = raw[hs[k] : he[k]]
+        return piece.decode("utf-8", "replace")
+
+    def where(k: int) -> str:
+        return f"{name}: record {k + 1} (line {lines[k]}, {header(k)!r})"
+
+    def ident(k: int) -> str:
+        h, x, y = header(k), int(ast[k]), int(aen[k])
+        return h if x < 0 else (h[:x] + ";" + h[y:] if 0 < x and y < len(h) else h[:x] + h[y:])
+
+    if err:
+        _raise(err, a, b, c, name, raw, where, header, ident, lines, differences)
+    n = len(order)
+    hs_l, he_l, as_l, ae_l = (x[order].tolist() for x in (hs, he, ast, aen))
+    if text is not None:
+        raw_headers = [text[x:y] for x, y in zip(hs_l, he_l)]
+    else:
+        raw_headers = [raw[x:y].decode("utf-8", "replace") for x, y in zip(hs_l, he_l)]
+    if text is not None:
+        ids = [
+            h if s < 0 else (h[:s] + ";" + h[e:] if 0 < s and e < len(h) else h[:s] + h[e:])
+            for h, s, e in zip(raw_headers, as_l, ae_l)
+        ]
+    else:
+        ids = []
+        for x, y, s, e in zip(hs_l, he_l, as_l, ae_l):
+            h = raw[x:y]
+            i = h if s < 0 else (h[:s] + b";" + h[e:] if 0 < s and e < len(h) else h[:s] + h[e:])
+            ids.append(i.decode("utf-8", "replace"))
+    if default_abundance is not None and (ast < 0).any():
+        shown = [
+            h if s >= 0 else f"{h};size={int(default_abundance)};"
+            for h, s in zip(raw_headers, as_l)
+        ]
+    else:
+        shown = raw_headers
+    batch = _batch(ids, codes, offsets, name)
+    del n
+    return Amplicons(
+        raw_headers=raw_headers,
+        headers=shown,
+        ids=ids,
+        abundance=abundance[order],
+        batch=batch,
+        record=order.astype(np.int64),
+        source=name,
+    )
+
+
+def _batch(ids, codes, offsets, name) -> SeqBatch:
+    """A SeqBatch of ids the parse has already found unique (SeqBatch's own check is a Python
+    loop: seconds at 10^6 amplicons)."""
+    batch = object.__new__(SeqBatch)
+    for key, value in (
+        ("ids", ids),
+        ("codes", codes),
+        ("offsets", offsets),
+        ("alphabet", DNA),
+        ("source", name),
+    ):
+        object.__setattr__(batch, key, value)
+    return batch
+
+
+def _raise(err, a, b, c, name, raw, where, header, ident, lines, differences):
+    """The one-line error of the parse's first problem (codes: bioaccel/clusters.hpp)."""
+    if err == 1:
+        line = raw.split(b"\n")[a - 1][:40].decode("utf-8", "replace")
+        raise SequenceFormatError(
+            f"{name}: line {a}: expected a FASTA header ('>'), got {line!r}; "
+            "amplicons are read from FASTA"
+        )
+    if err == 2:
+        if header(a):
+            raise SequenceFormatError(
+                f"{where(a)}: the header holds only an abundance; expected an id before or after it"
+            )
+        raise SequenceFormatError(
+            f"{name}: record {a + 1} (line {lines[a]}) has an empty header; expected an id"
+        )
+    if err == 3:
+        raise SequenceFormatError(
+            f"{where(a)}: malformed abundance annotation; expected ';size=N' with N a "
+            "positive integer, at the header's end or followed by ';'"
+        )
+    if err == 4:
+        m = _SIZE.search(header(a).encode())
+        value = m.group(1).decode() if m else "?"
+        raise SequenceFormatError(
+            f"{where(a)}: abundance {value} is out of range; expected a positive integer up to "
+            f"{_MAX_ABUNDANCE}"
+        )
+    if err == 5:
+        n = len(lines)
+        raise SequenceFormatError(
+            f"{where(a)}: no abundance annotation ({b} of {n} records lack one); expected "
+            "';size=N' in the header (as `vsearch --derep_fulllength --sizeout` writes it), "
+            "or give a default abundance (--default-abundance 1, as swarm's -a)"
+        )
+    if err == 6:
+        raise DuplicateIdError(
+            f"{name}: records {a + 1} (line {lines[a]}, {header(a)!r}) and {b + 1} (line "
+            f"{lines[b]}, {header(b)!r}) share the id {ident(b)!r}; expected unique ids"
+        )
+    if err == 7:
+        raise SequenceFormatError(f"{where(a)}: empty sequence; expected nucleotides")
+    if err == 8:
+        letter = chr(c)
+        expected = (
+            "A, C, G, T or U (swarm's alphabet: --differences swarm refuses IUPAC codes; "
+            "--differences edit counts them as letters of their own)"
+            if differences == "swarm"
+            else "nucleotides A, C, G, T, U or IUPAC codes (RYSWKMBDHVN)"
+        )
+        what = (
+            "IUPAC code"
+            if _TABLE[c] != 255
+            else "gap"
+            if letter in "-."
+            else "protein or other letter"
+        )
+        raise AlphabetError(f"{where(a)}: position {b + 1}: {what} {letter!r}; expected {expected}")
+    if err == 9:
+        raise SequenceFormatError(
+            f"{name}: records {a + 1} ({header(a)!r}, line {lines[a]}) and {b + 1} "
+            f"({header(b)!r}, line {lines[b]}) hold the same sequence; amplicons must be "
+            "dereplicated: " + DEREPLICATE_HINT
+        )
+    raise RuntimeError(f"{name}: unknown parse error {err}")
+
+
+def amplicons_from_records(records, **kw) -> Amplicons:
+    """:func:`read_amplicons` of ``(header, sequence)`` pairs (or a dict header -> sequence)."""
+    items = records.items() if isinstance(records, dict) else records
+    text = "".join(f">{h}\n{s}\n" for h, s in items)
+    return read_amplicons(text.encode(), **kw)
+
+
+def is_path(x) -> bool:
+    return isinstance(x, (str, os.PathLike))

@@ -1,0 +1,521 @@
+"""``cluster``: amplicon clustering on the sparse graph of pairs within a threshold.
+
+Methods (nodes are the amplicons in swarm's order, see :mod:`._amplicons`):
+
+- ``swarm``: swarm 3's growth (algod1.cc for d = 1, algo.cc for d >= 2): each amplicon not
+  yet in a swarm, in order, seeds one; generation g + 1 is every free amplicon within d of
+  a member of generation g whose abundance is at most that member's (OTU breaking),
+  sorted by node. ``fastidious`` (d = 1): swarms lighter than ``boundary`` are grafted
+  onto heavy ones: each light amplicon's candidate is the first heavy amplicon within
+  2 edits; candidates in (heavy, light) order attach each light swarm once, after the
+  heavy swarm's members.
+- ``linkage``: the same growth without OTU breaking: connected components of the pairs
+  within d (``swarm -d D --no-otu-breaking``), members in swarm's order.
+- ``greedy``: centroids in decreasing abundance: an amplicon joins the centroid of highest
+  identity ``(L - e) / L`` >= ``identity`` (e the Levenshtein distance, L the longer
+  length; ties: the more abundant centroid), else it becomes a centroid.
+
+Differences: ``edit`` counts Levenshtein distances (exact, from :func:`bioaccel.neighbors`);
+``swarm`` counts the differences (mismatches + gap columns) of swarm's optimal global
+alignment (:func:`swarm_alignments`), which are never fewer: the pairs within d of the
+neighbour search are recounted, each in both directions (swarm's tie-breaks make the
+count depend on which amplicon is the query: the one growing).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from .._core.native import load_native
+from .._core.threads import check_threads
+from ._amplicons import Amplicons, amplicons_from_records, read_amplicons, with_abundance
+
+log = logging.getLogger("bioaccel.clusters")
+
+METHODS = ("swarm", "linkage", "greedy")
+DIFFERENCES = ("edit", "swarm")
+#: swarm's range of -d (0 is its dereplication mode, which bioaccel does not need)
+MAX_DIFFERENCES = 255
+#: fastidious grafting links light amplicons to heavy ones within this many edits (swarm -f)
+GRAFT_DISTANCE = 2
+
+
+@dataclass(frozen=True, eq=False)
+class Clustering:
+    """The OTUs of :func:`cluster`, in swarm's output order, and their writers.
+
+    Attributes
+    ----------
+    amplicons : Amplicons
+        The input, in swarm's order (node ``k`` is ``amplicons.ids[k]``).
+    members : numpy.ndarray of int64
+        Nodes OTU by OTU, each OTU in swarm's order (seed first); OTU ``c`` is
+        ``members[starts[c]:starts[c + 1]]``.
+    starts : numpy.ndarray of int64
+    found : numpy.ndarray of int64
+        The same nodes in the order swarm found them (its ``-u`` order for d >= 2).
+    generation, radius : numpy.ndarray of int64, per node
+        Generations from the seed and summed differences along the growth (swarm's -s
+        columns 6 and 7); a grafted amplicon keeps those of its light swarm.
+    own_size : numpy.ndarray of int64, per OTU
+        Members grown from the seed (before any grafted light swarm).
+    """
+
+    amplicons: Amplicons
+    method: str
+    max_distance: int | None
+    differences: str
+    fastidious: bool
+    boundary: int | None
+    identity: float | None
+    members: np.ndarray
+    starts: np.ndarray
+    found: np.ndarray
+    generation: np.ndarray
+    radius: np.ndarray
+    own_size: np.ndarray
+    threads: int = 0
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    # --- the numbers -------------------------------------------------------------------
+    @property
+    def n_clusters(self) -> int:
+        return len(self.starts) - 1
+
+    def __len__(self) -> int:
+        return self.n_clusters
+
+    @property
+    def seeds(self) -> np.ndarray:
+        """The seed node of each OTU."""
+        return self.members[self.starts[:-1]]
+
+    @property
+    def seed_ids(self) -> list[str]:
+        return [self.amplicons.ids[k] for k in self.seeds]
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return np.diff(self.starts)
+
+    @property
+    def node_cluster(self) -> np.ndarray:
+        """The 0-based OTU of each node."""
+        if "node_cluster" not in self._cache:
+            out = np.empty(len(self.amplicons), dtype=np.int64)
+            out[self.members] = np.repeat(np.arange(self.n_clusters), self.sizes)
+            self._cache["node_cluster"] = out
+        return self._cache["node_cluster"]
+
+    @property
+    def labels(self) -> np.ndarray:
+        """The 0-based OTU (in ``-o`` order) of each input record, in input order."""
+        out = np.empty(len(self.amplicons), dtype=np.int64)
+        out[self.amplicons.record] = self.node_cluster
+        return out
+
+    @property
+    def abundances(self) -> np.ndarray:
+        """The summed abundance (mass) of each OTU."""
+        ab = self.amplicons.abundance[self.members].astype(np.uint64)
+        return np.add.reduceat(ab, self.starts[:-1]) if len(ab) else ab
+
+    def _own_stat(self, values: np.ndarray) -> np.ndarray:
+        """The max of ``values`` (per node) over each OTU's own members."""
+        v = values[self.members]
+        ends = self.starts[:-1] + self.own_size
+        out = np.zeros(self.n_clusters, dtype=np.int64)
+        # own members are the first own_size of each OTU
+        for_max = np.where(
+            np.arange(len(v)) < np.repeat(ends, self.sizes), v, np.iinfo(np.int64).min
+        )
+        if len(v):
+            out = np.maximum.reduceat(for_max, self.starts[:-1])
+        return out
+
+    def to_pandas(self):
+        """A DataFrame of id, cluster (1-based, ``-o`` order), seed, abundance in input order."""
+        import pandas as pd
+
+        rows = self._assignment_rows()
+        return pd.DataFrame(rows, columns=["id", "cluster", "seed", "abundance"])
+
+    def _assignment_rows(self):
+        amp = self.amplicons
+        cl = self.node_cluster
+        seeds = self.seeds
+        order = np.argsort(amp.record, kind="stable")  # nodes in input order
+        return [
+            (amp.ids[k], int(cl[k]) + 1, amp.ids[seeds[cl[k]]], int(amp.abundance[k]))
+            for k in order
+        ]
+
+    # --- writers (swarm's formats) --------------------------------------------------------
+    def write_otus(self, out) -> None:
+        """swarm's ``-o``: one line per OTU, its members' headers, space separated."""
+        h = self.amplicons.headers
+        m = self.members.tolist()
+        s = self.starts.tolist()
+        _write(out, ("".join(" ".join(h[k] for k in m[a:b]) + "\n" for a, b in zip(s, s[1:]))))
+
+    def write_seeds(self, out) -> None:
+        """swarm's ``-w``: each OTU's seed with the OTU's mass (``>a;size=SUM;``), the OTUs
+        by decreasing mass, then seed header."""
+        amp = self.amplicons
+        mass = self.abundances.tolist()
+        seeds = self.seeds.tolist()
+        order = sorted(
+            range(self.n_clusters), key=lambda c: (-mass[c], amp.raw_headers[seeds[c]].encode())
+        )
+        lines = []
+        for c in order:
+            k = seeds[c]
+            lines.append(f">{with_abundance(amp.raw_headers[k], mass[c])}\n{amp.sequence(k)}\n")
+        _write(out, "".join(lines))
+
+    def write_statistics(self, out) -> None:
+        """swarm's ``-s``: OTU size, mass, seed id, seed abundance, singletons, generations,
+        radius (tab separated, one line per OTU in ``-o`` order)."""
+        amp = self.amplicons
+        ab = amp.abundance[self.members]
+        single = np.add.reduceat((ab == 1).astype(np.int64), self.starts[:-1]) if len(ab) else ab
+        gens = self._own_stat(self.generation)
+        rad = self._own_stat(self.radius)
+        mass = self.abundances
+        seeds = self.seeds
+        lines = [
+            f"{sz}\t{ms}\t{amp.ids[sd]}\t{amp.abundance[sd]}\t{sg}\t{g}\t{r}\n"
+            for sz, ms, sd, sg, g, r in zip(
+                self.sizes.tolist(),
+                mass.tolist(),
+                seeds.tolist(),
+                single.tolist(),
+                gens.tolist(),
+                rad.tolist(),
+            )
+        ]
+        _write(out, "".join(lines))
+
+    def write_uclust(self, out) -> None:
+        """swarm's ``-u``: per OTU a C and an S line, then an H line per member with the
+        identity and CIGAR of swarm's alignment of the member to the seed."""
+        amp = self.amplicons
+        h = amp.headers
+        lengths = amp.lengths
+        # swarm lists members in -o order for d = 1, in the order found for d >= 2
+        use_found = self.method in ("swarm", "linkage") and (self.max_distance or 1) >= 2
+        seq = self.found if use_found else self.members
+        starts = self.starts
+        seeds = self.seeds
+        queries = np.repeat(seeds, self.sizes)
+        keep = seq != queries
+        diffs, alens, cigars = swarm_alignments(
+            amp, queries[keep], seq[keep], max_diffs=-1, cigars=True, threads=self.threads
+        )
+        lines = []
+        it = iter(zip(diffs.tolist(), alens.tolist(), cigars))
+        seq_l = seq.tolist()
+        for c, (a, b) in enumerate(zip(starts.tolist(), starts[1:].tolist())):
+            sd = int(seeds[c])
+            lines.append(f"C\t{c}\t{b - a}\t*\t*\t*\t*\t*\t{h[sd]}\t*\n")
+            lines.append(f"S\t{c}\t{lengths[sd]}\t*\t*\t*\t*\t*\t{h[sd]}\t*\n")
+            for k in seq_l[a:b]:
+                if k == sd:
+                    continue
+                d, al, cg = next(it)
+                pid = 100.0 * (al - d) / al
+                lines.append(
+                    f"H\t{c}\t{lengths[k]}\t{pid:.1f}\t+\t0\t0\t{cg if d > 0 else '='}\t{h[k]}\t{h[sd]}\n"
+                )
+        _write(out, "".join(lines))
+
+    def write_assignments(self, out) -> None:
+        """TSV with a header: id (without ``;size=``), cluster (1-based, ``-o`` order),
+        seed id; one row per input record, in input order."""
+        rows = self._assignment_rows()
+        _write(out, "id\tcluster\tseed\n" + "".join(f"{i}\t{c}\t{s}\n" for i, c, s, _ in rows))
+
+
+def _write(out, text: str) -> None:
+    if hasattr(out, "write"):
+        out.write(text)
+        return
+    from ..sequences._read import atomic_output
+
+    with atomic_output(out) as f:
+        f.write(text)
+
+
+# --- the graph ----------------------------------------------------------------------------
+def _neighbour_pairs(amp: Amplicons, d: int, threads: int, backend: str):
+    """(i, j, distance) of every pair within Levenshtein d, i < j, from bioaccel.neighbors."""
+    if d <= 0 or len(amp) < 2:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z, z.astype(np.int32)
+    from ..neighbors import neighbors
+
+    nb = neighbors(amp.batch, max_distance=d, model="edit", threads=threads, backend=backend)
+    return (
+        np.asarray(nb.i, dtype=np.int64),
+        np.asarray(nb.j, dtype=np.int64),
+        np.asarray(nb.distance, dtype=np.int32),
+    )
+
+
+def swarm_alignments(
+    amp: Amplicons, queries, targets, *, max_diffs: int = -1, cigars: bool = False, threads: int = 0
+):
+    """swarm's alignment of amplicon ``queries[k]`` (swarm's query) with ``targets[k]``:
+    (diffs, alignment lengths, CIGARs). ``max_diffs >= 0`` aligns in the band that holds
+    every alignment of at most that many differences and reports ``max_diffs + 1`` past it."""
+    native = load_native()
+    q = np.ascontiguousarray(queries, dtype=np.int64)
+    t = np.ascontiguousarray(targets, dtype=np.int64)
+    diffs, lengths, cg = native.swarm_align(
+        amp.batch.codes, amp.batch.offsets, q, t, int(max_diffs), bool(cigars), threads
+    )
+    return diffs, lengths, cg
+
+
+def _csr(n: int, rows: np.ndarray, cols: np.ndarray, dist: np.ndarray):
+    order = np.lexsort((cols, rows))
+    rows, cols, dist = rows[order], cols[order], dist[order]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    return (
+        indptr,
+        np.ascontiguousarray(cols, dtype=np.int64),
+        np.ascontiguousarray(dist, dtype=np.int32),
+    )
+
+
+def _graph(amp, i, j, dist, d, differences, threads):
+    """The directed CSR graph of the pairs within d: u -> v with the count of u as query."""
+    n = len(amp)
+    keep = dist <= d
+    i, j, dist = i[keep], j[keep], dist[keep]
+    if differences == "swarm" and d >= 2 and len(i):
+        dij = swarm_alignments(amp, i, j, max_diffs=d, threads=threads)[0]
+        dji = swarm_alignments(amp, j, i, max_diffs=d, threads=threads)[0]
+        a, b = dij <= d, dji <= d
+        rows = np.concatenate([i[a], j[b]])
+        cols = np.concatenate([j[a], i[b]])
+        dd = np.concatenate([dij[a], dji[b]]).astype(np.int32)
+    else:
+        rows = np.concatenate([i, j])
+        cols = np.concatenate([j, i])
+        dd = np.concatenate([dist, dist])
+    return _csr(n, rows, cols, dd)
+
+
+# --- the methods --------------------------------------------------------------------------
+def _grow(amp, indptr, nbr, dist, breaking):
+    native = load_native()
+    order, found, starts, gen, rad, _parent = native.swarm_grow(
+        indptr, nbr, dist, np.ascontiguousarray(amp.abundance, dtype=np.uint64), breaking
+    )
+    return order, found, starts, gen.astype(np.int64), rad
+
+
+def _graft(amp, order, found, starts, pairs2, boundary):
+    """swarm's fastidious step: light swarms (mass < boundary) attached to heavy ones."""
+    n_sw = len(starts) - 1
+    sizes = np.diff(starts)
+    swarm_of = np.empty(len(amp), dtype=np.int64)
+    swarm_of[order] = np.repeat(np.arange(n_sw), sizes)
+    mass = np.add.reduceat(amp.abundance[order].astype(np.uint64), starts[:-1])
+    heavy = mass >= np.uint64(boundary)
+    i, j, _ = pairs2
+    a = np.concatenate([i, j])
+    b = np.concatenate([j, i])
+    cand = heavy[swarm_of[a]] & ~heavy[swarm_of[b]]
+    h, light = a[cand], b[cand]
+    host = np.arange(n_sw)
+    rank = np.zeros(n_sw, dtype=np.int64)
+    if len(h):
+        # each light amplicon's candidate: the first heavy amplicon (smallest node)
+        best = np.full(len(amp), np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(best, light, h)
+        lights = np.flatnonzero(best != np.iinfo(np.int64).max)
+        parents = best[lights]
+        o = np.lexsort((lights, parents))
+        parents, lights = parents[o], lights[o]
+        ls = swarm_of[lights]
+        _, first = np.unique(ls, return_index=True)
+        first.sort()
+        host[ls[first]] = swarm_of[parents[first]]
+        rank[ls[first]] = np.arange(1, len(first) + 1)
+        log.info("fastidious: %d light swarms grafted", len(first))
+    seq = np.lexsort((rank, host))  # swarms: each host, then its grafts in attach order
+    idx = np.concatenate([np.arange(starts[s], starts[s + 1]) for s in seq]) if n_sw else seq
+    members = order[idx]
+    found_members = found[idx]
+    hosts = host[seq]
+    new_start_mask = np.r_[True, hosts[1:] != hosts[:-1]] if n_sw else np.zeros(0, bool)
+    otu_first_swarm = np.flatnonzero(new_start_mask)
+    sw_sizes = sizes[seq]
+    sw_starts = np.r_[0, np.cumsum(sw_sizes)]
+    new_starts = np.r_[sw_starts[otu_first_swarm], sw_starts[-1]].astype(np.int64)
+    own = sw_sizes[otu_first_swarm].astype(np.int64)
+    return members, found_members, new_starts, own
+
+
+def _check_int(name, value, lo, hi):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name}={value!r}: expected an integer from {lo} to {hi}")
+    if not lo <= int(value) <= hi:
+        raise ValueError(f"{name}={value!r} is out of range: expected {lo} to {hi}")
+    return int(value)
+
+
+def cluster(
+    seqs,
+    method: str = "swarm",
+    max_distance: int = 1,
+    fastidious: bool = False,
+    boundary: int = 3,
+    differences: str = "edit",
+    identity: float = 0.97,
+    threads: int = 0,
+    backend: str = "auto",
+    default_abundance: int | None = None,
+) -> Clustering:
+    """Cluster dereplicated amplicons (swarm, single linkage or greedy centroids).
+
+    Parameters
+    ----------
+    seqs : path, ``-``, bytes of FASTA, :class:`Amplicons`, or (header, sequence) pairs
+        Headers carry the abundance as ``;size=N`` (see :mod:`bioaccel.clusters._amplicons`).
+    method : {"swarm", "linkage", "greedy"}
+    max_distance : int
+        d, 1 to 255 (swarm and linkage).
+    fastidious, boundary : swarm's ``-f`` and ``-b`` (d = 1 only).
+    differences : {"edit", "swarm"}
+        Levenshtein distance, or swarm's count of differences of its optimal alignment.
+    identity : float
+        The greedy method's threshold, in (0, 1].
+    threads, backend : for the neighbour search (and the alignments).
+    default_abundance : int, optional
+        The abundance of records without annotation (swarm's ``-a``); by default they are refused.
+
+    Returns
+    -------
+    Clustering
+
+    Examples
+    --------
+    >>> c = cluster([("a;size=5", "ACGTACGT"), ("b;size=2", "ACGTACGA"), ("c;size=1", "TTTTTTTT")])
+    >>> c.seed_ids, c.labels.tolist()
+    (['a', 'c'], [0, 0, 1])
+    """
+    if method not in METHODS:
+        raise ValueError(f"method={method!r}: expected one of {', '.join(METHODS)}")
+    if differences not in DIFFERENCES:
+        raise ValueError(f"differences={differences!r}: expected one of {', '.join(DIFFERENCES)}")
+    threads = check_threads(threads)
+    if method == "greedy":
+        if differences != "edit":
+            raise ValueError(
+                "differences='swarm' does not apply to method='greedy' (its identity is "
+                "defined on the Levenshtein distance)"
+            )
+        if fastidious:
+            raise ValueError("fastidious applies to method='swarm' only")
+        try:
+            ident = Fraction(str(identity))
+        except (ValueError, TypeError):
+            raise ValueError(f"identity={identity!r}: expected a number in (0, 1]") from None
+        if not 0 < ident <= 1:
+            raise ValueError(f"identity={identity!r} is out of range: expected (0, 1]")
+        d = None
+    else:
+        d = _check_int("max_distance", max_distance, 1, MAX_DIFFERENCES)
+        if fastidious:
+            if method != "swarm":
+                raise ValueError("fastidious applies to method='swarm' only")
+            if d != 1:
+                raise ValueError(f"fastidious needs max_distance=1 (as swarm's -f), got {d}")
+            boundary = _check_int("boundary", boundary, 1, 2**63 - 1)
+    if isinstance(seqs, Amplicons):
+        amp = seqs
+    elif isinstance(seqs, (list, tuple, dict)):
+        amp = amplicons_from_records(
+            seqs, default_abundance=default_abundance, differences=differences
+        )
+    else:
+        amp = read_amplicons(seqs, default_abundance=default_abundance, differences=differences)
+    if differences == "swarm" and amp.batch.codes.size and int(amp.batch.codes.max()) > 3:
+        raise ValueError(
+            f"{amp.source}: IUPAC codes are not swarm's alphabet; use differences='edit'"
+        )
+    n = len(amp)
+    if method == "greedy":
+        lmax = int(amp.lengths.max())
+        dmax = (lmax * (ident.denominator - ident.numerator)) // ident.denominator
+        i, j, dist = _neighbour_pairs(amp, dmax, threads, backend)
+        indptr, nbr, dd = _csr(
+            n, np.concatenate([i, j]), np.concatenate([j, i]), np.concatenate([dist, dist])
+        )
+        native = load_native()
+        cent = native.greedy_centroids(
+            indptr,
+            nbr,
+            dd,
+            np.ascontiguousarray(amp.lengths, dtype=np.int64),
+            ident.numerator,
+            ident.denominator,
+        )
+        # OTUs in order of their centroids; members: the centroid, then the others in order
+        is_c = cent == np.arange(n)
+        key = np.where(is_c, -1, np.arange(n))
+        members = np.lexsort((key, cent))
+        cents = cent[members]
+        starts = np.r_[np.flatnonzero(np.r_[True, cents[1:] != cents[:-1]]), n].astype(np.int64)
+        gen = (~is_c).astype(np.int64)
+        rad = np.zeros(n, dtype=np.int64)
+        rows = np.repeat(np.arange(n), np.diff(indptr))
+        hit = nbr == cent[rows]
+        rad[rows[hit]] = dd[hit]
+        return Clustering(
+            amp,
+            method,
+            None,
+            differences,
+            False,
+            None,
+            float(identity),
+            members,
+            starts,
+            members.copy(),
+            gen,
+            rad,
+            np.diff(starts),
+            threads,
+        )
+    reach = GRAFT_DISTANCE if fastidious else d
+    i, j, dist = _neighbour_pairs(amp, reach, threads, backend)
+    indptr, nbr, dd = _graph(amp, i, j, dist, d, differences, threads)
+    order, found, starts, gen, rad = _grow(amp, indptr, nbr, dd, breaking=(method == "swarm"))
+    own = np.diff(starts)
+    if fastidious:
+        order, found, starts, own = _graft(amp, order, found, starts, (i, j, dist), boundary)
+    return Clustering(
+        amp,
+        method,
+        d,
+        differences,
+        bool(fastidious),
+        boundary if fastidious else None,
+        None,
+        order,
+        starts,
+        found,
+        gen,
+        rad,
+        own,
+        threads,
+    )

@@ -1,0 +1,155 @@
+// pybind11 wrappers of the clustering core (csrc/clusters/): shapes checked here, GIL
+// released around the C++ work.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bioaccel/clusters.hpp"
+#include "bioaccel/common.hpp"
+
+#include "arrays.hpp"
+
+namespace py = pybind11;
+using namespace bioaccel;
+using namespace bioaccel::bindings;
+
+namespace {
+
+clusters::Graph graph_of(const I64Array& indptr, const I64Array& nbr, const I32Array& dist) {
+    if (indptr.ndim() != 1 || indptr.shape(0) < 1 || nbr.ndim() != 1 || dist.ndim() != 1 ||
+        nbr.shape(0) != dist.shape(0))
+        throw std::invalid_argument("graph: indptr (n + 1), nbr and dist (edges) must be 1-d");
+    clusters::Graph g;
+    g.n = indptr.shape(0) - 1;
+    g.indptr = indptr.data();
+    g.nbr = nbr.data();
+    g.dist = dist.data();
+    const std::int64_t m = nbr.shape(0);
+    if (g.indptr[0] != 0 || g.indptr[g.n] != m)
+        throw std::invalid_argument("graph: indptr does not span the edges");
+    for (std::int64_t u = 0; u < g.n; ++u) {
+        if (g.indptr[u + 1] < g.indptr[u]) throw std::invalid_argument("graph: indptr decreases");
+    }
+    for (std::int64_t e = 0; e < m; ++e)
+        if (g.nbr[e] < 0 || g.nbr[e] >= g.n) throw std::invalid_argument("graph: neighbour out of range");
+    return g;
+}
+
+template <typename T>
+py::array_t<T> to_array(const std::vector<T>& v) {
+    py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
+    std::copy(v.begin(), v.end(), a.mutable_data());
+    return a;
+}
+
+py::tuple swarm_grow_py(I64Array indptr, I64Array nbr, I32Array dist, U64Array abundance, bool breaking) {
+    const clusters::Graph g = graph_of(indptr, nbr, dist);
+    if (abundance.ndim() != 1 || abundance.shape(0) != g.n)
+        throw std::invalid_argument("abundance must hold one value per node");
+    clusters::Growth out;
+    {
+        py::gil_scoped_release release;
+        out = clusters::swarm_grow(g, abundance.data(), breaking);
+    }
+    return py::make_tuple(to_array(out.order), to_array(out.found), to_array(out.starts),
+                          to_array(out.generation), to_array(out.radius), to_array(out.parent));
+}
+
+py::array_t<std::int64_t> greedy_centroids_py(I64Array indptr, I64Array nbr, I32Array dist, I64Array lengths,
+                                              std::int64_t num, std::int64_t den) {
+    const clusters::Graph g = graph_of(indptr, nbr, dist);
+    if (lengths.ndim() != 1 || lengths.shape(0) != g.n)
+        throw std::invalid_argument("lengths must hold one value per node");
+    std::vector<std::int64_t> out;
+    {
+        py::gil_scoped_release release;
+        out = clusters::greedy_centroids(g, lengths.data(), num, den);
+    }
+    return to_array(out);
+}
+
+// Swarm's alignment of the pairs (queries[k], targets[k]) of one code buffer.
+py::tuple swarm_align_py(U8Array codes, I64Array offsets, I64Array queries, I64Array targets,
+                         std::int64_t max_diffs, bool want_cigar, int threads) {
+    const SeqView v = seq_view(codes, offsets);
+    if (queries.ndim() != 1 || targets.ndim() != 1 || queries.shape(0) != targets.shape(0))
+        throw std::invalid_argument("queries and targets must be 1-d of one length");
+    const std::int64_t m = queries.shape(0);
+    const std::int64_t* qi = queries.data();
+    const std::int64_t* ti = targets.data();
+    for (std::int64_t k = 0; k < m; ++k)
+        if (qi[k] < 0 || qi[k] >= v.count || ti[k] < 0 || ti[k] >= v.count)
+            throw std::invalid_argument("pair " + std::to_string(k) + " names a sequence out of range");
+    for (std::int64_t s = 0; s < v.count; ++s) {
+        if (v.offsets[s + 1] == v.offsets[s]) throw std::invalid_argument("swarm_align: empty sequence");
+        for (std::int64_t p = v.offsets[s]; p < v.offsets[s + 1]; ++p)
+            if (v.codes[p] > 14) throw std::invalid_argument("swarm_align: codes must be nucleotides");
+    }
+    py::array_t<std::int32_t> diffs(m), lengths(m);
+    std::vector<std::string> cigars(want_cigar ? static_cast<std::size_t>(m) : 0);
+    std::int32_t* dp = diffs.mutable_data();
+    std::int32_t* lp = lengths.mutable_data();
+    const int nthreads = resolve_threads(threads);
+    {
+        py::gil_scoped_release release;
+#pragma omp parallel num_threads(nthreads)
+        {
+            std::vector<std::int64_t> H, E;
+            std::vector<std::uint8_t> dir;
+#pragma omp for schedule(dynamic, 64)
+            for (std::int64_t k = 0; k < m; ++k) {
+                const std::uint8_t* q = v.codes + v.offsets[qi[k]];
+                const std::uint8_t* t = v.codes + v.offsets[ti[k]];
+                clusters::SwarmAlignment a = clusters::swarm_align(q, v.offsets[qi[k] + 1] - v.offsets[qi[k]],
+                                                                   t, v.offsets[ti[k] + 1] - v.offsets[ti[k]],
+                                                                   max_diffs, want_cigar, H, E, dir);
+                dp[k] = static_cast<std::int32_t>(std::min<std::int64_t>(a.diffs, 1 << 30));
+                lp[k] = static_cast<std::int32_t>(a.length);
+                if (want_cigar) cigars[static_cast<std::size_t>(k)] = std::move(a.cigar);
+            }
+        }
+    }
+    (void)threads;
+    return py::make_tuple(diffs, lengths, py::cast(cigars));
+}
+
+py::tuple parse_amplicons_py(py::bytes raw, U8Array table, std::uint64_t default_abundance) {
+    if (table.ndim() != 1 || table.shape(0) != 256)
+        throw std::invalid_argument("table must map all 256 bytes");
+    char* data = nullptr;
+    py::ssize_t size = 0;
+    if (PYBIND11_BYTES_AS_STRING_AND_SIZE(raw.ptr(), &data, &size) != 0)
+        throw std::invalid_argument("raw must be bytes");
+    clusters::ParsedAmplicons out;
+    {
+        py::gil_scoped_release release;
+        out = clusters::parse_amplicons(data, size, table.data(), default_abundance);
+    }
+    py::tuple err = py::make_tuple(static_cast<int>(out.error), out.a, out.b, out.c);
+    return py::make_tuple(err, to_array(out.hstart), to_array(out.hend), to_array(out.line),
+                          to_array(out.astart), to_array(out.aend), to_array(out.abundance),
+                          to_array(out.order), to_array(out.codes), to_array(out.offsets));
+}
+
+}  // namespace
+
+void bind_clusters(py::module_& m) {
+    m.def("swarm_grow", &swarm_grow_py, py::arg("indptr"), py::arg("nbr"), py::arg("dist"),
+          py::arg("abundance"), py::arg("breaking"),
+          "swarm's growth on a CSR graph of nodes in swarm's order: (order, found, starts, "
+          "generation, radius, parent).");
+    m.def("greedy_centroids", &greedy_centroids_py, py::arg("indptr"), py::arg("nbr"), py::arg("dist"),
+          py::arg("lengths"), py::arg("num"), py::arg("den"),
+          "Centroid clustering in node order at identity >= num/den: each node's centroid.");
+    m.def("parse_amplicons", &parse_amplicons_py, py::arg("raw"), py::arg("table"),
+          py::arg("default_abundance"),
+          "FASTA amplicons as swarm reads them: (error, hstart, hend, line, astart, aend, abundance, "
+          "order, codes, offsets).");
+    m.def("swarm_align", &swarm_align_py, py::arg("codes"), py::arg("offsets"), py::arg("queries"),
+          py::arg("targets"), py::arg("max_diffs"), py::arg("want_cigar"), py::arg("threads"),
+          "swarm's global alignment of each (query, target) pair: (diffs, lengths, cigars).");
+}

@@ -1,0 +1,214 @@
+// Amplicon clustering on a sparse graph: swarm's growth, centroid clustering and swarm's
+// alignment differences. See bioaccel/clusters.hpp.
+#include "bioaccel/clusters.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace bioaccel::clusters {
+
+Growth swarm_grow(const Graph& g, const std::uint64_t* abundance, bool breaking) {
+    const std::int64_t n = g.n;
+    Growth out;
+    out.order.reserve(static_cast<std::size_t>(n));
+    out.found.reserve(static_cast<std::size_t>(n));
+    out.generation.assign(static_cast<std::size_t>(n), 0);
+    out.radius.assign(static_cast<std::size_t>(n), 0);
+    out.parent.assign(static_cast<std::size_t>(n), -1);
+    std::vector<std::uint8_t> taken(static_cast<std::size_t>(n), 0);
+    std::vector<std::int64_t> next;
+    for (std::int64_t seed = 0; seed < n; ++seed) {
+        if (taken[seed]) continue;
+        taken[seed] = 1;
+        out.starts.push_back(static_cast<std::int64_t>(out.order.size()));
+        out.order.push_back(seed);
+        out.found.push_back(seed);
+        std::size_t begin = out.order.size() - 1, end = out.order.size();
+        while (begin < end) {
+            next.clear();
+            for (std::size_t k = begin; k < end; ++k) {
+                const std::int64_t u = out.order[k];
+                const std::uint64_t au = abundance[u];
+                for (std::int64_t e = g.indptr[u]; e < g.indptr[u + 1]; ++e) {
+                    const std::int64_t v = g.nbr[e];
+                    if (taken[v] || (breaking && abundance[v] > au)) continue;
+                    taken[v] = 1;
+                    out.generation[v] = out.generation[u] + 1;
+                    out.radius[v] = out.radius[u] + g.dist[e];
+                    out.parent[v] = u;
+                    next.push_back(v);
+                    out.found.push_back(v);
+                }
+            }
+            std::sort(next.begin(), next.end());
+            begin = end;
+            out.order.insert(out.order.end(), next.begin(), next.end());
+            end = out.order.size();
+        }
+    }
+    out.starts.push_back(static_cast<std::int64_t>(out.order.size()));
+    return out;
+}
+
+std::vector<std::int64_t> greedy_centroids(const Graph& g, const std::int64_t* lengths, std::int64_t num,
+                                           std::int64_t den) {
+    if (den <= 0 || num < 0 || num > den) throw std::invalid_argument("identity must be in [0, 1]");
+    const std::int64_t n = g.n;
+    std::vector<std::int64_t> centroid(static_cast<std::size_t>(n), -1);
+    for (std::int64_t v = 0; v < n; ++v) {
+        std::int64_t best = -1, best_num = 0, best_den = 1;  // identity as a fraction
+        for (std::int64_t e = g.indptr[v]; e < g.indptr[v + 1]; ++e) {
+            const std::int64_t u = g.nbr[e];
+            if (u >= v || centroid[u] != u) continue;
+            const std::int64_t m = std::max(lengths[u], lengths[v]);
+            const std::int64_t d = g.dist[e];
+            if (m <= 0 || d > m) continue;
+            // (m - d) / m >= num / den
+            if ((m - d) * den < num * m) continue;
+            // higher identity wins; on a tie the earlier centroid (u increases along the row)
+            if (best < 0 || (m - d) * best_den > best_num * m) {
+                best = u;
+                best_num = m - d;
+                best_den = m;
+            }
+        }
+        centroid[v] = best < 0 ? v : best;
+    }
+    return centroid;
+}
+
+namespace {
+constexpr std::int64_t kMismatch = 18, kGapOpen = 24, kGapExtend = 13;
+constexpr std::int64_t kInf = std::numeric_limits<std::int64_t>::max() / 4;
+constexpr std::uint8_t kUp = 1, kLeft = 2, kExtUp = 4, kExtLeft = 8;
+}  // namespace
+
+SwarmAlignment swarm_align(const std::uint8_t* q, std::int64_t qlen, const std::uint8_t* d, std::int64_t dlen,
+                           std::int64_t max_diffs, bool want_cigar, std::vector<std::int64_t>& H,
+                           std::vector<std::int64_t>& E, std::vector<std::uint8_t>& dir) {
+    SwarmAlignment res;
+    if (qlen <= 0 || dlen <= 0) throw std::invalid_argument("swarm_align: empty sequence");
+    // Band: an alignment of at most max_diffs differences costs at most
+    // max_diffs * (gap open + gap extend); one that strays w cells off the diagonal costs
+    // at least gap open + w * gap extend.
+    std::int64_t w = std::max(qlen, dlen);
+    std::int64_t limit = kInf;
+    if (max_diffs >= 0) {
+        limit = max_diffs * (kGapOpen + kGapExtend);
+        w = std::min(w, (limit - kGapOpen) / kGapExtend + 1);
+        if (w < 0) w = 0;
+        if (std::abs(qlen - dlen) > w || std::abs(qlen - dlen) > max_diffs) {
+            res.diffs = max_diffs + 1;
+            res.score = kInf;
+            return res;
+        }
+    }
+    H.assign(static_cast<std::size_t>(qlen), kInf);
+    E.assign(static_cast<std::size_t>(qlen), kInf);
+    dir.assign(static_cast<std::size_t>(qlen * dlen), 0);
+    for (std::int64_t i = 0; i < qlen && i <= w; ++i) {
+        H[i] = kGapOpen + (i + 1) * kGapExtend;
+        E[i] = 2 * kGapOpen + (i + 2) * kGapExtend;
+    }
+    std::int64_t prev_hi = std::min(qlen - 1, w);
+    for (std::int64_t j = 0; j < dlen; ++j) {
+        const std::int64_t lo = std::max<std::int64_t>(0, j - w), hi = std::min(qlen - 1, j + w);
+        if (lo > hi) continue;
+        for (std::int64_t i = prev_hi + 1; i <= hi; ++i) H[i] = E[i] = kInf;  // entering the band
+        if (hi > prev_hi) prev_hi = hi;
+        std::int64_t f, h;
+        if (lo == 0) {
+            f = 2 * kGapOpen + (j + 2) * kGapExtend;
+            h = (j == 0) ? 0 : (kGapOpen + j * kGapExtend);
+        } else {
+            f = kInf;
+            h = H[lo - 1];
+            H[lo - 1] = E[lo - 1] = kInf;  // leaving the band
+        }
+        const std::uint8_t dj = d[j];
+        std::uint8_t* drow = dir.data() + qlen * j;
+        for (std::int64_t i = lo; i <= hi; ++i) {
+            const std::int64_t nn = H[i];
+            std::int64_t e = E[i];
+            h += (dj == q[i]) ? 0 : kMismatch;
+            std::uint8_t b = (f < h) ? kUp : 0;
+            h = std::min(h, f);
+            h = std::min(h, e);
+            b |= (e == h) ? kLeft : 0;
+            H[i] = h;
+            h += kGapOpen + kGapExtend;
+            e += kGapExtend;
+            f += kGapExtend;
+            b |= (f < h) ? kExtUp : 0;
+            b |= (e < h) ? kExtLeft : 0;
+            f = std::min(h, f);
+            e = std::min(h, e);
+            E[i] = e;
+            drow[i] = b;
+            h = nn;
+        }
+    }
+    res.score = H[qlen - 1];
+    if (res.score > limit) {
+        res.diffs = max_diffs + 1;
+        return res;
+    }
+    std::int64_t i = qlen, j = dlen, alength = 0, matches = 0;
+    char op = 0;
+    std::vector<char> ops;
+    if (want_cigar) ops.reserve(static_cast<std::size_t>(qlen + dlen));
+    while (i > 0 && j > 0) {
+        const std::uint8_t b = dir[qlen * (j - 1) + (i - 1)];
+        ++alength;
+        if (op == 'I' && (b & kExtLeft)) {
+            --j;
+        } else if (op == 'D' && (b & kExtUp)) {
+            --i;
+        } else if (b & kLeft) {
+            --j;
+            op = 'I';
+        } else if (b & kUp) {
+            --i;
+            op = 'D';
+        } else {
+            if (q[i - 1] == d[j - 1]) ++matches;
+            --i;
+            --j;
+            op = 'M';
+        }
+        if (want_cigar) ops.push_back(op);
+    }
+    while (i > 0) {
+        ++alength;
+        --i;
+        if (want_cigar) ops.push_back('D');
+    }
+    while (j > 0) {
+        ++alength;
+        --j;
+        if (want_cigar) ops.push_back('I');
+    }
+    res.length = alength;
+    res.diffs = alength - matches;
+    if (max_diffs >= 0 && res.diffs > max_diffs) res.diffs = max_diffs + 1;
+    if (want_cigar) {
+        std::string cigar;
+        for (std::size_t k = ops.size(); k > 0;) {
+            const char c = ops[k - 1];
+            std::size_t run = 0;
+            while (k > 0 && ops[k - 1] == c) {
+                --k;
+                ++run;
+            }
+            if (run > 1) cigar += std::to_string(run);
+            cigar += c;
+        }
+        res.cigar = std::move(cigar);
+    }
+    return res;
+}
+
+}  // namespace bioaccel::clusters

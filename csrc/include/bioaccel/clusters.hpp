@@ -1,0 +1,101 @@
+// Amplicon clustering on a sparse graph of pairs (bioaccel.clusters): swarm's growth from
+// abundance peaks, centroid (greedy) clustering, and swarm's count of differences of its
+// optimal global alignment. No pybind11 here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bioaccel::clusters {
+
+// A directed graph in CSR form over nodes 0..n-1 (the amplicons in swarm's order: abundance
+// decreasing, then header in byte order). Row u lists (nbr[k], dist[k]) for k in
+// indptr[u]..indptr[u+1], neighbours in increasing order: the edge u -> v is usable when
+// u grows into v (dist is the difference count with u as swarm's query).
+struct Graph {
+    std::int64_t n = 0;
+    const std::int64_t* indptr = nullptr;
+    const std::int64_t* nbr = nullptr;
+    const std::int32_t* dist = nullptr;
+};
+
+struct Growth {
+    std::vector<std::int64_t> order;       // members, swarm by swarm, generation by generation
+    std::vector<std::int64_t> found;       // the same members in the order they were found
+    std::vector<std::int64_t> starts;      // swarm s is order[starts[s]:starts[s+1]]
+    std::vector<std::int32_t> generation;  // per node
+    std::vector<std::int64_t> radius;      // per node: summed differences along the parents
+    std::vector<std::int64_t> parent;      // per node, -1 for a seed
+};
+
+// swarm's clustering: every node not yet in a swarm, in order, seeds a new one, which grows
+// generation by generation: each member of generation g (in order) takes every free node
+// it links to (with breaking: only nodes of abundance <= its own), and generation g + 1 is
+// sorted by node index. Exactly algod1.cc / algo.cc of swarm 3 on the same graph.
+Growth swarm_grow(const Graph& g, const std::uint64_t* abundance, bool breaking);
+
+// Centroid clustering: nodes in order; a node joins the centroid among its earlier
+// neighbours with the highest identity (max_len - dist) / max_len at or above num/den
+// (ties: the earlier centroid), or becomes a centroid. Returns each node's centroid.
+std::vector<std::int64_t> greedy_centroids(const Graph& g, const std::int64_t* lengths, std::int64_t num,
+                                           std::int64_t den);
+
+// swarm's global alignment (nw.cc: mismatch 18, gap open 24, gap extend 13 after its
+// conversion of match 5, mismatch -4, gap open 12, gap extend 4; backtrack from the end
+// preferring a gap in the query, then the diagonal, then a gap in the target). `query`
+// is swarm's query (the seed or subseed). Codes are 0..3 (A C G T).
+struct SwarmAlignment {
+    std::int64_t score = 0;
+    std::int64_t diffs = 0;   // alignment columns minus matches
+    std::int64_t length = 0;  // alignment columns
+    std::string cigar;        // run-length M/I/D from the start (only when asked)
+};
+
+// max_diffs >= 0: the dynamic programme runs in the band that any alignment of at most
+// max_diffs differences stays in, and a pair whose score shows more differences gets
+// diffs = max_diffs + 1 (no backtrack). max_diffs < 0: the full matrix.
+SwarmAlignment swarm_align(const std::uint8_t* query, std::int64_t qlen, const std::uint8_t* target,
+                           std::int64_t tlen, std::int64_t max_diffs, bool want_cigar,
+                           std::vector<std::int64_t>& work_h, std::vector<std::int64_t>& work_e,
+                           std::vector<std::uint8_t>& work_dir);
+
+}  // namespace bioaccel::clusters
+
+namespace bioaccel::clusters {
+
+// Amplicons parsed from FASTA text as swarm reads them (see bioaccel/clusters/_amplicons.py):
+// header = the first word after '>', abundance = the first `size=N` at the start or after
+// ';' and followed by ';' or the end; sequences translated through `table` (255 = refused).
+// Records end up in swarm's order (abundance decreasing, then header bytes): `order[k]` is
+// the input record of amplicon k. The first problem found stops the parse, in this order
+// of checks: format, headers, annotations, ids, sequences, duplicates.
+enum class ParseError : int {
+    none = 0,
+    not_fasta = 1,       // a = line of the text before the first '>'
+    empty_header = 2,    // a = record
+    malformed_size = 3,  // a = record
+    size_range = 4,      // a = record
+    missing_size = 5,    // a = first record, b = count
+    duplicate_id = 6,    // a, b = records
+    empty_sequence = 7,  // a = record
+    bad_letter = 8,      // a = record, b = 0-based position in the sequence, c = byte
+    duplicate_seq = 9,   // a, b = records
+};
+
+struct ParsedAmplicons {
+    std::vector<std::int64_t> hstart, hend, line;  // header span in the text, its line, per record
+    std::vector<std::int64_t> astart, aend;        // annotation span in the header (-1: none)
+    std::vector<std::uint64_t> abundance;          // per record (default where none)
+    std::vector<std::int64_t> order;               // swarm's order of the records
+    std::vector<std::uint8_t> codes;               // sequences in swarm's order
+    std::vector<std::int64_t> offsets;
+    ParseError error = ParseError::none;
+    std::int64_t a = -1, b = -1, c = -1;
+};
+
+// default_abundance 0: a record without annotation is an error (swarm without -a).
+ParsedAmplicons parse_amplicons(const char* text, std::int64_t size, const std::uint8_t* table,
+                                std::uint64_t default_abundance);
+
+}  // namespace bioaccel::clusters

@@ -1,0 +1,218 @@
+"""``bioaccel.cluster``: greedy centroids against a brute force, swarm's alignment against
+a scalar transcription of swarm's nw.cc, edit versus swarm differences, fastidious
+grafting on a hand-made case, the API's labels and tables."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from bioaccel import cluster
+from bioaccel.clusters import read_amplicons, swarm_alignments
+from bioaccel.pairwise import edit_distances
+from tests.clusters.sim import simulate, write_fasta
+
+
+# --- swarm's alignment ---------------------------------------------------------------------
+def nw_reference(q: str, d: str):
+    """swarm 3.1's nw.cc, cell by cell: costs mismatch 18, gap open 24, gap extend 13
+    (swarm's conversion of +5/-4/12/4); backtrack from the end preferring a gap in the query
+    (consuming d), then the diagonal, then a gap in d; a gap continues only where extending
+    was strictly cheaper than opening. Returns (diffs, alignment length, CIGAR)."""
+    go, ge, mm = 24, 13, 18
+    ql, dl = len(q), len(d)
+    H = [go + (i + 1) * ge for i in range(ql)]
+    E = [2 * go + (i + 2) * ge for i in range(ql)]
+    dirs = {}
+    for j in range(dl):
+        f = 2 * go + (j + 2) * ge
+        h = 0 if j == 0 else go + j * ge
+        for i in range(ql):
+            n, e = H[i], E[i]
+            h += 0 if q[i] == d[j] else mm
+            b = 1 if f < h else 0
+            h = min(h, f, e)
+            b |= 2 if e == h else 0
+            H[i] = h
+            h += go + ge
+            e += ge
+            f += ge
+            b |= 4 if f < h else 0
+            b |= 8 if e < h else 0
+            f, e = min(h, f), min(h, e)
+            E[i] = e
+            dirs[i, j] = b
+            h = n
+    i, j, op, ops, matches = ql, dl, "", [], 0
+    while i > 0 and j > 0:
+        b = dirs[i - 1, j - 1]
+        if op == "I" and b & 8:
+            j -= 1
+        elif op == "D" and b & 4:
+            i -= 1
+        elif b & 2:
+            j, op = j - 1, "I"
+        elif b & 1:
+            i, op = i - 1, "D"
+        else:
+            matches += q[i - 1] == d[j - 1]
+            i, j, op = i - 1, j - 1, "M"
+        ops.append(op)
+    ops += ["D"] * i + ["I"] * j
+    ops.reverse()
+    return len(ops) - matches, len(ops), _cigar(ops)
+
+
+def _cigar(ops):
+    return "".join(
+        (str(len(g)) if len(g) > 1 else "") + g[0]
+        for g in ("".join(x) for _, x in itertools.groupby(ops))
+    )
+
+
+def test_swarm_alignment_equals_nw_reference():
+    rng = np.random.default_rng(5)
+    base = "".join(rng.choice(list("ACGT"), size=40))
+    seqs = {base}
+    while len(seqs) < 60:
+        s = list(base)
+        for _ in range(int(rng.integers(1, 8))):
+            p = int(rng.integers(len(s)))
+            r = rng.random()
+            if r < 0.5:
+                s[p] = str(rng.choice(list("ACGT")))
+            elif r < 0.75:
+                del s[p]
+            else:
+                s.insert(p, str(rng.choice(list("ACGT"))))
+        seqs.add("".join(s))
+    seqs = sorted(seqs)
+    recs = [(f"s{k};size=1", s) for k, s in enumerate(seqs)]
+    amp = read_amplicons("".join(f">{h}\n{s}\n" for h, s in recs).encode())
+    n = len(amp)
+    qi, ti = np.triu_indices(n, 1)
+    qi, ti = np.concatenate([qi, ti]), np.concatenate([ti, qi])
+    diffs, lengths, cigars = swarm_alignments(amp, qi, ti, cigars=True)
+    for k, (a, b) in enumerate(zip(qi.tolist(), ti.tolist())):
+        want = nw_reference(amp.sequence(a), amp.sequence(b))
+        assert (diffs[k], lengths[k], cigars[k]) == want, (amp.sequence(a), amp.sequence(b))
+    # the banded count agrees wherever it says <= d, and says d + 1 beyond
+    for d in (1, 2, 3, 5):
+        banded = swarm_alignments(amp, qi, ti, max_diffs=d)[0]
+        assert np.array_equal(np.minimum(diffs, d + 1), banded)
+
+
+def test_swarm_differences_exceed_edit_and_change_clusters():
+    # GGGGAGATTTTT vs GGGGGATTTTTT: one deletion and one insertion (Levenshtein 2), but two
+    # gaps cost 2 x 37 in swarm's scores and three mismatches 54: swarm aligns them with
+    # three mismatches, 3 differences
+    recs = [("a;size=10", "GGGGAGATTTTT"), ("b;size=2", "GGGGGATTTTTT")]
+    amp = read_amplicons("".join(f">{h}\n{s}\n" for h, s in recs).encode())
+    lev = int(edit_distances([r[1] for r in recs], backend="cpu")[0, 1])
+    sw = int(swarm_alignments(amp, [0], [1])[0][0])
+    assert lev == 2 and sw == 3
+    assert cluster(recs, max_distance=2, differences="edit").n_clusters == 1
+    assert cluster(recs, max_distance=2, differences="swarm").n_clusters == 2
+
+
+# --- greedy --------------------------------------------------------------------------------
+def greedy_brute(amp, identity):
+    seqs = [amp.sequence(k) for k in range(len(amp))]
+    D = edit_distances(seqs, backend="cpu")
+    ident = Fraction(str(identity))
+    cent = []
+    out = []
+    for v in range(len(seqs)):
+        best, best_id = None, None
+        for u in cent:
+            m = max(len(seqs[u]), len(seqs[v]))
+            f = Fraction(m - int(D[u, v]), m)
+            if f >= ident and (best is None or f > best_id):
+                best, best_id = u, f
+        if best is None:
+            cent.append(v)
+            best = v
+        out.append(best)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("identity", [0.97, 0.95, 0.9])
+def test_greedy_equals_brute_force(tmp_path, identity):
+    fasta = tmp_path / "g.fa"
+    write_fasta(simulate(300, 11, length=90, max_edits=4), fasta)
+    amp = read_amplicons(fasta)
+    result = cluster(amp, method="greedy", identity=identity)
+    want = greedy_brute(amp, identity)
+    got = result.seeds[result.node_cluster]
+    assert np.array_equal(got, want)
+    assert 1 < result.n_clusters < len(amp)
+    # seeds are centroids in decreasing abundance; members follow their centroid
+    assert np.all(np.diff(result.seeds) > 0)
+
+
+# --- fastidious, by hand -------------------------------------------------------------------
+def test_fastidious_grafts_light_swarm_after_heavy_members():
+    base = "ACGTACGTTGCAACGTAGGA"
+    two = "ACGTACCTTGCTACGTAGGA"  # two substitutions from base: a light swarm of its own
+    recs = [
+        ("heavy;size=50", base),
+        ("h2;size=3", base[:-1] + "C"),
+        ("light;size=1", two),
+        ("far;size=1", "TTTTTTTTTTGGGGGGGGGG"),
+    ]
+    plain = cluster(recs, max_distance=1)
+    assert plain.n_clusters == 3
+    f = cluster(recs, max_distance=1, fastidious=True)
+    assert f.n_clusters == 2
+    assert [f.amplicons.ids[k] for k in f.members[: f.starts[1]]] == ["heavy", "h2", "light"]
+    assert f.abundances.tolist() == [54, 1]
+    # a boundary of 1: every swarm is heavy, nothing to graft
+    assert cluster(recs, max_distance=1, fastidious=True, boundary=1).n_clusters == 3
+
+
+# --- the API -------------------------------------------------------------------------------
+def test_labels_follow_input_order_and_tables():
+    recs = [("c;size=1", "TTTTTTTT"), ("a;size=5", "ACGTACGT"), ("b;size=2", "ACGTACGA")]
+    res = cluster(recs)
+    assert res.labels.tolist() == [1, 0, 0]
+    assert res.seed_ids == ["a", "c"]
+    df = res.to_pandas()
+    assert df.to_dict("list") == {
+        "id": ["c", "a", "b"],
+        "cluster": [2, 1, 1],
+        "seed": ["c", "a", "a"],
+        "abundance": [1, 5, 2],
+    }
+
+
+def test_iupac_codes_count_as_letters_with_edit_differences():
+    # N against A is a difference, N against N a match
+    recs = [("a;size=5", "ACGTNCGT"), ("b;size=2", "ACGTACGT"), ("c;size=1", "ACGTNCGA")]
+    res = cluster(recs, max_distance=1)
+    assert res.n_clusters == 1
+    with pytest.raises(ValueError, match="IUPAC code 'N'"):
+        cluster(recs, max_distance=2, differences="swarm")
+
+
+@pytest.mark.parametrize(
+    "kw,match",
+    [
+        (dict(max_distance=0), "out of range"),
+        (dict(max_distance=256), "out of range"),
+        (dict(max_distance=1.5), "expected an integer"),
+        (dict(method="upgma"), "expected one of"),
+        (dict(fastidious=True, max_distance=2), "max_distance=1"),
+        (dict(method="linkage", fastidious=True), "swarm"),
+        (dict(method="greedy", identity=1.5), "out of range"),
+        (dict(method="greedy", identity=0), "out of range"),
+        (dict(method="greedy", differences="swarm"), "does not apply"),
+        (dict(differences="hamming"), "expected one of"),
+        (dict(fastidious=True, boundary=0), "out of range"),
+    ],
+)
+def test_bad_arguments(kw, match):
+    with pytest.raises(ValueError, match=match):
+        cluster([("a;size=1", "ACGT"), ("b;size=1", "ACGA")], **kw)

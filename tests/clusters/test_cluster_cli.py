@@ -1,0 +1,168 @@
+"""``bioaccel cluster`` as a user runs it: every output, stdout, bad input (one line, exit
+2, nothing written), options that do not go together."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from bioaccel.cli._main import main
+
+AMPLICONS = ">a;size=10\nACGTACGTACGTAAAA\n>b;size=3;x=1\nACGTACGTACGTAAAT\n>size=3;c\nACGTACGTACGTAATT\n>d;size=1\nTTTTACGTACGTAAAA\n>e;size=2;\nGGGGGGGGCCCCAAAA\n>f;size=1\nGGGGGGGGCCCCAAAT\n"
+
+
+def invoke(*args, cwd):
+    import os
+
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner().invoke(main, ["cluster", *map(str, args)])
+    finally:
+        os.chdir(old)
+
+
+@pytest.fixture
+def work(tmp_path):
+    (tmp_path / "amp.fa").write_text(AMPLICONS)
+    return tmp_path
+
+
+def test_every_output_as_swarm_writes_it(work):
+    res = invoke(
+        "amp.fa",
+        "-d",
+        "1",
+        "-o",
+        "otus.txt",
+        "--seeds",
+        "seeds.fa",
+        "--statistics-file",
+        "s.tsv",
+        "--uclust-file",
+        "u.uc",
+        "--assignments",
+        "a.tsv",
+        "-t",
+        "1",
+        cwd=work,
+    )
+    assert res.exit_code == 0, res.stderr
+    assert res.stdout == ""
+    assert (work / "otus.txt").read_text() == (
+        "a;size=10 b;size=3;x=1 size=3;c\ne;size=2; f;size=1\nd;size=1\n"
+    )
+    assert (work / "seeds.fa").read_text() == (
+        ">a;size=16;\nACGTACGTACGTAAAA\n>e;size=3;\nGGGGGGGGCCCCAAAA\n>d;size=1;\nTTTTACGTACGTAAAA\n"
+    )
+    assert (
+        work / "s.tsv"
+    ).read_text() == "3\t16\ta\t10\t0\t2\t2\n2\t3\te\t2\t1\t1\t1\n1\t1\td\t1\t1\t0\t0\n"
+    uc = (work / "u.uc").read_text().splitlines()
+    assert uc[2] == "H\t0\t16\t93.8\t+\t0\t0\t16M\tb;size=3;x=1\ta;size=10"
+    assert len(uc) == 9
+    assert (work / "a.tsv").read_text() == (
+        "id\tcluster\tseed\na\t1\ta\nb;x=1\t1\ta\nc\t1\ta\nd\t3\td\ne\t2\te\nf\t2\te\n"
+    )
+
+
+def test_stdout_and_methods(work):
+    res = invoke("amp.fa", "-o", "-", cwd=work)
+    assert res.exit_code == 0 and res.stdout.count("\n") == 3
+    res = invoke("amp.fa", "--method", "linkage", "-d", "4", "-o", "-", cwd=work)
+    assert res.exit_code == 0 and res.stdout.count("\n") == 2
+    res = invoke("amp.fa", "--method", "greedy", "--identity", "0.9", "-o", "-", cwd=work)
+    # c is 2 edits from a over 16 letters: 0.875 < 0.9, a centroid of its own
+    assert res.exit_code == 0 and res.stdout.splitlines()[:2] == [
+        "a;size=10 b;size=3;x=1",
+        "size=3;c",
+    ]
+
+
+BAD = [
+    (">a;size=2\nMKVLAAGG\n", [], "position 4: protein or other letter 'L'"),
+    (
+        ">a;size=2\nACGNT\n>b;size=1\nACGT\n",
+        ["--differences", "swarm", "-d", "2"],
+        "IUPAC code 'N'",
+    ),
+    (
+        ">a;size=2\nACGT\n>b;size=1\nacgu\n",
+        [],
+        "records 1 ('a;size=2', line 1) and 2 ('b;size=1', line 3) hold the same sequence",
+    ),
+    (">a;size=2\nACGT\n>b\nACGA\n", [], "record 2 (line 3, 'b'): no abundance annotation"),
+    (">a;size=2\nACGT\n>b;size=x\nACGA\n", [], "malformed abundance annotation"),
+    (">a;size=0\nACGT\n", [], "abundance 0 is out of range"),
+    (">a;size=2\n\n>b;size=1\nACGA\n", [], "empty sequence"),
+    (">a;size=2\nACGT\n>a;size=1\nACGA\n", [], "share the id 'a'"),
+    ("ACGT\n", [], "expected a FASTA header"),
+    ("", [], "file is empty"),
+    (">a;size=2\nAC-GT\n", [], "position 3"),
+]
+
+
+@pytest.mark.parametrize("text,extra,message", BAD, ids=[m for _, _, m in BAD])
+def test_bad_input_one_line_exit_2_nothing_written(work, text, extra, message):
+    (work / "bad.fa").write_text(text)
+    res = invoke("bad.fa", *extra, "-o", "out.txt", "--seeds", "s.fa", cwd=work)
+    assert res.exit_code == 2, res.output
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bioaccel: error: bad.fa: "), res.stderr
+    assert message in lines[0]
+    assert sorted(p.name for p in work.iterdir()) == ["amp.fa", "bad.fa"]
+
+
+def test_dereplication_hint_names_vsearch(work):
+    (work / "bad.fa").write_text(">a;size=2\nACGT\n>b;size=1\nACGT\n")
+    res = invoke("bad.fa", "-o", "out.txt", cwd=work)
+    assert "vsearch --derep_fulllength" in res.stderr and "--sizeout" in res.stderr
+
+
+def test_default_abundance_appends_the_annotation(work):
+    (work / "plain.fa").write_text(">a\nACGT\n>b;size=3\nACGA\n")
+    res = invoke("plain.fa", "--default-abundance", "1", "-o", "-", "--seeds", "s.fa", cwd=work)
+    assert res.exit_code == 0, res.stderr
+    assert res.stdout == "b;size=3 a;size=1;\n"
+    assert (work / "s.fa").read_text() == ">b;size=4;\nACGA\n"
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["-d", "0"], "out of range"),
+        (["-d", "256"], "out of range"),
+        (["--fastidious", "-d", "2"], "needs -d 1"),
+        (["--boundary", "3"], "--fastidious only"),
+        (["--method", "greedy", "-d", "2"], "does not apply"),
+        (["--identity", "0.9"], "greedy only"),
+        (["--method", "linkage", "--fastidious"], "swarm only"),
+        (["--method", "greedy", "--differences", "swarm"], "does not apply"),
+        (["--fastidious", "--boundary", "0"], "positive"),
+    ],
+)
+def test_usage_errors(work, args, message):
+    res = invoke("amp.fa", "-o", "out.txt", *args, cwd=work)
+    assert res.exit_code == 2 and message in res.stderr, res.stderr
+    assert not (work / "out.txt").exists()
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["-o", "otus.fa"], "an OTU list is not written as .fa"),
+        (["-o", "o.txt", "--seeds", "s.txt"], "a seed FASTA is not written as .txt"),
+        (["-o", "-", "--assignments", "-"], "both name stdout"),
+        (["-o", "amp.fa"], "not written as .fa"),
+        (["-o", "nodir/o.txt"], "does not exist"),
+    ],
+)
+def test_output_names_refused_before_work(work, args, message):
+    res = invoke("amp.fa", *args, cwd=work)
+    assert res.exit_code == 2 and message in res.stderr, res.stderr
+    assert sorted(p.name for p in work.iterdir()) == ["amp.fa"]
+
+
+def test_missing_input_file(work):
+    res = invoke("nothere.fa", "-o", "o.txt", cwd=work)
+    assert res.exit_code == 2 and "nothere.fa" in res.stderr

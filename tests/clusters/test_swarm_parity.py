@@ -1,0 +1,117 @@
+"""``cluster`` against the swarm binary (3.1): the same OTU list, seeds, statistics and
+uclust table, byte for byte, for swarm -d 1, -d 1 -f (two boundaries), -d 2 and -d 3
+(``differences="swarm"``), and single linkage = ``swarm -n`` (no OTU breaking), on seeded
+simulated amplicon sets and on the bundled real MiSeq reads."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from bioaccel.clusters import cluster, read_amplicons
+from tests.clusters.sim import simulate, write_fasta
+
+CASES = [
+    (["-d", "1"], dict(max_distance=1)),
+    (["-d", "1", "-f"], dict(max_distance=1, fastidious=True)),
+    (["-d", "1", "-f", "-b", "8"], dict(max_distance=1, fastidious=True, boundary=8)),
+    (["-d", "2"], dict(max_distance=2, differences="swarm")),
+    (["-d", "3"], dict(max_distance=3, differences="swarm")),
+    (["-d", "1", "-n"], dict(max_distance=1, method="linkage")),
+    (["-d", "2", "-n"], dict(max_distance=2, method="linkage", differences="swarm")),
+    (["-d", "3", "-n"], dict(max_distance=3, method="linkage", differences="swarm")),
+]
+IDS = [" ".join(a) for a, _ in CASES]
+
+
+def swarm_outputs(swarm_bin, fasta, args, tmp):
+    paths = {k: tmp / f"swarm.{k}" for k in "owsu"}
+    cmd = [swarm_bin, "-z", "-t", "1", *args]
+    for k in "owsu":
+        cmd += [f"-{k}", str(paths[k])]
+    subprocess.run([*cmd, str(fasta)], check=True, capture_output=True)
+    return {k: p.read_text() for k, p in paths.items()}
+
+
+def our_outputs(result, tmp):
+    writers = dict(
+        o=result.write_otus, w=result.write_seeds, s=result.write_statistics, u=result.write_uclust
+    )
+    out = {}
+    for k, write in writers.items():
+        p = tmp / f"ours.{k}"
+        write(p)
+        out[k] = p.read_text()
+    return out
+
+
+def assert_same(ours, theirs, what):
+    for k, name in zip("owsu", ("OTU list", "seeds", "statistics", "uclust table")):
+        if ours[k] != theirs[k]:
+            a, b = ours[k].splitlines(), theirs[k].splitlines()
+            line = next(
+                (i for i in range(max(len(a), len(b))) if a[i : i + 1] != b[i : i + 1]), None
+            )
+            pytest.fail(
+                f"{what}: {name} differs at line {line}: ours {a[line : line + 1]} swarm {b[line : line + 1]}"
+            )
+
+
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory):
+    """Two seeded sets: short amplicons with chains of 1-3 edits (deep swarms, many ties)."""
+    tmp = tmp_path_factory.mktemp("sim")
+    paths = []
+    for seed, (n, length) in enumerate([(400, 70), (600, 110)]):
+        p = tmp / f"sim{seed}.fa"
+        write_fasta(simulate(n, seed, length=length), p)
+        paths.append(p)
+    return paths
+
+
+@pytest.mark.parametrize("args,kw", CASES, ids=IDS)
+def test_simulated_sets_match_swarm(swarm_bin, simulated, tmp_path, args, kw):
+    for fasta in simulated:
+        amp = read_amplicons(fasta, differences=kw.get("differences", "edit"))
+        assert_same(
+            our_outputs(cluster(amp, **kw), tmp_path),
+            swarm_outputs(swarm_bin, fasta, args, tmp_path),
+            f"{fasta.name} swarm {' '.join(args)}",
+        )
+
+
+@pytest.mark.parametrize(
+    "args,kw", [CASES[0], CASES[1], CASES[3], CASES[6]], ids=[IDS[0], IDS[1], IDS[3], IDS[6]]
+)
+def test_real_reads_match_swarm(swarm_bin, real_amplicons, tmp_path, args, kw):
+    amp = read_amplicons(real_amplicons, differences=kw.get("differences", "edit"))
+    assert len(amp) > 1000
+    result = cluster(amp, **kw)
+    assert 10 < result.n_clusters < len(amp)
+    assert_same(
+        our_outputs(result, tmp_path),
+        swarm_outputs(swarm_bin, real_amplicons, args, tmp_path),
+        f"dada2 reads, swarm {' '.join(args)}",
+    )
+
+
+def test_amplicon_simulator_set_matches_swarm(swarm_bin, tmp_path):
+    """The benchmark's 16S V4 simulator (benchmarks/amplicon_sim.py), 1,500 uniques."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "amplicon_sim.py"
+    spec = importlib.util.spec_from_file_location("amplicon_sim", path)
+    sim = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sim)
+    ids, seqs, ab = sim.simulate(1500, seed=7)
+    fasta = tmp_path / "v4.fa"
+    sim.write_fasta(fasta, ids, seqs, ab)
+    amp = read_amplicons(fasta)
+    for args, kw in (CASES[0], CASES[1]):
+        assert_same(
+            our_outputs(cluster(amp, **kw), tmp_path),
+            swarm_outputs(swarm_bin, fasta, args, tmp_path),
+            f"V4 simulator, swarm {' '.join(args)}",
+        )
