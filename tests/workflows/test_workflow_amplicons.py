@@ -7,6 +7,7 @@ a Slurm profile dry run."""
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import shutil
 import subprocess
 from pathlib import Path
@@ -33,6 +34,9 @@ def tools():
     for exe in ("vsearch", "swarm", "cutadapt"):
         if shutil.which(exe) is None:
             unavailable(f"{exe} is not installed (scripts/test.sh installs it)")
+    # bioaccel cluster finds its pairs with bioaccel.neighbors
+    if importlib.util.find_spec("bioaccel.neighbors") is None:
+        unavailable("bioaccel.neighbors is not in this checkout (bioaccel cluster needs it)")
 
 
 def copy_workflow(dest: Path) -> Path:
