@@ -10,6 +10,7 @@ lists what it offers:
 - :mod:`bioaccel.distances`: distance matrices (every model), tiles, on-disk matrices;
 - :mod:`bioaccel.trees`: NJ, UPGMA, Newick;
 - :mod:`bioaccel.msa_engine`: multiple sequence alignment;
+- :mod:`bioaccel.neighbors`: every pair within a threshold (edit, mash, jaccard), never all pairs;
 - :mod:`bioaccel.clusters`: amplicon clustering (swarm, linkage, greedy) on the pairs within d;
 - :mod:`bioaccel.backends` (reference, cpu, numba-cuda, cupy) over :mod:`bioaccel.kernels`;
 - :mod:`bioaccel.devices`: GPUs and the multi-GPU tile runner;
@@ -51,6 +52,9 @@ _LAZY = {
     "distance_matrix": "distances",
     "MultipleAlignment": "msa_engine",
     "msa": "msa_engine",
+    "Neighbors": "neighbors",
+    "neighbors": "neighbors",
+    "read_neighbors": "neighbors",
     "Alignment": "pairwise",
     "align": "pairwise",
     "align_scores": "pairwise",
@@ -79,6 +83,7 @@ _SUBPACKAGES = frozenset(
         "distances",
         "kernels",
         "msa_engine",
+        "neighbors",
         "pairwise",
         "rinterop",
         "sched",
@@ -110,6 +115,7 @@ if TYPE_CHECKING:  # the names as static tools see them
     from .config import show_config
     from .distances import MODELS, DistanceMatrix, distance_matrix
     from .msa_engine import MultipleAlignment, msa
+    from .neighbors import Neighbors, neighbors, read_neighbors
     from .pairwise import Alignment, align, align_scores, edit_distances
     from .sched import lease
     from .sequences import DNA, PROTEIN, Alphabet, SeqBatch, read_many, read_sequences
@@ -136,6 +142,7 @@ __all__ = [
     "MatrixFormatError",
     "ModelError",
     "MultipleAlignment",
+    "Neighbors",
     "SchedulerConfigError",
     "SeqBatch",
     "SequenceFormatError",
@@ -150,8 +157,10 @@ __all__ = [
     "ThreadCountError",
     "lease",
     "msa",
+    "neighbors",
     "nj",
     "read_many",
+    "read_neighbors",
     "read_newick",
     "read_sequences",
     "show_config",

@@ -57,6 +57,7 @@ def get_backend(name: str = "auto", operation: str = "dna_counts") -> Backend:
     """Return a ready backend that implements ``operation``.
 
     ``operation`` is one of ``dna_counts``, ``align_scores``, ``edit_distances``,
+    ``edit_pairs`` (listed pairs with a bound: the neighbours' verification),
     ``lcs_lengths``, ``neighbor_joining``:
     ``"auto"`` takes the first available backend of :data:`AUTO_ORDER` that has kernels
     for it.

@@ -111,6 +111,17 @@ class Backend(abc.ABC):
 
         raise BackendUnavailableError(f"backend {self.name!r} has no edit_distances kernels")
 
+    def edit_pairs(
+        self, seqs, pair_i: np.ndarray, pair_j: np.ndarray, max_distance: int, threads: int
+    ) -> np.ndarray:
+        """Global edit distances of the listed pairs of ``seqs`` (a SeqBatch), int32, any
+        distance above ``max_distance`` (>= 0) reported as ``max_distance + 1``: the
+        verification of :func:`bioaccel.neighbors.neighbors`' candidates. Only backends
+        listing ``edit_pairs`` in :attr:`operations` override this."""
+        from ..errors import BackendUnavailableError
+
+        raise BackendUnavailableError(f"backend {self.name!r} has no edit_pairs kernels")
+
     def neighbor_joining(
         self, d: np.ndarray, threads: int, inplace: bool = False, low_memory: bool = False
     ):

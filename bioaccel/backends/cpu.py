@@ -19,6 +19,7 @@ class CpuBackend(Backend):
             "dna_counts",
             "align_scores",
             "edit_distances",
+            "edit_pairs",
             "lcs_lengths",
             "neighbor_joining",
             "pair_posteriors",
@@ -69,6 +70,17 @@ class CpuBackend(Backend):
             int(max_distance),
             queries.alphabet.size,
             bool(symmetric),
+            int(threads),
+        )
+
+    def edit_pairs(self, seqs, pair_i, pair_j, max_distance, threads):
+        return load_native().edit_verify_pairs(
+            seqs.codes,
+            seqs.offsets,
+            seqs.alphabet.size,
+            np.ascontiguousarray(pair_i, dtype=np.int64),
+            np.ascontiguousarray(pair_j, dtype=np.int64),
+            int(max_distance),
             int(threads),
         )
 

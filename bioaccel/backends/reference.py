@@ -13,7 +13,14 @@ _A, _C, _G, _T = 0, 1, 2, 3
 class ReferenceBackend(Backend):
     name = "reference"
     operations = frozenset(
-        {"dna_counts", "align_scores", "edit_distances", "lcs_lengths", "neighbor_joining"}
+        {
+            "dna_counts",
+            "align_scores",
+            "edit_distances",
+            "edit_pairs",
+            "lcs_lengths",
+            "neighbor_joining",
+        }
     )
 
     def dna_counts(self, data: DnaData, i0, i1, j0, j1, *, table, upper_only, threads):
@@ -66,6 +73,16 @@ class ReferenceBackend(Backend):
         if max_distance >= 0:
             values = np.minimum(values, max_distance + 1)
         return scatter_pairs(values.astype(np.int32), pq, pt, len(queries), len(targets), symmetric)
+
+    def edit_pairs(self, seqs, pair_i, pair_j, max_distance, threads):
+        values = np.array(
+            [
+                edit_distance_reference(seqs[int(a)], seqs[int(b)], 0)
+                for a, b in zip(pair_i, pair_j)
+            ],
+            dtype=np.int64,
+        )
+        return np.minimum(values, int(max_distance) + 1).astype(np.int32)
 
     def lcs_lengths(self, queries, targets, letters, symmetric, threads):
         from .base import all_pairs, scatter_pairs

@@ -102,6 +102,7 @@ _LAZY_COMMANDS = {
     "sched": ("._sched", "sched"),
     "admin": ("._sched", "admin"),
     "msa": ("._msa", "msa_cmd"),
+    "neighbors": ("._neighbors", "neighbors_cmd"),
     "cluster": ("._cluster", "cluster_cmd"),
 }
 

@@ -7,11 +7,12 @@
 """
 
 from ._discover import Device, discover_devices, select_devices
-from ._multigpu import pairwise_on_devices, run_tiles
+from ._multigpu import Tile, pairwise_on_devices, run_tiles
 from ._topology import GpuSpec, Topology, load_topology
 
 __all__ = [
     "Device",
+    "Tile",
     "GpuSpec",
     "Topology",
     "discover_devices",

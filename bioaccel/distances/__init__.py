@@ -14,7 +14,7 @@
 from ._aa import AA_MODELS
 from ._compute import distance_matrix
 from ._dna import MODELS
-from ._kmers import KMER_MODELS, Sketches, sketch
+from ._kmers import KMER_MODELS, KmerRows, Sketches, kmer_params, kmer_rows, sketch
 from ._matrix import CondensedMatrix, DistanceMatrix
 from ._models import ALL_MODELS
 from ._ondisk import CondensedDistances, open_distances, stream_distances
@@ -30,9 +30,12 @@ __all__ = [
     "CondensedDistances",
     "CondensedMatrix",
     "DistanceMatrix",
+    "KmerRows",
     "Sketches",
     "distance_matrix",
     "distance_tile",
+    "kmer_params",
+    "kmer_rows",
     "merge_tiles",
     "open_distances",
     "sketch",

@@ -8,7 +8,15 @@
 
 from ._alphabet import ALPHABETS, DNA, PROTEIN, Alphabet, get_alphabet, guess_alphabet
 from ._batch import SeqBatch, check_unique_ids
-from ._read import FORMATS, as_batch, as_batch_pair, parse_sequences, read_many, read_sequences
+from ._read import (
+    FORMATS,
+    as_batch,
+    as_batch_pair,
+    atomic_output,
+    parse_sequences,
+    read_many,
+    read_sequences,
+)
 from ._sites import base_frequencies, kept_sites, pack_planes
 
 __all__ = [
@@ -20,6 +28,7 @@ __all__ = [
     "SeqBatch",
     "as_batch",
     "as_batch_pair",
+    "atomic_output",
     "base_frequencies",
     "check_unique_ids",
     "get_alphabet",

@@ -124,7 +124,9 @@ def _shares(raw: bytes, offsets=None) -> tuple[np.ndarray, np.ndarray]:
     return per_letter, per_nuc
 
 
-def guess_alphabet(raw: bytes, offsets=None, ids=None, source: str | None = None) -> Alphabet:
+def guess_alphabet(
+    raw: bytes, offsets=None, ids=None, source: str | None = None, shares=None
+) -> Alphabet:
     """The alphabet ``auto`` reads ``raw`` (all records' bytes, concatenated) in.
 
     DNA when at least :data:`NUCLEOTIDE_SHARE` of the residues are A, C, G, T, U or N,
@@ -137,6 +139,8 @@ def guess_alphabet(raw: bytes, offsets=None, ids=None, source: str | None = None
     With ``offsets`` (records ``offsets[i]:offsets[i + 1]``), a file holding both a record
     that is plainly DNA and one that is plainly protein (each at least
     :data:`EVIDENCE_RESIDUES` residues; >= 90 % and < 60 % A/C/G/T/U/N) is refused.
+    ``shares``: the (letters, A/C/G/T/U/N letters) counts per record when the caller's
+    reader has them already (the C++ FASTA reader of :mod:`bioaccel.neighbors`).
 
     Raises
     ------
@@ -147,7 +151,12 @@ def guess_alphabet(raw: bytes, offsets=None, ids=None, source: str | None = None
     ('protein', 'dna')
     """
     many = offsets is not None and len(offsets) > 2
-    per_l, per_n = _shares(raw, offsets if many else None)  # one pass over the bytes
+    if shares is not None:  # (letters, A/C/G/T/U/N) per record, counted by the caller's reader
+        per_l, per_n = (np.asarray(x, dtype=np.int64) for x in shares)
+        if not many:
+            per_l, per_n = np.array([per_l.sum()]), np.array([per_n.sum()])
+    else:
+        per_l, per_n = _shares(raw, offsets if many else None)  # one pass over the bytes
     n, k = int(per_l.sum()), int(per_n.sum())
     if many:
         big = per_l >= EVIDENCE_RESIDUES

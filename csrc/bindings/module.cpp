@@ -475,11 +475,13 @@ I64Array count_matrix_fields_py(const py::list& lines, std::int64_t start) {
 
 void bind_msa(py::module_& m);           // csrc/bindings/msa.cpp
 void bind_msa_accurate(py::module_& m);  // csrc/bindings/msa_accurate.cpp
+void bind_neighbors(py::module_& m);     // csrc/bindings/neighbors.cpp
 void bind_clusters(py::module_& m);      // csrc/bindings/clusters.cpp
 
 PYBIND11_MODULE(_native, m) {
     bind_msa(m);
     bind_msa_accurate(m);
+    bind_neighbors(m);
     bind_clusters(m);
     m.doc() = "bioaccel's compiled core (C++, OpenMP when built with it)";
     m.def("dna_pair_counts", &dna_pair_counts_py, py::arg("planes"), py::arg("i0"), py::arg("i1"),

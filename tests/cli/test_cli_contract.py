@@ -128,6 +128,11 @@ COMMAND_CASES = {
         ["bad.fa", "-o", "m.fa"],
         ["prot.fa", "-o", "m.fa", "--format", "nexus-xml"],
     ),
+    ("neighbors",): (
+        (["aln.fa", "-d", "2", "-o", "n.tsv"], _empty),
+        ["bad.fa", "-d", "1", "-o", "n.tsv"],
+        ["aln.fa", "-o", "n.tsv", "-m", "hamming"],
+    ),
     ("doctor",): (
         (["--no-r"], lambda out: "backend:reference" in out),
         ["--require", "warp-drive"],
@@ -709,6 +714,9 @@ READING_COMMANDS = {
     "align targets": ["align", "prot.fa", "{bad}", "-o", "out.npy"],
     "msa": ["msa", "{bad}", "-o", "out.fa"],
     "msa guide-tree": ["msa", "prot.fa", "--guide-tree", "{bad}", "-o", "out.fa"],
+    "neighbors": ["neighbors", "{bad}", "-d", "1", "-o", "out.tsv"],
+    "cluster": ["cluster", "{bad}", "-o", "out.txt"],
+    "neighbors merge": ["neighbors", "--merge", "{bad}", "-o", "out.tsv"],
     "sched place": ["sched", "place", "-t", "2", "-s", "{bad}"],
     "sched place topology": ["sched", "place", "-t", "{bad}", "-s", "stages.csv"],
     "sched import-benchmark": ["sched", "import-benchmark", "{bad}", "--kind", "align"],

@@ -22,7 +22,8 @@ rank  layer       packages and modules
 3     backends    ``backends`` (the registry and the engines)
 3     devices     ``devices`` (discovery, topology, the multi-GPU tile runner) -- a sibling
                   of ``backends``: the runner is handed the engine, it never looks one up
-4     operations  ``pairwise``, ``distances``, ``trees``, ``msa_engine``, ``clusters``
+4     operations  ``pairwise``, ``distances``, ``trees``, ``msa_engine``, ``neighbors``,
+                  ``clusters``
 4     sched       ``sched`` (host-wide leases, policies, history, placement, simulator) --
                   a sibling of the operations
 5     interface   the package ``bioaccel`` itself (``__init__``), ``cli``, ``rinterop``,
@@ -49,7 +50,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
     (2, "kernels", ("kernels",)),
     (3, "backends", ("backends",)),
     (3, "devices", ("devices",)),
-    (4, "operations", ("pairwise", "distances", "trees", "msa_engine", "clusters")),
+    (4, "operations", ("pairwise", "distances", "trees", "msa_engine", "neighbors", "clusters")),
     (4, "sched", ("sched",)),
     (5, "interface", ("", "cli", "rinterop", "config")),
 ]
@@ -61,6 +62,7 @@ SUBPACKAGES = (
     "distances",
     "trees",
     "msa_engine",
+    "neighbors",
     "clusters",
     "devices",
     "sched",

@@ -54,6 +54,7 @@ class CupyBackend(Backend):
         {
             "dna_counts",
             "edit_distances",
+            "edit_pairs",
             "align_scores",
             "lcs_lengths",
             "msa_profile_dp",
@@ -152,6 +153,20 @@ class CupyBackend(Backend):
         pq, pt = all_pairs(len(queries), len(targets), symmetric)
         values = edit_distances_cupy(self.xp, queries, targets, mode, max_distance, pq, pt)
         return scatter_pairs(values, pq, pt, len(queries), len(targets), symmetric)
+
+    def edit_pairs(self, seqs, pair_i, pair_j, max_distance, threads):
+        """The listed pairs through ``kernels/edit_distance.cu`` (global, with the bound)."""
+        from ._edit import edit_distances_cupy
+
+        return edit_distances_cupy(
+            self.xp,
+            seqs,
+            seqs,
+            0,
+            int(max_distance),
+            np.ascontiguousarray(pair_i, dtype=np.int64),
+            np.ascontiguousarray(pair_j, dtype=np.int64),
+        )
 
     def neighbor_joining(self, d, threads, inplace=False, low_memory=False):
         if low_memory:

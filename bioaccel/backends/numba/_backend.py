@@ -20,6 +20,7 @@ class NumbaCudaBackend(Backend):
             "dna_counts",
             "align_scores",
             "edit_distances",
+            "edit_pairs",
             "lcs_lengths",
             "msa_profile_dp",
             "pair_posteriors",
@@ -129,6 +130,40 @@ class NumbaCudaBackend(Backend):
             return d_out.copy_to_host()
 
         return self._per_pair(len(queries), len(targets), symmetric, launch)
+
+    def edit_pairs(self, seqs, pair_i, pair_j, max_distance, threads):
+        """The listed pairs through ``kernels/edit_numba.py`` (global, with the bound),
+        :attr:`pair_chunk` pairs a launch."""
+        from numba import cuda
+
+        from ...kernels import edit_numba as k
+
+        codes = cuda.to_device(np.ascontiguousarray(seqs.codes))
+        offsets = cuda.to_device(np.ascontiguousarray(seqs.offsets))
+        words = max(1, -(-int(seqs.lengths.max(initial=0)) // 64))
+        pi = np.ascontiguousarray(pair_i, dtype=np.int64)
+        pj = np.ascontiguousarray(pair_j, dtype=np.int64)
+        out = np.empty(len(pi), dtype=np.int32)
+        for s in range(0, len(pi), self.pair_chunk):
+            cq, ct = pi[s : s + self.pair_chunk], pj[s : s + self.pair_chunk]
+            pv = cuda.device_array((words, len(cq)), dtype=np.uint64)
+            mv = cuda.device_array((words, len(cq)), dtype=np.uint64)
+            d_out = cuda.device_array(len(cq), dtype=np.int32)
+            k.edit_distance_kernel[-(-len(cq) // k.THREADS), k.THREADS](
+                codes,
+                offsets,
+                codes,
+                offsets,
+                0,
+                int(max_distance),
+                cuda.to_device(cq),
+                cuda.to_device(ct),
+                pv,
+                mv,
+                d_out,
+            )
+            out[s : s + len(cq)] = d_out.copy_to_host()
+        return out
 
     def pair_posteriors(self, letters, offsets, pairs, odds, prm, threads=0):
         """Pair-HMM posteriors of the listed pairs (``kernels/posterior_numba.py``)."""

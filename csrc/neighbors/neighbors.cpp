@@ -1,0 +1,656 @@
+#include "bioaccel/neighbors.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bioaccel/common.hpp"
+#include "bioaccel/matrix_text.hpp"
+
+namespace bioaccel {
+namespace {
+
+using u64 = std::uint64_t;
+using u32 = std::uint32_t;
+using i64 = std::int64_t;
+
+// The polynomial base of every hash (odd, so it is invertible modulo 2^64).
+constexpr u64 kBase = 0x9E3779B97F4A7C15ULL;
+constexpr i64 kNeg = -(i64(1) << 40);
+
+inline u64 mix(u64 x) {  // splitmix64's finaliser
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ULL;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBULL;
+    x ^= x >> 31;
+    return x;
+}
+
+inline u64 rotl(u64 x, int r) {
+    return (x << r) | (x >> (64 - r));
+}
+
+// The sequences packed `bits` (2 or 8) a letter, each from a word boundary, a spare word at
+// the end so that a read of two words never leaves the buffer.
+class Packed {
+public:
+    Packed(const SeqView& v, int bits, int threads) : bits_(bits), per_(64 / bits) {
+        const i64 n = v.count;
+        woff_.resize(static_cast<std::size_t>(n) + 1);
+        len_.resize(static_cast<std::size_t>(n));
+        woff_[0] = 0;
+        for (i64 i = 0; i < n; ++i) {
+            len_[i] = v.length(i);
+            woff_[i + 1] = woff_[i] + (len_[i] + per_ - 1) / per_;
+        }
+        w_.assign(static_cast<std::size_t>(woff_[n]) + 2, 0);
+        const u64 mask = bits == 8 ? 0xFF : 3;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#else
+        (void)threads;
+#endif
+        for (i64 i = 0; i < n; ++i) {
+            const std::uint8_t* s = v.seq(i);
+            u64* out = w_.data() + woff_[i];
+            for (i64 p = 0; p < len_[i]; ++p) out[p / per_] |= (u64(s[p]) & mask) << (bits_ * (p % per_));
+        }
+    }
+
+    i64 length(i64 i) const {
+        return len_[i];
+    }
+
+    // Letters p, p + 1, ... of sequence i from bit 0 on (letters past the end are garbage).
+    u64 chunk(i64 i, i64 p) const {
+        const u64 bit = static_cast<u64>(woff_[i]) * 64 + static_cast<u64>(p) * bits_;
+        const u64 word = bit >> 6;
+        const unsigned sh = bit & 63;
+        u64 x = w_[word] >> sh;
+        if (sh) x |= w_[word + 1] << (64 - sh);
+        return x;
+    }
+
+    // The number of equal letters from a[pa] and b[pb] on.
+    i64 lce(i64 a, i64 pa, i64 b, i64 pb) const {
+        const i64 lim = std::min(len_[a] - pa, len_[b] - pb);
+        i64 k = 0;
+        while (k < lim) {
+            const u64 x = chunk(a, pa + k) ^ chunk(b, pb + k);
+            if (x) return std::min(lim, k + static_cast<i64>(__builtin_ctzll(x)) / bits_);
+            k += per_;
+        }
+        return lim;
+    }
+
+private:
+    int bits_, per_;
+    std::vector<i64> woff_, len_;
+    std::vector<u64> w_;
+};
+
+// Global edit distance of a and b when it is <= k, else k + 1: Landau-Vishkin, furthest
+// reaching row per diagonal (j - i) and error count, each extended by a word-wise LCE.
+i64 lv_distance(const Packed& S, i64 a, i64 b, i64 k, std::vector<i64>& buf) {
+    const i64 m = S.length(a), n = S.length(b), diff = n - m;
+    if (std::llabs(diff) > k) return k + 1;
+    if (m == 0 || n == 0) return std::max(m, n);  // <= k: |diff| <= k
+    const i64 W = 2 * k + 3, o = k + 1;
+    buf.assign(static_cast<std::size_t>(2 * W), kNeg);
+    i64* prev = buf.data();
+    i64* cur = buf.data() + W;
+    const i64 i0 = S.lce(a, 0, b, 0);
+    if (diff == 0 && i0 >= m) return 0;
+    prev[o] = i0;
+    for (i64 e = 1; e <= k; ++e) {
+        std::fill(cur, cur + W, kNeg);
+        const i64 dlo = std::max(-e, -m), dhi = std::min(e, n);
+        for (i64 d = dlo; d <= dhi; ++d) {
+            i64 i = std::max({prev[o + d] + 1, prev[o + d + 1] + 1, prev[o + d - 1]});
+            i = std::min({i, m, n - d});
+            if (i < std::max<i64>(0, -d)) continue;
+            i += S.lce(a, i, b, i + d);
+            cur[o + d] = i;
+            if (d == diff && i >= m) return e;
+        }
+        std::swap(prev, cur);
+    }
+    return k + 1;
+}
+
+struct Edge {
+    u32 i, j;
+    std::int32_t d;
+};
+
+// Powers of the base, and prefix hashes of one sequence's letters (code + 1).
+struct Hasher {
+    std::vector<u64> pw;
+    explicit Hasher(i64 longest) {
+        pw.resize(static_cast<std::size_t>(longest) + 2);
+        pw[0] = 1;
+        for (std::size_t t = 1; t < pw.size(); ++t) pw[t] = pw[t - 1] * kBase;
+    }
+    static void prefix(const std::uint8_t* s, i64 len, std::vector<u64>& P) {
+        P.resize(static_cast<std::size_t>(len) + 1);
+        P[0] = 0;
+        for (i64 k = 0; k < len; ++k) P[k + 1] = P[k] * kBase + (u64(s[k]) + 1);
+    }
+    u64 sub(const std::vector<u64>& P, i64 pos, i64 len) const { return P[pos + len] - P[pos] * pw[len]; }
+};
+
+inline u64 whole_key(u64 h, i64 len) {
+    const u64 k = mix(h ^ (static_cast<u64>(len) * 0xD6E8FEB86659FD93ULL));
+    return k ? k : 1;
+}
+
+inline bool wanted(i64 r, const NeighborOptions& o, i64 last) {
+    return r >= o.first && r < last;
+}
+
+// Per-thread edges, merged and sorted by (i, j).
+NeighborEdges collect(std::vector<std::vector<Edge>>& parts, i64 candidates) {
+    std::size_t total = 0;
+    for (const auto& p : parts) total += p.size();
+    std::vector<Edge> all;
+    all.reserve(total);
+    for (auto& p : parts) {
+        all.insert(all.end(), p.begin(), p.end());
+        std::vector<Edge>().swap(p);
+    }
+    std::sort(all.begin(), all.end(),
+              [](const Edge& x, const Edge& y) { return x.i != y.i ? x.i < y.i : x.j < y.j; });
+    NeighborEdges out;
+    out.candidates = candidates;
+    out.i.resize(all.size());
+    out.j.resize(all.size());
+    out.d.resize(all.size());
+    for (std::size_t t = 0; t < all.size(); ++t) {
+        out.i[t] = all[t].i;
+        out.j[t] = all[t].j;
+        out.d[t] = all[t].d;
+    }
+    return out;
+}
+
+i64 pow2_at_least(i64 x) {
+    i64 p = 1;
+    while (p < x) p <<= 1;
+    return p;
+}
+
+// ---- d <= 1: microvariants ------------------------------------------------------------
+
+NeighborEdges microvariants(const SeqView& v, const Packed& S, const std::vector<int>& letters,
+                            const NeighborOptions& o, i64 last, int threads) {
+    const i64 n = v.count, k = o.max_distance;
+    i64 longest = 0;
+    for (i64 i = 0; i < n; ++i) longest = std::max(longest, v.length(i));
+    const Hasher hs(longest);
+    std::vector<u64> keys(static_cast<std::size_t>(n));
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+#endif
+    {
+        std::vector<u64> P;
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (i64 i = 0; i < n; ++i) {
+            Hasher::prefix(v.seq(i), v.length(i), P);
+            keys[i] = whole_key(P[v.length(i)], v.length(i));
+        }
+    }
+    // open addressing (a key of 0 marks a free slot), and a Bloom filter of 2 bits a key
+    const i64 cap = pow2_at_least(2 * n + 16);
+    const u64 tmask = static_cast<u64>(cap - 1);
+    std::vector<u64> tkey(static_cast<std::size_t>(cap), 0);
+    std::vector<u32> tid(static_cast<std::size_t>(cap), 0);
+    const i64 bloom_bits = pow2_at_least(std::max<i64>(16 * n, 1 << 16));
+    const u64 bmask = static_cast<u64>(bloom_bits - 1);
+    std::vector<u64> bloom(static_cast<std::size_t>(bloom_bits / 64), 0);
+    for (i64 i = 0; i < n; ++i) {
+        const u64 key = keys[i];
+        u64 p = rotl(key, 43) & tmask;
+        while (tkey[p]) p = (p + 1) & tmask;
+        tkey[p] = key;
+        tid[p] = static_cast<u32>(i);
+        const u64 b1 = key & bmask, b2 = rotl(key, 29) & bmask;
+        bloom[b1 >> 6] |= u64(1) << (b1 & 63);
+        bloom[b2 >> 6] |= u64(1) << (b2 & 63);
+    }
+    std::vector<u64>().swap(keys);
+    const int nthreads = threads;
+    std::vector<std::vector<Edge>> parts(static_cast<std::size_t>(nthreads));
+    i64 candidates = 0;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nthreads) reduction(+ : candidates)
+#endif
+    {
+#ifdef _OPENMP
+        const int me = omp_get_thread_num();
+#else
+        const int me = 0;
+#endif
+        std::vector<Edge>& out = parts[static_cast<std::size_t>(me)];
+        std::vector<u64> P;
+        std::vector<i64> buf;
+        std::vector<std::pair<u32, std::int32_t>> found;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 256)
+#endif
+        for (i64 r = 0; r < n; ++r) {
+            if (!wanted(r, o, last)) continue;
+            const std::uint8_t* s = v.seq(r);
+            const i64 L = v.length(r);
+            Hasher::prefix(s, L, P);
+            const u64 H = P[L];
+            found.clear();
+            // `accept(j)` -> distance to record, or -1
+            auto lookup = [&](u64 h, i64 len, auto accept) {
+                const u64 key = whole_key(h, len);
+                const u64 b1 = key & bmask, b2 = rotl(key, 29) & bmask;
+                if (!((bloom[b1 >> 6] >> (b1 & 63)) & 1) || !((bloom[b2 >> 6] >> (b2 & 63)) & 1)) return;
+                for (u64 p = rotl(key, 43) & tmask; tkey[p]; p = (p + 1) & tmask) {
+                    if (tkey[p] != key) continue;
+                    const i64 j = tid[p];
+                    const std::int32_t d = accept(j);
+                    if (d >= 0) found.emplace_back(static_cast<u32>(j), d);
+                }
+            };
+            const bool sym = o.symmetric;
+            // the partner j of probe r: later by index (symmetric), else earlier by (length, index)
+            auto after = [&](i64 j, bool same_length) { return sym ? j > r : (!same_length || j < r); };
+            lookup(H, L, [&](i64 j) -> std::int32_t {
+                if (!after(j, true)) return -1;
+                ++candidates;
+                if (!o.verify) return 0;
+                return lv_distance(S, j, r, 0, buf) == 0 ? 0 : -1;
+            });
+            if (k >= 1) {
+                auto one = [&](i64 j, bool same_length) -> std::int32_t {
+                    if (!after(j, same_length)) return -1;
+                    ++candidates;
+                    if (!o.verify) return 0;
+                    return lv_distance(S, j, r, 1, buf) == 1 ? 1 : -1;
+                };
+                for (i64 p = 0; p < L; ++p) {
+                    const u64 w = hs.pw[L - 1 - p];
+                    const u64 here = u64(s[p]) + 1;
+                    for (int c : letters) {
+                        if (c == s[p]) continue;
+                        lookup(H + (u64(c) + 1 - here) * w, L, [&](i64 j) { return one(j, true); });
+                    }
+                }
+                for (i64 p = 0; p < L; ++p) {
+                    if (p > 0 && s[p] == s[p - 1]) continue;  // one deletion per homopolymer run
+                    const u64 w = hs.pw[L - 1 - p];
+                    const u64 h = P[p] * w + (H - P[p + 1] * w);
+                    lookup(h, L - 1, [&](i64 j) { return one(j, false); });
+                }
+                if (sym) {  // longer partners: insertions, one per (run, letter)
+                    for (i64 p = 0; p <= L; ++p) {
+                        const u64 right = H - P[p] * hs.pw[L - p];  // letters p.. at their powers
+                        for (int c : letters) {
+                            if (p > 0 && c == s[p - 1]) continue;
+                            const u64 h = P[p] * hs.pw[L - p + 1] + (u64(c) + 1) * hs.pw[L - p] + right;
+                            lookup(h, L + 1, [&](i64 j) { return one(j, false); });
+                        }
+                    }
+                }
+            }
+            std::sort(found.begin(), found.end());
+            for (std::size_t t = 0; t < found.size(); ++t) {
+                if (t && found[t].first == found[t - 1].first) continue;
+                const u32 j = found[t].first;
+                const std::int32_t d = o.verify ? found[t].second : -1;
+                out.push_back(
+                    Edge{std::min<u32>(j, static_cast<u32>(r)), std::max<u32>(j, static_cast<u32>(r)), d});
+            }
+        }
+    }
+    return collect(parts, candidates);
+}
+
+// ---- d >= 2: segment masking --------------------------------------------------------
+
+// One choice of masked segments: the unmasked runs [a, b) and whether a masked group
+// precedes each run and trails the last.
+struct Mask {
+    std::vector<int> a, b;
+    std::vector<char> group_before;
+    bool trailing = false;
+};
+
+std::vector<Mask> masks_of(int q, int d) {
+    std::vector<Mask> out;
+    std::vector<int> pick(static_cast<std::size_t>(d));
+    for (int t = 0; t < d; ++t) pick[t] = t;
+    while (true) {
+        std::vector<char> masked(static_cast<std::size_t>(q), 0);
+        for (int t : pick) masked[t] = 1;
+        Mask m;
+        for (int u = 0; u < q;) {
+            if (masked[u]) {
+                ++u;
+                continue;
+            }
+            const int a = u;
+            while (u < q && !masked[u]) ++u;
+            m.a.push_back(a);
+            m.b.push_back(u);
+            m.group_before.push_back(a > 0 ? 1 : 0);
+        }
+        m.trailing = masked[q - 1] != 0;
+        out.push_back(m);
+        int t = d - 1;
+        while (t >= 0 && pick[t] == q - d + t) --t;
+        if (t < 0) break;
+        ++pick[t];
+        for (int x = t + 1; x < d; ++x) pick[x] = pick[x - 1] + 1;
+    }
+    return out;
+}
+
+void layout_of(i64 len, int q, std::vector<i64>& start) {
+    start.resize(static_cast<std::size_t>(q) + 1);
+    const i64 base = len / q, rem = len % q;
+    start[0] = 0;
+    for (int u = 0; u < q; ++u) start[u + 1] = start[u] + base + (u >= q - rem ? 1 : 0);
+}
+
+inline u64 mask_seed(i64 len, std::size_t mask_id) {
+    return mix(static_cast<u64>(len) * 0xA24BAED4963EE407ULL +
+               static_cast<u64>(mask_id) * 0x9FB21C651E98DF25ULL + 0x2545F4914F6CDD1DULL);
+}
+inline u64 run_term(u64 h, int first_segment) {
+    return mix(h + static_cast<u64>(first_segment + 1) * 0x632BE59BD9B4E019ULL);
+}
+
+NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOptions& o, i64 last,
+                             int threads) {
+    const i64 n = v.count, d = o.max_distance;
+    i64 longest = 0;
+    std::vector<i64> lens(static_cast<std::size_t>(n));
+    for (i64 i = 0; i < n; ++i) longest = std::max(longest, lens[i] = v.length(i));
+    int q = o.segments;
+    if (q <= 0) {
+        std::vector<i64> sorted = lens;
+        std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
+        q = neighbor_segments(d, n ? sorted[n / 2] : 0);
+    }
+    if (q < d + 1) throw std::invalid_argument("segments must be at least max_distance + 1");
+    const Hasher hs(longest);
+    const std::vector<Mask> masks = masks_of(q, static_cast<int>(d));
+    const i64 per = static_cast<i64>(masks.size());
+    const i64 entries = n * per;
+    // buckets by the key's top bits, ~4 entries a bucket; each entry keeps the key's low 32
+    // bits (a false match only costs a verification) above the sequence, sorted within the
+    // bucket: one key's sequences are a run, in index order
+    int bits = 1;
+    while ((i64(1) << bits) < std::max<i64>(entries / 4, 2)) ++bits;
+    const i64 nb = i64(1) << bits;
+    std::vector<u32> dir(static_cast<std::size_t>(nb) + 1, 0);
+    std::vector<u64> entry(static_cast<std::size_t>(entries));
+    if (entries >= (i64(1) << 32)) throw std::invalid_argument("too many sequences for the segment index");
+    auto keys_of = [&](i64 s, std::vector<u64>& P, std::vector<i64>& st, u64* out) {
+        Hasher::prefix(v.seq(s), lens[s], P);
+        layout_of(lens[s], q, st);
+        for (i64 mi = 0; mi < per; ++mi) {
+            const Mask& m = masks[mi];
+            u64 acc = mask_seed(lens[s], static_cast<std::size_t>(mi));
+            for (std::size_t t = 0; t < m.a.size(); ++t)
+                acc += run_term(hs.sub(P, st[m.a[t]], st[m.b[t]] - st[m.a[t]]), m.a[t]);
+            out[mi] = acc;
+        }
+    };
+    {
+        std::vector<u64> P, kk(static_cast<std::size_t>(per));
+        std::vector<i64> st;
+        for (i64 s = 0; s < n; ++s) {
+            keys_of(s, P, st, kk.data());
+            for (u64 key : kk) ++dir[(key >> (64 - bits)) + 1];
+        }
+        for (i64 b = 0; b < nb; ++b) dir[b + 1] += dir[b];
+        std::vector<u32> fill(dir.begin(), dir.end() - 1);
+        for (i64 s = 0; s < n; ++s) {
+            keys_of(s, P, st, kk.data());
+            for (u64 key : kk) {
+                const u32 at = fill[key >> (64 - bits)]++;
+                entry[at] = (static_cast<u64>(static_cast<u32>(key)) << 32) | static_cast<u64>(s);
+            }
+        }
+    }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(threads)
+#endif
+    for (i64 b = 0; b < nb; ++b) std::sort(entry.begin() + dir[b], entry.begin() + dir[b + 1]);
+    std::vector<std::vector<Edge>> parts(static_cast<std::size_t>(threads));
+    i64 candidates = 0;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads) reduction(+ : candidates)
+#endif
+    {
+#ifdef _OPENMP
+        const int me = omp_get_thread_num();
+#else
+        const int me = 0;
+#endif
+        std::vector<Edge>& out = parts[static_cast<std::size_t>(me)];
+        std::vector<u64> P;
+        std::vector<i64> st, buf, shift;
+        std::vector<u32> cands;
+        std::vector<u32> stamp(static_cast<std::size_t>(n), 0);  // r + 1: already a candidate of r
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 64)
+#endif
+        for (i64 r = 0; r < n; ++r) {
+            if (!wanted(r, o, last)) continue;
+            const i64 lr = lens[r];
+            Hasher::prefix(v.seq(r), lr, P);
+            cands.clear();
+            const i64 ls_hi = o.symmetric ? lr + d : lr;
+            for (i64 ls = std::max<i64>(0, lr - d); ls <= ls_hi; ++ls) {
+                const i64 delta = lr - ls;
+                layout_of(ls, q, st);
+                for (i64 mi = 0; mi < per; ++mi) {
+                    const Mask& m = masks[mi];
+                    const std::size_t T = m.a.size();
+                    const u64 seed = mask_seed(ls, static_cast<std::size_t>(mi));
+                    // the net length change eta_t of the masked group before run t; run t sits
+                    // at the sum of them; |eta| summed (with the trailing group's) <= d
+                    auto rec = [&](auto&& self, std::size_t t, i64 sh, i64 budget, u64 acc) -> void {
+                        if (t == T) {
+                            const i64 rest = delta - sh;
+                            if (m.trailing ? std::llabs(rest) > budget : rest != 0) return;
+                            const u64 key = acc;
+                            const u64 b = key >> (64 - bits);
+                            const u64 f = static_cast<u64>(static_cast<u32>(key)) << 32;
+                            // the key's run, from the first partner allowed (symmetric: s > r)
+                            const u64 from = o.symmetric ? f | static_cast<u64>(r + 1) : f;
+                            const u64* x =
+                                std::lower_bound(entry.data() + dir[b], entry.data() + dir[b + 1], from);
+                            const u64* end = entry.data() + dir[b + 1];
+                            // asymmetric, same length: only s < r (the run is in index order)
+                            const u64 stop =
+                                !o.symmetric && ls == lr ? f | static_cast<u64>(r) : f | 0xFFFFFFFFULL;
+                            const u32 mark = static_cast<u32>(r + 1);
+                            for (; x < end && *x < stop; ++x) {
+                                const u32 s = static_cast<u32>(*x);
+                                if (stamp[s] == mark) continue;
+                                stamp[s] = mark;
+                                cands.push_back(s);
+                            }
+                            return;
+                        }
+                        const i64 lo = m.group_before[t] ? -budget : 0, hi = m.group_before[t] ? budget : 0;
+                        const i64 seg_start = st[m.a[t]], seg_len = st[m.b[t]] - st[m.a[t]];
+                        for (i64 eta = lo; eta <= hi; ++eta) {
+                            const i64 pos = seg_start + sh + eta;
+                            if (pos < 0 || pos + seg_len > lr) continue;
+                            self(self, t + 1, sh + eta, budget - std::llabs(eta),
+                                 acc + run_term(hs.sub(P, pos, seg_len), m.a[t]));
+                        }
+                    };
+                    rec(rec, 0, 0, d, seed);
+                }
+            }
+            candidates += static_cast<i64>(cands.size());
+            for (u32 s : cands) {
+                // a 32-bit fingerprint may match another length's key: the pairing rule on
+                // the true lengths keeps every pair to one probe
+                const i64 ls = lens[s];
+                if (std::llabs(ls - lr) > d || (!o.symmetric && (ls > lr || (ls == lr && s >= r)))) continue;
+                std::int32_t dist = -1;
+                if (o.verify) {
+                    const i64 dd = lv_distance(S, s, r, d, buf);
+                    if (dd > d) continue;
+                    dist = static_cast<std::int32_t>(dd);
+                }
+                out.push_back(
+                    Edge{std::min<u32>(s, static_cast<u32>(r)), std::max<u32>(s, static_cast<u32>(r)), dist});
+            }
+        }
+    }
+    return collect(parts, candidates);
+}
+
+std::vector<int> letters_used(const SeqView& v, int alphabet) {
+    std::vector<char> seen(static_cast<std::size_t>(alphabet), 0);
+    const i64 total = v.offsets[v.count];
+    for (i64 t = 0; t < total; ++t) seen[v.codes[t]] = 1;
+    std::vector<int> out;
+    for (int c = 0; c < alphabet; ++c)
+        if (seen[c]) out.push_back(c);
+    return out;
+}
+
+void check_input(const SeqView& v, int alphabet) {
+    if (alphabet < 1 || alphabet > 256) throw std::invalid_argument("alphabet must have 1..256 letters");
+    if (v.count >= (i64(1) << 32) - 1) throw std::invalid_argument("at most 2^32 - 2 sequences");
+    const i64 total = v.offsets[v.count];
+    for (i64 t = 0; t < total; ++t)
+        if (v.codes[t] >= alphabet)
+            throw std::invalid_argument("a sequence code (" + std::to_string(v.codes[t]) +
+                                        ") is outside the alphabet of " + std::to_string(alphabet) +
+                                        " letters");
+}
+
+int bits_for(const SeqView& v) {
+    const i64 total = v.offsets[v.count];
+    for (i64 t = 0; t < total; ++t)
+        if (v.codes[t] >= 4) return 8;
+    return 2;
+}
+
+}  // namespace
+
+int neighbor_segments(std::int64_t max_distance, std::int64_t median_length) {
+    const i64 d = max_distance;
+    if (d < 0) throw std::invalid_argument("max_distance must be >= 0");
+    auto choose = [](i64 a, i64 b) {
+        double c = 1;
+        for (i64 t = 0; t < b; ++t) c = c * static_cast<double>(a - t) / static_cast<double>(t + 1);
+        return c;
+    };
+    i64 q = d + 1;
+    // more segments key on more letters (fewer family members collide) at C(q, d) index
+    // entries a sequence; at most 36 of them, segments of >= 8 letters
+    while (d > 0 && choose(q + 1, d) <= 36 && median_length / (q + 1) >= 8) ++q;
+    return static_cast<int>(q);
+}
+
+NeighborEdges edit_neighbors(const SeqView& seqs, int alphabet, const NeighborOptions& opt, int threads) {
+    check_input(seqs, alphabet);
+    if (opt.max_distance < 0) throw std::invalid_argument("max_distance must be >= 0");
+    if (opt.max_distance > (i64(1) << 30)) throw std::invalid_argument("max_distance is too large");
+    if (opt.first < 0) throw std::invalid_argument("first must be >= 0");
+    const int nt = resolve_threads(threads);
+    const i64 last = opt.last < 0 ? seqs.count : std::min<i64>(opt.last, seqs.count);
+    const Packed S(seqs, bits_for(seqs), nt);
+    int method = opt.method;
+    if (method == 0) method = opt.max_distance <= 1 ? 1 : 2;
+    if (method == 1) {
+        if (opt.max_distance > 1)
+            throw std::invalid_argument("microvariants serve max_distance 0 and 1 only");
+        return microvariants(seqs, S, letters_used(seqs, alphabet), opt, last, nt);
+    }
+    if (method != 2)
+        throw std::invalid_argument("method must be 0 (auto), 1 (microvariants) or 2 (segments)");
+    return segment_filter(seqs, S, opt, last, nt);
+}
+
+std::string format_neighbor_lines(const char* ids, const std::int64_t* id_offsets, std::int64_t n_ids,
+                                  const std::int64_t* i, const std::int64_t* j, const double* d,
+                                  std::int64_t k, bool integer, int threads) {
+    for (i64 t = 0; t < k; ++t)
+        if (i[t] < 0 || i[t] >= n_ids || j[t] < 0 || j[t] >= n_ids)
+            throw std::invalid_argument("pair " + std::to_string(t) + " names a sequence outside the ids");
+    const int nt = resolve_threads(threads);
+    const i64 blocks = std::max<i64>(1, std::min<i64>(nt * 4, (k + 4095) / 4096));
+    std::vector<std::string> part(static_cast<std::size_t>(blocks));
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+#else
+    (void)nt;
+#endif
+    for (i64 b = 0; b < blocks; ++b) {
+        const i64 lo = k * b / blocks, hi = k * (b + 1) / blocks;
+        std::string& out = part[static_cast<std::size_t>(b)];
+        char num[40];
+        for (i64 t = lo; t < hi; ++t) {
+            out.append(ids + id_offsets[i[t]],
+                       static_cast<std::size_t>(id_offsets[i[t] + 1] - id_offsets[i[t]]));
+            out.push_back('\t');
+            out.append(ids + id_offsets[j[t]],
+                       static_cast<std::size_t>(id_offsets[j[t] + 1] - id_offsets[j[t]]));
+            out.push_back('\t');
+            int len;
+            if (integer) {
+                len = std::snprintf(num, sizeof num, "%lld", static_cast<long long>(d[t]));
+            } else {
+                len = format_float_repr(d[t], num);
+            }
+            out.append(num, static_cast<std::size_t>(len));
+            out.push_back('\n');
+        }
+    }
+    std::size_t total = 0;
+    for (const auto& p : part) total += p.size();
+    std::string all;
+    all.reserve(total);
+    for (auto& p : part) {
+        all += p;
+        std::string().swap(p);
+    }
+    return all;
+}
+
+void edit_verify_pairs(const SeqView& seqs, int alphabet, const std::int64_t* pi, const std::int64_t* pj,
+                       std::int64_t k, std::int64_t max_distance, std::int32_t* out, int threads) {
+    check_input(seqs, alphabet);
+    if (max_distance < 0) throw std::invalid_argument("max_distance must be >= 0");
+    for (i64 t = 0; t < k; ++t)
+        if (pi[t] < 0 || pi[t] >= seqs.count || pj[t] < 0 || pj[t] >= seqs.count)
+            throw std::invalid_argument("pair " + std::to_string(t) + " (" + std::to_string(pi[t]) + ", " +
+                                        std::to_string(pj[t]) + ") is out of range");
+    const int nt = resolve_threads(threads);
+    const Packed S(seqs, bits_for(seqs), nt);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+#endif
+    {
+        std::vector<i64> buf;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1024)
+#endif
+        for (i64 t = 0; t < k; ++t)
+            out[t] = static_cast<std::int32_t>(lv_distance(S, pi[t], pj[t], max_distance, buf));
+    }
+}
+
+}  // namespace bioaccel

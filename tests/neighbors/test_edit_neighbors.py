@@ -1,0 +1,319 @@
+"""Edit-distance neighbours against a brute force over all pairs (edit_distances, and edlib
+as an independent oracle): seeded families with substitutions and indels, d = 0..8 and a d
+above 5 % of the length, varying lengths, N/IUPAC codes, empty sequences, protein; the
+real dada2 reads (dereplicated); both filters (microvariants, segment masking) with several
+segment counts; shards; GPU verification on the CUDA simulator and the nvcc host build."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bioaccel.errors import AlphabetError, BackendUnavailableError, DuplicateIdError, ModelError
+from bioaccel.neighbors import Neighbors, merge_neighbors, neighbors, read_neighbors
+from bioaccel.pairwise import edit_distances
+from bioaccel.sequences import SeqBatch
+from tests.datasets import require
+
+DATA = Path(__file__).resolve().parents[2] / "bioaccel" / "data" / "dada2"
+
+
+def mutate(rng, s: str, edits: int, alphabet: str) -> str:
+    x = list(s)
+    for _ in range(edits):
+        r, p = rng.random(), int(rng.integers(len(x) + 1))
+        if r < 0.5 and p < len(x):
+            x[p] = str(rng.choice(list(alphabet)))
+        elif r < 0.75 and p < len(x):
+            del x[p]
+        else:
+            x.insert(p, str(rng.choice(list(alphabet))))
+    return "".join(x)
+
+
+def families(seed: int, count: int, size: int, length: int, max_edits: int, alphabet="ACGT"):
+    """Families of mutated copies of random parents (plus a few exact copies)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        parent = "".join(rng.choice(list(alphabet), length))
+        out += [
+            mutate(rng, parent, int(rng.integers(0, max_edits + 1)), alphabet) for _ in range(size)
+        ]
+    return out
+
+
+def brute(seqs, d: int):
+    """{(i, j): distance} of every pair within d, from the all-pairs matrix."""
+    b = seqs if isinstance(seqs, SeqBatch) else SeqBatch.from_strings(seqs)
+    m = edit_distances(b, backend="cpu")
+    i, j = np.triu_indices(len(b), 1)
+    keep = m[i, j] <= d
+    return {(int(a), int(c)): int(m[a, c]) for a, c in zip(i[keep], j[keep])}
+
+
+def as_dict(nb: Neighbors):
+    assert np.all(nb.i < nb.j)
+    order = np.lexsort((nb.j, nb.i))
+    assert np.array_equal(order, np.arange(len(nb))), "pairs not sorted by (i, j)"
+    assert nb.i.dtype == np.int64 and nb.j.dtype == np.int64 and nb.distance.dtype == np.int32
+    return dict(zip(zip(nb.i.tolist(), nb.j.tolist()), nb.distance.tolist()))
+
+
+MIXED = (
+    families(1, 6, 30, 60, 6)
+    + families(2, 3, 20, 120, 10, "ACGTN")
+    + ["", "", "A", "AC", "ACG", "N", "NNNN", "ACGTRYKM", "ACGTRYKA"]
+    + families(3, 2, 15, 9, 3)
+)
+
+
+@pytest.fixture(scope="module")
+def mixed_truth():
+    return brute(MIXED, 12)
+
+
+@pytest.mark.parametrize("d", [0, 1, 2, 3, 4, 5, 6, 8])
+def test_every_pair_within_d_and_no_other(mixed_truth, d):
+    want = {p: v for p, v in mixed_truth.items() if v <= d}
+    nb = neighbors(MIXED, max_distance=d, backend="cpu")
+    assert as_dict(nb) == want
+    assert nb.n == len(MIXED) and len(nb) == len(want)
+
+
+@pytest.mark.parametrize("d", [0, 1])
+@pytest.mark.parametrize("method", [1, 2])
+def test_both_filters_for_small_d(mixed_truth, d, method):
+    from bioaccel._core.native import load_native
+
+    b = SeqBatch.from_strings(MIXED)
+    i, j, dist, _ = load_native().edit_neighbors(
+        b.codes, b.offsets, b.alphabet.size, d, method=method
+    )
+    assert dict(zip(zip(i.tolist(), j.tolist()), dist.tolist())) == {
+        p: v for p, v in mixed_truth.items() if v <= d
+    }
+
+
+@pytest.mark.parametrize("d, segments", [(2, 3), (2, 5), (2, 8), (3, 4), (3, 7), (4, 9), (6, 7)])
+@pytest.mark.parametrize("symmetric", [False, True])
+def test_segment_counts_and_probing_sides_give_the_same_pairs(mixed_truth, d, segments, symmetric):
+    from bioaccel._core.native import load_native
+
+    b = SeqBatch.from_strings(MIXED)
+    i, j, dist, _ = load_native().edit_neighbors(
+        b.codes, b.offsets, b.alphabet.size, d, method=2, segments=segments, symmetric=symmetric
+    )
+    assert dict(zip(zip(i.tolist(), j.tolist()), dist.tolist())) == {
+        p: v for p, v in mixed_truth.items() if v <= d
+    }
+
+
+def test_edlib_agrees_on_every_reported_and_every_missed_pair():
+    edlib = require("edlib", "edlib is an independent oracle (pip install edlib)")
+    seqs = families(7, 4, 25, 80, 8)
+    nb = as_dict(neighbors(seqs, max_distance=4))
+    for a in range(len(seqs)):
+        for c in range(a + 1, len(seqs)):
+            dist = edlib.align(seqs[a], seqs[c], task="distance")["editDistance"]
+            if not seqs[a] or not seqs[c]:
+                dist = max(len(seqs[a]), len(seqs[c]))
+            assert nb.get((a, c)) == (dist if dist <= 4 else None), (a, c, dist)
+
+
+def test_a_threshold_above_five_percent_of_the_length():
+    seqs = families(11, 3, 20, 150, 14)  # d = 12 is 8 % of 150
+    assert as_dict(neighbors(seqs, max_distance=12)) == brute(seqs, 12)
+
+
+def test_lengths_that_vary_widely():
+    rng = np.random.default_rng(5)
+    base = "".join(rng.choice(list("ACGT"), 300))
+    seqs = [base[: int(n)] for n in rng.integers(0, 300, 80)] + [
+        mutate(rng, base[:200], 3, "ACGT") for _ in range(20)
+    ]
+    for d in (1, 3, 7):
+        assert as_dict(neighbors(seqs, max_distance=d)) == brute(seqs, d), d
+
+
+def test_n_and_iupac_count_as_letters_equal_only_to_themselves():
+    nb = neighbors(["ACGTACGT", "ACGNACGT", "ACGNACGN", "RCGTACGT"], max_distance=2)
+    got = as_dict(nb)
+    assert got == {(0, 1): 1, (0, 2): 2, (1, 2): 1, (0, 3): 1, (1, 3): 2}
+
+
+def test_empty_sequences_are_at_the_other_length():
+    got = as_dict(neighbors(["", "A", "ACG", "", "ACGTA"], max_distance=3))
+    assert got == {(0, 1): 1, (0, 2): 3, (0, 3): 0, (1, 2): 2, (1, 3): 1, (2, 3): 3, (2, 4): 2}
+
+
+def test_protein_sequences():
+    seqs = families(13, 3, 20, 70, 6, "ACDEFGHIKLMNPQRSTVWY")
+    b = SeqBatch.from_strings(seqs, alphabet="protein")
+    for d in (1, 3):
+        assert as_dict(neighbors(b, max_distance=d)) == brute(b, d)
+
+
+def dada2_uniques() -> list[str]:
+    seen: dict[str, int] = {}
+    for name in ("sam1F.fastq.gz", "sam2F.fastq.gz"):
+        with gzip.open(DATA / name, "rt") as f:
+            for k, line in enumerate(f):
+                if k % 4 == 1:
+                    seen.setdefault(line.strip(), len(seen))
+    return list(seen)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 13])
+def test_real_dada2_reads_dereplicated(d):
+    seqs = dada2_uniques()[:900]
+    assert len(set(seqs)) == len(seqs)
+    assert as_dict(neighbors(seqs, max_distance=d)) == brute(seqs, d)
+
+
+def test_the_reference_backend_equals_the_cpu():
+    for d in (0, 2, 5):
+        ref = neighbors(MIXED, max_distance=d, backend="reference")
+        cpu = neighbors(MIXED, max_distance=d, backend="cpu")
+        assert as_dict(ref) == as_dict(cpu)
+
+
+@pytest.mark.parametrize("d", [1, 3])
+@pytest.mark.parametrize("count", [1, 2, 3, 7])
+def test_shards_partition_the_pairs_and_merge_to_the_same_bytes(tmp_path, d, count):
+    whole = neighbors(MIXED, max_distance=d)
+    whole.write(tmp_path / "whole.tsv")
+    whole.write(tmp_path / "whole.npz")
+    parts = [neighbors(MIXED, max_distance=d, shard=(k, count)) for k in range(count)]
+    assert sum(len(p) for p in parts) == len(whole)
+    union = {}
+    for p in parts:
+        got = as_dict(p)
+        assert not set(got) & set(union)
+        union.update(got)
+    assert union == as_dict(whole)
+    for k, p in enumerate(parts):
+        p.write(tmp_path / f"s{k}.tsv")
+        p.write(tmp_path / f"s{k}.npz")
+    merge_neighbors([tmp_path / f"s{k}.tsv" for k in range(count)], tmp_path / "m.tsv")
+    assert (tmp_path / "m.tsv").read_bytes() == (tmp_path / "whole.tsv").read_bytes()
+    shuffled = [tmp_path / f"s{k}.npz" for k in reversed(range(count))]
+    merged = merge_neighbors(shuffled, tmp_path / "m2.tsv")
+    assert (tmp_path / "m2.tsv").read_bytes() == (tmp_path / "whole.tsv").read_bytes()
+    assert as_dict(merged) == as_dict(whole)
+
+
+def test_merge_refuses_a_missing_or_repeated_shard(tmp_path):
+    for k in range(3):
+        neighbors(MIXED, max_distance=1, shard=(k, 3)).write(tmp_path / f"s{k}.npz")
+    with pytest.raises(ValueError, match="missing"):
+        merge_neighbors([tmp_path / "s0.npz", tmp_path / "s2.npz"])
+    with pytest.raises(ValueError, match="both shard 1/3"):
+        merge_neighbors([tmp_path / "s0.npz", tmp_path / "s0.npz", tmp_path / "s2.npz"])
+
+
+def test_edge_table_views_and_files(tmp_path):
+    seqs = ["ACGTACGT", "ACGTACGA", "TTTTTTTT", "ACGTACGT"]
+    ids = ["a;size=10", "b;size=3;", "c", "d;size=1;sample=x"]
+    nb = neighbors(SeqBatch.from_strings(seqs, ids=ids), max_distance=1)
+    assert nb.ids == ["a", "b", "c", "d;sample=x"]
+    assert as_dict(nb) == {(0, 1): 1, (0, 3): 0, (1, 3): 1}
+    m = nb.to_scipy()
+    assert m.shape == (4, 4) and m.nnz == 3 and m.tocsr()[0, 3] == 0
+    assert nb.to_scipy("csr")[0, 1] == 1
+    df = nb.to_pandas()
+    assert df.columns.tolist() == ["id1", "id2", "distance"]
+    assert df.values.tolist() == [["a", "b", 1], ["a", "d;sample=x", 0], ["b", "d;sample=x", 1]]
+    nb.write(tmp_path / "p.tsv")
+    assert (tmp_path / "p.tsv").read_text() == "a\tb\t1\na\td;sample=x\t0\nb\td;sample=x\t1\n"
+    nb.write(tmp_path / "p.npz")
+    back = read_neighbors(tmp_path / "p.npz")
+    assert back.ids == nb.ids and as_dict(back) == as_dict(nb) and back.max_distance == 1
+    tsv = read_neighbors(tmp_path / "p.tsv")
+    assert tsv.ids == ["a", "b", "d;sample=x"] and len(tsv) == 3
+    with pytest.raises(ValueError, match=r"\.csv"):
+        nb.write(tmp_path / "p.csv")
+    assert not (tmp_path / "p.csv").exists()
+
+
+def test_ids_equal_without_their_size_annotation_are_refused():
+    b = SeqBatch.from_strings(["ACGT", "ACGA"], ids=["x;size=2", "x;size=5"])
+    with pytest.raises(DuplicateIdError, match="dereplicate"):
+        neighbors(b, max_distance=1)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"max_distance": -1}, ValueError, "non-negative"),
+        ({"max_distance": 1.5}, ValueError, "whole number"),
+        ({"max_distance": True}, ValueError, "non-negative"),
+        ({"model": "hamming"}, ModelError, "unknown neighbour model"),
+        ({"shard": (2, 2)}, ValueError, "shard"),
+        ({"shard": (0, 0)}, ValueError, "shard"),
+        ({"k": 5}, ModelError, "k-mer models"),
+        ({"backend": "warp"}, BackendUnavailableError, "unknown backend"),
+        ({"threads": -3}, ValueError, "threads"),
+    ],
+)
+def test_bad_arguments(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        neighbors(["ACGT", "ACGA"], **kwargs)
+
+
+def test_gaps_are_refused_with_the_ungap_hint():
+    with pytest.raises(AlphabetError, match="--ungap"):
+        neighbors(["AC-GT", "ACGGT"], max_distance=1)
+
+
+def test_a_named_gpu_backend_that_cannot_run_is_an_error(monkeypatch):
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    import bioaccel.backends as reg
+
+    monkeypatch.setattr(reg, "_instances", {})
+    for name in ("cupy", "numba-cuda"):
+        if reg.available_backends()[name] is None:
+            continue  # a real GPU: nothing to refuse
+        with pytest.raises(BackendUnavailableError):
+            neighbors(MIXED, max_distance=1, backend=name)
+
+
+@pytest.mark.cudasim
+def test_numba_verification_on_the_simulator_equals_the_cpu(monkeypatch):
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")
+    require("numba", "numba runs the CUDA simulator")
+    import bioaccel.backends as reg
+    from bioaccel.backends.numba._backend import NumbaCudaBackend
+
+    monkeypatch.setattr(reg, "_instances", {"numba-cuda": NumbaCudaBackend()})
+    monkeypatch.setattr(NumbaCudaBackend, "pair_chunk", 97)
+    seqs = families(17, 2, 12, 70, 5) + ["", "A", "NNNN"]
+    for d in (1, 3):
+        sim = neighbors(seqs, max_distance=d, backend="numba-cuda")
+        assert as_dict(sim) == as_dict(neighbors(seqs, max_distance=d, backend="cpu"))
+        assert sim.candidates >= len(sim)
+
+
+def test_edit_pairs_of_every_cpu_backend_agree_with_the_bound():
+    from bioaccel.backends import get_backend
+
+    b = SeqBatch.from_strings(MIXED)
+    rng = np.random.default_rng(3)
+    pi = rng.integers(0, len(b), 400)
+    pj = rng.integers(0, len(b), 400)
+    m = edit_distances(b, backend="cpu")
+    for d in (0, 2, 7):
+        want = np.minimum(m[pi, pj], d + 1)
+        for name in ("cpu", "reference"):
+            got = get_backend(name, "edit_pairs").edit_pairs(b, pi, pj, d, 1)
+            np.testing.assert_array_equal(got, want)
+
+
+def test_virtual_devices_spread_the_verification(monkeypatch):
+    monkeypatch.setenv("BIOACCEL_VIRTUAL_GPUS", "3")
+    for d in (1, 4):
+        spread = neighbors(MIXED, max_distance=d, devices="all")
+        assert as_dict(spread) == as_dict(neighbors(MIXED, max_distance=d))
