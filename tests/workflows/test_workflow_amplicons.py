@@ -26,6 +26,8 @@ TEST_SAMPLES = {
     s: (f".test/data/{s}_R1.fastq.gz", f".test/data/{s}_R2.fastq.gz")
     for s in ("sam1", "sam2", "sam3")
 }
+#: DADA2's example training set, named by .test/config/config.yaml (Debian r-bioc-dada2)
+TRAIN_SET = Path("/usr/lib/R/site-library/dada2/extdata/example_train_set.fa.gz")
 #: a config without the slow R steps, for the runs that check something else
 QUICK = "taxonomy: {method: none}\nreport: {enabled: false}\nbiom: false\n"
 
@@ -88,6 +90,8 @@ def write_config(wd: Path, sheet: str, extra: str = QUICK, name="quick.yaml") ->
 @pytest.fixture(scope="session")
 def test_run(tmp_path_factory, snakemake_exe):
     tools()
+    if not TRAIN_SET.exists() or shutil.which("Rscript") is None:
+        unavailable(f"R with dada2 is needed ({TRAIN_SET}; apt-get install r-bioc-dada2)")
     wd = copy_workflow(tmp_path_factory.mktemp("amplicons"))
     lint = snakemake(snakemake_exe, wd, "--lint", "--configfile", ".test/config/config.yaml")
     proc = snakemake(snakemake_exe, wd, "--configfile", ".test/config/config.yaml")
@@ -216,7 +220,7 @@ def test_report_images_exist_and_decode(test_run):
 
 def sintax_reference(dest: Path) -> Path:
     """DADA2's example training set (">Kingdom;Phylum;...;Genus;") as a SINTAX database."""
-    source = Path("/usr/lib/R/site-library/dada2/extdata/example_train_set.fa.gz")
+    source = TRAIN_SET
     if not source.exists():
         unavailable("r-bioc-dada2's example_train_set.fa.gz is not installed")
     out, ranks = [], "kpcofg"
