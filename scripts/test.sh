@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
-if ! command -v R >/dev/null || ! command -v mash >/dev/null || ! command -v fasttree >/dev/null || ! command -v iqtree2 >/dev/null || ! command -v clang-format >/dev/null || ! command -v swarm >/dev/null || ! command -v vsearch >/dev/null || ! Rscript -e 'library(ape); library(phangorn); library(testthat); library(roxygen2)' >/dev/null 2>&1; then
+if ! command -v R >/dev/null || ! command -v mash >/dev/null || ! command -v fasttree >/dev/null || ! command -v iqtree2 >/dev/null || ! command -v clang-format >/dev/null || ! command -v swarm >/dev/null || ! command -v vsearch >/dev/null || ! Rscript -e 'library(ape); library(phangorn); library(testthat); library(roxygen2); library(Biostrings)' >/dev/null 2>&1; then
   apt-get update -qq
   apt-get install -y -qq r-base-core r-cran-ape r-cran-phangorn r-cran-testthat r-cran-roxygen2 r-bioc-biostrings mash fasttree iqtree clang-format swarm vsearch >/dev/null
 fi
@@ -20,6 +20,12 @@ fi
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
   apt-get update -qq
   apt-get install -y -qq slurm-wlm munge >/dev/null
+fi
+# the amplicon workflow (workflows/amplicons): vsearch, swarm (the oracle of its test), and
+# R's phyloseq, vegan and dada2 for its report and taxonomy
+if ! command -v vsearch >/dev/null || ! command -v swarm >/dev/null || ! Rscript -e 'library(phyloseq); library(vegan); library(dada2)' >/dev/null 2>&1; then
+  apt-get update -qq
+  apt-get install -y -qq vsearch swarm r-bioc-phyloseq r-cran-vegan r-bioc-dada2 >/dev/null
 fi
 # compat mode puts the checkout on sys.path, so Snakemake's plugin discovery (pkgutil)
 # finds snakemake_scheduler_plugin_bioaccel
