@@ -5,11 +5,14 @@
 - ``threads``: the one ``threads=`` rule (0 = all cores, else 1 to 4 x the logical CPUs);
 - ``progress``: the progress bar every long command shows (rich);
 - ``outputs``: the one rule that decides an output's format from its name;
+- ``sniff``: the one file-format sniffer (magic bytes, a matrix file's format from its name
+  or first bytes);
 - ``atomic``: outputs written safely (temporary file + rename, devices and FIFOs written
   through, never over an input);
 - ``native``: the one loader of the compiled core ``bioaccel._native``;
 - ``memory``: how much memory this process may still take;
-- ``tiling``: the one tiler (sequences or pairs cut into parts of equal work).
+- ``tiling``: the one tiler (sequences or pairs cut into parts of equal work) and the one
+  offset helper of the condensed triangle.
 """
 
 #: Names other packages use, from the module that defines them, loaded on first use (PEP 562)
@@ -18,6 +21,7 @@ _LAZY = {
     "ALIGNMENT": (".outputs", "ALIGNMENT"),
     "ALIGNMENT_TABLE": (".outputs", "ALIGNMENT_TABLE"),
     "CONDENSED": (".outputs", "CONDENSED"),
+    "MAGIC": (".sniff", "MAGIC"),
     "MATRIX": (".outputs", "MATRIX"),
     "MAX_THREADS_PER_CPU": (".threads", "MAX_THREADS_PER_CPU"),
     "NEWICK": (".outputs", "NEWICK"),
@@ -30,11 +34,16 @@ _LAZY = {
     "available_bytes": (".memory", "available_bytes"),
     "balanced_cuts": (".tiling", "balanced_cuts"),
     "check_threads": (".threads", "check_threads"),
+    "condensed_pair": (".tiling", "condensed_pair"),
     "gib": (".memory", "gib"),
     "load_native": (".native", "load_native"),
+    "looks_like_matrix": (".sniff", "looks_like_matrix"),
+    "magic_of": (".sniff", "magic_of"),
+    "matrix_format_of": (".sniff", "matrix_format_of"),
     "output_format": (".outputs", "output_format"),
     "output_spec": (".outputs", "output_spec"),
     "output_target": (".atomic", "output_target"),
+    "pairs_before": (".tiling", "pairs_before"),
     "progress_bar": (".progress", "progress_bar"),
     "refuse_overwriting_inputs": (".atomic", "refuse_overwriting_inputs"),
     "triangle_row_ranges": (".tiling", "triangle_row_ranges"),
@@ -57,6 +66,7 @@ __all__ = [
     "ALIGNMENT",
     "ALIGNMENT_TABLE",
     "CONDENSED",
+    "MAGIC",
     "MATRIX",
     "MAX_THREADS_PER_CPU",
     "NEWICK",
@@ -69,11 +79,16 @@ __all__ = [
     "available_bytes",
     "balanced_cuts",
     "check_threads",
+    "condensed_pair",
     "gib",
     "load_native",
+    "looks_like_matrix",
+    "magic_of",
+    "matrix_format_of",
     "output_format",
     "output_spec",
     "output_target",
+    "pairs_before",
     "progress_bar",
     "refuse_overwriting_inputs",
     "triangle_row_ranges",

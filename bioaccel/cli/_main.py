@@ -152,25 +152,6 @@ class _Group(click.Group):
             sys.exit(EXIT_INTERNAL)
 
 
-_MATRIX_SUFFIXES = {".npy", ".npz", ".tsv", ".dist", ".mat", ".cdist"}
-
-
-def _looks_like_matrix(path: Path) -> bool:
-    """A distance-matrix file (npy/npz/TSV/PHYLIP matrix) rather than sequences."""
-    if path.suffix.lower() in _MATRIX_SUFFIXES:
-        return True
-    try:
-        with open(path, "rb") as f:
-            head = f.read(4096)
-    except OSError:
-        return False
-    if head.startswith((b"\x93NUMPY", b"PK", b"\t", b"BACDIST1")):
-        return True
-    head = head.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark
-    lines = [ln for ln in head.splitlines() if ln.strip()]  # LF, CR LF or CR alone
-    return bool(lines) and lines[0].strip().isdigit()  # PHYLIP matrix "n"; alignment "n sites"
-
-
 def _is_sketch_file(path) -> bool:
     """A sketch file of `bioaccel sketch` (:func:`bioaccel.sequences._read.is_sketch_file`); never stdin."""
     from ..sequences import is_sketch_file
@@ -662,14 +643,20 @@ def tree(
 ):
     """Guide tree (Newick) from sequences (- for stdin), a distance matrix, or the sketches
     of a `bioaccel sketch` file (mash distances) in INPUT."""
-    from .._core import MATRIX, NEWICK, output_format, progress_bar
+    from .._core import (
+        MATRIX,
+        NEWICK,
+        looks_like_matrix,
+        matrix_format_of,
+        output_format,
+        progress_bar,
+    )
     from ..distances import (
         USED_BY,
         DistanceMatrix,
         Sketches,
         check_model_options,
         distance_matrix,
-        matrix_format_of,
     )
     from ..sequences import parse_sequences, read_sequences
     from ..trees import nj, upgma
@@ -709,7 +696,7 @@ def tree(
             )
         batch, model = Sketches.load(input), "mash"
         check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
-    elif not is_stdio(input) and _looks_like_matrix(input):
+    elif not is_stdio(input) and looks_like_matrix(input):
         for name in _given(
             ctx,
             [

@@ -12,7 +12,7 @@ from ..sequences import DNA, PROTEIN, Alphabet
 
 #: formats of :meth:`MultipleAlignment.write`; which name holds which is the one rule of
 #: :data:`bioaccel._core.outputs.ALIGNMENT`
-FORMATS = ("fasta", "clustal", "stockholm", "a2m", "phylip")
+ALIGNMENT_FORMATS = ("fasta", "clustal", "stockholm", "a2m", "phylip")
 #: protein distance models of :meth:`MultipleAlignment.distance_matrix`
 
 
@@ -138,9 +138,9 @@ class MultipleAlignment:
             (Stockholm ``#...`` or ``//``).
         """
         fmt = str(format).lower()
-        if fmt not in FORMATS:
+        if fmt not in ALIGNMENT_FORMATS:
             raise ValueError(
-                f"unknown alignment format {format!r}; expected one of {list(FORMATS)}"
+                f"unknown alignment format {format!r}; expected one of {list(ALIGNMENT_FORMATS)}"
             )
         _check_ids(self.ids, fmt)
         _check_rows(self.ids, self.sequences)

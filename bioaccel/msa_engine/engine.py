@@ -53,12 +53,12 @@ def _records(sequences, format: str | None = None) -> tuple[list[str], list[str]
     if format is not None and not isinstance(sequences, (str, os.PathLike)):
         raise ValueError("format= applies to a file path; the sequences are given already")
     if isinstance(sequences, (str, os.PathLike)):
-        from ..sequences import FORMATS, parse_records, read_text_file, sniff_format
+        from ..sequences import SEQUENCE_FORMATS, parse_records, read_text_file, sniff_format
 
         path = Path(sequences)
-        if format is not None and str(format).lower() not in FORMATS:
+        if format is not None and str(format).lower() not in SEQUENCE_FORMATS:
             raise SequenceFormatError(
-                f"unknown sequence format {format!r}; expected one of {sorted(FORMATS)}"
+                f"unknown sequence format {format!r}; expected one of {sorted(SEQUENCE_FORMATS)}"
             )
         text = read_text_file(path)
         fmt = str(format).lower() if format is not None else sniff_format(text, path)
@@ -180,7 +180,7 @@ def msa(
         other as profiles; each keeps its columns holding residues; rows of the first come
         first.
     format : str, optional
-        The format of a file given as a path (one of :data:`bioaccel.sequences.FORMATS`); sniffed
+        The format of a file given as a path (one of :data:`bioaccel.sequences.SEQUENCE_FORMATS`); sniffed
         when omitted.
     mode : {"auto", "accurate", "fast"}
         ``fast``: the progressive engine above. ``accurate``: probabilistic consistency

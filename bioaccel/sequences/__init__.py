@@ -9,7 +9,7 @@
 from ._alphabet import ALPHABETS, DNA, DNA_KNOWN, PROTEIN, Alphabet, get_alphabet, guess_alphabet
 from ._batch import SeqBatch, check_unique_ids, input_fingerprint
 from ._read import (
-    FORMATS,
+    SEQUENCE_FORMATS,
     as_batch,
     as_batch_pair,
     is_sketch_file,
@@ -23,13 +23,17 @@ from ._read import (
 )
 from ._sites import base_frequencies, kept_sites, pack_planes
 
+#: the earlier name of :data:`SEQUENCE_FORMATS`, still importable (not in ``__all__``: a
+#: second public ``FORMATS``, the MSA engine's, meant alignment output formats)
+FORMATS = SEQUENCE_FORMATS
+
 __all__ = [
     "ALPHABETS",
     "Alphabet",
     "DNA",
     "DNA_KNOWN",
-    "FORMATS",
     "PROTEIN",
+    "SEQUENCE_FORMATS",
     "SeqBatch",
     "as_batch",
     "as_batch_pair",
