@@ -8,6 +8,7 @@ import os
 import numpy as np
 
 from ..distances import DistanceMatrix
+from ..errors import DuplicateIdError
 from ..sequences import DNA, PROTEIN, Alphabet
 
 #: formats of :meth:`MultipleAlignment.write`; which name holds which is the one rule of
@@ -265,7 +266,7 @@ def _check_ids(ids: list[str], fmt: str) -> None:
     seen: set[str] = set()
     for i in ids:
         if i in seen:
-            raise ValueError(f"id {i!r} appears twice; an alignment file names each row once")
+            raise DuplicateIdError(f"id {i!r} appears twice; an alignment file names each row once")
         seen.add(i)
 
 

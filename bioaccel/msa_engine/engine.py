@@ -228,7 +228,7 @@ def msa(
         raise ValueError("keep_length and fragments apply to adding sequences: give add= and to=")
     if sequences is None:
         raise TypeError("msa() needs sequences (or add= and to=, or profile=)")
-    mode = check_mode(mode)
+    mode = check_msa_mode(mode)
     requested = str(backend).lower().replace("_", "-")
     requested = "numba-cuda" if requested == "numba" else requested
     key = "cpu" if requested == "auto" else requested
@@ -436,7 +436,7 @@ def progressive_in_levels(
     return run.finish()
 
 
-def check_mode(mode) -> str:
+def check_msa_mode(mode) -> str:
     """``mode`` lower-cased, or a ValueError naming it and the choices."""
     key = str(mode).lower() if isinstance(mode, str) else None
     if key not in MODES:
