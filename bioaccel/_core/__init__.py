@@ -2,7 +2,8 @@
 :mod:`bioaccel.errors`. Other packages import these names from ``bioaccel._core`` itself
 (they load on first use, so that importing a package stays cheap).
 
-- ``threads``: the one ``threads=`` rule (0 = all cores, else 1 to 4 x the logical CPUs);
+- ``threads``: the one ``threads=`` rule (0 = all cores, else 1 to 4 x the logical CPUs) and
+  the one meaning of 0 (the CPUs of this process's affinity, handed to the C++ core too);
 - ``progress``: the progress bar every long command shows (rich);
 - ``outputs``: the one rule that decides an output's format from its name;
 - ``sniff``: the one file-format sniffer (magic bytes, a matrix file's format from its name
@@ -31,6 +32,7 @@ _LAZY = {
     "SKETCHES": (".outputs", "SKETCHES"),
     "TILE": (".outputs", "TILE"),
     "atomic_output": (".atomic", "atomic_output"),
+    "all_cores": (".threads", "all_cores"),
     "available_bytes": (".memory", "available_bytes"),
     "balanced_cuts": (".tiling", "balanced_cuts"),
     "check_threads": (".threads", "check_threads"),
@@ -45,6 +47,7 @@ _LAZY = {
     "output_target": (".atomic", "output_target"),
     "pairs_before": (".tiling", "pairs_before"),
     "progress_bar": (".progress", "progress_bar"),
+    "resolve_threads": (".threads", "resolve_threads"),
     "refuse_overwriting_inputs": (".atomic", "refuse_overwriting_inputs"),
     "triangle_row_ranges": (".tiling", "triangle_row_ranges"),
     "without_negative_zero": (".outputs", "without_negative_zero"),
@@ -76,6 +79,7 @@ __all__ = [
     "SKETCHES",
     "TILE",
     "atomic_output",
+    "all_cores",
     "available_bytes",
     "balanced_cuts",
     "check_threads",
@@ -90,6 +94,7 @@ __all__ = [
     "output_target",
     "pairs_before",
     "progress_bar",
+    "resolve_threads",
     "refuse_overwriting_inputs",
     "triangle_row_ranges",
     "without_negative_zero",

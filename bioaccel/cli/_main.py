@@ -14,7 +14,6 @@ import contextlib
 import logging
 import os
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -647,7 +646,6 @@ def tree(
         MATRIX,
         NEWICK,
         looks_like_matrix,
-        matrix_format_of,
         output_format,
         progress_bar,
     )
@@ -662,14 +660,6 @@ def tree(
     from ..trees import nj, upgma
 
     nj_backend = "cpu"  # sequence input: -b computes the distances
-    # low memory: the bioaccel-nj program joins in a process of its own (see
-    # bioaccel.trees._program) when this is the bioaccel program, not a caller's process
-    program = None
-    if low_memory and method == "nj" and _REPLACE_PROCESS:
-        from ..trees import joiner_program
-
-        program = joiner_program()
-    matrix_file = None  # the matrix file the program reads
     if low_memory and method != "nj":
         _fail(f"--low-memory applies to --method nj, not {method}")
     if clamp_negative and method != "nj":
@@ -728,12 +718,8 @@ def tree(
                     "neighbour joining holds the float64 square)"
                 )
         batch = None
-        if program is not None and matrix_format_of(input, sniff=True) in _PROGRAM_INPUTS:
-            matrix_file = input  # checked and joined by the program (below)
-        else:
-            # low memory: .cdist, .npy and PHYLIP into the float32 triangle, no float64 square
-            read = DistanceMatrix.read_condensed if low_memory else DistanceMatrix.read
-            dm = read(input)
+        if not low_memory:
+            dm = DistanceMatrix.read(input)
         if matrix_output is not None:
             _fail(
                 f"{input} is a distance matrix already: --matrix-output applies to sequence input"
@@ -753,54 +739,32 @@ def tree(
             batch = batch.ungapped()
         if len(batch) < 2:
             _fail(f"{batch.source or input}: found {len(batch)} sequence; a tree needs at least 2")
-    scratch = None  # low memory from sequences: the folder of the streamed matrix
-    if batch is not None and low_memory:
-        # never a square: the distances are streamed to a .cdist (--matrix-output when it
-        # is one, else a scratch file beside the output) and read back into the triangle
-        from ..distances import stream_distances
+    if low_memory:
+        # the library's pipeline (bioaccel.trees.low_memory_tree): distances streamed to a
+        # .cdist, never a square; the join handed to the bioaccel-nj program, which takes
+        # over this process, only when this is the bioaccel program (not a caller's process)
+        from ..trees import low_memory_tree
 
-        model = model or "k80"
-        if matrix_output is not None:
-            if output_format(matrix_output, MATRIX, "distance matrix", default="phylip") != "cdist":
-                _fail(
-                    f"{shown(matrix_output)}: with --low-memory the matrix is streamed to disk "
-                    "as float32 condensed: name it .cdist"
-                )
-            cdist = matrix_output
-        else:
-            scratch = _scratch_folder(output)
-            cdist = scratch / "distances.cdist"
-        try:
-            with progress_bar(f"distances ({model}) -> {cdist.name}") as update:
-                stream_distances(
-                    batch,
-                    model,
-                    cdist,
-                    backend=backend,
-                    threads=threads,
-                    progress=update,
-                    pairwise_deletion=pairwise_deletion,
-                    matrix=_parse_matrix(matrix),
-                    gap_open=gap_open,
-                    gap_extend=gap_extend,
-                    k=k,
-                    sketch_size=sketch_size,
-                    seed=seed,
-                )
-            if program is None:
-                dm = DistanceMatrix.read_condensed(cdist)
-            else:
-                matrix_file = cdist
-        except BaseException:
-            if scratch is not None:
-                shutil.rmtree(scratch, ignore_errors=True)
-            raise
-        if program is None and scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
-        matrix_output = None  # written already, streamed
-        batch = None
-    if matrix_file is not None:  # returns only for fewer than 3 taxa
-        dm = _join_in_program(program, matrix_file, scratch, output, threads, clamp_negative)
+        options = (
+            {}
+            if batch is None
+            else _distance_options(
+                pairwise_deletion, matrix, gap_open, gap_extend, k, sketch_size, seed
+            )
+        )
+        t = low_memory_tree(
+            input if batch is None else batch,
+            output,
+            model=model or "k80",
+            clamp_negative=clamp_negative,
+            threads=threads,
+            backend=backend if batch is not None else nj_backend,
+            matrix_output=matrix_output,
+            hand_over=_REPLACE_PROCESS,
+            **options,
+        )
+        click.echo(f"wrote {method} tree of {t.n_tips} tips to {shown(output)}", err=True)
+        return
     if batch is not None:
         model = model or "k80"
         with progress_bar(f"distances ({model})") as update:
@@ -826,7 +790,6 @@ def tree(
             threads=threads,
             backend=nj_backend,
             inplace=matrix_output is None,
-            low_memory=low_memory,
         )
     else:
         t = upgma(dm)
@@ -838,36 +801,17 @@ def tree(
     click.echo(f"wrote {method} tree of {t.n_tips} tips to {shown(output)}", err=True)
 
 
-#: matrix files the bioaccel-nj program takes (checked and converted by bioaccel.trees._program)
-_PROGRAM_INPUTS = ("cdist", "phylip", "npy")
-
-
-def _scratch_folder(output) -> Path:
-    """A new hidden folder beside ``output`` (the system's temporary folder for stdout) for
-    a low-memory tree's streamed matrix and the program's inputs."""
-    import tempfile
-
-    where = None if is_stdio(output) else Path(output).resolve().parent
-    return Path(tempfile.mkdtemp(prefix=".bioaccel-tree-", dir=where))
-
-
-def _join_in_program(program, matrix_file, scratch, output, threads, clamp_negative):
-    """Check ``matrix_file`` and hand it to the ``bioaccel-nj`` program, which replaces this
-    process, writes the tree and removes ``scratch`` (made here when None). Returns the
-    matrix, read in memory, only when it has fewer than 3 taxa (no join to run)."""
-    from ..distances import DistanceMatrix
-    from ..trees import prepare_input, run_joiner
-
-    scratch = scratch or _scratch_folder(output)
-    try:
-        source, offset, width, layout, labels = prepare_input(matrix_file, scratch)
-        if len(labels) < 3:
-            return DistanceMatrix.read_condensed(matrix_file)
-        run_joiner(
-            program, source, offset, width, layout, labels, output, threads, clamp_negative, scratch
-        )
-    finally:  # reached when the program did not start, or for fewer than 3 taxa
-        shutil.rmtree(scratch, ignore_errors=True)
+def _distance_options(pairwise_deletion, matrix, gap_open, gap_extend, k, sketch_size, seed):
+    """The distance options of the command line as the library's keywords."""
+    return dict(
+        pairwise_deletion=pairwise_deletion,
+        matrix=_parse_matrix(matrix),
+        gap_open=gap_open,
+        gap_extend=gap_extend,
+        k=k,
+        sketch_size=sketch_size,
+        seed=seed,
+    )
 
 
 @main.command()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..backends import get_backend
+from ..backends import get_backend, resolve_backend_name
 from ..devices import device_scope
 from ..errors import SequenceFormatError
 from ..sequences import Alphabet, SeqBatch, check_unique_ids, get_alphabet
@@ -231,7 +231,7 @@ def msa(
     mode = check_msa_mode(mode)
     requested = str(backend).lower().replace("_", "-")
     requested = "numba-cuda" if requested == "numba" else requested
-    key = "cpu" if requested == "auto" else requested
+    key = resolve_backend_name(requested, "msa_profile_dp")
     # the progressive stage's DPs: the C++ engine, or a backend of the registry that has the
     # batched kernel (cupy, numba-cuda); an unknown or unfit backend is named here
     dp_backend = None if key == "cpu" else get_backend(key, "msa_profile_dp")
@@ -324,9 +324,7 @@ def msa(
     with progress_bar("aligning", enabled=progress) as update:
         callback = (lambda done: update(done, total_steps)) if total_steps else None
         if n and dp_backend is not None:
-            on_first = (
-                device_scope(chosen[0], dp_backend.name) if chosen else contextlib.nullcontext()
-            )
+            on_first = device_scope(chosen[0], dp_backend) if chosen else contextlib.nullcontext()
             with on_first:
                 cols, width = progressive_in_levels(
                     native, work, scoring, merges, weights, dp_backend.msa_profile_dp, callback
