@@ -41,6 +41,9 @@ AUTO_GPU_FROM: dict[str, int | None] = {
     # the MSA engine's progressive stage and the accurate mode's posteriors: C++ on all threads
     "msa_profile_dp": None,
     "pair_posteriors": None,
+    # the C++ core's alone: the float32 triangle's NJ and alignments with traceback
+    "neighbor_joining_low_memory": None,
+    "align_traceback": None,
 }
 
 _instances: dict[str, Backend] = {}
@@ -112,6 +115,12 @@ def auto_backend(operation: str, size: int | None = None) -> Backend:
         log.info("bioaccel: backend 'auto' resolved to %r for %s", chosen.name, operation)
         _auto_logged.add((chosen.name, operation))
     return chosen
+
+
+def backends_with(operation: str) -> tuple[str, ...]:
+    """The backends that have kernels for ``operation``, in :data:`AUTO_ORDER` (whether or
+    not they can run here): what callers name in a message instead of restating it."""
+    return tuple(n for n in AUTO_ORDER if operation in _instance(n).operations)
 
 
 def resolve_backend_name(name: str, operation: str, size: int | None = None) -> str:
@@ -200,6 +209,7 @@ __all__ = [
     "auto_backend",
     "available_backends",
     "backend_for_devices",
+    "backends_with",
     "backend_names",
     "get_backend",
     "profile_dp_batch",

@@ -709,13 +709,14 @@ def tree(
                     f"-b {backend} does nothing here: {input} is a distance matrix already "
                     "and UPGMA runs on the CPU only"
                 )
-            if backend.lower() == "numba-cuda":
-                _fail("-b numba-cuda: neighbour joining runs on cpu, cupy or reference")
             nj_backend = backend.lower()
-            if low_memory and nj_backend not in ("cpu", "auto"):
-                _fail(
-                    f"--low-memory runs on the cpu backend only, not -b {nj_backend} (its "
-                    "neighbour joining holds the float64 square)"
+            _refuse_unfit(nj_backend, "neighbor_joining", "-b {}: neighbour joining runs on {}")
+            if low_memory:
+                _refuse_unfit(
+                    nj_backend,
+                    "neighbor_joining_low_memory",
+                    "--low-memory runs on the {1} backend only, not -b {0} (its neighbour "
+                    "joining holds the float64 square)",
                 )
         batch = None
         if not low_memory:
@@ -799,6 +800,18 @@ def tree(
     with text_output(output) as f:
         f.write(t.to_newick() + "\n")
     click.echo(f"wrote {method} tree of {t.n_tips} tips to {shown(output)}", err=True)
+
+
+def _refuse_unfit(backend: str, operation: str, message: str) -> None:
+    """Refuse a backend named with ``-b`` that has no kernels for ``operation``, as the
+    registry knows it (:func:`bioaccel.backends.backends_with`); ``message`` is formatted
+    with the name given and those that fit ("a, b or c"). ``auto`` always fits."""
+    from ..backends import backends_with, resolve_backend_name
+
+    fits = backends_with(operation)
+    if resolve_backend_name(backend, operation) not in fits:
+        names = fits[0] if len(fits) == 1 else ", ".join(fits[:-1]) + " or " + fits[-1]
+        _fail(message.format(backend, names))
 
 
 def _distance_options(pairwise_deletion, matrix, gap_open, gap_extend, k, sketch_size, seed):
@@ -913,10 +926,12 @@ def align(
         _fail("QUERIES and TARGETS cannot both be - (stdin)")
     if traceback and devices is not None:
         _fail("--devices applies to scores; --traceback alignments run on the CPU")
-    if traceback and backend not in ("auto", "cpu"):
-        _fail(
-            f"-b {backend}: --traceback alignments run on the CPU only (C++ core); leave -b "
-            "out or give -b cpu (scores run on every backend)"
+    if traceback:
+        _refuse_unfit(
+            backend,
+            "align_traceback",
+            "-b {}: --traceback alignments run on the CPU only ({} backend, C++ core); leave -b "
+            "out or give -b cpu (scores run on every backend)",
         )
     if traceback:
         fmt = output_format(output, ALIGNMENT_TABLE, "alignment table (--traceback)", default="tsv")

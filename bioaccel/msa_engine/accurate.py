@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core import resolve_threads
+from ..backends import resolve_backend_name
 from ..sequences import PROTEIN, Alphabet
 
 #: posterior entries below this are dropped (ProbCons's and MSAProbs' 0.01)
@@ -149,7 +150,7 @@ def posterior_set(
     backend registry's ``pair_posteriors`` (``cupy``, ``numba-cuda``, or over ``devices``)."""
     letter_of = letter_map(work.alphabet, params.letters)
     ps = native.MsaPosteriorSet(work.codes, work.offsets, letter_of, len(params.letters))
-    if backend in ("cpu", "auto") and devices is None:
+    if resolve_backend_name(backend, "pair_posteriors") == "cpu" and devices is None:
         ps.compute(*params.arrays(), float(cutoff), threads)
     else:
         gpu_posteriors(ps, work, letter_of, params, cutoff, backend, devices, threads)
@@ -295,7 +296,7 @@ def accurate_alignment(
     cutoff = CUTOFF if cutoff is None else cutoff
     n = len(work)
     params = pair_hmm(work.alphabet)
-    if backend in ("cpu", "auto") and devices is None:
+    if resolve_backend_name(backend, "pair_posteriors") == "cpu" and devices is None:
         check_posterior_memory(work, threads)
     ps = posterior_set(native, work, params, threads, cutoff, backend, devices)
     if merges is None:

@@ -291,15 +291,16 @@ def nj(
 
 def _nj_low_memory(d, labels, clamp_negative, threads, backend, inplace) -> Tree:
     """:func:`nj` with ``low_memory=True``: the float32 condensed triangle, on the cpu backend."""
+    from ..backends import backends_with, get_backend, resolve_backend_name
     from ..distances import CondensedDistances, CondensedMatrix, condensed_pair
 
-    if str(backend).lower() not in ("cpu", "auto"):
-        from ..backends import get_backend
-
+    fits = backends_with("neighbor_joining_low_memory")
+    if resolve_backend_name(backend, "neighbor_joining_low_memory") not in fits:
         engine = get_backend(backend, "neighbor_joining")  # an unknown name fails as usual
         raise BackendUnavailableError(
-            f"low_memory=True runs on the cpu backend only, not on {engine.name!r} (its "
-            "neighbour joining holds the float64 square); use backend='cpu' or leave low_memory"
+            f"low_memory=True runs on the {' or '.join(fits)} backend only, not on "
+            f"{engine.name!r} (its neighbour joining holds the float64 square); use "
+            f"backend={fits[0]!r} or leave low_memory"
         )
     if isinstance(d, CondensedDistances):
         cm, owned = d.load(), True
