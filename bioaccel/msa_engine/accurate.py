@@ -86,11 +86,11 @@ class PairHmmParams:
 
 
 def _protein_odds() -> np.ndarray:
-    from Bio.Align import substitution_matrices
+    from ..pairwise import load_matrix
 
-    m = substitution_matrices.load("BLOSUM62")
-    idx = [m.alphabet.index(ch) for ch in PROTEIN_LETTERS]
-    s = np.asarray(m, dtype=np.float64)[np.ix_(idx, idx)]
+    _, letters, values = load_matrix("BLOSUM62")
+    idx = [letters.index(ch) for ch in PROTEIN_LETTERS]
+    s = values[np.ix_(idx, idx)]
     q = np.asarray(PROTEIN_BACKGROUND, dtype=np.float64)
     q /= q.sum()
     joint = np.outer(q, q) * np.exp(math.log(2.0) / 2.0 * s)
