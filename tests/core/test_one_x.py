@@ -413,3 +413,33 @@ def test_one_matrix_loader_for_align_and_msa():
     # align finds it too, and names the real reason it cannot use it
     with pytest.raises(ScoringError, match="PFASUM43 scores .* integer scores"):
         align_scores(["MKV", "MKL"], matrix="PFASUM43")
+
+
+POSTERIORS_CHILD = """
+import numpy as np
+import bioaccel
+rng = np.random.default_rng(11)
+base = "".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWY"), 70))
+recs = [(f"s{k}", "".join(c for c in base if rng.random() > 0.1)) for k in range(6)]
+aln = bioaccel.msa(recs, mode="accurate", threads=2)
+print(aln.to_text("fasta"))
+"""
+
+
+def test_the_posteriors_follow_the_probe_and_agree():
+    """The accurate mode's posteriors (``csrc/msa/posteriors.cpp``) give the same alignment
+    with BIOACCEL_NO_AVX2=1 (the baseline build) as with the probe's choice."""
+    from tests.datasets import child_env
+
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", POSTERIORS_CHILD],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+            env=child_env(**env),
+        ).stdout
+        for env in ({}, {"BIOACCEL_NO_AVX2": "1"})
+    ]
+    assert runs[0] and runs[0] == runs[1]
