@@ -122,11 +122,43 @@ def output_spec(
     return default, compressed
 
 
-def without_negative_zero(values):
-    """``values`` with every -0.0 turned into 0.0 (IEEE: -0.0 + 0.0 == +0.0; NaN, Inf and
-    every other value unchanged). Every matrix writer passes its values through this, so no
-    file holds "-0.0" (``-log(1)`` of identical sequences gives -0.0 in several models)."""
-    return values + values.dtype.type(0) if values.dtype.kind == "f" else values
+def without_negative_zero(values, source=None):
+    """``values`` with every -0.0 turned into 0.0 (NaN, Inf and every other value unchanged):
+    the one -0.0 rule. Every matrix (``DistanceMatrix``, its condensed form) and every matrix
+    writer passes its values through this, so no file, tree or R object holds "-0.0"
+    (``-log(1)`` of identical sequences gives -0.0 in several models).
+
+    Worked in row blocks (no temporary of the whole). ``values`` is changed in place only
+    when it is not the caller's: pass ``source``, the object the caller gave, and ``values``
+    (an array made from it) is written to unless it may share memory with ``source`` or is
+    read-only; without ``source`` ``values`` itself is the caller's. A copy is made only when
+    there is a -0.0 to clean.
+
+    >>> import numpy as np
+    >>> a = np.array([-0.0, 1.0, np.nan])
+    >>> b = without_negative_zero(a)
+    >>> str(b[0]), str(a[0])
+    ('0.0', '-0.0')
+    """
+    import numpy as np
+
+    if getattr(values, "dtype", None) is None or values.dtype.kind != "f":
+        return values
+    if not isinstance(values, np.ndarray) or values.ndim == 0:
+        return values + values.dtype.type(0)  # a scalar: IEEE -0.0 + 0.0 == +0.0
+    source = values if source is None else source
+    width = values.shape[1] if values.ndim == 2 else 1
+    step = max(1, (1 << 20) // max(1, width))  # row blocks: no n x n temporary
+    copied = False
+    for r in range(0, values.shape[0], step):
+        block = values[r : r + step]
+        negative_zero = (block == 0) & np.signbit(block)
+        if negative_zero.any():
+            if not copied and (np.may_share_memory(values, source) or not values.flags.writeable):
+                values, copied = values.copy(), True
+                block = values[r : r + step]
+            block[negative_zero] = 0.0
+    return values
 
 
 def _or_list(items: list[str]) -> str:

@@ -6,6 +6,10 @@ of about equal work. Every splitter uses one of these two functions:
 - :func:`triangle_row_ranges`: row ranges [i0, i1) of the upper triangle of pairs (i < j),
   about equal in work, each within a cap on pairs or on the rectangular block it needs (the
   in-memory DNA counts and the on-disk streamed matrix).
+
+And the one offset helper of the condensed upper triangle (pairs (i, j > i) row by row, R's
+``dist`` order), which every condensed reader, writer and tiler uses:
+:func:`pairs_before` (where row i starts), :func:`condensed_pair` (the pair of entry k).
 """
 
 from __future__ import annotations
@@ -71,3 +75,25 @@ def triangle_row_ranges(
         ranges.append((i0, i1))
         i0 = i1
     return ranges
+
+
+def pairs_before(i, n: int):
+    """Pairs (a, b > a) before row ``i`` of the condensed upper triangle of ``n`` items: the
+    offset of entry (i, i + 1); d(i, j), i < j, is entry ``pairs_before(i, n) + j - i - 1``.
+    ``i`` may be an integer array (every row's offset at once).
+
+    >>> pairs_before(0, 4), pairs_before(1, 4), pairs_before(3, 4)
+    (0, 3, 6)
+    """
+    return i * n - i * (i + 1) // 2
+
+
+def condensed_pair(k: int, n: int) -> tuple[int, int]:
+    """(i, j), i < j, of entry ``k`` of a condensed upper triangle of ``n`` (row by row).
+
+    >>> condensed_pair(0, 4), condensed_pair(3, 4), condensed_pair(5, 4)
+    ((0, 1), (1, 2), (2, 3))
+    """
+    starts = pairs_before(np.arange(n, dtype=np.int64), n)
+    i = int(np.searchsorted(starts, k, side="right")) - 1
+    return i, int(k - starts[i] + i + 1)

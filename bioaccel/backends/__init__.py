@@ -33,6 +33,20 @@ log = logging.getLogger("bioaccel")
 #: Resolution order of ``backend="auto"``.
 AUTO_ORDER = ("cupy", "numba-cuda", "cpu", "reference")
 
+#: ``auto``'s size rules, by operation: the input size from which it may take a GPU backend
+#: (below it the C++ core wins), or None where it always runs the C++ core (the GPU kernels
+#: run when named). Operations not listed may go to a GPU at any size.
+AUTO_GPU_FROM: dict[str, int | None] = {
+    # taxa: below this the C++ core's bounded search beats a full Q matrix per join on any GPU
+    "neighbor_joining": 4096,
+    # the MSA engine's progressive stage and the accurate mode's posteriors: C++ on all threads
+    "msa_profile_dp": None,
+    "pair_posteriors": None,
+    # the C++ core's alone: the float32 triangle's NJ and alignments with traceback
+    "neighbor_joining_low_memory": None,
+    "align_traceback": None,
+}
+
 _instances: dict[str, Backend] = {}
 _auto_logged: set[tuple[str, str]] = set()
 
@@ -59,14 +73,70 @@ def _make(name: str) -> Backend:
     )
 
 
-def get_backend(name: str = "auto", operation: str = "dna_counts") -> Backend:
+def _key(name) -> str:
+    key = str(name).lower().replace("_", "-")
+    return "numba-cuda" if key == "numba" else key
+
+
+def _instance(name: str) -> Backend:
+    backend = _instances.get(name) or _make(name)
+    _instances[name] = backend
+    return backend
+
+
+def auto_backend(operation: str, size: int | None = None) -> Backend:
+    """The backend ``backend="auto"`` picks for ``operation`` on an input of ``size`` (taxa,
+    sequences; None: unknown): the one ``auto`` resolver. The first available backend of
+    :data:`AUTO_ORDER` with kernels for ``operation`` (and not excluded from ``auto`` for
+    it), a GPU backend only from :data:`AUTO_GPU_FROM`'s size on; where that rule is None,
+    the ``cpu`` backend (the C++ core runs the operation). Logged once per choice."""
+    gpu_from = AUTO_GPU_FROM.get(operation, 0)
+    if gpu_from is None:
+        chosen = _instance("cpu")
+    else:
+        gpu_ok = size is None or size >= gpu_from
+        chosen = None
+        for candidate in AUTO_ORDER:
+            backend = _instance(candidate)
+            allowed = (
+                backend.operations if backend.auto_operations is None else backend.auto_operations
+            )
+            if backend.on_gpu and not gpu_ok:
+                continue
+            if operation in allowed and backend.unavailable_reason(for_auto=True) is None:
+                chosen = backend
+                break
+        if chosen is None:
+            raise BackendUnavailableError("no backend available")  # reference always is
+    if (chosen.name, operation) not in _auto_logged:
+        log.info("bioaccel: backend 'auto' resolved to %r for %s", chosen.name, operation)
+        _auto_logged.add((chosen.name, operation))
+    return chosen
+
+
+def backends_with(operation: str) -> tuple[str, ...]:
+    """The backends that have kernels for ``operation``, in :data:`AUTO_ORDER` (whether or
+    not they can run here): what callers name in a message instead of restating it."""
+    return tuple(n for n in AUTO_ORDER if operation in _instance(n).operations)
+
+
+def resolve_backend_name(name: str, operation: str, size: int | None = None) -> str:
+    """The name of the backend ``name`` means for ``operation`` (``auto`` resolved by
+    :func:`auto_backend`, ``numba`` as ``numba-cuda``), for callers that run the C++ core
+    themselves when it is ``cpu``; an unknown name is refused by :func:`get_backend` later."""
+    key = _key(name)
+    return auto_backend(operation, size).name if key == "auto" else key
+
+
+def get_backend(
+    name: str = "auto", operation: str = "dna_counts", size: int | None = None
+) -> Backend:
     """Return a ready backend that implements ``operation``.
 
     ``operation`` is one of ``dna_counts``, ``align_scores``, ``edit_distances``,
     ``edit_pairs`` (listed pairs with a bound: the neighbours' verification),
-    ``lcs_lengths``, ``neighbor_joining``:
-    ``"auto"`` takes the first available backend of :data:`AUTO_ORDER` that has kernels
-    for it.
+    ``lcs_lengths``, ``neighbor_joining``, ``msa_profile_dp``, ``pair_posteriors``:
+    ``"auto"`` is :func:`auto_backend` (``size``: the input's size, for its size rules).
 
     Raises
     ------
@@ -74,22 +144,9 @@ def get_backend(name: str = "auto", operation: str = "dna_counts") -> Backend:
         ``name`` is unknown, names a backend that cannot run here, or one without kernels
         for ``operation`` (with the reason).
     """
-    key = str(name).lower().replace("_", "-")
-    if key == "numba":
-        key = "numba-cuda"
+    key = _key(name)
     if key == "auto":
-        for candidate in AUTO_ORDER:
-            backend = _instances.get(candidate) or _make(candidate)
-            _instances[candidate] = backend
-            allowed = (
-                backend.operations if backend.auto_operations is None else backend.auto_operations
-            )
-            if operation in allowed and backend.unavailable_reason(for_auto=True) is None:
-                if (candidate, operation) not in _auto_logged:
-                    log.info("bioaccel: backend 'auto' resolved to %r for %s", candidate, operation)
-                    _auto_logged.add((candidate, operation))
-                return backend
-        raise BackendUnavailableError("no backend available")  # reference always is
+        return auto_backend(operation, size)
     backend = _instances.get(key) or _make(key)
     _instances[key] = backend
     reason = backend.unavailable_reason(for_auto=False)
@@ -124,7 +181,7 @@ def backend_for_devices(devices, name: str = "auto", operation: str = "dna_count
     if any(d.virtual for d in devices):
         raise BackendUnavailableError("devices= mixes virtual and real GPUs")
     engine = get_backend(name, operation)
-    if engine.name not in ("cupy", "numba-cuda"):
+    if not engine.on_gpu:
         raise BackendUnavailableError(
             f"devices= names GPUs but backend {engine.name!r} runs on the CPU; use backend="
             "'auto', 'cupy' or 'numba-cuda', or drop devices="
@@ -146,10 +203,14 @@ __all__ = [
     "AUTO_ORDER",
     "Backend",
     "DnaData",
+    "AUTO_GPU_FROM",
+    "auto_backend",
     "available_backends",
     "backend_for_devices",
+    "backends_with",
     "get_backend",
     "profile_dp_batch",
+    "resolve_backend_name",
 ]
 
 #: Names other packages use, from the module that defines them, loaded on first use (PEP 562)

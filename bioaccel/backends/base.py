@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import contextlib
 from functools import cached_property
 from typing import Any
 
@@ -56,10 +57,26 @@ class Backend(abc.ABC):
     operations: frozenset[str] = frozenset({"dna_counts"})
     #: operations ``backend="auto"`` may pick this backend for (default: all of them)
     auto_operations: frozenset[str] | None = None
+    #: True for the GPU backends (``auto``'s size rules, the ``devices=`` checks)
+    on_gpu: bool = False
 
     def unavailable_reason(self, for_auto: bool) -> str | None:
         """None when usable; else why not. ``for_auto`` also rejects slow stand-ins."""
         return None
+
+    def device_scope(self, device):
+        """A context in which this backend's kernels run on ``device`` (a
+        :class:`bioaccel.devices.Device`), made current in this thread: the one device
+        dispatch, which every multi-device path enters through
+        :func:`bioaccel.devices.device_scope`. The CPU backends run anywhere (nothing to
+        select); each GPU backend binds its own stack's device selection."""
+        return contextlib.nullcontext()
+
+    def is_device_failure(self, exc: BaseException) -> bool:
+        """True when ``exc`` is this backend's stack saying its device failed (a driver or
+        runtime error, not out of memory): the tile runner moves the device's tiles to the
+        other devices. The CPU backends have no device to fail."""
+        return False
 
     @abc.abstractmethod
     def dna_counts(
@@ -165,6 +182,22 @@ class Backend(abc.ABC):
 
     def __repr__(self) -> str:
         return f"<bioaccel backend {self.name!r}>"
+
+
+#: the driver and runtime errors of the GPU stacks (cupy, numba.cuda) that mean a device failed
+GPU_FAILURE_ERRORS = (
+    "CUDARuntimeError",
+    "CUDADriverError",
+    "CudaAPIError",
+    "CudaSupportError",
+    "CudaDriverError",
+)
+
+
+def raised_by(exc: BaseException, stack: str) -> bool:
+    """True when ``exc`` is one of :data:`GPU_FAILURE_ERRORS` of the package ``stack``."""
+    module = type(exc).__module__ or ""
+    return module.split(".")[0] == stack and type(exc).__name__ in GPU_FAILURE_ERRORS
 
 
 def all_pairs(nq: int, nt: int, symmetric: bool) -> tuple[np.ndarray, np.ndarray]:

@@ -23,6 +23,9 @@ class CpuBackend(Backend):
             "lcs_lengths",
             "neighbor_joining",
             "pair_posteriors",
+            # the C++ core's alone (bioaccel.nj low_memory=True; bioaccel.align)
+            "neighbor_joining_low_memory",
+            "align_traceback",
         }
     )
 

@@ -14,14 +14,12 @@ import contextlib
 import logging
 import os
 import re
-import shutil
 import sys
 from pathlib import Path
 
 import click
 
 from .. import __version__
-from .._core import MAX_THREADS_PER_CPU
 from ..errors import BioaccelError
 from ._io import (
     TEXT_MATRIX_FORMATS,
@@ -33,19 +31,26 @@ from ._io import (
     text_output,
     write_via_file,
 )
+from ._options import (
+    CommandLineError,
+    alphabet_option,
+    backend_option,
+    devices_option,
+    fail,
+    output_option,
+    parse_matrix,
+    scoring_options,
+    sketch_options,
+    threads_option,
+    ungap_option,
+)
 
-EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
 
 #: True in the ``bioaccel`` program itself (:func:`run`), False where ``main`` is called
 #: inside another Python program (tests, scripts): only the program may hand its process to
 #: another (``exec``), as ``tree --low-memory`` does.
 _REPLACE_PROCESS = False
-
-
-def _fail(message: str) -> None:
-    click.echo(f"bioaccel: error: {message}", err=True)
-    sys.exit(EXIT_BAD_INPUT)
 
 
 #: The temporary name ``atomic_output`` writes to before renaming: never shown to users.
@@ -108,19 +113,14 @@ _LAZY_COMMANDS = {
 }
 
 
-class _OneLineError(click.ClickException):
+class _OneLineError(CommandLineError):
     """A click error (a usage error, a bad option value, a file click could not open) shown as
     bioaccel shows every error: ``bioaccel: error: MESSAGE``, one line on stderr (no
     ``Usage:`` and ``Try ...`` lines: R and scripts read the one line), exit 2. The message is
     click's own :meth:`~click.ClickException.format_message` (which names the option)."""
 
-    exit_code = EXIT_BAD_INPUT
-
     def __init__(self, error: click.ClickException):
         super().__init__(" ".join(error.format_message().split()))
-
-    def show(self, file=None) -> None:
-        click.echo(f"bioaccel: error: {self.format_message()}", err=True)
 
 
 @contextlib.contextmanager
@@ -130,7 +130,7 @@ def _one_line_click_errors():
     group's help (click's ``NoArgsIsHelpError``) and exits pass as they are."""
     try:
         yield
-    except (_OneLineError, click.exceptions.NoArgsIsHelpError):
+    except (CommandLineError, click.exceptions.NoArgsIsHelpError):
         raise
     except click.ClickException as exc:
         raise _OneLineError(exc) from None
@@ -172,7 +172,7 @@ class _Group(click.Group):
                 import traceback
 
                 traceback.print_exc(file=sys.stderr)
-            _fail(error_message(exc))
+            fail(error_message(exc))
         except Exception as exc:
             if ctx.params.get("verbose"):
                 import traceback
@@ -188,25 +188,6 @@ class _Group(click.Group):
                 err=True,
             )
             sys.exit(EXIT_INTERNAL)
-
-
-_MATRIX_SUFFIXES = {".npy", ".npz", ".tsv", ".dist", ".mat", ".cdist"}
-
-
-def _looks_like_matrix(path: Path) -> bool:
-    """A distance-matrix file (npy/npz/TSV/PHYLIP matrix) rather than sequences."""
-    if path.suffix.lower() in _MATRIX_SUFFIXES:
-        return True
-    try:
-        with open(path, "rb") as f:
-            head = f.read(4096)
-    except OSError:
-        return False
-    if head.startswith((b"\x93NUMPY", b"PK", b"\t", b"BACDIST1")):
-        return True
-    head = head.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark
-    lines = [ln for ln in head.splitlines() if ln.strip()]  # LF, CR LF or CR alone
-    return bool(lines) and lines[0].strip().isdigit()  # PHYLIP matrix "n"; alignment "n sites"
 
 
 def _is_sketch_file(path) -> bool:
@@ -245,48 +226,6 @@ def main(verbose: bool) -> None:
     )
 
 
-_BACKENDS = click.Choice(["auto", "cupy", "numba-cuda", "cpu", "reference"], case_sensitive=False)
-
-
-class _Threads(click.ParamType):
-    """``-t/--threads``: bioaccel._core.threads.check_threads, the check of the Python API."""
-
-    name = "integer"
-
-    def convert(self, value, param, ctx):
-        from .._core import check_threads, threads_range
-        from ..errors import ThreadCountError
-
-        if isinstance(value, str):
-            try:
-                value = int(value)
-            except ValueError:
-                self.fail(f"{value!r} is not a number: {threads_range()}", param, ctx)
-        try:
-            return check_threads(value)
-        except ThreadCountError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-_THREADS = _Threads()
-_THREADS_HELP = f"CPU threads: 0 = all cores, at most {MAX_THREADS_PER_CPU} x the logical CPUs."
-
-
-def _parse_matrix(text: str | None):
-    """A matrix name, or "match,mismatch" (e.g. "2,-3")."""
-    if text is None:
-        return None
-    parts = text.split(",")
-    if len(parts) == 2:
-        try:
-            return int(parts[0]), int(parts[1])
-        except ValueError:
-            _fail(
-                f"--matrix {text!r}: expected a matrix name or MATCH,MISMATCH integers such as 2,-3"
-            )
-    return text
-
-
 def _given(ctx: click.Context, names) -> list[str]:
     """The options among ``names`` that the user gave on the command line (or environment)."""
     from click.core import ParameterSource
@@ -300,46 +239,6 @@ def _spelling(ctx: click.Context):
     return lambda name: opts.get(name, name)
 
 
-ALPHABET_HELP = (
-    "How to read the sequences; auto: DNA when >= 90% of the residues are "
-    "A/C/G/T/U/N, else protein (short inputs of only those letters read as DNA, "
-    "logged with -v; a file mixing DNA and protein records is refused)."
-)
-
-
-def _alphabet_option(f):
-    return click.option(
-        "--alphabet",
-        type=click.Choice(["auto", "dna", "rna", "protein"]),
-        default="auto",
-        show_default=True,
-        help=ALPHABET_HELP,
-    )(f)
-
-
-def _scoring_options(f):
-    f = click.option(
-        "--gap-extend",
-        type=int,
-        default=None,
-        help="Gap extension penalty (default 1 protein, 2 DNA).",
-    )(f)
-    f = click.option(
-        "--gap-open",
-        type=int,
-        default=None,
-        help="Gap open penalty: a gap of length L costs open + (L-1) * extend; "
-        "open >= extend (default 11 protein, 5 DNA).",
-    )(f)
-    f = click.option(
-        "--matrix",
-        default=None,
-        help="Substitution matrix name (BLOSUM62, PAM250, ...) or MATCH,MISMATCH "
-        "(default BLOSUM62 protein, 2,-3 DNA).",
-    )(f)
-    return f
-
-
 def _matrix_formats() -> list[str]:
     from ..distances import MATRIX_FORMATS
 
@@ -351,27 +250,6 @@ _FORMAT_HELP = (
     "Output format; from the extension by default (else phylip). npy writes the "
     "ids to OUTPUT.ids.txt beside it. With -o - (stdout): phylip, phylip-lower or tsv."
 )
-
-
-def _sketch_options(f):
-    f = click.option(
-        "--seed", type=int, default=None, help="MinHash seed [default: 42; a sketch file's own]."
-    )(f)
-    f = click.option(
-        "--sketch-size",
-        type=click.IntRange(min=1),
-        default=None,
-        help="MinHash sketch size [default: 1000; a sketch file's own].",
-    )(f)
-    f = click.option(
-        "-k",
-        "--kmer",
-        "k",
-        type=int,
-        default=None,
-        help="k for kmer/jaccard/mash (default: the model's).",
-    )(f)
-    return f
 
 
 def _matrix_stdout_format(output, fmt) -> None:
@@ -397,28 +275,18 @@ def _write_matrix(dm, output, fmt, threads: int = 0) -> None:
     is_flag=True,
     help="Drop missing sites per pair instead of for all pairs.",
 )
-@click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
-@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path, allow_dash=True),
-    required=True,
-    help="Matrix file, or - for stdout.",
-)
+@backend_option()
+@threads_option()
+@output_option("Matrix file, or - for stdout.")
 @click.option(
     "--format", "fmt", type=click.Choice(_MATRIX_FORMATS), default=None, help=_FORMAT_HELP
 )
 @click.option(
     "--input-format", default=None, help="fasta, fastq, clustal, phylip, stockholm, nexus."
 )
-@_scoring_options
-@_sketch_options
-@click.option(
-    "--devices",
-    default=None,
-    help="Spread the work over these GPUs: 'all' or ids such as 0,2 (with failover).",
-)
+@scoring_options
+@sketch_options
+@devices_option()
 @click.option(
     "--tile",
     default=None,
@@ -435,12 +303,8 @@ def _write_matrix(dm, output, fmt, threads: int = 0) -> None:
     is_flag=True,
     help=".cdist output: ignore the finished tiles of an interrupted run.",
 )
-@click.option(
-    "--ungap",
-    is_flag=True,
-    help="Remove alignment gaps ('-', '.') first (identity, scoredist, edit, k-mer models).",
-)
-@_alphabet_option
+@ungap_option()
+@alphabet_option
 @click.pass_context
 def distance(
     ctx,
@@ -472,7 +336,7 @@ def distance(
     from ..distances import USED_BY, Sketches, check_model_options, distance_matrix
 
     if (tile is None) != (tiles is None):
-        _fail("--tile and --tiles go together")
+        fail("--tile and --tiles go together")
     if tile is not None:
         refuse_stdio(output, "-o", "a tile is binary (.npz); give a file name")
         output_format(output, TILE, "tile", fmt, default="npz")
@@ -486,14 +350,14 @@ def distance(
     check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
     for name in _given(ctx, ["float64", "restart"]):
         if not streamed:
-            _fail(
+            fail(
                 f"{_spelling(ctx)(name)} does nothing here: it applies to .cdist output only "
                 "(PHYLIP and TSV hold exact decimals, .npy/.npz float64)"
             )
     check_outputs([input], output=output)
     if model.lower() == "mash" and (str(input).endswith(".npz") or _is_sketch_file(input)):
         if ungap or alphabet != "auto":
-            _fail(
+            fail(
                 f"{'--ungap' if ungap else '--alphabet'} applies to sequences, not to a sketch file"
             )
         batch = Sketches.load(input)
@@ -502,7 +366,7 @@ def distance(
         if ungap:
             batch = batch.ungapped()
         if len(batch) < 2:
-            _fail(
+            fail(
                 f"{batch.source or input}: found {len(batch)} sequence; a distance matrix "
                 "needs at least 2"
             )
@@ -512,7 +376,7 @@ def distance(
         try:
             a, b = (int(x) for x in tile.split(","))
         except ValueError:
-            _fail(f"--tile {tile!r}: expected A,B such as 0,2")
+            fail(f"--tile {tile!r}: expected A,B such as 0,2")
         bounds = tile_bounds(batch, a, b, tiles)
         values, params = distance_tile(
             batch,
@@ -522,7 +386,7 @@ def distance(
             pairwise_deletion=pairwise_deletion,
             backend=backend,
             threads=threads,
-            matrix=_parse_matrix(matrix),
+            matrix=parse_matrix(matrix),
             gap_open=gap_open,
             gap_extend=gap_extend,
             k=k,
@@ -539,7 +403,7 @@ def distance(
         return
     if streamed:
         if devices is not None:
-            _fail("--devices does not apply to streamed .cdist output yet; write .npy instead")
+            fail("--devices does not apply to streamed .cdist output yet; write .npy instead")
         # condensed binary, streamed tile by tile: never a square in memory; an interrupted
         # run resumes from its finished tiles
         from ..distances import stream_distances
@@ -555,7 +419,7 @@ def distance(
                 resume=not restart,
                 progress=update,
                 pairwise_deletion=pairwise_deletion,
-                matrix=_parse_matrix(matrix),
+                matrix=parse_matrix(matrix),
                 gap_open=gap_open,
                 gap_extend=gap_extend,
                 k=k,
@@ -575,7 +439,7 @@ def distance(
             backend=backend,
             threads=threads,
             progress=update,
-            matrix=_parse_matrix(matrix),
+            matrix=parse_matrix(matrix),
             gap_open=gap_open,
             gap_extend=gap_extend,
             k=k,
@@ -589,13 +453,7 @@ def distance(
 
 @main.command("merge-tiles")
 @click.argument("tiles", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path, allow_dash=True),
-    required=True,
-    help="Matrix file, or - for stdout.",
-)
+@output_option("Matrix file, or - for stdout.")
 @click.option(
     "--format", "fmt", type=click.Choice(_MATRIX_FORMATS), default=None, help=_FORMAT_HELP
 )
@@ -629,18 +487,13 @@ def merge_tiles_cmd(tiles, output, fmt):
     "file). " + _models_help().removeprefix("Distance model: "),
 )
 @click.option("--pairwise-deletion", is_flag=True)
-@click.option(
-    "-b",
-    "--backend",
-    type=_BACKENDS,
-    default="auto",
-    show_default=True,
+@backend_option(
     help="Sequences: the backend of the distances. A matrix: the backend of NJ "
-    "(cpu, cupy, reference; UPGMA is CPU only).",
+    "(cpu, cupy, reference; UPGMA is CPU only)."
 )
-@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
-@_scoring_options
-@_sketch_options
+@threads_option()
+@scoring_options
+@sketch_options
 @click.option("--clamp-negative", is_flag=True, help="NJ: set negative branch lengths to 0.")
 @click.option(
     "--low-memory",
@@ -656,13 +509,7 @@ def merge_tiles_cmd(tiles, output, fmt):
     "too) are rounded to float32, so near-ties (Q values closer than that rounding) may join "
     "differently from the default exact mode and ape::nj. CPU backend only.",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path, allow_dash=True),
-    required=True,
-    help="Newick file, or - for stdout.",
-)
+@output_option("Newick file, or - for stdout.")
 @click.option(
     "--matrix-output",
     type=click.Path(path_type=Path, allow_dash=True),
@@ -670,12 +517,8 @@ def merge_tiles_cmd(tiles, output, fmt):
     help="Also write the distance matrix computed from sequences or sketches "
     "(format from the extension; - for stdout as PHYLIP).",
 )
-@click.option(
-    "--ungap",
-    is_flag=True,
-    help="Remove alignment gaps first (identity, scoredist, edit, k-mer models).",
-)
-@_alphabet_option
+@ungap_option("Remove alignment gaps first (identity, scoredist, edit, k-mer models).")
+@alphabet_option
 @click.pass_context
 def tree(
     ctx,
@@ -700,33 +543,28 @@ def tree(
 ):
     """Guide tree (Newick) from sequences (- for stdin), a distance matrix, or the sketches
     of a `bioaccel sketch` file (mash distances) in INPUT."""
-    from .._core import MATRIX, NEWICK, output_format, progress_bar
+    from .._core import (
+        MATRIX,
+        NEWICK,
+        looks_like_matrix,
+        output_format,
+        progress_bar,
+    )
     from ..distances import (
         USED_BY,
         DistanceMatrix,
         Sketches,
         check_model_options,
         distance_matrix,
-        matrix_format_of,
     )
     from ..sequences import parse_sequences, read_sequences
     from ..trees import nj, upgma
 
     nj_backend = "cpu"  # sequence input: -b computes the distances
-    # low memory: the bioaccel-nj program joins in a process of its own (see
-    # bioaccel.trees._program) when this is the bioaccel program, not a caller's process
-    program = None
-    if low_memory and method == "nj" and _REPLACE_PROCESS:
-        from ..trees import joiner_program
-
-        program = joiner_program()
-    matrix_file = None  # the matrix file the program reads
     if low_memory and method != "nj":
-        _fail(f"--low-memory applies to --method nj, not {method}")
+        fail(f"--low-memory applies to --method nj, not {method}")
     if clamp_negative and method != "nj":
-        _fail(
-            f"--clamp-negative applies to --method nj; {method} branch lengths are never negative"
-        )
+        fail(f"--clamp-negative applies to --method nj; {method} branch lengths are never negative")
     check_outputs([input], output=output, matrix_output=matrix_output)
     output_format(output, NEWICK, "Newick tree", default="newick")
     if matrix_output is not None:
@@ -734,20 +572,20 @@ def tree(
             matrix_output, output_format(matrix_output, MATRIX, "distance matrix", default="phylip")
         )
     if not is_stdio(input) and not input.exists():
-        _fail(f"{input}: no such file")
+        fail(f"{input}: no such file")
     if _is_sketch_file(input):
         if (model or "mash").lower() != "mash":
-            _fail(
+            fail(
                 f"{input}: a sketch file gives mash distances only, not -m {model}; give the "
                 "sequences for other models"
             )
         if ungap or alphabet != "auto":
-            _fail(
+            fail(
                 f"{'--ungap' if ungap else '--alphabet'} applies to sequences, not to a sketch file"
             )
         batch, model = Sketches.load(input), "mash"
         check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
-    elif not is_stdio(input) and _looks_like_matrix(input):
+    elif not is_stdio(input) and looks_like_matrix(input):
         for name in _given(
             ctx,
             [
@@ -763,32 +601,27 @@ def tree(
                 "alphabet",
             ],
         ):
-            _fail(f"{_spelling(ctx)(name)} does nothing here: {input} is a distance matrix already")
+            fail(f"{_spelling(ctx)(name)} does nothing here: {input} is a distance matrix already")
         if _given(ctx, ["backend"]):  # the backend builds the tree: NJ has cpu/cupy/reference
             if method != "nj":
-                _fail(
+                fail(
                     f"-b {backend} does nothing here: {input} is a distance matrix already "
                     "and UPGMA runs on the CPU only"
                 )
-            if backend.lower() == "numba-cuda":
-                _fail("-b numba-cuda: neighbour joining runs on cpu, cupy or reference")
             nj_backend = backend.lower()
-            if low_memory and nj_backend not in ("cpu", "auto"):
-                _fail(
-                    f"--low-memory runs on the cpu backend only, not -b {nj_backend} (its "
-                    "neighbour joining holds the float64 square)"
+            _refuse_unfit(nj_backend, "neighbor_joining", "-b {}: neighbour joining runs on {}")
+            if low_memory:
+                _refuse_unfit(
+                    nj_backend,
+                    "neighbor_joining_low_memory",
+                    "--low-memory runs on the {1} backend only, not -b {0} (its neighbour "
+                    "joining holds the float64 square)",
                 )
         batch = None
-        if program is not None and matrix_format_of(input, sniff=True) in _PROGRAM_INPUTS:
-            matrix_file = input  # checked and joined by the program (below)
-        else:
-            # low memory: .cdist, .npy and PHYLIP into the float32 triangle, no float64 square
-            read = DistanceMatrix.read_condensed if low_memory else DistanceMatrix.read
-            dm = read(input)
+        if not low_memory:
+            dm = DistanceMatrix.read(input)
         if matrix_output is not None:
-            _fail(
-                f"{input} is a distance matrix already: --matrix-output applies to sequence input"
-            )
+            fail(f"{input} is a distance matrix already: --matrix-output applies to sequence input")
     else:
         model = model or "k80"
         check_model_options(model, _given(ctx, USED_BY), _spelling(ctx))
@@ -796,62 +629,40 @@ def tree(
             raw = sys.stdin.buffer.read()
             lines = raw.lstrip().splitlines()
             if lines and lines[0].strip().isdigit():
-                _fail("-: a distance matrix is not read from stdin; give its file name")
+                fail("-: a distance matrix is not read from stdin; give its file name")
             batch = parse_sequences(raw, "<stdin>", alphabet=alphabet)
         else:
             batch = read_sequences(input, alphabet=alphabet)
         if ungap:
             batch = batch.ungapped()
         if len(batch) < 2:
-            _fail(f"{batch.source or input}: found {len(batch)} sequence; a tree needs at least 2")
-    scratch = None  # low memory from sequences: the folder of the streamed matrix
-    if batch is not None and low_memory:
-        # never a square: the distances are streamed to a .cdist (--matrix-output when it
-        # is one, else a scratch file beside the output) and read back into the triangle
-        from ..distances import stream_distances
+            fail(f"{batch.source or input}: found {len(batch)} sequence; a tree needs at least 2")
+    if low_memory:
+        # the library's pipeline (bioaccel.trees.low_memory_tree): distances streamed to a
+        # .cdist, never a square; the join handed to the bioaccel-nj program, which takes
+        # over this process, only when this is the bioaccel program (not a caller's process)
+        from ..trees import low_memory_tree
 
-        model = model or "k80"
-        if matrix_output is not None:
-            if output_format(matrix_output, MATRIX, "distance matrix", default="phylip") != "cdist":
-                _fail(
-                    f"{shown(matrix_output)}: with --low-memory the matrix is streamed to disk "
-                    "as float32 condensed: name it .cdist"
-                )
-            cdist = matrix_output
-        else:
-            scratch = _scratch_folder(output)
-            cdist = scratch / "distances.cdist"
-        try:
-            with progress_bar(f"distances ({model}) -> {cdist.name}") as update:
-                stream_distances(
-                    batch,
-                    model,
-                    cdist,
-                    backend=backend,
-                    threads=threads,
-                    progress=update,
-                    pairwise_deletion=pairwise_deletion,
-                    matrix=_parse_matrix(matrix),
-                    gap_open=gap_open,
-                    gap_extend=gap_extend,
-                    k=k,
-                    sketch_size=sketch_size,
-                    seed=seed,
-                )
-            if program is None:
-                dm = DistanceMatrix.read_condensed(cdist)
-            else:
-                matrix_file = cdist
-        except BaseException:
-            if scratch is not None:
-                shutil.rmtree(scratch, ignore_errors=True)
-            raise
-        if program is None and scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
-        matrix_output = None  # written already, streamed
-        batch = None
-    if matrix_file is not None:  # returns only for fewer than 3 taxa
-        dm = _join_in_program(program, matrix_file, scratch, output, threads, clamp_negative)
+        options = (
+            {}
+            if batch is None
+            else _distance_options(
+                pairwise_deletion, matrix, gap_open, gap_extend, k, sketch_size, seed
+            )
+        )
+        t = low_memory_tree(
+            input if batch is None else batch,
+            output,
+            model=model or "k80",
+            clamp_negative=clamp_negative,
+            threads=threads,
+            backend=backend if batch is not None else nj_backend,
+            matrix_output=matrix_output,
+            hand_over=_REPLACE_PROCESS,
+            **options,
+        )
+        click.echo(f"wrote {method} tree of {t.n_tips} tips to {shown(output)}", err=True)
+        return
     if batch is not None:
         model = model or "k80"
         with progress_bar(f"distances ({model})") as update:
@@ -862,7 +673,7 @@ def tree(
                 backend=backend,
                 threads=threads,
                 progress=update,
-                matrix=_parse_matrix(matrix),
+                matrix=parse_matrix(matrix),
                 gap_open=gap_open,
                 gap_extend=gap_extend,
                 k=k,
@@ -877,7 +688,6 @@ def tree(
             threads=threads,
             backend=nj_backend,
             inplace=matrix_output is None,
-            low_memory=low_memory,
         )
     else:
         t = upgma(dm)
@@ -889,36 +699,29 @@ def tree(
     click.echo(f"wrote {method} tree of {t.n_tips} tips to {shown(output)}", err=True)
 
 
-#: matrix files the bioaccel-nj program takes (checked and converted by bioaccel.trees._program)
-_PROGRAM_INPUTS = ("cdist", "phylip", "npy")
+def _refuse_unfit(backend: str, operation: str, message: str) -> None:
+    """Refuse a backend named with ``-b`` that has no kernels for ``operation``, as the
+    registry knows it (:func:`bioaccel.backends.backends_with`); ``message`` is formatted
+    with the name given and those that fit ("a, b or c"). ``auto`` always fits."""
+    from ..backends import backends_with, resolve_backend_name
+
+    fits = backends_with(operation)
+    if resolve_backend_name(backend, operation) not in fits:
+        names = fits[0] if len(fits) == 1 else ", ".join(fits[:-1]) + " or " + fits[-1]
+        fail(message.format(backend, names))
 
 
-def _scratch_folder(output) -> Path:
-    """A new hidden folder beside ``output`` (the system's temporary folder for stdout) for
-    a low-memory tree's streamed matrix and the program's inputs."""
-    import tempfile
-
-    where = None if is_stdio(output) else Path(output).resolve().parent
-    return Path(tempfile.mkdtemp(prefix=".bioaccel-tree-", dir=where))
-
-
-def _join_in_program(program, matrix_file, scratch, output, threads, clamp_negative):
-    """Check ``matrix_file`` and hand it to the ``bioaccel-nj`` program, which replaces this
-    process, writes the tree and removes ``scratch`` (made here when None). Returns the
-    matrix, read in memory, only when it has fewer than 3 taxa (no join to run)."""
-    from ..distances import DistanceMatrix
-    from ..trees import prepare_input, run_joiner
-
-    scratch = scratch or _scratch_folder(output)
-    try:
-        source, offset, width, layout, labels = prepare_input(matrix_file, scratch)
-        if len(labels) < 3:
-            return DistanceMatrix.read_condensed(matrix_file)
-        run_joiner(
-            program, source, offset, width, layout, labels, output, threads, clamp_negative, scratch
-        )
-    finally:  # reached when the program did not start, or for fewer than 3 taxa
-        shutil.rmtree(scratch, ignore_errors=True)
+def _distance_options(pairwise_deletion, matrix, gap_open, gap_extend, k, sketch_size, seed):
+    """The distance options of the command line as the library's keywords."""
+    return dict(
+        pairwise_deletion=pairwise_deletion,
+        matrix=parse_matrix(matrix),
+        gap_open=gap_open,
+        gap_extend=gap_extend,
+        k=k,
+        sketch_size=sketch_size,
+        seed=seed,
+    )
 
 
 @main.command()
@@ -926,11 +729,9 @@ def _join_in_program(program, matrix_file, scratch, output, threads, clamp_negat
 @click.option("-k", "--kmer", "k", type=click.IntRange(min=1), default=21, show_default=True)
 @click.option("-s", "--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--seed", type=int, default=42, show_default=True)
-@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
-@click.option(
-    "-o", "--output", type=click.Path(path_type=Path), required=True, help="Sketch file (.npz)."
-)
-@_alphabet_option
+@threads_option()
+@output_option("Sketch file (.npz).", allow_dash=False)
+@alphabet_option
 def sketch(inputs, k, sketch_size, seed, threads, output, alphabet):
     """MinHash sketches of every sequence in INPUTS (files, directories standing for their
     sequence files, or - for stdin), saved for `bioaccel distance -m mash SKETCHES.npz` and
@@ -944,7 +745,7 @@ def sketch(inputs, k, sketch_size, seed, threads, output, alphabet):
     check_outputs(inputs, output=output)
     if any(is_stdio(p) for p in inputs):
         if len(inputs) > 1:
-            _fail("- (stdin) is the only input when given; give the other inputs as files")
+            fail("- (stdin) is the only input when given; give the other inputs as files")
         seqs = read_sequences_arg(inputs[0], alphabet=alphabet)
     else:
         seqs = read_many(inputs, alphabet=alphabet)
@@ -962,33 +763,25 @@ def sketch(inputs, k, sketch_size, seed, threads, output, alphabet):
     default="global",
     show_default=True,
 )
-@_scoring_options
+@scoring_options
 @click.option(
     "--traceback",
     is_flag=True,
     help="Write alignments (TSV: coordinates, CIGAR, identity, aligned strings) "
     "instead of a score matrix.",
 )
-@click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
-@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
-@click.option(
-    "--devices",
-    default=None,
-    help="Scores: spread the work over these GPUs: 'all' or ids such as 0,2 (with failover).",
+@backend_option()
+@threads_option()
+@devices_option(
+    "Scores: spread the work over these GPUs: 'all' or ids such as 0,2 (with failover)."
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path, allow_dash=True),
-    required=True,
-    help="Scores: .npy (matrix; query ids to OUTPUT.ids.txt, target ids to "
+@output_option(
+    "Scores: .npy (matrix; query ids to OUTPUT.ids.txt, target ids to "
     "OUTPUT.target_ids.txt when TARGETS is given) or .tsv (labelled matrix). "
-    "--traceback: TSV. - for stdout (TSV).",
+    "--traceback: TSV. - for stdout (TSV)."
 )
-@click.option(
-    "--ungap", is_flag=True, help="Remove alignment gaps ('-', '.') from the input first."
-)
-@_alphabet_option
+@ungap_option("Remove alignment gaps ('-', '.') from the input first.")
+@alphabet_option
 def align(
     queries,
     targets,
@@ -1017,13 +810,15 @@ def align(
     )
 
     if is_stdio(queries) and is_stdio(targets):
-        _fail("QUERIES and TARGETS cannot both be - (stdin)")
+        fail("QUERIES and TARGETS cannot both be - (stdin)")
     if traceback and devices is not None:
-        _fail("--devices applies to scores; --traceback alignments run on the CPU")
-    if traceback and backend not in ("auto", "cpu"):
-        _fail(
-            f"-b {backend}: --traceback alignments run on the CPU only (C++ core); leave -b "
-            "out or give -b cpu (scores run on every backend)"
+        fail("--devices applies to scores; --traceback alignments run on the CPU")
+    if traceback:
+        _refuse_unfit(
+            backend,
+            "align_traceback",
+            "-b {}: --traceback alignments run on the CPU only ({} backend, C++ core); leave -b "
+            "out or give -b cpu (scores run on every backend)",
         )
     if traceback:
         fmt = output_format(output, ALIGNMENT_TABLE, "alignment table (--traceback)", default="tsv")
@@ -1043,7 +838,7 @@ def align(
     if ungap:
         q, t = q.ungapped(), (t.ungapped() if t is not None else None)
     spec, gap_open, gap_extend = scoring_defaults(
-        q.alphabet, _parse_matrix(matrix), gap_open, gap_extend
+        q.alphabet, parse_matrix(matrix), gap_open, gap_extend
     )
     kw = dict(mode=mode, matrix=spec, gap_open=gap_open, gap_extend=gap_extend)
     if traceback:
@@ -1079,7 +874,7 @@ def doctor(require: str, no_r: bool):
     wanted = [w.strip().lower() for w in require.split(",") if w.strip()]
     unknown = [w for w in wanted if w not in REQUIREMENTS]
     if unknown:
-        _fail(f"unknown requirement {unknown[0]!r}; expected some of {sorted(REQUIREMENTS)}")
+        fail(f"unknown requirement {unknown[0]!r}; expected some of {sorted(REQUIREMENTS)}")
     rep = collect(check_r=not no_r or "r" in wanted)
     broken = []
     for c in rep.checks:

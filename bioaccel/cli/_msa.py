@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..msa_engine import FORMATS, GUIDE_TREES
+from ..msa_engine import ALIGNMENT_FORMATS, GUIDE_TREES
 from ._io import check_outputs, is_stdio, read_stdin_sequences, text_output
 
 
@@ -33,7 +33,7 @@ def _refine_arg(refine, iterations):
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(list(FORMATS)),
+    type=click.Choice(list(ALIGNMENT_FORMATS)),
     default=None,
     help="Output format (default: from the extension, else FASTA); must agree with the extension.",
 )

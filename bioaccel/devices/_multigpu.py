@@ -133,21 +133,13 @@ def partition(
     return sorted(tiles, key=lambda t: -t.work)
 
 
-def is_device_failure(exc: BaseException) -> bool:
+def is_device_failure(exc: BaseException, engine=None) -> bool:
+    """True when ``exc`` means a device failed: a :class:`DeviceError`, or what the backend
+    running the tiles says is its stack's device failure (:meth:`Backend.is_device_failure`);
+    out of memory is not (the tile is split instead)."""
     if isinstance(exc, DeviceError):
         return True
-    name, module = type(exc).__name__, type(exc).__module__ or ""
-    return (
-        module.startswith(("cupy", "numba"))
-        and name
-        in (
-            "CUDARuntimeError",
-            "CUDADriverError",
-            "CudaAPIError",
-            "CudaSupportError",
-            "CudaDriverError",
-        )
-    ) and not is_out_of_memory(exc)
+    return engine is not None and engine.is_device_failure(exc) and not is_out_of_memory(exc)
 
 
 def is_out_of_memory(exc: BaseException) -> bool:
@@ -157,26 +149,12 @@ def is_out_of_memory(exc: BaseException) -> bool:
     return "CUDA_ERROR_OUT_OF_MEMORY" in text or "cudaErrorMemoryAllocation" in text
 
 
-@contextlib.contextmanager
-def device_scope(device: Device, backend_name: str):
-    """Make ``device`` current in this thread for the backend's kernels."""
-    if device.virtual:
-        yield
-    elif backend_name == "cupy":
-        import cupy
-
-        with cupy.cuda.Device(device.index):
-            yield
-    elif backend_name == "numba-cuda":
-        from numba import cuda
-
-        cuda.select_device(device.index)
-        try:
-            yield
-        finally:
-            cuda.close()
-    else:
-        yield
+def device_scope(device: Device, engine):
+    """A context in which ``engine`` (a backend of :mod:`bioaccel.backends`) runs on
+    ``device`` in this thread: the one device dispatch. Virtual GPUs select nothing; a real
+    one is selected by the backend itself (:meth:`Backend.device_scope`), so this runner
+    knows no backend by name and imports no GPU stack."""
+    return contextlib.nullcontext() if device.virtual else engine.device_scope(device)
 
 
 _DONE = object()
@@ -185,7 +163,7 @@ _DONE = object()
 def run_tiles(
     tiles: Sequence[Tile],
     devices: Sequence[Device],
-    backend_name: str,
+    engine,
     compute: Callable[[Tile], object],
     gather: Callable[[Tile, object], None],
     q_len: np.ndarray,
@@ -206,7 +184,7 @@ def run_tiles(
 
     def worker(slot: int, device: Device) -> None:
         try:
-            with device_scope(device, backend_name):
+            with device_scope(device, engine):
                 while not kill.is_set():
                     with lock:
                         while True:  # the next tile this device may take
@@ -271,7 +249,7 @@ def run_tiles(
                                 outstanding[0] += len(parts) - 1
                                 lock.notify_all()
                             continue
-                        if is_device_failure(exc):
+                        if is_device_failure(exc, engine):
                             with lock:
                                 alive.discard(slot)
                                 pending.append(tile)
@@ -336,10 +314,11 @@ def run_tiles(
 
 
 def _worker_threads(devices: Sequence[Device], threads: int) -> int:
-    """CPU threads per worker of virtual devices (they share the cores)."""
-    import os
+    """CPU threads per worker of virtual devices (they share the cores of the one team
+    ``threads`` means: :func:`bioaccel._core.resolve_threads`)."""
+    from .._core import resolve_threads
 
-    total = int(threads) if threads else (os.cpu_count() or 1)
+    total = resolve_threads(threads)
     return max(1, total // len(devices)) if all(d.virtual for d in devices) else int(threads)
 
 
@@ -376,7 +355,7 @@ def pairwise_on_devices(
     log.info(
         "bioaccel: %d tiles on %d device(s) with backend %r", len(tiles), len(devices), engine.name
     )
-    run_tiles(tiles, devices, engine.name, compute, gather, q_len, t_len)
+    run_tiles(tiles, devices, engine, compute, gather, q_len, t_len)
     return out
 
 
@@ -411,5 +390,5 @@ def dna_counts_on_devices(
         if not tile.diagonal:
             out[tile.j0 : tile.j1, tile.i0 : tile.i1] = block.T
 
-    run_tiles(tiles, devices, engine.name, compute, gather, lengths, lengths)
+    run_tiles(tiles, devices, engine, compute, gather, lengths, lengths)
     return out

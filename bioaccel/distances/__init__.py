@@ -69,7 +69,7 @@ _LAZY = {
     "check_distances": ("._checks", "check_distances"),
     "check_model_options": ("._options", "check_model_options"),
     "check_symmetric": ("._checks", "check_symmetric"),
-    "condensed_pair": ("._checks", "condensed_pair"),
+    "condensed_pair": (".._core", "condensed_pair"),
     "scan_cdist": ("._cdist", "scan_cdist"),
     "shown_value": ("._checks", "shown_value"),
 }

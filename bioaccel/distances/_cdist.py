@@ -8,8 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .._core import MAGIC, condensed_pair
 from ..errors import MatrixFormatError
-from ._checks import condensed_pair, negative_error, past_float32_error, to_float32
+from ._checks import negative_error, past_float32_error, to_float32
 from ._condensed import CondensedMatrix
 
 #: The binary condensed format (``.cdist``), read by the R package (``read_bioaccel_dist``):
@@ -17,7 +18,7 @@ from ._condensed import CondensedMatrix
 #: uint64 n; uint64 byte length L of the labels; L bytes of UTF-8 labels, each ending in
 #: "\n"; then n (n - 1) / 2 little-endian values, the upper triangle row by row (R's
 #: ``dist`` order).
-CDIST_MAGIC = b"BACDIST1"
+CDIST_MAGIC = MAGIC["cdist"]
 
 
 #: a ``.cdist`` header after the magic: bytes per value, 0, n, bytes of the labels

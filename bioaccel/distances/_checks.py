@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 
+from .._core import condensed_pair
 from ..errors import MatrixFormatError
 
 #: Symmetry tolerance of every distance matrix (DistanceMatrix, nj, upgma, every reader):
@@ -109,17 +110,6 @@ def check_distances(data: np.ndarray, ids) -> None:
         raise negative_error(ids, i, j, data[i, j])
 
 
-def condensed_pair(k: int, n: int) -> tuple[int, int]:
-    """(i, j), i < j, of entry ``k`` of a condensed upper triangle of ``n`` (row by row)."""
-    i = int(np.searchsorted(_row_starts(n), k, side="right")) - 1
-    return i, int(k - _row_starts(n)[i] + i + 1)
-
-
-def _row_starts(n: int) -> np.ndarray:
-    i = np.arange(n, dtype=np.int64)
-    return i * n - i * (i + 1) // 2
-
-
 def check_condensed_distances(values: np.ndarray, ids) -> None:
     """:func:`check_distances` of a condensed upper triangle (the same first offender and
     words: a symmetric matrix's first negative in row order lies in its upper triangle), in
@@ -132,24 +122,6 @@ def check_condensed_distances(values: np.ndarray, ids) -> None:
             k = a + int(np.flatnonzero(block < 0)[0])
             i, j = condensed_pair(k, n)
             raise negative_error(ids, i, j, values[k])
-
-
-def _clean_negative_zero(data: np.ndarray, source) -> np.ndarray:
-    """``data`` with -0.0 as 0.0: the one normalisation point of every matrix (files, R,
-    trees all take ``DistanceMatrix.data``). Copies only when there is a -0.0 and ``data``
-    may belong to the caller."""
-    width = data.shape[1] if data.ndim == 2 else 1
-    step = max(1, (1 << 20) // max(1, width))  # row blocks: no n x n temporary
-    copied = False
-    for r in range(0, data.shape[0], step):
-        block = data[r : r + step]
-        negative_zero = (block == 0) & np.signbit(block)
-        if negative_zero.any():
-            if not copied and (np.may_share_memory(data, source) or not data.flags.writeable):
-                data, copied = data.copy(), True
-                block = data[r : r + step]
-            block[negative_zero] = 0.0
-    return data
 
 
 def check_writable_ids(ids: list[str], fmt: str) -> None:

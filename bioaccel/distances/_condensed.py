@@ -10,14 +10,16 @@ from pathlib import Path
 
 import numpy as np
 
+from .._core import pairs_before
 from ..sequences import check_unique_ids
-from ._checks import _row_starts, check_condensed_distances, to_float32
+from ._checks import check_condensed_distances, to_float32
 
 
 def _upper_at(n: int) -> np.ndarray:
     """Where rows start in a condensed upper triangle of n, shifted: d(i, j), i < j, is entry
     ``_upper_at(n)[i] + j``; d(j, k) for all j < k is ``values[_upper_at(n)[:k] + k]``."""
-    return _row_starts(n) - np.arange(n) - 1
+    rows = np.arange(n, dtype=np.int64)
+    return pairs_before(rows, n) - rows - 1
 
 
 def _square_rows(values: np.ndarray, n: int, i0: int, i1: int) -> np.ndarray:

@@ -10,12 +10,19 @@ from pathlib import Path
 
 import numpy as np
 
-from .._core import MATRIX, NPY_ROW_IDS, atomic_output, check_threads, output_format
+from .._core import (
+    MATRIX,
+    NPY_ROW_IDS,
+    atomic_output,
+    check_threads,
+    matrix_format_of,
+    output_format,
+    without_negative_zero,
+)
 from ..errors import MatrixFormatError
 from ..sequences import check_unique_ids
-from ._cdist import CDIST_MAGIC, cdist_header, load_cdist, read_cdist_values
+from ._cdist import cdist_header, load_cdist, read_cdist_values
 from ._checks import (
-    _clean_negative_zero,
     check_condensed_distances,
     check_distances,
     check_symmetric,
@@ -71,7 +78,7 @@ class DistanceMatrix:
         check_unique_ids(ids)
         check_distances(data, ids)
         check_symmetric(data, ids)
-        self.data = _clean_negative_zero(data, source)
+        self.data = without_negative_zero(data, source)
         self.ids = ids
 
     @property
@@ -159,7 +166,7 @@ class DistanceMatrix:
         check_condensed_distances(values, ids)
         self = cls.__new__(cls)
         self.ids = ids
-        self._data, self._condensed = None, _clean_negative_zero(values, source)
+        self._data, self._condensed = None, without_negative_zero(values, source)
         return self
 
     def to_skbio(self):
@@ -342,31 +349,3 @@ def write_triangle_file(path: Path, dest: Path) -> tuple[list[str], TriangleFile
         for t in made:
             t.close()
     return ids, triangle
-
-
-def matrix_format_of(path: Path, sniff: bool = False) -> str:
-    suffix = path.suffix.lower()
-    by_suffix = {
-        ".npy": "npy",
-        ".npz": "npz",
-        ".tsv": "tsv",
-        ".cdist": "cdist",
-        ".phy": "phylip",
-        ".phylip": "phylip",
-        ".dist": "phylip",
-        ".mat": "phylip",
-    }
-    if suffix in by_suffix:
-        return by_suffix[suffix]
-    if sniff and path.exists():
-        with open(path, "rb") as f:
-            head = f.read(64)
-        if head.startswith(b"\x93NUMPY"):
-            return "npy"
-        if head.startswith(CDIST_MAGIC):
-            return "cdist"
-        if head.startswith(b"PK"):
-            return "npz"
-        if head.startswith(b"\t"):
-            return "tsv"
-    return "phylip"

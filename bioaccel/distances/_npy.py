@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._core import NPY_ROW_IDS
+from .._core import NPY_ROW_IDS, magic_of
 from ..errors import MatrixFormatError
 from ..sequences import check_unique_ids
 from ._checks import (
@@ -47,7 +47,7 @@ def _read_npy_condensed(path: Path, make=None):
     with open(path, "rb") as f:
         head = f.read(6)
         f.seek(0)
-        if head.startswith(b"PK"):
+        if magic_of(head) == "zip":
             raise MatrixFormatError(
                 f"{path}: an .npz archive, not a NumPy .npy matrix; name it .npz"
             )

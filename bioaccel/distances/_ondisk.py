@@ -36,6 +36,7 @@ from .._core import (
     check_threads,
     output_format,
     output_target,
+    pairs_before,
     refuse_overwriting_inputs,
     triangle_row_ranges,
     without_negative_zero,
@@ -52,11 +53,6 @@ MAX_TILE_PAIRS = 4_000_000
 #: seconds between checkpoints (fdatasync of the data, then fsync of the journal): a killed
 #: run loses at most this much work
 CHECKPOINT_S = 1.0
-
-
-def _first(i: np.ndarray | int, n: int):
-    """Pairs (a, b > a) before row i."""
-    return i * n - i * (i + 1) // 2
 
 
 class CondensedDistances:
@@ -97,7 +93,7 @@ class CondensedDistances:
         if i == j:
             return 0.0
         a, b = min(i, j), max(i, j)
-        return float(self._values[_first(a, self.n) + b - a - 1])
+        return float(self._values[pairs_before(a, self.n) + b - a - 1])
 
     def row(self, i: int) -> np.ndarray:
         """Distances from sequence ``i`` to all (float64, zero at ``i``)."""
@@ -107,8 +103,8 @@ class CondensedDistances:
         i = int(i)
         out = np.zeros(n)
         before = np.arange(i)
-        out[:i] = self._values[_first(before, n) + i - before - 1]
-        start = _first(i, n)
+        out[:i] = self._values[pairs_before(before, n) + i - before - 1]
+        start = pairs_before(i, n)
         out[i + 1 :] = self._values[start : start + n - i - 1]
         return out
 
@@ -288,7 +284,7 @@ def stream_distances(
         # page cache, not to this process's resident memory
         out_dtype = np.dtype("<f4" if single else "<f8")
         fd = os.open(partial, os.O_RDWR)
-        finished = sum(_first(i1, n) - _first(i0, n) for i0, i1 in done)
+        finished = sum(pairs_before(i1, n) - pairs_before(i0, n) for i0, i1 in done)
         if progress is not None:
             progress(finished, m)
         pending: list[tuple[int, int]] = []
@@ -309,7 +305,7 @@ def stream_distances(
                 for i0, i1 in plan:
                     if (i0, i1) in done:
                         continue
-                    a, b = _first(i0, n), _first(i1, n)
+                    a, b = pairs_before(i0, n), pairs_before(i1, n)
                     seg = compute(i0, i1)
                     if seg.shape != (b - a,):
                         raise RuntimeError(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._core import load_native
+from .._core import load_native, magic_of
 from ..errors import MatrixFormatError
 from ..sequences import check_unique_ids
 from ._checks import (
@@ -118,7 +118,7 @@ def _matrix_text(path: Path) -> str:
     """A text matrix file's text (UTF-8, a byte-order mark dropped; CR and CR LF line ends
     as LF); a binary file is refused naming what it looks like."""
     raw = path.read_bytes()
-    if raw[:2] == b"\x1f\x8b":
+    if magic_of(raw) == "gzip":
         raise MatrixFormatError(f"{path}: a gzip file; decompress it first (gunzip)")
     # the bytes left when all others are deleted: a C loop, far faster than a regex search
     control = re.search(_CONTROL, raw) if raw.translate(None, _NOT_CONTROL) else None
@@ -365,7 +365,7 @@ def _text_lines(path: Path):
     """(line number, text) of each line of a text matrix file, streamed: the checks and
     decoding of :func:`_matrix_text` line by line (CR LF, CR and LF line ends)."""
     with open(path, "rb") as f:
-        if f.read(2) == b"\x1f\x8b":
+        if magic_of(f.read(2)) == "gzip":
             raise MatrixFormatError(f"{path}: a gzip file; decompress it first (gunzip)")
         f.seek(0)
         offset, lineno = 0, 0

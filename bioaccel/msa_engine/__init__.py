@@ -20,7 +20,7 @@ from .engine import msa
 from .read import read_alignment
 
 __all__ = [
-    "FORMATS",
+    "ALIGNMENT_FORMATS",
     "GUIDE_TREES",
     "GuideDistances",
     "MultipleAlignment",
@@ -34,7 +34,10 @@ __all__ = [
 #: Names other packages use, from the module that defines them, loaded on first use (PEP 562)
 #: so that importing this package stays cheap.
 _LAZY = {
-    "FORMATS": (".alignment", "FORMATS"),
+    "ALIGNMENT_FORMATS": (".alignment", "ALIGNMENT_FORMATS"),
+    # the earlier name of ALIGNMENT_FORMATS, still importable (not in __all__: a second
+    # public FORMATS, the sequence readers', meant input formats)
+    "FORMATS": (".alignment", "ALIGNMENT_FORMATS"),
     "GUIDE_TREES": (".guide", "GUIDE_TREES"),
     "GuideDistances": (".guide", "GuideDistances"),
     "msa_scoring": (".scoring", "msa_scoring"),

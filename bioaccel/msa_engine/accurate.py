@@ -23,11 +23,12 @@ ProbCons trained on BAliBASE (short gaps open 0.012 / extend 0.4, long gaps 0.00
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 
 import numpy as np
 
+from .._core import resolve_threads
+from ..backends import resolve_backend_name
 from ..sequences import PROTEIN, Alphabet
 
 #: posterior entries below this are dropped (ProbCons's and MSAProbs' 0.01)
@@ -85,11 +86,11 @@ class PairHmmParams:
 
 
 def _protein_odds() -> np.ndarray:
-    from Bio.Align import substitution_matrices
+    from ..pairwise import load_matrix
 
-    m = substitution_matrices.load("BLOSUM62")
-    idx = [m.alphabet.index(ch) for ch in PROTEIN_LETTERS]
-    s = np.asarray(m, dtype=np.float64)[np.ix_(idx, idx)]
+    _, letters, values = load_matrix("BLOSUM62")
+    idx = [letters.index(ch) for ch in PROTEIN_LETTERS]
+    s = values[np.ix_(idx, idx)]
     q = np.asarray(PROTEIN_BACKGROUND, dtype=np.float64)
     q /= q.sum()
     joint = np.outer(q, q) * np.exp(math.log(2.0) / 2.0 * s)
@@ -149,7 +150,7 @@ def posterior_set(
     backend registry's ``pair_posteriors`` (``cupy``, ``numba-cuda``, or over ``devices``)."""
     letter_of = letter_map(work.alphabet, params.letters)
     ps = native.MsaPosteriorSet(work.codes, work.offsets, letter_of, len(params.letters))
-    if backend in ("cpu", "auto") and devices is None:
+    if resolve_backend_name(backend, "pair_posteriors") == "cpu" and devices is None:
         ps.compute(*params.arrays(), float(cutoff), threads)
     else:
         gpu_posteriors(ps, work, letter_of, params, cutoff, backend, devices, threads)
@@ -224,7 +225,7 @@ def gpu_posteriors(
         if len(pairs):
             ps.set_pairs(pairs, flat, starts, float(cutoff))
 
-    run_tiles(tiles, chosen, engine.name, compute, gather, lengths, lengths)
+    run_tiles(tiles, chosen, engine, compute, gather, lengths, lengths)
 
 
 def accuracy_merges(native, ps, n: int) -> np.ndarray:
@@ -248,22 +249,12 @@ def posterior_memory(lengths, threads: int) -> tuple[int, int, int]:
     lens = np.sort(np.asarray(lengths, dtype=np.int64))[::-1]
     if len(lens) < 2:
         return 0, 0, 0
-    t = min(_team(threads), len(lens) * (len(lens) - 1) // 2)
+    t = min(resolve_threads(threads), len(lens) * (len(lens) - 1) // 2)
     # the t largest pairs lie among the pairs of the t + 1 longest sequences
     top = lens[: t + 1] + 1
     cells = np.sort((top[:, None] * top[None, :])[np.triu_indices(len(top), 1)])[::-1]
     need = POSTERIOR_BYTES_PER_CELL * int(cells[:t].sum())
     return need, int(lens[0]), int(lens[1])
-
-
-def _team(threads: int) -> int:
-    """The threads an OpenMP team gets for ``threads`` (0: one per usable CPU)."""
-    if threads:
-        return int(threads)
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def check_posterior_memory(work, threads: int) -> None:
@@ -281,7 +272,7 @@ def check_posterior_memory(work, threads: int) -> None:
     raise InsufficientMemoryError(
         f"mode='accurate' needs about {gib(need)} for the pair-HMM posteriors "
         f"({POSTERIOR_BYTES_PER_CELL} bytes per cell, one pair per thread on "
-        f"{_team(threads)} threads; the largest pair is {a:,} x {b:,} residues) "
+        f"{resolve_threads(threads)} threads; the largest pair is {a:,} x {b:,} residues) "
         f"but {gib(have)} is available: use mode='fast' (linear memory), or fewer threads"
     )
 
@@ -305,7 +296,7 @@ def accurate_alignment(
     cutoff = CUTOFF if cutoff is None else cutoff
     n = len(work)
     params = pair_hmm(work.alphabet)
-    if backend in ("cpu", "auto") and devices is None:
+    if resolve_backend_name(backend, "pair_posteriors") == "cpu" and devices is None:
         check_posterior_memory(work, threads)
     ps = posterior_set(native, work, params, threads, cutoff, backend, devices)
     if merges is None:

@@ -8,11 +8,12 @@ import os
 import numpy as np
 
 from ..distances import DistanceMatrix
+from ..errors import DuplicateIdError
 from ..sequences import DNA, PROTEIN, Alphabet
 
 #: formats of :meth:`MultipleAlignment.write`; which name holds which is the one rule of
 #: :data:`bioaccel._core.outputs.ALIGNMENT`
-FORMATS = ("fasta", "clustal", "stockholm", "a2m", "phylip")
+ALIGNMENT_FORMATS = ("fasta", "clustal", "stockholm", "a2m", "phylip")
 #: protein distance models of :meth:`MultipleAlignment.distance_matrix`
 
 
@@ -138,9 +139,9 @@ class MultipleAlignment:
             (Stockholm ``#...`` or ``//``).
         """
         fmt = str(format).lower()
-        if fmt not in FORMATS:
+        if fmt not in ALIGNMENT_FORMATS:
             raise ValueError(
-                f"unknown alignment format {format!r}; expected one of {list(FORMATS)}"
+                f"unknown alignment format {format!r}; expected one of {list(ALIGNMENT_FORMATS)}"
             )
         _check_ids(self.ids, fmt)
         _check_rows(self.ids, self.sequences)
@@ -265,7 +266,7 @@ def _check_ids(ids: list[str], fmt: str) -> None:
     seen: set[str] = set()
     for i in ids:
         if i in seen:
-            raise ValueError(f"id {i!r} appears twice; an alignment file names each row once")
+            raise DuplicateIdError(f"id {i!r} appears twice; an alignment file names each row once")
         seen.add(i)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..backends import get_backend
+from ..backends import get_backend, resolve_backend_name
 from ..devices import device_scope
 from ..errors import SequenceFormatError
 from ..sequences import Alphabet, SeqBatch, check_unique_ids, get_alphabet
@@ -53,12 +53,12 @@ def _records(sequences, format: str | None = None) -> tuple[list[str], list[str]
     if format is not None and not isinstance(sequences, (str, os.PathLike)):
         raise ValueError("format= applies to a file path; the sequences are given already")
     if isinstance(sequences, (str, os.PathLike)):
-        from ..sequences import FORMATS, parse_records, read_text_file, sniff_format
+        from ..sequences import SEQUENCE_FORMATS, parse_records, read_text_file, sniff_format
 
         path = Path(sequences)
-        if format is not None and str(format).lower() not in FORMATS:
+        if format is not None and str(format).lower() not in SEQUENCE_FORMATS:
             raise SequenceFormatError(
-                f"unknown sequence format {format!r}; expected one of {sorted(FORMATS)}"
+                f"unknown sequence format {format!r}; expected one of {sorted(SEQUENCE_FORMATS)}"
             )
         text = read_text_file(path)
         fmt = str(format).lower() if format is not None else sniff_format(text, path)
@@ -180,7 +180,7 @@ def msa(
         other as profiles; each keeps its columns holding residues; rows of the first come
         first.
     format : str, optional
-        The format of a file given as a path (one of :data:`bioaccel.sequences.FORMATS`); sniffed
+        The format of a file given as a path (one of :data:`bioaccel.sequences.SEQUENCE_FORMATS`); sniffed
         when omitted.
     mode : {"auto", "accurate", "fast"}
         ``fast``: the progressive engine above. ``accurate``: probabilistic consistency
@@ -228,10 +228,10 @@ def msa(
         raise ValueError("keep_length and fragments apply to adding sequences: give add= and to=")
     if sequences is None:
         raise TypeError("msa() needs sequences (or add= and to=, or profile=)")
-    mode = check_mode(mode)
+    mode = check_msa_mode(mode)
     requested = str(backend).lower().replace("_", "-")
     requested = "numba-cuda" if requested == "numba" else requested
-    key = "cpu" if requested == "auto" else requested
+    key = resolve_backend_name(requested, "msa_profile_dp")
     # the progressive stage's DPs: the C++ engine, or a backend of the registry that has the
     # batched kernel (cupy, numba-cuda); an unknown or unfit backend is named here
     dp_backend = None if key == "cpu" else get_backend(key, "msa_profile_dp")
@@ -324,9 +324,7 @@ def msa(
     with progress_bar("aligning", enabled=progress) as update:
         callback = (lambda done: update(done, total_steps)) if total_steps else None
         if n and dp_backend is not None:
-            on_first = (
-                device_scope(chosen[0], dp_backend.name) if chosen else contextlib.nullcontext()
-            )
+            on_first = device_scope(chosen[0], dp_backend) if chosen else contextlib.nullcontext()
             with on_first:
                 cols, width = progressive_in_levels(
                     native, work, scoring, merges, weights, dp_backend.msa_profile_dp, callback
@@ -436,7 +434,7 @@ def progressive_in_levels(
     return run.finish()
 
 
-def check_mode(mode) -> str:
+def check_msa_mode(mode) -> str:
     """``mode`` lower-cased, or a ValueError naming it and the choices."""
     key = str(mode).lower() if isinstance(mode, str) else None
     if key not in MODES:

@@ -251,14 +251,14 @@ def guide_merges(
 def merges_for_labels(tree: Tree, ids: list[str], source: str) -> np.ndarray:
     """Merges of a user's guide tree whose tip labels must be exactly ``ids``; tips are
     renumbered to the order of ``ids``."""
-    from ..errors import SequenceFormatError
+    from ..errors import DuplicateIdError, SequenceFormatError
 
     labels = tree.labels
     position = {label: k for k, label in enumerate(ids)}
     seen: set[str] = set()
     for label in labels:
         if label in seen:
-            raise SequenceFormatError(f"{source}: the guide tree names {label!r} twice")
+            raise DuplicateIdError(f"{source}: the guide tree names {label!r} twice")
         if label not in position:
             raise SequenceFormatError(
                 f"{source}: the guide tree names {label!r}, which is not a sequence of the input"

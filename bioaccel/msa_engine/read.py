@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import SequenceFormatError
+from ..errors import DuplicateIdError, SequenceFormatError
 from ..sequences import get_alphabet, guess_alphabet
 from .alignment import MultipleAlignment
 
@@ -33,7 +33,7 @@ def read_alignment(path: str | os.PathLike, alphabet: str = "auto") -> MultipleA
     seen: dict[str, int] = {}
     for k, i in enumerate(ids):
         if i in seen:
-            raise SequenceFormatError(f"{path}: row {k + 1}: id {i!r} repeats row {seen[i] + 1}")
+            raise DuplicateIdError(f"{path}: row {k + 1}: id {i!r} repeats row {seen[i] + 1}")
         seen[i] = k
     width = len(rows[0])
     for k, row in enumerate(rows):

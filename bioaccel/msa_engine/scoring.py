@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..pairwise import ScoringError, check_matrix_kind
+from ..pairwise import ScoringError, check_matrix_kind, load_matrix
 from ..sequences import DNA, PROTEIN, Alphabet
 
 PROTEIN_DEFAULT = "PFASUM43"
@@ -92,21 +92,10 @@ def gap_scale(n: int) -> float:
 
 
 def _load_matrix(name: str) -> tuple[str, np.ndarray, str]:
-    """(letters, values, canonical name) of a matrix from ``scoring-matrices`` or Biopython."""
-    import scoring_matrices
-
-    known = {k.upper(): k for k in scoring_matrices.ScoringMatrix.BUILTIN_MATRICES}
-    if str(name).upper() in known:
-        m = scoring_matrices.ScoringMatrix.from_name(known[str(name).upper()])
-        return m.alphabet, np.asarray(m, dtype=np.float64), known[str(name).upper()]
-    from Bio.Align import substitution_matrices
-
-    bio = {k.upper(): k for k in substitution_matrices.load()}
-    if str(name).upper() in bio:
-        m = substitution_matrices.load(bio[str(name).upper()])
-        return "".join(m.alphabet), np.asarray(m, dtype=np.float64), bio[str(name).upper()]
-    names = sorted(set(bio.values()) | set(known.values()))
-    raise ScoringError(f"unknown substitution matrix {name!r}; known: {', '.join(names)}")
+    """(letters, values, canonical name) of a named matrix: pairwise's one loader
+    (:func:`bioaccel.pairwise.load_matrix`), in this module's order."""
+    canonical, letters, values = load_matrix(name)
+    return letters, values, canonical
 
 
 def _matrix_from(matrix) -> tuple[str, np.ndarray, str]:

@@ -3,7 +3,8 @@ distances, on every backend (all-vs-all, one-vs-many, listed pairs).
 
 - ``_align``: :func:`align_scores` and :func:`align` (global, local, semiglobal; affine gaps);
 - ``_edit``: :func:`edit_distances` (Myers/Hyyrö bit-parallel; global, infix, prefix);
-- ``_scoring``: substitution matrices (Biopython) and the gap convention;
+- ``_scoring``: substitution matrices (the one loader, :func:`load_matrix`: Biopython, then
+  scoring-matrices) and the gap convention;
 - ``_cigar``: CIGAR strings and column counts of an alignment;
 - ``_tables``: the alignment table and score matrix writers (TSV, ``.npy``);
 - ``_dispatch``: the one path from an operation to a backend, on one device or many.
@@ -21,6 +22,7 @@ from ._scoring import (
     default_scoring,
     gaps_from_blast,
     gaps_from_skbio,
+    load_matrix,
     make_scoring,
     scoring_defaults,
 )
@@ -41,6 +43,7 @@ __all__ = [
     "edit_distances",
     "gaps_from_blast",
     "gaps_from_skbio",
+    "load_matrix",
     "make_scoring",
     "pairwise",
     "save_scores",

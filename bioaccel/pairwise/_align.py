@@ -22,7 +22,7 @@ from .._core import check_threads
 from ..sequences import as_batch_pair
 from ._cigar import cigar_runs
 from ._dispatch import pairwise
-from ._scoring import Scoring, check_mode, default_scoring
+from ._scoring import Scoring, check_alignment_mode, default_scoring
 
 
 def _prepare(queries, targets, matrix, gap_open, gap_extend, mode, alphabet="auto"):
@@ -31,7 +31,7 @@ def _prepare(queries, targets, matrix, gap_open, gap_extend, mode, alphabet="aut
     scoring.check_batch(q)
     if t is not q:
         scoring.check_batch(t)
-    return q, t, scoring, check_mode(mode)
+    return q, t, scoring, check_alignment_mode(mode)
 
 
 def align_scores(

@@ -9,8 +9,10 @@ shows one gap (open + extend), and score and alignment would disagree. Other too
 :func:`gaps_from_blast` (BLAST: ``existence + L * extension``) or :func:`gaps_from_skbio`
 (scikit-bio's ``pair_align(gap_cost=(open, extend))``: ``open + L * extend``).
 
-Matrices come from Biopython (``Bio.Align.substitution_matrices``): a name such as
-``"BLOSUM62"``, a loaded ``Array``, or ``(match, mismatch)`` for nucleotides. Scores must
+Matrices come from Biopython (``Bio.Align.substitution_matrices``), then the
+``scoring-matrices`` package (PFASUM43 ...), through :func:`load_matrix`, the one loader of
+pairwise alignment and of the MSA engine: a name such as ``"BLOSUM62"``, a loaded ``Array``,
+or ``(match, mismatch)`` for nucleotides. Scores must
 be integers (all the standard matrices are).
 """
 
@@ -90,7 +92,7 @@ def parse_mode(mode, modes: dict[str, int], what: str) -> int:
     raise ScoringError(f"unknown {what} mode {mode!r}; expected one of {list(modes)}")
 
 
-def check_mode(mode: str) -> int:
+def check_alignment_mode(mode: str) -> int:
     """The id of an alignment mode (:data:`MODES`)."""
     return parse_mode(mode, MODES, "alignment")
 
@@ -134,19 +136,34 @@ class Scoring:
             )
 
 
-def _load_named(name: str):
-    """(Biopython's spelling, matrix) of a Biopython matrix by name, case-insensitively ("blosum62" is BLOSUM62): the name is
-    resolved against Biopython's own list, so only its spellings are ever loaded."""
+def load_matrix(name: str) -> tuple[str, str, np.ndarray]:
+    """(canonical name, letters, float64 values) of a substitution matrix by name, any case:
+    the one matrix loader of pairwise alignment and of the MSA engine. Biopython's matrices
+    (``Bio.Align.substitution_matrices``) first, then the ``scoring-matrices`` package's
+    (PFASUM43 and friends); names resolve against each package's own list, so only their
+    spellings are ever loaded.
+
+    >>> load_matrix("blosum62")[:2]
+    ('BLOSUM62', 'ARNDCQEGHILKMFPSTWYVBZX*')
+    >>> load_matrix("pfasum43")[0]
+    'PFASUM43'
+    """
+    import scoring_matrices
     from Bio.Align import substitution_matrices
 
-    known = substitution_matrices.load()
-    by_key = {k.lower(): k for k in known}
-    canonical = by_key.get(str(name).strip().lower())
-    if canonical is None:
-        raise ScoringError(
-            f"unknown substitution matrix {name!r}; Biopython knows: {', '.join(known)} (any case)"
-        )
-    return canonical, substitution_matrices.load(canonical)
+    key = str(name).strip().lower()
+    bio = {k.lower(): k for k in substitution_matrices.load()}
+    if key in bio:
+        m = substitution_matrices.load(bio[key])
+        return bio[key], "".join(m.alphabet), np.asarray(m, dtype=np.float64)
+    more = {k.lower(): k for k in scoring_matrices.ScoringMatrix.BUILTIN_MATRICES}
+    if key in more:
+        m = scoring_matrices.ScoringMatrix.from_name(more[key])
+        return more[key], str(m.alphabet), np.asarray(m, dtype=np.float64)
+    known = sorted(set(bio.values()) | set(more.values()))
+    raise ScoringError(
+        f"unknown substitution matrix {name!r}; known: {', '.join(known)} (any case)"
+    )
 
 
 #: Letters that only amino acids use (no nucleotide or IUPAC code): a matrix holding one
@@ -214,14 +231,16 @@ def make_scoring(matrix, gap_open, gap_extend, alphabet: Alphabet) -> Scoring:
         return Scoring(
             f"match={match}/mismatch={mismatch}", alphabet, table, covered, gap_open, gap_extend
         )
-    name, arr = _load_named(matrix) if isinstance(matrix, str) else ("the given matrix", matrix)
-    letters = getattr(arr, "alphabet", None)
-    if letters is None or np.asarray(arr).ndim != 2:
-        raise ScoringError(
-            f"matrix must be a name, a Biopython substitution matrix or (match, mismatch), got {type(matrix).__name__}"
-        )
+    if isinstance(matrix, str):
+        name, letters, values = load_matrix(matrix)
+    else:
+        name, letters = "the given matrix", getattr(matrix, "alphabet", None)
+        if letters is None or np.asarray(matrix).ndim != 2:
+            raise ScoringError(
+                f"matrix must be a name, a Biopython substitution matrix or (match, mismatch), got {type(matrix).__name__}"
+            )
+        values = np.asarray(matrix, dtype=np.float64)
     check_matrix_kind(name, letters, alphabet)
-    values = np.asarray(arr, dtype=np.float64)
     index = {str(ch).upper(): k for k, ch in enumerate(letters)}
     table = np.zeros((size, size), dtype=np.int32)
     covered = np.zeros(size, dtype=bool)
@@ -239,7 +258,9 @@ def make_scoring(matrix, gap_open, gap_extend, alphabet: Alphabet) -> Scoring:
             v = values[kx, ky]
             if not np.isfinite(v) or v != round(v):
                 raise ScoringError(
-                    f"{name} scores ({symbols[x]}, {symbols[y]}) as {v!r}; bioaccel needs integer scores"
+                    f"{name} scores ({symbols[x]}, {symbols[y]}) as {float(v)!r}; pairwise "
+                    "alignment needs integer scores (a matrix of real scores is for the MSA "
+                    "engine; give an integer matrix such as BLOSUM62)"
                 )
             table[x, y] = int(v)
     if not covered.any():

@@ -10,7 +10,7 @@ from typing import TextIO
 
 import numpy as np
 
-from .._core import NPY_COLUMN_IDS, NPY_ROW_IDS, atomic_output
+from .._core import NPY_COLUMN_IDS, NPY_ROW_IDS, SCORES, atomic_output, output_format
 
 #: the columns of :func:`write_alignment_table`, in order
 ALIGNMENT_COLUMNS = (
@@ -61,7 +61,14 @@ def save_scores(
 ) -> None:
     """The score matrix as ``.npy`` (atomic), the query ids in ``PATH.ids.txt`` and, for a
     query-vs-target matrix, the target ids in ``PATH.target_ids.txt`` (as
-    :meth:`~bioaccel.DistanceMatrix.write` does for ``.npy``)."""
+    :meth:`~bioaccel.DistanceMatrix.write` does for ``.npy``). The name goes through the one
+    output-name rule (:func:`bioaccel._core.output_format`): ``.npy`` or no extension; a
+    ``.tsv`` name is for :func:`write_score_table`, any other extension is refused."""
+    if output_format(path, SCORES, "score matrix", default="npy") != "npy":
+        raise ValueError(
+            f"{path}: save_scores writes a .npy score matrix; name it .npy, or write the TSV "
+            "score matrix with write_score_table"
+        )
     with atomic_output(path, "wb") as f:
         np.save(f, scores)
     with atomic_output(Path(str(path) + NPY_ROW_IDS)) as f:

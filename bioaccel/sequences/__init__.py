@@ -9,7 +9,7 @@
 from ._alphabet import ALPHABETS, DNA, DNA_KNOWN, PROTEIN, Alphabet, get_alphabet, guess_alphabet
 from ._batch import SeqBatch, check_unique_ids, input_fingerprint, refuse_aligned
 from ._read import (
-    FORMATS,
+    SEQUENCE_FORMATS,
     as_batch,
     as_batch_pair,
     is_sketch_file,
@@ -23,17 +23,22 @@ from ._read import (
 )
 from ._sites import base_frequencies, kept_sites, pack_planes
 
+#: the earlier name of :data:`SEQUENCE_FORMATS`, still importable (not in ``__all__``: a
+#: second public ``FORMATS``, the MSA engine's, meant alignment output formats)
+FORMATS = SEQUENCE_FORMATS
+
 __all__ = [
-    "Alphabet",
     "ALPHABETS",
-    "as_batch",
-    "as_batch_pair",
-    "atomic_output",
-    "base_frequencies",
-    "check_unique_ids",
+    "Alphabet",
     "DNA",
     "DNA_KNOWN",
-    "FORMATS",
+    "PROTEIN",
+    "SEQUENCE_FORMATS",
+    "SeqBatch",
+    "as_batch",
+    "as_batch_pair",
+    "base_frequencies",
+    "check_unique_ids",
     "get_alphabet",
     "guess_alphabet",
     "input_fingerprint",
@@ -42,12 +47,10 @@ __all__ = [
     "pack_planes",
     "parse_records",
     "parse_sequences",
-    "PROTEIN",
     "read_many",
     "read_sequences",
     "read_text_file",
     "refuse_aligned",
     "same_alphabet",
-    "SeqBatch",
     "sniff_format",
 ]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._core import magic_of
 from ..errors import DuplicateIdError, SequenceFormatError
 from ._alphabet import Alphabet
 from ._batch import SeqBatch
@@ -19,7 +20,7 @@ from ._batch import SeqBatch
 logger = logging.getLogger(__name__)
 
 #: Formats read_sequences accepts, mapped to Biopython's SeqIO/AlignIO names.
-FORMATS = {
+SEQUENCE_FORMATS = {
     "fasta": "fasta",
     "fastq": "fastq",
     "clustal": "clustal",
@@ -70,7 +71,8 @@ def is_sketch_file(path: str | os.PathLike) -> bool:
 
 def _binary_kind(path: Path, raw: bytes) -> str | None:
     """What a binary file given as sequences is, with what to do instead, or None."""
-    if raw.startswith(b"PK\x03\x04"):
+    kind = magic_of(raw)
+    if kind == "zip":
         if is_sketch_file(path):
             return (
                 "a bioaccel sketch file (from `bioaccel sketch`), not sequences: compare the "
@@ -78,9 +80,9 @@ def _binary_kind(path: Path, raw: bytes) -> str | None:
                 "distance_matrix(Sketches.load(path), 'mash'))"
             )
         return "a zip/NumPy .npz archive (a tile or a matrix?), not sequences"
-    if raw.startswith(b"\x93NUMPY"):
+    if kind == "npy":
         return "a NumPy .npy array (a matrix?), not sequences"
-    if raw.startswith(b"BACDIST1"):
+    if kind == "cdist":
         return "a bioaccel .cdist distance matrix, not sequences (`bioaccel tree` reads it)"
     return None
 
@@ -98,7 +100,7 @@ def read_text_file(path: Path) -> str:
 
 def _decode(raw: bytes, path: Path | str) -> str:
     """Text of a plain or gzip file's bytes, line ends as LF."""
-    if raw[:2] == b"\x1f\x8b":
+    if magic_of(raw) == "gzip":
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError) as exc:
@@ -264,7 +266,7 @@ def parse_records(text: str, fmt: str, path: Path) -> list[tuple[str, str]]:
 
     records: list[tuple[str, str]] = []
     try:
-        for rec in SeqIO.parse(io.StringIO(text), FORMATS[fmt]):
+        for rec in SeqIO.parse(io.StringIO(text), SEQUENCE_FORMATS[fmt]):
             records.append((rec.id, str(rec.seq)))
     except Exception as exc:  # any parser failure is bad input (Bio.Nexus
         # raises NexusError, Stockholm a TypeError on a #=GR line of the wrong length)
@@ -293,7 +295,7 @@ def read_sequences(
     path : path-like
         The file. Gzip is recognised by its magic bytes, whatever the name.
     format : str, optional
-        One of :data:`FORMATS`; sniffed from the content (then the extension) when omitted.
+        One of :data:`SEQUENCE_FORMATS`; sniffed from the content (then the extension) when omitted.
     alphabet : {"auto", "dna", "rna", "protein"}
         ``"auto"`` reads DNA when >= 90 % of the residues are A/C/G/T/U/N, else protein;
         a file mixing DNA and protein records is refused (see
@@ -339,9 +341,9 @@ def _read_text(text: str, path: Path, format: str | None, alphabet) -> SeqBatch:
         fmt = sniff_format(text, path)
     else:
         fmt = format.lower()
-        if fmt not in FORMATS:
+        if fmt not in SEQUENCE_FORMATS:
             raise SequenceFormatError(
-                f"unknown sequence format {format!r}; expected one of {sorted(FORMATS)}"
+                f"unknown sequence format {format!r}; expected one of {sorted(SEQUENCE_FORMATS)}"
             )
     text = _strip_leading_blank_lines(text)
     if fmt == "fasta":  # old FASTA: ';' lines are comments (the NCBI and EMBOSS readers skip them)

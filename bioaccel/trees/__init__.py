@@ -3,6 +3,8 @@
 - ``_tree``: :class:`Tree`, :func:`nj` (the registry's ``neighbor_joining`` operation: the C++
   core, or :mod:`bioaccel.backends.nj_array` on NumPy or CuPy; the tie rule) and :func:`upgma`;
 - ``_newick``: the Newick reader;
+- ``_pipeline``: :func:`low_memory_tree`, the low-memory tree of sequences or a matrix file
+  (distances streamed to a ``.cdist``, the join in-process or by the program);
 - ``_program``: the low-memory joining handed to the ``bioaccel-nj`` program.
 """
 
@@ -14,6 +16,7 @@ __all__ = [
     "NewickError",
     "Tree",
     "joiner_program",
+    "low_memory_tree",
     "nj",
     "parse_newick",
     "prepare_input",
@@ -27,6 +30,7 @@ __all__ = [
 #: so that importing this package stays cheap.
 _LAZY = {
     "joiner_program": ("._program", "joiner_program"),
+    "low_memory_tree": ("._pipeline", "low_memory_tree"),
     "prepare_input": ("._program", "prepare_input"),
     "run_joiner": ("._program", "run_joiner"),
 }

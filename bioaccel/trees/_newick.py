@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import BioaccelError
+from ..errors import BioaccelError, DuplicateIdError
 
 if TYPE_CHECKING:
     from ._tree import Tree
@@ -145,7 +145,7 @@ def parse_newick(text: str, source: str = "newick") -> Tree:
         if label == "":
             raise NewickError(f"{source}: tip {k + 1} has no label")
         if label in seen:
-            raise NewickError(f"{source}: tip label {label!r} appears twice")
+            raise DuplicateIdError(f"{source}: tip label {label!r} appears twice")
         seen[label] = k
     n = len(tips)
     if not n_internal:  # a single tip: ';'-terminated label

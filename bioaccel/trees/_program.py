@@ -71,7 +71,7 @@ def run_joiner(
     renamed by the program on success; a device or FIFO written through; ``-`` stdout) and
     replace this process with the program, which removes ``scratch`` when it ends. Returns
     only when the program could not be started (OSError, nothing written)."""
-    from .._core import output_target
+    from .._core import output_target, resolve_threads
     from ._tree import quote_label
 
     (scratch / "labels.txt").write_text(
@@ -99,7 +99,7 @@ def run_joiner(
         layout,
         str(len(labels)),
         str(scratch / "labels.txt"),
-        str(threads),
+        str(resolve_threads(threads)),  # the one meaning of 0: the program never decides it
         "1" if clamp_negative else "0",
         str(fd),
         tmp,

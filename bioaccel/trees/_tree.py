@@ -246,7 +246,8 @@ def nj(
         search). ``cupy``: the Q minimum and row updates on the GPU
         (:mod:`bioaccel.backends.nj_array`, the same steps); ``reference``: that code on
         NumPy. ``auto``: the first such backend of the registry's order that can run here
-        (``cupy`` when a GPU is usable) for n >= :data:`NJ_GPU_MIN_TAXA`, else ``cpu``.
+        (``cupy`` when a GPU is usable) from
+        ``bioaccel.backends.AUTO_GPU_FROM['neighbor_joining']`` taxa on, else ``cpu``.
     inplace : bool
         Let the ``cpu`` backend use the matrix's own memory (a writeable, C-contiguous
         float64 array, or a DistanceMatrix holding one) as its working matrix instead of an
@@ -311,15 +312,16 @@ def nj(
 
 def _nj_low_memory(d, labels, clamp_negative, threads, backend, inplace) -> Tree:
     """:func:`nj` with ``low_memory=True``: the float32 condensed triangle, on the cpu backend."""
+    from ..backends import backends_with, get_backend, resolve_backend_name
     from ..distances import CondensedDistances, CondensedMatrix, condensed_pair
 
-    if str(backend).lower() not in ("cpu", "auto"):
-        from ..backends import get_backend
-
+    fits = backends_with("neighbor_joining_low_memory")
+    if resolve_backend_name(backend, "neighbor_joining_low_memory") not in fits:
         engine = get_backend(backend, "neighbor_joining")  # an unknown name fails as usual
         raise BackendUnavailableError(
-            f"low_memory=True runs on the cpu backend only, not on {engine.name!r} (its "
-            "neighbour joining holds the float64 square); use backend='cpu' or leave low_memory"
+            f"low_memory=True runs on the {' or '.join(fits)} backend only, not on "
+            f"{engine.name!r} (its neighbour joining holds the float64 square); use "
+            f"backend={fits[0]!r} or leave low_memory"
         )
     if isinstance(d, CondensedDistances):
         cm, owned = d.load(), True
@@ -358,23 +360,12 @@ def _nj_low_memory(d, labels, clamp_negative, threads, backend, inplace) -> Tree
     return tree
 
 
-#: ``backend="auto"`` runs NJ on a GPU backend from this many taxa on (below it, the
-#: bounded search of the C++ core beats a full Q matrix per join on any GPU)
-NJ_GPU_MIN_TAXA = 4096
-
-
 def _nj_backend(backend: str, n: int):
-    """The registry's backend for ``neighbor_joining`` (see :func:`nj` for ``auto``)."""
+    """The registry's backend for ``neighbor_joining`` on ``n`` taxa (``auto``: the one
+    resolver, :func:`bioaccel.backends.auto_backend`, with its size rule)."""
     from ..backends import get_backend
 
-    engine = get_backend(backend, "neighbor_joining")
-    if (
-        str(backend).lower() == "auto"
-        and engine.name not in ("cpu", "reference")
-        and n < NJ_GPU_MIN_TAXA
-    ):
-        engine = get_backend("cpu", "neighbor_joining")
-    return engine
+    return get_backend(backend, "neighbor_joining", size=n)
 
 
 def upgma(d, labels=None) -> Tree:

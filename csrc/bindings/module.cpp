@@ -184,6 +184,14 @@ int max_threads() {
     return resolve_threads(0);
 }
 
+void set_all_cores_threads(int team) {
+    const unsigned cpus = std::thread::hardware_concurrency();
+    if (team < 1 || team > kMaxThreadsPerCpu * static_cast<long>(cpus > 0 ? cpus : 1))
+        throw std::invalid_argument("set_all_cores_threads: team=" + std::to_string(team) +
+                                    " is out of range");
+    all_cores_team().store(team);
+}
+
 ScoreScheme scheme(const I32Array& table, int mode, int gap_open, int gap_extend, std::int64_t max_code) {
     if (table.ndim() != 2 || table.shape(0) != table.shape(1) || table.shape(0) < 1 || table.shape(0) > 255)
         throw std::invalid_argument("score table must be a square int32 matrix of at most 255 letters");
@@ -552,5 +560,7 @@ PYBIND11_MODULE(_native, m) {
     m.def("count_matrix_fields", &count_matrix_fields_py, py::arg("lines"), py::arg("start"),
           "Whitespace-separated fields of each line from character start on; -1 for a non-ASCII line.");
     m.def("openmp_enabled", &openmp_enabled);
-    m.def("max_threads", &max_threads);
+    m.def("max_threads", &max_threads, "The team threads=0 starts (the value Python set).");
+    m.def("set_all_cores_threads", &set_all_cores_threads, py::arg("team"),
+          "The team threads=0 means, decided by bioaccel._core.threads.all_cores (affinity-aware).");
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bioaccel/common.hpp"
+#include "bioaccel/cpu.hpp"
 #include "bioaccel/msa_accurate.hpp"
 
 #ifdef _OPENMP
@@ -78,14 +79,21 @@ SparsePost sparsify(const float* post, std::int64_t lx, std::int64_t ly, float c
     return sparsify_impl(post, lx, ly, cutoff);
 }
 
-// AVX2 clone of the hot loop where GCC/Clang can dispatch on x86-64 (about 10 % faster
-// here); the arithmetic is the same expressions (no FMA contraction: -ffp-contract=off).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__APPLE__)
-__attribute__((target_clones("avx2", "default")))
+// The hot loop built twice from this one body: an AVX2 build and the baseline, picked at run
+// time by the one CPU probe (active_isa(), so BIOACCEL_NO_AVX2=1 reaches it, as every other
+// dispatcher). The arithmetic is the same expressions in both (no FMA contraction:
+// -ffp-contract=off), so the results are identical.
+namespace {
+
+#if defined(__GNUC__)
+#define BIOACCEL_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define BIOACCEL_ALWAYS_INLINE inline
 #endif
-double
-pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::int16_t* y, std::int64_t ly,
-                      const PairHmm& hmm, double* post, std::vector<double>& work) {
+
+BIOACCEL_ALWAYS_INLINE double dense_body(const std::int16_t* x, std::int64_t lx, const std::int16_t* y,
+                                         std::int64_t ly, const PairHmm& hmm, double* post,
+                                         std::vector<double>& work) {
     check_hmm(hmm);
     if (lx == 0 || ly == 0) return 0.0;
     const std::vector<double> odds = padded_odds(hmm);
@@ -230,6 +238,30 @@ pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::int16_t
         for (std::int64_t j = 1; j <= ly; ++j) out[j - 1] = fm[j] * cM[j] * norm;
     }
     return std::log(zend) + log_scale;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define BIOACCEL_POSTERIORS_X86 1
+__attribute__((target("avx2"))) double dense_avx2(const std::int16_t* x, std::int64_t lx,
+                                                  const std::int16_t* y, std::int64_t ly, const PairHmm& hmm,
+                                                  double* post, std::vector<double>& work) {
+    return dense_body(x, lx, y, ly, hmm, post, work);
+}
+#endif
+
+double dense_base(const std::int16_t* x, std::int64_t lx, const std::int16_t* y, std::int64_t ly,
+                  const PairHmm& hmm, double* post, std::vector<double>& work) {
+    return dense_body(x, lx, y, ly, hmm, post, work);
+}
+
+}  // namespace
+
+double pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::int16_t* y, std::int64_t ly,
+                             const PairHmm& hmm, double* post, std::vector<double>& work) {
+#ifdef BIOACCEL_POSTERIORS_X86
+    if (active_isa() >= Isa::Avx2) return dense_avx2(x, lx, y, ly, hmm, post, work);
+#endif
+    return dense_base(x, lx, y, ly, hmm, post, work);
 }
 
 double expected_accuracy(const SparsePost& p) {

@@ -46,7 +46,7 @@ def test_backend_on_a_matrix_builds_the_tree(phy):
     else:
         assert res.exit_code == 0 and res.stdout.strip().count(",") == want.count(",")
     for bad, why in (
-        (["-b", "numba-cuda"], "neighbour joining runs on cpu, cupy or reference"),
+        (["-b", "numba-cuda"], "neighbour joining runs on cupy, cpu or reference"),
         (["--method", "upgma", "-b", "cpu"], "UPGMA runs on the CPU only"),
     ):
         res = run("tree", phy, *bad, "-o", "-")

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from bioaccel.backends import get_backend
 from bioaccel.devices._discover import allowed_tokens, discover_devices, select_devices
 from bioaccel.devices._multigpu import Tile, partition, run_tiles
 from bioaccel.distances._compute import distance_matrix
@@ -175,6 +176,12 @@ def test_worker_exception_is_reraised_in_the_caller(virtual4):
     gathered = []
     with pytest.raises(ValueError, match="bad tile 7"):
         run_tiles(
-            tiles, devices, "cpu", compute, lambda t, v: gathered.append(v), np.ones(20), np.ones(1)
+            tiles,
+            devices,
+            get_backend("cpu"),
+            compute,
+            lambda t, v: gathered.append(v),
+            np.ones(20),
+            np.ones(1),
         )
     assert 7 not in gathered

@@ -219,7 +219,7 @@ def test_nj_backend_errors():
 
 def test_nj_is_a_registry_operation(monkeypatch):
     # every backend that lists neighbor_joining runs it through the registry, with the same tree
-    from bioaccel.backends import _instances, get_backend
+    from bioaccel.backends import AUTO_GPU_FROM, _instances, get_backend
     from bioaccel.backends.cupy import CupyBackend
     from bioaccel.backends.numba import NumbaCudaBackend
     from bioaccel.trees import _tree as tree_mod
@@ -240,10 +240,12 @@ def test_nj_is_a_registry_operation(monkeypatch):
     assert "neighbor_joining" not in NumbaCudaBackend.operations
     with pytest.raises(bioaccel.BackendUnavailableError, match="numba-cuda"):
         bioaccel.nj(d, backend="numba-cuda")
-    # auto: a usable GPU backend with NJ kernels from NJ_GPU_MIN_TAXA on, the C++ core below
+    # auto: a usable GPU backend with NJ kernels from the registry's size rule on, the C++
+    # core below
     monkeypatch.setitem(_instances, "cupy", on_numpy)
-    assert tree_mod._nj_backend("auto", tree_mod.NJ_GPU_MIN_TAXA).name == "cupy"
-    assert tree_mod._nj_backend("auto", tree_mod.NJ_GPU_MIN_TAXA - 1).name == "cpu"
+    gpu_from = AUTO_GPU_FROM["neighbor_joining"]
+    assert tree_mod._nj_backend("auto", gpu_from).name == "cupy"
+    assert tree_mod._nj_backend("auto", gpu_from - 1).name == "cpu"
     assert bioaccel.nj(d, backend="cupy").to_newick() == cpu.to_newick()
 
 

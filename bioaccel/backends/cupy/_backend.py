@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...sequences import DNA_KNOWN
-from ..base import Backend, DnaData, nvidia_driver_present
+from ..base import Backend, DnaData, nvidia_driver_present, raised_by
 
 _FLOAT32_EXACT = 2**24
 _THREADS = 256
@@ -50,6 +50,7 @@ class CupyBackend(Backend):
     """``xp=None`` uses CuPy on the current device; pass ``numpy`` to run the array code on the CPU."""
 
     name = "cupy"
+    on_gpu = True
     operations = frozenset(
         {
             "dna_counts",
@@ -63,7 +64,7 @@ class CupyBackend(Backend):
         }
     )
     # backend="auto" picks CuPy for the DNA pair counts (one-hot GEMMs) and for NJ on large
-    # matrices (bioaccel.nj: n >= NJ_GPU_MIN_TAXA); its alignment, edit, LCS and MSA kernels
+    # matrices (the size rule of AUTO_GPU_FROM); its alignment, edit, LCS and MSA kernels
     # run when the backend is named (auto takes numba-cuda there)
     auto_operations = frozenset({"dna_counts", "neighbor_joining"})
 
@@ -76,6 +77,18 @@ class CupyBackend(Backend):
         self._xp = xp
         if xp is np:
             self.operations = self.NUMPY_OPERATIONS
+
+    def device_scope(self, device):
+        """CuPy's current device (``cupy.cuda.Device``) for this thread; nothing to select
+        on the NumPy stand-in."""
+        if self._xp is np:
+            return super().device_scope(device)
+        import cupy
+
+        return cupy.cuda.Device(device.index)
+
+    def is_device_failure(self, exc: BaseException) -> bool:
+        return raised_by(exc, "cupy")
 
     @property
     def xp(self) -> Any:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import numpy as np
 
-from ..base import Backend, DnaData, nvidia_driver_present, scatter_pairs
+from ..base import Backend, DnaData, nvidia_driver_present, raised_by, scatter_pairs
 
 
 def _simulator() -> bool:
@@ -15,6 +16,7 @@ def _simulator() -> bool:
 
 class NumbaCudaBackend(Backend):
     name = "numba-cuda"
+    on_gpu = True
     operations = frozenset(
         {
             "dna_counts",
@@ -44,6 +46,21 @@ class NumbaCudaBackend(Backend):
         except Exception as exc:  # driver errors surface as many types
             return f"CUDA driver error: {exc}"
         return None
+
+    @contextlib.contextmanager
+    def device_scope(self, device):
+        """numba.cuda's device of this thread (``cuda.select_device``), its context closed
+        when the thread's work ends."""
+        from numba import cuda
+
+        cuda.select_device(device.index)
+        try:
+            yield
+        finally:
+            cuda.close()
+
+    def is_device_failure(self, exc: BaseException) -> bool:
+        return raised_by(exc, "numba")
 
     def dna_counts(self, data: DnaData, i0, i1, j0, j1, *, table, upper_only, threads):
         from numba import cuda

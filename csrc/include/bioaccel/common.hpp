@@ -1,6 +1,7 @@
 // Shared helpers for the bioaccel C++ core. No pybind11 in this header tree.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <utility>
 #include <stdexcept>
@@ -29,6 +30,15 @@ inline std::int64_t condensed_index(std::int64_t i, std::int64_t j, std::int64_t
     return condensed_row_start(i, n) + (j - i - 1);
 }
 
+// The team that threads=0 (all cores) means. Python decides it, affinity-aware
+// (bioaccel._core.threads.all_cores, the one meaning of threads=0), and passes it here when
+// it loads the module and whenever it changes (set_all_cores_threads): C++ never decides it
+// on its own, so Python's memory checks size the team that C++ starts. 1 until set.
+inline std::atomic<int>& all_cores_team() {
+    static std::atomic<int> team{1};
+    return team;
+}
+
 inline int resolve_threads(int threads) {
     const unsigned cpus = std::thread::hardware_concurrency();
     const long cap = static_cast<long>(kMaxThreadsPerCpu) * (cpus > 0 ? cpus : 1);
@@ -36,7 +46,7 @@ inline int resolve_threads(int threads) {
         throw std::invalid_argument("threads=" + std::to_string(threads) +
                                     " is out of range: expected 0 (all cores) to " + std::to_string(cap));
 #ifdef _OPENMP
-    return threads > 0 ? threads : omp_get_max_threads();
+    return threads > 0 ? threads : all_cores_team().load();
 #else
     (void)threads;
     return 1;
