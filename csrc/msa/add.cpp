@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "bioaccel/common.hpp"
+#include "bioaccel/msa_stop.hpp"
 #include "bioaccel/msa.hpp"
 #include "bioaccel/msa_add.hpp"
 
@@ -207,6 +208,7 @@ AddResult align_to_alignment(const SeqView& existing, const std::int32_t* cols, 
     std::mutex mu;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(workers)
     for (std::int64_t s = 0; s < added.count; ++s) {
+        if (stop_requested()) continue;  // the rest skipped; thrown below
         try {
             const std::int64_t len = added.length(s);
             if (len == 0) continue;  // an empty path: an all-gap row
@@ -228,6 +230,7 @@ AddResult align_to_alignment(const SeqView& existing, const std::int32_t* cols, 
             if (!failure) failure = std::current_exception();
         }
     }
+    throw_if_stopped();
     if (failure) std::rethrow_exception(failure);
     return res;
 }

@@ -527,8 +527,11 @@ def test_cli_msa(tmp_path):
     assert bioaccel.read_newick(tmp_path / "g.nwk").n_tips == 3
     r = run("msa", fa, "-o", "-", "--format", "stockholm")
     assert r.returncode == 0 and r.stdout.startswith("# STOCKHOLM")
+    # -t is the shared thread option of every command: a usage error (click's own format)
+    r = run("msa", fa, "-o", tmp_path / "x.fa", "-t", "1000000")
+    assert r.returncode == 2 and "threads=1000000 is out of range" in r.stderr, r.stderr
+    assert not (tmp_path / "x.fa").exists()
     for bad in (
-        ["-o", tmp_path / "x.fa", "-t", "1000000"],
         ["-o", tmp_path / "x.nwk"],
         ["-o", tmp_path / "x.phy", "--format", "fasta"],
         ["-o", tmp_path / "x.fa", "--guide-tree", tmp_path / "none.nwk"],
