@@ -10,8 +10,11 @@ existing column (insertions) go into new columns at their boundary, left-justifi
 justified before the first column, so an overhang abuts the sequence); with ``keep_length``
 they are dropped from the new rows and listed in :attr:`MultipleAlignment.dropped`, and the
 width stays the existing one (MAFFT's ``--add --keeplength``). ``fragments``: the new
-sequences' leading and trailing gaps are free (semiglobal), so a read or contig lands where it
-matches instead of being stretched across the profile (MAFFT's ``--addfragments``).
+sequences' leading and trailing gaps are free (semiglobal), and each is aligned to its nearest
+row (the most shared k-mers) alone, then carried through that row's columns, so a read or
+contig lands where it matches (MAFFT's ``--addfragments`` also aligns fragments to their
+closest sequences) instead of where the column mix of a divergent, gappy alignment happens to
+score best.
 
 Long pairs (a DP of 2^24 cells or more, e.g. 4 kb x 4 kb) are aligned within a band around
 the longest chain of exact k-mer anchors (12-mers for nucleotides, 5-mers for proteins, those
@@ -27,7 +30,7 @@ import os
 import numpy as np
 
 from ..errors import SequenceFormatError
-from ..sequences._alphabet import Alphabet, get_alphabet, guess_alphabet
+from ..sequences._alphabet import DNA, Alphabet, get_alphabet, guess_alphabet
 from ..sequences._batch import SeqBatch
 from .alignment import MultipleAlignment
 from .options import MsaOptions
@@ -38,6 +41,69 @@ BAND_FROM_CELLS = 1 << 24
 BAND_RADIUS = 100
 
 _GAP = ord("-")
+
+
+def _nearest_rows(old: SeqBatch, new: SeqBatch) -> np.ndarray:
+    """For each new sequence, the existing row sharing the most distinct k-mers with it
+    (4-mers for proteins, 8-mers for nucleotides; ties: the first). A longest common subsequence would
+    not do: a 40-residue fragment is a subsequence of many long unrelated proteins."""
+    k = 8 if old.alphabet is DNA else 4
+    index: dict[bytes, list[int]] = {}
+    for r in range(len(old)):
+        seq = old[r].tobytes()
+        for kmer in {seq[i : i + k] for i in range(len(seq) - k + 1)}:
+            index.setdefault(kmer, []).append(r)
+    nearest = np.zeros(len(new), dtype=np.int64)
+    for s in range(len(new)):
+        seq = new[s].tobytes()
+        counts = np.zeros(len(old), dtype=np.int64)
+        for kmer in {seq[i : i + k] for i in range(len(seq) - k + 1)}:
+            hits = index.get(kmer)
+            if hits:
+                counts[hits] += 1
+        nearest[s] = int(counts.argmax())
+    return nearest
+
+
+def _fragment_paths(native, old: SeqBatch, cols, new: SeqBatch, align, threads: int):
+    """(kept columns, paths) of fragments: each is aligned (free end gaps) to its nearest
+    row alone (:func:`_nearest_rows`), and the path is carried through that row's columns
+    into the whole alignment's; its residues facing a residue of the row land in that
+    residue's column, those facing none become insertions after the row's residue before.
+    Against the column mix of a divergent, gappy alignment a fragment lands where the mix
+    happens to score best; against its nearest row it lands where it matches (MAFFT's
+    --addfragments also aligns fragments to their closest sequences)."""
+    nearest = _nearest_rows(old, new)
+    kept_all = np.unique(cols).astype(np.int64)  # every column holding a residue
+    paths = [None] * len(new)
+    for r in np.unique(nearest).tolist():
+        members = np.flatnonzero(nearest == r).tolist()
+        row = old.subset([r])
+        row_cols = cols[old.offsets[r] : old.offsets[r + 1]]
+        kept_r, part, _, _ = align(row, row_cols, new.subset(members))
+        where = np.searchsorted(kept_all, np.asarray(kept_r, dtype=np.int64))
+        for k, i in enumerate(members):
+            paths[i] = _widen_path(np.asarray(part[k], dtype=np.uint8), where, len(kept_all))
+    return kept_all, paths
+
+
+def _widen_path(path: np.ndarray, where: np.ndarray, total: int) -> np.ndarray:
+    """A path over a subset of the profile's columns (``where``: their indices among the
+    ``total``) as a path over all of them: the other columns face a gap (op 1), an
+    insertion (op 2) stays right after the column before it."""
+    out: list[int] = []
+    nxt = 0  # the next column of the whole profile not yet in the path
+    j = 0  # the next column of the subset
+    for op in path.tolist():
+        if op == 2:
+            out.append(2)
+            continue
+        c = int(where[j])
+        out.extend([1] * (c - nxt))
+        out.append(op)
+        nxt, j = c + 1, j + 1
+    out.extend([1] * (total - nxt))
+    return np.asarray(out, dtype=np.uint8)
 
 
 def _alignment(source, alphabet) -> MultipleAlignment:
@@ -156,22 +222,29 @@ def add_to_alignment(records, to, options: MsaOptions) -> MultipleAlignment:
     scoring = msa_scoring(alpha, sc.matrix, sc.gap_open, sc.gap_extend, sc.term_gap, sc.term_gap)
     scoring = scoring.scaled(gap_scale(len(old) + len(new)))
     native = load_native()
-    kept, paths, _, _ = native.msa_add_to_alignment(
-        old.codes,
-        old.offsets,
-        cols,
-        existing.width,
-        new.codes,
-        new.offsets,
-        scoring.letter_of,
-        scoring.sub,
-        scoring.gaps,
-        np.ones(len(old)),
-        bool(fragments),
-        BAND_RADIUS,
-        BAND_FROM_CELLS,
-        threads,
-    )
+
+    def align(rows: SeqBatch, row_cols, batch: SeqBatch):
+        return native.msa_add_to_alignment(
+            rows.codes,
+            rows.offsets,
+            row_cols,
+            existing.width,
+            batch.codes,
+            batch.offsets,
+            scoring.letter_of,
+            scoring.sub,
+            scoring.gaps,
+            np.ones(len(rows)),
+            bool(fragments),
+            BAND_RADIUS,
+            BAND_FROM_CELLS,
+            threads,
+        )
+
+    if not fragments:
+        kept, paths, _, _ = align(old, cols, new)
+    else:
+        kept, paths = _fragment_paths(native, old, cols, new, align, threads)
     width = existing.width
     kept = np.asarray(kept, dtype=np.int64)
     # a boundary k of the profile (0..len(kept)) is the boundary before column b of the

@@ -183,20 +183,9 @@ AddResult align_to_alignment(const SeqView& existing, const std::int32_t* cols, 
     AddResult res;
     Profile fixed = rows_profile(existing, cols, rows.data(), existing.count, weights, sc, res.kept_columns);
     if (fixed.len == 0) throw std::invalid_argument("the existing alignment has no residues");
-    // Fragments: a residue is scored against the mix of residues its column holds, not
-    // diluted by the rows with a gap there (those still cost their gap's kind), and skipping
-    // a column costs a whole gap. With the merge's weighting (occupancy), a read of a region
-    // only a few rows cover (a UTR, the end of a longer genome) scores less there than at a
-    // random spot of a region all rows cover, and is stretched across the few rows' columns
-    // at a fraction of a gap per column. Whole sequences keep the merge's sum of pairs.
-    if (opt.fragments)
-        for (int c = 0; c < fixed.len; ++c) {
-            const float occ = fixed.occ[c];
-            if (occ <= 0.0f) continue;
-            float* f = fixed.freq.data() + static_cast<std::size_t>(c) * fixed.letters;
-            for (int x = 0; x < fixed.letters; ++x) f[x] /= occ;
-            fixed.occ[c] = 1.0f;
-        }
+    // Fragments: the same sum-of-pairs profile, with the new sequence's leading and trailing
+    // gaps free (below); the Python side (msa_engine/add.py) passes each fragment's nearest
+    // row alone as the alignment, so it lands where it matches that row.
     MsaScoring sc_new = sc;  // gaps inserted into the new sequence
     if (opt.fragments) sc_new.term_open = sc_new.term_extend = 0.0f;
     res.paths.resize(added.count);
