@@ -315,6 +315,7 @@ def _align(options: MsaOptions, sequences) -> MultipleAlignment:
         from ..trees._newick import read_newick
 
         guide_tree = read_newick(guide_tree)
+    groups = None
     if isinstance(guide_tree, Tree):
         empty = [labels[i] for i in range(len(batch)) if batch.lengths[i] == 0]
         tips = _tree_tips(guide_tree, work.ids + empty, ids)
@@ -329,6 +330,10 @@ def _align(options: MsaOptions, sequences) -> MultipleAlignment:
     elif chosen_mode == "accurate" and str(guide_tree).lower() == "auto":
         merges = None  # the accurate mode's own tree: UPGMA of expected accuracies
     else:
+        groups = _identical_groups(work) if chosen_mode == "fast" else None
+        if groups is not None:  # one of each set of identical sequences is aligned
+            everyone, work = work, work.subset([g[0] for g in groups])
+            n = len(work)
         merges, _ = guide_merges(work, guide_tree, threads, distance_backend, devices)
     from .._core.native import load_native
 
@@ -392,10 +397,51 @@ def _align(options: MsaOptions, sequences) -> MultipleAlignment:
             width,
             threads,
         )
+    if groups is not None:  # every copy takes its representative's columns
+        cols = np.concatenate(
+            [cols[work.offsets[u] : work.offsets[u + 1]] for u, g in enumerate(groups) for _ in g]
+        )
+        merges, work, n = _with_copies(merges, groups), everyone, len(everyone)
     rows = _rows(raw, order, work, cols, int(width), len(batch))
     empty_ids = [labels[i] for i in range(len(batch)) if batch.lengths[i] == 0]
     tree = _guide_tree(merges, [labels[i] for i in order], empty_ids)
     return MultipleAlignment(ids, rows, batch.alphabet, tree, chosen_mode, descriptions, reason)
+
+
+def _identical_groups(work: SeqBatch) -> list[list[int]] | None:
+    """Runs of identical sequences (the engine's order sorts by residues, so copies are
+    adjacent), or None when all differ. Copies get identical rows whatever the engine does,
+    so only one of each is aligned (influenza sets hold many: 263 of pdH1N1's 433 HA genes
+    repeat another)."""
+    groups: list[list[int]] = []
+    prev = None
+    for k in range(len(work)):
+        seq = work[k].tobytes()
+        if seq == prev:
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+        prev = seq
+    return groups if len(groups) < len(work) else None
+
+
+def _with_copies(merges: np.ndarray, groups: list[list[int]]) -> np.ndarray:
+    """The guide tree over every sequence from one over the groups' representatives: the
+    copies of each group joined first, then the representatives' merges."""
+    n = sum(len(g) for g in groups)
+    m = len(groups)
+    out: list[tuple[int, int]] = []
+    node_of = np.zeros(2 * m - 1, dtype=np.int64)
+    for u, g in enumerate(groups):
+        node = g[0]
+        for k in g[1:]:
+            out.append((node, k))
+            node = n + len(out) - 1
+        node_of[u] = node
+    for k, (a, b) in enumerate(np.asarray(merges, dtype=np.int64).reshape(-1, 2).tolist()):
+        out.append((int(node_of[a]), int(node_of[b])))
+        node_of[m + k] = n + len(out) - 1
+    return np.array(out, dtype=np.int64).reshape(-1, 2)
 
 
 def _tree_tips(tree: Tree, labels: list[str], ids: list[str]) -> list[str]:
