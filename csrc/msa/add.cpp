@@ -168,7 +168,8 @@ bool profile_band(const Profile& a, const Profile& b, int radius, bool free_ends
 
 bool banded_merge_path(const Profile& a, const Profile& b, const MsaScoring& sc, Path& path) {
     const double cells = static_cast<double>(a.len + 1) * static_cast<double>(b.len + 1);
-    if (cells < static_cast<double>(kProgressiveBandCells)) return false;
+    const std::int64_t from = a.letters < 20 ? kProgressiveBandCellsNucleotide : kProgressiveBandCells;
+    if (cells < static_cast<double>(from)) return false;
     std::vector<int> lo, hi;
     if (!profile_band(a, b, kProgressiveBandRadius, false, lo, hi)) return false;
     align_profiles(a, b, sc, path, std::int64_t(1) << 26, lo.data(), hi.data(), 1);
