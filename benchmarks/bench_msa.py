@@ -26,7 +26,9 @@
 (d) --dna: four simulated DNA families (200-1,000 sequences, 0.3-1.5 substitutions per site),
     SP/TC against the truth for bioaccel's default nucleotide scores (NUC.4.4 mapped to +5/-1),
     for raw NUC.4.4 (+5/-4) and for FAMSA2: what the default was chosen by.
-(e) --dna-speed: influenza-like gene families (simulated: 433 x 1,470 nt like NA, 599 x 1,700 nt
+(e) --dna-speed: real influenza genes first (adegenet's pdH1N1 HA and NA, 433 each, and usflu,
+    80 HA genes; apt-get install r-cran-adegenet), bioaccel and every peer at --threads, best
+    of --repeat interleaved, time and peak memory; then influenza-like gene families (simulated: 433 x 1,470 nt like NA, 599 x 1,700 nt
     like HA; 0.15 substitutions per site, few indels) and --long-genomes N x L genomes (default
     20 x 30 kb, 0.05 substitutions per site): bioaccel, FAMSA2, MAFFT and Clustal Omega at
     --threads, as (b) measures them (time, peak RSS, SP/TC against the truth); ratios to each.
@@ -691,6 +693,79 @@ DNA_SPEED_FAMILIES = (
 )
 
 
+#: real influenza gene sets of (e): R's adegenet package ships them
+#: (apt-get install r-cran-adegenet; pdH1N1 HA and NA, 433 genes each; usflu, 80 HA genes)
+REAL_FLU_DIRS = (
+    "/usr/lib/R/site-library/adegenet/files",
+    "/usr/local/lib/R/site-library/adegenet/files",
+)
+REAL_FLU_SETS = ("pdH1N1-HA.fasta", "pdH1N1-NA.fasta", "usflu.fasta")
+
+
+def real_flu_sets() -> list[Path]:
+    """The real influenza sets found here (none: the section says where to get them)."""
+    for d in REAL_FLU_DIRS:
+        found = [Path(d) / f for f in REAL_FLU_SETS if (Path(d) / f).is_file()]
+        if found:
+            return found
+    return []
+
+
+def real_dna_speed(args, ok, workdir) -> list[dict]:
+    """(e) on real genes: bioaccel and FAMSA2 (the peers in ``ok`` of bioaccel, famsa, mafft,
+    clustalo) at --threads on adegenet's influenza sets, each run a fresh process timing the
+    alignment call (run_worker), best of --repeat, the tools interleaved; no truth, so time
+    and peak memory only (and the alignment widths)."""
+    tools = [t for t in ("bioaccel", "famsa", "mafft", "clustalo") if t in ok]
+    sets = real_flu_sets()
+    if not sets:
+        print("real influenza sets: skipped (apt-get install r-cran-adegenet ships them)")
+        return []
+    rows = []
+    for path in sets:
+        from Bio import SeqIO
+
+        recs = [(r.id, str(r.seq).upper()) for r in SeqIO.parse(str(path), "fasta")]
+        inp = workdir / f"real-{path.name}"
+        write_fasta(inp, [i for i, _ in recs], [s for _, s in recs])
+        mean = sum(len(s) for _, s in recs) / len(recs)
+        print(
+            f"\n{path.name}: {len(recs)} real genes of {mean:.0f} nt, {args.threads} threads, best of {args.repeat} (interleaved)"
+        )
+        best: dict[str, dict] = {}
+        for _ in range(args.repeat):
+            for tool in tools:
+                out = workdir / f"real-{path.stem}-{tool}.fa"
+                try:
+                    seconds, rss = run_worker(
+                        tool, args.threads, inp, out, args.backend, False, args.timeout
+                    )
+                except (RuntimeError, TimeoutError) as exc:
+                    best[tool] = {"tool": tool, "error": str(exc)}
+                    continue
+                if tool not in best or "error" in best[tool] or seconds < best[tool]["seconds"]:
+                    width = len(next(SeqIO.parse(str(out), "fasta")).seq)
+                    best[tool] = {"tool": tool, "seconds": seconds, "rss_mib": rss, "width": width}
+        for tool in tools:
+            r = best[tool]
+            if "error" in r:
+                print(f"  {LABELS[tool]:>12}  failed: {r['error']}")
+            else:
+                print(
+                    f"  {LABELS[tool]:>12}  {r['seconds']:8.2f} s  {r['rss_mib']:8.0f} MiB  {r['width']} columns"
+                )
+        ratios = {}
+        if "seconds" in best.get("bioaccel", {}):
+            for peer in tools[1:]:
+                if "seconds" in best[peer]:
+                    ratios[peer] = _ratio(best["bioaccel"]["seconds"], best[peer]["seconds"])
+                    print(f"  bioaccel / {LABELS[peer]}: time {ratios[peer]:.2f}")
+        rows.append(
+            {"label": path.name, "n": len(recs), "runs": list(best.values()), "ratios": ratios}
+        )
+    return rows
+
+
 def dna_speed(args, ok, workdir) -> list[dict]:
     """(e): DNA families and long genomes, every peer at --threads; bioaccel / peer ratios."""
     tools = [t for t in ("bioaccel", "famsa", "mafft", "clustalo") if t in ok]
@@ -902,6 +977,7 @@ def main(argv=None) -> None:
 
     if args.dna_speed:
         print("\n(e) DNA families and long genomes, every peer")
+        report["dna_speed_real"] = real_dna_speed(args, ok, work)
         report["dna_speed"] = dna_speed(args, ok, work)
 
     if args.add:

@@ -74,7 +74,9 @@ read_bioaccel_alignment <- function(path, type = c("auto", "AA", "DNA")) {
 #' @param refine `NULL` (the default of `bioaccel msa`), `TRUE` or `FALSE`.
 #' @param threads CPU threads (0 = all cores); the alignment does not depend on it.
 #' @param ... further options of `bioaccel msa`, named as there with `_` for `-`:
-#'   `matrix`, `gap_open`, `gap_extend`, `term_gap`.
+#'   `matrix`, `gap_open`, `gap_extend`, `term_gap` (the fast mode's scoring: with the
+#'   default `mode = "auto"` giving one chooses the fast mode; `mode = "accurate"` refuses
+#'   them), `mode`.
 #' @return an ape `AAbin` (proteins) or `DNAbin` (nucleotides) matrix named by the ids.
 #' @export
 #' @examples

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import errno
+import sys
 from pathlib import Path
 
 import click
 
 from ..msa_engine import ALIGNMENT_FORMATS, GUIDE_TREES
 from ._io import check_outputs, is_stdio, read_stdin_sequences, text_output
+from ._options import THREADS_HELP, threads_option
 
 
 def _refine_arg(refine, iterations):
@@ -47,7 +49,9 @@ def _refine_arg(refine, iterations):
     "--tree-out",
     type=click.Path(path_type=Path, allow_dash=True),
     default=None,
-    help="Write the guide tree (Newick) here.",
+    help="Write the guide tree (Newick: .nwk, .newick, .tre, .tree, .treefile, .nw or no "
+    "extension) here; tips are named by whole header lines. Aligning sequences only (not "
+    "with --add or --profile, which follow no guide tree).",
 )
 @click.option(
     "--alphabet",
@@ -81,14 +85,7 @@ def _refine_arg(refine, iterations):
     default=None,
     help="Refinement iterations (100); implies --refine.",
 )
-@click.option(
-    "-t",
-    "--threads",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Threads, 0 = all cores; the alignment does not depend on it.",
-)
+@threads_option(THREADS_HELP + " The alignment does not depend on it.")
 @click.option(
     "-b",
     "--backend",
@@ -150,8 +147,8 @@ def _refine_arg(refine, iterations):
     "--dropped-out",
     type=click.Path(path_type=Path, allow_dash=True),
     default=None,
-    help="With --keep-length: write the dropped residues here (TSV: id, start, end, "
-    "after_column; 1-based).",
+    help="With --keep-length: write the dropped residues here (TSV, named .tsv or without "
+    "an extension: id, start, end, after_column; 1-based).",
 )
 @click.option(
     "--profile",
@@ -193,8 +190,40 @@ def msa_cmd(
     Rows come out in input order; gaps in the input are removed first. The alignment is the
     same for any thread count and any input order.
     """
+    try:
+        _msa(**locals())
+    except KeyboardInterrupt:  # Ctrl-C: the engine stops within a second, nothing written
+        click.echo("bioaccel msa: interrupted", err=True)
+        sys.exit(130)
+
+
+def _msa(
+    input,
+    output,
+    fmt,
+    guide_tree,
+    tree_out,
+    alphabet,
+    matrix,
+    gap_open,
+    gap_extend,
+    term_gap,
+    refine,
+    refine_iterations,
+    threads,
+    backend,
+    devices,
+    mode,
+    input_format,
+    add,
+    to,
+    keep_length,
+    fragments,
+    dropped_out,
+    profile,
+):
     from .._core import ALIGNMENT, output_spec
-    from ..msa_engine import msa
+    from ..msa_engine import MsaOptions, Scoring, run_msa, side_output_format
 
     out_fmt, _ = output_spec(
         "" if is_stdio(output) else output,
@@ -204,6 +233,10 @@ def msa_cmd(
         default="fasta",
         compressible=True,
     )
+    # the side outputs' names by the same rule, before any work
+    for option, path in (("tree_out", tree_out), ("dropped_out", dropped_out)):
+        if path is not None and not is_stdio(path):
+            side_output_format(option, path)
     check_outputs(
         [input, guide_tree, add, to, *(profile or ())],
         output=output,
@@ -217,76 +250,54 @@ def msa_cmd(
         )
     if adding and (add is None or to is None):
         raise click.UsageError("--add and --to go together")
-    if (keep_length or fragments) and not adding:
-        raise click.UsageError("--keep-length and --fragments apply to --add")
     if dropped_out is not None and not keep_length:
         raise click.UsageError("--dropped-out reports what --keep-length drops")
+    if tree_out is not None and (adding or profile):
+        raise ValueError(
+            "--tree-out writes the guide tree of aligning sequences; --add and --profile "
+            "align to fixed alignments and follow no guide tree"
+        )
     for path in [p for p in (input, add, to, *(profile or ())) if p is not None]:
         if not is_stdio(path) and not Path(path).exists():
             raise FileNotFoundError(errno.ENOENT, f"input {str(path)!r} does not exist")
+    options = MsaOptions(
+        operation="add" if adding else "profile" if profile else "align",
+        mode=mode,
+        alphabet=alphabet,
+        scoring=Scoring(matrix, gap_open, gap_extend, term_gap),
+        guide_tree=guide_tree,
+        refine=_refine_arg(refine, refine_iterations),
+        threads=threads,
+        backend=backend,
+        devices=devices,
+        keep_length=keep_length,
+        fragments=fragments,
+        format=None if input is None or is_stdio(input) else input_format,
+        spelling="cli",
+    )
     if adding:
         source = read_stdin_sequences(input_format, alphabet) if is_stdio(add) else add
-        aln = msa(
-            add=source,
-            to=to,
-            keep_length=keep_length,
-            fragments=fragments,
-            alphabet=alphabet,
-            matrix=matrix,
-            gap_open=gap_open,
-            gap_extend=gap_extend,
-            term_gap=term_gap,
-            threads=threads,
-        )
+        aln = run_msa(options, add=source, to=to)
     elif profile:
-        aln = msa(
-            profile=tuple(profile),
-            alphabet=alphabet,
-            matrix=matrix,
-            gap_open=gap_open,
-            gap_extend=gap_extend,
-            term_gap=term_gap,
-            threads=threads,
-        )
+        aln = run_msa(options, profile=tuple(profile))
     else:
         source = read_stdin_sequences(input_format, alphabet) if is_stdio(input) else input
-        aln = msa(
-            source,
-            alphabet=alphabet,
-            guide_tree=guide_tree,
-            matrix=matrix,
-            format=None if is_stdio(input) else input_format,
-            gap_open=gap_open,
-            gap_extend=gap_extend,
-            term_gap=term_gap,
-            refine=_refine_arg(refine, refine_iterations),
-            threads=threads,
-            backend=backend,
-            devices=devices,
-            mode=mode,
-        )
+        aln = run_msa(options, source)
     if is_stdio(output):
         text = aln.to_text(out_fmt)
         with text_output(output) as f:
             f.write(text)
     else:
         aln.write(output, out_fmt)
-    if tree_out is not None:  # one sequence: a tree of one tip, so that it can be fed back
-        from ..trees import quote_label
-
-        with text_output(tree_out) as f:
-            f.write(
-                (
-                    aln.guide_tree.to_newick()
-                    if aln.guide_tree is not None
-                    else quote_label(aln.ids[0]) + ";"
-                )
-                + "\n"
-            )
-    if dropped_out is not None:
-        with text_output(dropped_out) as f:
-            f.write("id\tstart\tend\tafter_column\n")
-            f.write("".join(f"{i}\t{a}\t{b}\t{c}\n" for i, a, b, c in aln.dropped))
+    for path, write, text in (
+        (tree_out, aln.write_guide_tree, aln.guide_tree_text),
+        (dropped_out, aln.write_dropped, aln.dropped_text),
+    ):
+        if path is not None and is_stdio(path):
+            with text_output(path) as f:
+                f.write(text())
+        elif path is not None:
+            write(path)
     if keep_length:
         n_res = sum(b - a + 1 for _, a, b, _ in aln.dropped)
         n_seq = len({i for i, *_ in aln.dropped})

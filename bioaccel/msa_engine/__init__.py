@@ -1,34 +1,47 @@
-"""Multiple sequence alignment: a progressive engine with FAMSA-style scoring.
+"""Multiple sequence alignment: a progressive engine with FAMSA-style scoring, and an
+accurate mode by probabilistic consistency.
 
 Stages, each in its own module (the C++ core is csrc/msa/):
 
+- :mod:`.options`: what :func:`msa` is asked to do: the operation (align, add, profile), its
+  options as one frozen :class:`MsaOptions`, and the one rule of which option applies to
+  which operation and mode;
 - :mod:`.scoring`: substitution matrix and gap penalties (PFASUM43, FAMSA's gaps);
 - :mod:`.guide`: guide-tree distances (bit-parallel LCS) and trees as a flat list of merges
   (single linkage, UPGMA, NJ, medoid tree, or a given tree);
 - :mod:`.engine`: :func:`msa`, which runs the progressive stage (profile-profile DP with
   sum-of-pairs columns and gap costs by gap kind, merges on a queue of ready merges across
-  threads) and refinement (gap-pattern splits);
-- :mod:`.alignment`: :class:`MultipleAlignment`, writers and distances;
-- :mod:`.read`: :func:`read_alignment`, an alignment file back into a ``MultipleAlignment``;
-- :mod:`.accurate`: the accurate mode (probabilistic consistency, as ProbCons);
-- :mod:`.add`: sequences added to an alignment, and two alignments aligned as profiles.
+  threads) and refinement (gap-pattern splits), or hands over to the modules below;
+- :mod:`.accurate`: the accurate mode (pair-HMM posteriors, consistency, progressive
+  alignment and refinement on the summed posteriors);
+- :mod:`.add`: sequences added to an existing alignment, and two alignments aligned as
+  profiles;
+- :mod:`.alignment`: :class:`MultipleAlignment`, writers (the alignment and its side
+  outputs: guide tree, dropped residues) and distances;
+- :mod:`.read`: :func:`read_alignment`, an alignment file back into a ``MultipleAlignment``,
+  and header lines (id and description).
 """
 
 from .._core import lazy_getattr
-from .alignment import MultipleAlignment
-from .engine import msa
+from .alignment import MultipleAlignment, side_output_format
+from .engine import msa, run_msa
+from .options import MsaOptions, Scoring
 from .read import read_alignment
 
 __all__ = [
     "ALIGNMENT_FORMATS",
     "GUIDE_TREES",
     "GuideDistances",
+    "MsaOptions",
     "MultipleAlignment",
+    "Scoring",
     "msa",
     "msa_scoring",
     "pair_hmm",
     "posterior_set",
     "read_alignment",
+    "run_msa",
+    "side_output_format",
 ]
 
 #: Names other packages use, from the module that defines them, loaded on first use (PEP 562)

@@ -10,8 +10,11 @@ existing column (insertions) go into new columns at their boundary, left-justifi
 justified before the first column, so an overhang abuts the sequence); with ``keep_length``
 they are dropped from the new rows and listed in :attr:`MultipleAlignment.dropped`, and the
 width stays the existing one (MAFFT's ``--add --keeplength``). ``fragments``: the new
-sequences' leading and trailing gaps are free (semiglobal), so a read or contig lands where it
-matches instead of being stretched across the profile (MAFFT's ``--addfragments``).
+sequences' leading and trailing gaps are free (semiglobal), and each is aligned to its nearest
+row (the most shared k-mers) alone, then carried through that row's columns, so a read or
+contig lands where it matches (MAFFT's ``--addfragments`` also aligns fragments to their
+closest sequences) instead of where the column mix of a divergent, gappy alignment happens to
+score best.
 
 Long pairs (a DP of 2^24 cells or more, e.g. 4 kb x 4 kb) are aligned within a band around
 the longest chain of exact k-mer anchors (12-mers for nucleotides, 5-mers for proteins, those
@@ -27,8 +30,9 @@ import os
 import numpy as np
 
 from ..errors import SequenceFormatError
-from ..sequences import Alphabet, SeqBatch, get_alphabet, guess_alphabet
+from ..sequences import DNA, Alphabet, SeqBatch, get_alphabet, guess_alphabet
 from .alignment import MultipleAlignment
+from .options import MsaOptions
 from .scoring import gap_scale, msa_scoring
 
 #: DPs of at least this many cells run in an anchor band (see the module docstring)
@@ -36,6 +40,69 @@ BAND_FROM_CELLS = 1 << 24
 BAND_RADIUS = 100
 
 _GAP = ord("-")
+
+
+def _nearest_rows(old: SeqBatch, new: SeqBatch) -> np.ndarray:
+    """For each new sequence, the existing row sharing the most distinct k-mers with it
+    (4-mers for proteins, 8-mers for nucleotides; ties: the first). A longest common subsequence would
+    not do: a 40-residue fragment is a subsequence of many long unrelated proteins."""
+    k = 8 if old.alphabet is DNA else 4
+    index: dict[bytes, list[int]] = {}
+    for r in range(len(old)):
+        seq = old[r].tobytes()
+        for kmer in {seq[i : i + k] for i in range(len(seq) - k + 1)}:
+            index.setdefault(kmer, []).append(r)
+    nearest = np.zeros(len(new), dtype=np.int64)
+    for s in range(len(new)):
+        seq = new[s].tobytes()
+        counts = np.zeros(len(old), dtype=np.int64)
+        for kmer in {seq[i : i + k] for i in range(len(seq) - k + 1)}:
+            hits = index.get(kmer)
+            if hits:
+                counts[hits] += 1
+        nearest[s] = int(counts.argmax())
+    return nearest
+
+
+def _fragment_paths(native, old: SeqBatch, cols, new: SeqBatch, align, threads: int):
+    """(kept columns, paths) of fragments: each is aligned (free end gaps) to its nearest
+    row alone (:func:`_nearest_rows`), and the path is carried through that row's columns
+    into the whole alignment's; its residues facing a residue of the row land in that
+    residue's column, those facing none become insertions after the row's residue before.
+    Against the column mix of a divergent, gappy alignment a fragment lands where the mix
+    happens to score best; against its nearest row it lands where it matches (MAFFT's
+    --addfragments also aligns fragments to their closest sequences)."""
+    nearest = _nearest_rows(old, new)
+    kept_all = np.unique(cols).astype(np.int64)  # every column holding a residue
+    paths = [None] * len(new)
+    for r in np.unique(nearest).tolist():
+        members = np.flatnonzero(nearest == r).tolist()
+        row = old.subset([r])
+        row_cols = cols[old.offsets[r] : old.offsets[r + 1]]
+        kept_r, part, _, _ = align(row, row_cols, new.subset(members))
+        where = np.searchsorted(kept_all, np.asarray(kept_r, dtype=np.int64))
+        for k, i in enumerate(members):
+            paths[i] = _widen_path(np.asarray(part[k], dtype=np.uint8), where, len(kept_all))
+    return kept_all, paths
+
+
+def _widen_path(path: np.ndarray, where: np.ndarray, total: int) -> np.ndarray:
+    """A path over a subset of the profile's columns (``where``: their indices among the
+    ``total``) as a path over all of them: the other columns face a gap (op 1), an
+    insertion (op 2) stays right after the column before it."""
+    out: list[int] = []
+    nxt = 0  # the next column of the whole profile not yet in the path
+    j = 0  # the next column of the subset
+    for op in path.tolist():
+        if op == 2:
+            out.append(2)
+            continue
+        c = int(where[j])
+        out.extend([1] * (c - nxt))
+        out.append(op)
+        nxt, j = c + 1, j + 1
+    out.extend([1] * (total - nxt))
+    return np.asarray(out, dtype=np.uint8)
 
 
 def _alignment(source, alphabet) -> MultipleAlignment:
@@ -82,67 +149,101 @@ def _residues(arr: np.ndarray, ids, alphabet: Alphabet, source: str):
     return batch, cols
 
 
-def _check_ids(first, second, what: str) -> None:
-    seen = set(first)
-    clash = next((i for i in second if i in seen), None)
+def _check_ids(first: MultipleAlignment, second_headers, what: str) -> None:
+    """Refuse a header line in both (rows are told apart by their whole header line)."""
+    seen = set(first.headers)
+    clash = next((i for i in second_headers if i in seen), None)
     if clash is not None:
         raise SequenceFormatError(f"id {clash!r} is both in {what}; ids must be unique")
 
 
-def add_to_alignment(
-    records,
-    to,
-    *,
-    alphabet="auto",
-    matrix="auto",
-    gap_open=None,
-    gap_extend=None,
-    term_gap=None,
-    keep_length: bool = False,
-    fragments: bool = False,
-    threads: int = 0,
-) -> MultipleAlignment:
-    """The existing alignment ``to`` with the sequences ``records`` = (ids, raw residue
-    strings, source) aligned to its columns (see the module docstring; :func:`bioaccel.msa`
-    documents the arguments)."""
-    from .._core import load_native
-    from ..sequences import check_unique_ids
+def _name(source) -> str:
+    return str(source) if isinstance(source, (str, os.PathLike)) else "given"
 
+
+def _one_alphabet(alphabet, first: tuple, second: tuple) -> Alphabet:
+    """The alphabet of both sides (``(what, source, raw residue text)`` each), by the
+    readers' one rule: with ``alphabet="auto"`` each side is guessed on its own
+    (:func:`bioaccel.guess_alphabet`), a side too short to tell takes the other's, and
+    different alphabets are refused in one line naming both sides
+    (:class:`~bioaccel.errors.AlphabetError`)."""
+    from ..sequences import same_alphabet
+
+    if isinstance(alphabet, Alphabet) or str(alphabet).lower() != "auto":
+        return _resolve_alphabet(alphabet)
+    sides = []
+    for what, source, text in (first, second):
+        alpha = _resolve_alphabet("auto", text)
+        clean = text.upper().replace("-", "").replace(".", "")
+        sides.append(SeqBatch.from_strings([clean], ids=[what], alphabet=alpha, source=source))
+    a, _ = same_alphabet(sides[0], sides[1], True, True, what=(first[0], second[0]))
+    return a.alphabet
+
+
+def add_to_alignment(records, to, options: MsaOptions) -> MultipleAlignment:
+    """The existing alignment ``to`` with the sequences ``records`` = (ids, raw residue
+    strings, source, descriptions) aligned to its columns (see the module docstring;
+    :func:`bioaccel.msa` documents the options)."""
+    from .._core import load_native
+    from .read import check_unique_headers, header
+
+    alphabet, sc = options.alphabet, options.scoring
+    keep_length, fragments, threads = options.keep_length, options.fragments, options.threads
     existing = _alignment(to, alphabet)
-    ids, raw, source = records
-    check_unique_ids(ids, source)
-    _check_ids(existing.ids, ids, "the alignment and the sequences added")
+    ids, raw, source, descriptions = records
+    check_unique_headers(ids, descriptions, source)
+    _check_ids(
+        existing,
+        [header(i, d) for i, d in zip(ids, descriptions)],
+        "the alignment and the sequences added",
+    )
     ungapped = [s.replace("-", "").replace(".", "") for s in raw]
-    alpha = _resolve_alphabet(alphabet if alphabet != "auto" else existing.alphabet)
-    new = SeqBatch.from_strings(ungapped, ids=ids, alphabet=alpha, source=source)
+    alpha = _one_alphabet(
+        alphabet,
+        ("the alignment", _name(to), "".join(existing.sequences)),
+        ("the sequences added", source or "given", "".join(ungapped)),
+    )
+    new = SeqBatch.from_strings(
+        ungapped,
+        ids=[header(i, d) for i, d in zip(ids, descriptions)],
+        alphabet=alpha,
+        source=source,
+    )
     arr = _matrix(existing)
     old, cols = _residues(
         arr,
-        existing.ids,
+        existing.headers,
         alpha,
         str(to) if not isinstance(to, MultipleAlignment) else "the alignment",
     )
     if not len(old) or old.offsets[-1] == 0:
         raise SequenceFormatError(f"{to}: the alignment holds no residues to add to")
-    scoring = msa_scoring(alpha, matrix, gap_open, gap_extend, term_gap, term_gap)
+    scoring = msa_scoring(alpha, sc.matrix, sc.gap_open, sc.gap_extend, sc.term_gap, sc.term_gap)
     scoring = scoring.scaled(gap_scale(len(old) + len(new)))
     native = load_native()
-    kept, paths, _, _ = native.msa_add_to_alignment(
-        old.codes,
-        old.offsets,
-        cols,
-        existing.width,
-        new.codes,
-        new.offsets,
-        scoring.letter_of,
-        scoring.sub,
-        scoring.gaps,
-        np.ones(len(old)),
-        bool(fragments),
-        BAND_RADIUS,
-        BAND_FROM_CELLS,
-        threads,
-    )
+
+    def align(rows: SeqBatch, row_cols, batch: SeqBatch):
+        return native.msa_add_to_alignment(
+            rows.codes,
+            rows.offsets,
+            row_cols,
+            existing.width,
+            batch.codes,
+            batch.offsets,
+            scoring.letter_of,
+            scoring.sub,
+            scoring.gaps,
+            np.ones(len(rows)),
+            bool(fragments),
+            BAND_RADIUS,
+            BAND_FROM_CELLS,
+            threads,
+        )
+
+    if not fragments:
+        kept, paths, _, _ = align(old, cols, new)
+    else:
+        kept, paths = _fragment_paths(native, old, cols, new, align, threads)
     width = existing.width
     kept = np.asarray(kept, dtype=np.int64)
     # a boundary k of the profile (0..len(kept)) is the boundary before column b of the
@@ -203,25 +304,30 @@ def add_to_alignment(
             pad = np.where(ins_b == 0, ins_width[ins_b] - run_len, 0)
             row[block_start[ins_b] + pad + rank] = letters[ins_res]
     rows = [r.tobytes().decode("ascii") for r in out]
-    result = MultipleAlignment(list(existing.ids) + list(ids), rows, alpha)
+    result = MultipleAlignment(
+        list(existing.ids) + list(ids),
+        rows,
+        alpha,
+        descriptions=list(existing.descriptions) + list(descriptions),
+    )
     result.dropped = dropped
     return result
 
 
-def align_alignments(
-    a, b, *, alphabet="auto", matrix="auto", gap_open=None, gap_extend=None, term_gap=None
-) -> MultipleAlignment:
+def align_alignments(a, b, options: MsaOptions) -> MultipleAlignment:
     """Two alignments aligned to each other as profiles (sum-of-pairs columns, gap kinds):
     each keeps its columns (those holding a residue; all-gap columns are dropped) and its
     rows' residues; the rows of ``a`` come first."""
     from .._core import load_native
 
+    alphabet, sc = options.alphabet, options.scoring
     aln_a, aln_b = _alignment(a, alphabet), _alignment(b, alphabet)
-    _check_ids(aln_a.ids, aln_b.ids, "both alignments")
-    if alphabet == "auto" and aln_a.alphabet is not aln_b.alphabet:
-        alpha = _resolve_alphabet("auto", *aln_a.sequences, *aln_b.sequences)
-    else:
-        alpha = _resolve_alphabet(alphabet if alphabet != "auto" else aln_a.alphabet)
+    _check_ids(aln_a, aln_b.headers, "both alignments")
+    alpha = _one_alphabet(
+        alphabet,
+        ("the first alignment", _name(a), "".join(aln_a.sequences)),
+        ("the second alignment", _name(b), "".join(aln_b.sequences)),
+    )
     arr_a, arr_b = _matrix(aln_a), _matrix(aln_b)
     kept_a = np.nonzero((arr_a != _GAP).any(axis=0))[0]
     kept_b = np.nonzero((arr_b != _GAP).any(axis=0))[0]
@@ -233,9 +339,11 @@ def align_alignments(
     comb = np.full((len(arr_a) + len(arr_b), wa + len(kept_b)), _GAP, dtype=np.uint8)
     comb[: len(arr_a), :wa] = arr_a[:, kept_a]
     comb[len(arr_a) :, wa:] = arr_b[:, kept_b]
-    batch, cols = _residues(comb, list(aln_a.ids) + list(aln_b.ids), alpha, "the alignments")
+    batch, cols = _residues(
+        comb, list(aln_a.headers) + list(aln_b.headers), alpha, "the alignments"
+    )
     n = len(batch)
-    scoring = msa_scoring(alpha, matrix, gap_open, gap_extend, term_gap, term_gap)
+    scoring = msa_scoring(alpha, sc.matrix, sc.gap_open, sc.gap_extend, sc.term_gap, sc.term_gap)
     scoring = scoring.scaled(gap_scale(n))
     native = load_native()
     rows_a = np.arange(len(arr_a), dtype=np.int64)
@@ -258,4 +366,9 @@ def align_alignments(
     out[: len(arr_a), col_a] = comb[: len(arr_a), :wa]
     out[len(arr_a) :, col_b] = comb[len(arr_a) :, wa:]
     rows = [r.tobytes().decode("ascii") for r in out]
-    return MultipleAlignment(list(aln_a.ids) + list(aln_b.ids), rows, alpha)
+    return MultipleAlignment(
+        list(aln_a.ids) + list(aln_b.ids),
+        rows,
+        alpha,
+        descriptions=list(aln_a.descriptions) + list(aln_b.descriptions),
+    )

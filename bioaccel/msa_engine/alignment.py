@@ -14,7 +14,22 @@ from ..sequences import DNA, PROTEIN, Alphabet
 #: formats of :meth:`MultipleAlignment.write`; which name holds which is the one rule of
 #: :data:`bioaccel._core.outputs.ALIGNMENT`
 ALIGNMENT_FORMATS = ("fasta", "clustal", "stockholm", "a2m", "phylip")
-#: protein distance models of :meth:`MultipleAlignment.distance_matrix`
+#: the side outputs of ``bioaccel msa`` (option -> (names and formats, what it is, default)):
+#: their names follow the one output-name rule of :mod:`bioaccel._core.outputs`
+DROPPED_TABLE = {".tsv": ("tsv",)}
+
+
+def side_output_format(option: str, path) -> str:
+    """The format of a side output (``tree_out``: the guide tree; ``dropped_out``: the
+    residues ``keep_length`` dropped) named ``path``, or a ValueError naming the accepted
+    extensions (``--tree-out g.fa``, ``--dropped-out d.csv``)."""
+    from .._core import NEWICK, output_format
+
+    if option == "tree_out":
+        return output_format(path, NEWICK, "Newick tree", default="newick")
+    if option == "dropped_out":
+        return output_format(path, DROPPED_TABLE, "table of dropped residues", default="tsv")
+    raise ValueError(f"unknown side output {option!r}")
 
 
 class MultipleAlignment:
@@ -38,13 +53,32 @@ class MultipleAlignment:
     mode : str or None
         The mode :func:`bioaccel.msa` aligned in (``"accurate"`` or ``"fast"``), None for
         an alignment read from a file.
+    mode_reason : str
+        Why (``"asked for"``, or what ``auto`` saw: ``"chosen by auto: 7 sequences, but the
+        largest pair, 5,825 x 5,553 cells, is over the 1.6e7-cell limit"``); "" when not
+        aligned by :func:`bioaccel.msa`.
+    descriptions : list of str
+        The rest of each row's header line after its id ("" when none): FASTA and A2M write
+        ``>id description``, so a header such as ``>Candida albicans 1`` stays whole. Rows
+        are told apart by their whole header line (:attr:`headers`).
     """
 
     def __init__(
-        self, ids, sequences, alphabet: Alphabet = PROTEIN, guide_tree=None, mode: str | None = None
+        self,
+        ids,
+        sequences,
+        alphabet: Alphabet = PROTEIN,
+        guide_tree=None,
+        mode: str | None = None,
+        descriptions=None,
+        mode_reason: str = "",
     ):
         self.mode = mode
+        self.mode_reason = mode_reason
         self.ids = list(ids)
+        self.descriptions = [""] * len(self.ids) if descriptions is None else list(descriptions)
+        if len(self.descriptions) != len(self.ids):
+            raise ValueError(f"{len(self.descriptions)} descriptions for {len(self.ids)} rows")
         self.sequences = list(sequences)
         self.alphabet = alphabet
         self.guide_tree = guide_tree
@@ -63,12 +97,18 @@ class MultipleAlignment:
         """Number of columns."""
         return len(self.sequences[0]) if self.sequences else 0
 
+    @property
+    def headers(self) -> list[str]:
+        """Each row's whole header line: ``id description`` (the id alone without one)."""
+        return [f"{i} {d}" if d else i for i, d in zip(self.ids, self.descriptions)]
+
     def __repr__(self) -> str:
         return f"<MultipleAlignment {len(self)} rows x {self.width} columns ({self.alphabet.name})>"
 
     def __getitem__(self, key):
         if isinstance(key, str):
-            return self.sequences[self.ids.index(key)]
+            headers = self.headers
+            return self.sequences[headers.index(key) if key in headers else self.ids.index(key)]
         return self.sequences[key]
 
     def to_biopython(self):
@@ -79,8 +119,8 @@ class MultipleAlignment:
 
         gapped = self.sequences
         records = [
-            SeqRecord(Seq(s.replace("-", "")), id=i, description="")
-            for i, s in zip(self.ids, gapped)
+            SeqRecord(Seq(s.replace("-", "")), id=i, description=d)
+            for i, d, s in zip(self.ids, self.descriptions, gapped)
         ]
         coords = np.zeros((len(gapped), self.width + 1), dtype=np.int64)
         for r, s in enumerate(gapped):
@@ -143,10 +183,10 @@ class MultipleAlignment:
             raise ValueError(
                 f"unknown alignment format {format!r}; expected one of {list(ALIGNMENT_FORMATS)}"
             )
-        _check_ids(self.ids, fmt)
+        _check_ids(self.ids, fmt, self.descriptions)
         _check_rows(self.ids, self.sequences)
         if fmt == "fasta":
-            return "".join(f">{i}\n{s}\n" for i, s in zip(self.ids, self.sequences))
+            return "".join(f">{h}\n{s}\n" for h, s in zip(self.headers, self.sequences))
         if fmt == "phylip":
             return f"{len(self)} {self.width}\n" + "".join(
                 f"{i}  {s}\n" for i, s in zip(self.ids, self.sequences)
@@ -160,7 +200,56 @@ class MultipleAlignment:
                 + "".join(f"{i.ljust(pad)}{s}\n" for i, s in zip(self.ids, self.sequences))
                 + "//\n"
             )
-        return a2m_text(self.ids, self.sequences)
+        return a2m_text(self.headers, self.sequences)
+
+    def write_guide_tree(self, path: str | os.PathLike) -> None:
+        """Write the guide tree (Newick, tips named by :attr:`headers`) atomically; the name
+        follows the one output-name rule (:data:`bioaccel._core.outputs.NEWICK`: ``.nwk``,
+        ``.tree``...; ``g.fa`` is refused before anything is written). One row: the tree of
+        one tip, ``id;``, so that it can be given back as a guide tree.
+
+        Raises
+        ------
+        ValueError
+            A name of another kind of file; an alignment with no guide tree (one made by
+            adding sequences or aligning two alignments: they follow no tree).
+        """
+        from .._core import atomic_output
+
+        side_output_format("tree_out", path)
+        text = self.guide_tree_text()
+        with atomic_output(path) as f:
+            f.write(text)
+
+    def guide_tree_text(self) -> str:
+        """The guide tree as one Newick line (see :meth:`write_guide_tree`)."""
+        from ..trees import quote_label
+
+        if self.guide_tree is None:
+            if len(self) == 1 and self.mode is not None:
+                return quote_label(self.headers[0]) + ";\n"
+            raise ValueError(
+                "this alignment has no guide tree (adding sequences and aligning two "
+                "alignments follow none)"
+            )
+        return self.guide_tree.to_newick() + "\n"
+
+    def write_dropped(self, path: str | os.PathLike) -> None:
+        """Write :attr:`dropped` as TSV (``id``, ``start``, ``end``, ``after_column``;
+        1-based) atomically; the name follows the one output-name rule (``.tsv`` or no
+        extension; ``d.csv`` is refused before anything is written)."""
+        from .._core import atomic_output
+
+        side_output_format("dropped_out", path)
+        text = self.dropped_text()
+        with atomic_output(path) as f:
+            f.write(text)
+
+    def dropped_text(self) -> str:
+        """:attr:`dropped` as TSV text (see :meth:`write_dropped`)."""
+        return "id\tstart\tend\tafter_column\n" + "".join(
+            f"{i}\t{a}\t{b}\t{c}\n" for i, a, b, c in self.dropped
+        )
 
     def distance_matrix(
         self, model: str = "auto", *, pairwise_deletion: bool = True, threads: int = 0
@@ -247,8 +336,10 @@ def clustal_text(ids: list[str], rows: list[str], protein: bool, block: int = 60
     return "\n".join(out) + "\n"
 
 
-def _check_ids(ids: list[str], fmt: str) -> None:
-    """Refuse ids that ``fmt`` cannot hold whole (a reader would cut or misread them)."""
+def _check_ids(ids: list[str], fmt: str, descriptions=None) -> None:
+    """Refuse ids that ``fmt`` cannot hold whole (a reader would cut or misread them), and
+    rows it could not tell apart: FASTA and A2M hold whole header lines, the other formats
+    only ids."""
     for k, i in enumerate(ids):
         if i == "":
             raise ValueError(f"row {k + 1} has an empty id; {fmt} needs one per row")
@@ -263,11 +354,22 @@ def _check_ids(ids: list[str], fmt: str) -> None:
                 f"Stockholm ids cannot start with '#' or '//': {i!r} (row {k + 1}) "
                 "would be read as a comment or the end of the alignment"
             )
+    descriptions = [""] * len(ids) if descriptions is None else descriptions
+    for k, d in enumerate(descriptions):
+        if any(not ch.isprintable() for ch in d):
+            raise ValueError(f"row {k + 1} ({ids[k]!r}) has a description with control characters")
+    whole = fmt in ("fasta", "a2m")
     seen: set[str] = set()
-    for i in ids:
-        if i in seen:
-            raise DuplicateIdError(f"id {i!r} appears twice; an alignment file names each row once")
-        seen.add(i)
+    for i, d in zip(ids, descriptions):
+        h = f"{i} {d}" if (d and whole) else i
+        if h in seen:
+            if not whole and any(descriptions):
+                raise ValueError(
+                    f"id {i!r} names two rows (their descriptions differ); {fmt} keeps only "
+                    "ids: write FASTA (which keeps whole header lines) or rename them"
+                )
+            raise DuplicateIdError(f"id {h!r} appears twice; an alignment file names each row once")
+        seen.add(h)
 
 
 def _check_rows(ids: list[str], rows: list[str]) -> None:

@@ -20,10 +20,12 @@ import numpy as np
 from ..backends import get_backend, resolve_backend_name
 from ..devices import device_scope
 from ..errors import SequenceFormatError
-from ..sequences import Alphabet, SeqBatch, check_unique_ids, get_alphabet
+from ..sequences import Alphabet, SeqBatch, get_alphabet
 from ..trees import Tree
 from .alignment import MultipleAlignment
 from .guide import GUIDE_TREES, guide_merges, merges_for_labels
+from .options import MsaOptions, Scoring, operation_of
+from .read import check_unique_headers, header
 from .scoring import gap_scale, msa_scoring
 
 #: "auto" refinement runs for at most this many sequences (FAMSA's rule)
@@ -47,47 +49,48 @@ AUTO_ACCURATE_PAIR_CELLS = 1.6e7
 log = logging.getLogger("bioaccel")
 
 
-def _records(sequences, format: str | None = None) -> tuple[list[str], list[str], str | None]:
-    """(ids, raw residue strings, source) of a path (read as ``format``, else sniffed), a
-    SeqBatch, or records."""
+def _records(sequences, format: str | None = None):
+    """(ids, raw residue strings, source, descriptions) of a path (read as ``format``, else
+    sniffed), a SeqBatch, or records. A record's header line is its id (the first word) and
+    its description (the rest, "" when none): see :func:`.read.split_header`."""
     if format is not None and not isinstance(sequences, (str, os.PathLike)):
         raise ValueError("format= applies to a file path; the sequences are given already")
     if isinstance(sequences, (str, os.PathLike)):
-        from ..sequences import SEQUENCE_FORMATS, parse_records, read_text_file, sniff_format
+        from .read import parse_records
 
-        path = Path(sequences)
-        if format is not None and str(format).lower() not in SEQUENCE_FORMATS:
-            raise SequenceFormatError(
-                f"unknown sequence format {format!r}; expected one of {sorted(SEQUENCE_FORMATS)}"
-            )
-        text = read_text_file(path)
-        fmt = str(format).lower() if format is not None else sniff_format(text, path)
-        recs = parse_records(text, fmt, path)
-        if not recs:
-            raise SequenceFormatError(f"{path}: no sequences found")
-        return [r[0] for r in recs], [r[1] for r in recs], str(path)
+        ids, raw, descriptions, _ = parse_records(sequences, format)
+        if not ids:
+            raise SequenceFormatError(f"{sequences}: no sequences found")
+        return ids, raw, str(sequences), descriptions
     if isinstance(sequences, SeqBatch):
         return (
             list(sequences.ids),
             [sequences.sequence(i) for i in range(len(sequences))],
             sequences.source,
+            [""] * len(sequences),
         )
-    ids, raw = [], []
+    from .read import split_header
+
+    ids, raw, descriptions = [], [], []
     for k, rec in enumerate(sequences):
         if isinstance(rec, tuple) and len(rec) == 2:
             i, s = rec
+            i, d = split_header(str(i))
         elif hasattr(rec, "seq") and hasattr(rec, "id"):
-            i, s = rec.id, rec.seq
+            i, s = str(rec.id), rec.seq
+            text = str(getattr(rec, "description", "") or "")
+            d = text[len(i) :].strip() if text.startswith(i) else ""
         elif isinstance(rec, (str, bytes)):
-            i, s = f"seq{k}", rec
+            i, s, d = f"seq{k}", rec, ""
         else:
             raise TypeError(
                 f"record {k + 1}: expected (id, sequence), a SeqRecord or a string, "
                 f"got {type(rec).__name__}"
             )
         ids.append(str(i))
+        descriptions.append(d)
         raw.append(s.decode("ascii", "replace") if isinstance(s, bytes) else str(s))
-    return ids, raw, None
+    return ids, raw, None, descriptions
 
 
 def msa(
@@ -208,27 +211,54 @@ def msa(
     """
     from .._core import check_threads
 
-    threads = check_threads(threads)
-    if add is not None or to is not None or profile is not None:
-        return _align_to_alignments(
-            sequences,
-            add,
-            to,
-            profile,
-            keep_length,
-            fragments,
-            alphabet=alphabet,
-            matrix=matrix,
-            gap_open=gap_open,
-            gap_extend=gap_extend,
-            term_gap=term_gap,
-            threads=threads,
-        )
-    if keep_length or fragments:
-        raise ValueError("keep_length and fragments apply to adding sequences: give add= and to=")
-    if sequences is None:
-        raise TypeError("msa() needs sequences (or add= and to=, or profile=)")
-    mode = check_msa_mode(mode)
+    options = MsaOptions(
+        operation=operation_of(sequences, add, to, profile),
+        mode=check_msa_mode(mode),
+        alphabet=alphabet,
+        scoring=Scoring(matrix, gap_open, gap_extend, term_gap),
+        guide_tree=guide_tree,
+        refine=refine,
+        threads=check_threads(threads),
+        backend=backend,
+        devices=devices,
+        progress=progress,
+        keep_length=keep_length,
+        fragments=fragments,
+        format=format,
+    )
+    return run_msa(options, sequences, add=add, to=to, profile=profile)
+
+
+def run_msa(options: MsaOptions, sequences=None, *, add=None, to=None, profile=None):
+    """:func:`msa` with its options as one :class:`~.options.MsaOptions` (the command line
+    builds one, spelling options as it does in messages): the options that do not apply to
+    the operation and mode are refused (:meth:`~.options.MsaOptions.check`), then the
+    operation runs."""
+    if options.operation == "add":
+        from .add import add_to_alignment
+
+        options.check()
+        return add_to_alignment(_records(add), to, options)
+    if options.operation == "profile":
+        from .add import align_alignments
+
+        options.check()
+        return align_alignments(profile[0], profile[1], options)
+    if options.mode != "auto":
+        options.check(options.mode)
+    return _align(options, sequences)
+
+
+def _align(options: MsaOptions, sequences) -> MultipleAlignment:
+    """The ``align`` operation: sequences into a multiple alignment."""
+    mode, threads, backend, devices = (
+        options.mode,
+        options.threads,
+        options.backend,
+        options.devices,
+    )
+    alphabet, guide_tree, progress = options.alphabet, options.guide_tree, options.progress
+    sc = options.scoring
     requested = str(backend).lower().replace("_", "-")
     requested = "numba-cuda" if requested == "numba" else requested
     key = resolve_backend_name(requested, "msa_profile_dp")
@@ -248,32 +278,33 @@ def msa(
 
         chosen = select_devices(devices)
         backend_for_devices(chosen, distance_backend, "lcs_lengths")  # refuse a bad mix now
-    ids, raw, source = _records(sequences, format)
-    check_unique_ids(ids, source)
+    ids, raw, source, descriptions = _records(sequences, options.format)
+    check_unique_headers(ids, descriptions, source)
+    labels = [header(i, d) for i, d in zip(ids, descriptions)]
     ungapped = [s.replace("-", "").replace(".", "") for s in raw]
     batch = SeqBatch.from_strings(
         ungapped,
-        ids=ids,
+        ids=labels,
         alphabet=alphabet if alphabet == "auto" else get_alphabet(alphabet),
         source=source,
     )
     if all(len(s) == 0 for s in ungapped):
         raise SequenceFormatError(f"{source or 'input'}: every sequence is empty")
-    scoring = msa_scoring(batch.alphabet, matrix, gap_open, gap_extend, term_gap, term_gap)
+    scoring = msa_scoring(
+        batch.alphabet, sc.matrix, sc.gap_open, sc.gap_extend, sc.term_gap, sc.term_gap
+    )
     scoring = scoring.scaled(gap_scale(len(batch)))
     # the engine's order: non-empty sequences sorted by (residues, id)
     nonempty = [i for i in range(len(batch)) if batch.lengths[i] > 0]
-    order = sorted(nonempty, key=lambda i: (batch[i].tobytes(), ids[i]))
+    order = sorted(nonempty, key=lambda i: (batch[i].tobytes(), labels[i]))
     work = batch.subset(order)
     n = len(work)
-    chosen_mode = resolve_mode(mode, np.asarray(work.lengths))
-    log.info(
-        "msa mode: %s (%s; %d sequences)",
-        chosen_mode,
-        "chosen by auto" if mode == "auto" else "asked for",
-        n,
+    chosen_mode, reason = resolve_mode(
+        mode, np.asarray(work.lengths), options.given_scoring(), options.spelling
     )
-    iterations = _refine_iterations(refine, n, chosen_mode)
+    options.check(chosen_mode)
+    log.info("msa mode: %s (%s)", chosen_mode, reason)
+    iterations = _refine_iterations(options.refine, n, chosen_mode)
     if isinstance(guide_tree, (str, os.PathLike)) and str(guide_tree).lower() not in GUIDE_TREES:
         if not Path(guide_tree).exists():
             raise ValueError(
@@ -283,20 +314,25 @@ def msa(
         from ..trees import read_newick
 
         guide_tree = read_newick(guide_tree)
+    groups = None
     if isinstance(guide_tree, Tree):
-        empty = [ids[i] for i in range(len(batch)) if batch.lengths[i] == 0]
-        labels = work.ids + empty
-        if empty and sorted(guide_tree.labels) == sorted(work.ids):
-            labels = work.ids  # a tree without the empty records (they align to nothing)
+        empty = [labels[i] for i in range(len(batch)) if batch.lengths[i] == 0]
+        tips = _tree_tips(guide_tree, work.ids + empty, ids)
+        if empty and sorted(guide_tree.labels) == sorted(tips[: len(work)]):
+            tips = tips[: len(work)]  # a tree without the empty records (they align to nothing)
         merges_all = (
-            merges_for_labels(guide_tree, labels, source or "guide tree")
-            if len(labels) > 1
+            merges_for_labels(guide_tree, tips, source or "guide tree")
+            if len(tips) > 1
             else np.zeros((0, 2), np.int64)
         )
-        merges = _restrict(merges_all, len(labels), n)
+        merges = _restrict(merges_all, len(tips), n)
     elif chosen_mode == "accurate" and str(guide_tree).lower() == "auto":
         merges = None  # the accurate mode's own tree: UPGMA of expected accuracies
     else:
+        groups = _identical_groups(work) if chosen_mode == "fast" else None
+        if groups is not None:  # one of each set of identical sequences is aligned
+            everyone, work = work, work.subset([g[0] for g in groups])
+            n = len(work)
         merges, _ = guide_merges(work, guide_tree, threads, distance_backend, devices)
     from .._core import load_native
 
@@ -314,9 +350,9 @@ def msa(
             devices=devices,
         )
         rows = _rows(raw, order, work, cols, int(width), len(batch))
-        empty_ids = [ids[i] for i in range(len(batch)) if batch.lengths[i] == 0]
-        tree = _guide_tree(merges, [ids[i] for i in order], empty_ids)
-        return MultipleAlignment(ids, rows, batch.alphabet, tree, mode=chosen_mode)
+        empty_ids = [labels[i] for i in range(len(batch)) if batch.lengths[i] == 0]
+        tree = _guide_tree(merges, [labels[i] for i in order], empty_ids)
+        return MultipleAlignment(ids, rows, batch.alphabet, tree, chosen_mode, descriptions, reason)
     weights = np.ones(n)
     total_steps = max(n - 1, 0)
     from .._core import progress_bar
@@ -358,32 +394,60 @@ def msa(
             width,
             threads,
         )
-    rows = _rows(raw, order, work, cols, int(width), len(batch))
-    empty_ids = [ids[i] for i in range(len(batch)) if batch.lengths[i] == 0]
-    tree = _guide_tree(merges, [ids[i] for i in order], empty_ids)
-    return MultipleAlignment(ids, rows, batch.alphabet, tree, mode=chosen_mode)
-
-
-def _align_to_alignments(sequences, add, to, profile, keep_length, fragments, **kw):
-    """msa(add=..., to=...) and msa(profile=(a, b)), arguments checked."""
-    from .add import add_to_alignment, align_alignments
-
-    if sequences is not None:
-        raise TypeError("give either sequences, or add= and to=, or profile=, not several")
-    if profile is not None:
-        if add is not None or to is not None or keep_length or fragments:
-            raise TypeError(
-                "profile= aligns two alignments; add=, to=, keep_length and fragments do not apply"
-            )
-        if isinstance(profile, (str, os.PathLike)) or len(profile) != 2:
-            raise TypeError("profile must be two alignments (paths or MultipleAlignments)")
-        kw.pop("threads")  # one DP, on one thread
-        return align_alignments(profile[0], profile[1], **kw)
-    if add is None or to is None:
-        raise TypeError(
-            "adding sequences needs both add= (the new sequences) and to= (the existing alignment)"
+    if groups is not None:  # every copy takes its representative's columns
+        cols = np.concatenate(
+            [cols[work.offsets[u] : work.offsets[u + 1]] for u, g in enumerate(groups) for _ in g]
         )
-    return add_to_alignment(_records(add), to, keep_length=keep_length, fragments=fragments, **kw)
+        merges, work, n = _with_copies(merges, groups), everyone, len(everyone)
+    rows = _rows(raw, order, work, cols, int(width), len(batch))
+    empty_ids = [labels[i] for i in range(len(batch)) if batch.lengths[i] == 0]
+    tree = _guide_tree(merges, [labels[i] for i in order], empty_ids)
+    return MultipleAlignment(ids, rows, batch.alphabet, tree, chosen_mode, descriptions, reason)
+
+
+def _identical_groups(work: SeqBatch) -> list[list[int]] | None:
+    """Runs of identical sequences (the engine's order sorts by residues, so copies are
+    adjacent), or None when all differ. Copies get identical rows whatever the engine does,
+    so only one of each is aligned (influenza sets hold many: 263 of pdH1N1's 433 HA genes
+    repeat another)."""
+    groups: list[list[int]] = []
+    prev = None
+    for k in range(len(work)):
+        seq = work[k].tobytes()
+        if seq == prev:
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+        prev = seq
+    return groups if len(groups) < len(work) else None
+
+
+def _with_copies(merges: np.ndarray, groups: list[list[int]]) -> np.ndarray:
+    """The guide tree over every sequence from one over the groups' representatives: the
+    copies of each group joined first, then the representatives' merges."""
+    n = sum(len(g) for g in groups)
+    m = len(groups)
+    out: list[tuple[int, int]] = []
+    node_of = np.zeros(2 * m - 1, dtype=np.int64)
+    for u, g in enumerate(groups):
+        node = g[0]
+        for k in g[1:]:
+            out.append((node, k))
+            node = n + len(out) - 1
+        node_of[u] = node
+    for k, (a, b) in enumerate(np.asarray(merges, dtype=np.int64).reshape(-1, 2).tolist()):
+        out.append((int(node_of[a]), int(node_of[b])))
+        node_of[m + k] = n + len(out) - 1
+    return np.array(out, dtype=np.int64).reshape(-1, 2)
+
+
+def _tree_tips(tree: Tree, labels: list[str], ids: list[str]) -> list[str]:
+    """The names a given guide tree's tips are matched on: the rows' whole header lines
+    (``labels``), or their ids when the tree names none of the headers with a description
+    and the ids are distinct."""
+    if set(tree.labels) <= set(labels) or len(set(ids)) != len(ids):
+        return labels
+    return [label.split(None, 1)[0] for label in labels]
 
 
 def progressive_in_levels(
@@ -442,23 +506,54 @@ def check_msa_mode(mode) -> str:
     return key
 
 
-def resolve_mode(mode: str, lengths) -> str:
-    """The mode ``auto`` picks for sequences of these lengths: accurate while the pairwise
-    posteriors stay within :data:`AUTO_ACCURATE_SEQUENCES` sequences and
-    :data:`AUTO_ACCURATE_CELLS` forward-backward cells over all pairs."""
+def _sci(x: float) -> str:
+    """2e9, 1.6e7, 4.31e2: a cell count as the messages write it."""
+    mantissa, exponent = f"{x:.2e}".split("e")
+    return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
+
+
+def resolve_mode(mode: str, lengths, scoring_given=(), spelling: str = "python") -> tuple[str, str]:
+    """(mode, why): the mode ``auto`` picks for sequences of these lengths and the reason, in
+    words (:attr:`MultipleAlignment.mode_reason`; ``-v`` logs it). Accurate while the
+    pairwise posteriors stay within :data:`AUTO_ACCURATE_SEQUENCES` sequences,
+    :data:`AUTO_ACCURATE_CELLS` forward-backward cells over all pairs and
+    :data:`AUTO_ACCURATE_PAIR_CELLS` in the largest pair, and no scoring option of the fast
+    mode is given (``scoring_given``: the accurate mode does not use them, so giving one
+    chooses the mode that does)."""
     if mode != "auto":
-        return mode
+        return mode, "asked for"
     n = len(lengths)
+    seqs = f"{n:,} sequence{'s' if n != 1 else ''}"
+    if scoring_given:
+        names = [
+            ("--" + s.replace("_", "-")) if spelling == "cli" else s + "=" for s in scoring_given
+        ]
+        return "fast", (
+            f"chosen by auto: {seqs}, and {', '.join(names)} given, which only the fast mode "
+            "scores with"
+        )
     if n > AUTO_ACCURATE_SEQUENCES:
-        return "fast"
+        return "fast", (
+            f"chosen by auto: {seqs}, over the accurate mode's limit of {AUTO_ACCURATE_SEQUENCES:,}"
+        )
     lengths = np.sort(np.asarray(lengths, dtype=np.float64))
     total = float(lengths.sum())
     cells = (total * total - float(np.sum(lengths**2))) / 2.0  # sum over pairs of |x| |y|
     largest = float(lengths[-1] * lengths[-2]) if n > 1 else 0.0
-    return (
-        "accurate"
-        if cells <= AUTO_ACCURATE_CELLS and largest <= AUTO_ACCURATE_PAIR_CELLS
-        else "fast"
+    if largest > AUTO_ACCURATE_PAIR_CELLS:
+        return "fast", (
+            f"chosen by auto: {seqs}, but the largest pair, {int(lengths[-1]):,} x "
+            f"{int(lengths[-2]):,} cells, is over the {_sci(AUTO_ACCURATE_PAIR_CELLS)}-cell limit"
+        )
+    if cells > AUTO_ACCURATE_CELLS:
+        return "fast", (
+            f"chosen by auto: {seqs}, but all pairs hold {_sci(cells)} pair-HMM cells, over "
+            f"the {_sci(AUTO_ACCURATE_CELLS)}-cell limit"
+        )
+    return "accurate", (
+        f"chosen by auto: {seqs}, {_sci(cells)} pair-HMM cells, within the accurate mode's "
+        f"limits ({AUTO_ACCURATE_SEQUENCES:,} sequences, {_sci(AUTO_ACCURATE_CELLS)} cells over "
+        f"all pairs, {_sci(AUTO_ACCURATE_PAIR_CELLS)} in the largest pair)"
     )
 
 

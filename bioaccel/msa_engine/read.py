@@ -1,4 +1,13 @@
-"""Reading a multiple alignment back: ``read_alignment(path)`` -> :class:`MultipleAlignment`."""
+"""Reading sequences and alignments for the MSA engine: ``read_alignment(path)`` ->
+:class:`MultipleAlignment`, and the records of a file with their whole header lines.
+
+Header lines: a FASTA header ``>Candida albicans 1`` is the id ``Candida`` (its first word)
+and the description ``albicans 1``; the engine keeps both and writes the header whole, as
+MAFFT, MUSCLE and Clustal Omega do. Rows are told apart by their whole header line: two
+records ``>Homo sapiens`` and ``>Homo neanderthalensis`` are two rows (their ids are both
+``Homo``), and only a header line that repeats is refused as a duplicate. Formats that hold
+only an id (Clustal, PHYLIP, Stockholm) need the ids to be distinct when written.
+"""
 
 from __future__ import annotations
 
@@ -10,31 +19,86 @@ from ..sequences import get_alphabet, guess_alphabet
 from .alignment import MultipleAlignment
 
 
+def split_header(header: str) -> tuple[str, str]:
+    """(id, description) of a header line: the first word, and the rest ("" when none)."""
+    parts = header.strip().split(None, 1)
+    if not parts:
+        return "", ""
+    return parts[0], (parts[1].strip() if len(parts) > 1 else "")
+
+
+def header(i: str, description: str) -> str:
+    """The whole header line of a row (what tells rows apart)."""
+    return f"{i} {description}" if description else i
+
+
+def parse_records(path: str | os.PathLike, format: str | None = None):
+    """(ids, raw residue strings, descriptions, format) of a sequence or alignment file,
+    read by the readers' one parser (:func:`bioaccel.read_sequences`'s); FASTA descriptions
+    from the header lines."""
+    from ..sequences import SEQUENCE_FORMATS, read_text_file, sniff_format
+    from ..sequences import parse_records as parse_text
+
+    path = Path(path)
+    if format is not None and str(format).lower() not in SEQUENCE_FORMATS:
+        raise SequenceFormatError(
+            f"unknown sequence format {format!r}; expected one of {sorted(SEQUENCE_FORMATS)}"
+        )
+    text = read_text_file(path)
+    fmt = str(format).lower() if format is not None else sniff_format(text, path)
+    records = parse_text(text, fmt, path)
+    ids = [r[0] for r in records]
+    descriptions = [""] * len(records)
+    if fmt == "fasta":
+        titles = [line[1:] for line in text.splitlines() if line.startswith(">")]
+        if len(titles) == len(records):
+            descriptions = [
+                split_header(t)[1] if split_header(t)[0] == i else "" for t, i in zip(titles, ids)
+            ]
+    return ids, [r[1] for r in records], descriptions, fmt
+
+
+def check_unique_headers(ids, descriptions, source: str | None) -> None:
+    """Refuse a header line that repeats (naming both records); ids alone may repeat."""
+    from ..errors import DuplicateIdError
+
+    where = f"{source}: " if source else ""
+    seen: dict[str, int] = {}
+    for k, (i, d) in enumerate(zip(ids, descriptions)):
+        if i == "":
+            raise SequenceFormatError(f"{where}record {k + 1} has an empty id")
+        h = header(i, d)
+        if h in seen:
+            raise DuplicateIdError(
+                f"{where}duplicate header {h!r}: record {seen[h] + 1} and record {k + 1}; "
+                "header lines must be unique"
+            )
+        seen[h] = k
+
+
 def read_alignment(path: str | os.PathLike, alphabet: str = "auto") -> MultipleAlignment:
     """The alignment in ``path`` (aligned FASTA, Clustal, Stockholm, PHYLIP, NEXUS; gzip
-    too; the format is sniffed), rows in file order. ``.`` reads as a gap, as in A2M/Stockholm
-    insert columns. ``alphabet``: protein, dna, rna or auto (DNA when every letter is a
-    nucleotide code).
+    too; the format is sniffed), rows in file order, FASTA header lines kept whole (id and
+    description). ``.`` reads as a gap, as in A2M/Stockholm insert columns. ``alphabet``:
+    protein, dna, rna or auto (the readers' rule: :func:`bioaccel.guess_alphabet`).
 
     Raises
     ------
     SequenceFormatError
-        No rows, repeated ids, or rows of different lengths (naming the row and both widths).
+        No rows, a repeated header line, or rows of different lengths (naming the row and
+        both widths).
     """
-    from ..sequences import parse_records, read_text_file, sniff_format
-
     path = Path(path)
-    text = read_text_file(path)
-    records = parse_records(text, sniff_format(text, path), path)
-    if not records:
+    ids, raw, descriptions, _ = parse_records(path)
+    if not ids:
         raise SequenceFormatError(f"{path}: no aligned sequences found")
-    ids = [r[0] for r in records]
-    rows = [r[1].replace(".", "-") for r in records]
+    rows = [r.replace(".", "-") for r in raw]
     seen: dict[str, int] = {}
-    for k, i in enumerate(ids):
-        if i in seen:
-            raise DuplicateIdError(f"{path}: row {k + 1}: id {i!r} repeats row {seen[i] + 1}")
-        seen[i] = k
+    for k, (i, d) in enumerate(zip(ids, descriptions)):
+        h = header(i, d)
+        if h in seen:
+            raise DuplicateIdError(f"{path}: row {k + 1}: id {h!r} repeats row {seen[h] + 1}")
+        seen[h] = k
     width = len(rows[0])
     for k, row in enumerate(rows):
         if len(row) != width:
@@ -43,7 +107,7 @@ def read_alignment(path: str | os.PathLike, alphabet: str = "auto") -> MultipleA
                 f"row 1 ({ids[0]!r}) has {width}: not an alignment"
             )
     if str(alphabet).lower() == "auto":
-        alpha = guess_alphabet("".join(rows).upper().encode("ascii", "replace"))
+        alpha = guess_alphabet("".join(rows).upper().replace("-", "").encode("ascii", "replace"))
     else:
         alpha = get_alphabet(alphabet)
-    return MultipleAlignment(ids, rows, alpha)
+    return MultipleAlignment(ids, rows, alpha, descriptions=descriptions)

@@ -9,8 +9,11 @@
 
 #include "bioaccel/msa_accurate.hpp"
 
+#include "msa_stop_scope.hpp"
+
 namespace py = pybind11;
 using namespace bioaccel;
+using bioaccel::bindings::StopScope;
 
 namespace {
 
@@ -99,6 +102,7 @@ public:
         if (h.letters != letters_)
             throw std::invalid_argument("odds has " + std::to_string(h.letters) + " letters, the sequences " +
                                         std::to_string(letters_));
+        StopScope stop;  // Ctrl-C reaches the engine
         py::gil_scoped_release release;
         post_ = msa::all_pair_posteriors(seqs_, h, cutoff, threads, accuracy_);
     }
@@ -149,6 +153,7 @@ public:
 
     void consistency(int rounds, float cutoff, int threads) {
         if (rounds < 0) throw std::invalid_argument("consistency rounds must be >= 0");
+        StopScope stop;  // Ctrl-C reaches the engine
         py::gil_scoped_release release;
         for (int r = 0; r < rounds; ++r)
             post_ = msa::consistency_round(post_, seqs_.count(), cutoff, threads);
@@ -162,6 +167,7 @@ public:
         std::vector<std::int32_t> cols;
         std::int64_t width = 0, accepted = 0;
         {
+            StopScope stop;  // Ctrl-C reaches the engine
             py::gil_scoped_release release;
             cols = msa::consistency_align(seqs_, post_, merges.data(), iterations, seed, threads, width,
                                           accepted);

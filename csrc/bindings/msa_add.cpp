@@ -38,6 +38,7 @@ py::tuple add_to_alignment_py(U8Array codes, I64Array offsets, I32Array column_o
     opt.band_from_cells = band_from_cells;
     msa::AddResult res;
     {
+        StopScope stop;  // Ctrl-C reaches the engine
         py::gil_scoped_release release;
         res = msa::align_to_alignment(v, column_of.data(), w, added, sc, opt, threads);
     }
@@ -51,6 +52,14 @@ py::tuple add_to_alignment_py(U8Array codes, I64Array offsets, I32Array column_o
 }  // namespace
 
 void bind_msa_add(py::module_& m) {
+    // the engine stopped by Ctrl-C (StopScope): KeyboardInterrupt, as Python's own handler gives
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const msa::Interrupted&) {
+            PyErr_SetNone(PyExc_KeyboardInterrupt);
+        }
+    });
     m.def("msa_add_to_alignment", &add_to_alignment_py, py::arg("codes"), py::arg("offsets"),
           py::arg("column_of"), py::arg("n_columns"), py::arg("new_codes"), py::arg("new_offsets"),
           py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),

@@ -26,6 +26,7 @@ py::array_t<float> lcs_distances_py(U8Array codes, I64Array offsets, int letters
     const std::int64_t na = rows_a.size();
     if (rows_b.is_none()) {
         py::array_t<float> out(na * (na - 1) / 2);
+        StopScope stop;  // Ctrl-C reaches the engine
         py::gil_scoped_release release;
         msa::lcs_distances(v, letters, rows_a.data(), na, nullptr, 0, true, out.mutable_data(), threads);
         return out;
@@ -33,6 +34,7 @@ py::array_t<float> lcs_distances_py(U8Array codes, I64Array offsets, int letters
     const I64Array rb = rows_b.cast<I64Array>();
     check_rows(rb, v.count);
     py::array_t<float> out({na, static_cast<std::int64_t>(rb.size())});
+    StopScope stop;  // Ctrl-C reaches the engine
     py::gil_scoped_release release;
     msa::lcs_distances(v, letters, rows_a.data(), na, rb.data(), rb.size(), false, out.mutable_data(),
                        threads);
@@ -45,6 +47,7 @@ py::tuple single_linkage_py(F32Array condensed, std::int64_t n) {
     py::array_t<std::int64_t> merges({std::max<std::int64_t>(n - 1, 0), std::int64_t(2)});
     py::array_t<double> heights(std::max<std::int64_t>(n - 1, 0));
     {
+        StopScope stop;  // Ctrl-C reaches the engine
         py::gil_scoped_release release;
         msa::single_linkage(condensed.data(), n, merges.mutable_data(), heights.mutable_data());
     }
@@ -117,6 +120,7 @@ py::tuple single_linkage_lcs_py(U8Array codes, I64Array offsets, int letters, I6
     py::array_t<std::int64_t> merges({std::max<std::int64_t>(n - 1, 0), std::int64_t(2)});
     py::array_t<double> heights(std::max<std::int64_t>(n - 1, 0));
     {
+        StopScope stop;  // Ctrl-C reaches the engine
         py::gil_scoped_release release;
         msa::single_linkage_lcs(v, letters, rows.data(), n, threads, merges.mutable_data(),
                                 heights.mutable_data());

@@ -43,6 +43,7 @@ py::tuple progressive_py(U8Array codes, I64Array offsets, I16Array letter_of, F3
     ProgressCall call{progress};
     std::int64_t width;
     {
+        StopScope stop;  // Ctrl-C reaches the engine
         py::gil_scoped_release release;
         width = msa::progressive_align(v, sc, merges.data(), merges.shape(0), w, threads,
                                        column_of.mutable_data(), progress.is_none() ? nullptr : call_progress,

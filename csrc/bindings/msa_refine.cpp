@@ -30,6 +30,7 @@ py::tuple refine_gaps_py(U8Array codes, I64Array offsets, I16Array letter_of, F3
     std::copy(column_of.data(), column_of.data() + column_of.size(), out.mutable_data());
     std::int64_t accepted = 0, width;
     {
+        StopScope stop;  // Ctrl-C reaches the engine
         py::gil_scoped_release release;
         width = msa::refine_gap_splits(v, sc, w, iterations, seed, radius, out.mutable_data(), n_columns,
                                        &accepted, threads);

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "bioaccel/common.hpp"
+#include "bioaccel/msa_stop.hpp"
 #include "bioaccel/msa.hpp"
 #include "bioaccel/msa_add.hpp"
 
@@ -167,7 +168,8 @@ bool profile_band(const Profile& a, const Profile& b, int radius, bool free_ends
 
 bool banded_merge_path(const Profile& a, const Profile& b, const MsaScoring& sc, Path& path) {
     const double cells = static_cast<double>(a.len + 1) * static_cast<double>(b.len + 1);
-    if (cells < static_cast<double>(kProgressiveBandCells)) return false;
+    const std::int64_t from = a.letters < 20 ? kProgressiveBandCellsNucleotide : kProgressiveBandCells;
+    if (cells < static_cast<double>(from)) return false;
     std::vector<int> lo, hi;
     if (!profile_band(a, b, kProgressiveBandRadius, false, lo, hi)) return false;
     align_profiles(a, b, sc, path, std::int64_t(1) << 26, lo.data(), hi.data(), 1);
@@ -182,20 +184,9 @@ AddResult align_to_alignment(const SeqView& existing, const std::int32_t* cols, 
     AddResult res;
     Profile fixed = rows_profile(existing, cols, rows.data(), existing.count, weights, sc, res.kept_columns);
     if (fixed.len == 0) throw std::invalid_argument("the existing alignment has no residues");
-    // Fragments: a residue is scored against the mix of residues its column holds, not
-    // diluted by the rows with a gap there (those still cost their gap's kind), and skipping
-    // a column costs a whole gap. With the merge's weighting (occupancy), a read of a region
-    // only a few rows cover (a UTR, the end of a longer genome) scores less there than at a
-    // random spot of a region all rows cover, and is stretched across the few rows' columns
-    // at a fraction of a gap per column. Whole sequences keep the merge's sum of pairs.
-    if (opt.fragments)
-        for (int c = 0; c < fixed.len; ++c) {
-            const float occ = fixed.occ[c];
-            if (occ <= 0.0f) continue;
-            float* f = fixed.freq.data() + static_cast<std::size_t>(c) * fixed.letters;
-            for (int x = 0; x < fixed.letters; ++x) f[x] /= occ;
-            fixed.occ[c] = 1.0f;
-        }
+    // Fragments: the same sum-of-pairs profile, with the new sequence's leading and trailing
+    // gaps free (below); the Python side (msa_engine/add.py) passes each fragment's nearest
+    // row alone as the alignment, so it lands where it matches that row.
     MsaScoring sc_new = sc;  // gaps inserted into the new sequence
     if (opt.fragments) sc_new.term_open = sc_new.term_extend = 0.0f;
     res.paths.resize(added.count);
@@ -207,6 +198,7 @@ AddResult align_to_alignment(const SeqView& existing, const std::int32_t* cols, 
     std::mutex mu;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(workers)
     for (std::int64_t s = 0; s < added.count; ++s) {
+        if (stop_requested()) continue;  // the rest skipped; thrown below
         try {
             const std::int64_t len = added.length(s);
             if (len == 0) continue;  // an empty path: an all-gap row
@@ -228,6 +220,7 @@ AddResult align_to_alignment(const SeqView& existing, const std::int32_t* cols, 
             if (!failure) failure = std::current_exception();
         }
     }
+    throw_if_stopped();
     if (failure) std::rethrow_exception(failure);
     return res;
 }

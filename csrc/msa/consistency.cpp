@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "bioaccel/msa_stop.hpp"
 #include "bioaccel/common.hpp"
 #include "bioaccel/msa_accurate.hpp"
 
@@ -66,6 +67,7 @@ std::vector<SparsePost> consistency_round(const std::vector<SparsePost>& post, s
 #pragma omp for schedule(dynamic, 1)
 #endif
         for (std::int64_t x = 0; x < n - 1; ++x) {
+            if (stop_requested()) continue;  // the rest skipped; thrown below
             for (std::int64_t z = 0; z < n; ++z) {
                 if (z == x) continue;
                 if (x < z) {
@@ -140,6 +142,7 @@ std::vector<SparsePost> consistency_round(const std::vector<SparsePost>& post, s
             }
         }
     }
+    throw_if_stopped();
     return out;
 }
 
@@ -366,6 +369,7 @@ std::vector<std::int32_t> consistency_align(const LetterSeqs& s, const std::vect
     std::vector<std::int32_t> cmap(s.letters.size(), 0);
     std::vector<std::uint8_t> path;
     for (std::int64_t k = 0; k < n - 1; ++k) {
+        throw_if_stopped();
         const std::int64_t a = merges[2 * k], b = merges[2 * k + 1];
         if (a < 0 || b < 0 || a >= n + k || b >= n + k || a == b)
             throw std::invalid_argument("consistency_align: merge " + std::to_string(k) +
@@ -400,6 +404,7 @@ std::vector<std::int32_t> consistency_align(const LetterSeqs& s, const std::vect
     std::vector<std::int64_t> A, B;
     std::vector<std::int32_t> keptA, keptB;
     for (int it = 0; it < iterations && n > 2; ++it) {
+        throw_if_stopped();
         A.clear();
         B.clear();
         for (std::int64_t x = 0; x < n; ++x) (rng() & 1 ? B : A).push_back(x);

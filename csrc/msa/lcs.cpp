@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "bioaccel/msa_stop.hpp"
 #include "bioaccel/common.hpp"
 #include "bioaccel/cpu.hpp"
 #include "bioaccel/msa.hpp"
@@ -188,12 +189,14 @@ void over_query_groups(const SeqView& seqs, int letters, const std::int64_t* row
         LcsRowKernel kernel;
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t gi = 0; gi < groups; ++gi) {
+            if (stop_requested()) continue;  // the rest skipped; thrown below
             const std::int64_t i0 = gi * kLanes;
             const int count = static_cast<int>(std::min<std::int64_t>(kLanes, na - i0));
             kernel.set_queries(seqs, rows_a + i0, count, letters);
             visit(kernel, i0, count);
         }
     }
+    throw_if_stopped();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "bioaccel/msa_stop.hpp"
 #include "bioaccel/common.hpp"
 #include "bioaccel/cpu.hpp"
 #include "bioaccel/msa_accurate.hpp"
@@ -316,6 +317,7 @@ std::vector<SparsePost> all_pair_posteriors(const LetterSeqs& s, const PairHmm& 
 #pragma omp for schedule(dynamic, 1)
 #endif
         for (std::int64_t k = 0; k < pairs; ++k) {
+            if (stop_requested()) continue;  // the rest skipped; thrown below
             const auto [x, y] = todo[k];
             try {
                 const std::int64_t lx = s.len(x), ly = s.len(y);
@@ -331,6 +333,7 @@ std::vector<SparsePost> all_pair_posteriors(const LetterSeqs& s, const PairHmm& 
             }
         }
     }
+    throw_if_stopped();
     if (!error.empty()) throw std::runtime_error(error);
     return out;
 }

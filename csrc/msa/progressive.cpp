@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "bioaccel/msa_stop.hpp"
 #include "bioaccel/common.hpp"
 #include "bioaccel/msa.hpp"
 #include "bioaccel/msa_add.hpp"
@@ -150,6 +151,7 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc, const 
         // merge (two sequences) takes the threads as a wavefront
         const int lone = n_merges == 1 ? resolve_threads(threads) : 1;
         for (std::int64_t k = 0; k < n_merges; ++k) {
+            throw_if_stopped();
             run_merge(k, lone);
             ++done;
             if (progress) progress(progress_ctx, done);
@@ -176,6 +178,7 @@ std::int64_t progressive_align(const SeqView& seqs, const MsaScoring& sc, const 
                     ++active;
                 }
                 try {
+                    throw_if_stopped();
                     run_merge(k, dp_threads);
                 } catch (...) {
                     std::lock_guard<std::mutex> lock(mu);

@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "bioaccel/msa_stop.hpp"
 #include "bioaccel/common.hpp"
 #include "bioaccel/msa.hpp"
 
@@ -281,6 +282,7 @@ std::int64_t refine_gap_splits(const SeqView& seqs, const MsaScoring& sc, const 
     };
     int it = 0;
     while (it < iterations) {
+        throw_if_stopped();
         if (stale) cands = gap_pattern_splits(seqs, column_of, n_columns);
         stale = false;
         std::vector<Draw> draws;

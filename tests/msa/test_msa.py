@@ -520,8 +520,13 @@ def test_cli_msa(tmp_path):
     assert bioaccel.read_newick(tmp_path / "g.nwk").n_tips == 3
     r = run_process("msa", fa, "-o", "-", "--format", "stockholm")
     assert r.returncode == 0 and r.stdout.startswith("# STOCKHOLM")
+
+    # -t is the shared thread option of every command: one line, exit 2, nothing written
+    r = run_process("msa", fa, "-o", tmp_path / "x.fa", "-t", "1000000")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "threads=1000000 is out of range" in r.stderr, r.stderr
+    assert not (tmp_path / "x.fa").exists()
     for bad in (
-        ["-o", tmp_path / "x.fa", "-t", "1000000"],
         ["-o", tmp_path / "x.nwk"],
         ["-o", tmp_path / "x.phy", "--format", "fasta"],
         ["-o", tmp_path / "x.fa", "--guide-tree", tmp_path / "none.nwk"],
@@ -608,3 +613,19 @@ def test_dna_default_scores_and_accuracy_on_simulated_families():
             for x in [bioaccel.msa(records, matrix=m, mode="fast")]
         }
         assert scores["auto"] >= floor and scores["auto"] > scores["NUC.4.4"] + 0.03, scores
+
+
+def test_copies_are_aligned_once_and_named_in_the_tree():
+    """Identical sequences (263 of pdH1N1's 433 HA genes repeat another) are aligned once:
+    every copy gets its representative's row (its own letters: case kept), and the guide
+    tree still names every sequence once, so it can be given back."""
+    rng = np.random.default_rng(5)
+    fam = random_family(rng, 12, 120)
+    recs = [(f"s{k}", s) for k, s in enumerate(fam)]
+    recs += [(f"copy{k}", fam[k % 3].lower() if k == 0 else fam[k % 3]) for k in range(9)]
+    aln = bioaccel.msa(recs, mode="fast")
+    for k in range(9):
+        assert aln[f"copy{k}"].upper() == aln[f"s{k % 3}"]
+    assert sorted(aln.guide_tree.labels) == sorted(i for i, _ in recs)
+    again = bioaccel.msa(recs, mode="fast", guide_tree=aln.guide_tree)  # followed as given
+    assert all(again[f"copy{k}"].upper() == again[f"s{k % 3}"] for k in range(9))

@@ -288,9 +288,9 @@ def test_mode_auto_and_small_inputs():
     assert two.sequences == ["MKVLAAGIV", "MKVL--GIV"] or two.sequences[1].count("-") == 2
     empty = msa([("a", "MKVL"), ("b", ""), ("c", "MKL")], mode="accurate")
     assert empty.sequences[1] == "-" * empty.width
-    assert resolve_mode("auto", np.full(5000, 300)) == "fast"
-    assert resolve_mode("auto", np.full(50, 300)) == "accurate"
-    assert resolve_mode("fast", np.full(5, 30)) == "fast"
+    assert resolve_mode("auto", np.full(5000, 300))[0] == "fast"
+    assert resolve_mode("auto", np.full(50, 300))[0] == "accurate"
+    assert resolve_mode("fast", np.full(5, 30)) == ("fast", "asked for")
 
 
 @pytest.mark.parametrize("bad", ["precise", "", None, 3])

@@ -44,6 +44,9 @@ bool profile_band(const Profile& a, const Profile& b, int radius, bool free_ends
 // The progressive stage aligns profile pairs of at least this many cells (where the DP needs
 // checkpointed rows: about 8 kb x 8 kb) in an anchor band of this radius, when one is found.
 constexpr std::int64_t kProgressiveBandCells = std::int64_t(1) << 26;
+// Nucleotide profiles (fewer than 20 letters) from this many cells (about 1 kb x 1 kb): real
+// gene sets (influenza HA/NA) are long and close, and their anchors cover nearly all of them.
+constexpr std::int64_t kProgressiveBandCellsNucleotide = std::int64_t(1) << 20;
 constexpr int kProgressiveBandRadius = 100;
 
 // The path of a progressive merge of a and b: banded (profile_band) past
