@@ -352,3 +352,17 @@ def test_cuda_c_kernel_with_the_bound_equals_the_cpu_on_the_candidates(tmp_path_
         full = run_host(exe, b, b, 0, d)  # every pair, the kernel's bounded distances
         want = get_backend("cpu", "edit_pairs").edit_pairs(b, ci, cj, d, 1)
         np.testing.assert_array_equal(full[ci, cj], want)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["cupy", "numba-cuda"])
+def test_real_gpu_verification_equals_the_cpu(name):
+    from bioaccel.backends import available_backends
+
+    why = available_backends()[name]
+    if why is not None:
+        pytest.skip(f"{name}: {why}")
+    seqs = families(29, 4, 40, 250, 6)
+    for d in (1, 2, 4):
+        gpu = neighbors(seqs, max_distance=d, backend=name)
+        assert as_dict(gpu) == as_dict(neighbors(seqs, max_distance=d, backend="cpu"))
