@@ -179,7 +179,7 @@ def cluster_cmd(
         "uclust_file": (UCLUST, "uclust table"),
         "assignments": (ASSIGNMENTS, "assignment table"),
     }
-    from .._core.outputs import output_format
+    from .._core import output_format
 
     for key, path in outputs.items():
         if path is not None and not is_stdio(path):

@@ -189,7 +189,7 @@ def _run(
     ungap,
     alphabet,
 ):
-    from .._core.outputs import output_format
+    from .._core import output_format
     from ..neighbors import FORMATS, merge_neighbors, neighbors
 
     fmt = "tsv" if is_stdio(output) else output_format(output, FORMATS, "neighbour table")

@@ -134,7 +134,7 @@ def read_amplicons(
     SequenceFormatError, AlphabetError, DuplicateIdError (ValueError)
         One line naming the file, the record (number, line and header) and what was expected.
     """
-    from .._core.native import load_native
+    from .._core import load_native
 
     if default_abundance is not None and not (1 <= int(default_abundance) <= _MAX_ABUNDANCE):
         raise ValueError(f"default abundance {default_abundance!r}: expected a positive integer")

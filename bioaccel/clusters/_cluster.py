@@ -30,8 +30,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._core.native import load_native
-from .._core.threads import check_threads
+from .._core import check_threads, load_native
 from ._amplicons import Amplicons, amplicons_from_records, read_amplicons, with_abundance
 
 log = logging.getLogger("bioaccel.clusters")

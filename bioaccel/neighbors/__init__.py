@@ -155,7 +155,7 @@ def neighbors(
     >>> list(zip(nb.i.tolist(), nb.j.tolist(), nb.distance.tolist()))
     [(0, 1, 1), (1, 2, 1)]
     """
-    from .._core.threads import check_threads
+    from .._core import check_threads
     from ..errors import ModelError
     from ..sequences import as_batch
 

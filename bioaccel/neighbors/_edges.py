@@ -38,7 +38,7 @@ def display_ids(ids, source: str | None = None) -> list[str]:
     if len(ids) > 1000:  # in bulk, in C++, when every name is plain ASCII without newlines
         blob = "\n".join(str(x) for x in ids)
         if blob.isascii() and blob.count("\n") == len(ids) - 1:
-            from .._core.native import load_native
+            from .._core import load_native
 
             out = load_native().strip_size_lines(blob.encode()).decode().split("\n")
     if out is None:
@@ -146,8 +146,7 @@ class Neighbors:
         """Write ``.tsv`` (``id1<TAB>id2<TAB>distance``, one line per pair, in (i, j)
         order, no header) or ``.npz`` (the COO arrays, the ids and the threshold),
         atomically: a failed write leaves nothing at ``path``."""
-        from .._core import atomic_output
-        from .._core.outputs import output_format
+        from .._core import atomic_output, output_format
 
         fmt = output_format(path, FORMATS, "neighbour table")
         if fmt == "npz":
@@ -170,7 +169,7 @@ class Neighbors:
 
 def write_tsv(nb: Neighbors, f, threads: int = 0, chunk: int = 1 << 20) -> None:
     """The TSV lines of ``nb`` into the binary stream ``f``, in chunks (the C++ formatter)."""
-    from .._core.native import load_native
+    from .._core import load_native
 
     native = load_native()
     names = [x.encode() for x in nb.ids]
@@ -286,8 +285,7 @@ def merge_neighbors(paths, output: str | os.PathLike | None = None):
     to ``output``). ``output``: where to write (``.tsv`` or ``.npz``); a ``.tsv`` output of
     ``.npz`` shards is written from the merged table.
     """
-    from .._core import atomic_output
-    from .._core.outputs import output_format
+    from .._core import atomic_output, output_format
 
     paths = [Path(p) for p in paths]
     if not paths:

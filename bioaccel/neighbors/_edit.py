@@ -48,7 +48,7 @@ def reference_pairs(batch, d: int, first: int, last: int, threads: int):
 
 
 def cpu_pairs(batch, d: int, first: int, last: int, symmetric: bool, threads: int, **native_kw):
-    from .._core.native import load_native
+    from .._core import load_native
 
     i, j, dist, candidates = load_native().edit_neighbors(
         batch.codes,
@@ -69,7 +69,7 @@ def verified_pairs(
 ):
     """Candidates from the C++ filter, verified by ``engine.edit_pairs`` (on ``devices``
     through the multi-GPU tile runner when given)."""
-    from .._core.native import load_native
+    from .._core import load_native
 
     native = load_native()
     out_i, out_j, out_d = [], [], []

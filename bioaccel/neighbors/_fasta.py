@@ -12,7 +12,7 @@ from pathlib import Path
 
 
 def read_fasta(path: str | os.PathLike, alphabet="auto"):
-    from .._core.native import load_native
+    from .._core import load_native
     from ..sequences import SeqBatch, get_alphabet, guess_alphabet, read_sequences
 
     path = Path(path)

@@ -97,7 +97,7 @@ def kmer_neighbors(
     block = (i >= first) & (i < last)
     i, j = i[block], j[block]
     candidates = len(i)
-    from .._core.native import load_native
+    from .._core import load_native
 
     native = load_native()
     out_d = np.empty(len(i))
