@@ -100,6 +100,66 @@ def edit_distances(
     symmetric: bool,
     threads: int,
 ) -> npt.NDArray[np.int32]: ...
+def edit_neighbors(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    alphabet: int,
+    max_distance: int,
+    symmetric: bool = False,
+    first: int = 0,
+    last: int = -1,
+    verify: bool = True,
+    method: int = 0,
+    segments: int = 0,
+    threads: int = 0,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int32], int]: ...
+def edit_verify_pairs(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    alphabet: int,
+    i: npt.NDArray[np.int64],
+    j: npt.NDArray[np.int64],
+    max_distance: int,
+    threads: int = 0,
+) -> npt.NDArray[np.int32]: ...
+def format_neighbor_lines(
+    ids: npt.NDArray[np.uint8],
+    id_offsets: npt.NDArray[np.int64],
+    i: npt.NDArray[np.int64],
+    j: npt.NDArray[np.int64],
+    distance: npt.NDArray[np.float64],
+    integer: bool,
+    threads: int = 0,
+) -> bytes: ...
+def parse_fasta(
+    raw: bytes,
+) -> (
+    tuple[
+        npt.NDArray[np.uint8],
+        npt.NDArray[np.int64],
+        bytes,
+        npt.NDArray[np.int64],
+        npt.NDArray[np.int64],
+    ]
+    | None
+): ...
+def parse_fasta_file(
+    path: str, size: int
+) -> (
+    tuple[
+        npt.NDArray[np.uint8],
+        npt.NDArray[np.int64],
+        bytes,
+        npt.NDArray[np.int64],
+        npt.NDArray[np.int64],
+    ]
+    | None
+): ...
+def encode_in_place(
+    codes: npt.NDArray[np.uint8], table: npt.NDArray[np.uint8], limit: int
+) -> int: ...
+def strip_size_lines(blob: bytes) -> bytes: ...
+def neighbor_segments(max_distance: int, median_length: int) -> int: ...
 def kmer_sketch(
     codes: npt.NDArray[np.uint8],
     offsets: npt.NDArray[np.int64],

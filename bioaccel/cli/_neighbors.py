@@ -149,6 +149,46 @@ def neighbors_cmd(
     bioaccel neighbors reads.fa -d 2 --shard 1/4 -o part1.tsv   (... 4/4, then)
     bioaccel neighbors --merge part1.tsv part2.tsv part3.tsv part4.tsv -o pairs.tsv
     """
+    try:
+        _run(
+            inputs,
+            max_distance,
+            model,
+            output,
+            threads,
+            backend,
+            devices,
+            shard,
+            merge,
+            k,
+            sketch_size,
+            seed,
+            ungap,
+            alphabet,
+        )
+    except KeyboardInterrupt:  # Ctrl-C: no output was renamed into place; 128 + SIGINT
+        import sys
+
+        click.echo("bioaccel: interrupted; nothing written", err=True)
+        sys.exit(130)
+
+
+def _run(
+    inputs,
+    max_distance,
+    model,
+    output,
+    threads,
+    backend,
+    devices,
+    shard,
+    merge,
+    k,
+    sketch_size,
+    seed,
+    ungap,
+    alphabet,
+):
     from .._core.outputs import output_format
     from ..neighbors import FORMATS, merge_neighbors, neighbors
 

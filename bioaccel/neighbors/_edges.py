@@ -34,7 +34,17 @@ def strip_size(name: str) -> str:
 def display_ids(ids, source: str | None = None) -> list[str]:
     """The ids as the edge table names them (annotations removed); two records that become
     one name are a :class:`DuplicateIdError` naming both."""
-    out = [strip_size(str(x)) for x in ids]
+    out = None
+    if len(ids) > 1000:  # in bulk, in C++, when every name is plain ASCII without newlines
+        blob = "\n".join(str(x) for x in ids)
+        if blob.isascii() and blob.count("\n") == len(ids) - 1:
+            from .._core.native import load_native
+
+            out = load_native().strip_size_lines(blob.encode()).decode().split("\n")
+    if out is None:
+        out = [strip_size(str(x)) for x in ids]
+    if len(set(out)) == len(out):
+        return out
     seen: dict[str, int] = {}
     for k, name in enumerate(out):
         if name in seen:

@@ -10,8 +10,6 @@ import gzip
 import os
 from pathlib import Path
 
-import numpy as np
-
 
 def read_fasta(path: str | os.PathLike, alphabet="auto"):
     from .._core.native import load_native
@@ -21,18 +19,22 @@ def read_fasta(path: str | os.PathLike, alphabet="auto"):
     general = lambda: read_sequences(path, alphabet=alphabet)  # noqa: E731
     try:
         with open(path, "rb") as f:
-            raw = f.read()
+            head = f.read(1 << 16)
+        size = path.stat().st_size
     except OSError:
         return general()
-    if raw[:2] == b"\x1f\x8b":
+    native = load_native()
+    if head[:2] == b"\x1f\x8b":
         try:
-            raw = gzip.decompress(raw)
+            raw = gzip.decompress(path.read_bytes())
         except (OSError, EOFError):
             return general()
-    if not raw.lstrip()[:1] == b">":
-        return general()
-    parsed = load_native().parse_fasta(raw)
-    del raw
+        parsed = native.parse_fasta(raw) if raw.lstrip()[:1] == b">" else None
+        del raw
+    elif head.lstrip()[:1] == b">" and path.is_file():
+        parsed = native.parse_fasta_file(str(path), size)  # in blocks: no copy of the text
+    else:
+        parsed = None
     if parsed is None:
         return general()
     letters, offsets, id_blob, per_letter, per_nuc = parsed
@@ -43,8 +45,6 @@ def read_fasta(path: str | os.PathLike, alphabet="auto"):
         if str(alphabet).lower() == "auto"
         else get_alphabet(alphabet)
     )
-    codes = alpha.table[np.frombuffer(letters, dtype=np.uint8)]
-    del letters
-    if codes.size and int(codes.max()) >= alpha.size:
+    if native.encode_in_place(letters, alpha.table, alpha.size) >= 0:
         return general()  # a letter outside the alphabet: the general reader names it
-    return SeqBatch(ids, codes, offsets, alpha, source)
+    return SeqBatch(ids, letters, offsets, alpha, source)

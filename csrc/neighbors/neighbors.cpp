@@ -30,10 +30,6 @@ inline u64 mix(u64 x) {  // splitmix64's finaliser
     return x;
 }
 
-inline u64 rotl(u64 x, int r) {
-    return (x << r) | (x >> (64 - r));
-}
-
 // The sequences packed `bits` (2 or 8) a letter, each from a word boundary, a spare word at
 // the end so that a read of two words never leaves the buffer.
 class Packed {
@@ -143,11 +139,6 @@ struct Hasher {
     u64 sub(const std::vector<u64>& P, i64 pos, i64 len) const { return P[pos + len] - P[pos] * pw[len]; }
 };
 
-inline u64 whole_key(u64 h, i64 len) {
-    const u64 k = mix(h ^ (static_cast<u64>(len) * 0xD6E8FEB86659FD93ULL));
-    return k ? k : 1;
-}
-
 inline bool wanted(i64 r, const NeighborOptions& o, i64 last) {
     return r >= o.first && r < last;
 }
@@ -177,20 +168,27 @@ NeighborEdges collect(std::vector<std::vector<Edge>>& parts, i64 candidates) {
     return out;
 }
 
-i64 pow2_at_least(i64 x) {
-    i64 p = 1;
-    while (p < x) p <<= 1;
-    return p;
+// ---- d <= 1: microvariants ------------------------------------------------------------
+
+// A variant's key: its polynomial hash and length, multiplied through (the high bits index
+// the table and the Bloom filter); never 0, the table's free mark.
+inline u64 variant_key(u64 h, i64 len) {
+    const u64 k = (h ^ (static_cast<u64>(len) * 0xD6E8FEB86659FD93ULL)) * 0x9E3779B97F4A7C15ULL;
+    return k ? k : 1;
 }
 
-// ---- d <= 1: microvariants ------------------------------------------------------------
+// Variants of one probe: key and kind (0 itself, 1 a substitution, 2 a deletion, 3 an insertion).
+struct Variant {
+    u64 key;
+    int kind;
+};
 
 NeighborEdges microvariants(const SeqView& v, const Packed& S, const std::vector<int>& letters,
                             const NeighborOptions& o, i64 last, int threads) {
     const i64 n = v.count, k = o.max_distance;
     i64 longest = 0;
     for (i64 i = 0; i < n; ++i) longest = std::max(longest, v.length(i));
-    const Hasher hs(longest);
+    const Hasher hs(longest + 1);
     std::vector<u64> keys(static_cast<std::size_t>(n));
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads)
@@ -202,33 +200,35 @@ NeighborEdges microvariants(const SeqView& v, const Packed& S, const std::vector
 #endif
         for (i64 i = 0; i < n; ++i) {
             Hasher::prefix(v.seq(i), v.length(i), P);
-            keys[i] = whole_key(P[v.length(i)], v.length(i));
+            keys[i] = variant_key(P[v.length(i)], v.length(i));
         }
     }
-    // open addressing (a key of 0 marks a free slot), and a Bloom filter of 2 bits a key
-    const i64 cap = pow2_at_least(2 * n + 16);
-    const u64 tmask = static_cast<u64>(cap - 1);
-    std::vector<u64> tkey(static_cast<std::size_t>(cap), 0);
-    std::vector<u32> tid(static_cast<std::size_t>(cap), 0);
-    const i64 bloom_bits = pow2_at_least(std::max<i64>(16 * n, 1 << 16));
-    const u64 bmask = static_cast<u64>(bloom_bits - 1);
-    std::vector<u64> bloom(static_cast<std::size_t>(bloom_bits / 64), 0);
+    // open addressing (a key of 0 marks a free slot) and a blocked Bloom filter: two bits in
+    // one 64-bit word a key (one cache line a test), ~16 bits a key
+    int tbits = 4;
+    while ((i64(1) << tbits) < 2 * n + 16) ++tbits;
+    const u64 tmask = (u64(1) << tbits) - 1;
+    std::vector<u64> tkey(static_cast<std::size_t>(tmask + 1), 0);
+    std::vector<u32> tid(static_cast<std::size_t>(tmask + 1), 0);
+    int wbits = 10;
+    while ((i64(1) << wbits) < (16 * n) / 64) ++wbits;
+    std::vector<u64> bloom(static_cast<std::size_t>(1) << wbits, 0);
+    auto slot = [tbits](u64 key) { return key >> (64 - tbits); };
+    auto word = [wbits](u64 key) { return key >> (64 - wbits); };
+    auto bits2 = [](u64 key) { return (u64(1) << ((key >> 20) & 63)) | (u64(1) << ((key >> 26) & 63)); };
     for (i64 i = 0; i < n; ++i) {
         const u64 key = keys[i];
-        u64 p = rotl(key, 43) & tmask;
+        u64 p = slot(key);
         while (tkey[p]) p = (p + 1) & tmask;
         tkey[p] = key;
         tid[p] = static_cast<u32>(i);
-        const u64 b1 = key & bmask, b2 = rotl(key, 29) & bmask;
-        bloom[b1 >> 6] |= u64(1) << (b1 & 63);
-        bloom[b2 >> 6] |= u64(1) << (b2 & 63);
+        bloom[word(key)] |= bits2(key);
     }
     std::vector<u64>().swap(keys);
-    const int nthreads = threads;
-    std::vector<std::vector<Edge>> parts(static_cast<std::size_t>(nthreads));
+    std::vector<std::vector<Edge>> parts(static_cast<std::size_t>(threads));
     i64 candidates = 0;
 #ifdef _OPENMP
-#pragma omp parallel num_threads(nthreads) reduction(+ : candidates)
+#pragma omp parallel num_threads(threads) reduction(+ : candidates)
 #endif
     {
 #ifdef _OPENMP
@@ -239,7 +239,9 @@ NeighborEdges microvariants(const SeqView& v, const Packed& S, const std::vector
         std::vector<Edge>& out = parts[static_cast<std::size_t>(me)];
         std::vector<u64> P;
         std::vector<i64> buf;
+        std::vector<Variant> vars;
         std::vector<std::pair<u32, std::int32_t>> found;
+        const bool sym = o.symmetric;
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 256)
 #endif
@@ -249,67 +251,64 @@ NeighborEdges microvariants(const SeqView& v, const Packed& S, const std::vector
             const i64 L = v.length(r);
             Hasher::prefix(s, L, P);
             const u64 H = P[L];
-            found.clear();
-            // `accept(j)` -> distance to record, or -1
-            auto lookup = [&](u64 h, i64 len, auto accept) {
-                const u64 key = whole_key(h, len);
-                const u64 b1 = key & bmask, b2 = rotl(key, 29) & bmask;
-                if (!((bloom[b1 >> 6] >> (b1 & 63)) & 1) || !((bloom[b2 >> 6] >> (b2 & 63)) & 1)) return;
-                for (u64 p = rotl(key, 43) & tmask; tkey[p]; p = (p + 1) & tmask) {
-                    if (tkey[p] != key) continue;
-                    const i64 j = tid[p];
-                    const std::int32_t d = accept(j);
-                    if (d >= 0) found.emplace_back(static_cast<u32>(j), d);
-                }
-            };
-            const bool sym = o.symmetric;
-            // the partner j of probe r: later by index (symmetric), else earlier by (length, index)
-            auto after = [&](i64 j, bool same_length) { return sym ? j > r : (!same_length || j < r); };
-            lookup(H, L, [&](i64 j) -> std::int32_t {
-                if (!after(j, true)) return -1;
-                ++candidates;
-                if (!o.verify) return 0;
-                return lv_distance(S, j, r, 0, buf) == 0 ? 0 : -1;
-            });
+            vars.clear();
+            vars.push_back({variant_key(H, L), 0});
             if (k >= 1) {
-                auto one = [&](i64 j, bool same_length) -> std::int32_t {
-                    if (!after(j, same_length)) return -1;
-                    ++candidates;
-                    if (!o.verify) return 0;
-                    return lv_distance(S, j, r, 1, buf) == 1 ? 1 : -1;
-                };
                 for (i64 p = 0; p < L; ++p) {
                     const u64 w = hs.pw[L - 1 - p];
                     const u64 here = u64(s[p]) + 1;
-                    for (int c : letters) {
-                        if (c == s[p]) continue;
-                        lookup(H + (u64(c) + 1 - here) * w, L, [&](i64 j) { return one(j, true); });
-                    }
+                    for (int c : letters)
+                        if (c != s[p]) vars.push_back({variant_key(H + (u64(c) + 1 - here) * w, L), 1});
                 }
                 for (i64 p = 0; p < L; ++p) {
                     if (p > 0 && s[p] == s[p - 1]) continue;  // one deletion per homopolymer run
                     const u64 w = hs.pw[L - 1 - p];
-                    const u64 h = P[p] * w + (H - P[p + 1] * w);
-                    lookup(h, L - 1, [&](i64 j) { return one(j, false); });
+                    vars.push_back({variant_key(P[p] * w + (H - P[p + 1] * w), L - 1), 2});
                 }
                 if (sym) {  // longer partners: insertions, one per (run, letter)
                     for (i64 p = 0; p <= L; ++p) {
-                        const u64 right = H - P[p] * hs.pw[L - p];  // letters p.. at their powers
+                        const u64 right = H - P[p] * hs.pw[L - p];
                         for (int c : letters) {
                             if (p > 0 && c == s[p - 1]) continue;
                             const u64 h = P[p] * hs.pw[L - p + 1] + (u64(c) + 1) * hs.pw[L - p] + right;
-                            lookup(h, L + 1, [&](i64 j) { return one(j, false); });
+                            vars.push_back({variant_key(h, L + 1), 3});
                         }
                     }
+                }
+            }
+            found.clear();
+            constexpr std::size_t ahead = 12;
+            const std::size_t nv = vars.size();
+            for (std::size_t t = 0; t < std::min(ahead, nv); ++t)
+                __builtin_prefetch(&bloom[word(vars[t].key)]);
+            for (std::size_t t = 0; t < nv; ++t) {
+                if (t + ahead < nv) __builtin_prefetch(&bloom[word(vars[t + ahead].key)]);
+                const u64 key = vars[t].key;
+                const u64 b = bits2(key);
+                if ((bloom[word(key)] & b) != b) continue;
+                const int kind = vars[t].kind;
+                for (u64 p = slot(key); tkey[p]; p = (p + 1) & tmask) {
+                    if (tkey[p] != key) continue;
+                    const i64 j = tid[p];
+                    // the partner: later by index (symmetric), else earlier by (length, index)
+                    const bool same_length = kind <= 1;
+                    if (sym ? j <= r : (same_length && j >= r)) continue;
+                    ++candidates;
+                    if (!o.verify) {
+                        found.emplace_back(static_cast<u32>(j), -1);
+                        continue;
+                    }
+                    const i64 want = kind == 0 ? 0 : 1;
+                    if (lv_distance(S, j, r, want, buf) == want)
+                        found.emplace_back(static_cast<u32>(j), want);
                 }
             }
             std::sort(found.begin(), found.end());
             for (std::size_t t = 0; t < found.size(); ++t) {
                 if (t && found[t].first == found[t - 1].first) continue;
                 const u32 j = found[t].first;
-                const std::int32_t d = o.verify ? found[t].second : -1;
-                out.push_back(
-                    Edge{std::min<u32>(j, static_cast<u32>(r)), std::max<u32>(j, static_cast<u32>(r)), d});
+                out.push_back(Edge{std::min<u32>(j, static_cast<u32>(r)),
+                                   std::max<u32>(j, static_cast<u32>(r)), found[t].second});
             }
         }
     }

@@ -317,3 +317,52 @@ def test_virtual_devices_spread_the_verification(monkeypatch):
     for d in (1, 4):
         spread = neighbors(MIXED, max_distance=d, devices="all")
         assert as_dict(spread) == as_dict(neighbors(MIXED, max_distance=d))
+
+
+def test_size_annotations_stripped_in_bulk_as_one_by_one():
+    from bioaccel.neighbors import display_ids, strip_size
+
+    names = ["a;size=12", "b;size=3;sample=x", "plain", "x;size=;y", "x;size=5x"]
+    names += ["c;size=x;size=3", "d;size=3;size=4;", ";size=1", "e;size=2;;", "q;size=7;z;size=8"]
+    names += [f"u{k};size={k};" for k in range(2000)]
+    got = display_ids(names)  # over 1,000 names: the C++ path
+    assert got == [strip_size(x) for x in names]
+    assert got[:5] == ["a", "b;sample=x", "plain", "x;size=;y", "x;size=5x"]
+    assert got[5:10] == ["c;size=x", "d;size=4;", "", "e;;", "q;z;size=8"]
+    with pytest.raises(DuplicateIdError, match="dereplicate"):
+        display_ids(names + ["u5;size=99"])
+
+
+@pytest.mark.nvcc
+def test_cuda_c_kernel_with_the_bound_equals_the_cpu_on_the_candidates(tmp_path_factory):
+    """What the cupy backend's edit_pairs launches (kernels/edit_distance.cu, global, with the
+    bound), built by nvcc for the CPU, on the filter's candidate pairs."""
+    from bioaccel._core.native import load_native
+    from bioaccel.backends import get_backend
+    from tests import nvcc_host
+    from tests.pairwise.test_cupy_edit import run_host
+
+    exe = nvcc_host.build(tmp_path_factory, "edit_host.cu")
+    seqs = families(23, 2, 10, 90, 6, "ACGTN") + ["", "A"]
+    b = SeqBatch.from_strings(seqs)
+    for d in (1, 3):
+        ci, cj, _, _ = load_native().edit_neighbors(
+            b.codes, b.offsets, b.alphabet.size, d, verify=False
+        )
+        full = run_host(exe, b, b, 0, d)  # every pair, the kernel's bounded distances
+        want = get_backend("cpu", "edit_pairs").edit_pairs(b, ci, cj, d, 1)
+        np.testing.assert_array_equal(full[ci, cj], want)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["cupy", "numba-cuda"])
+def test_real_gpu_verification_equals_the_cpu(name):
+    from bioaccel.backends import available_backends
+
+    why = available_backends()[name]
+    if why is not None:
+        pytest.skip(f"{name}: {why}")
+    seqs = families(29, 4, 40, 250, 6)
+    for d in (1, 2, 4):
+        gpu = neighbors(seqs, max_distance=d, backend=name)
+        assert as_dict(gpu) == as_dict(neighbors(seqs, max_distance=d, backend="cpu"))

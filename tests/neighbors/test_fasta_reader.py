@@ -62,3 +62,22 @@ def test_simulated_amplicons(tmp_path):
     path = tmp_path / "a.fa"
     path.write_text("".join(lines))
     assert outcome(read_fasta, path) == outcome(read_sequences, path)
+
+
+def test_lines_across_the_readers_blocks(tmp_path):
+    """Over 4 MiB (the C++ reader's block), lines of every width, CR LF line ends."""
+    rng = np.random.default_rng(2)
+    parts = []
+    size = 0
+    k = 0
+    while size < 5 << 20:
+        s = "".join(rng.choice(list("ACGTN"), int(rng.integers(1, 900))))
+        width = int(rng.integers(7, 200))
+        body = "\r\n".join(s[x : x + width] for x in range(0, len(s), width))
+        rec = f">r{k} some description\r\n{body}\r\n"
+        parts.append(rec)
+        size += len(rec)
+        k += 1
+    path = tmp_path / "big.fa"
+    path.write_text("".join(parts), newline="")
+    assert outcome(read_fasta, path) == outcome(read_sequences, path)

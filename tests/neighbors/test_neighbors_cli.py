@@ -134,3 +134,20 @@ def test_missing_file_wrong_extension_and_aligned_input(reads, tmp_path):
     res = invoke("neighbors", path, "-o", path, "-d", "1")
     assert res.exit_code == 2
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_ctrl_c_while_writing_exits_130_and_leaves_nothing(reads, tmp_path, monkeypatch):
+    import bioaccel.neighbors._edges as edges
+
+    path, _ = reads
+
+    def interrupted(nb, f, threads=0, chunk=0):
+        f.write(b"partial\tline\t1\n")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(edges, "write_tsv", interrupted)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    res = invoke("neighbors", path, "-d", "1", "-o", tmp_path / "p.tsv")
+    assert res.exit_code == 130, res.output
+    assert "interrupted" in res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
