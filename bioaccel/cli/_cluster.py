@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from ._io import check_outputs, is_stdio, text_output
-from ._main import _BACKENDS, _THREADS, _THREADS_HELP
+from ._options import backend_option, threads_option
 
 #: extension -> format of each output (a name without an extension is accepted)
 OTU_LIST = {".txt": ("otus",), ".otus": ("otus",), ".swarm": ("otus",), ".list": ("otus",)}
@@ -102,15 +102,8 @@ ASSIGNMENTS = {".tsv": ("tsv",), ".txt": ("tsv",)}
     default=None,
     help="Abundance of records without ;size=N (swarm's -a); by default they are refused.",
 )
-@click.option("-t", "--threads", type=_THREADS, default=0, show_default=True, help=_THREADS_HELP)
-@click.option(
-    "-b",
-    "--backend",
-    type=_BACKENDS,
-    default="auto",
-    show_default=True,
-    help="Backend of the neighbour search.",
-)
+@threads_option()
+@backend_option("Backend of the neighbour search.")
 def cluster_cmd(
     input,
     method,
@@ -134,6 +127,48 @@ def cluster_cmd(
     bioaccel cluster amplicons.fa -d 1 --fastidious -o otus.txt --seeds seeds.fa
     bioaccel cluster amplicons.fa --method greedy --identity 0.97 -o otus.txt
     """
+    try:
+        _cluster(
+            input,
+            method,
+            d,
+            fastidious,
+            boundary,
+            differences,
+            identity,
+            output,
+            seeds,
+            statistics_file,
+            uclust_file,
+            assignments,
+            default_abundance,
+            threads,
+            backend,
+        )
+    except KeyboardInterrupt:  # Ctrl-C: no output was renamed into place; 128 + SIGINT
+        import sys
+
+        click.echo("bioaccel: interrupted; nothing written", err=True)
+        sys.exit(130)
+
+
+def _cluster(
+    input,
+    method,
+    d,
+    fastidious,
+    boundary,
+    differences,
+    identity,
+    output,
+    seeds,
+    statistics_file,
+    uclust_file,
+    assignments,
+    default_abundance,
+    threads,
+    backend,
+):
     from ..clusters import MAX_DIFFERENCES
 
     if method == "greedy":

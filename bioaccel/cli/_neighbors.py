@@ -7,14 +7,7 @@ from pathlib import Path
 import click
 
 from ._io import check_outputs, is_stdio, read_sequences_arg, shown
-
-_BACKENDS = click.Choice(["auto", "cupy", "numba-cuda", "cpu", "reference"], case_sensitive=False)
-
-
-def _threads_type():
-    from ._main import _THREADS
-
-    return _THREADS
+from ._options import backend_option, devices_option, threads_option
 
 
 def _parse_shard(text: str | None) -> tuple[int, int] | None:
@@ -86,19 +79,10 @@ def _parse_threshold(text: str | None, model: str):
     help="Edge table: .tsv (id1<TAB>id2<TAB>distance, one line per pair, id1 before id2 in "
     "input order, ids without ';size=N') or .npz (COO arrays and the ids); - for TSV on stdout.",
 )
-@click.option(
-    "-t",
-    "--threads",
-    type=_threads_type(),
-    default=0,
-    show_default=True,
-    help="CPU threads: 0 = all cores.",
-)
-@click.option("-b", "--backend", type=_BACKENDS, default="auto", show_default=True)
-@click.option(
-    "--devices",
-    default=None,
-    help="Verify the candidate pairs on these GPUs: 'all' or ids such as 0,2 (with failover).",
+@threads_option()
+@backend_option()
+@devices_option(
+    "Verify the candidate pairs on these GPUs: 'all' or ids such as 0,2 (with failover)."
 )
 @click.option(
     "--shard",

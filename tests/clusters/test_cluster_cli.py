@@ -166,3 +166,16 @@ def test_output_names_refused_before_work(work, args, message):
 def test_missing_input_file(work):
     res = invoke("nothere.fa", "-o", "o.txt", cwd=work)
     assert res.exit_code == 2 and "nothere.fa" in res.stderr
+
+
+def test_ctrl_c_exits_130_with_nothing_written(work, monkeypatch):
+    import bioaccel.clusters
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bioaccel.clusters, "cluster", interrupted)
+    res = invoke("amp.fa", "-o", "otus.txt", "--seeds", "s.fa", cwd=work)
+    assert res.exit_code == 130
+    assert "interrupted; nothing written" in res.stderr
+    assert sorted(p.name for p in work.iterdir()) == ["amp.fa"]
