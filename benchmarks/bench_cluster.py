@@ -21,7 +21,7 @@ run by run, best of ``--repeat``:
 
 For swarm and bioaccel with ``--differences swarm`` the OTU lists are compared (same file:
 ``same``). Ratios are swarm's (or vsearch's) time and RSS over bioaccel's: above 1 means
-bioaccel is faster / smaller. The goals of issue 30: d1 and f >= 1, d2 and d3 >= 10, RSS >= 1.
+bioaccel is faster / smaller. The goals: d1 and f >= 1, d2 and d3 >= 10, RSS >= 1.
 """
 
 from __future__ import annotations

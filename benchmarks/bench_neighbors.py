@@ -14,7 +14,7 @@ annotations, ``-o``). A size x d whose first bioaccel or swarm run takes longer 
 the smaller sizes is skipped and said so. Ratios: swarm time / bioaccel time (> 1: bioaccel
 faster) and bioaccel RSS / swarm RSS.
 
-Goals (issue 30): d = 1 no slower than swarm -d 1; d = 2, 3 at least 10x faster than swarm's;
+Goals: d = 1 no slower than swarm -d 1; d = 2, 3 at least 10x faster than swarm's;
 memory no more than swarm's.
 """
 

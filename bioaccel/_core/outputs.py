@@ -32,6 +32,8 @@ NPY_ROW_IDS = ".ids.txt"
 NPY_COLUMN_IDS = ".target_ids.txt"
 TILE = {".npz": ("npz",)}
 SKETCHES = {".npz": ("npz",)}
+#: an edge table of ``bioaccel neighbors`` (id1, id2, distance; or COO arrays)
+NEIGHBOR_TABLE = {".tsv": ("tsv",), ".npz": ("npz",)}
 SCORES = {".npy": ("npy",), ".tsv": ("tsv",)}
 #: the table of pairwise alignments of ``bioaccel align --traceback``
 ALIGNMENT_TABLE = {".tsv": ("tsv",)}

@@ -45,6 +45,8 @@ AUTO_GPU_FROM: dict[str, int | None] = {
     # the C++ core's alone: the float32 triangle's NJ and alignments with traceback
     "neighbor_joining_low_memory": None,
     "align_traceback": None,
+    # MinHash neighbours: the C++ k-mer rows
+    "kmer_neighbors": None,
 }
 
 _instances: dict[str, Backend] = {}

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from ._io import check_outputs, is_stdio, text_output
-from ._options import backend_option, threads_option
+from ._options import backend_option, fail, threads_option
 
 #: extension -> format of each output (a name without an extension is accepted)
 OTU_LIST = {".txt": ("otus",), ".otus": ("otus",), ".swarm": ("otus",), ".list": ("otus",)}
@@ -173,33 +173,27 @@ def _cluster(
 
     if method == "greedy":
         if d is not None:
-            raise click.UsageError("-d does not apply to --method greedy (it takes --identity)")
+            fail("-d does not apply to --method greedy (it takes --identity)")
         if identity is None:
             identity = 0.97
     else:
         if identity is not None:
-            raise click.UsageError("--identity applies to --method greedy only")
+            fail("--identity applies to --method greedy only")
         d = 1 if d is None else d
         if not 1 <= d <= MAX_DIFFERENCES:
-            raise click.BadParameter(
-                f"{d} is out of range: expected 1 to {MAX_DIFFERENCES}", param_hint="'-d'"
-            )
+            fail("-d: " + f"{d} is out of range: expected 1 to {MAX_DIFFERENCES}")
     if fastidious and method != "swarm":
-        raise click.UsageError("--fastidious applies to --method swarm only")
+        fail("--fastidious applies to --method swarm only")
     if fastidious and d != 1:
-        raise click.UsageError(f"--fastidious needs -d 1 (as swarm's -f), got -d {d}")
+        fail(f"--fastidious needs -d 1 (as swarm's -f), got -d {d}")
     if boundary is not None and not fastidious:
-        raise click.UsageError("--boundary applies with --fastidious only (as swarm's -b)")
+        fail("--boundary applies with --fastidious only (as swarm's -b)")
     if boundary is not None and boundary < 1:
-        raise click.BadParameter(
-            f"{boundary}: expected a positive integer", param_hint="'--boundary'"
-        )
+        fail("--boundary: " + f"{boundary}: expected a positive integer")
     if default_abundance is not None and default_abundance < 1:
-        raise click.BadParameter(
-            f"{default_abundance}: expected a positive integer", param_hint="'--default-abundance'"
-        )
+        fail("--default-abundance: " + f"{default_abundance}: expected a positive integer")
     if method == "greedy" and differences != "edit":
-        raise click.UsageError("--differences swarm does not apply to --method greedy")
+        fail("--differences swarm does not apply to --method greedy")
     outputs = {
         "output": output,
         "seeds": seeds,

@@ -223,7 +223,7 @@ def _msa(
     profile,
 ):
     from .._core import ALIGNMENT, output_spec
-    from ..msa_engine import MsaOptions, Scoring, run_msa, side_output_format
+    from ..msa_engine import MsaOptions, MsaScoring, run_msa, side_output_format
 
     out_fmt, _ = output_spec(
         "" if is_stdio(output) else output,
@@ -264,7 +264,7 @@ def _msa(
         operation="add" if adding else "profile" if profile else "align",
         mode=mode,
         alphabet=alphabet,
-        scoring=Scoring(matrix, gap_open, gap_extend, term_gap),
+        scoring=MsaScoring(matrix, gap_open, gap_extend, term_gap),
         guide_tree=guide_tree,
         refine=_refine_arg(refine, refine_iterations),
         threads=threads,

@@ -173,10 +173,10 @@ def _run(
     ungap,
     alphabet,
 ):
-    from .._core import output_format
-    from ..neighbors import FORMATS, merge_neighbors, neighbors
+    from .._core import NEIGHBOR_TABLE, output_format
+    from ..neighbors import merge_neighbors, neighbors
 
-    fmt = "tsv" if is_stdio(output) else output_format(output, FORMATS, "neighbour table")
+    fmt = "tsv" if is_stdio(output) else output_format(output, NEIGHBOR_TABLE, "neighbour table")
     if merge:
         given = [
             name

@@ -1,12 +1,11 @@
 """Amplicon clustering on the sparse graph of pairs within a threshold (operations layer).
 
-- :func:`cluster`: swarm's growth (with OTU breaking and fastidious grafting), single
-  linkage, greedy centroids; edit or swarm differences;
-- :class:`Clustering`: labels, seeds, abundances, and writers of swarm's outputs (OTU list,
-  seeds, statistics, uclust-like table) plus an assignments TSV;
-- :func:`read_amplicons` / :class:`Amplicons`: dereplicated FASTA with ``;size=N``
-  annotations, checked and put in swarm's order;
-- :func:`swarm_alignments`: swarm's alignment differences, identity and CIGAR.
+- ``_cluster``: :func:`cluster` (swarm's growth with OTU breaking and fastidious grafting,
+  single linkage, greedy centroids; edit or swarm differences), :class:`Clustering` (labels,
+  seeds, abundances, and writers of swarm's outputs plus an assignments TSV) and
+  :func:`swarm_alignments` (swarm's alignment differences, identity and CIGAR);
+- ``_amplicons``: :func:`read_amplicons` / :class:`Amplicons`, dereplicated FASTA with
+  ``;size=N`` annotations, checked and put in swarm's order.
 
 The pairs come from :func:`bioaccel.neighbors.neighbors`.
 """

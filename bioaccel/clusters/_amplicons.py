@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._core import magic_of
 from ..errors import AlphabetError, DuplicateIdError, SequenceFormatError
 from ..sequences import DNA, SeqBatch
 
@@ -114,7 +115,7 @@ def _read_raw(source) -> tuple[bytes, str]:
         raise SequenceFormatError(f"{path}: is a directory; expected a FASTA file of amplicons")
     with open(path, "rb") as f:  # OSError names the path (missing file, permission)
         raw = f.read()
-    if raw[:2] == b"\x1f\x8b":
+    if magic_of(raw[:2]) == "gzip":
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError) as exc:
@@ -262,13 +263,7 @@ def _raise(err, a, b, c, name, raw, where, header, ident, lines, differences):
             if differences == "swarm"
             else "nucleotides A, C, G, T, U or IUPAC codes (RYSWKMBDHVN)"
         )
-        what = (
-            "IUPAC code"
-            if _TABLE[c] != 255
-            else "gap"
-            if letter in "-."
-            else "protein or other letter"
-        )
+        what = "IUPAC code" if _TABLE[c] != 255 else "gap" if letter in "-." else "invalid letter"
         raise AlphabetError(f"{where(a)}: position {b + 1}: {what} {letter!r}; expected {expected}")
     if err == 9:
         raise SequenceFormatError(

@@ -25,7 +25,7 @@ Stages, each in its own module (the C++ core is csrc/msa/):
 from .._core import lazy_getattr
 from .alignment import MultipleAlignment, side_output_format
 from .engine import msa, run_msa
-from .options import MsaOptions, Scoring
+from .options import MsaOptions, MsaScoring
 from .read import read_alignment
 
 __all__ = [
@@ -34,7 +34,7 @@ __all__ = [
     "GuideDistances",
     "MsaOptions",
     "MultipleAlignment",
-    "Scoring",
+    "MsaScoring",
     "msa",
     "msa_scoring",
     "pair_hmm",

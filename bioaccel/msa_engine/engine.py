@@ -24,7 +24,7 @@ from ..sequences import Alphabet, SeqBatch, get_alphabet
 from ..trees import Tree
 from .alignment import MultipleAlignment
 from .guide import GUIDE_TREES, guide_merges, merges_for_labels
-from .options import MsaOptions, Scoring, operation_of
+from .options import MsaOptions, MsaScoring, operation_of
 from .read import check_unique_headers, header
 from .scoring import gap_scale, msa_scoring
 
@@ -215,7 +215,7 @@ def msa(
         operation=operation_of(sequences, add, to, profile),
         mode=check_msa_mode(mode),
         alphabet=alphabet,
-        scoring=Scoring(matrix, gap_open, gap_extend, term_gap),
+        scoring=MsaScoring(matrix, gap_open, gap_extend, term_gap),
         guide_tree=guide_tree,
         refine=refine,
         threads=check_threads(threads),

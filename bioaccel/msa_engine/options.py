@@ -51,7 +51,7 @@ CLI_NAMES["guide_tree"] = "--guide-tree"
 
 
 @dataclass(frozen=True)
-class Scoring:
+class MsaScoring:
     """The fast mode's scoring options (see :func:`bioaccel.msa`)."""
 
     matrix: object = "auto"
@@ -68,7 +68,7 @@ class MsaOptions:
     operation: str = "align"
     mode: str = "auto"
     alphabet: object = "auto"
-    scoring: Scoring = field(default_factory=Scoring)
+    scoring: MsaScoring = field(default_factory=MsaScoring)
     guide_tree: object = "auto"
     refine: object = "auto"
     threads: int = 0

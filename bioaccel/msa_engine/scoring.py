@@ -1,4 +1,4 @@
-"""Scoring for multiple alignment: a substitution matrix over score letters, the map from
+"""MsaScoring for multiple alignment: a substitution matrix over score letters, the map from
 bioaccel's alphabet codes to those letters, and the four gap penalties.
 
 Defaults follow FAMSA 2 (Deorowicz et al. 2016; PFASUM43 since FAMSA 2.4): proteins are

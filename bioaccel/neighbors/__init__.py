@@ -21,7 +21,6 @@ import numbers
 import os
 
 from ._edges import (
-    FORMATS,
     Neighbors,
     display_ids,
     merge_neighbors,
@@ -31,7 +30,7 @@ from ._edges import (
 )
 from ._fasta import read_fasta
 
-MODELS = ("edit", "mash", "jaccard")
+NEIGHBOR_MODELS = ("edit", "mash", "jaccard")
 
 
 def _check_edit_threshold(d) -> int:
@@ -161,8 +160,10 @@ def neighbors(
 
     threads = check_threads(threads)
     key = str(model).lower()
-    if key not in MODELS:
-        raise ModelError(f"unknown neighbour model {model!r}; expected one of {list(MODELS)}")
+    if key not in NEIGHBOR_MODELS:
+        raise ModelError(
+            f"unknown neighbour model {model!r}; expected one of {list(NEIGHBOR_MODELS)}"
+        )
     shard = _check_shard(shard)
     if key == "edit":
         d = _check_edit_threshold(max_distance)
@@ -232,8 +233,7 @@ def _edit_pairs(batch, d, first, last, symmetric, backend, devices, threads):
 
 
 __all__ = [
-    "FORMATS",
-    "MODELS",
+    "NEIGHBOR_MODELS",
     "Neighbors",
     "merge_neighbors",
     "neighbors",

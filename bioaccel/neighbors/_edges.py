@@ -10,13 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .._core import NEIGHBOR_TABLE
 from ..errors import DuplicateIdError, MatrixFormatError
 
 #: ``;size=N`` (swarm, vsearch) and ``;size=N;`` annotations, removed from the ids
 _SIZE = re.compile(r";size=\d+(;|$)")
 
-#: what each output extension writes
-FORMATS = {".tsv": ("tsv",), ".npz": ("npz",)}
 
 _NPZ_VERSION = 1
 
@@ -148,7 +147,7 @@ class Neighbors:
         atomically: a failed write leaves nothing at ``path``."""
         from .._core import atomic_output, output_format
 
-        fmt = output_format(path, FORMATS, "neighbour table")
+        fmt = output_format(path, NEIGHBOR_TABLE, "neighbour table")
         if fmt == "npz":
             with atomic_output(path, "wb") as f:
                 np.savez(
@@ -294,7 +293,7 @@ def merge_neighbors(paths, output: str | os.PathLike | None = None):
         if not p.is_file():
             raise FileNotFoundError(2, f"{p}: no such file", str(p))
     kinds = {p.suffix.lower() for p in paths}
-    if not kinds <= {".tsv", ".npz"} or len(kinds) != 1:
+    if not kinds <= set(NEIGHBOR_TABLE) or len(kinds) != 1:
         raise ValueError(
             "shards must all be .tsv or all be .npz files, got "
             + ", ".join(sorted(p.name for p in paths))
@@ -302,7 +301,7 @@ def merge_neighbors(paths, output: str | os.PathLike | None = None):
     if kinds == {".tsv"}:
         if output is None:
             raise ValueError("merging .tsv shards needs an output path")
-        if output_format(output, FORMATS, "neighbour table") != "tsv":
+        if output_format(output, NEIGHBOR_TABLE, "neighbour table") != "tsv":
             raise ValueError(f"{output}: .tsv shards merge into a .tsv file")
         with atomic_output(output, "wb") as out:
             for p in paths:

@@ -10,6 +10,8 @@ import gzip
 import os
 from pathlib import Path
 
+from .._core import magic_of
+
 
 def read_fasta(path: str | os.PathLike, alphabet="auto"):
     from .._core import load_native
@@ -24,7 +26,7 @@ def read_fasta(path: str | os.PathLike, alphabet="auto"):
     except OSError:
         return general()
     native = load_native()
-    if head[:2] == b"\x1f\x8b":
+    if magic_of(head[:2]) == "gzip":
         try:
             raw = gzip.decompress(path.read_bytes())
         except (OSError, EOFError):

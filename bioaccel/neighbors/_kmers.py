@@ -71,10 +71,11 @@ def kmer_neighbors(
     batch, model, d, first, last, threads, backend, devices, *, k, sketch_size, seed
 ):
     """(i, j, distance, candidates) of the pairs i < j, i in [first, last), within ``d``."""
+    from ..backends import resolve_backend_name
     from ..distances import KmerRows, kmer_rows
     from ..errors import BackendUnavailableError
 
-    if str(backend).lower() not in ("auto", "cpu") or devices is not None:
+    if resolve_backend_name(backend, "kmer_neighbors") != "cpu" or devices is not None:
         raise BackendUnavailableError(
             f"{model} neighbours run on the cpu backend (the C++ k-mer rows); leave backend "
             "and devices out, or give backend='cpu'"

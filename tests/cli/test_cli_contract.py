@@ -66,6 +66,8 @@ def work(tmp_path):
         ">a\nACGTACGTAC\n>b\nACGTACGTAT\n>c\nACGAACGTAC\n>d\nTCGAACGTTC\n"
     )
     (tmp_path / "bad.fa").write_text(">a\nACGT\n>b\nAC!T\n")
+    (tmp_path / "amp.fa").write_text(">a;size=3\nACGTACGTAC\n>b;size=1\nACGTACGTAT\n")
+    (tmp_path / "badamp.fa").write_text(">a;size=3\nACGT\n>b;size=1\nAC!T\n")
     (tmp_path / "empty.fa").write_text("")
     (tmp_path / "prot.fa").write_text(">p1\nMKVLEAGHW\n>p2\nMKILDAGW\n>p3\nWWPPMKV\n")
     batch = bioaccel.read_sequences(tmp_path / "aln.fa")
@@ -200,7 +202,7 @@ def test_bad_input_is_one_line_on_stderr_exit_2(work, path):
 
 @pytest.mark.parametrize("path", sorted(COMMAND_CASES), ids=" ".join)
 def test_usage_error_is_one_line_exit_2(work, path):
-    # issue 29 message 5: click's four lines (Usage, Try, a blank, Error) are one line, as
+    # once: click's four lines (Usage, Try, a blank, Error) are one line, as
     # every other error (R joined the four into one message)
     _, _, usage = COMMAND_CASES[path]
     res = _run_case(work, path, usage)
@@ -877,6 +879,24 @@ BAD_INPUTS = {
         "output is input": "writes no output",
     },
     ("gpus",): {kind: "reads nothing, writes nothing (--json to stdout)" for kind in BAD_KINDS},
+    ("arbiterd",): {
+        kind: "the service reads its own root-only state and writes no named output"
+        for kind in BAD_KINDS
+    },
+    ("neighbors",): {
+        "missing file": ["missing.fa", "-d", "1", "-o", "p.tsv"],
+        "wrong alphabet": ["bad.fa", "-d", "1", "-o", "p.tsv"],
+        "bad number": ["aln.fa", "-d", "abc", "-o", "p.tsv"],
+        "other extension": ["aln.fa", "-d", "1", "-o", "p.csv"],
+        "output is input": ["aln.fa", "-d", "1", "-o", "same.tsv"],
+    },
+    ("cluster",): {
+        "missing file": ["missing.fa", "-o", "o.txt"],
+        "wrong alphabet": ["badamp.fa", "-o", "o.txt"],
+        "bad number": ["amp.fa", "-t", "abc", "-o", "o.txt"],
+        "other extension": ["amp.fa", "-o", "o.csv"],
+        "output is input": ["amp.fa", "-o", "same.txt"],
+    },
 }
 
 
@@ -901,8 +921,10 @@ def test_every_command_and_kind_of_bad_input_is_one_line_exit_2(work, monkeypatc
     monkeypatch.chdir(work)
     monkeypatch.setenv("BIOACCEL_RUN_DIR", str(work / "run"))
     monkeypatch.setenv("BIOACCEL_VIRTUAL_GPUS", "2")
-    source = "prot.fa" if path in (("align",), ("msa",)) else "aln.fa"
-    for ext in ("phy", "nwk", "tsv", "npz", "fa"):
+    source = {("align",): "prot.fa", ("msa",): "prot.fa", ("cluster",): "amp.fa"}.get(
+        path, "aln.fa"
+    )
+    for ext in ("phy", "nwk", "tsv", "npz", "fa", "txt"):
         os.link(work / ("t00.npz" if path == ("merge-tiles",) else source), work / f"same.{ext}")
     before = sorted(p.name for p in work.iterdir() if p.name != "run")
     res = invoke(*path, *args)

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import click
 import pytest
-from click.testing import CliRunner
 
 from bioaccel.cli import main
 from bioaccel.cli._options import THREADS, CommandLineError, backend_names
+from tests.cli_runner import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,16 +63,14 @@ def test_a_bad_thread_count_is_refused_alike(tmp_path, command, value):
     seqs = tmp_path / "s.fa"
     seqs.write_text(">a\nACGT\n>b\nACGA\n")
     out = {"sketch": "s.npz", "align": "a.tsv", "tree": "t.nwk"}.get(command, "d.phy")
-    res = CliRunner().invoke(main, [command, str(seqs), "-t", value, "-o", str(tmp_path / out)])
+    res = invoke(command, str(seqs), "-t", value, "-o", str(tmp_path / out))
     assert res.exit_code == 2 and "--threads" in res.output and value in res.output
 
 
 def test_a_refusal_is_one_line_and_exit_2(tmp_path):
     seqs = tmp_path / "s.fa"
     seqs.write_text(">a\nACGT\n>b\nACGA\n")
-    res = CliRunner().invoke(
-        main, ["tree", str(seqs), "--method", "upgma", "--low-memory", "-o", "t.nwk"]
-    )
+    res = invoke("tree", str(seqs), "--method", "upgma", "--low-memory", "-o", "t.nwk")
     assert res.exit_code == 2
     assert res.output == "bioaccel: error: --low-memory applies to --method nj, not upgma\n"
     assert issubclass(CommandLineError, click.UsageError)

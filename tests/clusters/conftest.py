@@ -9,12 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.clusters.standin import install
-from tests.datasets import unavailable
+from tests.datasets import bundled, unavailable
 
-STANDIN = install()
-
-DADA2 = Path(__file__).resolve().parents[2] / "bioaccel" / "data" / "dada2"
+DADA2 = bundled("dada2")
 
 
 def need(tool: str) -> str:

@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 import pytest
-from click.testing import CliRunner
 
-from bioaccel.cli._main import main
+from tests.cli_runner import invoke as run_cli
 
 AMPLICONS = ">a;size=10\nACGTACGTACGTAAAA\n>b;size=3;x=1\nACGTACGTACGTAAAT\n>size=3;c\nACGTACGTACGTAATT\n>d;size=1\nTTTTACGTACGTAAAA\n>e;size=2;\nGGGGGGGGCCCCAAAA\n>f;size=1\nGGGGGGGGCCCCAAAT\n"
 
@@ -17,7 +16,7 @@ def invoke(*args, cwd):
     old = os.getcwd()
     os.chdir(cwd)
     try:
-        return CliRunner().invoke(main, ["cluster", *map(str, args)])
+        return run_cli("cluster", *map(str, args))
     finally:
         os.chdir(old)
 
@@ -80,7 +79,7 @@ def test_stdout_and_methods(work):
 
 
 BAD = [
-    (">a;size=2\nMKVLAAGG\n", [], "position 4: protein or other letter 'L'"),
+    (">a;size=2\nMKVLAAGG\n", [], "position 4: invalid letter 'L'"),
     (
         ">a;size=2\nACGNT\n>b;size=1\nACGT\n",
         ["--differences", "swarm", "-d", "2"],

@@ -37,6 +37,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.datasets import not_applicable
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "bioaccel"
 CSRC = ROOT / "csrc"
@@ -312,7 +314,7 @@ def test_the_core_starts_the_team_python_sized():
         "print(resolve_threads(0), load_native().max_threads())\n"
     )
     if not hasattr(__import__("os"), "sched_setaffinity"):
-        pytest.skip("no affinity on this system")
+        not_applicable("no affinity on this system")
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )

@@ -115,7 +115,7 @@ def test_cli_refuses_bad_thread_counts(tmp_path, command, value):
     said = (
         f"threads={int(value)!r} is out of range"
         if value.lstrip("-").isdigit()
-        else f"{value!r} is not a number"  # not "out of range" (issue 29 message 5)
+        else f"{value!r} is not a number"  # not "out of range": it is no number at all
     )
     assert f"{said}: expected an integer from 0 (all cores) to {CAP}" in res.stderr, res.stderr
     assert len(res.stderr.splitlines()) == 1, res.stderr

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 import bioaccel
-from bioaccel.cli import main
 from bioaccel.errors import AlphabetError
 from bioaccel.sequences import SeqBatch
+from tests.cli_runner import invoke
 
 ALIGNED_DNA = {"a": "ACGT-ACGTTGCA", "b": "ACGTTACG--GCA", "c": "ACCTTACGTTGCA"}
 ALIGNED_PROTEIN = {"p1": "MKV-LEFW-HHK", "p2": "MKVILEFWQHHK", "p3": "MR-VLEAW--HK"}
@@ -32,7 +31,7 @@ WAY_OUT = (
     ],
 )
 def test_every_unaligned_input_model_refuses_gaps_alike(model, seqs, first):
-    # issue 29 message 3: edit and kmer counted gaps as letters without a word
+    # once: edit and kmer counted gaps as letters without a word
     batch = SeqBatch.from_strings(list(seqs.values()), ids=list(seqs))
     kw = {"k": 3} if model == "kmer" else {}
     with pytest.raises(AlphabetError) as err:
@@ -49,15 +48,11 @@ def test_every_unaligned_input_model_refuses_gaps_alike(model, seqs, first):
 def test_the_command_line_refuses_aligned_input_for_edit_and_kmer(tmp_path, model):
     fa = tmp_path / "aln.fa"
     fa.write_text("".join(f">{k}\n{v}\n" for k, v in ALIGNED_DNA.items()))
-    res = CliRunner().invoke(
-        main, ["distance", str(fa), "-m", model, "-o", str(tmp_path / "d.phy")]
-    )
+    res = invoke("distance", str(fa), "-m", model, "-o", str(tmp_path / "d.phy"))
     assert res.exit_code == 2
     assert res.stderr.count("\n") == 1 and res.stderr.rstrip().endswith(WAY_OUT), res.stderr
     assert not (tmp_path / "d.phy").exists()
-    res = CliRunner().invoke(
-        main, ["distance", str(fa), "-m", model, "--ungap", "-o", str(tmp_path / "d.phy")]
-    )
+    res = invoke("distance", str(fa), "-m", model, "--ungap", "-o", str(tmp_path / "d.phy"))
     assert res.exit_code == 0, res.stderr
 
 

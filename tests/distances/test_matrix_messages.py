@@ -13,6 +13,7 @@ import pytest
 from bioaccel import DistanceMatrix
 from bioaccel.distances import write_triangle_file
 from bioaccel.errors import MatrixFormatError
+from tests.cli_runner import invoke
 
 N = 30
 
@@ -49,7 +50,7 @@ def _readers(path, tmp_path):
 
 @pytest.mark.parametrize("layout", ["square", "strict square", "wrapped", "lower", "strict lower"])
 def test_a_short_row_is_named_in_every_layout_and_reader(tmp_path, rng, layout):
-    # issue 29 message 1: one value missing on line 9 was reported at line 2 ("a lower
+    # once: one value missing on line 9 was reported at line 2 ("a lower
     # matrix of 30 taxa has 0 on this row"): the layout is the one most rows fit, and the
     # row that does not fit it is the one named
     lines = _layout_text(_square(rng), layout)
@@ -88,7 +89,7 @@ def _lonely(tmp_path, n=68):
 
 
 def test_an_npy_matrix_without_its_ids_file_is_refused_by_every_reader(tmp_path):
-    # issue 29 message 8: the tips were named 0..67 silently
+    # once: the tips were named 0..67 silently
     path = _lonely(tmp_path)
     want = (
         f"{path}: no ids file {path}.ids.txt beside it (one id a line, row order); "
@@ -105,12 +106,9 @@ def test_an_npy_matrix_without_its_ids_file_is_refused_by_every_reader(tmp_path)
 def test_tree_of_an_npy_matrix_without_its_ids_file_says_which_file_is_missing(
     tmp_path, low_memory
 ):
-    from click.testing import CliRunner
-
-    from bioaccel.cli import main
 
     path = _lonely(tmp_path)
-    res = CliRunner().invoke(main, ["tree", str(path), *low_memory, "-o", str(tmp_path / "t.nwk")])
+    res = invoke("tree", str(path), *low_memory, "-o", str(tmp_path / "t.nwk"))
     assert res.exit_code == 2
     assert res.stderr == f"bioaccel: error: {path}: no ids file {path}.ids.txt beside it " + (
         "(one id a line, row order); bioaccel distance -o x.npy writes one, "
@@ -118,7 +116,7 @@ def test_tree_of_an_npy_matrix_without_its_ids_file_says_which_file_is_missing(
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lonely.npy"]
     (tmp_path / "lonely.npy.ids.txt").write_text("".join(f"s{i}\n" for i in range(68)))
-    res = CliRunner().invoke(main, ["tree", str(path), *low_memory, "-o", str(tmp_path / "t.nwk")])
+    res = invoke("tree", str(path), *low_memory, "-o", str(tmp_path / "t.nwk"))
     assert res.exit_code == 0, res.stderr
     assert "s67" in (tmp_path / "t.nwk").read_text()
 
@@ -140,14 +138,12 @@ def _matrix_file(tmp_path, d, fmt):
 def _tree_messages(tmp_path, path):
     """The one line of each path of ``bioaccel tree``: the exact tree, the low-memory tree
     in-process, and the checks before the ``bioaccel-nj`` program takes over."""
-    from click.testing import CliRunner
 
-    from bioaccel.cli import main
     from bioaccel.trees import prepare_input
 
     said = []
     for extra in ([], ["--low-memory"]):
-        res = CliRunner().invoke(main, ["tree", str(path), *extra, "-o", str(tmp_path / "t.nwk")])
+        res = invoke("tree", str(path), *extra, "-o", str(tmp_path / "t.nwk"))
         said.append(res.stderr.removeprefix("bioaccel: error: ").rstrip("\n"))
         said[-1] = "ok" if res.exit_code == 0 else said[-1]
     scratch = tmp_path / "scratch"
@@ -162,7 +158,7 @@ def _tree_messages(tmp_path, path):
 
 @pytest.mark.parametrize("fmt", ["phy", "npy"])
 def test_an_asymmetric_pair_is_named_with_the_files_value_by_every_tree_path(tmp_path, rng, fmt):
-    # issue 29 message 2: the low-memory paths named the float32 rounding of the value
+    # once: the low-memory paths named the float32 rounding of the value
     # (0.06663662195205688 for 0.06663661988262083), not in the file
     d = _square(rng)[:6, :6]
     d[1, 3], d[3, 1] = 0.06663661988262083, 0.0666
@@ -173,7 +169,7 @@ def test_an_asymmetric_pair_is_named_with_the_files_value_by_every_tree_path(tmp
 
 @pytest.mark.parametrize("fmt", ["phy", "npy"])
 def test_values_past_float32_are_named_alike_by_every_tree_path(tmp_path, rng, fmt):
-    # issue 29 message 2: with 1e39 cells the paths named different things (a symmetry
+    # once: with 1e39 cells the paths named different things (a symmetry
     # error; an Inf that is not in the file)
     d = _square(rng)[:6, :6]
     d[1, 3], d[2, 4] = 1e39, 1e39  # the lower cells keep their values: not symmetric

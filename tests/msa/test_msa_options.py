@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,10 +16,12 @@ import pytest
 import bioaccel
 from bioaccel.errors import AlphabetError, DuplicateIdError
 from bioaccel.msa_engine import MultipleAlignment, read_alignment
+from tests.cli_runner import COMMAND
+from tests.datasets import bundled
 
 from ..datasets import child_env
 
-DATA = Path(bioaccel.__file__).parent / "data"
+DATA = bundled()
 GLOBINS = [
     ("Homo sapiens", "MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSFPTTKTYFPHFDLSHGSAQVKGHGKKVADALTNAVAH"),
     (
@@ -37,7 +38,7 @@ GLOBINS = [
 
 def _cli(*args, cwd):
     return subprocess.run(
-        [sys.executable, "-m", "bioaccel.cli", *map(str, args)],
+        [*COMMAND, *map(str, args)],
         capture_output=True,
         text=True,
         env=child_env(),
@@ -237,9 +238,7 @@ def test_ctrl_c_stops_the_engine_within_a_second(tmp_path, mode):
     _fasta(tmp_path / "big.fa", [(f"s{k}", s) for k, s in enumerate(seqs)])
     proc = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "bioaccel.cli",
+            *COMMAND,
             "msa",
             "big.fa",
             "-o",

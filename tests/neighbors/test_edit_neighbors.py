@@ -7,43 +7,18 @@ segment counts; shards; GPU verification on the CUDA simulator and the nvcc host
 from __future__ import annotations
 
 import gzip
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bioaccel.errors import AlphabetError, BackendUnavailableError, DuplicateIdError, ModelError
-from bioaccel.neighbors import Neighbors, merge_neighbors, neighbors, read_neighbors
+from bioaccel.neighbors import merge_neighbors, neighbors, read_neighbors
 from bioaccel.pairwise import edit_distances
 from bioaccel.sequences import SeqBatch
-from tests.datasets import require
+from tests.datasets import bundled, require, unavailable
+from tests.neighbor_cases import as_dict, families, mutate
 
-DATA = Path(__file__).resolve().parents[2] / "bioaccel" / "data" / "dada2"
-
-
-def mutate(rng, s: str, edits: int, alphabet: str) -> str:
-    x = list(s)
-    for _ in range(edits):
-        r, p = rng.random(), int(rng.integers(len(x) + 1))
-        if r < 0.5 and p < len(x):
-            x[p] = str(rng.choice(list(alphabet)))
-        elif r < 0.75 and p < len(x):
-            del x[p]
-        else:
-            x.insert(p, str(rng.choice(list(alphabet))))
-    return "".join(x)
-
-
-def families(seed: int, count: int, size: int, length: int, max_edits: int, alphabet="ACGT"):
-    """Families of mutated copies of random parents (plus a few exact copies)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(count):
-        parent = "".join(rng.choice(list(alphabet), length))
-        out += [
-            mutate(rng, parent, int(rng.integers(0, max_edits + 1)), alphabet) for _ in range(size)
-        ]
-    return out
+DATA = bundled("dada2")
 
 
 def brute(seqs, d: int):
@@ -53,14 +28,6 @@ def brute(seqs, d: int):
     i, j = np.triu_indices(len(b), 1)
     keep = m[i, j] <= d
     return {(int(a), int(c)): int(m[a, c]) for a, c in zip(i[keep], j[keep])}
-
-
-def as_dict(nb: Neighbors):
-    assert np.all(nb.i < nb.j)
-    order = np.lexsort((nb.j, nb.i))
-    assert np.array_equal(order, np.arange(len(nb))), "pairs not sorted by (i, j)"
-    assert nb.i.dtype == np.int64 and nb.j.dtype == np.int64 and nb.distance.dtype == np.int32
-    return dict(zip(zip(nb.i.tolist(), nb.j.tolist()), nb.distance.tolist()))
 
 
 MIXED = (
@@ -340,7 +307,7 @@ def test_cuda_c_kernel_with_the_bound_equals_the_cpu_on_the_candidates(tmp_path_
     from bioaccel._core.native import load_native
     from bioaccel.backends import get_backend
     from tests import nvcc_host
-    from tests.pairwise.test_cupy_edit import run_host
+    from tests.edit_oracle import run_host
 
     exe = nvcc_host.build(tmp_path_factory, "edit_host.cu")
     seqs = families(23, 2, 10, 90, 6, "ACGTN") + ["", "A"]
@@ -361,7 +328,7 @@ def test_real_gpu_verification_equals_the_cpu(name):
 
     why = available_backends()[name]
     if why is not None:
-        pytest.skip(f"{name}: {why}")
+        unavailable(f"{name}: {why}")
     seqs = families(29, 4, 40, 250, 6)
     for d in (1, 2, 4):
         gpu = neighbors(seqs, max_distance=d, backend=name)

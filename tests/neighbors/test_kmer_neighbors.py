@@ -9,8 +9,7 @@ import pytest
 from bioaccel.distances import distance_matrix
 from bioaccel.neighbors import neighbors
 from bioaccel.sequences import SeqBatch
-
-from .test_edit_neighbors import mutate
+from tests.neighbor_cases import mutate
 
 
 def genomes(seed: int, families: int, size: int, length: int):

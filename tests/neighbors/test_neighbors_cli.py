@@ -4,16 +4,13 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
-from click.testing import CliRunner
 
-from bioaccel.cli._main import main
 from bioaccel.neighbors import neighbors, read_neighbors
-from tests.datasets import child_env
-
-from .test_edit_neighbors import as_dict, families
+from tests.cli_runner import COMMAND, invoke
+from tests.datasets import child_env, not_applicable
+from tests.neighbor_cases import as_dict, families
 
 
 @pytest.fixture
@@ -22,10 +19,6 @@ def reads(tmp_path):
     path = tmp_path / "reads.fa"
     path.write_text("".join(f">r{k};size={100 - k};\n{s}\n" for k, s in enumerate(seqs)))
     return path, seqs
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 def test_tsv_lines_are_the_python_pairs(reads, tmp_path):
@@ -97,9 +90,7 @@ def test_bad_input_is_one_line_exit_2_nothing_written(reads, tmp_path, args, mes
     before = sorted(p.name for p in tmp_path.iterdir())
     res = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "bioaccel.cli",
+            *COMMAND,
             "neighbors",
             str(source),
             *args,
@@ -111,7 +102,7 @@ def test_bad_input_is_one_line_exit_2_nothing_written(reads, tmp_path, args, mes
         env=child_env(),
     )
     if "cupy" in args and res.returncode == 0:
-        pytest.skip("CuPy runs here")
+        not_applicable("CuPy runs here")
     assert res.returncode == 2, res.stderr
     lines = res.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("bioaccel: error: "), res.stderr

@@ -8,6 +8,7 @@ from bioaccel.backends.bitmasks import build_peq
 from bioaccel.pairwise._edit import EDIT_MODES, edit_distances
 from bioaccel.sequences._batch import SeqBatch
 from tests import nvcc_host
+from tests.edit_oracle import run_host
 
 
 def test_peq_masks_equal_a_per_letter_reference():
@@ -35,24 +36,6 @@ def test_peq_masks_equal_a_per_letter_reference():
 @pytest.fixture(scope="module")
 def host_kernel(tmp_path_factory):
     return nvcc_host.build(tmp_path_factory, "edit_host.cu")
-
-
-def run_host(exe, queries: SeqBatch, targets: SeqBatch, mode: int, max_distance: int):
-    alpha = queries.alphabet.size
-    peq, word_off = build_peq(np, queries.codes, queries.offsets, alpha)
-    total_words = int(word_off[-1])
-    peq = peq[: total_words * alpha]
-    parts = [
-        np.array([alpha, mode, max_distance, len(queries), len(targets)], np.int64),
-        queries.offsets.astype(np.int64),
-        targets.offsets.astype(np.int64),
-        np.array([total_words], np.int64),
-        word_off.astype(np.int64),
-        peq.astype(np.uint64),
-        np.array([targets.codes.size], np.int64),
-        targets.codes.astype(np.uint8),
-    ]
-    return nvcc_host.run(exe, parts, (len(queries), len(targets)))
 
 
 @pytest.mark.nvcc

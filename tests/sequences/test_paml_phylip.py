@@ -32,7 +32,7 @@ WANT = {
 
 
 def test_paml_sequential_phylip_is_read(tmp_path):
-    # issue 29 message 4: "not valid PHYLIP: not enough values to unpack (expected 2, got 1)"
+    # once: "not valid PHYLIP: not enough values to unpack (expected 2, got 1)"
     path = tmp_path / "stewart.aa"
     path.write_text(PAML)
     batch = bioaccel.read_sequences(path)

@@ -31,7 +31,7 @@ def test_nan_without_pairwise_deletion_hints_at_it():
 
 
 def test_nan_with_pairwise_deletion_on_does_not_hint_at_it():
-    # issue 29 message 6: "(try pairwise deletion)" when it was on already
+    # once: "(try pairwise deletion)" when it was on already
     said = _message(_dm(pairwise_deletion=True))
     assert said.startswith("distance between 'a' and 'b' is nan; tree building needs finite")
     assert "try pairwise deletion" not in said and "saturation" not in said
@@ -41,7 +41,7 @@ def test_nan_with_pairwise_deletion_on_does_not_hint_at_it():
 @pytest.mark.parametrize("value", [np.nan, np.inf])
 @pytest.mark.parametrize("low_memory", [False, True])
 def test_a_matrix_gets_no_hint_about_models(tmp_path, value, low_memory):
-    # issue 29 message 6: a matrix has no model nor pairwise deletion to change here
+    # once: a matrix has no model nor pairwise deletion to change here
     d = np.array([[0, 1, 2, 3], [1, 0, value, 2], [2, value, 0, 1], [3, 2, 1, 0.0]])
     path = tmp_path / "m.phy"
     DistanceMatrix(d, list("wxyz")).write(path)
