@@ -93,11 +93,11 @@ def auto_backend(operation: str, size: int | None = None) -> Backend:
     it), a GPU backend only from :data:`AUTO_GPU_FROM`'s size on; where that rule is None,
     the ``cpu`` backend (the C++ core runs the operation). Logged once per choice."""
     gpu_from = AUTO_GPU_FROM.get(operation, 0)
+    chosen: Backend | None = None
     if gpu_from is None:
         chosen = _instance("cpu")
     else:
         gpu_ok = size is None or size >= gpu_from
-        chosen = None
         for candidate in AUTO_ORDER:
             backend = _instance(candidate)
             allowed = (
@@ -108,8 +108,11 @@ def auto_backend(operation: str, size: int | None = None) -> Backend:
             if operation in allowed and backend.unavailable_reason(for_auto=True) is None:
                 chosen = backend
                 break
-        if chosen is None:
-            raise BackendUnavailableError("no backend available")  # reference always is
+    if chosen is None:
+        raise BackendUnavailableError(
+            f"no backend that can run here has {operation} kernels; backends that have them: "
+            f"{list(backends_with(operation)) or 'none'}"
+        )
     if (chosen.name, operation) not in _auto_logged:
         log.info("bioaccel: backend 'auto' resolved to %r for %s", chosen.name, operation)
         _auto_logged.add((chosen.name, operation))
