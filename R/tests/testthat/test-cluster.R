@@ -32,6 +32,6 @@ test_that("bioaccel_cluster refuses bad input in the user's terms", {
                "hold the same sequence")
   expect_error(bioaccel_cluster(c(a = "ACGT", b = "ACGA"), abundance = c(2, 0)), "positive whole")
   expect_error(bioaccel_cluster(c(a = "MKVL", b = "ACGA"), abundance = c(2, 1)),
-               "protein or other letter 'L'")
+               "invalid letter 'L'")
   expect_error(bioaccel_cluster("no/such.fa"), "no such file")
 })
