@@ -127,48 +127,6 @@ def cluster_cmd(
     bioaccel cluster amplicons.fa -d 1 --fastidious -o otus.txt --seeds seeds.fa
     bioaccel cluster amplicons.fa --method greedy --identity 0.97 -o otus.txt
     """
-    try:
-        _cluster(
-            input,
-            method,
-            d,
-            fastidious,
-            boundary,
-            differences,
-            identity,
-            output,
-            seeds,
-            statistics_file,
-            uclust_file,
-            assignments,
-            default_abundance,
-            threads,
-            backend,
-        )
-    except KeyboardInterrupt:  # Ctrl-C: no output was renamed into place; 128 + SIGINT
-        import sys
-
-        click.echo("bioaccel: interrupted; nothing written", err=True)
-        sys.exit(130)
-
-
-def _cluster(
-    input,
-    method,
-    d,
-    fastidious,
-    boundary,
-    differences,
-    identity,
-    output,
-    seeds,
-    statistics_file,
-    uclust_file,
-    assignments,
-    default_abundance,
-    threads,
-    backend,
-):
     from ..clusters import MAX_DIFFERENCES
 
     if method == "greedy":

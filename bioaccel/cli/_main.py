@@ -165,6 +165,10 @@ class _Group(click.Group):
             return result
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
+        except KeyboardInterrupt:  # Ctrl-C, any command: outputs are renamed into place only
+            # on success (a streamed .cdist keeps its .partial files to resume); 128 + SIGINT
+            click.echo("bioaccel: interrupted; nothing written", err=True)
+            sys.exit(130)
         except BrokenPipeError:
             _closed_pipe()
         except EXPECTED_ERRORS as exc:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import sys
 from pathlib import Path
 
 import click
@@ -190,38 +189,6 @@ def msa_cmd(
     Rows come out in input order; gaps in the input are removed first. The alignment is the
     same for any thread count and any input order.
     """
-    try:
-        _msa(**locals())
-    except KeyboardInterrupt:  # Ctrl-C: the engine stops within a second, nothing written
-        click.echo("bioaccel msa: interrupted", err=True)
-        sys.exit(130)
-
-
-def _msa(
-    input,
-    output,
-    fmt,
-    guide_tree,
-    tree_out,
-    alphabet,
-    matrix,
-    gap_open,
-    gap_extend,
-    term_gap,
-    refine,
-    refine_iterations,
-    threads,
-    backend,
-    devices,
-    mode,
-    input_format,
-    add,
-    to,
-    keep_length,
-    fragments,
-    dropped_out,
-    profile,
-):
     from .._core import ALIGNMENT, output_spec
     from ..msa_engine import MsaOptions, MsaScoring, run_msa, side_output_format
 

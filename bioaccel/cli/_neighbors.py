@@ -7,7 +7,13 @@ from pathlib import Path
 import click
 
 from ._io import check_outputs, is_stdio, read_sequences_arg, shown
-from ._options import backend_option, devices_option, threads_option
+from ._options import (
+    alphabet_option,
+    backend_option,
+    devices_option,
+    threads_option,
+    ungap_option,
+)
 
 
 def _parse_shard(text: str | None) -> tuple[int, int] | None:
@@ -99,16 +105,8 @@ def _parse_threshold(text: str | None, model: str):
 @click.option("-k", "--kmer", "k", type=int, default=None, help="mash/jaccard: k-mer length.")
 @click.option("-s", "--sketch-size", type=int, default=None, help="mash: sketch size.")
 @click.option("--seed", type=int, default=None, help="mash: hash seed.")
-@click.option(
-    "--ungap", is_flag=True, help="Remove alignment gaps ('-', '.') from the input first."
-)
-@click.option(
-    "--alphabet",
-    type=click.Choice(["auto", "dna", "rna", "protein"]),
-    default="auto",
-    show_default=True,
-    help="How to read the sequences (auto: DNA when >= 90% of the residues are A/C/G/T/U/N).",
-)
+@ungap_option("Remove alignment gaps ('-', '.') from the input first.")
+@alphabet_option
 def neighbors_cmd(
     inputs,
     max_distance,
@@ -133,46 +131,6 @@ def neighbors_cmd(
     bioaccel neighbors reads.fa -d 2 --shard 1/4 -o part1.tsv   (... 4/4, then)
     bioaccel neighbors --merge part1.tsv part2.tsv part3.tsv part4.tsv -o pairs.tsv
     """
-    try:
-        _run(
-            inputs,
-            max_distance,
-            model,
-            output,
-            threads,
-            backend,
-            devices,
-            shard,
-            merge,
-            k,
-            sketch_size,
-            seed,
-            ungap,
-            alphabet,
-        )
-    except KeyboardInterrupt:  # Ctrl-C: no output was renamed into place; 128 + SIGINT
-        import sys
-
-        click.echo("bioaccel: interrupted; nothing written", err=True)
-        sys.exit(130)
-
-
-def _run(
-    inputs,
-    max_distance,
-    model,
-    output,
-    threads,
-    backend,
-    devices,
-    shard,
-    merge,
-    k,
-    sketch_size,
-    seed,
-    ungap,
-    alphabet,
-):
     from .._core import NEIGHBOR_TABLE, output_format
     from ..neighbors import merge_neighbors, neighbors
 

@@ -935,3 +935,21 @@ def test_every_command_and_kind_of_bad_input_is_one_line_exit_2(work, monkeypatc
     assert "Usage:" not in res.stderr and "Traceback" not in res.stderr
     assert BAD_KIND_SAYS[kind] in res.stderr, res.stderr
     assert sorted(p.name for p in work.iterdir() if p.name != "run") == before
+
+
+def test_ctrl_c_in_any_command_exits_130_in_one_line(tmp_path, monkeypatch):
+    """Ctrl-C is handled once, by the group, for every command (not click's "Aborted!" and
+    exit 1): one line, 130, no output."""
+    import bioaccel.distances
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bioaccel.distances, "distance_matrix", interrupted)
+    src = tmp_path / "a.fa"
+    src.write_text(">a\nACGT\n>b\nACGA\n")
+    out = tmp_path / "d.phy"
+    res = invoke("distance", str(src), "-o", str(out))
+    assert res.exit_code == 130, res.output
+    assert res.stderr == "bioaccel: interrupted; nothing written\n"
+    assert not out.exists()
