@@ -397,6 +397,28 @@ def swarm_grow(
     npt.NDArray[np.int64],
     npt.NDArray[np.int64],
 ]: ...
+def swarm_grow_search(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    abundance: npt.NDArray[np.uint64],
+    d: int,
+    breaking: bool,
+    swarm_differences: bool,
+) -> tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int32],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+]: ...
+def nearest_in_set(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    in_set: npt.NDArray[np.uint8],
+    d: int,
+    threads: int,
+) -> npt.NDArray[np.int64]: ...
 def greedy_centroids(
     indptr: npt.NDArray[np.int64],
     nbr: npt.NDArray[np.int64],

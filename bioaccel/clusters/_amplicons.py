@@ -146,7 +146,6 @@ def read_amplicons(
     (err, a, b, c), hs, he, lines, ast, aen, abundance, order, codes, offsets = (
         load_native().parse_amplicons(raw, table, int(default_abundance or 0))
     )
-    text = raw.decode("ascii") if raw.isascii() else None
 
     def header(k: int):
         piece = raw[hs[k] : he[k]]
@@ -161,23 +160,15 @@ def read_amplicons(
 
     if err:
         _raise(err, a, b, c, name, raw, where, header, ident, lines, differences)
-    n = len(order)
     hs_l, he_l, as_l, ae_l = (x[order].tolist() for x in (hs, he, ast, aen))
-    if text is not None:
-        raw_headers = [text[x:y] for x, y in zip(hs_l, he_l)]
-    else:
-        raw_headers = [raw[x:y].decode("utf-8", "replace") for x, y in zip(hs_l, he_l)]
-    if text is not None:
-        ids = [
-            h if s < 0 else (h[:s] + ";" + h[e:] if 0 < s and e < len(h) else h[:s] + h[e:])
-            for h, s, e in zip(raw_headers, as_l, ae_l)
-        ]
-    else:
-        ids = []
-        for x, y, s, e in zip(hs_l, he_l, as_l, ae_l):
-            h = raw[x:y]
-            i = h if s < 0 else (h[:s] + b";" + h[e:] if 0 < s and e < len(h) else h[:s] + h[e:])
-            ids.append(i.decode("utf-8", "replace"))
+    # headers cut from the bytes one by one (a decoded copy of the whole text would double
+    # the memory of a sequencing run's file)
+    raw_headers = [raw[x:y].decode("utf-8", "replace") for x, y in zip(hs_l, he_l)]
+    ids = []
+    for x, y, s, e in zip(hs_l, he_l, as_l, ae_l):
+        h = raw[x:y]
+        i = h if s < 0 else (h[:s] + b";" + h[e:] if 0 < s and e < len(h) else h[:s] + h[e:])
+        ids.append(i.decode("utf-8", "replace"))
     if default_abundance is not None and (ast < 0).any():
         shown = [
             h if s >= 0 else f"{h};size={int(default_abundance)};"
@@ -186,7 +177,6 @@ def read_amplicons(
     else:
         shown = raw_headers
     batch = _batch(ids, codes, offsets, name)
-    del n
     return Amplicons(
         raw_headers=raw_headers,
         headers=shown,

@@ -15,6 +15,11 @@ Methods (nodes are the amplicons in swarm's order, see :mod:`._amplicons`):
   identity ``(L - e) / L`` >= ``identity`` (e the Levenshtein distance, L the longer
   length; ties: the more abundant centroid), else it becomes a centroid.
 
+The search: with backend ``auto``/``cpu`` the growth searches each member's free
+neighbours as it reaches the member (``swarm_grow_search``, csrc/clusters/growth.cpp: no
+pair list); a GPU backend or ``reference`` lists the pairs within d through
+:func:`bioaccel.neighbors` and grows on that graph (``swarm_grow``): the same OTUs.
+
 Differences: ``edit`` counts Levenshtein distances (exact, from :func:`bioaccel.neighbors`);
 ``swarm`` counts the differences (mismatches + gap columns) of swarm's optimal global
 alignment (:func:`swarm_alignments`), which are never fewer: the pairs within d of the
@@ -352,6 +357,55 @@ def _grow(amp, indptr, nbr, dist, breaking):
     return order, found, starts, gen.astype(np.int64), rad
 
 
+def _searches_as_it_grows(backend: str) -> bool:
+    """``auto`` and ``cpu`` grow with the C++ search (no pair list); a GPU backend or
+    ``reference`` lists the pairs through :func:`bioaccel.neighbors` with that backend, then
+    grows on their graph (the same OTUs)."""
+    from ..backends import available_backends, get_backend
+
+    name = str(backend).lower().replace("_", "-")
+    if name == "auto":
+        return available_backends()["cpu"] is None
+    if name == "cpu":
+        get_backend("cpu", "edit_pairs")  # unavailable: BackendUnavailableError
+        return True
+    return False
+
+
+def _grow_searching(amp, d, differences, breaking):
+    """swarm's growth with each member's free neighbours searched as the growth reaches it
+    (csrc/clusters/growth.cpp); the same result as :func:`_grow` on the graph of all pairs."""
+    native = load_native()
+    order, found, starts, gen, rad, _parent = native.swarm_grow_search(
+        amp.batch.codes,
+        amp.batch.offsets,
+        np.ascontiguousarray(amp.abundance, dtype=np.uint64),
+        int(d),
+        bool(breaking),
+        differences == "swarm",
+    )
+    return order, found, starts, gen.astype(np.int64), rad
+
+
+def _heavy_nodes(amp, order, starts, boundary):
+    """Per node: whether its swarm's mass reaches ``boundary`` (swarm -f's heavy swarms)."""
+    sizes = np.diff(starts)
+    mass = np.add.reduceat(amp.abundance[order].astype(np.uint64), starts[:-1])
+    heavy = np.zeros(len(amp), dtype=np.uint8)
+    heavy[order] = np.repeat(mass >= np.uint64(boundary), sizes)
+    return heavy
+
+
+def _graft_pairs(amp, order, starts, boundary, threads):
+    """(heavy, light, -1): each light amplicon with the first heavy amplicon within
+    GRAFT_DISTANCE edits, from a search of the light amplicons in an index of the heavy."""
+    native = load_native()
+    heavy = _heavy_nodes(amp, order, starts, boundary)
+    best = native.nearest_in_set(amp.batch.codes, amp.batch.offsets, heavy, GRAFT_DISTANCE, threads)
+    light = np.flatnonzero(best >= 0)
+    return best[light], light, np.full(len(light), -1, dtype=np.int32)
+
+
 def _graft(amp, order, found, starts, pairs2, boundary):
     """swarm's fastidious step: light swarms (mass < boundary) attached to heavy ones."""
     n_sw = len(starts) - 1
@@ -525,13 +579,21 @@ def cluster(
             np.diff(starts),
             threads,
         )
-    reach = GRAFT_DISTANCE if fastidious else d
-    i, j, dist = _neighbour_pairs(amp, reach, threads, backend)
-    indptr, nbr, dd = _graph(amp, i, j, dist, d, differences, threads, method == "swarm")
-    order, found, starts, gen, rad = _grow(amp, indptr, nbr, dd, breaking=(method == "swarm"))
-    own = np.diff(starts)
-    if fastidious:
-        order, found, starts, own = _graft(amp, order, found, starts, (i, j, dist), boundary)
+    breaking = method == "swarm"
+    if _searches_as_it_grows(backend):
+        order, found, starts, gen, rad = _grow_searching(amp, d, differences, breaking)
+        own = np.diff(starts)
+        if fastidious:
+            pairs = _graft_pairs(amp, order, starts, boundary, threads)
+            order, found, starts, own = _graft(amp, order, found, starts, pairs, boundary)
+    else:
+        reach = GRAFT_DISTANCE if fastidious else d
+        i, j, dist = _neighbour_pairs(amp, reach, threads, backend)
+        indptr, nbr, dd = _graph(amp, i, j, dist, d, differences, threads, breaking)
+        order, found, starts, gen, rad = _grow(amp, indptr, nbr, dd, breaking=breaking)
+        own = np.diff(starts)
+        if fastidious:
+            order, found, starts, own = _graft(amp, order, found, starts, (i, j, dist), boundary)
     return Clustering(
         amp,
         method,

@@ -39,6 +39,14 @@ clusters::Graph graph_of(const I64Array& indptr, const I64Array& nbr, const I32A
     return g;
 }
 
+// The vector's buffer handed to NumPy without a copy (the sequences of a sequencing run).
+template <typename T>
+py::array_t<T> moved_to_array(std::vector<T>&& v) {
+    auto* owner = new std::vector<T>(std::move(v));
+    py::capsule free_it(owner, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+    return py::array_t<T>(static_cast<py::ssize_t>(owner->size()), owner->data(), free_it);
+}
+
 template <typename T>
 py::array_t<T> to_array(const std::vector<T>& v) {
     py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
@@ -57,6 +65,36 @@ py::tuple swarm_grow_py(I64Array indptr, I64Array nbr, I32Array dist, U64Array a
     }
     return py::make_tuple(to_array(out.order), to_array(out.found), to_array(out.starts),
                           to_array(out.generation), to_array(out.radius), to_array(out.parent));
+}
+
+py::tuple swarm_grow_search_py(U8Array codes, I64Array offsets, U64Array abundance, std::int64_t d,
+                               bool breaking, bool swarm_differences) {
+    const SeqView v = seq_view(codes, offsets, "amplicons");
+    if (abundance.ndim() != 1 || abundance.shape(0) != v.count)
+        throw std::invalid_argument("abundance must hold one value per amplicon");
+    if (swarm_differences)
+        for (std::int64_t p = 0; p < codes.shape(0); ++p)
+            if (v.codes[p] > 3) throw std::invalid_argument("swarm's differences need codes 0..3 (A C G T)");
+    clusters::Growth out;
+    {
+        py::gil_scoped_release release;
+        out = clusters::swarm_grow_search(v, abundance.data(), d, breaking, swarm_differences);
+    }
+    return py::make_tuple(to_array(out.order), to_array(out.found), to_array(out.starts),
+                          to_array(out.generation), to_array(out.radius), to_array(out.parent));
+}
+
+py::array_t<std::int64_t> nearest_in_set_py(U8Array codes, I64Array offsets, U8Array in_set, std::int64_t d,
+                                            int threads) {
+    const SeqView v = seq_view(codes, offsets, "amplicons");
+    if (in_set.ndim() != 1 || in_set.shape(0) != v.count)
+        throw std::invalid_argument("in_set must hold one flag per sequence");
+    std::vector<std::int64_t> out;
+    {
+        py::gil_scoped_release release;
+        out = clusters::nearest_in_set(v, in_set.data(), d, threads);
+    }
+    return to_array(out);
 }
 
 py::array_t<std::int64_t> greedy_centroids_py(I64Array indptr, I64Array nbr, I32Array dist, I64Array lengths,
@@ -132,7 +170,7 @@ py::tuple parse_amplicons_py(py::bytes raw, U8Array table, std::uint64_t default
     py::tuple err = py::make_tuple(static_cast<int>(out.error), out.a, out.b, out.c);
     return py::make_tuple(err, to_array(out.hstart), to_array(out.hend), to_array(out.line),
                           to_array(out.astart), to_array(out.aend), to_array(out.abundance),
-                          to_array(out.order), to_array(out.codes), to_array(out.offsets));
+                          to_array(out.order), moved_to_array(std::move(out.codes)), to_array(out.offsets));
 }
 
 }  // namespace
@@ -142,6 +180,13 @@ void bind_clusters(py::module_& m) {
           py::arg("abundance"), py::arg("breaking"),
           "swarm's growth on a CSR graph of nodes in swarm's order: (order, found, starts, "
           "generation, radius, parent).");
+    m.def("swarm_grow_search", &swarm_grow_search_py, py::arg("codes"), py::arg("offsets"),
+          py::arg("abundance"), py::arg("d"), py::arg("breaking"), py::arg("swarm_differences"),
+          "swarm's growth with each member's free neighbours within d searched as it grows: "
+          "(order, found, starts, generation, radius, parent).");
+    m.def("nearest_in_set", &nearest_in_set_py, py::arg("codes"), py::arg("offsets"), py::arg("in_set"),
+          py::arg("d"), py::arg("threads"),
+          "For each sequence outside the set, the smallest set member within edit distance d (-1: none).");
     m.def("greedy_centroids", &greedy_centroids_py, py::arg("indptr"), py::arg("nbr"), py::arg("dist"),
           py::arg("lengths"), py::arg("num"), py::arg("den"),
           "Centroid clustering in node order at identity >= num/den: each node's centroid.");

@@ -9,6 +9,7 @@
 
 #include "bioaccel/common.hpp"
 #include "bioaccel/matrix_text.hpp"
+#include "bioaccel/packed_edit.hpp"
 
 namespace bioaccel {
 namespace {
@@ -16,127 +17,19 @@ namespace {
 using u64 = std::uint64_t;
 using u32 = std::uint32_t;
 using i64 = std::int64_t;
-
-// The polynomial base of every hash (odd, so it is invertible modulo 2^64).
-constexpr u64 kBase = 0x9E3779B97F4A7C15ULL;
-constexpr i64 kNeg = -(i64(1) << 40);
-
-inline u64 mix(u64 x) {  // splitmix64's finaliser
-    x ^= x >> 30;
-    x *= 0xBF58476D1CE4E5B9ULL;
-    x ^= x >> 27;
-    x *= 0x94D049BB133111EBULL;
-    x ^= x >> 31;
-    return x;
-}
-
-// The sequences packed `bits` (2 or 8) a letter, each from a word boundary, a spare word at
-// the end so that a read of two words never leaves the buffer.
-class Packed {
-public:
-    Packed(const SeqView& v, int bits, int threads) : bits_(bits), per_(64 / bits) {
-        const i64 n = v.count;
-        woff_.resize(static_cast<std::size_t>(n) + 1);
-        len_.resize(static_cast<std::size_t>(n));
-        woff_[0] = 0;
-        for (i64 i = 0; i < n; ++i) {
-            len_[i] = v.length(i);
-            woff_[i + 1] = woff_[i] + (len_[i] + per_ - 1) / per_;
-        }
-        w_.assign(static_cast<std::size_t>(woff_[n]) + 2, 0);
-        const u64 mask = bits == 8 ? 0xFF : 3;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads)
-#else
-        (void)threads;
-#endif
-        for (i64 i = 0; i < n; ++i) {
-            const std::uint8_t* s = v.seq(i);
-            u64* out = w_.data() + woff_[i];
-            for (i64 p = 0; p < len_[i]; ++p) out[p / per_] |= (u64(s[p]) & mask) << (bits_ * (p % per_));
-        }
-    }
-
-    i64 length(i64 i) const {
-        return len_[i];
-    }
-
-    // Letters p, p + 1, ... of sequence i from bit 0 on (letters past the end are garbage).
-    u64 chunk(i64 i, i64 p) const {
-        const u64 bit = static_cast<u64>(woff_[i]) * 64 + static_cast<u64>(p) * bits_;
-        const u64 word = bit >> 6;
-        const unsigned sh = bit & 63;
-        u64 x = w_[word] >> sh;
-        if (sh) x |= w_[word + 1] << (64 - sh);
-        return x;
-    }
-
-    // The number of equal letters from a[pa] and b[pb] on.
-    i64 lce(i64 a, i64 pa, i64 b, i64 pb) const {
-        const i64 lim = std::min(len_[a] - pa, len_[b] - pb);
-        i64 k = 0;
-        while (k < lim) {
-            const u64 x = chunk(a, pa + k) ^ chunk(b, pb + k);
-            if (x) return std::min(lim, k + static_cast<i64>(__builtin_ctzll(x)) / bits_);
-            k += per_;
-        }
-        return lim;
-    }
-
-private:
-    int bits_, per_;
-    std::vector<i64> woff_, len_;
-    std::vector<u64> w_;
-};
-
-// Global edit distance of a and b when it is <= k, else k + 1: Landau-Vishkin, furthest
-// reaching row per diagonal (j - i) and error count, each extended by a word-wise LCE.
-i64 lv_distance(const Packed& S, i64 a, i64 b, i64 k, std::vector<i64>& buf) {
-    const i64 m = S.length(a), n = S.length(b), diff = n - m;
-    if (std::llabs(diff) > k) return k + 1;
-    if (m == 0 || n == 0) return std::max(m, n);  // <= k: |diff| <= k
-    const i64 W = 2 * k + 3, o = k + 1;
-    buf.assign(static_cast<std::size_t>(2 * W), kNeg);
-    i64* prev = buf.data();
-    i64* cur = buf.data() + W;
-    const i64 i0 = S.lce(a, 0, b, 0);
-    if (diff == 0 && i0 >= m) return 0;
-    prev[o] = i0;
-    for (i64 e = 1; e <= k; ++e) {
-        std::fill(cur, cur + W, kNeg);
-        const i64 dlo = std::max(-e, -m), dhi = std::min(e, n);
-        for (i64 d = dlo; d <= dhi; ++d) {
-            i64 i = std::max({prev[o + d] + 1, prev[o + d + 1] + 1, prev[o + d - 1]});
-            i = std::min({i, m, n - d});
-            if (i < std::max<i64>(0, -d)) continue;
-            i += S.lce(a, i, b, i + d);
-            cur[o + d] = i;
-            if (d == diff && i >= m) return e;
-        }
-        std::swap(prev, cur);
-    }
-    return k + 1;
-}
+using edit::Hasher;
+using edit::layout_of;
+using edit::lv_distance;
+using edit::Mask;
+using edit::mask_seed;
+using edit::masks_of;
+using edit::mix;
+using edit::Packed;
+using edit::run_term;
 
 struct Edge {
     u32 i, j;
     std::int32_t d;
-};
-
-// Powers of the base, and prefix hashes of one sequence's letters (code + 1).
-struct Hasher {
-    std::vector<u64> pw;
-    explicit Hasher(i64 longest) {
-        pw.resize(static_cast<std::size_t>(longest) + 2);
-        pw[0] = 1;
-        for (std::size_t t = 1; t < pw.size(); ++t) pw[t] = pw[t - 1] * kBase;
-    }
-    static void prefix(const std::uint8_t* s, i64 len, std::vector<u64>& P) {
-        P.resize(static_cast<std::size_t>(len) + 1);
-        P[0] = 0;
-        for (i64 k = 0; k < len; ++k) P[k + 1] = P[k] * kBase + (u64(s[k]) + 1);
-    }
-    u64 sub(const std::vector<u64>& P, i64 pos, i64 len) const { return P[pos + len] - P[pos] * pw[len]; }
 };
 
 inline bool wanted(i64 r, const NeighborOptions& o, i64 last) {
@@ -317,59 +210,6 @@ NeighborEdges microvariants(const SeqView& v, const Packed& S, const std::vector
 
 // ---- d >= 2: segment masking --------------------------------------------------------
 
-// One choice of masked segments: the unmasked runs [a, b) and whether a masked group
-// precedes each run and trails the last.
-struct Mask {
-    std::vector<int> a, b;
-    std::vector<char> group_before;
-    bool trailing = false;
-};
-
-std::vector<Mask> masks_of(int q, int d) {
-    std::vector<Mask> out;
-    std::vector<int> pick(static_cast<std::size_t>(d));
-    for (int t = 0; t < d; ++t) pick[t] = t;
-    while (true) {
-        std::vector<char> masked(static_cast<std::size_t>(q), 0);
-        for (int t : pick) masked[t] = 1;
-        Mask m;
-        for (int u = 0; u < q;) {
-            if (masked[u]) {
-                ++u;
-                continue;
-            }
-            const int a = u;
-            while (u < q && !masked[u]) ++u;
-            m.a.push_back(a);
-            m.b.push_back(u);
-            m.group_before.push_back(a > 0 ? 1 : 0);
-        }
-        m.trailing = masked[q - 1] != 0;
-        out.push_back(m);
-        int t = d - 1;
-        while (t >= 0 && pick[t] == q - d + t) --t;
-        if (t < 0) break;
-        ++pick[t];
-        for (int x = t + 1; x < d; ++x) pick[x] = pick[x - 1] + 1;
-    }
-    return out;
-}
-
-void layout_of(i64 len, int q, std::vector<i64>& start) {
-    start.resize(static_cast<std::size_t>(q) + 1);
-    const i64 base = len / q, rem = len % q;
-    start[0] = 0;
-    for (int u = 0; u < q; ++u) start[u + 1] = start[u] + base + (u >= q - rem ? 1 : 0);
-}
-
-inline u64 mask_seed(i64 len, std::size_t mask_id) {
-    return mix(static_cast<u64>(len) * 0xA24BAED4963EE407ULL +
-               static_cast<u64>(mask_id) * 0x9FB21C651E98DF25ULL + 0x2545F4914F6CDD1DULL);
-}
-inline u64 run_term(u64 h, int first_segment) {
-    return mix(h + static_cast<u64>(first_segment + 1) * 0x632BE59BD9B4E019ULL);
-}
-
 NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOptions& o, i64 last,
                              int threads) {
     const i64 n = v.count, d = o.max_distance;
@@ -539,13 +379,6 @@ void check_input(const SeqView& v, int alphabet) {
                                         " letters");
 }
 
-int bits_for(const SeqView& v) {
-    const i64 total = v.offsets[v.count];
-    for (i64 t = 0; t < total; ++t)
-        if (v.codes[t] >= 4) return 8;
-    return 2;
-}
-
 }  // namespace
 
 int neighbor_segments(std::int64_t max_distance, std::int64_t median_length) {
@@ -570,7 +403,7 @@ NeighborEdges edit_neighbors(const SeqView& seqs, int alphabet, const NeighborOp
     if (opt.first < 0) throw std::invalid_argument("first must be >= 0");
     const int nt = resolve_threads(threads);
     const i64 last = opt.last < 0 ? seqs.count : std::min<i64>(opt.last, seqs.count);
-    const Packed S(seqs, bits_for(seqs), nt);
+    const Packed S(seqs, edit::packing_bits(seqs), nt);
     int method = opt.method;
     if (method == 0) method = opt.max_distance <= 1 ? 1 : 2;
     if (method == 1) {
@@ -638,7 +471,7 @@ void edit_verify_pairs(const SeqView& seqs, int alphabet, const std::int64_t* pi
             throw std::invalid_argument("pair " + std::to_string(t) + " (" + std::to_string(pi[t]) + ", " +
                                         std::to_string(pj[t]) + ") is out of range");
     const int nt = resolve_threads(threads);
-    const Packed S(seqs, bits_for(seqs), nt);
+    const Packed S(seqs, edit::packing_bits(seqs), nt);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt)
 #endif

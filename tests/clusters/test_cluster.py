@@ -216,3 +216,54 @@ def test_iupac_codes_count_as_letters_with_edit_differences():
 def test_bad_arguments(kw, match):
     with pytest.raises(ValueError, match=match):
         cluster([("a;size=1", "ACGT"), ("b;size=1", "ACGA")], **kw)
+
+
+# --- the growth that searches as it grows against the growth on all pairs ----------------
+GROWTHS = [
+    dict(max_distance=1),
+    dict(max_distance=1, fastidious=True),
+    dict(max_distance=1, fastidious=True, boundary=6),
+    dict(max_distance=2),
+    dict(max_distance=2, differences="swarm"),
+    dict(max_distance=3, differences="swarm"),
+    dict(max_distance=4),
+    dict(max_distance=7),
+    dict(method="linkage", max_distance=2),
+    dict(method="linkage", max_distance=3, differences="swarm"),
+]
+
+
+def _short_and_iupac(records, seed):
+    """Some records shortened below the index's segment count (an empty segment) and some
+    with N: the search's corner cases."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for h, s in records:
+        r = rng.random()
+        if r < 0.08:
+            s = s[: int(rng.integers(1, 9))]
+        elif r < 0.15:
+            p = int(rng.integers(len(s)))
+            s = s[:p] + "N" + s[p + 1 :]
+        out.append((h, s))
+    seen, kept = set(), []
+    for h, s in out:
+        if s not in seen:
+            seen.add(s)
+            kept.append((h, s))
+    return kept
+
+
+@pytest.mark.parametrize("kw", GROWTHS, ids=lambda kw: "-".join(f"{k}{v}" for k, v in kw.items()))
+@pytest.mark.parametrize("seed", [3, 4])
+def test_search_as_it_grows_equals_growth_on_all_pairs(kw, seed):
+    """backend='cpu' grows without a pair list (csrc/clusters/growth.cpp); 'reference'
+    lists every pair within d by all-vs-all edit distances and grows on that graph."""
+    records = simulate(400, seed=seed, parents=5, length=90, max_edits=4)
+    if kw.get("differences") != "swarm":
+        records = _short_and_iupac(records, seed)
+    fast = cluster(records, backend="cpu", threads=1, **kw)
+    slow = cluster(records, backend="reference", threads=1, **kw)
+    assert (fast.sizes > 1).sum() >= 10  # the sets do cluster
+    for name in ("members", "starts", "found", "generation", "radius", "own_size"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "bioaccel/align.hpp"  // SeqView
+
 namespace bioaccel::clusters {
 
 // A directed graph in CSR form over nodes 0..n-1 (the amplicons in swarm's order: abundance
@@ -34,6 +36,19 @@ struct Growth {
 // it links to (with breaking: only nodes of abundance <= its own), and generation g + 1 is
 // sorted by node index. Exactly algod1.cc / algo.cc of swarm 3 on the same graph.
 Growth swarm_grow(const Graph& g, const std::uint64_t* abundance, bool breaking);
+
+// The same growth with each member's neighbours searched when the growth reaches it, among
+// the free nodes only (csrc/clusters/growth.cpp: a Pass-Join index that drops taken nodes),
+// so no pair list is built: the links are the pairs within Levenshtein distance d or, with
+// swarm_differences, within d differences of swarm's alignment (the member as its query).
+// Equal to swarm_grow on the graph of those pairs. Codes: any (swarm_differences: 0..3).
+Growth swarm_grow_search(const SeqView& seqs, const std::uint64_t* abundance, std::int64_t d, bool breaking,
+                         bool swarm_differences);
+
+// For every node outside the set (in_set[node] == 0), the smallest node of the set within
+// Levenshtein distance d, or -1 (swarm's fastidious candidates: light amplicons, heavy set).
+std::vector<std::int64_t> nearest_in_set(const SeqView& seqs, const std::uint8_t* in_set, std::int64_t d,
+                                         int threads);
 
 // Centroid clustering: nodes in order; a node joins the centroid among its earlier
 // neighbours with the highest identity (max_len - dist) / max_len at or above num/den

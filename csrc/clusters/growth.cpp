@@ -1,0 +1,359 @@
+// Growth-driven amplicon clustering: each member's neighbours are searched when the growth
+// reaches it, among the amplicons still free, instead of listing every pair within d first.
+// See bioaccel/clusters.hpp.
+//
+// The index is a partition filter (csrc/include/bioaccel/packed_edit.hpp's segment
+// masking, Pass-Join's generalised): an indexed sequence of length l is cut into q
+// segments; d edits touch at most d of them, so for some mask M of d segments the other
+// runs appear unchanged in the partner, each shifted by the net length change of the
+// masked groups before it. Every node is indexed under its C(q, d) keys (one per mask: a
+// hash of its unmasked runs); a probe of y computes, for every length within d of |y|,
+// every mask's key at every shift pattern d edits allow. Complete for the threshold; the
+// keys span q - d segments, so members of one amplicon family (which all share any one
+// segment) meet only when their differences fall in the same d segments. Nodes shorter
+// than q (an empty segment) are candidates of every probe within d of their length.
+//
+// With OTU breaking a member grows only into lighter (or as heavy) amplicons: nodes are in
+// decreasing abundance and each key's run is in node order, so the scan starts at the
+// member's abundance.
+//
+// Taken amplicons are dropped from the index as the probes meet them (each key's run is
+// compacted in place), so a run is scanned past a taken amplicon at most once.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "bioaccel/clusters.hpp"
+#include "bioaccel/common.hpp"
+#include "bioaccel/packed_edit.hpp"
+
+namespace bioaccel::clusters {
+namespace {
+
+using edit::Hasher;
+using edit::layout_of;
+using edit::lv_distance;
+using edit::Mask;
+using edit::mask_seed;
+using edit::masks_of;
+using edit::mix;
+using edit::Packed;
+using edit::run_term;
+using u64 = std::uint64_t;
+using u32 = std::uint32_t;
+using i64 = std::int64_t;
+
+constexpr u32 kDead = 0xFFFFFFFFu;  // a dropped entry's node: runs end at the first one
+
+// One thread's scratch for probes: prefix hashes, a layout, and per node the probe that
+// last met it.
+struct Probe {
+    std::vector<u64> prefix, keys;  // keys: the probe's keys (top 32 bits)
+    std::vector<u32> at;            // and where their buckets start
+    std::vector<i64> start;
+    std::vector<u32> stamp;
+    u32 tick = 0;
+    explicit Probe(i64 n) : stamp(static_cast<std::size_t>(n), 0) {}
+    void next() {
+        if (++tick == 0) {
+            std::fill(stamp.begin(), stamp.end(), 0);
+            tick = 1;
+        }
+    }
+    bool first_visit(u32 node) {
+        if (stamp[node] == tick) return false;
+        stamp[node] = tick;
+        return true;
+    }
+};
+
+// Segments for threshold d: keys on q - d segments at C(q, d) keys a node. Measured on
+// simulated 16S V4 sets (10^5 uniques, benchmarks/amplicon_sim.py): q = d + 3 probes
+// least and verifies few enough up to d = 3 (d + 2: 2-5x the candidates; d + 4: 2-3x the
+// probes); past it the keys a node and the shift patterns a probe grow as d^3.
+int segments_for(i64 d) {
+    if (d <= 3) return static_cast<int>(d + 3);
+    if (d <= 6) return static_cast<int>(d + 2);
+    return static_cast<int>(d + 1);
+}
+
+class SegmentIndex {
+public:
+    // Index the nodes with include[node] != 0 (all when include is null).
+    SegmentIndex(const SeqView& v, const std::uint8_t* include, i64 d, int q)
+        : v_(v), d_(d), q_(q), masks_(masks_of(q, static_cast<int>(d))), hs_(longest(v) + 1) {
+        if (q < d + 1) throw std::invalid_argument("segments must be at least max_distance + 1");
+        const i64 n = v.count, per = static_cast<i64>(masks_.size());
+        present_.assign(static_cast<std::size_t>(longest(v) + 1), 0);
+        i64 entries = 0;
+        for (i64 s = 0; s < n; ++s) {
+            if (include && !include[s]) continue;
+            ++present_[v.length(s)];
+            if (v.length(s) < q_)
+                short_.push_back(static_cast<u32>(s));
+            else
+                entries += per;
+        }
+        bits_ = 1;
+        while ((i64(1) << bits_) < std::max<i64>(entries / 4, 2) && bits_ < 31) ++bits_;
+        const i64 nb = i64(1) << bits_;
+        dir_.assign(static_cast<std::size_t>(nb) + 1, 0);
+        entry_.resize(static_cast<std::size_t>(entries));
+        std::vector<u64> P;
+        std::vector<i64> st;
+        for (int pass = 0; pass < 2; ++pass) {
+            std::vector<u64> fill;
+            if (pass == 1) {
+                for (i64 b = 0; b < nb; ++b) dir_[b + 1] += dir_[b];
+                fill.assign(dir_.begin(), dir_.end() - 1);
+            }
+            for (i64 s = 0; s < n; ++s) {
+                const i64 len = v.length(s);
+                if ((include && !include[s]) || len < q_) continue;
+                Hasher::prefix(v.seq(s), len, P);
+                layout_of(len, q_, st);
+                for (i64 mi = 0; mi < per; ++mi) {
+                    const Mask& m = masks_[mi];
+                    u64 key = mask_seed(len, static_cast<std::size_t>(mi));
+                    for (std::size_t t = 0; t < m.a.size(); ++t)
+                        key += run_term(hs_.sub(P, st[m.a[t]], st[m.b[t]] - st[m.a[t]]), m.a[t]);
+                    const u64 hk = key >> 32;
+                    const u64 b = hk >> (32 - bits_);
+                    if (pass == 0)
+                        ++dir_[b + 1];
+                    else
+                        entry_[fill[b]++] = (hk << 32) | static_cast<u64>(s);
+                }
+            }
+        }
+        for (i64 b = 0; b < nb; ++b) std::sort(entry_.begin() + dir_[b], entry_.begin() + dir_[b + 1]);
+    }
+
+    // visit(node) once for every indexed node >= from that may lie within d of node r (and
+    // some that do not: the caller verifies), in no particular order. With Compact, nodes
+    // for which dead(node) holds are dropped from the index on the way (one thread only);
+    // without it the index is read only.
+    template <bool Compact, class Dead, class Visit>
+    void candidates(i64 r, u32 from, Probe& pr, Dead&& dead, Visit&& visit) {
+        pr.next();
+        pr.keys.clear();
+        const i64 lr = v_.length(r), d = d_;
+        Hasher::prefix(v_.seq(r), lr, pr.prefix);
+        const i64 top = static_cast<i64>(present_.size()) - 1;
+        for (i64 ls = std::max<i64>(0, lr - d); ls <= std::min(top, lr + d); ++ls) {
+            if (!present_[ls] || ls < q_) continue;
+            const i64 delta = lr - ls;
+            layout_of(ls, q_, pr.start);
+            for (std::size_t mi = 0; mi < masks_.size(); ++mi) {
+                const Mask& m = masks_[mi];
+                const std::size_t T = m.a.size();
+                // eta: the net length change of the masked group before run t; run t sits
+                // at their sum; |eta| summed (with the trailing group's) <= d
+                auto rec = [&](auto&& self, std::size_t t, i64 sh, i64 budget, u64 acc) -> void {
+                    if (t == T) {
+                        const i64 rest = delta - sh;
+                        if (m.trailing ? std::llabs(rest) > budget : rest != 0) return;
+                        pr.keys.push_back(acc >> 32);
+                        return;
+                    }
+                    const i64 lo = m.group_before[t] ? -budget : 0, hi = m.group_before[t] ? budget : 0;
+                    const i64 seg_start = pr.start[m.a[t]], seg_len = pr.start[m.b[t]] - seg_start;
+                    for (i64 eta = lo; eta <= hi; ++eta) {
+                        const i64 pos = seg_start + sh + eta;
+                        if (pos < 0 || pos + seg_len > lr) continue;
+                        self(self, t + 1, sh + eta, budget - std::llabs(eta),
+                             acc + run_term(hs_.sub(pr.prefix, pos, seg_len), m.a[t]));
+                    }
+                };
+                rec(rec, 0, 0, d, mask_seed(ls, mi));
+            }
+        }
+        // the keys' buckets, then their runs, fetched ahead of the scans (random reads)
+        pr.at.resize(pr.keys.size());
+        for (u64 hk : pr.keys) __builtin_prefetch(&dir_[hk >> (32 - bits_)]);
+        for (std::size_t k = 0; k < pr.keys.size(); ++k) {
+            const u64 b = pr.keys[k] >> (32 - bits_);
+            pr.at[k] = dir_[b];
+            __builtin_prefetch(&entry_[pr.at[k]]);
+        }
+        for (std::size_t k = 0; k < pr.keys.size(); ++k)
+            scan<Compact>(pr.keys[k], pr.at[k], from, pr, dead, visit);
+        if (!short_.empty()) {
+            std::size_t w = 0;
+            for (std::size_t k = 0; k < short_.size(); ++k) {
+                const u32 x = short_[k];
+                if (Compact && dead(x)) continue;
+                if (Compact) short_[w++] = x;
+                if (x >= from && std::llabs(v_.length(x) - lr) <= d && pr.first_visit(x)) visit(x);
+            }
+            if (Compact) short_.resize(w);
+        }
+    }
+
+private:
+    static i64 longest(const SeqView& v) {
+        i64 m = 0;
+        for (i64 s = 0; s < v.count; ++s) m = std::max(m, v.length(s));
+        return m;
+    }
+
+    template <bool Compact, class Dead, class Visit>
+    void scan(u64 hk, u32 bucket_start, u32 from, Probe& pr, Dead& dead, Visit& visit) {
+        const u64 b = hk >> (32 - bits_);
+        u64* const end = entry_.data() + dir_[b + 1];
+        u64* x = std::lower_bound(entry_.data() + bucket_start, end, (hk << 32) | from);
+        u64* w = x;
+        for (; x < end && (*x >> 32) == hk; ++x) {
+            const u32 node = static_cast<u32>(*x);
+            if (node == kDead) break;
+            if (Compact) {
+                if (dead(node)) continue;
+                *w++ = *x;
+            }
+            if (pr.first_visit(node)) visit(node);
+        }
+        if (Compact)
+            for (; w < x; ++w) *w = (hk << 32) | kDead;
+    }
+
+    const SeqView& v_;
+    i64 d_;
+    int q_;
+    std::vector<Mask> masks_;
+    Hasher hs_;
+    int bits_ = 1;
+    std::vector<i64> present_;  // indexed nodes of each length
+    std::vector<u32> dir_;
+    std::vector<u64> entry_;  // (key's top 32 bits, node), sorted; bucket b is dir_[b]..dir_[b+1]
+    std::vector<u32> short_;  // indexed nodes shorter than q (an empty segment matches anything)
+};
+
+void check_view(const SeqView& v) {
+    if (v.count >= static_cast<i64>(kDead)) throw std::invalid_argument("at most 2^32 - 2 amplicons");
+    for (i64 s = 0; s < v.count; ++s)
+        if (v.offsets[s + 1] < v.offsets[s]) throw std::invalid_argument("offsets decrease");
+}
+
+}  // namespace
+
+Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::int64_t d, bool breaking,
+                         bool swarm_differences) {
+    if (d < 1 || d > 255) throw std::invalid_argument("max_distance must be 1 to 255");
+    check_view(v);
+    const i64 n = v.count;
+    const Packed S(v, edit::packing_bits(v), 1);
+    SegmentIndex index(v, nullptr, d, segments_for(d));
+    Probe probe(n);
+    Growth out;
+    out.order.reserve(static_cast<std::size_t>(n));
+    out.found.reserve(static_cast<std::size_t>(n));
+    out.generation.assign(static_cast<std::size_t>(n), 0);
+    out.radius.assign(static_cast<std::size_t>(n), 0);
+    out.parent.assign(static_cast<std::size_t>(n), -1);
+    std::vector<std::uint8_t> taken(static_cast<std::size_t>(n), 0);
+    std::vector<std::int64_t> next;
+    std::vector<std::pair<i64, i64>> hits;  // (node, differences) found by one member
+    std::vector<u32> cand;
+    std::vector<i64> buf, H, E;
+    std::vector<std::uint8_t> dirs;
+    auto dead = [&](u32 x) { return taken[x] != 0; };
+    // nodes are in decreasing abundance: those of abundance <= node u's start at the first
+    // node of u's abundance
+    std::vector<u32> lightest_from(static_cast<std::size_t>(n), 0);
+    for (i64 u = 1; u < n; ++u) {
+        if (abundance[u] > abundance[u - 1])
+            throw std::invalid_argument("amplicons must be in decreasing abundance (swarm's order)");
+        lightest_from[u] = abundance[u] == abundance[u - 1] ? lightest_from[u - 1] : static_cast<u32>(u);
+    }
+    for (i64 seed = 0; seed < n; ++seed) {
+        if (taken[seed]) continue;
+        taken[seed] = 1;
+        out.starts.push_back(static_cast<i64>(out.order.size()));
+        out.order.push_back(seed);
+        out.found.push_back(seed);
+        std::size_t begin = out.order.size() - 1, end = out.order.size();
+        while (begin < end) {
+            next.clear();
+            for (std::size_t k = begin; k < end; ++k) {
+                const i64 u = out.order[k];
+                const std::uint64_t au = abundance[u];
+                hits.clear();
+                cand.clear();
+                // nodes from lightest_from[u] on are as light as u or lighter (breaking)
+                index.candidates<true>(u, breaking ? lightest_from[u] : 0, probe, dead,
+                                       [&](u32 x) { cand.push_back(x); });
+                // verified with the partners' letters fetched a few candidates ahead
+                constexpr std::size_t ahead = 6;
+                for (std::size_t c = 0; c < std::min(ahead, cand.size()); ++c) S.prefetch(cand[c]);
+                for (std::size_t c = 0; c < cand.size(); ++c) {
+                    if (c + ahead < cand.size()) S.prefetch(cand[c + ahead]);
+                    const u32 x = cand[c];
+                    i64 e = lv_distance(S, u, x, d, buf);
+                    if (e > d) continue;
+                    if (swarm_differences && e >= 2) {
+                        // swarm's count (never below the edit distance), u as its query
+                        e = swarm_align(v.seq(u), v.length(u), v.seq(x), v.length(x), d, false, H, E, dirs)
+                                .diffs;
+                        if (e > d) continue;
+                    }
+                    hits.emplace_back(x, e);
+                }
+                std::sort(hits.begin(), hits.end());
+                for (const auto& [x, e] : hits) {
+                    taken[x] = 1;
+                    out.generation[x] = out.generation[u] + 1;
+                    out.radius[x] = out.radius[u] + e;
+                    out.parent[x] = u;
+                    next.push_back(x);
+                    out.found.push_back(x);
+                }
+            }
+            std::sort(next.begin(), next.end());
+            begin = end;
+            out.order.insert(out.order.end(), next.begin(), next.end());
+            end = out.order.size();
+        }
+    }
+    out.starts.push_back(static_cast<i64>(out.order.size()));
+    return out;
+}
+
+std::vector<std::int64_t> nearest_in_set(const SeqView& v, const std::uint8_t* in_set, std::int64_t d,
+                                         int threads) {
+    if (d < 0 || d > 255) throw std::invalid_argument("max_distance must be 0 to 255");
+    check_view(v);
+    const i64 n = v.count;
+    const int nt = resolve_threads(threads);
+    const Packed S(v, edit::packing_bits(v), nt);
+    SegmentIndex index(v, in_set, d, segments_for(d));
+    std::vector<std::int64_t> best(static_cast<std::size_t>(n), -1);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+#endif
+    {
+        Probe probe(n);
+        std::vector<u32> cand;
+        std::vector<i64> buf;
+        auto never = [](u32) { return false; };
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 64)
+#endif
+        for (i64 r = 0; r < n; ++r) {
+            if (in_set[r]) continue;
+            cand.clear();
+            index.candidates<false>(r, 0, probe, never, [&](u32 x) { cand.push_back(x); });
+            std::sort(cand.begin(), cand.end());
+            for (u32 x : cand)
+                if (lv_distance(S, r, x, d, buf) <= d) {
+                    best[r] = x;
+                    break;
+                }
+        }
+    }
+    return best;
+}
+
+}  // namespace bioaccel::clusters
