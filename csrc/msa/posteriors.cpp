@@ -288,7 +288,8 @@ double expected_accuracy(const SparsePost& p) {
         for (std::uint32_t k = b; k < e; ++k) {
             const double v = row[k - b];
             best = std::max(best, v);
-            for (std::int64_t q = std::int64_t(p.col[k]) + 1; q <= ly; q += q & -q) tree[q] = std::max(tree[q], v);
+            for (std::int64_t q = std::int64_t(p.col[k]) + 1; q <= ly; q += q & -q)
+                tree[q] = std::max(tree[q], v);
         }
     }
     return best / double(std::min(lx, ly));
