@@ -38,9 +38,14 @@ REFINE_RADIUS = 300
 REFINE_SEED = 5489
 #: modes of :func:`msa`
 MODES = ("auto", "accurate", "fast")
-#: ``mode="auto"`` aligns accurately up to this many sequences ...
-AUTO_ACCURATE_SEQUENCES = 300
-#: ... and this many pair-HMM cells over all pairs (sum over pairs of |x| |y|) ...
+#: ``mode="auto"`` aligns accurately up to this many sequences ... Measured near the limits
+#: (simulated protein families, benchmarks/family_sim.py depth 1.5, one thread, CPU s; tables in
+#: benchmarks/msa_accurate_tables.md): accurate beats fast in SP and TC at every size tried,
+#: but its consistency stage grows as n^3: 200 x 150 aa 100 s (fast 0.2 s), 250 x 120 204 s,
+#: 300 x 200 575 s. 200 keeps auto's worst case on one thread near the cell limit's below.
+AUTO_ACCURATE_SEQUENCES = 200
+#: ... and this many pair-HMM cells over all pairs (sum over pairs of |x| |y|) ... (150 x 400
+#: aa, 1.8e9 cells: accurate 155 CPU s, SP/TC +0.042/+0.06 over fast; 100 x 300, 4.6e8: 31 s)
 AUTO_ACCURATE_CELLS = 2.0e9
 #: ... and at most this many in the largest pair (its forward matrix is dense: 16 bytes a
 #: cell per thread while it runs)

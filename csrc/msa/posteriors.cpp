@@ -105,7 +105,9 @@ BIOACCEL_ALWAYS_INLINE double dense_body(const std::int16_t* x, std::int64_t lx,
     const std::int64_t W = ly + 1;
     // work: fM (lx + 1) x W, then rolling rows: 4 insert states x 2 rows, 5 backward x 2,
     // scales (lx + 1), per-row odds gather (W)
-    work.assign(std::size_t(lx + 1) * W + 8 * W + 10 * W + (lx + 1) + W, 0.0);
+    // every entry read below is written first, so no clearing (only growth)
+    const std::size_t need = std::size_t(lx + 1) * W + 8 * W + 10 * W + (lx + 1) + W;
+    if (work.size() < need) work.resize(need);
     double* fM = work.data();
     double* rows = fM + std::size_t(lx + 1) * W;
     double* fx0[2] = {rows, rows + W};
@@ -266,21 +268,31 @@ double pair_posteriors_dense(const std::int16_t* x, std::int64_t lx, const std::
 }
 
 double expected_accuracy(const SparsePost& p) {
+    // The best alignment's summed posteriors is the heaviest chain of entries increasing in
+    // both coordinates (every entry > 0). Rows in order; an entry's best chain is its value
+    // plus the best chain ending in an earlier row at a smaller column: a prefix maximum over
+    // columns (a Fenwick tree), updated after the whole row is read. O(entries log cols)
+    // instead of the lx x ly table; the same sums as that table's recursion, so the same value.
     const std::int64_t lx = p.rows, ly = p.cols;
     if (lx == 0 || ly == 0) return 0.0;
-    std::vector<double> prev(ly + 1, 0.0), cur(ly + 1, 0.0);
-    for (std::int64_t i = 1; i <= lx; ++i) {
-        cur[0] = 0;
-        std::uint32_t k = p.row_start[i - 1];
-        const std::uint32_t end = p.row_start[i];
-        for (std::int64_t j = 1; j <= ly; ++j) {
-            double diag = prev[j - 1];
-            if (k < end && p.col[k] == j - 1) diag += p.p[k++];
-            cur[j] = std::max(diag, std::max(prev[j], cur[j - 1]));
+    std::vector<double> tree(ly + 1, 0.0), row;
+    double best = 0;
+    for (std::int64_t i = 0; i < lx; ++i) {
+        const std::uint32_t b = p.row_start[i], e = p.row_start[i + 1];
+        row.resize(e - b);
+        for (std::uint32_t k = b; k < e; ++k) {
+            double m = 0;  // max over columns < col[k]: Fenwick positions 1..col[k]
+            for (std::int64_t q = p.col[k]; q > 0; q -= q & -q) m = std::max(m, tree[q]);
+            row[k - b] = m + double(p.p[k]);
         }
-        std::swap(prev, cur);
+        for (std::uint32_t k = b; k < e; ++k) {
+            const double v = row[k - b];
+            best = std::max(best, v);
+            for (std::int64_t q = std::int64_t(p.col[k]) + 1; q <= ly; q += q & -q)
+                tree[q] = std::max(tree[q], v);
+        }
     }
-    return prev[ly] / double(std::min(lx, ly));
+    return best / double(std::min(lx, ly));
 }
 
 LetterSeqs letter_seqs(const SeqView& v, const std::int16_t* letter_of, int letters) {

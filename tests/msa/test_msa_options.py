@@ -100,7 +100,8 @@ def test_auto_says_why_it_chose():
         "chosen by auto: 7 sequences, but the largest pair, 5,825 x 5,553 cells, is over "
         "the 1.6e7-cell limit"
     )
-    assert "over the accurate mode's limit of 300" in resolve_mode("auto", [50] * 301)[1]
+    assert "over the accurate mode's limit of 200" in resolve_mode("auto", [50] * 201)[1]
+    assert resolve_mode("auto", [50] * 200)[0] == "accurate"
     mode, why = resolve_mode("auto", [100] * 10)
     assert mode == "accurate" and why.startswith("chosen by auto: 10 sequences, 4.5e5")
 
