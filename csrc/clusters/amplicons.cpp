@@ -3,7 +3,9 @@
 #include <cstring>
 #include <numeric>
 #include <string_view>
-#include <unordered_map>
+#include <functional>
+#include <utility>
+#include <vector>
 
 #include "bioaccel/clusters.hpp"
 
@@ -52,6 +54,30 @@ bool find_size(std::string_view h, std::int64_t& start, std::int64_t& end, std::
     return false;
 }
 
+// The first repeat among views (in order): (earlier, later) record, or (-1, -1). An open-
+// addressing table of record numbers (no allocation a record, as std::unordered_map makes).
+std::pair<std::int64_t, std::int64_t> first_repeat(const std::vector<std::string_view>& views) {
+    const std::size_t n = views.size();
+    std::size_t cap = 16;
+    while (cap < 2 * n + 16) cap <<= 1;
+    std::vector<std::int64_t> slot(cap, -1);
+    std::vector<std::size_t> hashes(n);
+    const std::hash<std::string_view> hash;
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t h = hash(views[k]);
+        hashes[k] = h;
+        for (std::size_t at = (h * 0x9E3779B97F4A7C15ULL) >> 20 & (cap - 1);; at = (at + 1) & (cap - 1)) {
+            const std::int64_t o = slot[at];
+            if (o < 0) {
+                slot[at] = static_cast<std::int64_t>(k);
+                break;
+            }
+            if (hashes[o] == h && views[o] == views[k]) return {o, static_cast<std::int64_t>(k)};
+        }
+    }
+    return {-1, -1};
+}
+
 }  // namespace
 
 ParsedAmplicons parse_amplicons(const char* text, std::int64_t size, const std::uint8_t* table,
@@ -95,19 +121,32 @@ ParsedAmplicons parse_amplicons(const char* text, std::int64_t size, const std::
         // sequence lines up to the next header
         const std::int64_t begin = static_cast<std::int64_t>(raw_codes.size());
         while (p < size && text[p] != '>') {
-            std::int64_t q = p;
-            while (q < size && text[q] != '\n') {
-                const char ch = text[q];
-                if (ch != '\r') {
-                    const std::uint8_t code = table[static_cast<std::uint8_t>(ch)];
+            const void* nl = std::memchr(text + p, '\n', static_cast<std::size_t>(size - p));
+            const std::int64_t q = nl ? static_cast<const char*>(nl) - text : size;
+            std::int64_t stop = q;
+            if (stop > p && text[stop - 1] == '\r') --stop;  // CRLF
+            const std::size_t was = raw_codes.size();
+            raw_codes.resize(was + static_cast<std::size_t>(stop - p));
+            std::uint8_t* dst = raw_codes.data() + was;
+            std::uint8_t worst = 0;
+            for (std::int64_t t = p; t < stop; ++t) {
+                const std::uint8_t code = table[static_cast<std::uint8_t>(text[t])];
+                dst[t - p] = code;
+                worst = std::max(worst, code);
+            }
+            if (worst == 255) {  // CRs inside the line are dropped, the first refused letter kept
+                std::size_t w = was;
+                for (std::int64_t t = p; t < stop; ++t) {
+                    if (text[t] == '\r') continue;
+                    const std::uint8_t code = table[static_cast<std::uint8_t>(text[t])];
                     if (code == 255 && bad_pos.back() < 0) {
-                        bad_pos.back() = static_cast<std::int64_t>(raw_codes.size()) - begin;
+                        bad_pos.back() = static_cast<std::int64_t>(w) - begin;
                         if (bad_letter_record < 0)
                             bad_letter_record = static_cast<std::int64_t>(bad_pos.size()) - 1;
                     }
-                    raw_codes.push_back(code);
+                    raw_codes[w++] = code;
                 }
-                ++q;
+                raw_codes.resize(w);
             }
             p = q + 1;
             ++line;
@@ -159,28 +198,31 @@ ParsedAmplicons parse_amplicons(const char* text, std::int64_t size, const std::
         out.b = missing;
         return out;
     }
-    // ids: the header without its annotation
+    // ids: the header without its annotation, all in one buffer
     {
-        std::unordered_map<std::string, std::int64_t> seen;
-        seen.reserve(static_cast<std::size_t>(n) * 2);
-        std::string id;
+        std::string ids;
+        std::vector<std::int64_t> at(static_cast<std::size_t>(n) + 1, 0);
         for (std::int64_t k = 0; k < n; ++k) {
             const char* h = text + out.hstart[k];
             const std::int64_t len = out.hend[k] - out.hstart[k];
             if (out.astart[k] < 0) {
-                id.assign(h, static_cast<std::size_t>(len));
+                ids.append(h, static_cast<std::size_t>(len));
             } else {
-                id.assign(h, static_cast<std::size_t>(out.astart[k]));
-                if (out.astart[k] > 0 && out.aend[k] < len) id += ';';
-                id.append(h + out.aend[k], static_cast<std::size_t>(len - out.aend[k]));
+                ids.append(h, static_cast<std::size_t>(out.astart[k]));
+                if (out.astart[k] > 0 && out.aend[k] < len) ids += ';';
+                ids.append(h + out.aend[k], static_cast<std::size_t>(len - out.aend[k]));
             }
-            auto [it, fresh] = seen.emplace(id, k);
-            if (!fresh) {
-                out.error = ParseError::duplicate_id;
-                out.a = it->second;
-                out.b = k;
-                return out;
-            }
+            at[k + 1] = static_cast<std::int64_t>(ids.size());
+        }
+        std::vector<std::string_view> views(static_cast<std::size_t>(n));
+        for (std::int64_t k = 0; k < n; ++k)
+            views[k] = std::string_view(ids.data() + at[k], static_cast<std::size_t>(at[k + 1] - at[k]));
+        const auto [a, b] = first_repeat(views);
+        if (a >= 0) {
+            out.error = ParseError::duplicate_id;
+            out.a = a;
+            out.b = b;
+            return out;
         }
     }
     for (std::int64_t k = 0; k < n; ++k) {
@@ -211,18 +253,17 @@ ParsedAmplicons parse_amplicons(const char* text, std::int64_t size, const std::
         return out;
     }
     {
-        std::unordered_map<std::string_view, std::int64_t> seen;
-        seen.reserve(static_cast<std::size_t>(n) * 2);
         const char* base = reinterpret_cast<const char*>(raw_codes.data());
-        for (std::int64_t k = 0; k < n; ++k) {
-            std::string_view s(base + sstart[k], static_cast<std::size_t>(sstart[k + 1] - sstart[k]));
-            auto [it, fresh] = seen.emplace(s, k);
-            if (!fresh) {
-                out.error = ParseError::duplicate_seq;
-                out.a = it->second;
-                out.b = k;
-                return out;
-            }
+        std::vector<std::string_view> views(static_cast<std::size_t>(n));
+        for (std::int64_t k = 0; k < n; ++k)
+            views[k] =
+                std::string_view(base + sstart[k], static_cast<std::size_t>(sstart[k + 1] - sstart[k]));
+        const auto [a, b] = first_repeat(views);
+        if (a >= 0) {
+            out.error = ParseError::duplicate_seq;
+            out.a = a;
+            out.b = b;
+            return out;
         }
     }
     // swarm's order

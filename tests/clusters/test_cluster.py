@@ -267,3 +267,27 @@ def test_search_as_it_grows_equals_growth_on_all_pairs(kw, seed):
     assert (fast.sizes > 1).sum() >= 10  # the sets do cluster
     for name in ("members", "starts", "found", "generation", "radius", "own_size"):
         np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
+
+
+def test_crlf_and_wrapped_lines_read_as_plain_fasta(tmp_path):
+    """Windows line ends and sequences wrapped over lines give the same OTUs; a refused
+    letter is still named at its position in the sequence (CRs and line breaks not counted)."""
+    records = simulate(150, seed=8, parents=3, length=80)
+    plain = b"".join(f">{h}\n{s}\n".encode() for h, s in records)
+    wrapped = b"".join(
+        f">{h}\r\n".encode()
+        + b"".join(s[k : k + 17].encode() + b"\r\n" for k in range(0, len(s), 17))
+        for h, s in records
+    )
+    a = cluster(plain, max_distance=2, threads=1)
+    b = cluster(wrapped, max_distance=2, threads=1)
+    np.testing.assert_array_equal(a.members, b.members)
+    np.testing.assert_array_equal(a.starts, b.starts)
+    h, s = records[5]
+    bad = wrapped.replace(
+        f">{h}\r\n{s[:17]}\r\n{s[17:34]}".encode(),
+        f">{h}\r\n{s[:17]}\r\n{s[17:20]}X{s[21:34]}".encode(),
+    )
+    assert bad != wrapped
+    with pytest.raises(ValueError, match=r"position 21\b.*'X'|'X'.*position 21\b"):
+        cluster(bad, max_distance=2, threads=1)
