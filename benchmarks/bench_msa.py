@@ -27,7 +27,8 @@
     SP/TC against the truth for bioaccel's default nucleotide scores (NUC.4.4 mapped to +5/-1),
     for raw NUC.4.4 (+5/-4) and for FAMSA2: what the default was chosen by.
 (e) --dna-speed: real influenza genes first (adegenet's pdH1N1 HA and NA, 433 each, and usflu,
-    80 HA genes; apt-get install r-cran-adegenet), bioaccel and every peer at --threads, best
+    80 HA genes; apt-get install r-cran-adegenet; and mothur's 599 HA genes when found:
+    apt-get install mothur, or the copy the tests fetch), bioaccel and every peer at --threads, best
     of --repeat interleaved, time and peak memory; then influenza-like gene families (simulated: 433 x 1,470 nt like NA, 599 x 1,700 nt
     like HA; 0.15 substitutions per site, few indels) and --long-genomes N x L genomes (default
     20 x 30 kb, 0.05 substitutions per site): bioaccel, FAMSA2, MAFFT and Clustal Omega at
@@ -46,6 +47,7 @@ Peers: pip install pyfamsa==0.7.0 kalign-python; apt-get install -y clustalo maf
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import platform
@@ -700,15 +702,22 @@ REAL_FLU_DIRS = (
     "/usr/local/lib/R/site-library/adegenet/files",
 )
 REAL_FLU_SETS = ("pdH1N1-HA.fasta", "pdH1N1-NA.fasta", "usflu.fasta")
+#: mothur's influenza HA alignment (599 genes, aligned: its gaps are dropped), from Debian's
+#: mothur package (apt-get install mothur), or the copy the tests fetch (tests/.data)
+MOTHUR_HA = (
+    Path("/usr/share/doc/mothur/HA.fasta.gz"),
+    ROOT / "tests" / ".data" / "HA.fasta.gz",
+)
 
 
 def real_flu_sets() -> list[Path]:
     """The real influenza sets found here (none: the section says where to get them)."""
+    found: list[Path] = []
     for d in REAL_FLU_DIRS:
         found = [Path(d) / f for f in REAL_FLU_SETS if (Path(d) / f).is_file()]
         if found:
-            return found
-    return []
+            break
+    return found + [p for p in MOTHUR_HA if p.is_file()][:1]
 
 
 def real_dna_speed(args, ok, workdir) -> list[dict]:
@@ -725,8 +734,12 @@ def real_dna_speed(args, ok, workdir) -> list[dict]:
     for path in sets:
         from Bio import SeqIO
 
-        recs = [(r.id, str(r.seq).upper()) for r in SeqIO.parse(str(path), "fasta")]
-        inp = workdir / f"real-{path.name}"
+        with gzip.open(path, "rt") if path.suffix == ".gz" else open(path) as fh:
+            recs = [
+                (r.id, str(r.seq).upper().replace("-", "").replace(".", ""))
+                for r in SeqIO.parse(fh, "fasta")
+            ]
+        inp = workdir / f"real-{path.name.removesuffix('.gz')}"
         write_fasta(inp, [i for i, _ in recs], [s for _, s in recs])
         mean = sum(len(s) for _, s in recs) / len(recs)
         print(

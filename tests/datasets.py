@@ -127,6 +127,20 @@ def flu_ha() -> Path:
     return out
 
 
+#: where Debian's r-cran-adegenet puts its data files
+ADEGENET_FILES = "usr/lib/R/site-library/adegenet/files"
+
+
+def adegenet_flu(name: str) -> Path:
+    """One of R adegenet's real influenza gene sets (``pdH1N1-HA.fasta``, ``pdH1N1-NA.fasta``:
+    433 genes each; ``usflu.fasta``: 80 HA genes): the installed package's file, else fetched
+    from Debian's r-cran-adegenet."""
+    installed = Path("/") / ADEGENET_FILES / name
+    if installed.is_file():
+        return installed
+    return _debian_file("r-cran-adegenet", f"{ADEGENET_FILES}/{name}", name)
+
+
 def ha_proteins(count: int | None = None) -> list[str]:
     """Real proteins: mothur's influenza HA genes translated by Biopython (about 566 aa),
     each cut at its first stop codon."""

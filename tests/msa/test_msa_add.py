@@ -542,6 +542,53 @@ def test_long_genomes_are_aligned_in_a_band_that_holds_the_optimum(monkeypatch):
     assert width_gpu == width_cpu and np.array_equal(cols_gpu, cols_cpu)
 
 
+def test_real_influenza_genes_are_merged_in_the_anchor_band(monkeypatch):
+    """Real nucleotide genes of about 1.4 kb (adegenet's pdH1N1 NA, 1,353 nt) are merged in
+    the k-mer anchor band (nucleotide pairs from 2^20 cells), not by full DPs: replaying the
+    progressive run msa() makes on 40 distinct NA genes one merge at a time, every merge has
+    the CPU's banded path and the replay gives msa()'s columns; the first merge's banded path
+    is the full DP's (msa_profile_pair, unbanded). The last round reported NA's merges
+    unbanded (1.2-2.3x FAMSA2's time); with the 2^26-cell limit proteins keep, none is."""
+    from Bio import SeqIO
+
+    from tests.datasets import adegenet_flu
+
+    seqs = []
+    for rec in SeqIO.parse(str(adegenet_flu("pdH1N1-NA.fasta")), "fasta"):
+        s = str(rec.seq).upper()
+        if s not in seqs:
+            seqs.append(s)
+        if len(seqs) == 40:
+            break
+    seen = {}
+    progressive = _native.msa_progressive
+
+    def capture(*args):
+        seen["args"] = args
+        seen["out"] = progressive(*args)
+        return seen["out"]
+
+    monkeypatch.setattr(_native, "msa_progressive", capture)
+    aln = bioaccel.msa([(f"na{k}", s) for k, s in enumerate(seqs)], mode="fast", threads=2)
+    assert aln.width == len(seqs[0]) == 1353  # the NA genes have no indels
+    codes, offsets, letter_of, sub, gaps, merges, weights = seen["args"][:7]
+    run = _native.MsaProgressiveRun(codes, offsets, letter_of, sub, gaps, merges, weights)
+    for k in range(len(merges)):
+        path = run.banded_path(k)
+        assert path is not None, f"merge {k} of {len(merges)} ran the full DP"
+        if k == 0:
+            assert merges[0].max() < len(offsets) - 1  # two sequences
+            own = np.concatenate([np.arange(b - a) for a, b in zip(offsets[:-1], offsets[1:])])
+            full, _, _ = _native.msa_profile_pair(
+                codes, offsets, letter_of, sub, gaps, weights, own.astype(np.int32),
+                merges[0][:1], merges[0][1:], 1 << 26, True, 1,
+            )  # fmt: skip
+            assert np.array_equal(path, full)
+        run.merge(k, path)
+    cols, width = run.finish()
+    assert width == seen["out"][1] and np.array_equal(cols, seen["out"][0])
+
+
 def test_avx2_and_baseline_dps_agree_bit_for_bit_on_dna_with_long_gaps():
     """The AVX2 row kernels against the baseline build's (BIOACCEL_NO_AVX2): the same paths
     and scores, bit for bit, on DNA and protein profile pairs with long indels and on DNA
