@@ -27,6 +27,11 @@ if ! command -v vsearch >/dev/null || ! command -v swarm >/dev/null || ! Rscript
   apt-get update -qq
   apt-get install -y -qq vsearch swarm r-bioc-phyloseq r-cran-vegan r-bioc-dada2 >/dev/null
 fi
+# real influenza genes for the MSA tests (adegenet ships pdH1N1 HA/NA)
+if ! Rscript -e 'library(adegenet)' >/dev/null 2>&1; then
+  apt-get update -qq
+  apt-get install -y -qq r-cran-adegenet >/dev/null
+fi
 # compat mode puts the checkout on sys.path, so Snakemake's plugin discovery (pkgutil)
 # finds snakemake_scheduler_plugin_bioaccel
 python3 -m pip install -q -e '.[test,r,workflows]' --config-settings editable_mode=compat
