@@ -483,7 +483,10 @@ def cluster(
         Levenshtein distance, or swarm's count of differences of its optimal alignment.
     identity : float
         The greedy method's threshold, in (0, 1].
-    threads, backend : for the neighbour search (and the alignments).
+    threads, backend : ``auto``/``cpu``: the growth searches as it grows, on one thread (its
+        order is sequential); ``threads`` serve the fastidious search and the greedy method.
+        A GPU backend or ``reference``: the pair list comes from :func:`bioaccel.neighbors`
+        with that backend and ``threads`` (and the alignments).
     default_abundance : int, optional
         The abundance of records without annotation (swarm's ``-a``); by default they are refused.
 
