@@ -346,11 +346,15 @@ std::vector<std::int64_t> nearest_in_set(const SeqView& v, const std::uint8_t* i
             cand.clear();
             index.candidates<false>(r, 0, probe, never, [&](u32 x) { cand.push_back(x); });
             std::sort(cand.begin(), cand.end());
-            for (u32 x : cand)
-                if (lv_distance(S, r, x, d, buf) <= d) {
-                    best[r] = x;
+            constexpr std::size_t ahead = 6;  // partners' letters fetched ahead, as in the growth
+            for (std::size_t c = 0; c < std::min(ahead, cand.size()); ++c) S.prefetch(cand[c]);
+            for (std::size_t c = 0; c < cand.size(); ++c) {
+                if (c + ahead < cand.size()) S.prefetch(cand[c + ahead]);
+                if (lv_distance(S, r, cand[c], d, buf) <= d) {
+                    best[r] = cand[c];
                     break;
                 }
+            }
         }
     }
     return best;
