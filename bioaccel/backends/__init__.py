@@ -37,8 +37,15 @@ AUTO_ORDER = ("cupy", "numba-cuda", "cpu", "reference")
 #: (below it the C++ core wins), or None where it always runs the C++ core (the GPU kernels
 #: run when named). Operations not listed may go to a GPU at any size.
 AUTO_GPU_FROM: dict[str, int | None] = {
-    # taxa: below this the C++ core's bounded search beats a full Q matrix per join on any GPU
-    "neighbor_joining": 4096,
+    # Measured on an NVIDIA H200 beside its host's 16 cores (scripts/gpu-check.sh, 2026-12-04):
+    # the C++ core won each of these, so `auto` keeps them there and the GPU runs them when
+    # named. K80 matrices of 10,000 x 1,500 sites: cpu 0.97 s, cupy 2.17 s, numba-cuda 3.03 s
+    # (the n^2 result crosses the bus); NJ of 4,000 taxa: cpu 2.84 s, cupy 4.87 s (one
+    # argmin round trip per join); the neighbours' verification of 274,771 candidates
+    # (200,000 amplicons, d = 1): cpu 1.45 s, cupy 3.55 s, numba-cuda 3.17 s.
+    "dna_counts": None,
+    "neighbor_joining": None,
+    "edit_pairs": None,
     # the MSA engine's progressive stage and the accurate mode's posteriors: C++ on all threads
     "msa_profile_dp": None,
     "pair_posteriors": None,

@@ -172,6 +172,9 @@ def run_tiles(
 ) -> None:
     """Compute every tile on ``devices`` and ``gather`` each result in the caller's thread.
     See the module docstring for failover and splitting."""
+    if not callable(getattr(engine, "device_scope", None)):
+        # checked here, not where a real GPU first needs it: virtual devices never call it
+        raise TypeError(f"run_tiles needs a backend object for engine, not {engine!r}")
     lock = threading.Condition()
     pending = list(tiles)  # a stack of work: largest first -> reversed
     pending.reverse()

@@ -126,5 +126,5 @@ def _on_devices(batch, ci, cj, d, engine, devices, threads) -> np.ndarray:
     def gather(tile, values) -> None:
         out[tile.i0 : tile.i1] = values
 
-    run_tiles(tiles, devices, engine.name, compute, gather, work, np.ones(1))
+    run_tiles(tiles, devices, engine, compute, gather, work, np.ones(1))
     return out

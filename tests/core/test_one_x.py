@@ -233,7 +233,9 @@ def test_auto_resolver_takes_operation_and_size(monkeypatch):
     from bioaccel.backends.cupy._backend import CupyBackend
 
     monkeypatch.setitem(_instances, "cupy", CupyBackend(xp=np))  # a usable GPU backend
-    at = AUTO_GPU_FROM["neighbor_joining"]
+    # the rule's mechanism (measured rules keep NJ on the C++ core: AUTO_GPU_FROM's figures)
+    at = 4096
+    monkeypatch.setitem(AUTO_GPU_FROM, "neighbor_joining", at)
     assert get_backend("auto", "neighbor_joining", size=at).name == "cupy"
     assert get_backend("auto", "neighbor_joining", size=at - 1).name == "cpu"
     for operation in ("msa_profile_dp", "pair_posteriors", "neighbor_joining_low_memory"):

@@ -185,3 +185,13 @@ def test_worker_exception_is_reraised_in_the_caller(virtual4):
             np.ones(1),
         )
     assert 7 not in gathered
+
+
+def test_an_engine_that_is_not_a_backend_is_refused_even_on_virtual_devices(virtual4):
+    """Virtual GPUs never enter a backend's device_scope, so a caller handing run_tiles a
+    backend's name instead of the backend passed every simulated test and broke on the first
+    real GPU (neighbors(..., devices="all") did): run_tiles checks before any tile runs."""
+    devices = select_devices("all")
+    tiles = [Tile(0, 1, 0, 1, 1.0)]
+    with pytest.raises(TypeError, match="backend object.*'cpu'"):
+        run_tiles(tiles, devices, "cpu", lambda t: 0, lambda t, v: None, np.ones(1), np.ones(1))

@@ -30,6 +30,14 @@ from tests import nvcc_host
 from tests.datasets import bundled, not_applicable, unavailable
 from tests.msa.msa_helpers import AA, BALIBASE
 from tests.nvcc_host import nvrtc_library
+from tests.conftest import GPU
+
+#: The Numba MSA kernel on a real GPU (gpu-check.sh on an H200, numba-cuda 0.30.4): scores
+#: equal the CPU's, most paths do not, so the numba-cuda backend refuses the MSA DP there
+#: (NumbaCudaBackend.msa_profile_dp). strict: when the kernel is fixed these tests say so.
+numba_msa_kernel_off_on_real_gpus = pytest.mark.xfail(
+    GPU, reason="the Numba MSA kernel's tracebacks differ from the CPU's on a real GPU", strict=True
+)
 
 SOURCE = KERNEL_DIR / "msa_profile_dp.cu"
 
@@ -366,6 +374,7 @@ def test_numba_kernel_compiles_without_fused_multiply_adds():
     assert_no_contraction(res.stdout)
 
 
+@numba_msa_kernel_off_on_real_gpus
 def test_numba_kernel_on_the_simulator_equals_the_cpu_engine():
     from bioaccel.backends.numba._msa import profile_dp_batch_numba
 
@@ -452,6 +461,7 @@ class _FakeCupy:
         cuda.synchronize()
 
 
+@numba_msa_kernel_off_on_real_gpus
 def test_engine_gpu_stage_equals_the_cpu_engine(monkeypatch):
     """msa(backend="cupy") computes the guide tree's LCS distances with kernels/lcs_lengths.cu
     and batches each guide-tree level into one launch (here the NumPy stand-in running the
@@ -522,6 +532,7 @@ def test_launch_groups_fit_the_traceback_budget():
     assert cupy_msa.launch_groups([3], 1) == [range(0, 1)] and cupy_msa.launch_groups([], 9) == []
 
 
+@numba_msa_kernel_off_on_real_gpus
 @pytest.mark.parametrize("shared_bytes", [cupy_msa.SHARED_BYTES, 0])
 @pytest.mark.parametrize("trace_bytes", [cupy_msa.TRACE_BYTES, 100])
 def test_launch_code_packs_and_unpacks_every_pair(monkeypatch, shared_bytes, trace_bytes):
@@ -563,6 +574,7 @@ def test_cupy_kernel_with_diagonals_in_global_memory_equals_the_cpu_engine():
 
 
 @pytest.mark.gpu
+@numba_msa_kernel_off_on_real_gpus
 def test_numba_kernel_on_the_gpu_equals_the_cpu_engine():
     from bioaccel.backends.numba._msa import profile_dp_batch_numba
 
@@ -599,9 +611,23 @@ def test_the_numba_msa_stage_is_reachable_through_the_registry():
         del s[k : k + 2]
         seqs.append("".join(s))
     records = [(f"s{k}", s) for k, s in enumerate(seqs)]
-    assert (
-        bioaccel.msa(records, backend="numba-cuda").sequences
-        == bioaccel.msa(records, backend="cpu").sequences
-    )
+    if GPU:  # refused there: see numba_msa_kernel_off_on_real_gpus
+        with pytest.raises(bioaccel.BackendUnavailableError, match="tracebacks differ"):
+            bioaccel.msa(records, backend="numba-cuda")
+    else:
+        assert (
+            bioaccel.msa(records, backend="numba-cuda").sequences
+            == bioaccel.msa(records, backend="cpu").sequences
+        )
     with pytest.raises(bioaccel.BackendUnavailableError, match="msa_profile_dp"):
         bioaccel.msa(records, backend="reference")
+
+
+def test_the_numba_backend_refuses_the_msa_dp_off_the_simulator(monkeypatch):
+    """On a real GPU the Numba kernel's paths are not the CPU's (see
+    numba_msa_kernel_off_on_real_gpus): the backend says so and names the backends that are."""
+    from bioaccel.backends.numba._backend import NumbaCudaBackend
+
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "0")
+    with pytest.raises(bioaccel.BackendUnavailableError, match="numba-cuda.*real GPU.*'cupy'"):
+        NumbaCudaBackend().msa_profile_dp([])

@@ -243,7 +243,8 @@ def test_nj_is_a_registry_operation(monkeypatch):
     # auto: a usable GPU backend with NJ kernels from the registry's size rule on, the C++
     # core below
     monkeypatch.setitem(_instances, "cupy", on_numpy)
-    gpu_from = AUTO_GPU_FROM["neighbor_joining"]
+    gpu_from = 4096  # a rule's mechanism; the measured rule keeps NJ on the C++ core
+    monkeypatch.setitem(AUTO_GPU_FROM, "neighbor_joining", gpu_from)
     assert tree_mod._nj_backend("auto", gpu_from).name == "cupy"
     assert tree_mod._nj_backend("auto", gpu_from - 1).name == "cpu"
     assert bioaccel.nj(d, backend="cupy").to_newick() == cpu.to_newick()
