@@ -100,6 +100,13 @@ def msa_profile_dp_kernel(desc, K, fdata, single, used, trace, path, scratch, sc
         scratch[row + 2 * w] = neg
         scratch[row + w] = best
         trace[t] = s << 2
+        # The traceback byte of cell (i, j) is trace[t + j], but written as `trace[t + j]`
+        # CUDA 13.0's NVVM (numba-cuda 0.30.4) stepped that index by j instead of 1 (the PTX
+        # shows `add.s64 %rd797, %rd795, %rd797`), so on a real GPU the bytes landed at
+        # t + j (j + 1) / 2 and the paths were wrong while the scores were right (an H200,
+        # 2026-12-04; that index replayed on the simulator gives the GPU's paths for 55 of
+        # 67 pairs). An explicit counter compiles to a step of one.
+        tj = t
         for j in range(1, m + 1):
             ob = fdata[tb + j - 1]
             # M: ties go to M, then X, then Y
@@ -149,7 +156,8 @@ def msa_profile_dp_kernel(desc, K, fdata, single, used, trace, path, scratch, sc
                 by = c
                 sy = 1
             scratch[row + 2 * w + j] = by
-            trace[t + j] = sm | (sx << 2) | (sy << 4)
+            tj += 1
+            trace[tj] = sm | (sx << 2) | (sy << 4)
     # best final state (ties M > X > Y) and the traceback
     row = base + cur * 3 * w
     best = scratch[row + m]

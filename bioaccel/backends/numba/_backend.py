@@ -213,10 +213,11 @@ class NumbaCudaBackend(Backend):
 
     def msa_profile_dp(self, pairs):
         if not _simulator():
-            # Seen on an NVIDIA H200 (numba-cuda 0.30.4, CUDA 13): the kernel's scores are the
-            # CPU engine's to the bit but most tracebacks are other paths (55 of 67 random
-            # protein pairs), while the same kernel on the simulator and the CuPy kernel on that
-            # GPU equal the CPU. Until that is found, no alignment that differs from the CPU's.
+            # Seen on an NVIDIA H200 (numba-cuda 0.30.4, CUDA 13): the kernel's scores were the
+            # CPU engine's to the bit but most tracebacks other paths (55 of 67 random protein
+            # pairs): NVVM miscompiled the traceback index (kernels/msa_numba.py). The kernel
+            # now avoids that (its PTX steps the index by one) but has not run on a GPU since:
+            # refused there until tests/msa/test_msa_gpu.py's strict xfails pass on one.
             raise BackendUnavailableError(
                 "backend 'numba-cuda' cannot run the MSA profile DP on a real GPU: its "
                 "tracebacks differ from the CPU engine's there (scores agree); use "
