@@ -451,4 +451,6 @@ def parse_amplicons(
     npt.NDArray[np.int64],
     npt.NDArray[np.uint8],
     npt.NDArray[np.int64],
+    bytes,
+    bytes,
 ]: ...

@@ -26,6 +26,9 @@ MATRIX = {
     ".cdist": ("cdist",),
 }
 CONDENSED = {".cdist": ("cdist",)}
+#: formats of :meth:`bioaccel.DistanceMatrix.write` / ``read`` (here, below the distances
+#: package, so that the CLI's option choices need not import it)
+MATRIX_FORMATS = ("phylip", "phylip-lower", "tsv", "npy", "npz", "cdist")
 #: what a ``.npy`` matrix's writer puts beside it (PATH + suffix): the row ids, and for a
 #: query-vs-target score matrix the column ids
 NPY_ROW_IDS = ".ids.txt"

@@ -20,6 +20,7 @@ from pathlib import Path
 import click
 
 from .. import __version__
+from .._core import MATRIX_FORMATS
 from ..errors import BioaccelError
 from ._io import (
     TEXT_MATRIX_FORMATS,
@@ -205,11 +206,24 @@ def _models_help() -> str:
     from ..distances import AA_MODELS, ALIGNMENT_MODELS, KMER_MODELS, MODELS
 
     return (
-        f"Distance model: {', '.join(MODELS)} (aligned DNA, as ape::dist.dna); "
+        f"{', '.join(MODELS)} (aligned DNA, as ape::dist.dna); "
         f"{', '.join(AA_MODELS)} (aligned protein); "
         f"{', '.join(ALIGNMENT_MODELS)} (from global alignments); edit (Levenshtein); "
         f"{', '.join(KMER_MODELS)} (k-mers; mash also from a sketch file)."
     )
+
+
+class _ModelOption(click.Option):
+    """``-m/--model``: its help lists the distance package's models, read when help is shown
+    (importing that package at start-up cost every command 0.12 s, `cluster` too)."""
+
+    def __init__(self, *args, help_prefix: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.help_prefix = help_prefix
+
+    def get_help_record(self, ctx):
+        self.help = self.help_prefix + _models_help()
+        return super().get_help_record(ctx)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -243,13 +257,7 @@ def _spelling(ctx: click.Context):
     return lambda name: opts.get(name, name)
 
 
-def _matrix_formats() -> list[str]:
-    from ..distances import MATRIX_FORMATS
-
-    return list(MATRIX_FORMATS)
-
-
-_MATRIX_FORMATS = _matrix_formats()
+_MATRIX_FORMATS = list(MATRIX_FORMATS)
 _FORMAT_HELP = (
     "Output format; from the extension by default (else phylip). npy writes the "
     "ids to OUTPUT.ids.txt beside it. With -o - (stdout): phylip, phylip-lower or tsv."
@@ -273,7 +281,14 @@ def _write_matrix(dm, output, fmt, threads: int = 0) -> None:
 
 @main.command()
 @click.argument("input", type=click.Path(path_type=Path, allow_dash=True))
-@click.option("-m", "--model", default="k80", show_default=True, help=_models_help())
+@click.option(
+    "-m",
+    "--model",
+    default="k80",
+    show_default=True,
+    cls=_ModelOption,
+    help_prefix="Distance model: ",
+)
 @click.option(
     "--pairwise-deletion",
     is_flag=True,
@@ -487,8 +502,8 @@ def merge_tiles_cmd(tiles, output, fmt):
     "-m",
     "--model",
     default=None,
-    help="Distance model when INPUT holds sequences (default k80; mash for a sketch "
-    "file). " + _models_help().removeprefix("Distance model: "),
+    cls=_ModelOption,
+    help_prefix="Distance model when INPUT holds sequences (default k80; mash for a sketch file). ",
 )
 @click.option("--pairwise-deletion", is_flag=True)
 @backend_option(

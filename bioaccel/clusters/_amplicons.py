@@ -143,7 +143,7 @@ def read_amplicons(
     if not raw.strip():
         raise SequenceFormatError(f"{name}: file is empty; expected FASTA records of amplicons")
     table = _TABLE if differences != "swarm" else _TABLE_SWARM
-    (err, a, b, c), hs, he, lines, ast, aen, abundance, order, codes, offsets = (
+    (err, a, b, c), hs, he, lines, ast, aen, abundance, order, codes, offsets, hl, il = (
         load_native().parse_amplicons(raw, table, int(default_abundance or 0))
     )
 
@@ -160,19 +160,15 @@ def read_amplicons(
 
     if err:
         _raise(err, a, b, c, name, raw, where, header, ident, lines, differences)
-    hs_l, he_l, as_l, ae_l = (x[order].tolist() for x in (hs, he, ast, aen))
-    # headers cut from the bytes one by one (a decoded copy of the whole text would double
-    # the memory of a sequencing run's file)
-    raw_headers = [raw[x:y].decode("utf-8", "replace") for x, y in zip(hs_l, he_l)]
-    ids = []
-    for x, y, s, e in zip(hs_l, he_l, as_l, ae_l):
-        h = raw[x:y]
-        i = h if s < 0 else (h[:s] + b";" + h[e:] if 0 < s and e < len(h) else h[:s] + h[e:])
-        ids.append(i.decode("utf-8", "replace"))
+    # the headers and ids in swarm's order, one newline-separated text each from the parse
+    # ('\n' is never part of a UTF-8 sequence: decoding the whole text decodes each line)
+    raw_headers = hl.decode("utf-8", "replace").split("\n")[:-1]
+    ids = il.decode("utf-8", "replace").split("\n")[:-1]
+    del hl, il
     if default_abundance is not None and (ast < 0).any():
         shown = [
             h if s >= 0 else f"{h};size={int(default_abundance)};"
-            for h, s in zip(raw_headers, as_l)
+            for h, s in zip(raw_headers, ast[order].tolist())
         ]
     else:
         shown = raw_headers

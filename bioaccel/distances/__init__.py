@@ -15,13 +15,13 @@
   than memory, streamed to a condensed file; ``_options``: which option fits which model.
 """
 
-from .._core import lazy_getattr
+from .._core import MATRIX_FORMATS, lazy_getattr
 from ._aa import AA_MODELS
 from ._compute import distance_matrix
 from ._condensed import CondensedMatrix
 from ._dna import MODELS
 from ._kmers import KMER_MODELS, KmerRows, Sketches, kmer_params, kmer_rows, sketch
-from ._matrix import MATRIX_FORMATS, DistanceMatrix, matrix_format_of, write_triangle_file
+from ._matrix import DistanceMatrix, matrix_format_of, write_triangle_file
 from ._models import ALL_MODELS
 from ._ondisk import CondensedDistances, open_distances, stream_distances
 from ._protein import ALIGNMENT_MODELS

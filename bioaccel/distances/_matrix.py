@@ -39,9 +39,6 @@ from ._text import (
     matrix_text,
 )
 
-#: formats of :meth:`DistanceMatrix.write` / :meth:`DistanceMatrix.read`
-MATRIX_FORMATS = ("phylip", "phylip-lower", "tsv", "npy", "npz", "cdist")
-
 
 class DistanceMatrix:
     """Square, symmetric float64 distances with unique labels.

@@ -170,7 +170,8 @@ py::tuple parse_amplicons_py(py::bytes raw, U8Array table, std::uint64_t default
     py::tuple err = py::make_tuple(static_cast<int>(out.error), out.a, out.b, out.c);
     return py::make_tuple(err, to_array(out.hstart), to_array(out.hend), to_array(out.line),
                           to_array(out.astart), to_array(out.aend), to_array(out.abundance),
-                          to_array(out.order), moved_to_array(std::move(out.codes)), to_array(out.offsets));
+                          to_array(out.order), moved_to_array(std::move(out.codes)), to_array(out.offsets),
+                          py::bytes(out.header_lines), py::bytes(out.id_lines));
 }
 
 }  // namespace
@@ -193,7 +194,8 @@ void bind_clusters(py::module_& m) {
     m.def("parse_amplicons", &parse_amplicons_py, py::arg("raw"), py::arg("table"),
           py::arg("default_abundance"),
           "FASTA amplicons as swarm reads them: (error, hstart, hend, line, astart, aend, abundance, "
-          "order, codes, offsets).");
+          "order, codes, offsets, header_lines, id_lines); the last two in swarm's order, each "
+          "record followed by a newline.");
     m.def("swarm_align", &swarm_align_py, py::arg("codes"), py::arg("offsets"), py::arg("queries"),
           py::arg("targets"), py::arg("max_diffs"), py::arg("want_cigar"), py::arg("threads"),
           "swarm's global alignment of each (query, target) pair: (diffs, lengths, cigars).");

@@ -199,9 +199,9 @@ ParsedAmplicons parse_amplicons(const char* text, std::int64_t size, const std::
         return out;
     }
     // ids: the header without its annotation, all in one buffer
+    std::string ids;
+    std::vector<std::int64_t> at(static_cast<std::size_t>(n) + 1, 0);
     {
-        std::string ids;
-        std::vector<std::int64_t> at(static_cast<std::size_t>(n) + 1, 0);
         for (std::int64_t k = 0; k < n; ++k) {
             const char* h = text + out.hstart[k];
             const std::int64_t len = out.hend[k] - out.hstart[k];
@@ -288,6 +288,15 @@ ParsedAmplicons parse_amplicons(const char* text, std::int64_t size, const std::
         const std::int64_t r = out.order[k];
         std::memcpy(out.codes.data() + out.offsets[k], raw_codes.data() + sstart[r],
                     static_cast<std::size_t>(sstart[r + 1] - sstart[r]));
+    }
+    out.header_lines.reserve(static_cast<std::size_t>(out.hend.empty() ? 0 : n + out.hend[n - 1]));
+    out.id_lines.reserve(ids.size() + static_cast<std::size_t>(n));
+    for (std::int64_t k = 0; k < n; ++k) {
+        const std::int64_t r = out.order[k];
+        out.header_lines.append(text + out.hstart[r], static_cast<std::size_t>(out.hend[r] - out.hstart[r]));
+        out.header_lines += '\n';
+        out.id_lines.append(ids, static_cast<std::size_t>(at[r]), static_cast<std::size_t>(at[r + 1] - at[r]));
+        out.id_lines += '\n';
     }
     return out;
 }

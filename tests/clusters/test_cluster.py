@@ -291,3 +291,45 @@ def test_crlf_and_wrapped_lines_read_as_plain_fasta(tmp_path):
     assert bad != wrapped
     with pytest.raises(ValueError, match=r"position 21\b.*'X'|'X'.*position 21\b"):
         cluster(bad, max_distance=2, threads=1)
+
+
+def test_headers_and_ids_equal_a_per_record_derivation_from_the_header_bytes():
+    """The parse hands over the headers and ids as two newline-separated texts in swarm's
+    order; each must be what its header's own bytes give: invalid UTF-8 replaced, the
+    annotation cut as swarm prints ids (a ';' kept between text on both sides), CRLF
+    headers without the CR, ties of abundance in header byte order."""
+    heads = [
+        b"plain;size=3",
+        b"size=2;first",
+        b"mid;size=7;sample=x",
+        b"bad\xff\xfebytes;size=3",
+        b"caf\xc3\xa9;size=3;",
+        b"crlf;size=9",
+        b"x;size=1",
+        b";size=4;lead",
+        b"\xe2\x82;size=2",  # a cut multi-byte sequence, then the annotation
+    ]
+    rng = np.random.default_rng(4)
+    seqs = ["".join(rng.choice(list("ACGT"), 30)) for _ in heads]
+    raw = b"".join(
+        b">" + h + (b"\r\n" if h.startswith(b"crlf") else b"\n") + s.encode() + b"\n"
+        for h, s in zip(heads, seqs)
+    )
+    amp = read_amplicons(raw)
+    order = amp.record.tolist()
+    want_headers = [heads[r].decode("utf-8", "replace") for r in order]
+    assert amp.raw_headers == want_headers
+
+    def ident(h: bytes) -> str:
+        at = h.find(b"size=")
+        s = at - 1 if at > 0 and h[at - 1 : at] == b";" else at
+        e = at + 5
+        while e < len(h) and h[e : e + 1].isdigit():
+            e += 1
+        e += 1 if e < len(h) and h[e : e + 1] == b";" else 0
+        cut = h[:s] + b";" + h[e:] if 0 < s and e < len(h) else h[:s] + h[e:]
+        return cut.decode("utf-8", "replace")
+
+    assert amp.ids == [ident(heads[r]) for r in order]
+    assert amp.ids[:2] == ["crlf", "mid;sample=x"]  # abundance 9, then 7
+    assert len(amp.ids) == len(heads) and "\n" not in "".join(amp.ids)

@@ -105,6 +105,9 @@ struct ParsedAmplicons {
     std::vector<std::int64_t> order;               // swarm's order of the records
     std::vector<std::uint8_t> codes;               // sequences in swarm's order
     std::vector<std::int64_t> offsets;
+    // in swarm's order, each record's text and a '\n' after it: the headers as written, and
+    // the ids (the headers without their annotation); Python splits them in one call
+    std::string header_lines, id_lines;
     ParseError error = ParseError::none;
     std::int64_t a = -1, b = -1, c = -1;
 };
