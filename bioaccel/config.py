@@ -98,6 +98,11 @@ def _simd_detail(f: dict) -> str:
     )
 
 
+def _numba_probe_kernel(a):
+    """The kernel doctor compiles to see that numba-cuda can compile at all."""
+    a[0] = a[0] + 1.0
+
+
 def collect(check_r: bool = True) -> Report:
     """Probe the installation. Nothing here raises; every failure becomes a Check."""
     rep = Report()
@@ -211,7 +216,14 @@ def collect(check_r: bool = True) -> Report:
                 names = [
                     d.name.decode() if isinstance(d.name, bytes) else str(d.name) for d in cuda.gpus
                 ]
-                rep.add("numba-cuda", True, f"numba-cuda {nc}, devices: {', '.join(names)}")
+                # a device is not enough: on one GPU image numba-cuda saw the H200 but could
+                # compile nothing (it wants np.row_stack, which NumPy 2.5 removed)
+                from numba import types
+
+                cuda.compile_ptx(_numba_probe_kernel, (types.float32[:],), cc=(7, 5))
+                rep.add(
+                    "numba-cuda", True, f"numba-cuda {nc}, compiles; devices: {', '.join(names)}"
+                )
             else:
                 rep.add(
                     "numba-cuda",

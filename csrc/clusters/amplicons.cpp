@@ -295,7 +295,8 @@ ParsedAmplicons parse_amplicons(const char* text, std::int64_t size, const std::
         const std::int64_t r = out.order[k];
         out.header_lines.append(text + out.hstart[r], static_cast<std::size_t>(out.hend[r] - out.hstart[r]));
         out.header_lines += '\n';
-        out.id_lines.append(ids, static_cast<std::size_t>(at[r]), static_cast<std::size_t>(at[r + 1] - at[r]));
+        out.id_lines.append(ids, static_cast<std::size_t>(at[r]),
+                            static_cast<std::size_t>(at[r + 1] - at[r]));
         out.id_lines += '\n';
     }
     return out;

@@ -248,3 +248,27 @@ def test_unaligned_models_and_sketches(tmp_path):
     bad.write_bytes(b"junk")
     res = run("distance", bad, "-m", "mash", "-o", tmp_path / "x.tsv")
     assert res.returncode == 2 and "not a bioaccel sketch file" in res.stderr
+
+
+def test_doctor_says_numba_cuda_is_broken_when_it_sees_a_gpu_but_cannot_compile(monkeypatch):
+    """A GPU image had an H200 numba-cuda could see and numba-cuda that could compile nothing
+    (NumPy 2.5 without np.row_stack): doctor said ok. It compiles a kernel now."""
+    import types as pytypes
+
+    from numba import cuda
+
+    from bioaccel.config import collect
+
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "0")
+    monkeypatch.setattr(cuda, "is_available", lambda: True)
+    monkeypatch.setattr(cuda, "gpus", [pytypes.SimpleNamespace(name=b"NVIDIA H200")], raising=False)
+
+    def broken(*args, **kwargs):
+        raise AttributeError("module 'numpy' has no attribute 'row_stack'")
+
+    monkeypatch.setattr(cuda, "compile_ptx", broken, raising=False)
+    check = collect(check_r=False).get("numba-cuda")
+    assert not check.ok and "row_stack" in check.detail, check
+    monkeypatch.setattr(cuda, "compile_ptx", lambda *a, **k: ("// ptx", None), raising=False)
+    check = collect(check_r=False).get("numba-cuda")
+    assert check.ok and "compiles; devices: NVIDIA H200" in check.detail, check
