@@ -126,6 +126,10 @@ ALLOWED_SKIPS = {
         "gpu-marked tests need a real GPU; scripts/gpu-check.sh runs them on one with "
         "BIOACCEL_GPU_TESTS=1, and CI has none"
     ),
+    ("tests/msa/test_msa_gpu.py", "numba_msa_kernel_off_on_real_gpus = pytest.mark.xfail("): (
+        "a known failure on real GPUs only (the Numba MSA kernel's paths there), strict: it "
+        "fails as XPASS once a GPU run passes; never a skip, never on CI"
+    ),
 }
 
 
