@@ -192,6 +192,21 @@ def backend_for_devices(devices, name: str = "auto", operation: str = "dna_count
         return get_backend("cpu" if key == "auto" else key, operation)
     if any(d.virtual for d in devices):
         raise BackendUnavailableError("devices= mixes virtual and real GPUs")
+    if key == "auto":
+        # devices= asks for these GPUs: the first GPU backend that can run the operation,
+        # whatever AUTO_GPU_FROM says for a call without devices=
+        for candidate in AUTO_ORDER:
+            backend = _instance(candidate)
+            if (
+                backend.on_gpu
+                and operation in backend.operations
+                and backend.unavailable_reason(for_auto=True) is None
+            ):
+                return backend
+        raise BackendUnavailableError(
+            f"devices= names GPUs but no GPU backend with {operation} kernels can run here; "
+            f"backends that have them: {list(backends_with(operation)) or 'none'}"
+        )
     engine = get_backend(name, operation)
     if not engine.on_gpu:
         raise BackendUnavailableError(

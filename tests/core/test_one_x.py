@@ -273,6 +273,26 @@ def test_every_gpu_backend_binds_the_device_scope():
         assert cls.is_device_failure is not Backend.is_device_failure, cls
 
 
+def test_auto_on_real_devices_takes_a_gpu_backend_whatever_the_size_rules(monkeypatch):
+    """devices= naming real GPUs asks for them: `auto` takes a GPU backend there even for the
+    operations whose measured rule keeps a call without devices= on the C++ core."""
+    from bioaccel import BackendUnavailableError
+    from bioaccel.backends import AUTO_GPU_FROM, _instances, backend_for_devices, get_backend
+    from bioaccel.backends.cupy._backend import CupyBackend
+    from bioaccel.devices import Device
+
+    real = Device(index=0, visible_id="0", name="H200", memory_bytes=1, compute_capability=(9, 0))
+    # a usable GPU backend (its NumPy array path has DNA counts and NJ)
+    monkeypatch.setitem(_instances, "cupy", CupyBackend(xp=np))
+    for operation in ("dna_counts", "neighbor_joining"):
+        assert AUTO_GPU_FROM[operation] is None
+        assert get_backend("auto", operation).name == "cpu"
+        assert backend_for_devices([real], "auto", operation).name == "cupy"
+    # an operation no GPU backend has: refused, naming the backends that have it
+    with pytest.raises(BackendUnavailableError, match="no GPU backend with kmer_neighbors"):
+        backend_for_devices([real], "auto", "kmer_neighbors")
+
+
 def test_virtual_devices_select_nothing():
     from bioaccel.backends import get_backend
     from bioaccel.devices import Device, device_scope
