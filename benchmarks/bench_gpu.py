@@ -3,7 +3,8 @@ cupy and numba-cuda backends beside the cpu backend, neighbour joining on cupy b
 C++ core, edit distances on numba-cuda (GCUPS), and the MSA profile-profile DP stage on
 cupy beside the C++ engine (cells/s), the MSA guide tree's LCS distances on every GPU beside
 the CPU engine, the MSA end to end, and the accurate mode's pair-HMM posteriors on every GPU
-beside the CPU engine; one run, ratios printed.
+beside the CPU engine; one run, ratios printed. ``--neighbours``: only the neighbours of
+200,000 simulated amplicons at d = 1, verified by every backend beside the cpu's.
 
 What is compared: bioaccel with itself, the same call and data on a GPU backend and on the cpu
 backend; the cpu backend runs on all cores of the machine (threads=0, printed at the start)
@@ -61,8 +62,8 @@ def main() -> None:
     if bioaccel.available_backends()["cupy"] is None:
         import numpy as np
 
-        # 4,000 taxa only: on an H200 cupy's NJ (one argmin round trip per join) took 4.9 s
-        # there against the C++ core's 2.8 s, and 10,000 ran past the check's time limit
+        # up to 4,000 taxa: on an H200 cupy's NJ (one argmin round trip per join) took 4.9 s
+        # at 4,000 against the C++ core's 2.8 s, and 10,000 ran past the check's time limit
         for n in (2000, 4000):
             rng = np.random.default_rng(1)
             x = rng.normal(size=(n, 8))
@@ -288,5 +289,48 @@ def msa_posteriors(n: int = 200, length: int = 300) -> None:
     )
 
 
+def neighbours(n: int = 200_000, distances=(1,), repeat: int = 2) -> None:
+    """The neighbours of n simulated 16S V4 amplicons within d: the filter on the CPU, its
+    candidates verified by each backend (and spread over all GPUs by `devices="all"`);
+    best of `repeat` after a warm-up, and whether every backend gives the cpu's pairs."""
+    from benchmarks.amplicon_sim import simulate
+    from bioaccel.neighbors import neighbors
+
+    _, seqs, _ = simulate(n, seed=3)
+    seqs = [s.decode() for s in seqs]
+    runs = [(name, {"backend": name}) for name in ("cpu", "cupy", "numba-cuda")]
+    runs = [r for r in runs if bioaccel.available_backends()[r[0]] is None]
+    if len(runs) > 1:  # a GPU backend can run: all GPUs too
+        runs.append(("devices=all", {"devices": "all"}))
+    for _, kw in runs[1:]:
+        neighbors(seqs[:2000], max_distance=2, **kw)  # kernel compilation
+    for d in distances:
+        want = None
+        for name, kw in runs:
+            nb = None
+
+            def call(kw=kw):
+                nonlocal nb
+                nb = neighbors(seqs, max_distance=d, **kw)
+
+            t = timed(call, repeat)
+            got = (tuple(nb.i), tuple(nb.j), tuple(nb.distance))
+            want = got if want is None else want
+            print(
+                f"neighbours n={n} d={d} {name}: {t:.2f} s, {len(nb)} pairs, "
+                f"{nb.candidates} candidates{'' if got == want else ', pairs DIFFER from cpu'}",
+                flush=True,
+            )
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--neighbours"]:
+        neighbours()
+    elif sys.argv[1:]:
+        print(
+            f"bench_gpu.py: unknown arguments {sys.argv[1:]}; expected none or --neighbours",
+            file=sys.stderr,
+        )
+        sys.exit(2)
+    else:
+        main()

@@ -40,25 +40,8 @@ limit 300 python3 -m pytest -v -p no:cacheprovider -m "not r" -rfE --durations=1
 # neighbours: the filter's candidates verified on every GPU backend
 limit 30 python3 -m pytest -q -p no:cacheprovider -rfE tests/neighbors/test_edit_neighbors.py \
     -k "gpu or simulator or cuda" || status=1
-# neighbours timed beside the CPU
-limit 40 python3 - <<'PY' || status=1
-import time
-from benchmarks.amplicon_sim import simulate
-from bioaccel.backends import available_backends
-from bioaccel.neighbors import neighbors
-_, seqs, _ = simulate(20000, seed=3)
-seqs = [s.decode() for s in seqs]
-for d in (1, 2, 3):
-    for name in ("cpu", "cupy", "numba-cuda"):
-        if available_backends()[name] is not None:
-            continue
-        t = time.perf_counter()
-        nb = neighbors(seqs, max_distance=d, backend=name)
-        print(f"neighbors d={d} {name}: {time.perf_counter() - t:.2f} s, {len(nb)} pairs, {nb.candidates} candidates", flush=True)
-    t = time.perf_counter()
-    nb = neighbors(seqs, max_distance=d, devices="all")
-    print(f"neighbors d={d} devices=all: {time.perf_counter() - t:.2f} s, {len(nb)} pairs", flush=True)
-PY
+# neighbours timed beside the CPU (the figures AUTO_GPU_FROM quotes)
+limit 60 python3 benchmarks/bench_gpu.py --neighbours || status=1
 limit 100 python3 benchmarks/bench_gpu.py || status=1
 echo "gpu-check: exit $status"
 exit $status

@@ -93,32 +93,37 @@ def _instance(name: str) -> Backend:
     return backend
 
 
-def auto_backend(operation: str, size: int | None = None) -> Backend:
+def auto_backend(operation: str, size: int | None = None, gpu_only: bool = False) -> Backend:
     """The backend ``backend="auto"`` picks for ``operation`` on an input of ``size`` (taxa,
     sequences; None: unknown): the one ``auto`` resolver. The first available backend of
     :data:`AUTO_ORDER` with kernels for ``operation`` (and not excluded from ``auto`` for
     it), a GPU backend only from :data:`AUTO_GPU_FROM`'s size on; where that rule is None,
-    the ``cpu`` backend (the C++ core runs the operation). Logged once per choice."""
+    the ``cpu`` backend (the C++ core runs the operation). ``gpu_only`` (``devices=`` naming
+    real GPUs): the first such GPU backend, whatever the size rule. Logged once per choice."""
     gpu_from = AUTO_GPU_FROM.get(operation, 0)
     chosen: Backend | None = None
-    if gpu_from is None:
+    if gpu_from is None and not gpu_only:
         chosen = _instance("cpu")
     else:
-        gpu_ok = size is None or size >= gpu_from
+        gpu_ok = gpu_only or gpu_from is None or size is None or size >= gpu_from
         for candidate in AUTO_ORDER:
             backend = _instance(candidate)
             allowed = (
                 backend.operations if backend.auto_operations is None else backend.auto_operations
             )
-            if backend.on_gpu and not gpu_ok:
+            if (backend.on_gpu and not gpu_ok) or (gpu_only and not backend.on_gpu):
                 continue
             if operation in allowed and backend.unavailable_reason(for_auto=True) is None:
                 chosen = backend
                 break
     if chosen is None:
+        what = (
+            f"devices= names GPUs but no GPU backend with {operation} kernels can run here"
+            if gpu_only
+            else f"no backend that can run here has {operation} kernels"
+        )
         raise BackendUnavailableError(
-            f"no backend that can run here has {operation} kernels; backends that have them: "
-            f"{list(backends_with(operation)) or 'none'}"
+            f"{what}; backends that have them: {list(backends_with(operation)) or 'none'}"
         )
     if (chosen.name, operation) not in _auto_logged:
         log.info("bioaccel: backend 'auto' resolved to %r for %s", chosen.name, operation)
@@ -192,21 +197,8 @@ def backend_for_devices(devices, name: str = "auto", operation: str = "dna_count
         return get_backend("cpu" if key == "auto" else key, operation)
     if any(d.virtual for d in devices):
         raise BackendUnavailableError("devices= mixes virtual and real GPUs")
-    if key == "auto":
-        # devices= asks for these GPUs: the first GPU backend that can run the operation,
-        # whatever AUTO_GPU_FROM says for a call without devices=
-        for candidate in AUTO_ORDER:
-            backend = _instance(candidate)
-            if (
-                backend.on_gpu
-                and operation in backend.operations
-                and backend.unavailable_reason(for_auto=True) is None
-            ):
-                return backend
-        raise BackendUnavailableError(
-            f"devices= names GPUs but no GPU backend with {operation} kernels can run here; "
-            f"backends that have them: {list(backends_with(operation)) or 'none'}"
-        )
+    if key == "auto":  # devices= asks for these GPUs, whatever AUTO_GPU_FROM says
+        return auto_backend(operation, gpu_only=True)
     engine = get_backend(name, operation)
     if not engine.on_gpu:
         raise BackendUnavailableError(

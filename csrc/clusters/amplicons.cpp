@@ -289,7 +289,10 @@ ParsedAmplicons parse_amplicons(const char* text, std::int64_t size, const std::
         std::memcpy(out.codes.data() + out.offsets[k], raw_codes.data() + sstart[r],
                     static_cast<std::size_t>(sstart[r + 1] - sstart[r]));
     }
-    out.header_lines.reserve(static_cast<std::size_t>(out.hend.empty() ? 0 : n + out.hend[n - 1]));
+    std::size_t header_bytes = 0;
+    for (std::int64_t k = 0; k < n; ++k)
+        header_bytes += static_cast<std::size_t>(out.hend[k] - out.hstart[k]);
+    out.header_lines.reserve(header_bytes + static_cast<std::size_t>(n));
     out.id_lines.reserve(ids.size() + static_cast<std::size_t>(n));
     for (std::int64_t k = 0; k < n; ++k) {
         const std::int64_t r = out.order[k];
