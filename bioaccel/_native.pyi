@@ -436,21 +436,25 @@ def swarm_align(
     want_cigar: bool,
     threads: int,
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], list[str]]: ...
-def parse_amplicons(
-    raw: bytes,
-    table: npt.NDArray[np.uint8],
-    default_abundance: int,
-) -> tuple[
-    tuple[int, int, int, int],
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
-    npt.NDArray[np.uint8],
-    npt.NDArray[np.int64],
-    bytes,
-    bytes,
-]: ...
+
+class AmpliconReader:
+    def __init__(self, table: npt.NDArray[np.uint8], default_abundance: int) -> None: ...
+    def feed(self, piece: bytes | bytearray | memoryview) -> None: ...
+    def finish(
+        self,
+    ) -> tuple[
+        tuple[int, int, int, int],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.uint64],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.uint8],
+        npt.NDArray[np.int64],
+        bytes,
+        bytes,
+        bytes,
+        bytes,
+    ]: ...

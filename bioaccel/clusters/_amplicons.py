@@ -24,9 +24,12 @@ Amplicons are kept in swarm's order: abundance decreasing, then header in byte o
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import re
 import sys
+import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,18 +53,63 @@ _SIZE = re.compile(rb"(?:^|;)size=([0-9]+)(?:;|$)")
 _MAX_ABUNDANCE = 2**63 - 1
 
 
+class TextLines(Sequence[str]):
+    """Lines of one UTF-8 text, decoded when asked for: a million headers held as one bytes
+    object (about 16 MB) instead of a million Python strings (about 80 MB). ``list(lines)``
+    decodes them all at once (fast); ``lines[k]`` decodes one."""
+
+    __slots__ = ("_text", "_starts")
+
+    def __init__(self, text: bytes):
+        """``text``: the lines, each followed by ``\n``."""
+        if text and not text.endswith(b"\n"):
+            raise ValueError("TextLines: each line must end with a newline")
+        self._text = text
+        ends = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == 10)
+        self._starts = np.concatenate(([0], ends + 1)).astype(np.int64)
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        n = len(self)
+        k = int(k)
+        if not -n <= k < n:
+            raise IndexError(f"line {k} of {n}")
+        k %= n
+        a, b = int(self._starts[k]), int(self._starts[k + 1])
+        return self._text[a : b - 1].decode("utf-8", "replace")
+
+    def __iter__(self):
+        return iter(self._text.decode("utf-8", "replace").split("\n")[:-1])
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, TextLines):
+            return self._text == other._text
+        if isinstance(other, (list, tuple)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"TextLines({len(self)} lines)"
+
+
 @dataclass(frozen=True, eq=False)
 class Amplicons:
     """Dereplicated amplicons in swarm's order (abundance decreasing, header ascending).
 
     Attributes
     ----------
-    raw_headers : list of str
+    raw_headers : sequence of str (:class:`TextLines`)
         The headers as read (swarm sorts and breaks ties on these).
-    headers : list of str
+    headers : sequence of str
         As written in outputs: the header as read, or ``header;size=N;`` where the
         abundance came from ``default_abundance``.
-    ids : list of str
+    ids : sequence of str (:class:`TextLines`)
         Headers without their abundance annotation.
     abundance : numpy.ndarray of uint64
     batch : SeqBatch
@@ -70,9 +118,9 @@ class Amplicons:
         The 0-based record number in the input of each amplicon.
     """
 
-    raw_headers: list[str]
-    headers: list[str]
-    ids: list[str]
+    raw_headers: Sequence[str]
+    headers: Sequence[str]
+    ids: Sequence[str]
     abundance: np.ndarray
     batch: SeqBatch
     record: np.ndarray
@@ -105,30 +153,49 @@ def with_abundance(raw_header: str, abundance: int) -> str:
     return (h[:start] + sep + b"size=%d;" % abundance + h[end:]).decode()
 
 
-def _read_raw(source) -> tuple[bytes, str]:
-    if isinstance(source, (bytes, bytearray)):
-        return bytes(source), "<bytes>"
+#: bytes read (or decompressed) at a time: the parse never holds the whole text
+_PIECE = 1 << 23
+
+
+def _feed(reader, source) -> str:
+    """Feed ``source`` to the parse piece by piece (a gzip file decompressed as it is read);
+    returns its name for messages."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        reader.feed(source)
+        return "<bytes>"
     if str(source) == "-":
-        return sys.stdin.buffer.read(), "<stdin>"
+        _feed_stream(reader, sys.stdin.buffer, "<stdin>")
+        return "<stdin>"
     path = Path(source)
     if path.is_dir():
         raise SequenceFormatError(f"{path}: is a directory; expected a FASTA file of amplicons")
     with open(path, "rb") as f:  # OSError names the path (missing file, permission)
-        raw = f.read()
-    if magic_of(raw[:2]) == "gzip":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise SequenceFormatError(f"{path}: damaged gzip file: {exc}") from None
-    return raw, str(path)
+        _feed_stream(reader, f, str(path))
+    return str(path)
+
+
+def _feed_stream(reader, stream, name: str) -> None:
+    if not hasattr(stream, "peek"):  # e.g. a BytesIO standing in for stdin
+        stream = io.BufferedReader(stream)
+    gzipped = magic_of(stream.peek(2)[:2]) == "gzip"
+    if not gzipped:
+        while piece := stream.read(_PIECE):
+            reader.feed(piece)
+        return
+    try:
+        with gzip.GzipFile(fileobj=stream, mode="rb") as z:
+            while piece := z.read(_PIECE):
+                reader.feed(piece)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise SequenceFormatError(f"{name}: damaged gzip file: {exc}") from None
 
 
 def read_amplicons(
     source, *, default_abundance: int | None = None, differences: str = "edit"
 ) -> Amplicons:
     """Read amplicons (a FASTA path, plain or gzip; ``-`` for stdin; bytes), check them and
-    put them in swarm's order (the parse runs in C++: csrc/clusters/amplicons.cpp). See
-    the module docstring for the rules.
+    put them in swarm's order (the parse runs in C++ as the text is read, a piece at a time:
+    csrc/clusters/amplicons.cpp). See the module docstring for the rules.
 
     Raises
     ------
@@ -139,17 +206,30 @@ def read_amplicons(
 
     if default_abundance is not None and not (1 <= int(default_abundance) <= _MAX_ABUNDANCE):
         raise ValueError(f"default abundance {default_abundance!r}: expected a positive integer")
-    raw, name = _read_raw(source)
-    if not raw.strip():
-        raise SequenceFormatError(f"{name}: file is empty; expected FASTA records of amplicons")
     table = _TABLE if differences != "swarm" else _TABLE_SWARM
-    (err, a, b, c), hs, he, lines, ast, aen, abundance, order, codes, offsets, hl, il = (
-        load_native().parse_amplicons(raw, table, int(default_abundance or 0))
-    )
+    reader = load_native().AmpliconReader(table, int(default_abundance or 0))
+    name = _feed(reader, source)
+    (
+        (err, a, b, c),
+        hs,
+        he,
+        lines,
+        ast,
+        aen,
+        abundance,
+        order,
+        codes,
+        offsets,
+        hl,
+        il,
+        text,
+        bad_line,
+    ) = reader.finish()
+    if not err and len(hs) == 0:
+        raise SequenceFormatError(f"{name}: file is empty; expected FASTA records of amplicons")
 
     def header(k: int):
-        piece = raw[hs[k] : he[k]]
-        return piece.decode("utf-8", "replace")
+        return text[hs[k] : he[k]].decode("utf-8", "replace")
 
     def where(k: int) -> str:
         return f"{name}: record {k + 1} (line {lines[k]}, {header(k)!r})"
@@ -159,17 +239,17 @@ def read_amplicons(
         return h if x < 0 else (h[:x] + ";" + h[y:] if 0 < x and y < len(h) else h[:x] + h[y:])
 
     if err:
-        _raise(err, a, b, c, name, raw, where, header, ident, lines, differences)
-    # the headers and ids in swarm's order, one newline-separated text each from the parse
-    # ('\n' is never part of a UTF-8 sequence: decoding the whole text decodes each line)
-    raw_headers = hl.decode("utf-8", "replace").split("\n")[:-1]
-    ids = il.decode("utf-8", "replace").split("\n")[:-1]
-    del hl, il
+        _raise(err, a, b, c, name, bad_line, where, header, ident, lines, differences)
+    # the headers and ids in swarm's order, one newline-separated text each from the parse,
+    # decoded when read ('\n' is never part of a UTF-8 sequence: each line decodes alone)
+    raw_headers, ids = TextLines(hl), TextLines(il)
     if default_abundance is not None and (ast < 0).any():
-        shown = [
-            h if s >= 0 else f"{h};size={int(default_abundance)};"
-            for h, s in zip(raw_headers, ast[order].tolist())
-        ]
+        shown = TextLines(
+            "".join(
+                f"{h}\n" if s >= 0 else f"{h};size={int(default_abundance)};\n"
+                for h, s in zip(raw_headers, ast[order].tolist())
+            ).encode()
+        )
     else:
         shown = raw_headers
     batch = _batch(ids, codes, offsets, name)
@@ -199,10 +279,10 @@ def _batch(ids, codes, offsets, name) -> SeqBatch:
     return batch
 
 
-def _raise(err, a, b, c, name, raw, where, header, ident, lines, differences):
+def _raise(err, a, b, c, name, bad_line, where, header, ident, lines, differences):
     """The one-line error of the parse's first problem (codes: bioaccel/clusters.hpp)."""
     if err == 1:
-        line = raw.split(b"\n")[a - 1][:40].decode("utf-8", "replace")
+        line = bad_line.decode("utf-8", "replace")
         raise SequenceFormatError(
             f"{name}: line {a}: expected a FASTA header ('>'), got {line!r}; "
             "amplicons are read from FASTA"

@@ -100,7 +100,8 @@ class Clustering:
 
     @property
     def seed_ids(self) -> list[str]:
-        return [self.amplicons.ids[k] for k in self.seeds]
+        ids = list(self.amplicons.ids)  # decoded at once (faster than one by one)
+        return [ids[k] for k in self.seeds.tolist()]
 
     @property
     def sizes(self) -> np.ndarray:
@@ -150,41 +151,46 @@ class Clustering:
 
     def _assignment_rows(self):
         amp = self.amplicons
-        cl = self.node_cluster
-        seeds = self.seeds
-        order = np.argsort(amp.record, kind="stable")  # nodes in input order
-        return [
-            (amp.ids[k], int(cl[k]) + 1, amp.ids[seeds[cl[k]]], int(amp.abundance[k]))
-            for k in order
-        ]
+        ids = list(amp.ids)
+        cl = self.node_cluster.tolist()
+        seeds = self.seeds.tolist()
+        abundance = amp.abundance.tolist()
+        order = np.argsort(amp.record, kind="stable").tolist()  # nodes in input order
+        return [(ids[k], cl[k] + 1, ids[seeds[cl[k]]], abundance[k]) for k in order]
 
     # --- writers (swarm's formats) --------------------------------------------------------
     def write_otus(self, out) -> None:
         """swarm's ``-o``: one line per OTU, its members' headers, space separated."""
-        h = self.amplicons.headers
-        m = self.members.tolist()
-        s = self.starts.tolist()
-        _write(out, ("".join(" ".join(h[k] for k in m[a:b]) + "\n" for a, b in zip(s, s[1:]))))
+        h = list(self.amplicons.headers)
+        n = len(self.members)
+        # the members' headers, each followed by a space, or a newline where its OTU ends
+        pieces: list[str] = [""] * (2 * n)
+        pieces[0::2] = [h[k] for k in self.members.tolist()]
+        seps = [" "] * n
+        for end in (self.starts[1:] - 1).tolist():
+            seps[end] = "\n"
+        pieces[1::2] = seps
+        _write(out, "".join(pieces))
 
     def write_seeds(self, out) -> None:
         """swarm's ``-w``: each OTU's seed with the OTU's mass (``>a;size=SUM;``), the OTUs
         by decreasing mass, then seed header."""
         amp = self.amplicons
+        raw = list(amp.raw_headers)
         mass = self.abundances.tolist()
         seeds = self.seeds.tolist()
-        order = sorted(
-            range(self.n_clusters), key=lambda c: (-mass[c], amp.raw_headers[seeds[c]].encode())
-        )
+        order = sorted(range(self.n_clusters), key=lambda c: (-mass[c], raw[seeds[c]].encode()))
         lines = []
         for c in order:
             k = seeds[c]
-            lines.append(f">{with_abundance(amp.raw_headers[k], mass[c])}\n{amp.sequence(k)}\n")
+            lines.append(f">{with_abundance(raw[k], mass[c])}\n{amp.sequence(k)}\n")
         _write(out, "".join(lines))
 
     def write_statistics(self, out) -> None:
         """swarm's ``-s``: OTU size, mass, seed id, seed abundance, singletons, generations,
         radius (tab separated, one line per OTU in ``-o`` order)."""
         amp = self.amplicons
+        ids = list(amp.ids)
         ab = amp.abundance[self.members]
         single = np.add.reduceat((ab == 1).astype(np.int64), self.starts[:-1]) if len(ab) else ab
         gens = self._own_stat(self.generation)
@@ -192,7 +198,7 @@ class Clustering:
         mass = self.abundances
         seeds = self.seeds
         lines = [
-            f"{sz}\t{ms}\t{amp.ids[sd]}\t{amp.abundance[sd]}\t{sg}\t{g}\t{r}\n"
+            f"{sz}\t{ms}\t{ids[sd]}\t{amp.abundance[sd]}\t{sg}\t{g}\t{r}\n"
             for sz, ms, sd, sg, g, r in zip(
                 self.sizes.tolist(),
                 mass.tolist(),
@@ -208,7 +214,7 @@ class Clustering:
         """swarm's ``-u``: per OTU a C and an S line, then an H line per member with the
         identity and CIGAR of swarm's alignment of the member to the seed."""
         amp = self.amplicons
-        h = amp.headers
+        h = list(amp.headers)
         lengths = amp.lengths
         # swarm lists members in -o order for d = 1, in the order found for d >= 2
         use_found = self.method in ("swarm", "linkage") and (self.max_distance or 1) >= 2

@@ -4,6 +4,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -155,23 +158,48 @@ py::tuple swarm_align_py(U8Array codes, I64Array offsets, I64Array queries, I64A
     return py::make_tuple(diffs, lengths, py::cast(cigars));
 }
 
-py::tuple parse_amplicons_py(py::bytes raw, U8Array table, std::uint64_t default_abundance) {
+py::tuple parsed_tuple(clusters::ParsedAmplicons&& out) {
+    py::tuple err = py::make_tuple(static_cast<int>(out.error), out.a, out.b, out.c);
+    return py::make_tuple(err, moved_to_array(std::move(out.hstart)), moved_to_array(std::move(out.hend)),
+                          moved_to_array(std::move(out.line)), moved_to_array(std::move(out.astart)),
+                          moved_to_array(std::move(out.aend)), moved_to_array(std::move(out.abundance)),
+                          moved_to_array(std::move(out.order)), moved_to_array(std::move(out.codes)),
+                          moved_to_array(std::move(out.offsets)), py::bytes(out.header_lines),
+                          py::bytes(out.id_lines), py::bytes(out.header_text), py::bytes(out.bad_line));
+}
+
+clusters::AmpliconReader make_reader(U8Array table, std::uint64_t default_abundance) {
     if (table.ndim() != 1 || table.shape(0) != 256)
         throw std::invalid_argument("table must map all 256 bytes");
-    char* data = nullptr;
-    py::ssize_t size = 0;
-    if (PYBIND11_BYTES_AS_STRING_AND_SIZE(raw.ptr(), &data, &size) != 0)
-        throw std::invalid_argument("raw must be bytes");
-    clusters::ParsedAmplicons out;
+    return clusters::AmpliconReader(table.data(), default_abundance);
+}
+
+void reader_feed(clusters::AmpliconReader& reader, const py::buffer& piece) {
+    const py::buffer_info info = piece.request();
+    if (info.ndim != 1 || info.itemsize != 1 || (info.ndim == 1 && info.strides[0] != 1))
+        throw std::invalid_argument("feed takes a contiguous bytes-like piece");
+    const auto* data = static_cast<const char*>(info.ptr);
+    const std::int64_t size = static_cast<std::int64_t>(info.size);
+    py::gil_scoped_release release;
+    reader.feed(data, size);
+}
+
+py::tuple reader_finish(clusters::AmpliconReader& reader) {
+    py::tuple parsed;
     {
-        py::gil_scoped_release release;
-        out = clusters::parse_amplicons(data, size, table.data(), default_abundance);
+        clusters::ParsedAmplicons out;
+        {
+            py::gil_scoped_release release;
+            out = reader.finish();
+        }
+        parsed = parsed_tuple(std::move(out));
     }
-    py::tuple err = py::make_tuple(static_cast<int>(out.error), out.a, out.b, out.c);
-    return py::make_tuple(err, to_array(out.hstart), to_array(out.hend), to_array(out.line),
-                          to_array(out.astart), to_array(out.aend), to_array(out.abundance),
-                          to_array(out.order), moved_to_array(std::move(out.codes)), to_array(out.offsets),
-                          py::bytes(out.header_lines), py::bytes(out.id_lines));
+#ifdef __GLIBC__
+    // the parse's scratch (the 4-bit letters, its tables) came from the heap in blocks
+    // glibc keeps after free: hand them back, or they stay in the process's RSS
+    malloc_trim(0);
+#endif
+    return parsed;
 }
 
 }  // namespace
@@ -191,11 +219,16 @@ void bind_clusters(py::module_& m) {
     m.def("greedy_centroids", &greedy_centroids_py, py::arg("indptr"), py::arg("nbr"), py::arg("dist"),
           py::arg("lengths"), py::arg("num"), py::arg("den"),
           "Centroid clustering in node order at identity >= num/den: each node's centroid.");
-    m.def("parse_amplicons", &parse_amplicons_py, py::arg("raw"), py::arg("table"),
-          py::arg("default_abundance"),
-          "FASTA amplicons as swarm reads them: (error, hstart, hend, line, astart, aend, abundance, "
-          "order, codes, offsets, header_lines, id_lines); the last two in swarm's order, each "
-          "record followed by a newline.");
+    py::class_<clusters::AmpliconReader>(
+        m, "AmpliconReader",
+        "FASTA amplicons as swarm reads them, fed in pieces cut anywhere (feed), then "
+        "finish(): (error, hstart, hend, line, astart, aend, abundance, order, codes, offsets, "
+        "header_lines, id_lines, header_text, bad_line); hstart/hend index header_text (the "
+        "headers in input order); header_lines and id_lines in swarm's order, each record "
+        "followed by a newline.")
+        .def(py::init(&make_reader), py::arg("table"), py::arg("default_abundance"))
+        .def("feed", &reader_feed, py::arg("piece"))
+        .def("finish", &reader_finish);
     m.def("swarm_align", &swarm_align_py, py::arg("codes"), py::arg("offsets"), py::arg("queries"),
           py::arg("targets"), py::arg("max_diffs"), py::arg("want_cigar"), py::arg("threads"),
           "swarm's global alignment of each (query, target) pair: (diffs, lengths, cigars).");

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <stdexcept>
 #include <string_view>
 #include <functional>
 #include <utility>
@@ -80,80 +81,99 @@ std::pair<std::int64_t, std::int64_t> first_repeat(const std::vector<std::string
 
 }  // namespace
 
-ParsedAmplicons parse_amplicons(const char* text, std::int64_t size, const std::uint8_t* table,
-                                std::uint64_t default_abundance) {
-    ParsedAmplicons out;
-    std::vector<std::int64_t> sstart;  // per record: start of its code run in `raw_codes`
-    std::vector<std::uint8_t> raw_codes;
-    std::vector<std::int64_t> bad_pos;  // first refused letter of each record, -1
-    raw_codes.reserve(static_cast<std::size_t>(size));
-    std::int64_t p = 0, line = 1;
-    // text before the first header: blank lines only
-    while (p < size) {
-        std::int64_t e = p;
-        while (e < size && text[e] != '\n') ++e;
-        bool blank = true;
-        for (std::int64_t q = p; q < e; ++q)
-            if (!is_space(text[q])) blank = false;
-        if (!blank) break;
-        p = e + 1;
-        ++line;
-    }
-    if (p < size && text[p] != '>') {
-        out.error = ParseError::not_fasta;
-        out.a = line;
-        return out;
-    }
-    std::int64_t bad_letter_record = -1;
-    while (p < size) {
-        // header line
-        std::int64_t e = p;
-        while (e < size && text[e] != '\n') ++e;
-        std::int64_t hs = p + 1, he = hs;
-        while (he < e && !ends_header(text[he])) ++he;
-        out.hstart.push_back(hs);
-        out.hend.push_back(he);
-        out.line.push_back(line);
-        sstart.push_back(static_cast<std::int64_t>(raw_codes.size()));
-        bad_pos.push_back(-1);
-        p = e + 1;
-        ++line;
-        // sequence lines up to the next header
-        const std::int64_t begin = static_cast<std::int64_t>(raw_codes.size());
-        while (p < size && text[p] != '>') {
-            const void* nl = std::memchr(text + p, '\n', static_cast<std::size_t>(size - p));
-            const std::int64_t q = nl ? static_cast<const char*>(nl) - text : size;
-            std::int64_t stop = q;
-            if (stop > p && text[stop - 1] == '\r') --stop;  // CRLF
-            const std::size_t was = raw_codes.size();
-            raw_codes.resize(was + static_cast<std::size_t>(stop - p));
-            std::uint8_t* dst = raw_codes.data() + was;
-            std::uint8_t worst = 0;
-            for (std::int64_t t = p; t < stop; ++t) {
-                const std::uint8_t code = table[static_cast<std::uint8_t>(text[t])];
-                dst[t - p] = code;
-                worst = std::max(worst, code);
-            }
-            if (worst == 255) {  // CRs inside the line are dropped, the first refused letter kept
-                std::size_t w = was;
-                for (std::int64_t t = p; t < stop; ++t) {
-                    if (text[t] == '\r') continue;
-                    const std::uint8_t code = table[static_cast<std::uint8_t>(text[t])];
-                    if (code == 255 && bad_pos.back() < 0) {
-                        bad_pos.back() = static_cast<std::int64_t>(w) - begin;
-                        if (bad_letter_record < 0)
-                            bad_letter_record = static_cast<std::int64_t>(bad_pos.size()) - 1;
-                    }
-                    raw_codes[w++] = code;
-                }
-                raw_codes.resize(w);
-            }
-            p = q + 1;
-            ++line;
+AmpliconReader::AmpliconReader(const std::uint8_t* table, std::uint64_t default_abundance)
+    : default_abundance_(default_abundance) {
+    std::memcpy(table_, table, sizeof table_);
+}
+
+void AmpliconReader::feed(const char* data, std::int64_t size) {
+    if (finished_) throw std::logic_error("AmpliconReader: feed after finish");
+    std::int64_t p = 0;
+    if (!carry_.empty()) {  // complete the line the last piece cut
+        const void* nl = std::memchr(data, '\n', static_cast<std::size_t>(size));
+        if (!nl) {
+            carry_.append(data, static_cast<std::size_t>(size));
+            return;
         }
+        const std::int64_t q = static_cast<const char*>(nl) - data;
+        carry_.append(data, static_cast<std::size_t>(q));
+        line(carry_.data(), static_cast<std::int64_t>(carry_.size()));
+        carry_.clear();
+        p = q + 1;
     }
+    while (p < size) {
+        const void* nl = std::memchr(data + p, '\n', static_cast<std::size_t>(size - p));
+        if (!nl) {
+            carry_.assign(data + p, static_cast<std::size_t>(size - p));
+            return;
+        }
+        const std::int64_t q = static_cast<const char*>(nl) - data;
+        line(data + p, q - p);
+        p = q + 1;
+    }
+}
+
+void AmpliconReader::line(const char* s, std::int64_t len) {
+    ++line_no_;
+    if (out_.error != ParseError::none) return;
+    if (len > 0 && s[0] == '>') {  // a header: its first word, as swarm reads it
+        std::int64_t he = 1;
+        while (he < len && !ends_header(s[he])) ++he;
+        out_.hstart.push_back(static_cast<std::int64_t>(out_.header_text.size()));
+        out_.header_text.append(s + 1, static_cast<std::size_t>(he - 1));
+        out_.hend.push_back(static_cast<std::int64_t>(out_.header_text.size()));
+        out_.line.push_back(line_no_);
+        sstart_.push_back(letters_);
+        return;
+    }
+    if (out_.hstart.empty()) {  // before the first header: blank lines only
+        for (std::int64_t q = 0; q < len; ++q)
+            if (!is_space(s[q]) && s[q] != '\n') {
+                out_.error = ParseError::not_fasta;
+                out_.a = line_no_;
+                out_.bad_line.assign(s, static_cast<std::size_t>(std::min<std::int64_t>(len, 40)));
+                return;
+            }
+        return;
+    }
+    std::int64_t stop = len;
+    if (stop > 0 && s[stop - 1] == '\r') --stop;  // CRLF
+    nibbles_.resize(static_cast<std::size_t>((letters_ + stop + 1) / 2), 0);
+    std::uint8_t* nib = nibbles_.data();
+    std::int64_t w = letters_;
+    for (std::int64_t t = 0; t < stop; ++t) {
+        std::uint8_t code = table_[static_cast<std::uint8_t>(s[t])];
+        if (code == 255) {  // CRs inside the line are dropped, the first refused letter kept
+            if (s[t] == '\r') continue;
+            if (bad_record_ < 0) {
+                bad_record_ = static_cast<std::int64_t>(sstart_.size()) - 1;
+                bad_pos_ = w - sstart_.back();
+                bad_byte_ = static_cast<std::uint8_t>(s[t]);
+            }
+            code = 15;
+        }
+        if (w & 1)
+            nib[w >> 1] |= static_cast<std::uint8_t>(code << 4);
+        else
+            nib[w >> 1] = code;
+        ++w;
+    }
+    letters_ = w;
+    nibbles_.resize(static_cast<std::size_t>((letters_ + 1) / 2));
+}
+
+ParsedAmplicons AmpliconReader::finish() {
+    if (finished_) throw std::logic_error("AmpliconReader: finish called twice");
+    finished_ = true;
+    if (!carry_.empty()) {
+        line(carry_.data(), static_cast<std::int64_t>(carry_.size()));
+        carry_.clear();
+    }
+    ParsedAmplicons out = std::move(out_);
+    if (out.error != ParseError::none) return out;
+    const char* text = out.header_text.data();
     const std::int64_t n = static_cast<std::int64_t>(out.hstart.size());
-    sstart.push_back(static_cast<std::int64_t>(raw_codes.size()));
+    sstart_.push_back(letters_);
     out.astart.assign(static_cast<std::size_t>(n), -1);
     out.aend.assign(static_cast<std::size_t>(n), -1);
     out.abundance.assign(static_cast<std::size_t>(n), 0);
@@ -186,8 +206,8 @@ ParsedAmplicons parse_amplicons(const char* text, std::int64_t size, const std::
             out.error = ParseError::malformed_size;
             out.a = k;
             return out;
-        } else if (default_abundance > 0) {
-            out.abundance[k] = default_abundance;
+        } else if (default_abundance_ > 0) {
+            out.abundance[k] = default_abundance_;
         } else {
             if (missing++ == 0) first_missing = k;
         }
@@ -226,38 +246,75 @@ ParsedAmplicons parse_amplicons(const char* text, std::int64_t size, const std::
         }
     }
     for (std::int64_t k = 0; k < n; ++k) {
-        if (sstart[k + 1] == sstart[k]) {
+        if (sstart_[k + 1] == sstart_[k]) {
             out.error = ParseError::empty_sequence;
             out.a = k;
             return out;
         }
     }
-    if (bad_letter_record >= 0) {
-        const std::int64_t k = bad_letter_record;
-        // the letter: walk the record's text again to its position
-        std::int64_t q = out.hend[k];
-        while (q < size && text[q] != '\n') ++q;
-        std::int64_t seen_letters = -1;
-        char ch = 0;
-        while (++q < size) {
-            if (text[q] == '\n' || text[q] == '\r') continue;
-            if (++seen_letters == bad_pos[k]) {
-                ch = text[q];
-                break;
-            }
-        }
+    if (bad_record_ >= 0) {
         out.error = ParseError::bad_letter;
-        out.a = k;
-        out.b = bad_pos[k];
-        out.c = static_cast<std::uint8_t>(ch);
+        out.a = bad_record_;
+        out.b = bad_pos_;
+        out.c = bad_byte_;
         return out;
     }
+    // swarm's order: abundance decreasing, then the header's bytes (as strcmp), then input
+    // order. Sorted on (abundance, the header's first 8 bytes big-endian, record), the
+    // headers compared in full only when those 8 bytes tie (no random reads for most pairs).
+    struct SortKey {
+        std::uint64_t abundance, prefix;
+        std::int64_t record;
+    };
+    std::vector<SortKey> keys(static_cast<std::size_t>(n));
+    for (std::int64_t k = 0; k < n; ++k) {
+        const std::int64_t len = out.hend[k] - out.hstart[k];
+        std::uint64_t prefix = 0;
+        for (std::int64_t t = 0; t < 8; ++t)
+            prefix = prefix << 8 | (t < len ? static_cast<std::uint8_t>(text[out.hstart[k] + t]) : 0u);
+        keys[k] = {out.abundance[k], prefix, k};
+    }
+    std::sort(keys.begin(), keys.end(), [&](const SortKey& x, const SortKey& y) {
+        if (x.abundance != y.abundance) return x.abundance > y.abundance;
+        if (x.prefix != y.prefix) return x.prefix < y.prefix;
+        const std::string_view hx(text + out.hstart[x.record],
+                                  static_cast<std::size_t>(out.hend[x.record] - out.hstart[x.record]));
+        const std::string_view hy(text + out.hstart[y.record],
+                                  static_cast<std::size_t>(out.hend[y.record] - out.hstart[y.record]));
+        const int c = hx.compare(hy);  // bytes as unsigned char, as strcmp
+        return c != 0 ? c < 0 : x.record < y.record;
+    });
+    out.order.resize(static_cast<std::size_t>(n));
+    for (std::int64_t k = 0; k < n; ++k) out.order[k] = keys[k].record;
+    std::vector<SortKey>().swap(keys);
+    // the letters a byte each in that order (then the 4-bit copy is let go)
+    out.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
+    for (std::int64_t k = 0; k < n; ++k) {
+        const std::int64_t r = out.order[k];
+        out.offsets[k + 1] = out.offsets[k] + (sstart_[r + 1] - sstart_[r]);
+    }
+    out.codes.resize(static_cast<std::size_t>(out.offsets[n]));
     {
-        const char* base = reinterpret_cast<const char*>(raw_codes.data());
+        const std::uint8_t* nib = nibbles_.data();
+        for (std::int64_t k = 0; k < n; ++k) {
+            const std::int64_t r = out.order[k];
+            std::uint8_t* dst = out.codes.data() + out.offsets[k];
+            for (std::int64_t t = sstart_[r]; t < sstart_[r + 1]; ++t)
+                *dst++ = static_cast<std::uint8_t>(nib[t >> 1] >> (4 * (t & 1)) & 0x0F);
+        }
+        std::vector<std::uint8_t>().swap(nibbles_);
+        std::vector<std::int64_t>().swap(sstart_);
+    }
+    {  // a repeated sequence: the first repeat in input order
+        std::vector<std::int64_t> place(static_cast<std::size_t>(n));
+        for (std::int64_t k = 0; k < n; ++k) place[out.order[k]] = k;
+        const char* base = reinterpret_cast<const char*>(out.codes.data());
         std::vector<std::string_view> views(static_cast<std::size_t>(n));
-        for (std::int64_t k = 0; k < n; ++k)
-            views[k] =
-                std::string_view(base + sstart[k], static_cast<std::size_t>(sstart[k + 1] - sstart[k]));
+        for (std::int64_t r = 0; r < n; ++r) {
+            const std::int64_t k = place[r];
+            views[r] = std::string_view(base + out.offsets[k],
+                                        static_cast<std::size_t>(out.offsets[k + 1] - out.offsets[k]));
+        }
         const auto [a, b] = first_repeat(views);
         if (a >= 0) {
             out.error = ParseError::duplicate_seq;
@@ -265,29 +322,6 @@ ParsedAmplicons parse_amplicons(const char* text, std::int64_t size, const std::
             out.b = b;
             return out;
         }
-    }
-    // swarm's order
-    out.order.resize(static_cast<std::size_t>(n));
-    std::iota(out.order.begin(), out.order.end(), 0);
-    std::sort(out.order.begin(), out.order.end(), [&](std::int64_t x, std::int64_t y) {
-        if (out.abundance[x] != out.abundance[y]) return out.abundance[x] > out.abundance[y];
-        const std::string_view hx(text + out.hstart[x],
-                                  static_cast<std::size_t>(out.hend[x] - out.hstart[x]));
-        const std::string_view hy(text + out.hstart[y],
-                                  static_cast<std::size_t>(out.hend[y] - out.hstart[y]));
-        const int c = hx.compare(hy);  // bytes as unsigned char, as strcmp
-        return c != 0 ? c < 0 : x < y;
-    });
-    out.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
-    for (std::int64_t k = 0; k < n; ++k) {
-        const std::int64_t r = out.order[k];
-        out.offsets[k + 1] = out.offsets[k] + (sstart[r + 1] - sstart[r]);
-    }
-    out.codes.resize(static_cast<std::size_t>(out.offsets[n]));
-    for (std::int64_t k = 0; k < n; ++k) {
-        const std::int64_t r = out.order[k];
-        std::memcpy(out.codes.data() + out.offsets[k], raw_codes.data() + sstart[r],
-                    static_cast<std::size_t>(sstart[r + 1] - sstart[r]));
     }
     std::size_t header_bytes = 0;
     for (std::int64_t k = 0; k < n; ++k)

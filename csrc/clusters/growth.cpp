@@ -17,6 +17,15 @@
 // decreasing abundance and each key's run is in node order, so the scan starts at the
 // member's abundance.
 //
+// At d = 1 a key leaves one segment masked, and a candidate sharing the other three may
+// still differ from the probe by many edits inside it (in a dense family, ~99 % of the
+// candidates at 10^6 amplicons). Each entry therefore carries a tag: a byte-hash of each
+// quarter of its masked segment. One edit leaves the quarters before it in place and those
+// after it shifted by the length difference, so a partner within 1 edit matches at least
+// three quarters that way (a prefix unshifted, a suffix shifted); the scan checks this
+// before a candidate is visited (a hash collision only lets a candidate through; the
+// verification decides).
+//
 // Taken amplicons are dropped from the index as the probes meet them (each key's run is
 // compacted in place), so a run is scanned past a taken amplicon at most once.
 #include <algorithm>
@@ -51,8 +60,13 @@ constexpr u32 kDead = 0xFFFFFFFFu;  // a dropped entry's node: runs end at the f
 // One thread's scratch for probes: prefix hashes, a layout, and per node the probe that
 // last met it.
 struct Probe {
-    std::vector<u64> prefix, keys;  // keys: the probe's keys (top 32 bits)
-    std::vector<u32> at;            // and where their buckets start
+    std::vector<u64> prefix, keys;        // keys: the probe's keys (top 32 bits)
+    std::vector<u64> tags;                // at d = 1: per key, its masked segment's quarter tags
+                                          // unshifted (low 32 bits) and shifted (high 32 bits)
+    std::vector<std::uint8_t> tag_valid;  // which quarters lie inside the probe (bits 0-3,
+                                          // 4-7 shifted)
+    std::vector<i64> part;                // scratch: a masked segment's quarters
+    std::vector<u32> at;                  // and where their buckets start
     std::vector<i64> start;
     std::vector<u32> stamp;
     u32 tick = 0;
@@ -74,6 +88,35 @@ struct Probe {
 // simulated 16S V4 sets (10^5 uniques, benchmarks/amplicon_sim.py): q = d + 3 probes
 // least and verifies few enough up to d = 3 (d + 2: 2-5x the candidates; d + 4: 2-3x the
 // probes); past it the keys a node and the shift patterns a probe grow as d^3.
+// The quarters' byte-hash tag of s[start, start + len) placed at `shift` in a sequence of
+// length `total` (prefix hashes P): byte p for quarter p, and in `valid` bit p when the
+// quarter lies inside that sequence.
+u32 quarter_tags(const Hasher& hs, const std::vector<u64>& P, i64 total, i64 start, i64 len, i64 shift,
+                 std::vector<i64>& part, unsigned& valid) {
+    layout_of(len, 4, part);
+    u32 tag = 0;
+    valid = 0;
+    for (int p = 0; p < 4; ++p) {
+        const i64 pos = start + part[p] + shift, plen = part[p + 1] - part[p];
+        if (pos < 0 || pos + plen > total) continue;
+        valid |= 1u << p;
+        const u64 h = mix(hs.sub(P, pos, plen) + static_cast<u64>(p + 1) * 0xD6E8FEB86659FD93ULL);
+        tag |= static_cast<u32>(h >> 56) << (8 * p);
+    }
+    return tag;
+}
+
+// Whether a tag may be within one edit of the probe's quarters (see the file's comment):
+// the unshifted quarters matching from the first on and the shifted ones from the last
+// back cover at least three of the four.
+inline bool tags_admit(u32 tag, u64 probe_tags, unsigned valid) {
+    const u32 a = static_cast<u32>(probe_tags) ^ tag, b = static_cast<u32>(probe_tags >> 32) ^ tag;
+    int prefix = 0, suffix = 0;
+    while (prefix < 4 && (valid >> prefix & 1u) && ((a >> (8 * prefix)) & 0xFFu) == 0) ++prefix;
+    while (suffix < 4 && (valid >> (7 - suffix) & 1u) && ((b >> (8 * (3 - suffix))) & 0xFFu) == 0) ++suffix;
+    return prefix + suffix >= 3;
+}
+
 int segments_for(i64 d) {
     if (d <= 3) return static_cast<int>(d + 3);
     if (d <= 6) return static_cast<int>(d + 2);
@@ -84,8 +127,19 @@ class SegmentIndex {
 public:
     // Index the nodes with include[node] != 0 (all when include is null).
     SegmentIndex(const SeqView& v, const std::uint8_t* include, i64 d, int q)
-        : v_(v), d_(d), q_(q), masks_(masks_of(q, static_cast<int>(d))), hs_(longest(v) + 1) {
+        : v_(v),
+          d_(d),
+          q_(q),
+          masks_(masks_of(q, static_cast<int>(d))),
+          hs_(longest(v) + 1),
+          tagged_(d == 1) {
         if (q < d + 1) throw std::invalid_argument("segments must be at least max_distance + 1");
+        for (const Mask& m : masks_) {  // at d = 1: the segment each mask leaves out
+            int left_out = 0;
+            for (std::size_t t = 0; t < m.a.size(); ++t)
+                if (m.a[t] == left_out) left_out = m.b[t];
+            masked_.push_back(left_out);
+        }
         const i64 n = v.count, per = static_cast<i64>(masks_.size());
         present_.assign(static_cast<std::size_t>(longest(v) + 1), 0);
         i64 entries = 0;
@@ -102,8 +156,9 @@ public:
         const i64 nb = i64(1) << bits_;
         dir_.assign(static_cast<std::size_t>(nb) + 1, 0);
         entry_.resize(static_cast<std::size_t>(entries));
+        if (tagged_) tag_.resize(static_cast<std::size_t>(entries));
         std::vector<u64> P;
-        std::vector<i64> st;
+        std::vector<i64> st, part;
         for (int pass = 0; pass < 2; ++pass) {
             std::vector<u64> fill;
             if (pass == 1) {
@@ -122,14 +177,33 @@ public:
                         key += run_term(hs_.sub(P, st[m.a[t]], st[m.b[t]] - st[m.a[t]]), m.a[t]);
                     const u64 hk = key >> 32;
                     const u64 b = hk >> (32 - bits_);
-                    if (pass == 0)
+                    if (pass == 0) {
                         ++dir_[b + 1];
-                    else
-                        entry_[fill[b]++] = (hk << 32) | static_cast<u64>(s);
+                        continue;
+                    }
+                    if (tagged_) {
+                        const int u = masked_[mi];
+                        unsigned valid = 0;
+                        tag_[fill[b]] = quarter_tags(hs_, P, len, st[u], st[u + 1] - st[u], 0, part, valid);
+                    }
+                    entry_[fill[b]++] = (hk << 32) | static_cast<u64>(s);
                 }
             }
         }
-        for (i64 b = 0; b < nb; ++b) std::sort(entry_.begin() + dir_[b], entry_.begin() + dir_[b + 1]);
+        std::vector<std::pair<u64, u32>> both;
+        for (i64 b = 0; b < nb; ++b) {
+            if (!tagged_) {
+                std::sort(entry_.begin() + dir_[b], entry_.begin() + dir_[b + 1]);
+                continue;
+            }
+            both.clear();
+            for (u32 x = dir_[b]; x < dir_[b + 1]; ++x) both.emplace_back(entry_[x], tag_[x]);
+            std::sort(both.begin(), both.end());
+            for (std::size_t k = 0; k < both.size(); ++k) {
+                entry_[dir_[b] + k] = both[k].first;
+                tag_[dir_[b] + k] = both[k].second;
+            }
+        }
     }
 
     // visit(node) once for every indexed node >= from that may lie within d of node r (and
@@ -140,6 +214,8 @@ public:
     void candidates(i64 r, u32 from, Probe& pr, Dead&& dead, Visit&& visit) {
         pr.next();
         pr.keys.clear();
+        pr.tags.clear();
+        pr.tag_valid.clear();
         const i64 lr = v_.length(r), d = d_;
         Hasher::prefix(v_.seq(r), lr, pr.prefix);
         const i64 top = static_cast<i64>(present_.size()) - 1;
@@ -157,6 +233,15 @@ public:
                         const i64 rest = delta - sh;
                         if (m.trailing ? std::llabs(rest) > budget : rest != 0) return;
                         pr.keys.push_back(acc >> 32);
+                        if (tagged_) {  // the masked segment: unshifted before the edit, by delta after
+                            const int u = masked_[mi];
+                            const i64 a = pr.start[u], len = pr.start[u + 1] - a;
+                            unsigned va = 0, vb = 0;
+                            const u64 ta = quarter_tags(hs_, pr.prefix, lr, a, len, 0, pr.part, va);
+                            const u64 tb = quarter_tags(hs_, pr.prefix, lr, a, len, delta, pr.part, vb);
+                            pr.tags.push_back(ta | tb << 32);
+                            pr.tag_valid.push_back(static_cast<std::uint8_t>(va | vb << 4));
+                        }
                         return;
                     }
                     const i64 lo = m.group_before[t] ? -budget : 0, hi = m.group_before[t] ? budget : 0;
@@ -179,8 +264,7 @@ public:
             pr.at[k] = dir_[b];
             __builtin_prefetch(&entry_[pr.at[k]]);
         }
-        for (std::size_t k = 0; k < pr.keys.size(); ++k)
-            scan<Compact>(pr.keys[k], pr.at[k], from, pr, dead, visit);
+        for (std::size_t k = 0; k < pr.keys.size(); ++k) scan<Compact>(k, pr.at[k], from, pr, dead, visit);
         if (!short_.empty()) {
             std::size_t w = 0;
             for (std::size_t k = 0; k < short_.size(); ++k) {
@@ -200,19 +284,27 @@ private:
         return m;
     }
 
+    // The run of probe key k: visit its live nodes >= from (that its tag admits, at d = 1).
     template <bool Compact, class Dead, class Visit>
-    void scan(u64 hk, u32 bucket_start, u32 from, Probe& pr, Dead& dead, Visit& visit) {
+    void scan(std::size_t k, u32 bucket_start, u32 from, Probe& pr, Dead& dead, Visit& visit) {
+        const u64 hk = pr.keys[k];
         const u64 b = hk >> (32 - bits_);
-        u64* const end = entry_.data() + dir_[b + 1];
-        u64* x = std::lower_bound(entry_.data() + bucket_start, end, (hk << 32) | from);
+        u64* const base = entry_.data();
+        u64* const end = base + dir_[b + 1];
+        u64* x = std::lower_bound(base + bucket_start, end, (hk << 32) | from);
         u64* w = x;
+        const u64 probe_tags = tagged_ ? pr.tags[k] : 0;
+        const unsigned valid = tagged_ ? pr.tag_valid[k] : 0;
         for (; x < end && (*x >> 32) == hk; ++x) {
             const u32 node = static_cast<u32>(*x);
             if (node == kDead) break;
+            const u32 tag = tagged_ ? tag_[x - base] : 0;
             if (Compact) {
                 if (dead(node)) continue;
+                if (tagged_) tag_[w - base] = tag;
                 *w++ = *x;
             }
+            if (tagged_ && !tags_admit(tag, probe_tags, valid)) continue;
             if (pr.first_visit(node)) visit(node);
         }
         if (Compact)
@@ -224,6 +316,9 @@ private:
     int q_;
     std::vector<Mask> masks_;
     Hasher hs_;
+    bool tagged_;              // d = 1: entries carry their masked segment's quarter tags
+    std::vector<int> masked_;  // at d = 1: the segment each mask leaves out
+    std::vector<u32> tag_;     // parallel to entry_ when tagged_
     int bits_ = 1;
     std::vector<i64> present_;  // indexed nodes of each length
     std::vector<u32> dir_;
@@ -279,7 +374,6 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
             next.clear();
             for (std::size_t k = begin; k < end; ++k) {
                 const i64 u = out.order[k];
-                const std::uint64_t au = abundance[u];
                 hits.clear();
                 cand.clear();
                 // nodes from lightest_from[u] on are as light as u or lighter (breaking)

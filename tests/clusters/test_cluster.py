@@ -269,6 +269,32 @@ def test_search_as_it_grows_equals_growth_on_all_pairs(kw, seed):
         np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
 
 
+@pytest.mark.parametrize("length", [4, 7, 61, 253])
+def test_every_single_edit_of_a_seed_is_found_by_the_seed(length):
+    """At d = 1 the growth's index admits a candidate only when its masked segment's
+    quarter tags allow one edit (csrc/clusters/growth.cpp): every substitution, deletion
+    and insertion at every position (so at every segment and quarter boundary, and at
+    both ends) of a seed must still be found by the seed itself, in generation 1."""
+    rng = np.random.default_rng(length)
+    seed = "".join(rng.choice(list("ACGT"), size=length))
+    variants = {seed}
+    for p in range(length + 1):
+        for a in "ACGT":
+            variants.add(seed[:p] + a + seed[p:])  # insertion before p
+            if p < length:
+                variants.add(seed[:p] + a + seed[p + 1 :])  # substitution
+        if p < length:
+            variants.add(seed[:p] + seed[p + 1 :])  # deletion
+    variants.discard(seed)
+    records = [("seed;size=1000", seed)]
+    records += [(f"v{k};size=1", v) for k, v in enumerate(sorted(variants))]
+    c = cluster(records, method="swarm", max_distance=1, backend="cpu", threads=1)
+    assert c.n_clusters == 1 and c.sizes[0] == len(records)
+    # the seed is node 0; every other node is one edit from it, so generation 1
+    np.testing.assert_array_equal(c.generation[1:], np.ones(len(variants), dtype=np.int64))
+    np.testing.assert_array_equal(c.radius[1:], np.ones(len(variants), dtype=np.int64))
+
+
 def test_crlf_and_wrapped_lines_read_as_plain_fasta(tmp_path):
     """Windows line ends and sequences wrapped over lines give the same OTUs; a refused
     letter is still named at its position in the sequence (CRs and line breaks not counted)."""
@@ -333,3 +359,58 @@ def test_headers_and_ids_equal_a_per_record_derivation_from_the_header_bytes():
     assert amp.ids == [ident(heads[r]) for r in order]
     assert amp.ids[:2] == ["crlf", "mid;sample=x"]  # abundance 9, then 7
     assert len(amp.ids) == len(heads) and "\n" not in "".join(amp.ids)
+
+
+@pytest.mark.parametrize("piece", [1, 2, 3, 7, 64])
+def test_text_read_in_pieces_cut_anywhere_reads_as_one(tmp_path, monkeypatch, piece):
+    """The parse is fed the file a piece at a time (a gzip file decompressed as it is
+    read): pieces cut inside headers, sequences, CRLF pairs and annotations give the same
+    amplicons as the whole text at once, and errors name the same record and line."""
+    import gzip
+
+    import bioaccel.clusters._amplicons as amplicons_module
+
+    records = simulate(60, seed=11, parents=3, length=50)
+    text = b"\r\n\n" + b"".join(
+        f">{h} some description\r\n{s[:23]}\n{s[23:].lower()}\r\n".encode() for h, s in records
+    )
+    whole = read_amplicons(text)
+    (tmp_path / "a.fa").write_bytes(text)
+    (tmp_path / "a.fa.gz").write_bytes(gzip.compress(text))
+    monkeypatch.setattr(amplicons_module, "_PIECE", piece)
+    for path in ("a.fa", "a.fa.gz"):
+        got = read_amplicons(tmp_path / path)
+        assert list(got.raw_headers) == list(whole.raw_headers)
+        assert list(got.ids) == list(whole.ids)
+        np.testing.assert_array_equal(got.batch.codes, whole.batch.codes)
+        np.testing.assert_array_equal(got.batch.offsets, whole.batch.offsets)
+        np.testing.assert_array_equal(got.record, whole.record)
+        np.testing.assert_array_equal(got.abundance, whole.abundance)
+    h, s = records[7]
+    bad = text.replace(f"{s[:23]}\n".encode(), f"{s[:5]}-{s[6:23]}\n".encode(), 1)
+    (tmp_path / "bad.fa").write_bytes(bad)
+    with pytest.raises(ValueError) as one:
+        read_amplicons(bad)
+    with pytest.raises(ValueError) as pieces:
+        read_amplicons(tmp_path / "bad.fa")
+    assert "position 6" in str(one.value) and "'-'" in str(one.value)
+    assert str(pieces.value) == str(one.value).replace("<bytes>", str(tmp_path / "bad.fa"))
+
+
+def test_damaged_gzip_and_not_fasta_are_named(tmp_path):
+    import gzip
+
+    records = simulate(30, seed=12, parents=2, length=60)
+    text = b"".join(f">{h}\n{s}\n".encode() for h, s in records)
+    cut = tmp_path / "cut.fa.gz"
+    cut.write_bytes(gzip.compress(text)[:-20])
+    with pytest.raises(ValueError, match=r"cut\.fa\.gz: damaged gzip file"):
+        read_amplicons(cut)
+    prose = tmp_path / "notes.fa"
+    prose.write_bytes(b"\n  \nthese are my reads\n" + text)
+    with pytest.raises(ValueError, match=r"notes\.fa: line 3: expected a FASTA header.*'these are my reads'"):
+        read_amplicons(prose)
+    blank = tmp_path / "blank.fa"
+    blank.write_bytes(b"\n \r\n\t\n")
+    with pytest.raises(ValueError, match=r"blank\.fa: file is empty"):
+        read_amplicons(blank)

@@ -99,21 +99,45 @@ enum class ParseError : int {
 };
 
 struct ParsedAmplicons {
-    std::vector<std::int64_t> hstart, hend, line;  // header span in the text, its line, per record
-    std::vector<std::int64_t> astart, aend;        // annotation span in the header (-1: none)
-    std::vector<std::uint64_t> abundance;          // per record (default where none)
-    std::vector<std::int64_t> order;               // swarm's order of the records
-    std::vector<std::uint8_t> codes;               // sequences in swarm's order
+    // the headers as read, one after another in input order, and per record its span in
+    // that text and its line in the input
+    std::string header_text;
+    std::vector<std::int64_t> hstart, hend, line;
+    std::vector<std::int64_t> astart, aend;  // annotation span in the header (-1: none)
+    std::vector<std::uint64_t> abundance;    // per record (default where none)
+    std::vector<std::int64_t> order;         // swarm's order of the records
+    std::vector<std::uint8_t> codes;         // sequences in swarm's order
     std::vector<std::int64_t> offsets;
     // in swarm's order, each record's text and a '\n' after it: the headers as written, and
     // the ids (the headers without their annotation); Python splits them in one call
     std::string header_lines, id_lines;
+    std::string bad_line;  // not_fasta: the start of the refused line (at most 40 bytes)
     ParseError error = ParseError::none;
     std::int64_t a = -1, b = -1, c = -1;
 };
 
+// Reads FASTA amplicons from text fed in pieces cut anywhere (a file read in chunks, a
+// gzip stream), so the whole text is never held: headers are kept, the letters 4 bits each
+// in input order until finish() puts them in swarm's order a byte each.
 // default_abundance 0: a record without annotation is an error (swarm without -a).
-ParsedAmplicons parse_amplicons(const char* text, std::int64_t size, const std::uint8_t* table,
-                                std::uint64_t default_abundance);
+class AmpliconReader {
+public:
+    AmpliconReader(const std::uint8_t* table, std::uint64_t default_abundance);
+    void feed(const char* data, std::int64_t size);
+    ParsedAmplicons finish();  // once
+
+private:
+    void line(const char* s, std::int64_t len);  // one line without its '\n'
+    std::uint8_t table_[256];
+    std::uint64_t default_abundance_;
+    ParsedAmplicons out_;
+    std::string carry_;                  // a line cut by the end of a piece
+    std::vector<std::uint8_t> nibbles_;  // letter codes, two a byte (15: refused)
+    std::int64_t letters_ = 0;
+    std::vector<std::int64_t> sstart_;  // per record: its first letter
+    std::int64_t line_no_ = 0, bad_record_ = -1, bad_pos_ = -1;
+    int bad_byte_ = 0;
+    bool finished_ = false;
+};
 
 }  // namespace bioaccel::clusters
