@@ -71,7 +71,7 @@ py::tuple swarm_grow_py(I64Array indptr, I64Array nbr, I32Array dist, U64Array a
 }
 
 py::tuple swarm_grow_search_py(U8Array codes, I64Array offsets, U64Array abundance, std::int64_t d,
-                               bool breaking, bool swarm_differences) {
+                               bool breaking, bool swarm_differences, int part_filter) {
     const SeqView v = seq_view(codes, offsets, "amplicons");
     if (abundance.ndim() != 1 || abundance.shape(0) != v.count)
         throw std::invalid_argument("abundance must hold one value per amplicon");
@@ -81,21 +81,21 @@ py::tuple swarm_grow_search_py(U8Array codes, I64Array offsets, U64Array abundan
     clusters::Growth out;
     {
         py::gil_scoped_release release;
-        out = clusters::swarm_grow_search(v, abundance.data(), d, breaking, swarm_differences);
+        out = clusters::swarm_grow_search(v, abundance.data(), d, breaking, swarm_differences, part_filter);
     }
     return py::make_tuple(to_array(out.order), to_array(out.found), to_array(out.starts),
                           to_array(out.generation), to_array(out.radius), to_array(out.parent));
 }
 
 py::array_t<std::int64_t> nearest_in_set_py(U8Array codes, I64Array offsets, U8Array in_set, std::int64_t d,
-                                            int threads) {
+                                            int threads, int part_filter) {
     const SeqView v = seq_view(codes, offsets, "amplicons");
     if (in_set.ndim() != 1 || in_set.shape(0) != v.count)
         throw std::invalid_argument("in_set must hold one flag per sequence");
     std::vector<std::int64_t> out;
     {
         py::gil_scoped_release release;
-        out = clusters::nearest_in_set(v, in_set.data(), d, threads);
+        out = clusters::nearest_in_set(v, in_set.data(), d, threads, part_filter);
     }
     return to_array(out);
 }
@@ -211,10 +211,11 @@ void bind_clusters(py::module_& m) {
           "generation, radius, parent).");
     m.def("swarm_grow_search", &swarm_grow_search_py, py::arg("codes"), py::arg("offsets"),
           py::arg("abundance"), py::arg("d"), py::arg("breaking"), py::arg("swarm_differences"),
+          py::arg("part_filter") = -1,
           "swarm's growth with each member's free neighbours within d searched as it grows: "
           "(order, found, starts, generation, radius, parent).");
     m.def("nearest_in_set", &nearest_in_set_py, py::arg("codes"), py::arg("offsets"), py::arg("in_set"),
-          py::arg("d"), py::arg("threads"),
+          py::arg("d"), py::arg("threads"), py::arg("part_filter") = -1,
           "For each sequence outside the set, the smallest set member within edit distance d (-1: none).");
     m.def("greedy_centroids", &greedy_centroids_py, py::arg("indptr"), py::arg("nbr"), py::arg("dist"),
           py::arg("lengths"), py::arg("num"), py::arg("den"),

@@ -24,7 +24,11 @@
 // after it shifted by the length difference, so a partner within 1 edit matches at least
 // three quarters that way (a prefix unshifted, a suffix shifted); the scan checks this
 // before a candidate is visited (a hash collision only lets a candidate through; the
-// verification decides).
+// verification decides). At d = 2 and 3 (on sets large enough that fetching a candidate
+// costs a cache miss) each masked segment is cut in parts, hashed into one 8-byte tag: an
+// edit breaks at most one part and every other part lies in the partner shifted by at most
+// d, so a partner within d edits shows all but d of the parts at some shift in [-d, d]
+// (10^6 amplicons, d = 2: 58 -> 6.5 candidates a member, 56 s -> 32 s).
 //
 // Taken amplicons are dropped from the index as the probes meet them (each key's run is
 // compacted in place), so a run is scanned past a taken amplicon at most once.
@@ -66,7 +70,14 @@ struct Probe {
     std::vector<std::uint8_t> tag_valid;  // which quarters lie inside the probe (bits 0-3,
                                           // 4-7 shifted)
     std::vector<i64> part;                // scratch: a masked segment's quarters
-    std::vector<u32> at;                  // and where their buckets start
+    // d = 2, 3: per key its length and mask, and (computed when its run has a live entry)
+    // every part's byte-hash at each shift in [-d, d] (-1: outside the probe)
+    std::vector<i64> key_len;
+    std::vector<u32> key_mask;
+    std::vector<std::uint8_t> parts_ready;
+    std::vector<std::int16_t> part_bytes;
+    std::vector<i64> layout;
+    std::vector<u32> at;  // and where their buckets start
     std::vector<i64> start;
     std::vector<u32> stamp;
     u32 tick = 0;
@@ -84,10 +95,6 @@ struct Probe {
     }
 };
 
-// Segments for threshold d: keys on q - d segments at C(q, d) keys a node. Measured on
-// simulated 16S V4 sets (10^5 uniques, benchmarks/amplicon_sim.py): q = d + 3 probes
-// least and verifies few enough up to d = 3 (d + 2: 2-5x the candidates; d + 4: 2-3x the
-// probes); past it the keys a node and the shift patterns a probe grow as d^3.
 // The quarters' byte-hash tag of s[start, start + len) placed at `shift` in a sequence of
 // length `total` (prefix hashes P): byte p for quarter p, and in `valid` bit p when the
 // quarter lies inside that sequence.
@@ -117,6 +124,24 @@ inline bool tags_admit(u32 tag, u64 probe_tags, unsigned valid) {
     return prefix + suffix >= 3;
 }
 
+// Segments for threshold d: keys on q - d segments at C(q, d) keys a node. Measured on
+// simulated 16S V4 sets (10^5 uniques, benchmarks/amplicon_sim.py): q = d + 3 probes
+// least and verifies few enough up to d = 3 (d + 2: 2-5x the candidates; d + 4: 2-3x the
+// probes); past it the keys a node and the shift patterns a probe grow as d^3.
+// d = 2 and 3: each masked segment cut in parts_for(d) parts, every part byte-hashed into one
+// u64 tag (bits_for(d) bits a part). An edit breaks at most one part and every part it
+// does not break lies in the partner shifted by at most d, so a partner within d edits
+// finds all but at most d of the parts at a shift in [-d, d].
+int parts_for(i64 d) {
+    return d == 2 ? 4 : d == 3 ? 3 : 0;
+}
+int bits_for(i64 d) {
+    return static_cast<int>(64 / (d * parts_for(d)));
+}
+inline u64 part_byte(u64 h, int slot, int bits) {
+    return mix(h + static_cast<u64>(slot + 1) * 0xA0761D6478BD642FULL) >> (64 - bits);
+}
+
 int segments_for(i64 d) {
     if (d <= 3) return static_cast<int>(d + 3);
     if (d <= 6) return static_cast<int>(d + 2);
@@ -126,19 +151,29 @@ int segments_for(i64 d) {
 class SegmentIndex {
 public:
     // Index the nodes with include[node] != 0 (all when include is null).
-    SegmentIndex(const SeqView& v, const std::uint8_t* include, i64 d, int q)
+    SegmentIndex(const SeqView& v, const std::uint8_t* include, i64 d, int q, bool part_filter)
         : v_(v),
           d_(d),
           q_(q),
           masks_(masks_of(q, static_cast<int>(d))),
           hs_(longest(v) + 1),
-          tagged_(d == 1) {
+          tagged_(d == 1),
+          parts_(part_filter ? parts_for(d) : 0),
+          part_bits_(parts_ ? bits_for(d) : 0),
+          part_width_(parts_ ? static_cast<int>(d * parts_ * (2 * d + 1)) : 0) {
         if (q < d + 1) throw std::invalid_argument("segments must be at least max_distance + 1");
         for (const Mask& m : masks_) {  // at d = 1: the segment each mask leaves out
             int left_out = 0;
             for (std::size_t t = 0; t < m.a.size(); ++t)
                 if (m.a[t] == left_out) left_out = m.b[t];
             masked_.push_back(left_out);
+            std::vector<int> segs;  // the segments the mask leaves out
+            std::vector<char> kept(static_cast<std::size_t>(q), 0);
+            for (std::size_t t = 0; t < m.a.size(); ++t)
+                for (int u = m.a[t]; u < m.b[t]; ++u) kept[u] = 1;
+            for (int u = 0; u < q; ++u)
+                if (!kept[u]) segs.push_back(u);
+            masked_segs_.push_back(segs);
         }
         const i64 n = v.count, per = static_cast<i64>(masks_.size());
         present_.assign(static_cast<std::size_t>(longest(v) + 1), 0);
@@ -157,6 +192,7 @@ public:
         dir_.assign(static_cast<std::size_t>(nb) + 1, 0);
         entry_.resize(static_cast<std::size_t>(entries));
         if (tagged_) tag_.resize(static_cast<std::size_t>(entries));
+        if (parts_) part_tag_.resize(static_cast<std::size_t>(entries));
         std::vector<u64> P;
         std::vector<i64> st, part;
         for (int pass = 0; pass < 2; ++pass) {
@@ -186,12 +222,24 @@ public:
                         unsigned valid = 0;
                         tag_[fill[b]] = quarter_tags(hs_, P, len, st[u], st[u + 1] - st[u], 0, part, valid);
                     }
+                    if (parts_) part_tag_[fill[b]] = part_tags(P, st, masked_segs_[mi], part);
                     entry_[fill[b]++] = (hk << 32) | static_cast<u64>(s);
                 }
             }
         }
         std::vector<std::pair<u64, u32>> both;
+        std::vector<std::pair<u64, u64>> both64;
         for (i64 b = 0; b < nb; ++b) {
+            if (parts_) {
+                both64.clear();
+                for (u32 x = dir_[b]; x < dir_[b + 1]; ++x) both64.emplace_back(entry_[x], part_tag_[x]);
+                std::sort(both64.begin(), both64.end());
+                for (std::size_t k = 0; k < both64.size(); ++k) {
+                    entry_[dir_[b] + k] = both64[k].first;
+                    part_tag_[dir_[b] + k] = both64[k].second;
+                }
+                continue;
+            }
             if (!tagged_) {
                 std::sort(entry_.begin() + dir_[b], entry_.begin() + dir_[b + 1]);
                 continue;
@@ -216,6 +264,8 @@ public:
         pr.keys.clear();
         pr.tags.clear();
         pr.tag_valid.clear();
+        pr.key_len.clear();
+        pr.key_mask.clear();
         const i64 lr = v_.length(r), d = d_;
         Hasher::prefix(v_.seq(r), lr, pr.prefix);
         const i64 top = static_cast<i64>(present_.size()) - 1;
@@ -233,6 +283,10 @@ public:
                         const i64 rest = delta - sh;
                         if (m.trailing ? std::llabs(rest) > budget : rest != 0) return;
                         pr.keys.push_back(acc >> 32);
+                        if (parts_) {
+                            pr.key_len.push_back(ls);
+                            pr.key_mask.push_back(static_cast<u32>(mi));
+                        }
                         if (tagged_) {  // the masked segment: unshifted before the edit, by delta after
                             const int u = masked_[mi];
                             const i64 a = pr.start[u], len = pr.start[u + 1] - a;
@@ -258,6 +312,10 @@ public:
         }
         // the keys' buckets, then their runs, fetched ahead of the scans (random reads)
         pr.at.resize(pr.keys.size());
+        if (parts_) {
+            pr.parts_ready.assign(pr.keys.size(), 0);
+            pr.part_bytes.resize(pr.keys.size() * static_cast<std::size_t>(part_width_));
+        }
         for (u64 hk : pr.keys) __builtin_prefetch(&dir_[hk >> (32 - bits_)]);
         for (std::size_t k = 0; k < pr.keys.size(); ++k) {
             const u64 b = pr.keys[k] >> (32 - bits_);
@@ -278,6 +336,58 @@ public:
     }
 
 private:
+    // d = 2, 3: the parts' tag of an indexed sequence (prefix hashes P, layout st) under
+    // the mask leaving out `segs`
+    u64 part_tags(const std::vector<u64>& P, const std::vector<i64>& st, const std::vector<int>& segs,
+                  std::vector<i64>& part) const {
+        u64 tag = 0;
+        int slot = 0;
+        for (int u : segs) {
+            layout_of(st[u + 1] - st[u], parts_, part);
+            for (int p = 0; p < parts_; ++p, ++slot)
+                tag |= part_byte(hs_.sub(P, st[u] + part[p], part[p + 1] - part[p]), slot, part_bits_)
+                       << (part_bits_ * slot);
+        }
+        return tag;
+    }
+
+    // Whether an entry's parts' tag may lie within d edits of the probe under key k: all
+    // but at most d parts found at a shift in [-d, d] (the probe's side computed once a key).
+    bool parts_admit(std::size_t k, u64 tag, Probe& pr) const {
+        const int shifts = static_cast<int>(2 * d_ + 1);
+        std::int16_t* row = pr.part_bytes.data() + k * static_cast<std::size_t>(part_width_);
+        if (!pr.parts_ready[k]) {
+            pr.parts_ready[k] = 1;
+            const i64 ls = pr.key_len[k], lr = static_cast<i64>(pr.prefix.size()) - 1;
+            layout_of(ls, q_, pr.layout);
+            int slot = 0;
+            for (int u : masked_segs_[pr.key_mask[k]]) {
+                layout_of(pr.layout[u + 1] - pr.layout[u], parts_, pr.part);
+                for (int p = 0; p < parts_; ++p, ++slot) {
+                    const i64 plen = pr.part[p + 1] - pr.part[p];
+                    for (int sh = 0; sh < shifts; ++sh) {
+                        const i64 pos = pr.layout[u] + pr.part[p] + sh - d_;
+                        row[slot * shifts + sh] = pos < 0 || pos + plen > lr
+                                                      ? std::int16_t(-1)
+                                                      : static_cast<std::int16_t>(part_byte(
+                                                            hs_.sub(pr.prefix, pos, plen), slot, part_bits_));
+                    }
+                }
+            }
+        }
+        const u64 mask = (u64(1) << part_bits_) - 1;
+        const int slots = static_cast<int>(d_) * parts_;
+        int missing = 0;
+        for (int slot = 0; slot < slots; ++slot) {
+            const auto want = static_cast<std::int16_t>(tag >> (part_bits_ * slot) & mask);
+            const std::int16_t* at = row + slot * shifts;
+            bool found = false;
+            for (int sh = 0; sh < shifts; ++sh) found |= at[sh] == want;
+            if (!found && ++missing > d_) return false;
+        }
+        return true;
+    }
+
     static i64 longest(const SeqView& v) {
         i64 m = 0;
         for (i64 s = 0; s < v.count; ++s) m = std::max(m, v.length(s));
@@ -299,12 +409,15 @@ private:
             const u32 node = static_cast<u32>(*x);
             if (node == kDead) break;
             const u32 tag = tagged_ ? tag_[x - base] : 0;
+            const u64 ptag = parts_ ? part_tag_[x - base] : 0;
             if (Compact) {
                 if (dead(node)) continue;
                 if (tagged_) tag_[w - base] = tag;
+                if (parts_) part_tag_[w - base] = ptag;
                 *w++ = *x;
             }
             if (tagged_ && !tags_admit(tag, probe_tags, valid)) continue;
+            if (parts_ && !parts_admit(k, ptag, pr)) continue;
             if (pr.first_visit(node)) visit(node);
         }
         if (Compact)
@@ -316,15 +429,29 @@ private:
     int q_;
     std::vector<Mask> masks_;
     Hasher hs_;
-    bool tagged_;              // d = 1: entries carry their masked segment's quarter tags
-    std::vector<int> masked_;  // at d = 1: the segment each mask leaves out
-    std::vector<u32> tag_;     // parallel to entry_ when tagged_
+    bool tagged_;                                // d = 1: entries carry their masked segment's quarter tags
+    std::vector<int> masked_;                    // at d = 1: the segment each mask leaves out
+    std::vector<u32> tag_;                       // parallel to entry_ when tagged_
+    int parts_, part_bits_, part_width_;         // d = 2, 3: parts a masked segment, bits a part
+    std::vector<std::vector<int>> masked_segs_;  // the segments each mask leaves out
+    std::vector<u64> part_tag_;                  // parallel to entry_ when parts_
     int bits_ = 1;
     std::vector<i64> present_;  // indexed nodes of each length
     std::vector<u32> dir_;
     std::vector<u64> entry_;  // (key's top 32 bits, node), sorted; bucket b is dir_[b]..dir_[b+1]
     std::vector<u32> short_;  // indexed nodes shorter than q (an empty segment matches anything)
 };
+
+// Whether the parts' filter (d = 2, 3) pays: it costs hashes a probe and 8 bytes an entry,
+// and saves fetching candidates' letters, which costs most once they are out of cache.
+// Measured (benchmarks/bench_cluster.py's 16S V4 sets, one thread): 10^5 amplicons (25 M
+// letters) d = 2 the same time, d = 3 6 % slower; 3 x 10^5 (76 M) d = 2 8.4 -> 7.0 s, d = 3
+// 25.2 -> 23.1 s; 10^6 d = 2 56 -> 32 s.
+constexpr i64 kPartFilterFromLetters = 50'000'000;
+bool part_filter_on(const SeqView& v, int part_filter) {
+    if (part_filter < -1 || part_filter > 1) throw std::invalid_argument("part_filter must be -1, 0 or 1");
+    return part_filter < 0 ? v.offsets[v.count] - v.offsets[0] >= kPartFilterFromLetters : part_filter == 1;
+}
 
 void check_view(const SeqView& v) {
     if (v.count >= static_cast<i64>(kDead)) throw std::invalid_argument("at most 2^32 - 2 amplicons");
@@ -335,12 +462,12 @@ void check_view(const SeqView& v) {
 }  // namespace
 
 Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::int64_t d, bool breaking,
-                         bool swarm_differences) {
+                         bool swarm_differences, int part_filter) {
     if (d < 1 || d > 255) throw std::invalid_argument("max_distance must be 1 to 255");
     check_view(v);
     const i64 n = v.count;
     const Packed S(v, edit::packing_bits(v), 1);
-    SegmentIndex index(v, nullptr, d, segments_for(d));
+    SegmentIndex index(v, nullptr, d, segments_for(d), part_filter_on(v, part_filter));
     Probe probe(n);
     Growth out;
     out.order.reserve(static_cast<std::size_t>(n));
@@ -416,13 +543,13 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
 }
 
 std::vector<std::int64_t> nearest_in_set(const SeqView& v, const std::uint8_t* in_set, std::int64_t d,
-                                         int threads) {
+                                         int threads, int part_filter) {
     if (d < 0 || d > 255) throw std::invalid_argument("max_distance must be 0 to 255");
     check_view(v);
     const i64 n = v.count;
     const int nt = resolve_threads(threads);
     const Packed S(v, edit::packing_bits(v), nt);
-    SegmentIndex index(v, in_set, d, segments_for(d));
+    SegmentIndex index(v, in_set, d, segments_for(d), part_filter_on(v, part_filter));
     std::vector<std::int64_t> best(static_cast<std::size_t>(n), -1);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt)

@@ -408,9 +408,90 @@ def test_damaged_gzip_and_not_fasta_are_named(tmp_path):
         read_amplicons(cut)
     prose = tmp_path / "notes.fa"
     prose.write_bytes(b"\n  \nthese are my reads\n" + text)
-    with pytest.raises(ValueError, match=r"notes\.fa: line 3: expected a FASTA header.*'these are my reads'"):
+    with pytest.raises(
+        ValueError, match=r"notes\.fa: line 3: expected a FASTA header.*'these are my reads'"
+    ):
         read_amplicons(prose)
     blank = tmp_path / "blank.fa"
     blank.write_bytes(b"\n \r\n\t\n")
     with pytest.raises(ValueError, match=r"blank\.fa: file is empty"):
         read_amplicons(blank)
+
+
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("breaking", [True, False])
+@pytest.mark.parametrize("differences", ["edit", "swarm"])
+def test_parts_filter_changes_no_growth(d, breaking, differences):
+    """At d = 2, 3 the growth's index can tag entries with its masked segments' parts
+    (csrc/clusters/growth.cpp; on by itself only past 50 M letters): forced on and forced
+    off, the growth equals the growth on the graph of all pairs within d."""
+    from bioaccel._core import load_native
+
+    native = load_native()
+    records = simulate(500, seed=20 + d, parents=4, length=70, max_edits=5)
+    amp = read_amplicons("".join(f">{h}\n{s}\n" for h, s in records).encode())
+    method = "swarm" if breaking else "linkage"
+    slow = cluster(
+        records, method=method, max_distance=d, differences=differences, backend="reference"
+    )
+    assert (slow.sizes > 1).sum() >= 10
+    ab = np.ascontiguousarray(amp.abundance, dtype=np.uint64)
+    for part_filter in (1, 0, -1):
+        order, found, starts, gen, rad, _ = native.swarm_grow_search(
+            amp.batch.codes, amp.batch.offsets, ab, d, breaking, differences == "swarm", part_filter
+        )
+        np.testing.assert_array_equal(order, slow.members, err_msg=f"part_filter={part_filter}")
+        np.testing.assert_array_equal(starts, slow.starts)
+        np.testing.assert_array_equal(found, slow.found)
+        np.testing.assert_array_equal(gen, slow.generation)
+        np.testing.assert_array_equal(rad, slow.radius)
+    heavy = (np.arange(len(amp)) % 3 == 0).astype(np.uint8)
+    on, off = (
+        native.nearest_in_set(amp.batch.codes, amp.batch.offsets, heavy, d, 1, pf) for pf in (1, 0)
+    )
+    np.testing.assert_array_equal(on, off)
+    assert (on >= 0).sum() > 50
+    with pytest.raises(ValueError, match="part_filter"):
+        native.swarm_grow_search(amp.batch.codes, amp.batch.offsets, ab, d, breaking, False, 2)
+
+
+@pytest.mark.parametrize("length", [9, 23, 40])
+def test_every_double_edit_of_a_seed_is_found_by_the_seed_with_the_parts_filter(length):
+    """Every sequence within 2 edits of a seed (all pairs of substitutions, deletions and
+    insertions, so edits in one part, in two parts, at part and segment boundaries and at
+    the ends) is found by the seed itself at d = 2 with the parts filter forced on, with
+    its exact distance as radius."""
+    from bioaccel._core import load_native
+
+    rng = np.random.default_rng(length)
+    seed = "".join(rng.choice(list("ACGT"), size=length))
+
+    def one_edit(s):
+        out = set()
+        for p in range(len(s) + 1):
+            for a in "ACGT":
+                out.add(s[:p] + a + s[p:])
+                if p < len(s):
+                    out.add(s[:p] + a + s[p + 1 :])
+            if p < len(s):
+                out.add(s[:p] + s[p + 1 :])
+        return out
+
+    first = one_edit(seed)
+    variants = set(first)
+    for v in first:
+        variants |= one_edit(v)
+    variants.discard(seed)
+    variants = sorted(variants)
+    records = [("seed;size=100000", seed)] + [(f"v{k};size=1", v) for k, v in enumerate(variants)]
+    amp = read_amplicons("".join(f">{h}\n{s}\n" for h, s in records).encode())
+    ab = np.ascontiguousarray(amp.abundance, dtype=np.uint64)
+    order, found, starts, gen, rad, _ = load_native().swarm_grow_search(
+        amp.batch.codes, amp.batch.offsets, ab, 2, True, False, 1
+    )
+    assert len(starts) == 2  # one OTU holding every variant
+    assert np.all(gen[1:] == 1)
+    want = edit_distances([seed], variants).ravel()
+    node_of = {amp.ids[k]: k for k in range(len(amp))}
+    got = np.array([rad[node_of[f"v{k}"]] for k in range(len(variants))])
+    np.testing.assert_array_equal(got, want)
