@@ -61,7 +61,7 @@ class TextLines(Sequence[str]):
     __slots__ = ("_text", "_starts")
 
     def __init__(self, text: bytes):
-        """``text``: the lines, each followed by ``\n``."""
+        """``text``: the lines, each followed by a newline."""
         if text and not text.endswith(b"\n"):
             raise ValueError("TextLines: each line must end with a newline")
         self._text = text
