@@ -227,30 +227,15 @@ public:
                 }
             }
         }
-        std::vector<std::pair<u64, u32>> both;
-        std::vector<std::pair<u64, u64>> both64;
+        std::vector<std::pair<u64, u64>> scratch64;
+        std::vector<std::pair<u64, u32>> scratch32;
         for (i64 b = 0; b < nb; ++b) {
-            if (parts_) {
-                both64.clear();
-                for (u32 x = dir_[b]; x < dir_[b + 1]; ++x) both64.emplace_back(entry_[x], part_tag_[x]);
-                std::sort(both64.begin(), both64.end());
-                for (std::size_t k = 0; k < both64.size(); ++k) {
-                    entry_[dir_[b] + k] = both64[k].first;
-                    part_tag_[dir_[b] + k] = both64[k].second;
-                }
-                continue;
-            }
-            if (!tagged_) {
+            if (parts_)
+                sort_with_tags(part_tag_, dir_[b], dir_[b + 1], scratch64);
+            else if (tagged_)
+                sort_with_tags(tag_, dir_[b], dir_[b + 1], scratch32);
+            else
                 std::sort(entry_.begin() + dir_[b], entry_.begin() + dir_[b + 1]);
-                continue;
-            }
-            both.clear();
-            for (u32 x = dir_[b]; x < dir_[b + 1]; ++x) both.emplace_back(entry_[x], tag_[x]);
-            std::sort(both.begin(), both.end());
-            for (std::size_t k = 0; k < both.size(); ++k) {
-                entry_[dir_[b] + k] = both[k].first;
-                tag_[dir_[b] + k] = both[k].second;
-            }
         }
     }
 
@@ -336,6 +321,18 @@ public:
     }
 
 private:
+    // Sort the entries lo..hi, their tags (parallel to them) moved along (`both`: scratch).
+    template <class Tag>
+    void sort_with_tags(std::vector<Tag>& tags, u32 lo, u32 hi, std::vector<std::pair<u64, Tag>>& both) {
+        both.clear();
+        for (u32 x = lo; x < hi; ++x) both.emplace_back(entry_[x], tags[x]);
+        std::sort(both.begin(), both.end());
+        for (std::size_t k = 0; k < both.size(); ++k) {
+            entry_[lo + k] = both[k].first;
+            tags[lo + k] = both[k].second;
+        }
+    }
+
     // d = 2, 3: the parts' tag of an indexed sequence (prefix hashes P, layout st) under
     // the mask leaving out `segs`
     u64 part_tags(const std::vector<u64>& P, const std::vector<i64>& st, const std::vector<int>& segs,
