@@ -176,7 +176,7 @@ clusters::AmpliconReader make_reader(U8Array table, std::uint64_t default_abunda
 
 void reader_feed(clusters::AmpliconReader& reader, const py::buffer& piece) {
     const py::buffer_info info = piece.request();
-    if (info.ndim != 1 || info.itemsize != 1 || (info.ndim == 1 && info.strides[0] != 1))
+    if (info.ndim != 1 || info.itemsize != 1 || info.strides[0] != 1)
         throw std::invalid_argument("feed takes a contiguous bytes-like piece");
     const auto* data = static_cast<const char*>(info.ptr);
     const std::int64_t size = static_cast<std::int64_t>(info.size);

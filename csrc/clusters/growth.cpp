@@ -18,17 +18,16 @@
 // member's abundance.
 //
 // At d = 1 a key leaves one segment masked, and a candidate sharing the other three may
-// still differ from the probe by many edits inside it (in a dense family, ~99 % of the
-// candidates at 10^6 amplicons). Each entry therefore carries a tag: a byte-hash of each
-// quarter of its masked segment. One edit leaves the quarters before it in place and those
-// after it shifted by the length difference, so a partner within 1 edit matches at least
+// still differ from the probe by many edits inside it (in a dense family, most of them). Each entry therefore
+// carries a tag: a byte-hash of each quarter of its masked segment. One edit leaves the quarters before it in
+// place and those after it shifted by the length difference, so a partner within 1 edit matches at least
 // three quarters that way (a prefix unshifted, a suffix shifted); the scan checks this
 // before a candidate is visited (a hash collision only lets a candidate through; the
 // verification decides). At d = 2 and 3 (on sets large enough that fetching a candidate
 // costs a cache miss) each masked segment is cut in parts, hashed into one 8-byte tag: an
 // edit breaks at most one part and every other part lies in the partner shifted by at most
 // d, so a partner within d edits shows all but d of the parts at some shift in [-d, d]
-// (10^6 amplicons, d = 2: 58 -> 6.5 candidates a member, 56 s -> 32 s).
+// (benchmarks/bench_growth_filters.py: the growth at 10^6 amplicons, d = 2, 67 s -> 28 s).
 //
 // Taken amplicons are dropped from the index as the probes meet them (each key's run is
 // compacted in place), so a run is scanned past a taken amplicon at most once.
@@ -441,9 +440,9 @@ private:
 
 // Whether the parts' filter (d = 2, 3) pays: it costs hashes a probe and 8 bytes an entry,
 // and saves fetching candidates' letters, which costs most once they are out of cache.
-// Measured (benchmarks/bench_cluster.py's 16S V4 sets, one thread): 10^5 amplicons (25 M
-// letters) d = 2 the same time, d = 3 6 % slower; 3 x 10^5 (76 M) d = 2 8.4 -> 7.0 s, d = 3
-// 25.2 -> 23.1 s; 10^6 d = 2 56 -> 32 s.
+// benchmarks/bench_growth_filters.py (the 16S V4 sets, one thread; off / on): 10^5
+// amplicons (24 M letters) d = 2 1.03, d = 3 0.90; 3 x 10^5 (72 M) d = 2 1.23, d = 3 1.07;
+// 10^6 (240 M) d = 2 2.34.
 constexpr i64 kPartFilterFromLetters = 50'000'000;
 bool part_filter_on(const SeqView& v, int part_filter) {
     if (part_filter < -1 || part_filter > 1) throw std::invalid_argument("part_filter must be -1, 0 or 1");

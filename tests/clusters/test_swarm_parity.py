@@ -115,3 +115,26 @@ def test_amplicon_simulator_set_matches_swarm(swarm_bin, tmp_path):
             swarm_outputs(swarm_bin, fasta, args, tmp_path),
             f"V4 simulator, swarm {' '.join(args)}",
         )
+
+
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("differences", ["edit", "swarm"])
+def test_real_reads_grow_the_same_with_the_parts_filter_on_and_off(real_amplicons, d, differences):
+    """The growth index's parts filter (on by itself only past 50 M letters) on the real
+    MiSeq reads, whose errors are not the simulator's: forced on, the growth is the one
+    forced off (which the parity tests hold to swarm)."""
+    import numpy as np
+
+    from bioaccel._core import load_native
+
+    amp = read_amplicons(real_amplicons, differences=differences)
+    ab = np.ascontiguousarray(amp.abundance, dtype=np.uint64)
+    on, off = (
+        load_native().swarm_grow_search(
+            amp.batch.codes, amp.batch.offsets, ab, d, True, differences == "swarm", pf
+        )
+        for pf in (1, 0)
+    )
+    assert len(off[2]) - 1 < len(amp)  # amplicons do join
+    for name, a, b in zip(("order", "found", "starts", "generation", "radius", "parent"), on, off):
+        np.testing.assert_array_equal(a, b, err_msg=name)
