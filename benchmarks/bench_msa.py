@@ -21,6 +21,13 @@
     and CPU seconds (this process's CPU time for in-process tools, the child's user + system time for
     programs: on a shared machine CPU time is the fairer figure). The goals are checked on the
     peer subset: SP and TC >= L-INS-i's at <= 1/4 of its time, and SP >= the default mode's + 0.03.
+(g) --seed-families: public seed families with reference alignments (benchmarks/seed_families.py:
+    Pfam seeds of HMMER's tutorial and pyhmmer's test data, Rfam seeds of Infernal's test suite,
+    a Dfam seed, bali-phy's Miklos-2008 families; apt-get install hmmer-doc infernal bali-phy,
+    pip install pyhmmer): bioaccel accurate, bioaccel auto (msa()'s default) and the peers of
+    (e), one thread, interleaved family by family, scored by the shared msa_score.py against
+    the seed (SP/TC/Q/TC_Q over core columns, Q_all over every residue); per family and means,
+    wall and CPU seconds, accurate / peer time; the goal against MUSCLE 5 and ProbCons.
 (f) --accurate-memory: bioaccel's accurate mode alone on simulated families of 200 x 500 and
     500 x 300 residues (1 thread, a fresh process each): time, peak RSS, SP/TC against the truth.
 (d) --dna: four simulated DNA families (200-1,000 sequences, 0.3-1.5 substitutions per site),
@@ -496,6 +503,170 @@ def accurate_balibase(
     return {"summary": summary, "table": table, "goals": goals, "peer_every": peer_every}
 
 
+# ------------------------------------------------------- (g) public seed families, references
+
+#: (g)'s labels: the "bioaccel" runner passes no mode there (msa()'s default, "auto")
+SEED_LABELS = {**LABELS, "bioaccel": "bioaccel-auto"}
+SEED_METRICS = ("sp", "tc", "q", "tc_q", "q_all")
+
+
+def seed_families(args, ok, workdir: Path):
+    """(g): bioaccel accurate, bioaccel auto and every consistency peer (ACCURATE_PEERS) on
+    every public seed family of benchmarks/seed_families.py, one thread, interleaved family by
+    family (balibase() runs and scores them); per family and mean SP/TC/Q/TC_Q (core columns),
+    Q over all residues, wall and CPU seconds, bioaccel accurate / peer time; the issue's goal
+    against MUSCLE 5 and ProbCons."""
+    from benchmarks.seed_families import describe, find_families, write_family
+
+    families, skipped, missing = find_families(args.seed_max_rows)
+    if args.seed_only:
+        wanted = args.seed_only.split(",")
+        families = [f for f in families if any(w in f.name for w in wanted)]
+    describe(families, skipped, missing)
+    scorer_dir = shared_msa_dir()
+    if not families or scorer_dir is None:
+        why = "no family found" if not families else "no ../shared/msa/msa_score.py"
+        print(f"  skipped: {why}")
+        return {"skipped": why, "missing": missing, "not_used": skipped}
+    msa_score = load_msa_score(scorer_dir)
+    cases_dir = workdir / "seed-cases"
+    for f in families:
+        write_family(f, cases_dir)
+    tools = [t for t in ("bioaccel-accurate", "bioaccel") if t in ok]
+    tools += [t for t in ACCURATE_PEERS if t in ok]
+    show_compared(
+        "each seed family's rows without gaps (one FASTA), every tool on one thread",
+        [(SEED_LABELS[t], CALLS[t], 1) for t in tools],
+    )
+    summary = balibase(cases_dir, tools, args.bali_repeat, None, workdir / "seed", None)
+    rows = {}
+    for f in families:
+        case = f.name
+        ceiling = msa_score.score(
+            str(cases_dir / f"{case}.ref.fa"), str(cases_dir / f"{case}.ref.fa")
+        )
+        row = {"kind": f.kind, "n": len(f.ids), "ceiling": ceiling, "tools": {}}
+        for t in tools:
+            scores = dict(summary[t]["per_case"][case])
+            out = workdir / "seed" / t / f"{case}.fa"
+            scores["q_all"] = (
+                0.0
+                if case in summary[t]["failed"]
+                else msa_score.score(str(cases_dir / "allcols" / f"{case}.ref.fa"), str(out))["q"]
+            )
+            wall, cpu = summary[t]["times"][case]
+            row["tools"][t] = {**scores, "seconds": wall, "cpu_seconds": cpu}
+            if case in summary[t]["failed"]:
+                row["tools"][t]["failed"] = summary[t]["failed"][case]
+        rows[case] = row
+        _print_seed_table(f"{case} ({f.kind}, {len(f.ids)} rows)", row["tools"], ceiling)
+    groups = {"all": list(rows)}
+    for f in families:
+        groups.setdefault(f.kind, []).append(f.name)
+    means = {}
+    for group, cases in groups.items():
+        means[group] = {
+            t: {
+                "families": len(cases),
+                **{
+                    m: sum(rows[c]["tools"][t][m] for c in cases) / len(cases) for m in SEED_METRICS
+                },
+                "seconds": sum(rows[c]["tools"][t]["seconds"] for c in cases),
+                "cpu_seconds": sum(rows[c]["tools"][t]["cpu_seconds"] for c in cases),
+                "failed": sorted(c for c in cases if "failed" in rows[c]["tools"][t]),
+            }
+            for t in tools
+        }
+        ceiling = {
+            m: sum(rows[c]["ceiling"][m] for c in cases) / len(cases)
+            for m in ("sp", "tc", "q", "tc_q")
+        }
+        _print_seed_table(
+            f"means over {len(cases)} {'families' if group == 'all' else group + ' families'} "
+            "(times: totals; a failure scores 0)",
+            means[group],
+            ceiling,
+        )
+    goals = _seed_goals(rows, means["all"])
+    return {
+        "families": rows,
+        "means": means,
+        "goals": goals,
+        "not_used": skipped,
+        "missing": missing,
+        "sources": {f.name: f.source for f in families},
+    }
+
+
+def _print_seed_table(title, by_tool, ceiling):
+    print(f"\n  {title}")
+    print(
+        f"  {'tool':14s} {'SP':>6s} {'TC':>6s} {'Q':>6s} {'TC_Q':>6s} {'Q_all':>6s} "
+        f"{'wall s':>8s} {'CPU s':>8s} {'acc/tool wall':>13s} {'acc/tool CPU':>12s}"
+    )
+    print(
+        f"  {'(reference)':14s} {ceiling['sp']:6.3f} {ceiling['tc']:6.3f} {ceiling['q']:6.3f} "
+        f"{ceiling['tc_q']:6.3f}"
+    )
+    acc = by_tool.get("bioaccel-accurate")
+    for t, m in by_tool.items():
+        ratios = (
+            f"{_ratio(acc['seconds'], m['seconds']):13.3f} {_ratio(acc['cpu_seconds'], m['cpu_seconds']):12.3f}"
+            if acc and t != "bioaccel-accurate"
+            else ""
+        )
+        failed = m.get("failed")
+        note = (
+            f"  failed: {failed}"
+            if isinstance(failed, str)
+            else (f"  failed on {len(failed)}: {', '.join(failed)}" if failed else "")
+        )
+        print(
+            f"  {SEED_LABELS[t]:14s} {m['sp']:6.3f} {m['tc']:6.3f} {m['q']:6.3f} {m['tc_q']:6.3f} "
+            f"{m['q_all']:6.3f} {m['seconds']:8.2f} {m['cpu_seconds']:8.2f} {ratios}{note}"
+        )
+
+
+def _seed_goals(rows, means):
+    """The issue's goal: accurate mode >= MUSCLE 5 and ProbCons on SP and TC at <= 1/10 of
+    their time (one thread); the families where accurate scores below each peer."""
+    goals = {}
+    acc = means.get("bioaccel-accurate")
+    if not acc:
+        return goals
+    print("\n  goal: accurate >= MUSCLE 5 and ProbCons on SP and TC, at <= 1/10 of their time")
+    for peer in ("muscle", "probcons"):
+        if peer not in means:
+            print(f"  {LABELS[peer]}: not run")
+            continue
+        p = means[peer]
+        g = {
+            "sp": acc["sp"] >= p["sp"],
+            "tc": acc["tc"] >= p["tc"],
+            "cpu_ratio": _ratio(acc["cpu_seconds"], p["cpu_seconds"]),
+            "wall_ratio": _ratio(acc["seconds"], p["seconds"]),
+        }
+        g["time"] = g["cpu_ratio"] <= 0.1
+        for m in ("sp", "tc", "q", "tc_q"):
+            g[f"below_{m}"] = [
+                c
+                for c, r in rows.items()
+                if r["tools"]["bioaccel-accurate"][m] < r["tools"][peer][m]
+            ]
+        goals[peer] = g
+        met = lambda ok: "met" if ok else "NOT met"  # noqa: E731
+        print(
+            f"  vs {LABELS[peer]}: SP {acc['sp']:.3f} vs {p['sp']:.3f} ({met(g['sp'])}), "
+            f"TC {acc['tc']:.3f} vs {p['tc']:.3f} ({met(g['tc'])}), time CPU {g['cpu_ratio']:.3f} "
+            f"/ wall {g['wall_ratio']:.3f} of its ({met(g['time'])})"
+        )
+        for m in ("sp", "tc"):
+            print(
+                f"    accurate below {LABELS[peer]} on {m.upper()}: {', '.join(g[f'below_{m}']) or 'none'}"
+            )
+    return goals
+
+
 def accurate_memory(args, workdir: Path, sizes=((200, 500), (500, 300))):
     """(f): the accurate mode's time and peak RSS on simulated families (1 thread)."""
     rows = []
@@ -882,6 +1053,18 @@ def main(argv=None) -> None:
         help="(e): peers on every k-th case only (bioaccel on all)",
     )
     ap.add_argument(
+        "--seed-families",
+        action="store_true",
+        help="(g): the accurate mode, auto mode and the consistency peers on public seed "
+        "families with reference alignments (benchmarks/seed_families.py)",
+    )
+    ap.add_argument(
+        "--seed-max-rows", type=int, default=200, help="(g): skip families with more rows"
+    )
+    ap.add_argument(
+        "--seed-only", default=None, help="(g): only families whose names hold one of these (a,b)"
+    )
+    ap.add_argument(
         "--accurate-memory",
         action="store_true",
         help="(f): accurate mode time and peak RSS, 200 x 500 and 500 x 300 families",
@@ -903,7 +1086,7 @@ def main(argv=None) -> None:
         "skipped": {},
         "versions": {},
     }
-    listed = ALL_TOOLS if (args.accurate or args.accurate_memory) else TOOLS
+    listed = ALL_TOOLS if (args.accurate or args.accurate_memory or args.seed_families) else TOOLS
     missing = {t: why_missing(t) for t in listed}
     for t in listed:
         if missing[t]:
@@ -1022,6 +1205,15 @@ def main(argv=None) -> None:
             work / "accurate",
             args.cases,
         )
+
+    if args.seed_families:
+        print(
+            f"\n(g) public seed families (Pfam, Rfam, Dfam seeds; bali-phy's Miklos-2008), "
+            f"1 thread, best of {args.bali_repeat}, tools interleaved family by family"
+        )
+        t0 = time.perf_counter()
+        report["seed_families"] = seed_families(args, ok, work)
+        print(f"  (g) took {time.perf_counter() - t0:.0f} s")
 
     if args.accurate_memory:
         print("\n(f) accurate mode on simulated families, 1 thread: time and peak RSS")
