@@ -70,11 +70,12 @@ struct Probe {
                                           // 4-7 shifted)
     std::vector<i64> part;                // scratch: a masked segment's quarters
     // d = 2, 3: per key its length and mask, and (computed when its run has a live entry)
-    // every part's byte-hash at each shift in [-d, d] (-1: outside the probe)
+    // per part the set of its byte-hashes at the shifts in [-d, d] that lie inside the probe
+    // (a bit set over the byte values)
     std::vector<i64> key_len;
     std::vector<u32> key_mask;
     std::vector<std::uint8_t> parts_ready;
-    std::vector<std::int16_t> part_bytes;
+    std::vector<u64> part_sets;
     std::vector<i64> layout;
     std::vector<u32> at;  // and where their buckets start
     std::vector<i64> start;
@@ -159,7 +160,9 @@ public:
           tagged_(d == 1),
           parts_(part_filter ? parts_for(d) : 0),
           part_bits_(parts_ ? bits_for(d) : 0),
-          part_width_(parts_ ? static_cast<int>(d * parts_ * (2 * d + 1)) : 0) {
+          set_words_(parts_ ? std::max(1, (1 << part_bits_) / 64) : 0),
+          part_width_(parts_ ? static_cast<int>(d * parts_) * set_words_ : 0),
+          stride_(parts_ ? 2 : 1) {
         if (q < d + 1) throw std::invalid_argument("segments must be at least max_distance + 1");
         for (const Mask& m : masks_) {  // at d = 1: the segment each mask leaves out
             int left_out = 0;
@@ -189,9 +192,11 @@ public:
         while ((i64(1) << bits_) < std::max<i64>(entries / 4, 2) && bits_ < 31) ++bits_;
         const i64 nb = i64(1) << bits_;
         dir_.assign(static_cast<std::size_t>(nb) + 1, 0);
-        entry_.resize(static_cast<std::size_t>(entries));
+        key_bits_ = 6;
+        while ((i64(1) << key_bits_) < 8 * entries && key_bits_ < 32) ++key_bits_;
+        key_set_.assign(static_cast<std::size_t>(1) << (key_bits_ - 6), 0);
+        entry_.resize(static_cast<std::size_t>(entries * stride_));
         if (tagged_) tag_.resize(static_cast<std::size_t>(entries));
-        if (parts_) part_tag_.resize(static_cast<std::size_t>(entries));
         std::vector<u64> P;
         std::vector<i64> st, part;
         for (int pass = 0; pass < 2; ++pass) {
@@ -214,6 +219,8 @@ public:
                     const u64 b = hk >> (32 - bits_);
                     if (pass == 0) {
                         ++dir_[b + 1];
+                        const u64 bit = hk & ((u64(1) << key_bits_) - 1);
+                        key_set_[bit >> 6] |= u64(1) << (bit & 63);
                         continue;
                     }
                     if (tagged_) {
@@ -221,17 +228,24 @@ public:
                         unsigned valid = 0;
                         tag_[fill[b]] = quarter_tags(hs_, P, len, st[u], st[u + 1] - st[u], 0, part, valid);
                     }
-                    if (parts_) part_tag_[fill[b]] = part_tags(P, st, masked_segs_[mi], part);
-                    entry_[fill[b]++] = (hk << 32) | static_cast<u64>(s);
+                    if (parts_) entry_[fill[b] * 2 + 1] = part_tags(P, st, masked_segs_[mi], part);
+                    entry_[fill[b]++ * stride_] = (hk << 32) | static_cast<u64>(s);
                 }
             }
         }
         std::vector<std::pair<u64, u64>> scratch64;
         std::vector<std::pair<u64, u32>> scratch32;
         for (i64 b = 0; b < nb; ++b) {
-            if (parts_)
-                sort_with_tags(part_tag_, dir_[b], dir_[b + 1], scratch64);
-            else if (tagged_)
+            if (parts_) {  // entries and their tags interleaved: sorted as pairs
+                scratch64.clear();
+                for (u32 x = dir_[b]; x < dir_[b + 1]; ++x)
+                    scratch64.emplace_back(entry_[2 * x], entry_[2 * x + 1]);
+                std::sort(scratch64.begin(), scratch64.end());
+                for (std::size_t k = 0; k < scratch64.size(); ++k) {
+                    entry_[2 * (dir_[b] + k)] = scratch64[k].first;
+                    entry_[2 * (dir_[b] + k) + 1] = scratch64[k].second;
+                }
+            } else if (tagged_)
                 sort_with_tags(tag_, dir_[b], dir_[b + 1], scratch32);
             else
                 std::sort(entry_.begin() + dir_[b], entry_.begin() + dir_[b + 1]);
@@ -298,15 +312,38 @@ public:
         pr.at.resize(pr.keys.size());
         if (parts_) {
             pr.parts_ready.assign(pr.keys.size(), 0);
-            pr.part_bytes.resize(pr.keys.size() * static_cast<std::size_t>(part_width_));
+            pr.part_sets.resize(pr.keys.size() * static_cast<std::size_t>(part_width_));
         }
-        for (u64 hk : pr.keys) __builtin_prefetch(&dir_[hk >> (32 - bits_)]);
-        for (std::size_t k = 0; k < pr.keys.size(); ++k) {
-            const u64 b = pr.keys[k] >> (32 - bits_);
-            pr.at[k] = dir_[b];
-            __builtin_prefetch(&entry_[pr.at[k]]);
+        // In a pipeline (as many fetches in flight as a core keeps; at d = 3 a probe has
+        // hundreds of keys): a key's bit in the key set fetched 3 x kAhead keys before its
+        // scan; where the bit is set (the key may be indexed: a quarter of the keys on the
+        // 16S V4 sets) its bucket 2 x kAhead before, its run's start kAhead before.
+        const std::size_t K = pr.keys.size();
+        constexpr std::size_t kAhead = 8;
+        const u64 key_mask = (u64(1) << key_bits_) - 1;
+        auto bucket_of = [&](std::size_t k) { return pr.keys[k] >> (32 - bits_); };
+        auto maybe_indexed = [&](std::size_t k) {
+            const u64 bit = pr.keys[k] & key_mask;
+            return (key_set_[bit >> 6] >> (bit & 63) & 1u) != 0;
+        };
+        auto fetch_bit = [&](std::size_t k) { __builtin_prefetch(&key_set_[(pr.keys[k] & key_mask) >> 6]); };
+        auto fetch_bucket = [&](std::size_t k) {
+            if (maybe_indexed(k)) __builtin_prefetch(&dir_[bucket_of(k)]);
+        };
+        auto fetch_run = [&](std::size_t k) {
+            if (!maybe_indexed(k)) return;
+            pr.at[k] = dir_[bucket_of(k)];
+            __builtin_prefetch(&entry_[pr.at[k] * static_cast<std::size_t>(stride_)]);
+        };
+        for (std::size_t k = 0; k < std::min(K, 3 * kAhead); ++k) fetch_bit(k);
+        for (std::size_t k = 0; k < std::min(K, 2 * kAhead); ++k) fetch_bucket(k);
+        for (std::size_t k = 0; k < std::min(K, kAhead); ++k) fetch_run(k);
+        for (std::size_t k = 0; k < K; ++k) {
+            if (k + 3 * kAhead < K) fetch_bit(k + 3 * kAhead);
+            if (k + 2 * kAhead < K) fetch_bucket(k + 2 * kAhead);
+            if (k + kAhead < K) fetch_run(k + kAhead);
+            if (maybe_indexed(k)) scan<Compact>(k, pr.at[k], from, pr, dead, visit);
         }
-        for (std::size_t k = 0; k < pr.keys.size(); ++k) scan<Compact>(k, pr.at[k], from, pr, dead, visit);
         if (!short_.empty()) {
             std::size_t w = 0;
             for (std::size_t k = 0; k < short_.size(); ++k) {
@@ -348,12 +385,13 @@ private:
     }
 
     // Whether an entry's parts' tag may lie within d edits of the probe under key k: all
-    // but at most d parts found at a shift in [-d, d] (the probe's side computed once a key).
+    // but at most d parts found at a shift in [-d, d] (the probe's side computed once a key:
+    // per part, the set of its byte-hashes at those shifts).
     bool parts_admit(std::size_t k, u64 tag, Probe& pr) const {
-        const int shifts = static_cast<int>(2 * d_ + 1);
-        std::int16_t* row = pr.part_bytes.data() + k * static_cast<std::size_t>(part_width_);
+        u64* row = pr.part_sets.data() + k * static_cast<std::size_t>(part_width_);
         if (!pr.parts_ready[k]) {
             pr.parts_ready[k] = 1;
+            std::fill(row, row + part_width_, u64(0));
             const i64 ls = pr.key_len[k], lr = static_cast<i64>(pr.prefix.size()) - 1;
             layout_of(ls, q_, pr.layout);
             int slot = 0;
@@ -361,12 +399,11 @@ private:
                 layout_of(pr.layout[u + 1] - pr.layout[u], parts_, pr.part);
                 for (int p = 0; p < parts_; ++p, ++slot) {
                     const i64 plen = pr.part[p + 1] - pr.part[p];
-                    for (int sh = 0; sh < shifts; ++sh) {
-                        const i64 pos = pr.layout[u] + pr.part[p] + sh - d_;
-                        row[slot * shifts + sh] = pos < 0 || pos + plen > lr
-                                                      ? std::int16_t(-1)
-                                                      : static_cast<std::int16_t>(part_byte(
-                                                            hs_.sub(pr.prefix, pos, plen), slot, part_bits_));
+                    for (i64 sh = -d_; sh <= d_; ++sh) {
+                        const i64 pos = pr.layout[u] + pr.part[p] + sh;
+                        if (pos < 0 || pos + plen > lr) continue;
+                        const u64 byte = part_byte(hs_.sub(pr.prefix, pos, plen), slot, part_bits_);
+                        row[slot * set_words_ + static_cast<int>(byte >> 6)] |= u64(1) << (byte & 63);
                     }
                 }
             }
@@ -375,11 +412,9 @@ private:
         const int slots = static_cast<int>(d_) * parts_;
         int missing = 0;
         for (int slot = 0; slot < slots; ++slot) {
-            const auto want = static_cast<std::int16_t>(tag >> (part_bits_ * slot) & mask);
-            const std::int16_t* at = row + slot * shifts;
-            bool found = false;
-            for (int sh = 0; sh < shifts; ++sh) found |= at[sh] == want;
-            if (!found && ++missing > d_) return false;
+            const u64 want = tag >> (part_bits_ * slot) & mask;
+            if (!(row[slot * set_words_ + static_cast<int>(want >> 6)] >> (want & 63) & 1u) && ++missing > d_)
+                return false;
         }
         return true;
     }
@@ -396,28 +431,66 @@ private:
         const u64 hk = pr.keys[k];
         const u64 b = hk >> (32 - bits_);
         u64* const base = entry_.data();
-        u64* const end = base + dir_[b + 1];
-        u64* x = std::lower_bound(base + bucket_start, end, (hk << 32) | from);
+        const std::ptrdiff_t es = stride_;
+        u64* const end = base + static_cast<std::ptrdiff_t>(dir_[b + 1]) * es;
+        u64* x = lower_entry(base + static_cast<std::ptrdiff_t>(bucket_start) * es, end, (hk << 32) | from);
         u64* w = x;
         const u64 probe_tags = tagged_ ? pr.tags[k] : 0;
         const unsigned valid = tagged_ ? pr.tag_valid[k] : 0;
-        for (; x < end && (*x >> 32) == hk; ++x) {
+        for (; x < end && (*x >> 32) == hk; x += es) {
             const u32 node = static_cast<u32>(*x);
             if (node == kDead) break;
             const u32 tag = tagged_ ? tag_[x - base] : 0;
-            const u64 ptag = parts_ ? part_tag_[x - base] : 0;
+            const u64 ptag = parts_ ? x[1] : 0;
             if (Compact) {
                 if (dead(node)) continue;
                 if (tagged_) tag_[w - base] = tag;
-                if (parts_) part_tag_[w - base] = ptag;
-                *w++ = *x;
+                if (parts_) w[1] = ptag;
+                *w = *x;
+                w += es;
             }
             if (tagged_ && !tags_admit(tag, probe_tags, valid)) continue;
             if (parts_ && !parts_admit(k, ptag, pr)) continue;
             if (pr.first_visit(node)) visit(node);
         }
         if (Compact)
-            for (; w < x; ++w) *w = (hk << 32) | kDead;
+            for (; w < x; w += es) *w = (hk << 32) | kDead;
+    }
+
+    // The first entry of [lo, hi) (stride_ words an entry, sorted) not below `value`. A
+    // galloping search from lo: a probe's run starts near its bucket's start and its first
+    // live entry near the run's start (on the 16S V4 sets, 10^5 amplicons at d = 2: buckets
+    // of 39 entries and 0.4 entries before `from`, as met by the probes), so a binary search
+    // over the whole bucket would fetch entries far from the answer.
+    u64* lower_entry(u64* lo, u64* hi, u64 value) const {
+        const std::ptrdiff_t es = stride_;
+        if (lo >= hi || *lo >= value) return lo;
+        std::ptrdiff_t step = 1;  // *lo < value throughout
+        u64* top = hi;
+        for (;;) {
+            if (hi - lo <= step * es) break;
+            u64* probe = lo + step * es;
+            if (*probe >= value) {
+                top = probe;
+                break;
+            }
+            lo = probe;
+            step *= 2;
+        }
+        // the answer lies in (lo, top]
+        std::ptrdiff_t count = (top - lo) / es - 1;
+        lo += es;
+        while (count > 0) {
+            const std::ptrdiff_t half = count / 2;
+            u64* mid = lo + half * es;
+            if (*mid < value) {
+                lo = mid + es;
+                count -= half + 1;
+            } else {
+                count = half;
+            }
+        }
+        return lo;
     }
 
     const SeqView& v_;
@@ -428,25 +501,33 @@ private:
     bool tagged_;                                // d = 1: entries carry their masked segment's quarter tags
     std::vector<int> masked_;                    // at d = 1: the segment each mask leaves out
     std::vector<u32> tag_;                       // parallel to entry_ when tagged_
-    int parts_, part_bits_, part_width_;         // d = 2, 3: parts a masked segment, bits a part
+    int parts_, part_bits_;                      // d = 2, 3: parts a masked segment, bits a part
+    int set_words_, part_width_;                 // words of a part's byte set, of a key's sets
+    int stride_;                                 // words an entry: 2 when its parts' tag follows it
     std::vector<std::vector<int>> masked_segs_;  // the segments each mask leaves out
-    std::vector<u64> part_tag_;                  // parallel to entry_ when parts_
     int bits_ = 1;
+    int key_bits_ = 6;          // the key set: a bit for each value of a key's low key_bits_ bits
+    std::vector<u64> key_set_;  // set where an indexed key has those bits (8 bits an entry or more)
     std::vector<i64> present_;  // indexed nodes of each length
     std::vector<u32> dir_;
-    std::vector<u64> entry_;  // (key's top 32 bits, node), sorted; bucket b is dir_[b]..dir_[b+1]
+    // (key's top 32 bits, node), sorted, each followed by its parts' tag when parts_ (stride_
+    // words an entry); bucket b is entries dir_[b]..dir_[b+1]
+    std::vector<u64> entry_;
     std::vector<u32> short_;  // indexed nodes shorter than q (an empty segment matches anything)
 };
 
 // Whether the parts' filter (d = 2, 3) pays: it costs hashes a probe and 8 bytes an entry,
 // and saves fetching candidates' letters, which costs most once they are out of cache.
-// benchmarks/bench_growth_filters.py (the 16S V4 sets, one thread; off / on): 10^5
-// amplicons (24 M letters) d = 2 1.03, d = 3 0.90; 3 x 10^5 (72 M) d = 2 1.23, d = 3 1.07;
-// 10^6 (240 M) d = 2 2.34.
-constexpr i64 kPartFilterFromLetters = 50'000'000;
-bool part_filter_on(const SeqView& v, int part_filter) {
+// benchmarks/bench_growth_filters.py (the 16S V4 sets, one thread; off / on, with the key
+// set and the pipelined fetches): 3 x 10^4 amplicons (7 M letters) d = 2 0.95, d = 3 0.85;
+// 10^5 (24 M) d = 2 1.26, d = 3 1.06. So on from 12 M letters at d = 2, 20 M at d = 3.
+i64 part_filter_from_letters(i64 d) {
+    return d == 2 ? 12'000'000 : 20'000'000;
+}
+bool part_filter_on(const SeqView& v, i64 d, int part_filter) {
     if (part_filter < -1 || part_filter > 1) throw std::invalid_argument("part_filter must be -1, 0 or 1");
-    return part_filter < 0 ? v.offsets[v.count] - v.offsets[0] >= kPartFilterFromLetters : part_filter == 1;
+    return part_filter < 0 ? v.offsets[v.count] - v.offsets[0] >= part_filter_from_letters(d)
+                           : part_filter == 1;
 }
 
 void check_view(const SeqView& v) {
@@ -463,7 +544,7 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
     check_view(v);
     const i64 n = v.count;
     const Packed S(v, edit::packing_bits(v), 1);
-    SegmentIndex index(v, nullptr, d, segments_for(d), part_filter_on(v, part_filter));
+    SegmentIndex index(v, nullptr, d, segments_for(d), part_filter_on(v, d, part_filter));
     Probe probe(n);
     Growth out;
     out.order.reserve(static_cast<std::size_t>(n));
@@ -545,7 +626,7 @@ std::vector<std::int64_t> nearest_in_set(const SeqView& v, const std::uint8_t* i
     const i64 n = v.count;
     const int nt = resolve_threads(threads);
     const Packed S(v, edit::packing_bits(v), nt);
-    SegmentIndex index(v, in_set, d, segments_for(d), part_filter_on(v, part_filter));
+    SegmentIndex index(v, in_set, d, segments_for(d), part_filter_on(v, d, part_filter));
     std::vector<std::int64_t> best(static_cast<std::size_t>(n), -1);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt)

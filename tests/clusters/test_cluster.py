@@ -105,6 +105,34 @@ def test_swarm_alignment_equals_nw_reference():
         assert np.array_equal(np.minimum(diffs, d + 1), banded)
 
 
+def test_swarm_alignment_of_equal_lengths_by_substitutions():
+    # equal lengths up to 4 substitutions take the ungapped shortcut (18 x 4 = 72 < 74, two
+    # gaps); 5 substitutions do not: GGGG ACACA TTTT vs GGGG CACAC TTTT aligns with two gaps
+    # (2 differences) in swarm's scores, and a shortcut at 5 would say 5
+    rng = np.random.default_rng(11)
+    base = "".join(rng.choice(list("ACGT"), size=60))
+    pairs = [("GGGGACACATTTT", "GGGGCACACTTTT"), ("GGGGACACTTTT", "GGGGCACATTTT"), ("A", "C")]
+    for h in range(0, 8):
+        for _ in range(6):
+            s = list(base)
+            for p in rng.choice(len(s), size=h, replace=False):
+                s[p] = str(rng.choice([c for c in "ACGT" if c != s[p]]))
+            pairs.append((base, "".join(s)))
+    seqs = sorted({x for pair in pairs for x in pair})
+    amp = read_amplicons("".join(f">s{k};size=1\n{s}\n" for k, s in enumerate(seqs)).encode())
+    where = {amp.sequence(k): k for k in range(len(amp))}
+    qi = np.array([where[a] for a, b in pairs] + [where[b] for a, b in pairs])
+    ti = np.array([where[b] for a, b in pairs] + [where[a] for a, b in pairs])
+    diffs, lengths, cigars = swarm_alignments(amp, qi, ti, cigars=True)
+    for k, (a, b) in enumerate(zip(qi.tolist(), ti.tolist())):
+        want = nw_reference(amp.sequence(a), amp.sequence(b))
+        assert (diffs[k], lengths[k], cigars[k]) == want, (amp.sequence(a), amp.sequence(b))
+    assert diffs[0] == 2 and diffs[1] == 4  # the two borders above
+    for d in (0, 1, 2, 3, 4):
+        banded = swarm_alignments(amp, qi, ti, max_diffs=d)[0]
+        assert np.array_equal(np.minimum(diffs, d + 1), banded)
+
+
 def test_swarm_differences_exceed_edit_and_change_clusters():
     # GGGGAGATTTTT vs GGGGGATTTTTT: one deletion and one insertion (Levenshtein 2), but two
     # gaps cost 2 x 37 in swarm's scores and three mismatches 54: swarm aligns them with
@@ -423,8 +451,9 @@ def test_damaged_gzip_and_not_fasta_are_named(tmp_path):
 @pytest.mark.parametrize("differences", ["edit", "swarm"])
 def test_parts_filter_changes_no_growth(d, breaking, differences):
     """At d = 2, 3 the growth's index can tag entries with its masked segments' parts
-    (csrc/clusters/growth.cpp; on by itself only past 50 M letters): forced on and forced
-    off, the growth equals the growth on the graph of all pairs within d."""
+    (csrc/clusters/growth.cpp; on by itself past 12 M letters at d = 2, 20 M at d = 3):
+    forced on and forced off, the growth equals the growth on the graph of all pairs within
+    d."""
     from bioaccel._core import load_native
 
     native = load_native()

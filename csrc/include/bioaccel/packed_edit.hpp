@@ -55,7 +55,12 @@ public:
         for (i64 i = 0; i < n; ++i) {
             const std::uint8_t* s = v.seq(i);
             u64* out = w_.data() + woff_[i];
-            for (i64 p = 0; p < len_[i]; ++p) out[p / per_] |= (u64(s[p]) & mask) << (bits_ * (p % per_));
+            for (i64 p0 = 0; p0 < len_[i]; p0 += per_, ++out) {  // a word at a time
+                const i64 m = std::min<i64>(per_, len_[i] - p0);
+                u64 x = 0;
+                for (i64 t = 0; t < m; ++t) x |= (u64(s[p0 + t]) & mask) << (bits_ * t);
+                *out = x;
+            }
         }
     }
 
@@ -135,10 +140,24 @@ struct Hasher {
         pw[0] = 1;
         for (std::size_t t = 1; t < pw.size(); ++t) pw[t] = pw[t - 1] * kBase;
     }
+    // P[k] = hash of s[0, k): four letters a step from P[k] (the multiplications of one
+    // step independent of each other), so the chain of dependent products is a quarter as long
     static void prefix(const std::uint8_t* s, i64 len, std::vector<u64>& P) {
+        constexpr u64 b2 = kBase * kBase, b3 = b2 * kBase, b4 = b3 * kBase;
         P.resize(static_cast<std::size_t>(len) + 1);
+        u64 h = 0;
         P[0] = 0;
-        for (i64 k = 0; k < len; ++k) P[k + 1] = P[k] * kBase + (u64(s[k]) + 1);
+        i64 k = 0;
+        for (; k + 4 <= len; k += 4) {
+            const u64 c0 = u64(s[k]) + 1, c1 = u64(s[k + 1]) + 1, c2 = u64(s[k + 2]) + 1,
+                      c3 = u64(s[k + 3]) + 1;
+            P[k + 1] = h * kBase + c0;
+            P[k + 2] = h * b2 + (c0 * kBase + c1);
+            P[k + 3] = h * b3 + (c0 * b2 + c1 * kBase + c2);
+            h = h * b4 + (c0 * b3 + c1 * b2 + c2 * kBase + c3);
+            P[k + 4] = h;
+        }
+        for (; k < len; ++k) P[k + 1] = h = h * kBase + (u64(s[k]) + 1);
     }
     u64 sub(const std::vector<u64>& P, i64 pos, i64 len) const { return P[pos + len] - P[pos] * pw[len]; }
 };
