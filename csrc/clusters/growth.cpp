@@ -69,15 +69,17 @@ struct Probe {
     std::vector<std::uint8_t> tag_valid;  // which quarters lie inside the probe (bits 0-3,
                                           // 4-7 shifted)
     std::vector<i64> part;                // scratch: a masked segment's quarters
-    // d = 2, 3: per key its length and mask, and (computed when its run has a live entry)
-    // per part the set of its byte-hashes at the shifts in [-d, d] that lie inside the probe
-    // (a bit set over the byte values)
+    // d = 2, 3: per key its length and mask; per indexed length within d of the probe's and
+    // segment (computed when a key's run first shows a live entry there), per part of the
+    // segment the set of its byte-hashes at the shifts in [-d, d] that lie inside the probe
+    // (a bit set over the byte values): keys of one length share them
     std::vector<i64> key_len;
     std::vector<u32> key_mask;
-    std::vector<std::uint8_t> parts_ready;
-    std::vector<u64> part_sets;
+    std::vector<std::uint8_t> segment_ready;
+    std::vector<u64> segment_sets;
     std::vector<i64> layout;
-    std::vector<u32> at;  // and where their buckets start
+    std::vector<u32> at;    // and where their buckets start
+    std::vector<u32> live;  // the keys whose bit is set in the key set
     std::vector<i64> start;
     std::vector<u32> stamp;
     u32 tick = 0;
@@ -138,8 +140,9 @@ int parts_for(i64 d) {
 int bits_for(i64 d) {
     return static_cast<int>(64 / (d * parts_for(d)));
 }
-inline u64 part_byte(u64 h, int slot, int bits) {
-    return mix(h + static_cast<u64>(slot + 1) * 0xA0761D6478BD642FULL) >> (64 - bits);
+// The byte-hash of part `id` (segment x parts + part) whose letters hash to h.
+inline u64 part_byte(u64 h, int id, int bits) {
+    return mix(h + static_cast<u64>(id + 1) * 0xA0761D6478BD642FULL) >> (64 - bits);
 }
 
 int segments_for(i64 d) {
@@ -161,7 +164,6 @@ public:
           parts_(part_filter ? parts_for(d) : 0),
           part_bits_(parts_ ? bits_for(d) : 0),
           set_words_(parts_ ? std::max(1, (1 << part_bits_) / 64) : 0),
-          part_width_(parts_ ? static_cast<int>(d * parts_) * set_words_ : 0),
           stride_(parts_ ? 2 : 1) {
         if (q < d + 1) throw std::invalid_argument("segments must be at least max_distance + 1");
         for (const Mask& m : masks_) {  // at d = 1: the segment each mask leaves out
@@ -311,38 +313,37 @@ public:
         // the keys' buckets, then their runs, fetched ahead of the scans (random reads)
         pr.at.resize(pr.keys.size());
         if (parts_) {
-            pr.parts_ready.assign(pr.keys.size(), 0);
-            pr.part_sets.resize(pr.keys.size() * static_cast<std::size_t>(part_width_));
+            const std::size_t rows = static_cast<std::size_t>((2 * d + 1) * q_);
+            pr.segment_ready.assign(rows, 0);
+            pr.segment_sets.resize(rows * static_cast<std::size_t>(parts_ * set_words_));
         }
-        // In a pipeline (as many fetches in flight as a core keeps; at d = 3 a probe has
-        // hundreds of keys): a key's bit in the key set fetched 3 x kAhead keys before its
-        // scan; where the bit is set (the key may be indexed: a quarter of the keys on the
-        // 16S V4 sets) its bucket 2 x kAhead before, its run's start kAhead before.
+        // Fetches in pipelines (as many in flight as a core keeps; at d = 3 a probe has
+        // hundreds of keys): first each key's bit in the key set, kAhead keys ahead, which
+        // keeps the keys that may be indexed (a quarter of them on the 16S V4 sets); then
+        // for those, a key's bucket 2 x kAhead keys before its scan and its run's start
+        // kAhead before.
         const std::size_t K = pr.keys.size();
         constexpr std::size_t kAhead = 8;
         const u64 key_mask = (u64(1) << key_bits_) - 1;
-        auto bucket_of = [&](std::size_t k) { return pr.keys[k] >> (32 - bits_); };
-        auto maybe_indexed = [&](std::size_t k) {
-            const u64 bit = pr.keys[k] & key_mask;
-            return (key_set_[bit >> 6] >> (bit & 63) & 1u) != 0;
-        };
-        auto fetch_bit = [&](std::size_t k) { __builtin_prefetch(&key_set_[(pr.keys[k] & key_mask) >> 6]); };
-        auto fetch_bucket = [&](std::size_t k) {
-            if (maybe_indexed(k)) __builtin_prefetch(&dir_[bucket_of(k)]);
-        };
-        auto fetch_run = [&](std::size_t k) {
-            if (!maybe_indexed(k)) return;
-            pr.at[k] = dir_[bucket_of(k)];
-            __builtin_prefetch(&entry_[pr.at[k] * static_cast<std::size_t>(stride_)]);
-        };
-        for (std::size_t k = 0; k < std::min(K, 3 * kAhead); ++k) fetch_bit(k);
-        for (std::size_t k = 0; k < std::min(K, 2 * kAhead); ++k) fetch_bucket(k);
-        for (std::size_t k = 0; k < std::min(K, kAhead); ++k) fetch_run(k);
+        auto set_word = [&](std::size_t k) { return &key_set_[(pr.keys[k] & key_mask) >> 6]; };
+        pr.live.clear();
+        for (std::size_t k = 0; k < std::min(K, kAhead); ++k) __builtin_prefetch(set_word(k));
         for (std::size_t k = 0; k < K; ++k) {
-            if (k + 3 * kAhead < K) fetch_bit(k + 3 * kAhead);
-            if (k + 2 * kAhead < K) fetch_bucket(k + 2 * kAhead);
-            if (k + kAhead < K) fetch_run(k + kAhead);
-            if (maybe_indexed(k)) scan<Compact>(k, pr.at[k], from, pr, dead, visit);
+            if (k + kAhead < K) __builtin_prefetch(set_word(k + kAhead));
+            if (*set_word(k) >> (pr.keys[k] & 63) & 1u) pr.live.push_back(static_cast<u32>(k));
+        }
+        const std::size_t L = pr.live.size();
+        auto bucket_of = [&](std::size_t t) { return pr.keys[pr.live[t]] >> (32 - bits_); };
+        auto fetch_run = [&](std::size_t t) {
+            pr.at[pr.live[t]] = dir_[bucket_of(t)];
+            __builtin_prefetch(&entry_[pr.at[pr.live[t]] * static_cast<std::size_t>(stride_)]);
+        };
+        for (std::size_t t = 0; t < std::min(L, 2 * kAhead); ++t) __builtin_prefetch(&dir_[bucket_of(t)]);
+        for (std::size_t t = 0; t < std::min(L, kAhead); ++t) fetch_run(t);
+        for (std::size_t t = 0; t < L; ++t) {
+            if (t + 2 * kAhead < L) __builtin_prefetch(&dir_[bucket_of(t + 2 * kAhead)]);
+            if (t + kAhead < L) fetch_run(t + kAhead);
+            scan<Compact>(pr.live[t], pr.at[pr.live[t]], from, pr, dead, visit);
         }
         if (!short_.empty()) {
             std::size_t w = 0;
@@ -378,45 +379,52 @@ private:
         for (int u : segs) {
             layout_of(st[u + 1] - st[u], parts_, part);
             for (int p = 0; p < parts_; ++p, ++slot)
-                tag |= part_byte(hs_.sub(P, st[u] + part[p], part[p + 1] - part[p]), slot, part_bits_)
-                       << (part_bits_ * slot);
+                tag |=
+                    part_byte(hs_.sub(P, st[u] + part[p], part[p + 1] - part[p]), u * parts_ + p, part_bits_)
+                    << (part_bits_ * slot);
         }
         return tag;
     }
 
     // Whether an entry's parts' tag may lie within d edits of the probe under key k: all
-    // but at most d parts found at a shift in [-d, d] (the probe's side computed once a key:
-    // per part, the set of its byte-hashes at those shifts).
+    // but at most d parts found at a shift in [-d, d] (the probe's side computed once for
+    // each length and segment: per part, the set of its byte-hashes at those shifts).
     bool parts_admit(std::size_t k, u64 tag, Probe& pr) const {
-        u64* row = pr.part_sets.data() + k * static_cast<std::size_t>(part_width_);
-        if (!pr.parts_ready[k]) {
-            pr.parts_ready[k] = 1;
-            std::fill(row, row + part_width_, u64(0));
-            const i64 ls = pr.key_len[k], lr = static_cast<i64>(pr.prefix.size()) - 1;
-            layout_of(ls, q_, pr.layout);
-            int slot = 0;
-            for (int u : masked_segs_[pr.key_mask[k]]) {
-                layout_of(pr.layout[u + 1] - pr.layout[u], parts_, pr.part);
-                for (int p = 0; p < parts_; ++p, ++slot) {
-                    const i64 plen = pr.part[p + 1] - pr.part[p];
-                    for (i64 sh = -d_; sh <= d_; ++sh) {
-                        const i64 pos = pr.layout[u] + pr.part[p] + sh;
-                        if (pos < 0 || pos + plen > lr) continue;
-                        const u64 byte = part_byte(hs_.sub(pr.prefix, pos, plen), slot, part_bits_);
-                        row[slot * set_words_ + static_cast<int>(byte >> 6)] |= u64(1) << (byte & 63);
-                    }
-                }
+        const i64 ls = pr.key_len[k], lr = static_cast<i64>(pr.prefix.size()) - 1;
+        const std::size_t first_row = static_cast<std::size_t>((ls - lr + d_) * q_);
+        const u64 mask = (u64(1) << part_bits_) - 1;
+        int missing = 0, slot = 0;
+        for (int u : masked_segs_[pr.key_mask[k]]) {
+            const u64* sets = segment_sets(first_row + static_cast<std::size_t>(u), ls, u, pr);
+            for (int p = 0; p < parts_; ++p, ++slot) {
+                const u64 want = tag >> (part_bits_ * slot) & mask;
+                if (!(sets[p * set_words_ + static_cast<int>(want >> 6)] >> (want & 63) & 1u) &&
+                    ++missing > d_)
+                    return false;
             }
         }
-        const u64 mask = (u64(1) << part_bits_) - 1;
-        const int slots = static_cast<int>(d_) * parts_;
-        int missing = 0;
-        for (int slot = 0; slot < slots; ++slot) {
-            const u64 want = tag >> (part_bits_ * slot) & mask;
-            if (!(row[slot * set_words_ + static_cast<int>(want >> 6)] >> (want & 63) & 1u) && ++missing > d_)
-                return false;
-        }
         return true;
+    }
+
+    // The probe's part sets of segment u of an indexed length ls (row `row` of its rows).
+    const u64* segment_sets(std::size_t row, i64 ls, int u, Probe& pr) const {
+        u64* sets = pr.segment_sets.data() + row * static_cast<std::size_t>(parts_ * set_words_);
+        if (pr.segment_ready[row]) return sets;
+        pr.segment_ready[row] = 1;
+        std::fill(sets, sets + parts_ * set_words_, u64(0));
+        const i64 lr = static_cast<i64>(pr.prefix.size()) - 1;
+        layout_of(ls, q_, pr.layout);
+        layout_of(pr.layout[u + 1] - pr.layout[u], parts_, pr.part);
+        for (int p = 0; p < parts_; ++p) {
+            const i64 plen = pr.part[p + 1] - pr.part[p];
+            for (i64 sh = -d_; sh <= d_; ++sh) {
+                const i64 pos = pr.layout[u] + pr.part[p] + sh;
+                if (pos < 0 || pos + plen > lr) continue;
+                const u64 byte = part_byte(hs_.sub(pr.prefix, pos, plen), u * parts_ + p, part_bits_);
+                sets[p * set_words_ + static_cast<int>(byte >> 6)] |= u64(1) << (byte & 63);
+            }
+        }
+        return sets;
     }
 
     static i64 longest(const SeqView& v) {
@@ -502,7 +510,7 @@ private:
     std::vector<int> masked_;                    // at d = 1: the segment each mask leaves out
     std::vector<u32> tag_;                       // parallel to entry_ when tagged_
     int parts_, part_bits_;                      // d = 2, 3: parts a masked segment, bits a part
-    int set_words_, part_width_;                 // words of a part's byte set, of a key's sets
+    int set_words_;                              // words of a part's byte set
     int stride_;                                 // words an entry: 2 when its parts' tag follows it
     std::vector<std::vector<int>> masked_segs_;  // the segments each mask leaves out
     int bits_ = 1;
