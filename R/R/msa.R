@@ -26,6 +26,22 @@
 #' }
 read_bioaccel_alignment <- function(path, type = c("auto", "AA", "DNA")) {
   type <- match.arg(type)
+  rows <- .fasta_rows(path)
+  if (type == "auto") type <- if (.looks_like_dna(rows)) "DNA" else "AA"
+  chars <- do.call(rbind, strsplit(gsub(".", "-", rows, fixed = TRUE), "", fixed = TRUE))
+  rownames(chars) <- names(rows)
+  if (type == "DNA") {
+    chars <- tolower(chars)
+    chars[chars == "u"] <- "t"  # DNAbin has no U: it would become NA (phangorn then crashes)
+    ape::as.DNAbin(chars)
+  } else {
+    ape::as.AAbin(toupper(chars))
+  }
+}
+
+# The rows of an aligned FASTA file as they are written (letters untouched), named by the
+# ids; an error naming the row when they are not an alignment.
+.fasta_rows <- function(path) {
   if (!file.exists(path)) stop(sprintf("alignment %s does not exist", path), call. = FALSE)
   lines <- readLines(path, warn = FALSE)
   lines <- lines[nzchar(trimws(lines))]
@@ -46,16 +62,7 @@ read_bioaccel_alignment <- function(path, type = c("auto", "AA", "DNA")) {
     stop(sprintf("%s: row %d (%s) has %d columns, row 1 (%s) has %d: not an alignment", path,
                  k, ids[k], widths[k], ids[1], widths[1]), call. = FALSE)
   }
-  if (type == "auto") type <- if (.looks_like_dna(rows)) "DNA" else "AA"
-  chars <- do.call(rbind, strsplit(gsub(".", "-", rows, fixed = TRUE), "", fixed = TRUE))
-  rownames(chars) <- ids
-  if (type == "DNA") {
-    chars <- tolower(chars)
-    chars[chars == "u"] <- "t"  # DNAbin has no U: it would become NA (phangorn then crashes)
-    ape::as.DNAbin(chars)
-  } else {
-    ape::as.AAbin(toupper(chars))
-  }
+  stats::setNames(unname(rows), ids)
 }
 
 #' Multiple sequence alignment with bioaccel
@@ -77,17 +84,24 @@ read_bioaccel_alignment <- function(path, type = c("auto", "AA", "DNA")) {
 #'   `matrix`, `gap_open`, `gap_extend`, `term_gap` (the fast mode's scoring: with the
 #'   default `mode = "auto"` giving one chooses the fast mode; `mode = "accurate"` refuses
 #'   them), `mode`.
-#' @return an ape `AAbin` (proteins) or `DNAbin` (nucleotides) matrix named by the ids.
+#' @param as `"ape"`: an ape alignment matrix; `"character"`: the aligned rows as a named
+#'   character vector in the input's own letters (RNA keeps its U, each row of a DNA/RNA mix
+#'   its own T or U, lower case stays lower case), each row without gaps its input sequence.
+#' @return `as = "ape"`: an ape `AAbin` (proteins) or `DNAbin` (nucleotides) matrix named by
+#'   the ids; ape's `DNAbin` has no U and no case, so RNA comes back with U as T (the same
+#'   alignment). `as = "character"`: a named character vector of the rows, in input order.
 #' @export
 #' @examples
 #' \dontrun{
 #' aln <- msa(c(a = "MKVLAAGIV", b = "MKVLGIV", c = "MRVLAAGLV"))
 #' phangorn::as.phyDat(aln)
 #' ape::dist.aa(aln)
+#' msa(c(a = "GGCUAGCUAGCU", b = "GGCUAGCAGCU"), as = "character")  # U kept
 #' }
 bioaccel_msa <- function(seqs, alphabet = c("auto", "protein", "dna", "rna"), guide_tree = "auto",
-                         refine = NULL, threads = 0, ...) {
+                         refine = NULL, threads = 0, ..., as = c("ape", "character")) {
   alphabet <- match.arg(alphabet)
+  as <- match.arg(as)
   dir <- .scratch()
   if ((inherits(seqs, c("AAbin", "DNAbin")) && is.matrix(seqs)) ||
       methods::is(seqs, "MultipleAlignment")) {
@@ -99,6 +113,11 @@ bioaccel_msa <- function(seqs, alphabet = c("auto", "protein", "dna", "rna"), gu
   .run(c("msa", shQuote(input$path), "--alphabet", alphabet, "--guide-tree", shQuote(guide_tree),
          .cli_args(c(list(refine = refine, threads = threads), list(...))), "-o", shQuote(out)),
        list(input))
+  if (as == "character") {
+    rows <- .fasta_rows(out)
+    names(rows) <- .real_ids(names(rows), input)
+    return(rows)
+  }
   type <- switch(alphabet, protein = "AA", dna = , rna = "DNA", auto = "auto")
   aln <- read_bioaccel_alignment(out, type)
   rownames(aln) <- .real_ids(rownames(aln), input)

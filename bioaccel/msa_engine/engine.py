@@ -70,7 +70,7 @@ def _records(sequences, format: str | None = None):
     if isinstance(sequences, SeqBatch):
         return (
             list(sequences.ids),
-            [sequences.sequence(i) for i in range(len(sequences))],
+            [sequences.given_sequence(i) for i in range(len(sequences))],  # the user's letters
             sequences.source,
             [""] * len(sequences),
         )
@@ -126,7 +126,10 @@ def msa(
     ----------
     sequences : path, SeqBatch, or iterable of (id, sequence) / SeqRecord / str
         FASTA (gzip too) or any format :func:`bioaccel.read_sequences` reads. Gaps
-        (``-``, ``.``) in the input are removed first.
+        (``-``, ``.``) in the input are removed first. Letters: the engine scores U as T
+        and lower case as upper case, but every row is written in its input's own letters
+        (a SeqBatch's :attr:`~bioaccel.SeqBatch.given` letters), so RNA keeps its U, a file
+        mixing DNA and RNA rows keeps each row's T or U, and lower case stays lower case.
     alphabet : {"auto", "protein", "dna", "rna"}
         ``auto``: as :func:`bioaccel.read_sequences` (DNA/RNA when >= 90 % of the residues
         are A/C/G/T/U/N, else protein).
@@ -204,7 +207,8 @@ def msa(
     Returns
     -------
     MultipleAlignment
-        Rows in input order; every row without gaps is its input sequence.
+        Rows in input order; every row without gaps is its input sequence, letter for
+        letter (U, T and case as given; the same for ``add`` and ``profile``).
 
     Examples
     --------

@@ -120,7 +120,10 @@ class Alignment:
     """One pairwise alignment. Coordinates are 0-based, half-open.
 
     ``cigar`` uses M (query and target residue, match or mismatch), I (query residue
-    against a gap) and D (target residue against a gap).
+    against a gap) and D (target residue against a gap). ``query_aligned`` and
+    ``target_aligned`` hold the sequences' own letters (case and U as given);
+    ``identical`` counts the identical columns on the residue codes (case folded, U as T),
+    None to count them from the aligned strings.
     """
 
     query_id: str
@@ -133,6 +136,7 @@ class Alignment:
     cigar: str
     query_aligned: str
     target_aligned: str
+    identical: int | None = None
 
     @property
     def aligned_length(self) -> int:
@@ -140,6 +144,8 @@ class Alignment:
 
     @property
     def matches(self) -> int:
+        if self.identical is not None:
+            return self.identical
         return sum(a == b for a, b in zip(self.query_aligned, self.target_aligned) if a != "-")
 
     @property
@@ -208,11 +214,22 @@ def align(
     )
     out = []
     for (qi, ti), (score, qs, qe, ts, te, cigar) in zip(arr.tolist(), rows):
-        qseq = q.sequence(qi)[qs:qe]
-        tseq = t.sequence(ti)[ts:te]
+        # the aligned strings in the sequences' own letters; identity on the codes
+        qseq = q.given_sequence(qi)[qs:qe]
+        tseq = t.given_sequence(ti)[ts:te]
         qa, ta = _render(qseq, tseq, cigar)
-        out.append(Alignment(q.ids[qi], t.ids[ti], int(score), qs, qe, ts, te, cigar, qa, ta))
+        same = _identical(q[qi][qs:qe], t[ti][ts:te], cigar)
+        out.append(Alignment(q.ids[qi], t.ids[ti], int(score), qs, qe, ts, te, cigar, qa, ta, same))
     return out
+
+
+def _identical(q: np.ndarray, t: np.ndarray, cigar: str) -> int:
+    """Identical columns of the ``M`` runs, compared on the codes."""
+    return sum(
+        int(np.count_nonzero(q[i : i + n] == t[j : j + n]))
+        for op, n, i, j in cigar_runs(cigar)
+        if op == "M"
+    )
 
 
 def score_cigar(alignment: Alignment, scoring: Scoring) -> int:

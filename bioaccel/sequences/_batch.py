@@ -2,6 +2,9 @@
 
 All residues of all sequences sit in one contiguous ``uint8`` buffer of alphabet
 codes (see :mod:`bioaccel.sequences._alphabet`); ``offsets[i]:offsets[i + 1]`` is sequence ``i``.
+The codes fold case and read U as T and ``.`` as ``-``; when the letters given differ from
+the codes' own letters, the batch keeps them too (:attr:`SeqBatch.given`), so that what
+echoes sequences back (the MSA's rows, ``align``'s aligned strings) writes the user's letters.
 """
 
 from __future__ import annotations
@@ -31,6 +34,11 @@ class SeqBatch:
         The alphabet the codes index.
     source : str or None
         File the batch was read from, used in error messages.
+    given : numpy.ndarray of uint8 or None
+        The letters as given (ASCII, one byte per code, the same offsets): kept by
+        :meth:`from_strings` (so by :func:`bioaccel.read_sequences`) only when they differ
+        from the codes' letters (lower case, U, ``.``), else None. Computing uses the codes
+        alone; :meth:`given_sequence` reads these back.
 
     Examples
     --------
@@ -39,6 +47,9 @@ class SeqBatch:
     (2, 'dna', [4, 4])
     >>> b.sequence(1)
     'AC-T'
+    >>> r = SeqBatch.from_strings(["acgu", "ACGT"])
+    >>> r.sequence(0), r.given_sequence(0), r.given_sequence(1)
+    ('ACGT', 'acgu', 'ACGT')
     """
 
     ids: list[str]
@@ -46,11 +57,16 @@ class SeqBatch:
     offsets: np.ndarray
     alphabet: Alphabet
     source: str | None = None
+    given: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.offsets.shape != (len(self.ids) + 1,):
             raise ValueError(
                 f"offsets must have {len(self.ids) + 1} entries, got {self.offsets.shape}"
+            )
+        if self.given is not None and self.given.shape != self.codes.shape:
+            raise ValueError(
+                f"given letters must match the codes: {self.given.shape} for {self.codes.shape}"
             )
         check_unique_ids(self.ids, self.source)
 
@@ -107,7 +123,10 @@ class SeqBatch:
                 source,
                 guessed=str(alphabet).lower() == "auto",
             )
-        return cls(ids, codes, offsets, alpha, source)
+        letters = np.frombuffer(joined, dtype=np.uint8)
+        own = np.frombuffer(alpha.symbols.encode("ascii"), dtype=np.uint8)[codes]
+        given = None if np.array_equal(own, letters) else letters.copy()
+        return cls(ids, codes, offsets, alpha, source, given)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -138,7 +157,17 @@ class SeqBatch:
         return self.codes[self.offsets[i] : self.offsets[i + 1]]
 
     def sequence(self, i: int) -> str:
+        """Sequence ``i`` in the codes' letters: upper case, U as T, gaps as ``-``."""
         return self.alphabet.decode(self[i])
+
+    def given_sequence(self, i: int) -> str:
+        """Sequence ``i`` in the letters it was given in (case, U and ``.`` kept; see
+        :attr:`given`): what outputs that echo sequences write."""
+        if self.given is None:
+            return self.sequence(i)
+        self[i]  # the index check
+        i = int(i) % len(self)
+        return self.given[self.offsets[i] : self.offsets[i + 1]].tobytes().decode("ascii")
 
     def subset(self, indices: Sequence[int]) -> SeqBatch:
         """A new batch of the sequences at ``indices`` (in that order)."""
@@ -148,15 +177,29 @@ class SeqBatch:
         offsets = np.zeros(len(parts) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         codes = np.concatenate(parts) if parts else np.zeros(0, np.uint8)
-        return SeqBatch([self.ids[int(i)] for i in idx], codes, offsets, self.alphabet, self.source)
+        given = None
+        if self.given is not None:
+            spans = [self.given[self.offsets[int(i)] : self.offsets[int(i) + 1]] for i in idx]
+            given = np.concatenate(spans) if spans else np.zeros(0, np.uint8)
+        return SeqBatch(
+            [self.ids[int(i)] for i in idx], codes, offsets, self.alphabet, self.source, given
+        )
 
     def slice(self, start: int, stop: int) -> SeqBatch:
         """The sequences [start, stop) as a new batch sharing this batch's code buffer."""
         if not 0 <= start <= stop <= len(self):
             raise IndexError(f"slice [{start}, {stop}) outside a batch of {len(self)} sequences")
         offsets = self.offsets[start : stop + 1] - self.offsets[start]
-        codes = self.codes[self.offsets[start] : self.offsets[stop]]
-        return SeqBatch(list(self.ids[start:stop]), codes, offsets, self.alphabet, self.source)
+        span = slice(self.offsets[start], self.offsets[stop])
+        given = self.given[span] if self.given is not None else None
+        return SeqBatch(
+            list(self.ids[start:stop]),
+            self.codes[span],
+            offsets,
+            self.alphabet,
+            self.source,
+            given,
+        )
 
     def ungapped(self) -> SeqBatch:
         """The sequences with their gaps (``-``, also read from ``.``) removed, ids kept: aligned
@@ -170,7 +213,12 @@ class SeqBatch:
         kept = np.zeros(len(keep) + 1, dtype=np.int64)
         np.cumsum(keep, out=kept[1:])
         return SeqBatch(
-            list(self.ids), self.codes[keep], kept[self.offsets], self.alphabet, self.source
+            list(self.ids),
+            self.codes[keep],
+            kept[self.offsets],
+            self.alphabet,
+            self.source,
+            self.given[keep] if self.given is not None else None,
         )
 
     def as_alignment(self) -> np.ndarray:

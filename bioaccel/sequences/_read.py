@@ -305,7 +305,9 @@ def read_sequences(
     -------
     SeqBatch
         Full ids as the file gives them (the first word of a FASTA header; PHYLIP names
-        are not cut to 10 characters).
+        are not cut to 10 characters). The codes fold case and read U as T; the file's own
+        letters are kept beside them when they differ (:attr:`SeqBatch.given`), and
+        :func:`bioaccel.msa` and :func:`bioaccel.align` write those back.
 
     Raises
     ------
@@ -423,12 +425,17 @@ def read_many(paths, format: str | None = None, alphabet: str | Alphabet = "auto
     lengths = np.concatenate([b.lengths for b in batches])
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
+    given = None
+    if any(b.given is not None for b in batches):  # the letters as given, if any file's differ
+        own = np.frombuffer(batches[0].alphabet.symbols.encode("ascii"), dtype=np.uint8)
+        given = np.concatenate([b.given if b.given is not None else own[b.codes] for b in batches])
     return SeqBatch(
         [i for b in batches for i in b.ids],
         np.concatenate([b.codes for b in batches]),
         offsets,
         batches[0].alphabet,
         f"{files[0]} and {len(files) - 1} more file(s)",
+        given,
     )
 
 
@@ -493,8 +500,8 @@ def same_alphabet(
             b.source or "sequences",
             alpha.name,
         )
-        return SeqBatch.from_strings(
-            [b.sequence(i) for i in range(len(b))], ids=b.ids, alphabet=alpha, source=b.source
+        return SeqBatch.from_strings(  # from the letters given: a U stays a U in a protein
+            [b.given_sequence(i) for i in range(len(b))], ids=b.ids, alphabet=alpha, source=b.source
         )
 
     q_amb = q_guessed and ambiguous(q.alphabet.decode(q.codes).encode())

@@ -288,6 +288,30 @@ def test_traceback_hand_checked():
     assert (loc.query_aligned, loc.target_aligned, loc.score) == ("ACGTACG", "ACGTACG", 7)
 
 
+def test_aligned_strings_keep_the_letters_given(tmp_path):
+    """RNA and lower case come back as given (a U stays a U), from strings, a file and the
+    command line; scores and identity are those of the upper-case DNA spelling."""
+    from tests.cli_runner import run_process
+
+    seqs = ["GGCUAGCUAGcuagCUAACG", "GGCTAGCAAGCTAGCTAAGG", "ggcuagcuagcuaacg"]
+    dna = [s.upper().replace("U", "T") for s in seqs]
+    path = tmp_path / "rna.fa"
+    path.write_text("".join(f">s{k}\n{s}\n" for k, s in enumerate(seqs)))
+    want = align(dna)
+    for source in (seqs, bioaccel.read_sequences(path)):
+        got = align(source)
+        for a, w in zip(got, want):
+            qi, ti = int(a.query_id[-1]), int(a.target_id[-1])
+            assert a.query_aligned.replace("-", "") == seqs[qi][a.query_start : a.query_end]
+            assert a.target_aligned.replace("-", "") == seqs[ti][a.target_start : a.target_end]
+            assert (a.cigar, a.score, a.identity) == (w.cigar, w.score, w.identity)
+            assert a.query_aligned.upper().replace("U", "T") == w.query_aligned
+    r = run_process("align", "-", "--traceback", "-o", "-", stdin=path.read_text())
+    assert r.returncode == 0, r.stderr
+    rows = [line.split("\t") for line in r.stdout.splitlines()[1:]]
+    assert rows[0][:2] == ["s0", "s1"] and rows[0][-2].replace("-", "") == seqs[0]
+
+
 def test_blast_gap_converter():
     # BLAST counts existence + L * extension: 11/1 in BLAST is 12/1 here
     assert gaps_from_blast(11, 1) == (12, 1)

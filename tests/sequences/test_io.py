@@ -131,6 +131,32 @@ def test_truncated_fastq_is_an_error(tmp_path):
         bioaccel.read_sequences(p)
 
 
+def test_the_letters_given_are_kept_beside_the_codes(tmp_path):
+    """The codes fold case and read U as T and '.' as '-'; the file's own letters stay beside
+    them (what the MSA and align write back), through every way a batch is cut or joined."""
+    path = write_fasta(tmp_path / "x.fa", SEQS)
+    b = bioaccel.read_sequences(path)
+    given = [v for v in SEQS.values()]
+    assert [b.given_sequence(i) for i in range(3)] == given
+    assert b.given_sequence(-1) == "acgtuacg.a" and b.sequence(-1) == "ACGTTACG-A"
+    for part, want in (
+        (b.subset([2, 0]), [given[2], given[0]]),
+        (b[1:], given[1:]),
+        (b[::-1], given[::-1]),
+        (b.ungapped(), [g.replace("-", "").replace(".", "") for g in given]),
+    ):
+        assert [part.given_sequence(i) for i in range(len(part))] == want
+    other = tmp_path / "y.fa"
+    other.write_text(">y\nACGT\n")
+    joined = bioaccel.read_many([path, other])
+    assert [joined.given_sequence(i) for i in range(4)] == [*given, "ACGT"]
+    plain = SeqBatch.from_strings(["ACGT", "AC-T"])  # its letters are the codes': none kept
+    assert plain.given is None and plain.given_sequence(1) == "AC-T"
+    # a sequence too short to tell, read again as the other side's protein: its U stays a U
+    q, t = bioaccel.sequences.as_batch_pair(["MKWVTFISLLFLFSSAYSRGV"], ["GAUGA"])
+    assert t.alphabet is bioaccel.PROTEIN and t.sequence(0) == "GAUGA"
+
+
 def test_subset_and_alignment_view():
     b = SeqBatch.from_strings(["AAAA", "CCCC", "GGGG"], ids=["a", "b", "c"])
     s = b.subset([2, 0])

@@ -34,6 +34,31 @@ test_that("msa() on DNA gives a DNAbin that dist.dna reads", {
   expect_error(msa(c(a = "MKV", a = "MKL")), "used twice")
 })
 
+test_that("msa(as = \"character\") gives the input's own letters: RNA keeps its U", {
+  skip_if_not(has_cli(), "the bioaccel command is not installed")
+  # five rows of an Rfam seed (RF01855 snR75, Infernal's test suite), one of them in lower
+  # case and one written as DNA (T), so the rows mix DNA and RNA
+  rna <- c(`AATT01000026.1/6566-6482` = "UCAAAAUGAGGAAACGAUGACGAGUCAGACGAGUUUCUCGAUGCUGCAUAAUCUUUUUUUUUAUUCAUUCAUGCCAAAACUGAUU",
+           `AAGI01000315.1/11447-11360` = "uggagaugaugcgacuucagaugacgagucugacgggcucgcccugugacgaccucauuuaaaauauccauucaugccuuuucugauc",
+           `AAXI01000054.1/31430-31511` = "AAATGATGAACACTTGATGACGAGTCCGATGGGTTCGCCCGGTGAAGACTTAAATCAAAATATCCATTCATGTCAACTGATC",
+           `AACD01000097.1/11630-11717` = "CUCACAUGAUGAUCUUCUAGAUGACGAGUCUUAUUUGAGUUUUCAAUGCAGACAACAUCUUUUUUUUACCAUUCAUGCAAAACUGACA",
+           `AAKE03000005.1 1118422-1118509` = "ACACUGUGAUGAUUCCCUAGAUGACGAGUCUUAUUCGAGUUAUCGAUGCAGACAACAUUCUUUUUUUACCAUUCAUGCAUUUCUGACG")
+  aln <- msa(rna, threads = 1, as = "character")
+  expect_type(aln, "character")
+  expect_identical(names(aln), names(rna))
+  expect_identical(gsub("-", "", aln, fixed = TRUE), rna)
+  expect_identical(length(unique(nchar(aln))), 1L)
+  # from a file too, and the same columns as the ape alignment (which has no U: U as T)
+  path <- tempfile(fileext = ".fa")
+  on.exit(unlink(path))
+  writeLines(paste0(">", sub(" .*", "", names(rna)), "\n", rna), path)
+  from_file <- msa(path, threads = 1, as = "character")
+  expect_identical(unname(gsub("-", "", from_file, fixed = TRUE)), unname(rna))
+  dna <- apply(as.character(msa(rna, threads = 1)), 1, paste, collapse = "")
+  expect_identical(unname(dna), unname(gsub("u", "t", tolower(aln))))
+  expect_error(msa(rna, as = "DNAbin"), "should be one of")
+})
+
 test_that("read_family reads a family's alignment, tree, distances and job record", {
   dir <- tempfile("results")
   on.exit(unlink(dir, recursive = TRUE))
