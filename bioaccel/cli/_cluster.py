@@ -102,6 +102,15 @@ ASSIGNMENTS = {".tsv": ("tsv",), ".txt": ("tsv",)}
     default=None,
     help="Abundance of records without ;size=N (swarm's -a); by default they are refused.",
 )
+@click.option(
+    "--edges",
+    "edges",
+    type=click.Path(path_type=Path),
+    multiple=True,
+    help="The pairs within d already found: bioaccel neighbors INPUT -d D -o pairs.npz "
+    "(D >= d; repeat --edges for each --shard k/N file). swarm and linkage grow on them "
+    "instead of searching.",
+)
 @threads_option()
 @backend_option("Backend of the neighbour search.")
 def cluster_cmd(
@@ -118,6 +127,7 @@ def cluster_cmd(
     uclust_file,
     assignments,
     default_abundance,
+    edges,
     threads,
     backend,
 ):
@@ -126,6 +136,7 @@ def cluster_cmd(
     \b
     bioaccel cluster amplicons.fa -d 1 --fastidious -o otus.txt --seeds seeds.fa
     bioaccel cluster amplicons.fa --method greedy --identity 0.97 -o otus.txt
+    bioaccel cluster amplicons.fa -d 2 --edges part1.npz --edges part2.npz -o otus.txt
     """
     from ..clusters import MAX_DIFFERENCES
 
@@ -152,6 +163,18 @@ def cluster_cmd(
         fail("--default-abundance: " + f"{default_abundance}: expected a positive integer")
     if method == "greedy" and differences != "edit":
         fail("--differences swarm does not apply to --method greedy")
+    if edges and method == "greedy":
+        fail("--edges applies to --method swarm and linkage")
+    if edges and backend.lower() not in ("auto", "cpu"):
+        fail(f"-b {backend}: the backend serves the pair search, and with --edges there is none")
+    for path in edges:
+        if path.suffix.lower() != ".npz":
+            fail(
+                f"--edges {path}: expected an .npz neighbour table (bioaccel neighbors -o "
+                "pairs.npz); a .tsv records neither its threshold nor the amplicons without a pair"
+            )
+        if not path.is_file():
+            fail(f"--edges {path}: no such file")
     outputs = {
         "output": output,
         "seeds": seeds,
@@ -172,7 +195,7 @@ def cluster_cmd(
         if path is not None and not is_stdio(path):
             allowed, what = kinds[key]
             output_format(path, allowed, what, default=allowed[next(iter(allowed))][0])
-    check_outputs([input], **outputs)
+    check_outputs([input, *edges], **outputs)
     from ..clusters import cluster
 
     result = cluster(
@@ -186,6 +209,7 @@ def cluster_cmd(
         threads=threads,
         backend=backend.lower(),
         default_abundance=default_abundance,
+        edges=list(edges) or None,
     )
     writers = {
         "output": result.write_otus,

@@ -30,8 +30,10 @@ count depend on which amplicon is the query: the one growing).
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
@@ -279,6 +281,69 @@ def _neighbour_pairs(amp: Amplicons, d: int, threads: int, backend: str):
     return i, j, dist
 
 
+def _edge_pairs(amp: Amplicons, edges, d: int):
+    """(i, j, distance) of the pairs of a precomputed neighbour table of these amplicons,
+    in amplicon (swarm's) order, i < j, sorted by (i, j): ``edges`` a :class:`Neighbors`,
+    an ``.npz`` path or the ``.npz`` paths of every shard. The table must be of the same
+    file (the same records in the same input order, ids compared), ``model="edit"``, and
+    computed for a threshold of at least ``d``: pairs it was never asked for cannot be
+    found in it."""
+    from ..neighbors import Neighbors, merge_neighbors, read_neighbors
+
+    if isinstance(edges, Neighbors):
+        nb, name = edges, "edges"
+    else:
+        paths = [edges] if isinstance(edges, (str, os.PathLike)) else list(edges)
+        if not paths:
+            raise ValueError("edges: no neighbour table given")
+        for p in paths:
+            if not isinstance(p, (str, os.PathLike)):
+                raise TypeError(f"edges: expected a Neighbors table or .npz paths, got {p!r}")
+            if Path(p).suffix.lower() != ".npz":
+                raise ValueError(
+                    f"{p}: edges need an .npz neighbour table (bioaccel neighbors -o "
+                    "pairs.npz); a .tsv records neither its threshold nor the amplicons "
+                    "without a pair"
+                )
+        nb = read_neighbors(paths[0]) if len(paths) == 1 else merge_neighbors(paths)
+        name = str(paths[0]) if len(paths) == 1 else f"the {len(paths)} shards of {paths[0]}"
+    if nb.shard is not None:
+        k, count = nb.shard
+        raise ValueError(
+            f"{name} holds shard {k + 1}/{count} only: give the files of all {count} shards"
+        )
+    if nb.model != "edit":
+        raise ValueError(f"{name} holds {nb.model} distances; clustering needs model 'edit'")
+    if nb.max_distance < d:
+        raise ValueError(
+            f"{name} holds the pairs within {nb.max_distance} edits; max_distance={d} needs "
+            f"a table computed with -d {d} or more"
+        )
+    n = len(amp)
+    if nb.n != n:
+        raise ValueError(
+            f"{name} is a table of {nb.n} sequences, {amp.source} has {n} amplicons: "
+            "not a table of this file"
+        )
+    table_ids = np.asarray(nb.ids, dtype=object)[amp.record]
+    own_ids = np.asarray(list(amp.ids), dtype=object)
+    differ = np.flatnonzero(table_ids != own_ids)
+    if len(differ):
+        k = int(differ[0])
+        raise ValueError(
+            f"{name}: sequence {int(amp.record[k]) + 1} is {table_ids[k]!r}, but record "
+            f"{int(amp.record[k]) + 1} of {amp.source} is {own_ids[k]!r}: not a table of "
+            "this file"
+        )
+    node = np.empty(n, dtype=np.int64)
+    node[amp.record] = np.arange(n, dtype=np.int64)
+    a, b = node[nb.i], node[nb.j]
+    i, j = np.minimum(a, b), np.maximum(a, b)
+    dist = np.asarray(nb.distance, dtype=np.int32)
+    o = np.argsort(i * n + j, kind="stable")
+    return i[o], j[o], dist[o]
+
+
 def swarm_alignments(
     amp: Amplicons, queries, targets, *, max_diffs: int = -1, cigars: bool = False, threads: int = 0
 ):
@@ -474,6 +539,7 @@ def cluster(
     threads: int = 0,
     backend: str = "auto",
     default_abundance: int | None = None,
+    edges=None,
 ) -> Clustering:
     """Cluster dereplicated amplicons (swarm, single linkage or greedy centroids).
 
@@ -495,6 +561,12 @@ def cluster(
         with that backend and ``threads`` (and the alignments).
     default_abundance : int, optional
         The abundance of records without annotation (swarm's ``-a``); by default they are refused.
+    edges : :class:`~bioaccel.neighbors.Neighbors`, ``.npz`` path or paths, optional
+        The pairs within d, already computed (``bioaccel neighbors seqs -d D -o pairs.npz``,
+        D >= ``max_distance``, on the same file; the ``.npz`` files of all its shards, as
+        ``--shard k/N`` writes them, are merged): the growth runs on them instead of
+        searching (swarm and linkage; the same OTUs). ``--fastidious`` still searches the
+        light amplicons among the heavy ones itself.
 
     Returns
     -------
@@ -511,6 +583,17 @@ def cluster(
     if differences not in DIFFERENCES:
         raise ValueError(f"differences={differences!r}: expected one of {', '.join(DIFFERENCES)}")
     threads = check_threads(threads)
+    if edges is not None:
+        if method == "greedy":
+            raise ValueError(
+                "edges apply to method='swarm' and 'linkage' (greedy's reach depends on the "
+                "lengths)"
+            )
+        if str(backend).lower().replace("_", "-") not in ("auto", "cpu"):
+            raise ValueError(
+                f"backend={backend!r} serves the pair search, and with edges there is none: "
+                "leave backend='auto'"
+            )
     if method == "greedy":
         if differences != "edit":
             raise ValueError(
@@ -589,7 +672,15 @@ def cluster(
             threads,
         )
     breaking = method == "swarm"
-    if _searches_as_it_grows(backend):
+    if edges is not None:
+        i, j, dist = _edge_pairs(amp, edges, d)
+        indptr, nbr, dd = _graph(amp, i, j, dist, d, differences, threads, breaking)
+        order, found, starts, gen, rad = _grow(amp, indptr, nbr, dd, breaking=breaking)
+        own = np.diff(starts)
+        if fastidious:
+            pairs = _graft_pairs(amp, order, starts, boundary, threads)
+            order, found, starts, own = _graft(amp, order, found, starts, pairs, boundary)
+    elif _searches_as_it_grows(backend):
         order, found, starts, gen, rad = _grow_searching(amp, d, differences, breaking)
         own = np.diff(starts)
         if fastidious:

@@ -524,3 +524,68 @@ def test_every_double_edit_of_a_seed_is_found_by_the_seed_with_the_parts_filter(
     node_of = {amp.ids[k]: k for k in range(len(amp))}
     got = np.array([rad[node_of[f"v{k}"]] for k in range(len(variants))])
     np.testing.assert_array_equal(got, want)
+
+
+# --- precomputed edges (bioaccel neighbors, shards) ----------------------------------------
+def _texts(c):
+    import io
+
+    out = []
+    for write in (c.write_otus, c.write_statistics, c.write_seeds):
+        buf = io.StringIO()
+        write(buf)
+        out.append(buf.getvalue())
+    return out
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_cluster_on_edges_equals_the_search(tmp_path, d):
+    """The growth on a neighbour table (one file, or every shard's .npz) gives the OTUs, the
+    statistics and the seeds of the growth that searches, for swarm and linkage, edit and
+    swarm differences; a table of a larger d serves a smaller one."""
+    from bioaccel import neighbors
+
+    records = simulate(700, seed=40 + d, parents=5, length=90, max_edits=5)
+    path = tmp_path / "amp.fa"
+    write_fasta(records, path)
+    whole = tmp_path / "pairs.npz"
+    neighbors(str(path), max_distance=d + 1, threads=1).write(whole)
+    shards = []
+    for k in range(3):
+        shards.append(tmp_path / f"part{k}.npz")
+        neighbors(str(path), max_distance=d, shard=(k, 3), threads=1).write(shards[-1])
+    for method in ("swarm", "linkage"):
+        for differences in ("edit", "swarm"):
+            kw = dict(method=method, max_distance=d, differences=differences)
+            searched = _texts(cluster(str(path), **kw))
+            assert _texts(cluster(str(path), edges=whole, **kw)) == searched
+            assert _texts(cluster(str(path), edges=shards[::-1], **kw)) == searched
+    if d == 1:
+        kw = dict(max_distance=1, fastidious=True)
+        assert _texts(cluster(str(path), edges=shards, **kw)) == _texts(cluster(str(path), **kw))
+
+
+def test_cluster_edges_refused(tmp_path):
+    from bioaccel import neighbors
+
+    records = simulate(200, seed=3, parents=3, length=60, max_edits=4)
+    path, other = tmp_path / "amp.fa", tmp_path / "other.fa"
+    write_fasta(records, path)
+    write_fasta(records[::-1], other)  # the same amplicons in another input order
+    neighbors(str(path), max_distance=2, threads=1).write(tmp_path / "d2.npz")
+    neighbors(str(path), max_distance=2, threads=1).write(tmp_path / "d2.tsv")
+    neighbors(str(path), max_distance=2, shard=(0, 2), threads=1).write(tmp_path / "s1.npz")
+    cases = [
+        (dict(max_distance=3, edges=tmp_path / "d2.npz"), r"within 2 edits; max_distance=3"),
+        (dict(edges=tmp_path / "s1.npz"), r"shard 1/2 only"),
+        (dict(edges=tmp_path / "d2.tsv"), r"d2\.tsv: edges need an \.npz"),
+        (dict(method="greedy", edges=tmp_path / "d2.npz"), r"method='swarm' and 'linkage'"),
+        (dict(backend="reference", edges=tmp_path / "d2.npz"), r"with edges there is none"),
+    ]
+    for kw, message in cases:
+        with pytest.raises(ValueError, match=message):
+            cluster(str(path), **kw)
+    with pytest.raises(ValueError, match=r"record \d+ of .*other\.fa is .*not a table of this"):
+        cluster(str(other), edges=tmp_path / "d2.npz")
+    with pytest.raises(FileNotFoundError, match=r"missing\.npz"):
+        cluster(str(path), edges=tmp_path / "missing.npz")

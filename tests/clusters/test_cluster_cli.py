@@ -178,3 +178,37 @@ def test_ctrl_c_exits_130_with_nothing_written(work, monkeypatch):
     assert res.exit_code == 130
     assert "interrupted; nothing written" in res.stderr
     assert sorted(p.name for p in work.iterdir()) == ["amp.fa"]
+
+
+def test_edges_of_every_shard_give_the_searched_otus(tmp_path):
+    """``bioaccel neighbors --shard k/N -o part.npz`` on each shard, then ``bioaccel cluster
+    --edges`` on them: the bytes of the cluster that searches; a missing shard, a .tsv
+    table and a table of a smaller d are refused in one line, exit 2, nothing written."""
+    from tests.clusters.sim import simulate, write_fasta
+
+    write_fasta(simulate(400, seed=9, parents=4, length=80, max_edits=4), tmp_path / "amp.fa")
+    for k in (1, 2, 3):
+        res = run_cli(
+            "neighbors", tmp_path / "amp.fa", "-d", "2", "--shard", f"{k}/3", "-o",
+            tmp_path / f"part{k}.npz",
+        )  # fmt: skip
+        assert res.exit_code == 0, res.output
+    common = ["amp.fa", "-d", "2", "--differences", "swarm", "--statistics-file"]
+    res = invoke(*common, "s1.tsv", "-o", "otus1.txt", cwd=tmp_path)
+    assert res.exit_code == 0, res.output
+    parts = [x for k in (1, 2, 3) for x in ("--edges", f"part{k}.npz")]
+    res = invoke(*common, "s2.tsv", "-o", "otus2.txt", *parts, cwd=tmp_path)
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "otus1.txt").read_bytes() == (tmp_path / "otus2.txt").read_bytes()
+    assert (tmp_path / "s1.tsv").read_bytes() == (tmp_path / "s2.tsv").read_bytes()
+    run_cli("neighbors", tmp_path / "amp.fa", "-d", "2", "-o", tmp_path / "pairs.tsv")
+    for extra, message in [
+        (parts[:4], "shards [3] of 3 are missing"),
+        (parts[:2], "holds shard 1/3 only: give the files of all 3 shards"),
+        (["--edges", "pairs.tsv"], "--edges pairs.tsv: expected an .npz neighbour table"),
+        (["-d", "3", *parts], "holds the pairs within 2 edits; max_distance=3 needs"),
+    ]:
+        res = invoke(*common, "s3.tsv", "-o", "otus3.txt", *extra, cwd=tmp_path)
+        assert res.exit_code == 2, res.output
+        assert message in res.output and len(res.output.strip().splitlines()) == 1
+        assert not (tmp_path / "otus3.txt").exists() and not (tmp_path / "s3.tsv").exists()

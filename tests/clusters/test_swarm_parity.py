@@ -138,3 +138,27 @@ def test_real_reads_grow_the_same_with_the_parts_filter_on_and_off(real_amplicon
     assert len(off[2]) - 1 < len(amp)  # amplicons do join
     for name, a, b in zip(("order", "found", "starts", "generation", "radius", "parent"), on, off):
         np.testing.assert_array_equal(a, b, err_msg=name)
+
+
+@pytest.mark.parametrize("d", [1, 2])
+def test_real_reads_cluster_the_same_on_shard_edges(real_amplicons, tmp_path, d):
+    """The real MiSeq reads: the pairs found by ``neighbors`` in two shards, merged by the
+    cluster, give the OTU list and statistics of the growth that searches (swarm
+    differences, which the parity tests hold to swarm)."""
+    import io
+
+    from bioaccel import cluster, neighbors
+
+    parts = []
+    for k in range(2):
+        parts.append(tmp_path / f"part{k}.npz")
+        neighbors(str(real_amplicons), max_distance=d, shard=(k, 2), threads=1).write(parts[-1])
+    texts = []
+    for edges in (None, parts):
+        c = cluster(str(real_amplicons), max_distance=d, differences="swarm", edges=edges)
+        otus, stats = io.StringIO(), io.StringIO()
+        c.write_otus(otus)
+        c.write_statistics(stats)
+        texts.append((otus.getvalue(), stats.getvalue()))
+    assert texts[0] == texts[1]
+    assert texts[0][0].count("\n") < len(read_amplicons(real_amplicons))  # amplicons do join

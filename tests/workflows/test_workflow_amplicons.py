@@ -236,9 +236,16 @@ def sintax_reference(dest: Path) -> Path:
     return dest
 
 
-def test_cores_1_gives_the_same_table_and_sintax_taxonomy(test_run, snakemake_exe, tmp_path):
+def test_cores_1_and_shards_give_the_same_table_and_sintax_taxonomy(
+    test_run, snakemake_exe, tmp_path
+):
+    """--cores 1, the pair search in 3 shard jobs (cluster.shards: 3, the OTUs grown on
+    their pairs with bioaccel cluster --edges) and SINTAX: the same OTU table, OTUs and
+    read tracking as the default run."""
     wd0, _ = test_run
     wd = copy_workflow(tmp_path)
+    config = wd / ".test/config/config.yaml"
+    config.write_text(config.read_text().replace("cluster:\n", "cluster:\n  shards: 3\n", 1))
     ref = sintax_reference(wd / "sintax.fa")
     extra = QUICK.replace(
         "taxonomy: {method: none}", f"taxonomy: {{method: sintax, reference: {ref}}}"
@@ -246,6 +253,8 @@ def test_cores_1_gives_the_same_table_and_sintax_taxonomy(test_run, snakemake_ex
     cfg = write_config(wd, ".test/config/samples.tsv", extra)
     proc = snakemake(snakemake_exe, wd, "--configfile", cfg, cores=1)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    for k in (1, 2, 3):
+        assert (wd / f"logs/cluster/neighbours_{k}of3.log").exists()  # the shard jobs ran
     for name in ("otu_table.tsv", "otus.fasta", "read_tracking.tsv"):
         assert (wd / "results" / name).read_bytes() == (wd0 / "results" / name).read_bytes()
     assert not (wd / "results/report").exists()

@@ -145,6 +145,8 @@ def cluster_options():
         opts.append(f"--differences {c['differences'] or 'swarm'}")
         if c["identity"] is not None:
             problems.append(f"cluster.identity applies to greedy only (method is {method})")
+    if c["shards"] > 1 and method == "greedy":
+        problems.append("cluster.shards applies to swarm and linkage (method is greedy)")
     if c["fastidious"]:
         if method != "swarm" or c["d"] != 1:
             problems.append(
@@ -155,6 +157,14 @@ def cluster_options():
     if problems:
         raise ValueError("config: " + "; ".join(problems))
     return " ".join(opts)
+
+
+def cluster_edges():
+    """The neighbour tables of the pair search's shards (none with cluster.shards: 1)."""
+    count = config["cluster"]["shards"]
+    if count <= 1:
+        return []
+    return [f"results/cluster/edges/part{k}of{count}.npz" for k in range(1, count + 1)]
 
 
 def tracking_inputs(wildcards):

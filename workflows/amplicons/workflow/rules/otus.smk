@@ -16,17 +16,45 @@ rule pool:
         "--output {output} 2> {log}"
 
 
-rule cluster:
-    """OTUs from the pooled amplicons with bioaccel cluster (swarm d = 1 --fastidious by
-    default): members per OTU as swarm -o writes them, the seeds with the OTU's abundance."""
+rule neighbours_shard:
+    """With cluster.shards: N > 1, shard k of the pairs within d of the pooled amplicons
+    (bioaccel neighbors --shard k/N: the pairs whose first amplicon lies in block k of the
+    input; the N shards together hold every pair once)."""
     input:
         "results/pool/amplicons.fasta",
+    output:
+        temp("results/cluster/edges/part{k}of{shards}.npz"),
+    wildcard_constraints:
+        k=r"\d+",
+        shards=r"\d+",
+    params:
+        d=config["cluster"]["d"],
+    threads: config["threads"]
+    conda:
+        "../envs/bioaccel.yaml"
+    log:
+        "logs/cluster/neighbours_{k}of{shards}.log",
+    benchmark:
+        "benchmarks/cluster/neighbours_{k}of{shards}.tsv"
+    shell:
+        "bioaccel neighbors {input} -d {params.d} --shard {wildcards.k}/{wildcards.shards} "
+        "-t {threads} -o {output} 2> {log}"
+
+
+rule cluster:
+    """OTUs from the pooled amplicons with bioaccel cluster (swarm d = 1 --fastidious by
+    default): members per OTU as swarm -o writes them, the seeds with the OTU's abundance.
+    With cluster.shards > 1 the OTUs grow on the shards' pairs (--edges): the same OTUs."""
+    input:
+        amplicons="results/pool/amplicons.fasta",
+        edges=cluster_edges(),
     output:
         otus="results/cluster/otus.txt",
         seeds="results/cluster/seeds.fasta",
         statistics="results/cluster/statistics.tsv",
     params:
         options=cluster_options(),
+        edges=lambda wildcards, input: " ".join(f"--edges {p}" for p in input.edges),
     threads: config["threads"]
     conda:
         "../envs/bioaccel.yaml"
@@ -35,8 +63,9 @@ rule cluster:
     benchmark:
         "benchmarks/cluster/cluster.tsv"
     shell:
-        "bioaccel cluster {input} {params.options} -t {threads} -o {output.otus} "
-        "--seeds {output.seeds} --statistics-file {output.statistics} 2> {log}"
+        "bioaccel cluster {input.amplicons} {params.options} {params.edges} -t {threads} "
+        "-o {output.otus} --seeds {output.seeds} --statistics-file {output.statistics} "
+        "2> {log}"
 
 
 rule chimeras:
