@@ -165,8 +165,6 @@ def cluster_cmd(
         fail("--differences swarm does not apply to --method greedy")
     if edges and method == "greedy":
         fail("--edges applies to --method swarm and linkage")
-    if edges and backend.lower() not in ("auto", "cpu"):
-        fail(f"-b {backend}: the backend serves the pair search, and with --edges there is none")
     for path in edges:
         if path.suffix.lower() != ".npz":
             fail(

@@ -589,7 +589,10 @@ def cluster(
                 "edges apply to method='swarm' and 'linkage' (greedy's reach depends on the "
                 "lengths)"
             )
-        if str(backend).lower().replace("_", "-") not in ("auto", "cpu"):
+        from ..backends import get_backend
+
+        named = str(backend).lower().replace("_", "-")
+        if named != "auto" and get_backend(named, "edit_pairs").name != "cpu":
             raise ValueError(
                 f"backend={backend!r} serves the pair search, and with edges there is none: "
                 "leave backend='auto'"

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numbers
 import os
+import sys
+import types
 
 from ._edges import (
     Neighbors,
@@ -243,3 +245,15 @@ __all__ = [
     "strip_size",
     "write_tsv",
 ]
+
+
+class _CallableModule(types.ModuleType):
+    """This subpackage and its function share the name ``neighbors``: importing the
+    subpackage (``import bioaccel.neighbors``, as bioaccel itself does on some paths) makes
+    ``bioaccel.neighbors`` the module, so the module calls the function."""
+
+    def __call__(self, *args, **kwargs):
+        return neighbors(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

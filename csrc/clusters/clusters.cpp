@@ -167,15 +167,21 @@ SwarmAlignment swarm_align(const std::uint8_t* q, std::int64_t qlen, const std::
         }
         const std::uint8_t dj = d[j];
         const std::int64_t base = width * j + w - j;  // dir[base + i] is cell (i, j)
+        // restrict: the direction bytes alias neither the scores nor the letters, so the
+        // scores stay in registers across the column
+        std::int64_t* __restrict hp = H.data();
+        std::int64_t* __restrict ep = E.data();
+        std::uint8_t* __restrict bp = dir.data() + base;
+        const std::uint8_t* __restrict qp = q;
         for (std::int64_t i = lo; i <= hi; ++i) {
-            const std::int64_t nn = H[i];
-            std::int64_t e = E[i];
-            h += (dj == q[i]) ? 0 : kMismatch;
+            const std::int64_t nn = hp[i];
+            std::int64_t e = ep[i];
+            h += (dj == qp[i]) ? 0 : kMismatch;
             std::uint8_t b = (f < h) ? kUp : 0;
             h = std::min(h, f);
             h = std::min(h, e);
             b |= (e == h) ? kLeft : 0;
-            H[i] = h;
+            hp[i] = h;
             h += kGapOpen + kGapExtend;
             e += kGapExtend;
             f += kGapExtend;
@@ -183,8 +189,8 @@ SwarmAlignment swarm_align(const std::uint8_t* q, std::int64_t qlen, const std::
             b |= (e < h) ? kExtLeft : 0;
             f = std::min(h, f);
             e = std::min(h, e);
-            E[i] = e;
-            dir[static_cast<std::size_t>(base + i)] = b;
+            ep[i] = e;
+            bp[i] = b;
             h = nn;
         }
     }

@@ -528,9 +528,11 @@ private:
 // and saves fetching candidates' letters, which costs most once they are out of cache.
 // benchmarks/bench_growth_filters.py (the 16S V4 sets, one thread; off / on, with the key
 // set and the pipelined fetches): 3 x 10^4 amplicons (7 M letters) d = 2 0.95, d = 3 0.85;
-// 10^5 (24 M) d = 2 1.26, d = 3 1.06. So on from 12 M letters at d = 2, 20 M at d = 3.
+// 10^5 (24 M) d = 2 1.26, d = 3 1.06; before them, 3 x 10^5 (72 M) d = 3 1.07. So on from
+// 12 M letters at d = 2; at d = 3, where it pays little and its tags take 8 bytes an entry
+// (20 entries an amplicon: 16 MB at 10^5), from 50 M.
 i64 part_filter_from_letters(i64 d) {
-    return d == 2 ? 12'000'000 : 20'000'000;
+    return d == 2 ? 12'000'000 : 50'000'000;
 }
 bool part_filter_on(const SeqView& v, i64 d, int part_filter) {
     if (part_filter < -1 || part_filter > 1) throw std::invalid_argument("part_filter must be -1, 0 or 1");

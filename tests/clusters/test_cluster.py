@@ -451,7 +451,7 @@ def test_damaged_gzip_and_not_fasta_are_named(tmp_path):
 @pytest.mark.parametrize("differences", ["edit", "swarm"])
 def test_parts_filter_changes_no_growth(d, breaking, differences):
     """At d = 2, 3 the growth's index can tag entries with its masked segments' parts
-    (csrc/clusters/growth.cpp; on by itself past 12 M letters at d = 2, 20 M at d = 3):
+    (csrc/clusters/growth.cpp; on by itself past 12 M letters at d = 2, 50 M at d = 3):
     forced on and forced off, the growth equals the growth on the graph of all pairs within
     d."""
     from bioaccel._core import load_native

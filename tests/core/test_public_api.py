@@ -148,3 +148,25 @@ def test_command_line_starts_without_the_engines_it_does_not_run():
     for name in _LAZY_COMMANDS:
         assert main.get_command(ctx, name).name == name
     assert set(_LAZY_COMMANDS) <= set(main.list_commands(ctx))
+
+
+def test_a_function_named_as_its_subpackage_stays_callable_once_the_subpackage_is_imported():
+    """``bioaccel.neighbors`` is a function and a subpackage: importing the subpackage (as
+    ``bioaccel.cluster(..., edges=...)`` does) binds the module to the name, so every such
+    module must call its function. A second name shared this way fails here until its
+    module does the same."""
+    import subprocess
+    import sys
+
+    shared = sorted(set(bioaccel._LAZY) & bioaccel._SUBPACKAGES)
+    assert shared == ["neighbors"]  # a new one is checked below like this one
+    for name in shared:
+        code = (
+            f"import bioaccel.{name}, bioaccel\n"
+            f"from bioaccel import {name} as f\n"
+            f"assert callable(f) and callable(bioaccel.{name}), type(f)\n"
+            "print(repr(f(['ACGTACGT', 'ACGTACGA'], max_distance=1)))\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        assert "1 pairs of 2 sequences" in out.stdout
