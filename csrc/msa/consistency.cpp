@@ -2,9 +2,10 @@
 // accuracies, progressive alignment maximising summed posteriors, and refinement by random
 // bipartitions that keeps that objective. See bioaccel/msa_accurate.hpp.
 //
-// Determinism: every transformed pair depends only on the inputs (the sum over z runs in
-// increasing z, and within z in increasing k, whichever thread computes the pair); the
-// progressive and refinement stages are serial with a seeded generator.
+// Determinism: every transformed pair depends only on the inputs (each element's sum runs
+// over z increasing and, within z, over the middle residue increasing, whichever thread and
+// kernel compute the pair); the progressive and refinement stages are serial with a seeded
+// generator.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -14,6 +15,7 @@
 
 #include "bioaccel/msa_stop.hpp"
 #include "bioaccel/common.hpp"
+#include "bioaccel/cpu.hpp"
 #include "bioaccel/msa_accurate.hpp"
 
 #ifdef _OPENMP
@@ -25,9 +27,26 @@ namespace msa {
 
 namespace {
 
-// Transpose of a sparse matrix (rows <-> columns), columns increasing within each row.
-SparsePost transpose(const SparsePost& a) {
-    SparsePost t;
+#if defined(__GNUC__)
+#define BIOACCEL_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define BIOACCEL_ALWAYS_INLINE inline
+#endif
+
+// Eight columns of a dense row, 32-byte aligned: the unit of the band rows and of the
+// accumulator rows below.
+constexpr std::int32_t TILE = 8;
+struct alignas(32) Tile {
+    float v[TILE];
+};
+#if defined(__GNUC__)
+typedef float Lanes4 __attribute__((vector_size(16), may_alias));
+typedef float Lanes8 __attribute__((vector_size(32), may_alias));
+#endif
+
+// t = the transpose of a (rows <-> columns, columns increasing within each row), in t's
+// buffers as they are (fill: scratch).
+void transpose_into(const SparsePost& a, SparsePost& t, std::vector<std::uint32_t>& fill) {
     t.rows = a.cols;
     t.cols = a.rows;
     t.row_start.assign(std::size_t(a.cols) + 1, 0);
@@ -35,18 +54,237 @@ SparsePost transpose(const SparsePost& a) {
     for (std::int32_t r = 0; r < a.cols; ++r) t.row_start[r + 1] += t.row_start[r];
     t.col.resize(a.col.size());
     t.p.resize(a.p.size());
-    std::vector<std::uint32_t> fill(t.row_start.begin(), t.row_start.end() - 1);
+    fill.assign(t.row_start.begin(), t.row_start.end() - 1);
     for (std::int32_t r = 0; r < a.rows; ++r)
         for (std::uint32_t k = a.row_start[r]; k < a.row_start[r + 1]; ++k) {
             const std::uint32_t at = fill[a.col[k]]++;
             t.col[at] = r;
             t.p[at] = a.p[k];
         }
-    return t;
+}
+
+// A pair's posteriors as dense rows: each row over the tiles from its first entry's to its
+// last entry's, zeros around and between the entries (entries are >= the cut-off > 0, so
+// a row's entries are exactly its non-zero values).
+struct BandPost {
+    struct Row {
+        std::uint32_t at;  // first tile in `tiles`
+        std::int32_t t0;   // the tile of columns it starts at
+        std::int32_t n;    // tiles
+    };
+    std::vector<Row> rows;
+    std::vector<Tile> tiles;
+};
+
+// b = p as bands, by its rows (by_rows) or by its columns (p's transpose). lo, hi: scratch.
+void make_band(const SparsePost& p, bool by_rows, BandPost& b, std::vector<std::int32_t>& lo,
+               std::vector<std::int32_t>& hi) {
+    const std::int32_t nr = by_rows ? p.rows : p.cols;
+    lo.assign(nr, -1);
+    hi.assign(nr, -1);
+    for (std::int32_t r = 0; r < p.rows; ++r)
+        for (std::uint32_t k = p.row_start[r]; k < p.row_start[r + 1]; ++k) {
+            const std::int32_t row = by_rows ? r : p.col[k], col = by_rows ? p.col[k] : r;
+            if (lo[row] < 0) lo[row] = col;  // entries come in increasing column
+            hi[row] = col;
+        }
+    b.rows.resize(nr);
+    std::uint32_t at = 0;
+    for (std::int32_t r = 0; r < nr; ++r) {
+        BandPost::Row& br = b.rows[r];
+        br.at = at;
+        br.t0 = lo[r] < 0 ? 0 : lo[r] / TILE;
+        br.n = lo[r] < 0 ? 0 : hi[r] / TILE + 1 - br.t0;
+        at += static_cast<std::uint32_t>(br.n);
+    }
+    b.tiles.assign(at, Tile{});
+    for (std::int32_t r = 0; r < p.rows; ++r)
+        for (std::uint32_t k = p.row_start[r]; k < p.row_start[r + 1]; ++k) {
+            const std::int32_t row = by_rows ? r : p.col[k], col = by_rows ? p.col[k] : r;
+            const BandPost::Row& br = b.rows[row];
+            b.tiles[br.at + col / TILE - br.t0].v[col % TILE] = p.p[k];
+        }
+}
+
+// A pair's dense sums: rows of w tiles, and for every block of ROWS rows the tiles its
+// rows have touched, lo .. hi - 1 (when tracked: only those are read out and cleared).
+constexpr std::int32_t ROWS = 16;
+struct Acc {
+    Tile* tiles;
+    std::int64_t w;
+    std::int32_t* lo;
+    std::int32_t* hi;
+    BIOACCEL_ALWAYS_INLINE void touch(std::int32_t a0, std::int32_t a1, std::int32_t t0,
+                                      std::int32_t t1) const {
+        for (std::int32_t blk = a0 / ROWS; blk <= a1 / ROWS; ++blk) {
+            lo[blk] = std::min(lo[blk], t0);
+            hi[blk] = std::max(hi[blk], t1);
+        }
+    }
+};
+
+// For each entry (row idx[k], value p[k]), k0 <= k < k1, of one middle residue m: that acc
+// row's tiles t0 .. t0 + N - 1 += p[k] * (row m of the band: r). Every column of the tiles
+// gets its product: the band's zeros give +0 (p[k] finite), which leaves any sum >= +0 as
+// it was, so each element gets exactly the terms of the sparse product. V: the vector of
+// the build (Lanes8 for AVX2, Lanes4 for the baseline), the same per-lane arithmetic.
+// Finite = false (an input holding +inf, which no posterior is): lanes whose band value is
+// 0 are left alone, as the sparse product leaves them (inf * 0 would be NaN).
+template <typename V, int N, bool Finite>
+BIOACCEL_ALWAYS_INLINE void add_rows(Tile* acc, std::int64_t w, const Tile* r, std::int32_t t0,
+                                     const std::int32_t* idx, const float* p, std::uint32_t k0,
+                                     std::uint32_t k1) {
+#if defined(__GNUC__)
+    if (Finite) {
+        constexpr int P = N * int(sizeof(Tile) / sizeof(V));
+        V rr[P];
+        for (int i = 0; i < P; ++i) rr[i] = reinterpret_cast<const V*>(r)[i];
+        for (std::uint32_t k = k0; k < k1; ++k) {
+            V* d = reinterpret_cast<V*>(acc + idx[k] * w + t0);
+            const V v = V{} + p[k];
+            for (int i = 0; i < P; ++i) d[i] += v * rr[i];
+        }
+        return;
+    }
+#endif
+    for (std::uint32_t k = k0; k < k1; ++k) {
+        Tile* d = acc + idx[k] * w + t0;
+        const float v = p[k];
+        for (int t = 0; t < N; ++t)
+            for (std::int32_t l = 0; l < TILE; ++l)
+                if (Finite || r[t].v[l] != 0.0f) d[t].v[l] += v * r[t].v[l];
+    }
+}
+
+// acc += L R for one z: L by rows of its middle residue (CSR start/idx/p, idx the acc row,
+// increasing within a middle residue; middle residues in increasing order), R = band b.
+// Each element of acc gets its terms in increasing middle residue.
+template <typename V, bool Finite, bool Track>
+BIOACCEL_ALWAYS_INLINE void add_product(const Acc& acc, const SparsePost& l, const BandPost& b) {
+    const std::uint32_t* start = l.row_start.data();
+    const std::int32_t* idx = l.col.data();
+    const float* p = l.p.data();
+    const BandPost::Row* rows = b.rows.data();
+    const Tile* tiles = b.tiles.data();
+    Tile* const sums = acc.tiles;  // in registers: the vector stores below may alias anything
+    const std::int64_t w = acc.w;
+    const Acc touched = acc;
+    for (std::int32_t m = 0; m < l.rows; ++m) {
+        const std::uint32_t k0 = start[m], k1 = start[m + 1];
+        const BandPost::Row br = rows[m];
+        if (k0 == k1 || br.n == 0) continue;
+        if (Track) touched.touch(idx[k0], idx[k1 - 1], br.t0, br.t0 + br.n);
+        const Tile* r = tiles + br.at;
+        std::int32_t t0 = br.t0, n = br.n;
+        for (; n > 4; n -= 4, r += 4, t0 += 4) add_rows<V, 4, Finite>(sums, w, r, t0, idx, p, k0, k1);
+        switch (n) {
+            case 1:
+                add_rows<V, 1, Finite>(sums, w, r, t0, idx, p, k0, k1);
+                break;
+            case 2:
+                add_rows<V, 2, Finite>(sums, w, r, t0, idx, p, k0, k1);
+                break;
+            case 3:
+                add_rows<V, 3, Finite>(sums, w, r, t0, idx, p, k0, k1);
+                break;
+            default:
+                add_rows<V, 4, Finite>(sums, w, r, t0, idx, p, k0, k1);
+                break;
+        }
+    }
+}
+
+// The sum of pair (x, y) before the division by n, in acc (zero): for z = 0 .. n - 1
+// (z != x) in order, Pxz Pzy, or 2 Pxy at z = y. band[z]: Pzy by rows of z; Pxz by rows of
+// z: Pzx as stored (z < x) or tr[z], Pxz transposed (z > x).
+template <typename V, bool Finite, bool Track>
+BIOACCEL_ALWAYS_INLINE void pair_sum_body(const std::vector<SparsePost>& post, std::int64_t n, std::int64_t x,
+                                          std::int64_t y, const BandPost* band,
+                                          const std::vector<SparsePost>& tr, const Acc& acc) {
+    for (std::int64_t z = 0; z < n; ++z) {
+        if (z == x) continue;
+        if (z == y) {  // z = x and z = y each give Pxy once
+            const SparsePost& pxy = post[pair_index(x, y, n)];
+            for (std::int32_t a = 0; a < pxy.rows; ++a) {
+                const std::uint32_t k0 = pxy.row_start[a], k1 = pxy.row_start[a + 1];
+                if (k0 == k1) continue;
+                if (Track) acc.touch(a, a, pxy.col[k0] / TILE, pxy.col[k1 - 1] / TILE + 1);
+                Tile* row = acc.tiles + a * acc.w;
+                for (std::uint32_t k = k0; k < k1; ++k)
+                    row[pxy.col[k] / TILE].v[pxy.col[k] % TILE] += 2.0f * pxy.p[k];
+            }
+            continue;
+        }
+        add_product<V, Finite, Track>(acc, z < x ? post[pair_index(z, x, n)] : tr[z], band[z]);
+    }
+}
+
+// The same body built for AVX2 and for the baseline, picked by the one CPU probe
+// (active_isa(), so BIOACCEL_NO_AVX2=1 reaches it): the same expressions lane by lane (no
+// FMA contraction: -ffp-contract=off), so the same results.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define BIOACCEL_CONSISTENCY_X86 1
+__attribute__((target("avx2"))) void pair_sum_avx2(const std::vector<SparsePost>& post, std::int64_t n,
+                                                   std::int64_t x, std::int64_t y, const BandPost* band,
+                                                   const std::vector<SparsePost>& tr, const Acc& acc,
+                                                   bool finite, bool track) {
+    if (finite && track)
+        pair_sum_body<Lanes8, true, true>(post, n, x, y, band, tr, acc);
+    else if (finite)
+        pair_sum_body<Lanes8, true, false>(post, n, x, y, band, tr, acc);
+    else
+        pair_sum_body<Lanes8, false, true>(post, n, x, y, band, tr, acc);
+}
+#endif
+
+void pair_sum(const std::vector<SparsePost>& post, std::int64_t n, std::int64_t x, std::int64_t y,
+              const BandPost* band, const std::vector<SparsePost>& tr, const Acc& acc, bool finite,
+              bool track) {
+#ifdef BIOACCEL_CONSISTENCY_X86
+    if (active_isa() >= Isa::Avx2) return pair_sum_avx2(post, n, x, y, band, tr, acc, finite, track);
+#endif
+#if defined(__GNUC__)
+    using V = Lanes4;
+#else
+    using V = float;  // unused: add_rows takes its scalar loop
+#endif
+    if (finite && track)
+        pair_sum_body<V, true, true>(post, n, x, y, band, tr, acc);
+    else if (finite)
+        pair_sum_body<V, true, false>(post, n, x, y, band, tr, acc);
+    else
+        pair_sum_body<V, false, true>(post, n, x, y, band, tr, acc);
+}
+
+// About the bytes of the bands of every z for one y, the unit of the y blocks below: half a
+// tile per entry (rows of posteriors hold two to four entries per tile) and a row header
+// per residue.
+std::int64_t band_bytes_per_y(const std::vector<SparsePost>& post, std::int64_t n) {
+    std::int64_t entries = 0, rows = 0;
+    for (const SparsePost& p : post) {
+        entries += std::int64_t(p.p.size());
+        rows += p.rows + p.cols;
+    }
+    const std::int64_t pairs = std::max<std::int64_t>(1, std::int64_t(post.size()));
+    return (n - 1) *
+           ((entries / 2 * std::int64_t(sizeof(Tile)) + rows / 2 * std::int64_t(sizeof(BandPost::Row))) /
+                pairs +
+            std::int64_t(sizeof(BandPost)));
 }
 
 }  // namespace
 
+// Each pair (x, y), x < y, sums its terms in a dense accumulator (rows of x, whole tiles),
+// every element in the order the sums have always had: z increasing (z = y giving 2 Pxy),
+// within z the middle residue increasing; the results therefore do not depend on the
+// threads or on the kernel. ProbCons's and MSAProbs' sparse-times-sparse with a dense
+// accumulator, arranged for SIMD: the right factors Pzy (all z, one y) are made dense rows
+// of tiles (bands) once per y, the left factors Pxz are read by their z residues (as stored
+// for z < x, transposed once per x and y block for z > x), and each left entry adds a whole
+// band row to its accumulator row. The ys go in blocks sharing the transposes (up to 16, as
+// many as fit in about 64 MiB of bands), the xs of a block over the threads. Entries no
+// term reached stay 0 and fall below the cut-off; with few long sequences, only the tiles
+// the sums touched are read out and cleared.
 std::vector<SparsePost> consistency_round(const std::vector<SparsePost>& post, std::int64_t n, float cutoff,
                                           int threads) {
     const std::int64_t pairs = n * (n - 1) / 2;
@@ -56,89 +294,81 @@ std::vector<SparsePost> consistency_round(const std::vector<SparsePost>& post, s
     if (!(cutoff > 0 && cutoff <= 1)) throw std::invalid_argument("posterior cut-off must be in (0, 1]");
     std::vector<SparsePost> out(pairs);
     const float inv_n = 1.0f / static_cast<float>(n);
+    bool finite = true;  // no +inf among the entries (entries are >= the cut-off: never NaN)
+    for (const SparsePost& p : post)
+        for (float v : p.p) finite = finite && v <= std::numeric_limits<float>::max();
+    const std::int64_t yb = std::max<std::int64_t>(
+        1, std::min<std::int64_t>(
+               16, (std::int64_t(64) << 20) / std::max<std::int64_t>(1, band_bytes_per_y(post, n))));
+    std::vector<BandPost> band(yb * n);  // the block's Pzy by rows of z: band[(y - y0) * n + z]
 #ifdef _OPENMP
 #pragma omp parallel num_threads(resolve_threads(threads))
 #endif
     {
-        std::vector<SparsePost> rx(n), cx(n);  // Pxz as rows of x; Pzx as rows of z
-        std::vector<float> acc;                // lx x ly, kept zero between pairs
-        std::vector<std::int32_t> lo, hi;      // the touched column range of each row
+        std::vector<SparsePost> tr(n);  // this x's Pxz by rows of z, z > x
+        std::vector<std::uint32_t> fill;
+        std::vector<std::int32_t> lo, hi;              // make_band's scratch
+        std::vector<std::int32_t> touch_lo, touch_hi;  // Acc::lo, Acc::hi
+        std::vector<Tile> acc;                         // kept zero between pairs
+        std::vector<std::int32_t> keep_col;
+        std::vector<float> keep_p;
+        for (std::int64_t y1 = n - 1; y1 >= 1; y1 -= yb) {  // every thread, every block
+            const std::int64_t y0 = std::max<std::int64_t>(1, y1 - yb + 1);
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
-        for (std::int64_t x = 0; x < n - 1; ++x) {
-            if (stop_requested()) continue;  // the rest skipped; thrown below
-            for (std::int64_t z = 0; z < n; ++z) {
-                if (z == x) continue;
-                if (x < z) {
-                    rx[z] = post[pair_index(x, z, n)];
-                    cx[z] = transpose(rx[z]);
-                } else {
-                    cx[z] = post[pair_index(z, x, n)];
-                    rx[z] = transpose(cx[z]);
-                }
+            for (std::int64_t k = 0; k < (y1 - y0 + 1) * n; ++k) {
+                const std::int64_t y = y0 + k / n, z = k % n;
+                if (z == y || stop_requested()) continue;
+                if (z < y)
+                    make_band(post[pair_index(z, y, n)], true, band[k], lo, hi);
+                else
+                    make_band(post[pair_index(y, z, n)], false, band[k], lo, hi);
             }
-            const std::int64_t lx = rx[x == 0 ? 1 : 0].rows;
-            for (std::int64_t y = x + 1; y < n; ++y) {
-                const SparsePost& pxy = rx[y];
-                const std::int64_t ly = pxy.cols;
-                if (acc.size() < std::size_t(lx) * ly) acc.assign(std::size_t(lx) * ly, 0.0f);
-                lo.assign(lx, std::numeric_limits<std::int32_t>::max());
-                hi.assign(lx, -1);
-                auto add = [&](std::int64_t a, std::int32_t b, float v) {
-                    acc[std::size_t(a) * ly + b] += v;
-                    lo[a] = std::min(lo[a], b);
-                    hi[a] = std::max(hi[a], b);
-                };
-                for (std::int64_t z = 0; z < n; ++z) {
-                    if (z == x) continue;
-                    if (z == y) {  // z = x and z = y each give Pxy once
-                        for (std::int64_t a = 0; a < lx; ++a)
-                            for (std::uint32_t k = pxy.row_start[a]; k < pxy.row_start[a + 1]; ++k)
-                                add(a, pxy.col[k], 2.0f * pxy.p[k]);
-                        continue;
-                    }
-                    if (z < y) {  // Pzy stored with rows of z
-                        const SparsePost& pzy = post[pair_index(z, y, n)];
-                        const SparsePost& pxz = rx[z];
-                        for (std::int64_t a = 0; a < lx; ++a)
-                            for (std::uint32_t k = pxz.row_start[a]; k < pxz.row_start[a + 1]; ++k) {
-                                const std::int32_t mid = pxz.col[k];
-                                const float v = pxz.p[k];
-                                for (std::uint32_t q = pzy.row_start[mid]; q < pzy.row_start[mid + 1]; ++q)
-                                    add(a, pzy.col[q], v * pzy.p[q]);
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+            for (std::int64_t x = 0; x < y1; ++x) {
+                if (stop_requested()) continue;  // the rest skipped; thrown below
+                for (std::int64_t z = x + 1; z < n; ++z)
+                    transpose_into(post[pair_index(x, z, n)], tr[z], fill);
+                for (std::int64_t y = std::max(y0, x + 1); y <= y1; ++y) {
+                    const SparsePost& pxy = post[pair_index(x, y, n)];
+                    const std::int64_t lx = pxy.rows, ly = pxy.cols;
+                    const std::int64_t w = (ly + TILE - 1) / TILE;
+                    if (acc.size() < std::size_t(lx * w)) acc.assign(std::size_t(lx * w), Tile{});
+                    // the touched tiles tracked where reading out whole rows would cost more
+                    // than a small part of the sums (few sequences, long ones)
+                    const bool track = !finite || (n - 2) * std::int64_t(pxy.p.size()) < 4 * lx * w;
+                    const std::int64_t blocks = (lx + ROWS - 1) / ROWS;
+                    touch_lo.assign(blocks, track ? std::numeric_limits<std::int32_t>::max() : 0);
+                    touch_hi.assign(blocks, track ? 0 : static_cast<std::int32_t>(w));
+                    pair_sum(post, n, x, y, band.data() + (y - y0) * n, tr,
+                             Acc{acc.data(), w, touch_lo.data(), touch_hi.data()}, finite, track);
+                    SparsePost res;
+                    res.rows = static_cast<std::int32_t>(lx);
+                    res.cols = static_cast<std::int32_t>(ly);
+                    res.row_start.assign(lx + 1, 0);
+                    keep_col.clear();
+                    keep_p.clear();
+                    for (std::int64_t a = 0; a < lx; ++a) {
+                        Tile* row = acc.data() + a * w;
+                        const std::int64_t t0 = touch_lo[a / ROWS],
+                                           t1 = touch_hi[a / ROWS];  // t0 >= t1: none
+                        for (std::int64_t b = t0 * TILE; b < std::min(ly, t1 * TILE); ++b) {
+                            const float v = row[b / TILE].v[b % TILE] * inv_n;
+                            if (v >= cutoff) {
+                                keep_col.push_back(static_cast<std::int32_t>(b));
+                                keep_p.push_back(std::min(v, 1.0f));
                             }
-                    } else {  // Pyz stored with rows of y; Pzx rows of z
-                        const SparsePost& pyz = post[pair_index(y, z, n)];
-                        const SparsePost& pzx = cx[z];
-                        for (std::int64_t b = 0; b < ly; ++b)
-                            for (std::uint32_t q = pyz.row_start[b]; q < pyz.row_start[b + 1]; ++q) {
-                                const std::int32_t mid = pyz.col[q];
-                                const float v = pyz.p[q];
-                                for (std::uint32_t k = pzx.row_start[mid]; k < pzx.row_start[mid + 1]; ++k)
-                                    add(pzx.col[k], static_cast<std::int32_t>(b), pzx.p[k] * v);
-                            }
-                    }
-                }
-                SparsePost res;
-                res.rows = static_cast<std::int32_t>(lx);
-                res.cols = static_cast<std::int32_t>(ly);
-                res.row_start.assign(lx + 1, 0);
-                for (std::int64_t a = 0; a < lx; ++a) {
-                    float* row = acc.data() + std::size_t(a) * ly;
-                    for (std::int32_t b = lo[a]; b <= hi[a]; ++b) {
-                        const float v = row[b] * inv_n;
-                        if (v >= cutoff) {
-                            res.col.push_back(b);
-                            res.p.push_back(std::min(v, 1.0f));
                         }
-                        row[b] = 0.0f;
+                        if (t0 < t1) std::fill(row + t0, row + t1, Tile{});
+                        res.row_start[a + 1] = static_cast<std::uint32_t>(keep_col.size());
                     }
-                    res.row_start[a + 1] = static_cast<std::uint32_t>(res.col.size());
+                    res.col.assign(keep_col.begin(), keep_col.end());
+                    res.p.assign(keep_p.begin(), keep_p.end());
+                    out[pair_index(x, y, n)] = std::move(res);
                 }
-                res.col.shrink_to_fit();
-                res.p.shrink_to_fit();
-                out[pair_index(x, y, n)] = std::move(res);
             }
         }
     }

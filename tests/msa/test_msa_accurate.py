@@ -212,6 +212,155 @@ def test_consistency_matches_dense_numpy_on_random_set():
     del batch_codes
 
 
+def _rows_of(state, x, y):
+    """Pxy of a {(x, y): pair()} state (x < y or not) as its rows: (columns, float32 values)."""
+    if x < y:
+        rs, col, p, rows, _ = state[x, y]
+        return [(col[rs[a] : rs[a + 1]], p[rs[a] : rs[a + 1]]) for a in range(rows)]
+    rs, col, p, _, cols = state[y, x]
+    rows = np.repeat(np.arange(len(rs) - 1), np.diff(rs))
+    return [(rows[col == b], p[col == b]) for b in range(cols)]
+
+
+def _reference_round(state, n, cutoff):
+    """One consistency round in float32 with the engine's order of additions for every
+    element: z increasing (z = y gives 2 Pxy, z = x nothing), within z the middle residue
+    increasing, each term the product of two stored entries (so an infinite entry meets no
+    zero). The engine must reproduce these bits, whatever its kernel and threads."""
+    inv_n = np.float32(1) / np.float32(n)
+    out = {}
+    for x in range(n):
+        for y in range(x + 1, n):
+            _, _, _, lx, ly = state[x, y]
+            acc = np.zeros((lx, ly), np.float32)
+            for z in range(n):
+                if z == x:
+                    continue
+                if z == y:
+                    for a, (cols, vals) in enumerate(_rows_of(state, x, y)):
+                        acc[a, cols] += np.float32(2) * vals
+                    continue
+                right = _rows_of(state, z, y)
+                for a, (mids, vals) in enumerate(_rows_of(state, x, z)):
+                    for m, v in zip(mids, vals):
+                        cols, w = right[m]
+                        acc[a, cols] += v * w
+            v = acc * inv_n
+            keep = v >= np.float32(cutoff)
+            rs = np.concatenate([[0], np.cumsum(keep.sum(axis=1))]).astype(np.int64)
+            out[x, y] = (rs, np.nonzero(keep)[1].astype(np.int32), np.minimum(v[keep], 1), lx, ly)
+    return out
+
+
+def _state(ps, n):
+    return {(x, y): ps.pair(x, y) for x in range(n) for y in range(x + 1, n)}
+
+
+def _assert_same_bits(got, want):
+    for key, (rs, col, p, rows, cols) in want.items():
+        g = got[key]
+        assert (g[3], g[4]) == (rows, cols), key
+        np.testing.assert_array_equal(g[0], rs, err_msg=str(key))
+        np.testing.assert_array_equal(g[1], col, err_msg=str(key))
+        assert g[2].dtype == np.float32 and g[2].tobytes() == p.astype(np.float32).tobytes(), key
+
+
+@pytest.mark.parametrize(
+    "n,lengths,cutoff,related",
+    [
+        (6, (8, 40), 0.01, True),  # rows of one to a few tiles
+        (12, (20, 36), 0.01, True),  # enough sequences that whole rows are read out
+        (5, (60, 90), 0.0005, False),  # unrelated, a low cut-off: rows wider than four tiles
+    ],
+)
+def test_consistency_bits_equal_the_float32_reference(n, lengths, cutoff, related):
+    """Two rounds, each equal to the bit to the float32 reference (the order of the sums is
+    the output's definition: the banded, vectorised kernel must not change it), on one and
+    on two threads."""
+    from bioaccel import SeqBatch
+
+    rng = np.random.default_rng(17)
+    base = "".join(rng.choice(list(PROTEIN_LETTERS), lengths[1]))
+    seqs = []
+    for _ in range(n):
+        length = int(rng.integers(*lengths))
+        if related:
+            s = [c if rng.random() > 0.3 else rng.choice(list(PROTEIN_LETTERS)) for c in base]
+            seqs.append("".join(s)[:length])
+        else:
+            seqs.append("".join(rng.choice(list(PROTEIN_LETTERS), length)))
+    b = SeqBatch.from_strings(seqs, alphabet=PROTEIN)
+    for threads in (1, 2):
+        ps = native.MsaPosteriorSet(b.codes, b.offsets, letter_map(PROTEIN, PROTEIN_LETTERS), 20)
+        ps.compute(*pair_hmm(PROTEIN).arrays(), cutoff, threads)
+        for _ in range(2):
+            want = _reference_round(_state(ps, n), n, cutoff)
+            ps.consistency(1, cutoff, threads)
+            _assert_same_bits(_state(ps, n), want)
+
+
+def test_consistency_with_an_infinite_entry_keeps_the_sparse_sums():
+    """No posterior is infinite, but a corrupt input (set_pairs) can hold +inf: the engine
+    then adds only stored entries' products, as the sparse product does (+inf times a band's
+    zero would be NaN)."""
+    inf = np.inf
+    pxy = [[0.8, 0.1, 0.0], [0.0, inf, 0.05]]
+    pxz = [[0.9, 0.0], [0.0, 0.5]]
+    pyz = [[0.6, 0.0], [0.2, 0.7], [0.0, 0.3]]
+    codes = np.zeros(7, np.uint8)
+    ps = native.MsaPosteriorSet(
+        codes, np.array([0, 2, 5, 7], np.int64), letter_map(PROTEIN, PROTEIN_LETTERS), 20
+    )
+    flat = np.concatenate([np.asarray(m, np.float32).ravel() for m in (pxy, pxz, pyz)])
+    ps.set_pairs(
+        np.array([[0, 1], [0, 2], [1, 2]], np.int64), flat, np.array([0, 6, 10], np.int64), 0.01
+    )
+    want = _reference_round(_state(ps, 3), 3, 0.01)
+    ps.consistency(1, 0.01, 1)
+    _assert_same_bits(_state(ps, 3), want)
+    assert _dense(ps, 0, 1)[1, 1] == 1.0  # inf, capped
+
+
+def test_consistency_same_bits_without_avx2():
+    """The sums' kernel is built for AVX2 and for the baseline (BIOACCEL_NO_AVX2=1, read once
+    per process): the same bits."""
+    import sys
+
+    from tests.datasets import child_env
+
+    code = (
+        "import hashlib, numpy as np, bioaccel\n"
+        "from bioaccel import SeqBatch, _native\n"
+        "from bioaccel.msa_engine.accurate import PROTEIN_LETTERS, letter_map, pair_hmm\n"
+        "from benchmarks.family_sim import simulate_family\n"
+        "fam = simulate_family(24, 90, seed=9, depth=1.5)\n"
+        "b = SeqBatch.from_strings(fam.sequences, alphabet='protein')\n"
+        "ps = _native.MsaPosteriorSet(b.codes, b.offsets,"
+        " letter_map(bioaccel.PROTEIN, PROTEIN_LETTERS), 20)\n"
+        "ps.compute(*pair_hmm(bioaccel.PROTEIN).arrays(), 0.01, 2)\n"
+        "ps.consistency(2, 0.01, 2)\n"
+        "h = hashlib.sha256()\n"
+        "for x in range(len(b)):\n"
+        "    for y in range(x + 1, len(b)):\n"
+        "        for a in ps.pair(x, y)[:3]:\n"
+        "            h.update(a.tobytes())\n"
+        "print(_native.cpu_features()['isa'], h.hexdigest())\n"
+    )
+    outs = {}
+    for forced in ({}, {"BIOACCEL_NO_AVX2": "1"}):
+        env = {k: v for k, v in child_env().items() if k != "BIOACCEL_NO_AVX2"}
+        res = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env={**env, **forced},
+            check=True,
+        )
+        isa, digest = res.stdout.split()
+        outs[isa] = digest
+    assert len(set(outs.values())) == 1, outs
+
+
 def test_refinement_never_lowers_the_objective():
     from benchmarks.family_sim import simulate_family
     from bioaccel import SeqBatch
