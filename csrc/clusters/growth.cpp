@@ -319,7 +319,8 @@ public:
         }
         // Fetches in pipelines (as many in flight as a core keeps; at d = 3 a probe has
         // hundreds of keys): first each key's bit in the key set, kAhead keys ahead, which
-        // keeps the keys that may be indexed (a quarter of them on the 16S V4 sets); then
+        // keeps the keys that may be indexed (a quarter of them on the 16S V4 set of 10^5 at
+        // d = 2, counted once with a temporary counter); then
         // for those, a key's bucket 2 x kAhead keys before its scan and its run's start
         // kAhead before.
         const std::size_t K = pr.keys.size();
@@ -468,7 +469,8 @@ private:
     // The first entry of [lo, hi) (stride_ words an entry, sorted) not below `value`. A
     // galloping search from lo: a probe's run starts near its bucket's start and its first
     // live entry near the run's start (on the 16S V4 sets, 10^5 amplicons at d = 2: buckets
-    // of 39 entries and 0.4 entries before `from`, as met by the probes), so a binary search
+    // of 39 entries and 0.4 entries before `from`, as met by the probes: counted once with a
+    // temporary counter), so a binary search
     // over the whole bucket would fetch entries far from the answer.
     u64* lower_entry(u64* lo, u64* hi, u64 value) const {
         const std::ptrdiff_t es = stride_;
