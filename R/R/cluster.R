@@ -42,6 +42,10 @@
 #' @param differences `edit` (Levenshtein) or `swarm` (the differences of swarm's optimal
 #'   alignment, for parity with swarm at `d >= 2`).
 #' @param identity the greedy method's threshold (default 0.97).
+#' @param edges the neighbour table of `bioaccel neighbors` on the same FASTA file (an `.npz`
+#'   written with `-d D`, `D >= d`), or all its `--shard k/N` files: swarm and linkage then
+#'   grow on those pairs instead of searching for them (the same OTUs). Only with a FASTA
+#'   path: a table names its file's records, which sequences passed from R are not.
 #' @param ... further options of `bioaccel cluster`, e.g. `threads = 2`, `backend = "cpu"`.
 #' @return a data.frame with one row per amplicon, in input order: `id`, `cluster`
 #'   (1-based, in the order of bioaccel's OTU list), `seed` (the id of the OTU's seed),
@@ -54,9 +58,14 @@
 #' }
 bioaccel_cluster <- function(amplicons, abundance = NULL, method = c("swarm", "linkage", "greedy"),
                              d = NULL, fastidious = FALSE, boundary = NULL,
-                             differences = c("edit", "swarm"), identity = NULL, ...) {
+                             differences = c("edit", "swarm"), identity = NULL, edges = NULL,
+                             ...) {
   method <- match.arg(method)
   differences <- match.arg(differences)
+  if (!is.null(edges) && (!is.character(edges) || !length(edges) || anyNA(edges))) {
+    stop("edges: expected the paths of .npz neighbour tables (bioaccel neighbors -o pairs.npz)",
+         call. = FALSE)
+  }
   dir <- .scratch()
   if (is.character(amplicons) && length(amplicons) == 1 && is.null(names(amplicons))) {
     if (!is.null(abundance)) {
@@ -105,6 +114,10 @@ bioaccel_cluster <- function(amplicons, abundance = NULL, method = c("swarm", "l
     path <- file.path(dir, "amplicons.fasta")
     writeLines(paste0(">", keys, ";size=", format(abundance, scientific = FALSE, trim = TRUE),
                       "\n", unname(amplicons)), path, useBytes = TRUE)
+    if (!is.null(edges)) {
+      stop(paste("edges: a neighbour table names the records of the FASTA file it was computed",
+                 "on; give that file as amplicons"), call. = FALSE)
+    }
     input <- list(path = path, label = "amplicons", ids = ids, keys = keys)
     sizes <- setNames(as.numeric(abundance), keys)
   }
@@ -114,6 +127,7 @@ bioaccel_cluster <- function(amplicons, abundance = NULL, method = c("swarm", "l
   if (isTRUE(fastidious)) opts$fastidious <- TRUE
   opts$boundary <- boundary
   args <- c("cluster", shQuote(input$path), .cli_args(c(opts, list(...))),
+            if (!is.null(edges)) as.vector(rbind("--edges", shQuote(path.expand(edges)))),
             "-o", shQuote(file.path(dir, "otus.txt")), "--assignments", shQuote(out))
   .run(args, list(input))
   tab <- read.delim(out, quote = "", comment.char = "", na.strings = character(),

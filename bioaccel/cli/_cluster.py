@@ -103,6 +103,14 @@ ASSIGNMENTS = {".tsv": ("tsv",), ".txt": ("tsv",)}
     help="Abundance of records without ;size=N (swarm's -a); by default they are refused.",
 )
 @click.option(
+    "--abundance-annotation",
+    type=click.Choice(["size", "underscore"]),
+    default="size",
+    show_default=True,
+    help="How headers carry abundances: ;size=N (vsearch, swarm -z) or a _N suffix "
+    "(swarm's default: id_N, and seeds written id_MASS).",
+)
+@click.option(
     "--edges",
     "edges",
     type=click.Path(path_type=Path),
@@ -127,6 +135,7 @@ def cluster_cmd(
     uclust_file,
     assignments,
     default_abundance,
+    abundance_annotation,
     edges,
     threads,
     backend,
@@ -208,6 +217,7 @@ def cluster_cmd(
         backend=backend.lower(),
         default_abundance=default_abundance,
         edges=list(edges) or None,
+        abundance_annotation=abundance_annotation,
     )
     writers = {
         "output": result.write_otus,

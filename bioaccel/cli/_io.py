@@ -121,6 +121,15 @@ def read_stdin_sequences(format: str | None = None, alphabet="auto"):
     return parse_sequences(sys.stdin.buffer.read(), "<stdin>", format=format, alphabet=alphabet)
 
 
+def read_stdin_text():
+    """What stdin holds, as :class:`~bioaccel.msa_engine.SequenceText` named ``<stdin>``: read
+    as a file is, header lines whole (``bioaccel msa`` writes them back)."""
+    from ..msa_engine import SequenceText
+    from ..sequences import decode_text
+
+    return SequenceText(decode_text(sys.stdin.buffer.read(), "<stdin>"), "<stdin>")
+
+
 def read_sequences_arg(path, format: str | None = None, alphabet="auto"):
     """``read_sequences`` for a command-line argument: a file, or ``-`` for stdin."""
     if is_stdio(path):

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..msa_engine import ALIGNMENT_FORMATS, GUIDE_TREES
-from ._io import check_outputs, is_stdio, read_stdin_sequences, text_output
+from ._io import check_outputs, is_stdio, read_stdin_text, text_output
 from ._options import THREADS_HELP, threads_option
 
 
@@ -112,8 +112,8 @@ def _refine_arg(refine, iterations):
 @click.option(
     "--input-format",
     default=None,
-    help="fasta, fastq, clustal, phylip, stockholm, nexus "
-    "(default: sniffed from the content, then the extension).",
+    help="The format of INPUT or of --add's sequences: fasta, fastq, clustal, phylip, "
+    "stockholm, nexus (default: sniffed from the content, then the extension).",
 )
 @click.option(
     "--add",
@@ -239,17 +239,15 @@ def msa_cmd(
         devices=devices,
         keep_length=keep_length,
         fragments=fragments,
-        format=None if input is None or is_stdio(input) else input_format,
+        format=input_format,
         spelling="cli",
     )
     if adding:
-        source = read_stdin_sequences(input_format, alphabet) if is_stdio(add) else add
-        aln = run_msa(options, add=source, to=to)
+        aln = run_msa(options, add=read_stdin_text() if is_stdio(add) else add, to=to)
     elif profile:
         aln = run_msa(options, profile=tuple(profile))
     else:
-        source = read_stdin_sequences(input_format, alphabet) if is_stdio(input) else input
-        aln = run_msa(options, source)
+        aln = run_msa(options, read_stdin_text() if is_stdio(input) else input)
     if is_stdio(output):
         text = aln.to_text(out_fmt)
         with text_output(output) as f:

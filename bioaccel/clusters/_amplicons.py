@@ -4,7 +4,10 @@
   swarm; the abundance is the first ``size=N`` annotation at the header's start or after a
   ``;`` and followed by ``;`` or the end (``a;size=12``, ``a;size=12;``, ``size=12;a``), as
   ``swarm -z`` and vsearch write it. Its ``id`` is the header without the annotation
-  (``a;size=3;b=1`` -> ``a;b=1``), as swarm prints it in its statistics.
+  (``a;size=3;b=1`` -> ``a;b=1``), as swarm prints it in its statistics. With
+  ``abundance_annotation="underscore"`` the abundance is instead a ``_N`` suffix, swarm's
+  default annotation (``a_12``: id ``a``, abundance 12; swarm without ``-z``), and seeds are
+  written ``a_MASS``.
 - A missing annotation is refused, as swarm refuses it without ``-a``; with
   ``default_abundance=N`` (swarm's ``-a N``) such a record has abundance N and is written
   ``header;size=N;``. A header holding ``size=`` that is not a valid annotation, or an
@@ -50,6 +53,9 @@ _LETTERS = np.frombuffer(b"ACGTRYSWKMBDHVN", dtype=np.uint8)
 _TABLE_SWARM = np.where(_TABLE <= 3, _TABLE, 255).astype(np.uint8)
 
 _SIZE = re.compile(rb"(?:^|;)size=([0-9]+)(?:;|$)")
+_UNDERSCORE = re.compile(rb"_([0-9]+)$")
+#: how headers carry abundances: ``;size=N`` (vsearch, swarm -z) or a ``_N`` suffix (swarm)
+ABUNDANCE_ANNOTATIONS = ("size", "underscore")
 _MAX_ABUNDANCE = 2**63 - 1
 
 
@@ -107,8 +113,8 @@ class Amplicons:
     raw_headers : sequence of str (:class:`TextLines`)
         The headers as read (swarm sorts and breaks ties on these).
     headers : sequence of str
-        As written in outputs: the header as read, or ``header;size=N;`` where the
-        abundance came from ``default_abundance``.
+        As written in outputs: the header as read, or ``header;size=N;`` (``header_N`` with
+        the underscore annotation) where the abundance came from ``default_abundance``.
     ids : sequence of str (:class:`TextLines`)
         Headers without their abundance annotation.
     abundance : numpy.ndarray of uint64
@@ -116,6 +122,8 @@ class Amplicons:
         The sequences (DNA codes), in this order; ``batch.ids`` are ``ids``.
     record : numpy.ndarray of int64
         The 0-based record number in the input of each amplicon.
+    annotation : str
+        How the headers carry abundances (:data:`ABUNDANCE_ANNOTATIONS`).
     """
 
     raw_headers: Sequence[str]
@@ -125,6 +133,7 @@ class Amplicons:
     batch: SeqBatch
     record: np.ndarray
     source: str
+    annotation: str = "size"
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -139,10 +148,14 @@ class Amplicons:
         return _LETTERS[b.codes[b.offsets[k] : b.offsets[k + 1]]].tobytes().decode()
 
 
-def with_abundance(raw_header: str, abundance: int) -> str:
+def with_abundance(raw_header: str, abundance: int, annotation: str = "size") -> str:
     """The header with its annotation set to ``abundance``, as swarm writes seeds
-    (``a;size=3`` -> ``a;size=N;``; a header without one gets ``;size=N;`` appended)."""
+    (``a;size=3`` -> ``a;size=N;``; a header without one gets ``;size=N;`` appended; with
+    the underscore annotation ``a_3`` -> ``a_N``, and ``_N`` appended)."""
     h = raw_header.encode()
+    if annotation == "underscore":
+        u = _UNDERSCORE.search(h)
+        return (h[: u.start()] if u else h).decode() + f"_{abundance}"
     m = _SIZE.search(h)
     if m is None:
         start = end = len(h)
@@ -191,7 +204,11 @@ def _feed_stream(reader, stream, name: str) -> None:
 
 
 def read_amplicons(
-    source, *, default_abundance: int | None = None, differences: str = "edit"
+    source,
+    *,
+    default_abundance: int | None = None,
+    differences: str = "edit",
+    abundance_annotation: str = "size",
 ) -> Amplicons:
     """Read amplicons (a FASTA path, plain or gzip; ``-`` for stdin; bytes), check them and
     put them in swarm's order (the parse runs in C++ as the text is read, a piece at a time:
@@ -206,8 +223,14 @@ def read_amplicons(
 
     if default_abundance is not None and not (1 <= int(default_abundance) <= _MAX_ABUNDANCE):
         raise ValueError(f"default abundance {default_abundance!r}: expected a positive integer")
+    if abundance_annotation not in ABUNDANCE_ANNOTATIONS:
+        raise ValueError(
+            f"abundance annotation {abundance_annotation!r}: expected one of "
+            f"{', '.join(ABUNDANCE_ANNOTATIONS)}"
+        )
+    underscore = abundance_annotation == "underscore"
     table = _TABLE if differences != "swarm" else _TABLE_SWARM
-    reader = load_native().AmpliconReader(table, int(default_abundance or 0))
+    reader = load_native().AmpliconReader(table, int(default_abundance or 0), underscore)
     name = _feed(reader, source)
     (
         (err, a, b, c),
@@ -239,14 +262,18 @@ def read_amplicons(
         return h if x < 0 else (h[:x] + ";" + h[y:] if 0 < x and y < len(h) else h[:x] + h[y:])
 
     if err:
-        _raise(err, a, b, c, name, bad_line, where, header, ident, lines, differences)
+        _raise(err, a, b, c, name, bad_line, where, header, ident, lines, differences, underscore)
     # the headers and ids in swarm's order, one newline-separated text each from the parse,
     # decoded when read ('\n' is never part of a UTF-8 sequence: each line decodes alone)
     raw_headers, ids = TextLines(hl), TextLines(il)
     if default_abundance is not None and (ast < 0).any():
         shown = TextLines(
             "".join(
-                f"{h}\n" if s >= 0 else f"{h};size={int(default_abundance)};\n"
+                f"{h}\n"
+                if s >= 0
+                else f"{h}_{int(default_abundance)}\n"
+                if underscore
+                else f"{h};size={int(default_abundance)};\n"
                 for h, s in zip(raw_headers, ast[order].tolist())
             ).encode()
         )
@@ -261,6 +288,7 @@ def read_amplicons(
         batch=batch,
         record=order.astype(np.int64),
         source=name,
+        annotation=abundance_annotation,
     )
 
 
@@ -279,7 +307,7 @@ def _batch(ids, codes, offsets, name) -> SeqBatch:
     return batch
 
 
-def _raise(err, a, b, c, name, bad_line, where, header, ident, lines, differences):
+def _raise(err, a, b, c, name, bad_line, where, header, ident, lines, differences, underscore):
     """The one-line error of the parse's first problem (codes: bioaccel/clusters.hpp)."""
     if err == 1:
         line = bad_line.decode("utf-8", "replace")
@@ -301,7 +329,7 @@ def _raise(err, a, b, c, name, bad_line, where, header, ident, lines, difference
             "positive integer, at the header's end or followed by ';'"
         )
     if err == 4:
-        m = _SIZE.search(header(a).encode())
+        m = (_UNDERSCORE if underscore else _SIZE).search(header(a).encode())
         value = m.group(1).decode() if m else "?"
         raise SequenceFormatError(
             f"{where(a)}: abundance {value} is out of range; expected a positive integer up to "
@@ -309,6 +337,18 @@ def _raise(err, a, b, c, name, bad_line, where, header, ident, lines, difference
         )
     if err == 5:
         n = len(lines)
+        if underscore:
+            raise SequenceFormatError(
+                f"{where(a)}: no abundance annotation ({b} of {n} records lack one); expected "
+                "the header to end in '_N' (swarm's default annotation), or give a default "
+                "abundance (--default-abundance 1, as swarm's -a)"
+            )
+        if _UNDERSCORE.search(header(a).encode()):
+            raise SequenceFormatError(
+                f"{where(a)}: no ';size=N' annotation ({b} of {n} records lack one); the "
+                "header ends in '_N', swarm's default annotation: give --abundance-annotation "
+                "underscore to read it"
+            )
         raise SequenceFormatError(
             f"{where(a)}: no abundance annotation ({b} of {n} records lack one); expected "
             "';size=N' in the header (as `vsearch --derep_fulllength --sizeout` writes it), "

@@ -185,7 +185,7 @@ class Clustering:
         lines = []
         for c in order:
             k = seeds[c]
-            lines.append(f">{with_abundance(raw[k], mass[c])}\n{amp.sequence(k)}\n")
+            lines.append(f">{with_abundance(raw[k], mass[c], amp.annotation)}\n{amp.sequence(k)}\n")
         _write(out, "".join(lines))
 
     def write_statistics(self, out) -> None:
@@ -326,7 +326,9 @@ def _edge_pairs(amp: Amplicons, edges, d: int):
             "not a table of this file"
         )
     table_ids = np.asarray(nb.ids, dtype=object)[amp.record]
-    own_ids = np.asarray(list(amp.ids), dtype=object)
+    # `neighbors` names a record by its header less a ;size=N annotation: a _N suffix stays
+    own = amp.raw_headers if amp.annotation == "underscore" else amp.ids
+    own_ids = np.asarray(list(own), dtype=object)
     differ = np.flatnonzero(table_ids != own_ids)
     if len(differ):
         k = int(differ[0])
@@ -540,6 +542,7 @@ def cluster(
     backend: str = "auto",
     default_abundance: int | None = None,
     edges=None,
+    abundance_annotation: str = "size",
 ) -> Clustering:
     """Cluster dereplicated amplicons (swarm, single linkage or greedy centroids).
 
@@ -567,6 +570,10 @@ def cluster(
         ``--shard k/N`` writes them, are merged): the growth runs on them instead of
         searching (swarm and linkage; the same OTUs). ``--fastidious`` still searches the
         light amplicons among the heavy ones itself.
+    abundance_annotation : {"size", "underscore"}
+        How headers carry abundances: ``;size=N`` (vsearch, ``swarm -z``), or a ``_N``
+        suffix (swarm's default; seeds are then written ``id_MASS``). Ignored when ``seqs``
+        are :class:`Amplicons` already read.
 
     Returns
     -------
@@ -624,10 +631,18 @@ def cluster(
         amp = seqs
     elif isinstance(seqs, (list, tuple, dict)):
         amp = amplicons_from_records(
-            seqs, default_abundance=default_abundance, differences=differences
+            seqs,
+            default_abundance=default_abundance,
+            differences=differences,
+            abundance_annotation=abundance_annotation,
         )
     else:
-        amp = read_amplicons(seqs, default_abundance=default_abundance, differences=differences)
+        amp = read_amplicons(
+            seqs,
+            default_abundance=default_abundance,
+            differences=differences,
+            abundance_annotation=abundance_annotation,
+        )
     if differences == "swarm" and amp.batch.codes.size and int(amp.batch.codes.max()) > 3:
         raise ValueError(
             f"{amp.source}: IUPAC codes are not swarm's alphabet; use differences='edit'"

@@ -26,7 +26,7 @@ from .._core import lazy_getattr
 from .alignment import MultipleAlignment, side_output_format
 from .engine import msa, run_msa
 from .options import MsaOptions, MsaScoring
-from .read import read_alignment
+from .read import SequenceText, read_alignment
 
 __all__ = [
     "ALIGNMENT_FORMATS",
@@ -35,6 +35,7 @@ __all__ = [
     "MsaOptions",
     "MultipleAlignment",
     "MsaScoring",
+    "SequenceText",
     "msa",
     "msa_scoring",
     "pair_hmm",

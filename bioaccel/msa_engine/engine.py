@@ -25,7 +25,7 @@ from ..trees import Tree
 from .alignment import MultipleAlignment
 from .guide import GUIDE_TREES, guide_merges, merges_for_labels
 from .options import MsaOptions, MsaScoring, operation_of
-from .read import check_unique_headers, header
+from .read import SequenceText, check_unique_headers, header, parse_records, split_header
 from .scoring import gap_scale, msa_scoring
 
 #: "auto" refinement runs for at most this many sequences (FAMSA's rule)
@@ -58,15 +58,14 @@ def _records(sequences, format: str | None = None):
     """(ids, raw residue strings, source, descriptions) of a path (read as ``format``, else
     sniffed), a SeqBatch, or records. A record's header line is its id (the first word) and
     its description (the rest, "" when none): see :func:`.read.split_header`."""
-    if format is not None and not isinstance(sequences, (str, os.PathLike)):
+    if format is not None and not isinstance(sequences, (str, os.PathLike, SequenceText)):
         raise ValueError("format= applies to a file path; the sequences are given already")
-    if isinstance(sequences, (str, os.PathLike)):
-        from .read import parse_records
-
+    if isinstance(sequences, (str, os.PathLike, SequenceText)):
         ids, raw, descriptions, _ = parse_records(sequences, format)
+        source = sequences.source if isinstance(sequences, SequenceText) else str(sequences)
         if not ids:
-            raise SequenceFormatError(f"{sequences}: no sequences found")
-        return ids, raw, str(sequences), descriptions
+            raise SequenceFormatError(f"{source}: no sequences found")
+        return ids, raw, source, descriptions
     if isinstance(sequences, SeqBatch):
         return (
             list(sequences.ids),
@@ -74,8 +73,6 @@ def _records(sequences, format: str | None = None):
             sequences.source,
             [""] * len(sequences),
         )
-    from .read import split_header
-
     ids, raw, descriptions = [], [], []
     for k, rec in enumerate(sequences):
         if isinstance(rec, tuple) and len(rec) == 2:
@@ -247,7 +244,7 @@ def run_msa(options: MsaOptions, sequences=None, *, add=None, to=None, profile=N
         from .add import add_to_alignment
 
         options.check()
-        return add_to_alignment(_records(add), to, options)
+        return add_to_alignment(_records(add, options.format), to, options)
     if options.operation == "profile":
         from .add import align_alignments
 

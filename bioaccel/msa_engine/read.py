@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import DuplicateIdError, SequenceFormatError
 from ..sequences import get_alphabet, guess_alphabet
@@ -32,19 +33,32 @@ def header(i: str, description: str) -> str:
     return f"{i} {description}" if description else i
 
 
-def parse_records(path: str | os.PathLike, format: str | None = None):
-    """(ids, raw residue strings, descriptions, format) of a sequence or alignment file,
-    read by the readers' one parser (:func:`bioaccel.read_sequences`'s); FASTA descriptions
-    from the header lines."""
+class SequenceText(NamedTuple):
+    """Sequence text already read (what stdin held), and the name messages give it
+    (``<stdin>``): read as a file is, header lines whole."""
+
+    text: str
+    source: str
+
+
+def parse_records(path: str | os.PathLike | SequenceText, format: str | None = None):
+    """(ids, raw residue strings, descriptions, format) of a sequence or alignment file (or
+    of :class:`SequenceText`), read by the readers' one parser
+    (:func:`bioaccel.read_sequences`'s); FASTA descriptions from the header lines."""
     from ..sequences import SEQUENCE_FORMATS, read_text_file, sniff_format
     from ..sequences import parse_records as parse_text
 
-    path = Path(path)
     if format is not None and str(format).lower() not in SEQUENCE_FORMATS:
         raise SequenceFormatError(
             f"unknown sequence format {format!r}; expected one of {sorted(SEQUENCE_FORMATS)}"
         )
-    text = read_text_file(path)
+    if isinstance(path, SequenceText):
+        text, path = path.text, Path(path.source)
+        if not text.strip():
+            raise SequenceFormatError(f"{path}: file is empty; expected sequence records")
+    else:
+        path = Path(path)
+        text = read_text_file(path)
     fmt = str(format).lower() if format is not None else sniff_format(text, path)
     records = parse_text(text, fmt, path)
     ids = [r[0] for r in records]

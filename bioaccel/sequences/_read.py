@@ -95,11 +95,12 @@ def read_text_file(path: Path) -> str:
         raise SequenceFormatError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise SequenceFormatError(f"{path}: is a directory, expected a sequence file") from None
-    return _decode(raw, path)
+    return decode_text(raw, path)
 
 
-def _decode(raw: bytes, path: Path | str) -> str:
-    """Text of a plain or gzip file's bytes, line ends as LF."""
+def decode_text(raw: bytes, path: Path | str) -> str:
+    """Text of a plain or gzip file's bytes (or stdin's, named ``path`` in messages), line
+    ends as LF; a binary file is refused naming it."""
     if magic_of(raw) == "gzip":
         try:
             raw = gzip.decompress(raw)
@@ -333,7 +334,7 @@ def parse_sequences(
 ) -> SeqBatch:
     """:func:`read_sequences` for bytes already read (e.g. from stdin); messages name
     ``source`` where they would name the file."""
-    return _read_text(_decode(raw, source), Path(source), format, alphabet)
+    return _read_text(decode_text(raw, source), Path(source), format, alphabet)
 
 
 def _read_text(text: str, path: Path, format: str | None, alphabet) -> SeqBatch:

@@ -168,10 +168,10 @@ py::tuple parsed_tuple(clusters::ParsedAmplicons&& out) {
                           py::bytes(out.id_lines), py::bytes(out.header_text), py::bytes(out.bad_line));
 }
 
-clusters::AmpliconReader make_reader(U8Array table, std::uint64_t default_abundance) {
+clusters::AmpliconReader make_reader(U8Array table, std::uint64_t default_abundance, bool underscore) {
     if (table.ndim() != 1 || table.shape(0) != 256)
         throw std::invalid_argument("table must map all 256 bytes");
-    return clusters::AmpliconReader(table.data(), default_abundance);
+    return clusters::AmpliconReader(table.data(), default_abundance, underscore);
 }
 
 void reader_feed(clusters::AmpliconReader& reader, const py::buffer& piece) {
@@ -226,8 +226,10 @@ void bind_clusters(py::module_& m) {
         "finish(): (error, hstart, hend, line, astart, aend, abundance, order, codes, offsets, "
         "header_lines, id_lines, header_text, bad_line); hstart/hend index header_text (the "
         "headers in input order); header_lines and id_lines in swarm's order, each record "
-        "followed by a newline.")
-        .def(py::init(&make_reader), py::arg("table"), py::arg("default_abundance"))
+        "followed by a newline. underscore: abundances as swarm's default `_N` header suffix, "
+        "not `;size=N`.")
+        .def(py::init(&make_reader), py::arg("table"), py::arg("default_abundance"),
+             py::arg("underscore") = false)
         .def("feed", &reader_feed, py::arg("piece"))
         .def("finish", &reader_finish);
     m.def("swarm_align", &swarm_align_py, py::arg("codes"), py::arg("offsets"), py::arg("queries"),

@@ -55,6 +55,26 @@ bool find_size(std::string_view h, std::int64_t& start, std::int64_t& end, std::
     return false;
 }
 
+// swarm's default annotation: a header ending in `_` and digits (`a_12`): true and the span
+// (from the `_` to the end) / value when found; `overflow` past 2^63 - 1.
+bool find_underscore(std::string_view h, std::int64_t& start, std::int64_t& end, std::uint64_t& value,
+                     bool& overflow) {
+    overflow = false;
+    const std::size_t u = h.rfind('_');
+    if (u == std::string_view::npos || u + 1 == h.size()) return false;
+    std::uint64_t v = 0;
+    for (std::size_t p = u + 1; p < h.size(); ++p) {
+        if (h[p] < '0' || h[p] > '9') return false;
+        const std::uint64_t d = static_cast<std::uint64_t>(h[p] - '0');
+        if (v > (9223372036854775807ULL - d) / 10) overflow = true;
+        if (!overflow) v = v * 10 + d;
+    }
+    start = static_cast<std::int64_t>(u);
+    end = static_cast<std::int64_t>(h.size());
+    value = overflow ? 0 : v;
+    return true;
+}
+
 // The first repeat among views (in order): (earlier, later) record, or (-1, -1). An open-
 // addressing table of record numbers (no allocation a record, as std::unordered_map makes).
 std::pair<std::int64_t, std::int64_t> first_repeat(const std::vector<std::string_view>& views) {
@@ -81,8 +101,8 @@ std::pair<std::int64_t, std::int64_t> first_repeat(const std::vector<std::string
 
 }  // namespace
 
-AmpliconReader::AmpliconReader(const std::uint8_t* table, std::uint64_t default_abundance)
-    : default_abundance_(default_abundance) {
+AmpliconReader::AmpliconReader(const std::uint8_t* table, std::uint64_t default_abundance, bool underscore)
+    : default_abundance_(default_abundance), underscore_(underscore) {
     std::memcpy(table_, table, sizeof table_);
 }
 
@@ -188,7 +208,7 @@ ParsedAmplicons AmpliconReader::finish() {
         std::int64_t s = 0, en = 0;
         std::uint64_t v = 0;
         bool overflow = false;
-        if (find_size(h, s, en, v, overflow)) {
+        if (underscore_ ? find_underscore(h, s, en, v, overflow) : find_size(h, s, en, v, overflow)) {
             if (overflow || v == 0) {
                 out.error = ParseError::size_range;
                 out.a = k;
@@ -202,7 +222,7 @@ ParsedAmplicons AmpliconReader::finish() {
             out.astart[k] = s;
             out.aend[k] = en;
             out.abundance[k] = v;
-        } else if (h.find("size=") != std::string_view::npos) {
+        } else if (!underscore_ && h.find("size=") != std::string_view::npos) {
             out.error = ParseError::malformed_size;
             out.a = k;
             return out;

@@ -277,11 +277,12 @@ public:
                 const Mask& m = masks_[mi];
                 const std::size_t T = m.a.size();
                 // eta: the net length change of the masked group before run t; run t sits
-                // at their sum; |eta| summed (with the trailing group's) <= d
+                // at their sum; the groups' costs (edit::group_cost: |eta|, or the segments
+                // that must hold an edit if more) summed <= d
                 auto rec = [&](auto&& self, std::size_t t, i64 sh, i64 budget, u64 acc) -> void {
                     if (t == T) {
                         const i64 rest = delta - sh;
-                        if (m.trailing ? std::llabs(rest) > budget : rest != 0) return;
+                        if (m.trailing ? edit::group_cost(m.late_trailing, rest) > budget : rest != 0) return;
                         pr.keys.push_back(acc >> 32);
                         if (parts_) {
                             pr.key_len.push_back(ls);
@@ -303,7 +304,9 @@ public:
                     for (i64 eta = lo; eta <= hi; ++eta) {
                         const i64 pos = seg_start + sh + eta;
                         if (pos < 0 || pos + seg_len > lr) continue;
-                        self(self, t + 1, sh + eta, budget - std::llabs(eta),
+                        const i64 cost = edit::group_cost(m.late_before[t], eta);
+                        if (cost > budget) continue;
+                        self(self, t + 1, sh + eta, budget - cost,
                              acc + run_term(hs_.sub(pr.prefix, pos, seg_len), m.a[t]));
                     }
                 };

@@ -17,6 +17,7 @@ namespace {
 using u64 = std::uint64_t;
 using u32 = std::uint32_t;
 using i64 = std::int64_t;
+using edit::group_cost;
 using edit::Hasher;
 using edit::layout_of;
 using edit::lv_distance;
@@ -301,11 +302,12 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
                     const std::size_t T = m.a.size();
                     const u64 seed = mask_seed(ls, static_cast<std::size_t>(mi));
                     // the net length change eta_t of the masked group before run t; run t sits
-                    // at the sum of them; |eta| summed (with the trailing group's) <= d
+                    // at the sum of them; the groups' costs (group_cost: |eta|, or the
+                    // segments that must hold an edit if more) summed <= d
                     auto rec = [&](auto&& self, std::size_t t, i64 sh, i64 budget, u64 acc) -> void {
                         if (t == T) {
                             const i64 rest = delta - sh;
-                            if (m.trailing ? std::llabs(rest) > budget : rest != 0) return;
+                            if (m.trailing ? group_cost(m.late_trailing, rest) > budget : rest != 0) return;
                             const u64 key = acc;
                             const u64 b = key >> (64 - bits);
                             const u64 f = static_cast<u64>(static_cast<u32>(key)) << 32;
@@ -331,7 +333,9 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
                         for (i64 eta = lo; eta <= hi; ++eta) {
                             const i64 pos = seg_start + sh + eta;
                             if (pos < 0 || pos + seg_len > lr) continue;
-                            self(self, t + 1, sh + eta, budget - std::llabs(eta),
+                            const i64 cost = group_cost(m.late_before[t], eta);
+                            if (cost > budget) continue;
+                            self(self, t + 1, sh + eta, budget - cost,
                                  acc + run_term(hs.sub(P, pos, seg_len), m.a[t]));
                         }
                     };

@@ -526,6 +526,34 @@ def test_every_double_edit_of_a_seed_is_found_by_the_seed_with_the_parts_filter(
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("length", [6, 19, 40])
+def test_every_sampled_triple_edit_of_a_seed_is_found_by_the_seed(length):
+    """Probes skip the shift patterns no canonical mask needs (packed_edit.hpp, Mask). Every
+    one of 3,000 variants of a seed by 1-3 random edits (anywhere: ends, segment and part
+    boundaries) is found by the seed itself in generation 1 at d = 3, parts filter off and
+    on, with its exact distance as radius."""
+    from bioaccel._core import load_native
+    from tests.neighbor_cases import mutate
+
+    rng = np.random.default_rng(length)
+    seed = "".join(rng.choice(list("ACGT"), size=length))
+    variants = sorted(
+        {mutate(rng, seed, int(rng.integers(1, 4)), "ACGT") for _ in range(3000)} - {seed}
+    )
+    records = [("seed;size=100000", seed)] + [(f"v{k};size=1", v) for k, v in enumerate(variants)]
+    amp = read_amplicons("".join(f">{h}\n{s}\n" for h, s in records).encode())
+    ab = np.ascontiguousarray(amp.abundance, dtype=np.uint64)
+    want = edit_distances([seed], variants).ravel()
+    node_of = {amp.ids[k]: k for k in range(len(amp))}
+    for part_filter in (0, 1):
+        order, found, starts, gen, rad, _ = load_native().swarm_grow_search(
+            amp.batch.codes, amp.batch.offsets, ab, 3, True, False, part_filter
+        )
+        assert len(starts) == 2 and np.all(gen[1:] == 1)
+        got = np.array([rad[node_of[f"v{k}"]] for k in range(len(variants))])
+        np.testing.assert_array_equal(got, want)
+
+
 # --- precomputed edges (bioaccel neighbors, shards) ----------------------------------------
 def _texts(c):
     import io

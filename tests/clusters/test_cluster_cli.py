@@ -98,6 +98,18 @@ BAD = [
     ("ACGT\n", [], "expected a FASTA header"),
     ("", [], "file is empty"),
     (">a;size=2\nAC-GT\n", [], "position 3"),
+    # swarm's default annotation, read only when asked for (a _N suffix may be an id's)
+    (
+        ">a_2\nACGT\n>b_1\nACGA\n",
+        [],
+        "no ';size=N' annotation (2 of 2 records lack one); the header ends in '_N', "
+        "swarm's default annotation: give --abundance-annotation underscore",
+    ),
+    (">a_2\nACGT\n>b\nACGA\n", ["--abundance-annotation", "underscore"], "end in '_N'"),
+    (">a_2\nACGT\n>b_x\nACGA\n", ["--abundance-annotation", "underscore"], "'b_x'"),
+    (">a_0\nACGT\n", ["--abundance-annotation", "underscore"], "abundance 0 is out of range"),
+    (">_3\nACGT\n", ["--abundance-annotation", "underscore"], "holds only an abundance"),
+    (">a_2\nACGT\n>a_1\nACGA\n", ["--abundance-annotation", "underscore"], "share the id 'a'"),
 ]
 
 
@@ -124,6 +136,33 @@ def test_default_abundance_appends_the_annotation(work):
     assert res.exit_code == 0, res.stderr
     assert res.stdout == "b;size=3 a;size=1;\n"
     assert (work / "s.fa").read_text() == ">b;size=4;\nACGA\n"
+
+
+def test_underscore_annotation_as_swarm_writes_it(work):
+    """swarm's default: ``id_N`` in, ids without ``_N`` in the statistics and assignments,
+    seeds ``id_MASS``; the last ``_N`` is the annotation (``x_1_7``: id ``x_1``)."""
+    (work / "u.fa").write_text(">x_1_7\nACGTACGT\n>b_3\nACGTACGA\n>c\nTTTTGGGG\n")
+    res = invoke(
+        "u.fa",
+        "--abundance-annotation",
+        "underscore",
+        "--default-abundance",
+        "2",
+        "-o",
+        "-",
+        "--seeds",
+        "s.fa",
+        "--statistics-file",
+        "s.tsv",
+        "--assignments",
+        "a.tsv",
+        cwd=work,
+    )
+    assert res.exit_code == 0, res.stderr
+    assert res.stdout == "x_1_7 b_3\nc_2\n"
+    assert (work / "s.fa").read_text() == ">x_1_10\nACGTACGT\n>c_2\nTTTTGGGG\n"
+    assert [ln.split("\t")[2] for ln in (work / "s.tsv").read_text().splitlines()] == ["x_1", "c"]
+    assert (work / "a.tsv").read_text() == "id\tcluster\tseed\nx_1\t1\tx_1\nb\t1\tx_1\nc\t2\tc\n"
 
 
 @pytest.mark.parametrize(

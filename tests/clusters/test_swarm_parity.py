@@ -5,12 +5,15 @@ simulated amplicon sets and on the bundled real MiSeq reads."""
 
 from __future__ import annotations
 
+import gzip
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from bioaccel.clusters import cluster, read_amplicons
 from tests.clusters.sim import simulate, write_fasta
+from tests.datasets import unavailable
 
 CASES = [
     (["-d", "1"], dict(max_distance=1)),
@@ -25,9 +28,9 @@ CASES = [
 IDS = [" ".join(a) for a, _ in CASES]
 
 
-def swarm_outputs(swarm_bin, fasta, args, tmp):
+def swarm_outputs(swarm_bin, fasta, args, tmp, usearch_abundance=True):
     paths = {k: tmp / f"swarm.{k}" for k in "owsu"}
-    cmd = [swarm_bin, "-z", "-t", "1", *args]
+    cmd = [swarm_bin, *(["-z"] if usearch_abundance else []), "-t", "1", *args]
     for k in "owsu":
         cmd += [f"-{k}", str(paths[k])]
     subprocess.run([*cmd, str(fasta)], check=True, capture_output=True)
@@ -93,6 +96,36 @@ def test_real_reads_match_swarm(swarm_bin, real_amplicons, tmp_path, args, kw):
         our_outputs(result, tmp_path),
         swarm_outputs(swarm_bin, real_amplicons, args, tmp_path),
         f"dada2 reads, swarm {' '.join(args)}",
+    )
+
+
+#: swarm's own test data as Debian ships it: 8,096 real 16S amplicons of 250-450 nt, with
+#: swarm's default abundance annotation (``>sha1_413``)
+SWARM_TEST_DATA = Path("/usr/share/doc/swarm/test-data/input.fasta.gz")
+
+
+@pytest.mark.parametrize("args,kw", [CASES[0], CASES[3]], ids=[IDS[0], IDS[3]])
+def test_swarms_own_test_data_with_its_default_annotation_matches_swarm(
+    swarm_bin, tmp_path, args, kw
+):
+    """swarm without -z reads abundances as a ``_N`` suffix and writes seeds ``id_MASS``:
+    ``abundance_annotation="underscore"`` gives its four outputs byte for byte."""
+    if not SWARM_TEST_DATA.exists():
+        unavailable(f"{SWARM_TEST_DATA} is missing (apt-get install swarm ships it)")
+    amp = read_amplicons(
+        SWARM_TEST_DATA,
+        differences=kw.get("differences", "edit"),
+        abundance_annotation="underscore",
+    )
+    assert len(amp) == 8096 and amp.ids[0] == "e994d65032c3af1d92772687f8f3742e2da18131"
+    result = cluster(amp, **kw)
+    assert 100 < result.n_clusters < len(amp)
+    plain = tmp_path / "input.fasta"  # Debian's swarm reads no gzip
+    plain.write_bytes(gzip.decompress(SWARM_TEST_DATA.read_bytes()))
+    assert_same(
+        our_outputs(result, tmp_path),
+        swarm_outputs(swarm_bin, plain, args, tmp_path, usearch_abundance=False),
+        f"swarm's test data, swarm {' '.join(args)}",
     )
 
 

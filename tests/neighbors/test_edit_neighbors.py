@@ -79,6 +79,28 @@ def test_segment_counts_and_probing_sides_give_the_same_pairs(mixed_truth, d, se
     }
 
 
+@pytest.mark.parametrize("d", [2, 3, 4])
+@pytest.mark.parametrize("length", [7, 19, 44])
+def test_every_sampled_variant_within_d_of_a_seed_is_paired_with_it(d, length):
+    """Probes skip the shift patterns no canonical mask needs (packed_edit.hpp, Mask: a
+    masked segment past the first unmasked one must hold an edit). 1,200 variants of one
+    seed, each d or fewer random edits (substitutions, insertions, deletions, at the ends
+    and at segment boundaries alike), on lengths of one letter a segment up to uneven
+    layouts: every pair within d, the seed's and the variants' among themselves, equals the
+    brute force."""
+    rng = np.random.default_rng(100 * d + length)
+    seed = "".join(rng.choice(list("ACGT"), length))
+    variants = sorted(
+        {mutate(rng, seed, int(rng.integers(1, d + 1)), "ACGT") for _ in range(1200)} - {seed}
+    )
+    seqs = [seed, *variants]
+    full = edit_distances(seqs)
+    i, j = np.triu_indices(len(seqs), 1)
+    want = {(a, b): v for a, b, v in zip(i.tolist(), j.tolist(), full[i, j].tolist()) if v <= d}
+    assert sum(1 for a, _ in want if a == 0) == len(variants)  # every variant within d
+    assert as_dict(neighbors(seqs, max_distance=d)) == want
+
+
 def test_edlib_agrees_on_every_reported_and_every_missed_pair():
     edlib = require("edlib", "edlib is an independent oracle (pip install edlib)")
     seqs = families(7, 4, 25, 80, 8)

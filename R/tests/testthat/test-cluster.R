@@ -21,6 +21,23 @@ test_that("bioaccel_cluster gives swarm's OTUs from a vector and from a FASTA fi
   f <- bioaccel_cluster(path, fastidious = TRUE, boundary = 4)
   expect_identical(f$cluster, res$cluster)
   expect_identical(f$abundance, ab)
+  # the pairs of `bioaccel neighbors`, in one table or in shards, give the same OTUs
+  pairs <- tempfile(fileext = ".npz")
+  shards <- c(tempfile(fileext = ".npz"), tempfile(fileext = ".npz"))
+  on.exit(unlink(c(pairs, shards)), add = TRUE)
+  bioaccel:::.run(c("neighbors", shQuote(path), "-d", "2", "-o", shQuote(pairs)))
+  for (k in 1:2) {
+    bioaccel:::.run(c("neighbors", shQuote(path), "-d", "2", "--shard", sprintf("%d/2", k),
+                      "-o", shQuote(shards[k])))
+  }
+  for (d in 1:2) {
+    searched <- bioaccel_cluster(path, d = d)
+    expect_identical(bioaccel_cluster(path, d = d, edges = pairs), searched)
+    expect_identical(bioaccel_cluster(path, d = d, edges = shards), searched)
+  }
+  expect_error(bioaccel_cluster(path, d = 3, edges = pairs), "-d 3 or more")
+  expect_error(bioaccel_cluster(path, edges = shards[1]), "shard")
+  expect_error(bioaccel_cluster(seqs, abundance = ab, edges = pairs), "give that file")
   g <- bioaccel_cluster(seqs, abundance = ab, method = "greedy", identity = 0.9)
   expect_identical(g$seed[1:2], c("a", "a"))
 })

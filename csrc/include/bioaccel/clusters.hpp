@@ -122,9 +122,11 @@ struct ParsedAmplicons {
 // gzip stream), so the whole text is never held: headers are kept, the letters 4 bits each
 // in input order until finish() puts them in swarm's order a byte each.
 // default_abundance 0: a record without annotation is an error (swarm without -a).
+// underscore: the abundance is a header's `_N` suffix (swarm's default annotation), not its
+// `;size=N` (swarm -z, vsearch).
 class AmpliconReader {
 public:
-    AmpliconReader(const std::uint8_t* table, std::uint64_t default_abundance);
+    AmpliconReader(const std::uint8_t* table, std::uint64_t default_abundance, bool underscore = false);
     void feed(const char* data, std::int64_t size);
     ParsedAmplicons finish();  // once
 
@@ -132,6 +134,7 @@ private:
     void line(const char* s, std::int64_t len);  // one line without its '\n'
     std::uint8_t table_[256];
     std::uint64_t default_abundance_;
+    bool underscore_;
     ParsedAmplicons out_;
     std::string carry_;                  // a line cut by the end of a piece
     std::vector<std::uint8_t> nibbles_;  // letter codes, two a byte (15: refused)

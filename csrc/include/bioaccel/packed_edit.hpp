@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
 #include <vector>
 
 #include "bioaccel/align.hpp"  // SeqView
@@ -36,7 +37,9 @@ inline u64 mix(u64 x) {  // splitmix64's finaliser
 // the end so that a read of two words never leaves the buffer.
 class Packed {
 public:
-    Packed(const SeqView& v, int bits, int threads) : bits_(bits), per_(64 / bits) {
+    Packed(const SeqView& v, int bits, int threads)
+        : bits_(bits), shift_(bits == 8 ? 3 : 1), per_(64 / bits) {
+        if (bits != 2 && bits != 8) throw std::invalid_argument("Packed: bits must be 2 or 8");
         const i64 n = v.count;
         woff_.resize(static_cast<std::size_t>(n) + 1);
         len_.resize(static_cast<std::size_t>(n));
@@ -91,14 +94,16 @@ public:
         i64 k = 0;
         while (k < lim) {
             const u64 x = chunk(a, pa + k) ^ chunk(b, pb + k);
-            if (x) return std::min(lim, k + static_cast<i64>(__builtin_ctzll(x)) / bits_);
+            // letters from the lowest differing bit: a shift, not a division (an integer
+            // division here was the costliest instruction of the d = 3 growth)
+            if (x) return std::min(lim, k + static_cast<i64>(__builtin_ctzll(x) >> shift_));
             k += per_;
         }
         return lim;
     }
 
 private:
-    int bits_, per_;
+    int bits_, shift_, per_;  // shift_: log2(bits_)
     std::vector<i64> woff_, len_;
     std::vector<u64> w_;
 };
@@ -172,11 +177,27 @@ struct Hasher {
 
 // One choice of masked segments: the unmasked runs [a, b) and whether a masked group
 // precedes each run and trails the last.
+//
+// A probe need not try every shift pattern of every mask (Pass-Join's multi-match-aware
+// selection, for masks): a pair within d is found under one mask, M = the segments its
+// alignment edits, topped up with the lowest-numbered unedited ones. Under M every masked
+// segment past the first unmasked one holds an edit, so the group before run t costs at
+// least max(late_before[t], |its net length change|) of the d edits, and the trailing
+// group max(late_trailing, |its change|): shift patterns over budget are not probed. The
+// index is unchanged (every mask of every sequence).
 struct Mask {
     std::vector<int> a, b;
     std::vector<char> group_before;
     bool trailing = false;
+    std::vector<int> late_before;  // masked segments before run t and after run 0
+    int late_trailing = 0;         // segments of the trailing group (all after run 0)
 };
+
+// The least of the d edits the masked group of net length change eta with `late` segments
+// that must hold an edit costs (see Mask).
+inline i64 group_cost(i64 late, i64 eta) {
+    return std::max<i64>(late, eta < 0 ? -eta : eta);
+}
 
 inline std::vector<Mask> masks_of(int q, int d) {
     std::vector<Mask> out;
@@ -193,11 +214,13 @@ inline std::vector<Mask> masks_of(int q, int d) {
             }
             const int a = u;
             while (u < q && !masked[u]) ++u;
+            m.late_before.push_back(m.b.empty() ? 0 : a - m.b.back());
             m.a.push_back(a);
             m.b.push_back(u);
             m.group_before.push_back(a > 0 ? 1 : 0);
         }
         m.trailing = masked[q - 1] != 0;
+        m.late_trailing = m.trailing ? q - m.b.back() : 0;
         out.push_back(m);
         int t = d - 1;
         while (t >= 0 && pick[t] == q - d + t) --t;
