@@ -28,6 +28,10 @@
     (e), one thread, interleaved family by family, scored by the shared msa_score.py against
     the seed (SP/TC/Q/TC_Q over core columns, Q_all over every residue); per family and means,
     wall and CPU seconds, accurate / peer time; the goal against MUSCLE 5 and ProbCons.
+(h) --auto-limits: the fast and the accurate mode on simulated families near `auto`'s limits
+    (--auto-sizes, default 100x300,150x400,200x150,250x120,300x200; depth 1.5, indel rate
+    0.02: divergent, as RV11), one thread, in this process (CPU seconds of each call), SP/TC
+    against the truth, and the mode `auto` chooses with its reason: what the limits are set by.
 (f) --accurate-memory: bioaccel's accurate mode alone on simulated families of 200 x 500 and
     500 x 300 residues (1 thread, a fresh process each): time, peak RSS, SP/TC against the truth.
 (d) --dna: four simulated DNA families (200-1,000 sequences, 0.3-1.5 substitutions per site),
@@ -695,6 +699,44 @@ def accurate_memory(args, workdir: Path, sizes=((200, 500), (500, 300))):
     return rows
 
 
+def auto_limits(sizes: str, workdir: Path):  # noqa: ARG001 (the sections' signature)
+    """(h): per N x L family (simulated, seed 1, depth 1.5, indel rate 0.02), the fast and the
+    accurate mode on one thread in this process: CPU seconds of the call, SP/TC against the
+    truth; and what ``auto`` chooses and why."""
+    import numpy as np
+
+    import bioaccel
+
+    rows = []
+    print(
+        f"  {'family':>9s} {'pair cells':>10s} {'fast SP/TC':>12s} {'fast s':>7s} "
+        f"{'accurate SP/TC':>15s} {'accurate s':>10s}  auto"
+    )
+    for size in sizes.split(","):
+        n, length = (int(x) for x in size.lower().split("x"))
+        fam = simulate_family(n, length, "protein", 1, depth=1.5, indel_rate=0.02)
+        lens = np.array([len(x) for x in fam.sequences], dtype=np.float64)
+        cells = float((lens.sum() ** 2 - (lens**2).sum()) / 2)
+        row = {"n": n, "length": length, "pair_cells": cells}
+        for mode in ("fast", "accurate"):
+            t0 = time.process_time()
+            aln = bioaccel.msa(list(zip(fam.ids, fam.sequences)), mode=mode, threads=1)
+            row[f"{mode}_cpu_s"] = time.process_time() - t0
+            sc = sp_tc_family(dict(zip(aln.ids, aln.sequences)), fam)
+            row[f"{mode}_sp"], row[f"{mode}_tc"] = sc["sp"], sc["tc"]
+        from bioaccel.msa_engine import resolve_mode  # the rule auto applies
+
+        row["auto"] = resolve_mode("auto", lens)
+        rows.append(row)
+        print(
+            f"  {size:>9s} {cells:10.2e} {row['fast_sp']:6.3f}/{row['fast_tc']:5.2f} "
+            f"{row['fast_cpu_s']:7.1f} {row['accurate_sp']:8.3f}/{row['accurate_tc']:5.2f} "
+            f"{row['accurate_cpu_s']:10.1f}  {row['auto'][0]}: {row['auto'][1]}",
+            flush=True,
+        )
+    return rows
+
+
 # ------------------------------------------------------------------ (b, c) simulated families
 
 
@@ -1065,6 +1107,12 @@ def main(argv=None) -> None:
         "--seed-only", default=None, help="(g): only families whose names hold one of these (a,b)"
     )
     ap.add_argument(
+        "--auto-limits",
+        action="store_true",
+        help="(h): fast and accurate near auto's limits (time, SP/TC, auto's choice)",
+    )
+    ap.add_argument("--auto-sizes", default="100x300,150x400,200x150,250x120,300x200")
+    ap.add_argument(
         "--accurate-memory",
         action="store_true",
         help="(f): accurate mode time and peak RSS, 200 x 500 and 500 x 300 families",
@@ -1214,6 +1262,10 @@ def main(argv=None) -> None:
         t0 = time.perf_counter()
         report["seed_families"] = seed_families(args, ok, work)
         print(f"  (g) took {time.perf_counter() - t0:.0f} s")
+
+    if args.auto_limits:
+        print("\n(h) fast and accurate near auto's limits, 1 thread, CPU s")
+        report["auto_limits"] = auto_limits(args.auto_sizes, work)
 
     if args.accurate_memory:
         print("\n(f) accurate mode on simulated families, 1 thread: time and peak RSS")

@@ -3,8 +3,16 @@
 # The abundance annotation of FASTA headers as swarm and vsearch write it: the first
 # `size=N` at the start or after `;`, followed by `;` or the end. Returns the ids (the
 # header without the annotation, as bioaccel's assignments table names them) and sizes
-# (NA where there is none).
-.split_size <- function(headers) {
+# (NA where there is none). underscore: swarm's default annotation instead, a `_N` suffix.
+.split_size <- function(headers, underscore = FALSE) {
+  if (underscore) {
+    hit <- grepl("_[0-9]+$", headers, perl = TRUE)
+    size <- rep(NA_real_, length(headers))
+    size[hit] <- as.numeric(sub("^.*_([0-9]+)$", "\\1", headers[hit], perl = TRUE))
+    ids <- headers
+    ids[hit] <- sub("_[0-9]+$", "", headers[hit], perl = TRUE)
+    return(list(ids = ids, size = size))
+  }
   m <- regexpr("(^|;)size=[0-9]+(;|$)", headers, perl = TRUE)
   size <- rep(NA_real_, length(headers))
   ids <- headers
@@ -42,6 +50,9 @@
 #' @param differences `edit` (Levenshtein) or `swarm` (the differences of swarm's optimal
 #'   alignment, for parity with swarm at `d >= 2`).
 #' @param identity the greedy method's threshold (default 0.97).
+#' @param abundance_annotation how the headers (or names) carry abundances: `"size"`
+#'   (`id;size=N`, as vsearch and `swarm -z` write them) or `"underscore"` (`id_N`, swarm's
+#'   default).
 #' @param edges the neighbour table of `bioaccel neighbors` on the same FASTA file (an `.npz`
 #'   written with `-d D`, `D >= d`), or all its `--shard k/N` files: swarm and linkage then
 #'   grow on those pairs instead of searching for them (the same OTUs). Only with a FASTA
@@ -59,9 +70,11 @@
 bioaccel_cluster <- function(amplicons, abundance = NULL, method = c("swarm", "linkage", "greedy"),
                              d = NULL, fastidious = FALSE, boundary = NULL,
                              differences = c("edit", "swarm"), identity = NULL, edges = NULL,
-                             ...) {
+                             abundance_annotation = c("size", "underscore"), ...) {
   method <- match.arg(method)
   differences <- match.arg(differences)
+  abundance_annotation <- match.arg(abundance_annotation)
+  underscore <- abundance_annotation == "underscore"
   if (!is.null(edges) && (!is.character(edges) || !length(edges) || anyNA(edges))) {
     stop("edges: expected the paths of .npz neighbour tables (bioaccel neighbors -o pairs.npz)",
          call. = FALSE)
@@ -81,7 +94,7 @@ bioaccel_cluster <- function(amplicons, abundance = NULL, method = c("swarm", "l
     lines <- readLines(con, warn = FALSE)
     close(con)
     headers <- sub("^>([^ \t\r]*).*$", "\\1", lines[startsWith(lines, ">")])
-    split <- .split_size(headers)
+    split <- .split_size(headers, underscore)
     sizes <- setNames(split$size, split$ids)
   } else {
     if (!is.character(amplicons)) {
@@ -92,10 +105,11 @@ bioaccel_cluster <- function(amplicons, abundance = NULL, method = c("swarm", "l
       stop("amplicons: every sequence needs a name (its id)", call. = FALSE)
     }
     if (is.null(abundance)) {
-      split <- .split_size(names0)
+      split <- .split_size(names0, underscore)
       if (anyNA(split$size)) {
-        stop(sprintf(paste("amplicons: '%s' has no ;size=N annotation; give abundance = c(...)",
-                           "or name the sequences id;size=N"), names0[which(is.na(split$size))[1]]),
+        stop(sprintf(paste("amplicons: '%s' has no %s annotation; give abundance = c(...)",
+                           "or name the sequences %s"), names0[which(is.na(split$size))[1]],
+                     if (underscore) "_N" else ";size=N", if (underscore) "id_N" else "id;size=N"),
              call. = FALSE)
       }
       ids <- split$ids
@@ -125,6 +139,8 @@ bioaccel_cluster <- function(amplicons, abundance = NULL, method = c("swarm", "l
   opts <- list(method = method, differences = differences, identity = identity)
   if (method != "greedy") opts$max_distance <- if (is.null(d)) 1 else d
   if (isTRUE(fastidious)) opts$fastidious <- TRUE
+  # sequences passed from R are written with ;size=N whatever their names held
+  if (underscore && is.null(input$ids)) opts$abundance_annotation <- "underscore"
   opts$boundary <- boundary
   args <- c("cluster", shQuote(input$path), .cli_args(c(opts, list(...))),
             if (!is.null(edges)) as.vector(rbind("--edges", shQuote(path.expand(edges)))),

@@ -24,7 +24,7 @@ Stages, each in its own module (the C++ core is csrc/msa/):
 
 from .._core import lazy_getattr
 from .alignment import MultipleAlignment, side_output_format
-from .engine import msa, run_msa
+from .engine import msa, resolve_mode, run_msa
 from .options import MsaOptions, MsaScoring
 from .read import SequenceText, read_alignment
 
@@ -41,6 +41,7 @@ __all__ = [
     "pair_hmm",
     "posterior_set",
     "read_alignment",
+    "resolve_mode",
     "run_msa",
     "side_output_format",
 ]

@@ -38,6 +38,15 @@ test_that("bioaccel_cluster gives swarm's OTUs from a vector and from a FASTA fi
   expect_error(bioaccel_cluster(path, d = 3, edges = pairs), "-d 3 or more")
   expect_error(bioaccel_cluster(path, edges = shards[1]), "shard")
   expect_error(bioaccel_cluster(seqs, abundance = ab, edges = pairs), "give that file")
+  # swarm's default annotation, id_N: in a file and in the names
+  under <- tempfile(fileext = ".fa")
+  on.exit(unlink(under), add = TRUE)
+  writeLines(paste0(">", names(seqs), "_", ab, "\n", seqs), under)
+  u <- bioaccel_cluster(under, abundance_annotation = "underscore")
+  expect_identical(u, res)
+  expect_identical(bioaccel_cluster(setNames(seqs, paste0(names(seqs), "_", ab)),
+                                    abundance_annotation = "underscore"), res)
+  expect_error(bioaccel_cluster(under), "give --abundance-annotation underscore")
   g <- bioaccel_cluster(seqs, abundance = ab, method = "greedy", identity = 0.9)
   expect_identical(g$seed[1:2], c("a", "a"))
 })
