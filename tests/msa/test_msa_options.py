@@ -36,9 +36,10 @@ GLOBINS = [
 ]
 
 
-def _cli(*args, cwd):
+def _cli(*args, cwd, stdin=None):
     return subprocess.run(
         [*COMMAND, *map(str, args)],
+        input=stdin,
         capture_output=True,
         text=True,
         env=child_env(),
@@ -229,15 +230,7 @@ def test_whole_fasta_headers_are_kept_from_stdin(tmp_path):
     ('>Candida albicans 1' came out as '>Candida') and two headers sharing their first word
     were refused as duplicates. stdin is now read as a file is."""
     text = "".join(f">{i}\n{s}\n" for i, s in GLOBINS)
-    r = subprocess.run(
-        [*COMMAND, "msa", "-", "-o", "-"],
-        input=text,
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        cwd=tmp_path,
-        check=False,
-    )
+    r = _cli("msa", "-", "-o", "-", cwd=tmp_path, stdin=text)
     assert r.returncode == 0, r.stderr
     assert [ln[1:] for ln in r.stdout.splitlines() if ln.startswith(">")] == [i for i, _ in GLOBINS]
     # the same bytes as from the file
@@ -246,28 +239,16 @@ def test_whole_fasta_headers_are_kept_from_stdin(tmp_path):
     assert r.stdout == (tmp_path / "f.fa").read_text()
     # --add - keeps the added rows' headers, and --input-format applies to them
     (tmp_path / "to.fa").write_text(r.stdout)
-    added = subprocess.run(
-        [*COMMAND, "msa", "--add", "-", "--to", "to.fa", "-o", "a.fa", "--input-format", "fasta"],
-        input=">Pan troglodytes x\n" + GLOBINS[3][1] + "\n",
-        capture_output=True,
-        text=True,
-        env=child_env(),
+    added = _cli(
+        *("msa", "--add", "-", "--to", "to.fa", "-o", "a.fa", "--input-format", "fasta"),
         cwd=tmp_path,
-        check=False,
+        stdin=">Pan troglodytes x\n" + GLOBINS[3][1] + "\n",
     )
     assert added.returncode == 0, added.stderr
     headers = [ln[1:] for ln in (tmp_path / "a.fa").read_text().splitlines() if ln[:1] == ">"]
     assert headers == [i for i, _ in GLOBINS] + ["Pan troglodytes x"]
     # an empty stdin is refused naming it
-    empty = subprocess.run(
-        [*COMMAND, "msa", "-", "-o", "e.fa"],
-        input="",
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        cwd=tmp_path,
-        check=False,
-    )
+    empty = _cli("msa", "-", "-o", "e.fa", cwd=tmp_path, stdin="")
     assert empty.returncode == 2 and "<stdin>: file is empty" in empty.stderr
     assert not (tmp_path / "e.fa").exists()
 
