@@ -43,6 +43,6 @@ python3 -m mypy
 git ls-files -z 'csrc/*.cpp' 'csrc/*.hpp' 'csrc/*.inc' 'bioaccel/kernels/*.cu' 'tests/cuda_host/*.cu' 'tests/cuda_host/*.hpp' \
   | xargs -0 clang-format --dry-run --Werror
 # two workers (CI has 2 cores; much of the suite waits on Snakemake, Slurm and R), each taking
-# a whole test file at a time so that a file's session fixtures run once;
+# a whole test file at a time (a file's fixtures run once; a session fixture once per worker);
 # BIOACCEL_TEST_WORKERS=0 runs it in one process
 python3 -m pytest -q -n "${BIOACCEL_TEST_WORKERS:-2}" --dist loadfile "$@"
