@@ -4,6 +4,9 @@ the seeded inputs that every level must give identical results on."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 
 from bioaccel import _native
@@ -49,3 +52,32 @@ def inputs(seed=7):
     root = "".join(rng.choice(NT, 700))
     dna = [mutate(rng, root, 0.05, NT) for _ in range(45)] + ["".join(rng.choice(NT, 301)), "A"]
     return protein, dna
+
+
+def outputs_per_level(code: str, levels=tuple(LEVELS)) -> dict[str, str]:
+    """Run ``code`` in a child process once per level of ``levels`` this CPU runs, that
+    level forced through the environment; the child prints the ISA it uses
+    (``_native.cpu_features()["isa"]``) on its first line. Returns {isa: the rest of its
+    output}, after checking that each child ran the level it was forced to. A CPU that runs
+    fewer than two of ``levels`` has nothing to compare: the test does not apply."""
+    from tests.datasets import child_env, not_applicable
+
+    here = [level for level in levels if runnable(level)]
+    if len(here) < 2:
+        not_applicable(f"this CPU runs only {here} of the kernel levels {list(levels)}")
+    base = {
+        k: v for k, v in child_env().items() if k not in ("BIOACCEL_NO_AVX2", "BIOACCEL_NO_AVX512")
+    }
+    outs = {}
+    for level in here:
+        res = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env={**base, **LEVELS[level]},
+            check=True,
+        )
+        isa, rest = res.stdout.split("\n", 1)
+        assert isa == level, f"forced {level}, the child ran {isa}"
+        outs[isa] = rest
+    return outs

@@ -23,6 +23,7 @@ from bioaccel.errors import (
 )
 from bioaccel.msa_engine.scoring import msa_scoring
 from tests.cli_runner import run_process
+from tests.cpu_levels import outputs_per_level
 from tests.datasets import child_env, unavailable
 from tests.msa.msa_helpers import AA, BALIBASE, SHARED, lcs_dp, random_family  # noqa: F401
 
@@ -353,23 +354,7 @@ def test_every_cpu_level_gives_the_same_alignment():
         "print(d.tobytes().hex())\n"
         "print('\\n'.join(aln.sequences))\n"
     )
-    outs = {}
-    for forced in ({}, {"BIOACCEL_NO_AVX512": "1"}, {"BIOACCEL_NO_AVX2": "1"}):
-        base = {
-            k: v
-            for k, v in child_env().items()
-            if k not in ("BIOACCEL_NO_AVX2", "BIOACCEL_NO_AVX512")
-        }
-        res = subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            env={**base, **forced},
-            check=True,
-        )
-        isa, rows = res.stdout.split("\n", 1)
-        outs[isa] = rows
-    assert len(outs) >= 2, f"the forced runs did not change the level: {list(outs)}"
+    outs = outputs_per_level(code)
     assert len(set(outs.values())) == 1
 
 

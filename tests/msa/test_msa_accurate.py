@@ -324,9 +324,7 @@ def test_consistency_with_an_infinite_entry_keeps_the_sparse_sums():
 def test_consistency_same_bits_without_avx2():
     """The sums' kernel is built for AVX2 and for the baseline (BIOACCEL_NO_AVX2=1, read once
     per process): the same bits."""
-    import sys
-
-    from tests.datasets import child_env
+    from tests.cpu_levels import outputs_per_level
 
     code = (
         "import hashlib, numpy as np, bioaccel\n"
@@ -344,20 +342,10 @@ def test_consistency_same_bits_without_avx2():
         "    for y in range(x + 1, len(b)):\n"
         "        for a in ps.pair(x, y)[:3]:\n"
         "            h.update(a.tobytes())\n"
-        "print(_native.cpu_features()['isa'], h.hexdigest())\n"
+        "print(_native.cpu_features()['isa'])\n"
+        "print(h.hexdigest())\n"
     )
-    outs = {}
-    for forced in ({}, {"BIOACCEL_NO_AVX2": "1"}):
-        env = {k: v for k, v in child_env().items() if k != "BIOACCEL_NO_AVX2"}
-        res = subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            env={**env, **forced},
-            check=True,
-        )
-        isa, digest = res.stdout.split()
-        outs[isa] = digest
+    outs = outputs_per_level(code, ("avx2", "sse2"))
     assert len(set(outs.values())) == 1, outs
 
 

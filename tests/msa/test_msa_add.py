@@ -7,7 +7,6 @@ the scores written out from the matrices."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from functools import partial
 from pathlib import Path
@@ -22,7 +21,8 @@ from bioaccel.msa_engine import read_alignment
 from bioaccel.msa_engine.add import BAND_RADIUS
 from bioaccel.msa_engine.scoring import AMINO_ACIDS, NUCLEOTIDE_AMBIGUITY, _load_matrix, msa_scoring
 from tests.cli_runner import run_process
-from tests.datasets import bundled, child_env
+from tests.cpu_levels import outputs_per_level
+from tests.datasets import bundled
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = bundled()
@@ -616,21 +616,5 @@ for alpha, seed in (("dna", 1), ("dna", 2), ("protein", 3)):
     out.append("|".join(aln.sequences))
 print("\\n".join(out))
 """.replace("ROOT", repr(str(ROOT)))
-    outs = {}
-    for forced in ({}, {"BIOACCEL_NO_AVX2": "1"}):
-        env = {
-            k: v
-            for k, v in child_env().items()
-            if k not in ("BIOACCEL_NO_AVX2", "BIOACCEL_NO_AVX512")
-        }
-        res = subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            env={**env, **forced},
-            check=True,
-        )
-        isa, rest = res.stdout.split("\n", 1)
-        outs[isa] = rest
-    assert len(outs) == 2, f"the forced run did not change the level: {list(outs)}"
+    outs = outputs_per_level(code, ("avx2", "sse2"))
     assert len(set(outs.values())) == 1
