@@ -542,7 +542,7 @@ def cluster(
     backend: str = "auto",
     default_abundance: int | None = None,
     edges=None,
-    abundance_annotation: str = "size",
+    abundance_annotation: str | None = None,
 ) -> Clustering:
     """Cluster dereplicated amplicons (swarm, single linkage or greedy centroids).
 
@@ -563,17 +563,18 @@ def cluster(
         A GPU backend or ``reference``: the pair list comes from :func:`bioaccel.neighbors`
         with that backend and ``threads`` (and the alignments).
     default_abundance : int, optional
-        The abundance of records without annotation (swarm's ``-a``); by default they are refused.
+        The abundance of records without annotation (swarm's ``-a``); by default they are
+        refused. Refused with :class:`Amplicons` (``read_amplicons`` applies it).
     edges : :class:`~bioaccel.neighbors.Neighbors`, ``.npz`` path or paths, optional
         The pairs within d, already computed (``bioaccel neighbors seqs -d D -o pairs.npz``,
         D >= ``max_distance``, on the same file; the ``.npz`` files of all its shards, as
         ``--shard k/N`` writes them, are merged): the growth runs on them instead of
         searching (swarm and linkage; the same OTUs). ``--fastidious`` still searches the
         light amplicons among the heavy ones itself.
-    abundance_annotation : {"size", "underscore"}
-        How headers carry abundances: ``;size=N`` (vsearch, ``swarm -z``), or a ``_N``
-        suffix (swarm's default; seeds are then written ``id_MASS``). Ignored when ``seqs``
-        are :class:`Amplicons` already read.
+    abundance_annotation : {"size", "underscore"}, optional
+        How headers carry abundances: ``;size=N`` (vsearch, ``swarm -z``; the default), or
+        a ``_N`` suffix (swarm's default; seeds are then written ``id_MASS``). With
+        :class:`Amplicons` already read, only the annotation they were read with.
 
     Returns
     -------
@@ -628,20 +629,31 @@ def cluster(
                 raise ValueError(f"fastidious needs max_distance=1 (as swarm's -f), got {d}")
             boundary = _check_int("boundary", boundary, 1, 2**63 - 1)
     if isinstance(seqs, Amplicons):
+        # how the records were read is settled: a reading option that differs is refused
+        if default_abundance is not None:
+            raise ValueError(
+                "default_abundance applies when reading: give it to read_amplicons(), not "
+                "with Amplicons already read"
+            )
+        if abundance_annotation not in (None, seqs.annotation):
+            raise ValueError(
+                f"abundance_annotation={abundance_annotation!r}: these Amplicons were read "
+                f"with {seqs.annotation!r}; give it to read_amplicons()"
+            )
         amp = seqs
     elif isinstance(seqs, (list, tuple, dict)):
         amp = amplicons_from_records(
             seqs,
             default_abundance=default_abundance,
             differences=differences,
-            abundance_annotation=abundance_annotation,
+            abundance_annotation=abundance_annotation or "size",
         )
     else:
         amp = read_amplicons(
             seqs,
             default_abundance=default_abundance,
             differences=differences,
-            abundance_annotation=abundance_annotation,
+            abundance_annotation=abundance_annotation or "size",
         )
     if differences == "swarm" and amp.batch.codes.size and int(amp.batch.codes.max()) > 3:
         raise ValueError(

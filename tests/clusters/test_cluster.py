@@ -246,6 +246,18 @@ def test_bad_arguments(kw, match):
         cluster([("a;size=1", "ACGT"), ("b;size=1", "ACGA")], **kw)
 
 
+def test_reading_options_with_amplicons_already_read_are_refused_not_ignored():
+    """default_abundance and abundance_annotation apply when reading: given with Amplicons
+    already read they are refused (before: silently ignored); the annotation they were
+    read with is accepted."""
+    amp = read_amplicons(b">a_3\nACGT\n>b_1\nACGA\n", abundance_annotation="underscore")
+    assert cluster(amp, abundance_annotation="underscore").seed_ids == ["a"]
+    with pytest.raises(ValueError, match="read with 'underscore'"):
+        cluster(amp, abundance_annotation="size")
+    with pytest.raises(ValueError, match="default_abundance applies when reading"):
+        cluster(amp, default_abundance=1)
+
+
 # --- the growth that searches as it grows against the growth on all pairs ----------------
 GROWTHS = [
     dict(max_distance=1),
