@@ -9,9 +9,11 @@ The rule (:data:`APPLIES`):
   pair-HMM posteriors) and are refused naming the mode; with ``mode="auto"`` giving one of
   them chooses the ``fast`` mode, which uses it (``auto`` says so).
 - ``add`` (``add=`` and ``to=``) and ``profile`` (``profile=``): the scoring options and
-  ``threads`` (``add`` also ``keep_length`` and ``fragments``); the new rows are aligned to
-  fixed profiles by the fast mode's scoring, so ``mode="accurate"``, a ``guide_tree``,
-  ``refine``, a GPU ``backend`` and ``devices`` are refused naming the operation.
+  ``threads`` (``add`` also ``keep_length``, ``fragments`` and ``format``, that of the
+  sequences added); the new rows are aligned to fixed profiles by the fast mode's scoring,
+  so ``mode="accurate"``, a ``guide_tree``, ``refine``, a GPU ``backend`` and ``devices``
+  are refused naming the operation, and ``profile`` refuses ``format`` (each alignment is
+  read in the format its file holds).
 """
 
 from __future__ import annotations
@@ -36,18 +38,20 @@ DEFAULTS = {
     "keep_length": False,
     "fragments": False,
     "mode": "auto",
+    "format": None,
 }
 #: (operation, mode) -> the options of DEFAULTS that apply there (mode None: any mode)
 APPLIES = {
-    ("align", "fast"): {*SCORING, "guide_tree", "refine", "backend", "devices", "mode"},
-    ("align", "accurate"): {"guide_tree", "refine", "backend", "devices", "mode"},
-    ("add", None): {*SCORING, "keep_length", "fragments"},
+    ("align", "fast"): {*SCORING, "guide_tree", "refine", "backend", "devices", "mode", "format"},
+    ("align", "accurate"): {"guide_tree", "refine", "backend", "devices", "mode", "format"},
+    ("add", None): {*SCORING, "keep_length", "fragments", "format"},
     ("profile", None): {*SCORING},
 }
 #: the command line's spelling of each option, for messages
 CLI_NAMES = {k: "--" + k.replace("_", "-") for k in DEFAULTS}
 CLI_NAMES["refine"] = "--refine/--refine-iterations"
 CLI_NAMES["guide_tree"] = "--guide-tree"
+CLI_NAMES["format"] = "--input-format"
 
 
 @dataclass(frozen=True)
@@ -120,6 +124,11 @@ class MsaOptions:
                     f"{self.name(option)} does not apply to the accurate mode (it scores with "
                     f"pair-HMM posteriors, not a substitution matrix or gap penalties); use "
                     f"{fast} to align with it"
+                )
+            if option == "format":  # profile: two alignments, each read as its file says
+                raise ValueError(
+                    f"{self.name(option)} applies to the sequences to align or add; the two "
+                    "alignments of a profile alignment are read in the format each file holds"
                 )
             if self.operation == "align":  # keep_length, fragments
                 adding = "--add and --to" if self.spelling == "cli" else "add= and to="

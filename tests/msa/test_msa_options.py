@@ -88,6 +88,10 @@ def test_add_and_profile_refuse_what_they_do_not_use():
         with pytest.raises(ValueError, match=f"{name}.* does not apply to aligning two alignments"):
             bioaccel.msa(profile=(ref, MultipleAlignment(["x"], ["MVLSPADK"])), **kw)
     assert len(bioaccel.msa(add=new, to=ref, mode="fast")) == 4  # add scores as fast does
+    # format= reads the sequences of align and add; a profile's alignments are read as
+    # their files say (before: format= was taken and ignored there)
+    with pytest.raises(ValueError, match="format= applies to the sequences to align or add"):
+        bioaccel.msa(profile=(ref, MultipleAlignment(["x"], ["MVLSPADK"])), format="fasta")
     with pytest.raises(ValueError, match="keep_length= applies to adding sequences"):
         bioaccel.msa(GLOBINS, keep_length=True)
 
@@ -130,6 +134,9 @@ def test_cli_refuses_options_naming_the_mode_and_logs_the_reason(tmp_path):
         assert r.returncode == 2 and says in r.stderr, r.stderr
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert not (tmp_path / "o2.fa").exists() and not (tmp_path / "t.nwk").exists()
+    r = _cli("msa", "--profile", ref, ref, "-o", "o3.fa", "--input-format", "fasta", cwd=tmp_path)
+    assert r.returncode == 2 and "--input-format applies to the sequences" in r.stderr, r.stderr
+    assert not (tmp_path / "o3.fa").exists()
 
 
 # -- the alphabet of --add / --to / --profile ------------------------------------------------
