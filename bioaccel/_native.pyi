@@ -429,6 +429,13 @@ def greedy_centroids(
     num: int,
     den: int,
 ) -> npt.NDArray[np.int64]: ...
+def greedy_search(
+    codes: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    num: int,
+    den: int,
+    threads: int,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 def swarm_align(
     codes: npt.NDArray[np.uint8],
     offsets: npt.NDArray[np.int64],

@@ -430,6 +430,37 @@ def _grow(amp, indptr, nbr, dist, breaking):
     return order, found, starts, gen.astype(np.int64), rad
 
 
+def _greedy(amp: Amplicons, ident: Fraction, threads: int, backend: str):
+    """Each node's centroid and its distance to it. ``auto``/``cpu``: searched as it goes
+    (csrc/clusters/growth.cpp ``greedy_search``: the centroids within 2 edits from an index,
+    the others tried only where one of them could still win; no pair list); a GPU backend or
+    ``reference``: every pair within the threshold's distance listed through
+    :func:`bioaccel.neighbors` with that backend, then the same rule on their graph."""
+    native = load_native()
+    if _searches_as_it_grows(backend):
+        return native.greedy_search(
+            amp.batch.codes, amp.batch.offsets, ident.numerator, ident.denominator, threads
+        )
+    n = len(amp)
+    lmax = int(amp.lengths.max())
+    dmax = (lmax * (ident.denominator - ident.numerator)) // ident.denominator
+    i, j, dist = _neighbour_pairs(amp, dmax, threads, backend)
+    indptr, nbr, dd = _csr(n, i, j, dist)
+    cent = native.greedy_centroids(
+        indptr,
+        nbr,
+        dd,
+        np.ascontiguousarray(amp.lengths, dtype=np.int64),
+        ident.numerator,
+        ident.denominator,
+    )
+    rad = np.zeros(n, dtype=np.int64)
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    hit = nbr == cent[rows]
+    rad[rows[hit]] = dd[hit]
+    return cent, rad
+
+
 def _searches_as_it_grows(backend: str) -> bool:
     """``auto`` and ``cpu`` grow with the C++ search (no pair list); a GPU backend or
     ``reference`` lists the pairs through :func:`bioaccel.neighbors` with that backend, then
@@ -661,19 +692,7 @@ def cluster(
         )
     n = len(amp)
     if method == "greedy":
-        lmax = int(amp.lengths.max())
-        dmax = (lmax * (ident.denominator - ident.numerator)) // ident.denominator
-        i, j, dist = _neighbour_pairs(amp, dmax, threads, backend)
-        indptr, nbr, dd = _csr(n, i, j, dist)
-        native = load_native()
-        cent = native.greedy_centroids(
-            indptr,
-            nbr,
-            dd,
-            np.ascontiguousarray(amp.lengths, dtype=np.int64),
-            ident.numerator,
-            ident.denominator,
-        )
+        cent, rad = _greedy(amp, ident, threads, backend)
         # OTUs in order of their centroids; members: the centroid, then the others in order
         is_c = cent == np.arange(n)
         key = np.where(is_c, -1, np.arange(n))
@@ -681,10 +700,6 @@ def cluster(
         cents = cent[members]
         starts = np.r_[np.flatnonzero(np.r_[True, cents[1:] != cents[:-1]]), n].astype(np.int64)
         gen = (~is_c).astype(np.int64)
-        rad = np.zeros(n, dtype=np.int64)
-        rows = np.repeat(np.arange(n), np.diff(indptr))
-        hit = nbr == cent[rows]
-        rad[rows[hit]] = dd[hit]
         return Clustering(
             amp,
             method,

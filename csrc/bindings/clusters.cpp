@@ -113,6 +113,16 @@ py::array_t<std::int64_t> greedy_centroids_py(I64Array indptr, I64Array nbr, I32
     return to_array(out);
 }
 
+py::tuple greedy_search_py(U8Array codes, I64Array offsets, std::int64_t num, std::int64_t den, int threads) {
+    const SeqView v = seq_view(codes, offsets, "amplicons");
+    clusters::GreedyCentroids out;
+    {
+        py::gil_scoped_release release;
+        out = clusters::greedy_search(v, num, den, threads);
+    }
+    return py::make_tuple(to_array(out.centroid), to_array(out.distance));
+}
+
 // Swarm's alignment of the pairs (queries[k], targets[k]) of one code buffer.
 py::tuple swarm_align_py(U8Array codes, I64Array offsets, I64Array queries, I64Array targets,
                          std::int64_t max_diffs, bool want_cigar, int threads) {
@@ -220,6 +230,9 @@ void bind_clusters(py::module_& m) {
     m.def("greedy_centroids", &greedy_centroids_py, py::arg("indptr"), py::arg("nbr"), py::arg("dist"),
           py::arg("lengths"), py::arg("num"), py::arg("den"),
           "Centroid clustering in node order at identity >= num/den: each node's centroid.");
+    m.def("greedy_search", &greedy_search_py, py::arg("codes"), py::arg("offsets"), py::arg("num"),
+          py::arg("den"), py::arg("threads"),
+          "greedy_centroids searched as it goes, with no pair list: (centroid, distance to it) per node.");
     py::class_<clusters::AmpliconReader>(
         m, "AmpliconReader",
         "FASTA amplicons as swarm reads them, fed in pieces cut anywhere (feed), then "

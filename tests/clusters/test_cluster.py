@@ -167,18 +167,117 @@ def greedy_brute(amp, identity):
     return np.array(out)
 
 
-@pytest.mark.parametrize("identity", [0.97, 0.95, 0.9])
-def test_greedy_equals_brute_force(tmp_path, identity):
+@pytest.mark.parametrize(
+    "identity, sim",
+    [
+        (0.97, dict(length=90, max_edits=4)),
+        (0.95, dict(length=90, max_edits=4)),
+        (0.9, dict(length=90, max_edits=4)),
+        # N and IUPAC codes (the profiles fold them into A C G T: still a lower bound)
+        (0.9, dict(length=90, max_edits=4, iupac=True)),
+        # most amplicons have no centroid within 2 edits: every centroid is tried
+        (0.8, dict(length=60, max_edits=9)),
+        # short sequences at a low identity: a centroid found within 2 edits can still lose
+        # to one further away but longer (or as good and earlier)
+        (0.6, dict(length=9, max_edits=3)),
+        (0.5, dict(length=8, max_edits=4)),
+        # identity 1: only equal sequences would join, and the input is dereplicated
+        (1.0, dict(length=40, max_edits=2)),
+    ],
+)
+def test_greedy_equals_brute_force(tmp_path, identity, sim):
     fasta = tmp_path / "g.fa"
-    write_fasta(simulate(300, 11, length=90, max_edits=4), fasta)
+    write_fasta(simulate(300, 11, **sim), fasta)
     amp = read_amplicons(fasta)
     result = cluster(amp, method="greedy", identity=identity)
     want = greedy_brute(amp, identity)
     got = result.seeds[result.node_cluster]
     assert np.array_equal(got, want)
-    assert 1 < result.n_clusters < len(amp)
+    if identity < 1:
+        assert 1 < result.n_clusters < len(amp)
+    else:
+        assert result.n_clusters == len(amp)
     # seeds are centroids in decreasing abundance; members follow their centroid
     assert np.all(np.diff(result.seeds) > 0)
+    # the radius is each member's distance to its centroid
+    seqs = [amp.sequence(k) for k in range(len(amp))]
+    D = edit_distances(seqs, backend="cpu")
+    assert np.array_equal(result.radius, D[np.arange(len(amp)), want])
+
+
+def test_greedy_tie_with_a_farther_longer_earlier_centroid():
+    """Q = ACGT is 2 edits from centroid B (length 4: identity 1/2) and 3 from the earlier
+    centroid A (length 6: identity 1/2). The search finds B in its index of centroids
+    within 2 edits, must still try the others (a longer one further away can match B's
+    identity), and on the tie takes the earlier: A."""
+    recs = [("A;size=9", "AAAAGT"), ("B;size=5", "AGCT"), ("Q;size=1", "ACGT")]
+    got = cluster(recs, method="greedy", identity=0.5)
+    amp = got.amplicons
+    assert got.n_clusters == 2
+    assert [amp.ids[k] for k in got.seeds[got.node_cluster]] == ["A", "B", "A"]
+    assert got.radius.tolist() == [0, 0, 3]
+    assert np.array_equal(got.seeds[got.node_cluster], greedy_brute(amp, 0.5))
+
+
+def greedy_on_every_pair(amp, identity, threads=1):
+    """The greedy rule on the graph of every pair within the threshold's distance (the
+    reference/GPU path, here with the CPU pair search): each node's centroid."""
+    from bioaccel._core import load_native
+    from bioaccel.clusters._cluster import _csr, _neighbour_pairs
+
+    ident = Fraction(str(identity))
+    dmax = int(amp.lengths.max()) * (ident.denominator - ident.numerator) // ident.denominator
+    i, j, dist = _neighbour_pairs(amp, dmax, threads, "cpu")
+    indptr, nbr, dd = _csr(len(amp), i, j, dist)
+    return load_native().greedy_centroids(
+        indptr, nbr, dd, amp.lengths.astype(np.int64), ident.numerator, ident.denominator
+    )
+
+
+@pytest.mark.parametrize("identity", [0.99, 0.97, 0.9])
+def test_greedy_search_equals_the_rule_on_every_pair_real_reads(real_amplicons, identity):
+    """The search (index of centroids within 2 edits, then profile bounds and
+    Landau-Vishkin over every centroid where one may still win) against the rule applied
+    to every pair within the threshold, on the bundled MiSeq reads."""
+    amp = read_amplicons(real_amplicons)
+    got = cluster(amp, method="greedy", identity=identity)
+    want = greedy_on_every_pair(amp, identity)
+    assert np.array_equal(got.seeds[got.node_cluster], want)
+    assert 1 < got.n_clusters < len(amp)
+
+
+def test_greedy_search_threads_split_the_centroids_and_keep_ties(tmp_path):
+    """Past 4,096 centroids an amplicon that tries every centroid splits them among the
+    threads; the best of each is merged by identity, then by the earlier centroid. Random
+    40-mers are all centroids; each V_k sits 3 substitutions from A_k (early) and B_k (late,
+    in the other thread's half), which are 6 apart: a tie A_k must win."""
+    rng = np.random.default_rng(5)
+    letters = np.array(list("ACGT"))
+
+    def rand(n):
+        return "".join(rng.choice(letters, size=n))
+
+    def subs(s, positions):
+        b = list(s)
+        for p in positions:
+            b[p] = {"A": "C", "C": "G", "G": "T", "T": "A"}[b[p]]
+        return "".join(b)
+
+    filler = [rand(40) for _ in range(4600)]
+    v = [rand(40) for _ in range(40)]
+    a = [subs(x, (2, 12, 22)) for x in v]
+    b = [subs(x, (7, 17, 27)) for x in v]
+    seqs = filler[:100] + a + filler[100:4000] + b + filler[4000:] + v
+    recs = [(f"s{k:05d};size=1", s) for k, s in enumerate(seqs)]
+    amp = cluster(recs, method="greedy", identity=0.9).amplicons  # read once
+    one = cluster(amp, method="greedy", identity=0.9, threads=1)
+    two = cluster(amp, method="greedy", identity=0.9, threads=2)
+    c1 = one.seeds[one.node_cluster]
+    assert np.array_equal(c1, two.seeds[two.node_cluster])
+    assert np.array_equal(c1, greedy_on_every_pair(amp, 0.9))
+    first_v = len(seqs) - len(v)
+    assert one.n_clusters > 4096
+    assert c1[first_v:].tolist() == list(range(100, 100 + len(v)))  # each V_k joins A_k
 
 
 # --- fastidious, by hand -------------------------------------------------------------------

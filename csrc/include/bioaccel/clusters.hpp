@@ -58,6 +58,17 @@ std::vector<std::int64_t> nearest_in_set(const SeqView& seqs, const std::uint8_t
 std::vector<std::int64_t> greedy_centroids(const Graph& g, const std::int64_t* lengths, std::int64_t num,
                                            std::int64_t den);
 
+// The same centroid clustering searched as it goes, with no pair list (growth.cpp): each
+// amplicon's centroid among the centroids before it, by Levenshtein distance; equal to
+// greedy_centroids on the graph of every pair within the threshold's distance. Memory
+// O(n L); time grows with the amplicons that no centroid lies within 2 edits of, times the
+// centroids. Returns each node's centroid and its distance to it (0 for a centroid).
+struct GreedyCentroids {
+    std::vector<std::int64_t> centroid;
+    std::vector<std::int64_t> distance;
+};
+GreedyCentroids greedy_search(const SeqView& seqs, std::int64_t num, std::int64_t den, int threads);
+
 // swarm's global alignment (nw.cc: mismatch 18, gap open 24, gap extend 13 after its
 // conversion of match 5, mismatch -4, gap open 12, gap extend 4; backtrack from the end
 // preferring a gap in the query, then the diagonal, then a gap in the target). `query`
