@@ -15,6 +15,7 @@
 #include "bioaccel/common.hpp"
 
 #include "arrays.hpp"
+#include "stop_scope.hpp"
 
 namespace py = pybind11;
 using namespace bioaccel;
@@ -80,6 +81,7 @@ py::tuple swarm_grow_search_py(U8Array codes, I64Array offsets, U64Array abundan
             if (v.codes[p] > 3) throw std::invalid_argument("swarm's differences need codes 0..3 (A C G T)");
     clusters::Growth out;
     {
+        StopScope stop;  // Ctrl-C reaches the growth
         py::gil_scoped_release release;
         out = clusters::swarm_grow_search(v, abundance.data(), d, breaking, swarm_differences, part_filter);
     }
@@ -94,6 +96,7 @@ py::array_t<std::int64_t> nearest_in_set_py(U8Array codes, I64Array offsets, U8A
         throw std::invalid_argument("in_set must hold one flag per sequence");
     std::vector<std::int64_t> out;
     {
+        StopScope stop;  // Ctrl-C reaches the search
         py::gil_scoped_release release;
         out = clusters::nearest_in_set(v, in_set.data(), d, threads, part_filter);
     }
@@ -117,6 +120,7 @@ py::tuple greedy_search_py(U8Array codes, I64Array offsets, std::int64_t num, st
     const SeqView v = seq_view(codes, offsets, "amplicons");
     clusters::GreedyCentroids out;
     {
+        StopScope stop;  // Ctrl-C reaches the search
         py::gil_scoped_release release;
         out = clusters::greedy_search(v, num, den, threads);
     }
@@ -146,6 +150,7 @@ py::tuple swarm_align_py(U8Array codes, I64Array offsets, I64Array queries, I64A
     std::int32_t* lp = lengths.mutable_data();
     const int nthreads = resolve_threads(threads);
     {
+        StopScope stop;  // Ctrl-C reaches the alignments
         py::gil_scoped_release release;
 #pragma omp parallel num_threads(nthreads)
         {
@@ -153,6 +158,7 @@ py::tuple swarm_align_py(U8Array codes, I64Array offsets, I64Array queries, I64A
             std::vector<std::uint8_t> dir;
 #pragma omp for schedule(dynamic, 64)
             for (std::int64_t k = 0; k < m; ++k) {
+                if (stop_requested()) continue;  // the rest skipped; thrown below
                 const std::uint8_t* q = v.codes + v.offsets[qi[k]];
                 const std::uint8_t* t = v.codes + v.offsets[ti[k]];
                 clusters::SwarmAlignment a = clusters::swarm_align(q, v.offsets[qi[k] + 1] - v.offsets[qi[k]],
@@ -163,6 +169,7 @@ py::tuple swarm_align_py(U8Array codes, I64Array offsets, I64Array queries, I64A
                 if (want_cigar) cigars[static_cast<std::size_t>(k)] = std::move(a.cigar);
             }
         }
+        throw_if_stopped();
     }
     (void)threads;
     return py::make_tuple(diffs, lengths, py::cast(cigars));

@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
+#include <exception>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "bioaccel/edit_distance.hpp"
 #include "bioaccel/kmers.hpp"
 #include "bioaccel/matrix_text.hpp"
+#include "bioaccel/stop.hpp"
 #include "bioaccel/trees.hpp"
 
 #include "arrays.hpp"
@@ -491,6 +493,14 @@ void bind_neighbors(py::module_& m);        // csrc/bindings/neighbors.cpp
 void bind_clusters(py::module_& m);         // csrc/bindings/clusters.cpp
 
 PYBIND11_MODULE(_native, m) {
+    // a stage stopped by Ctrl-C (StopScope): KeyboardInterrupt, as Python's own handler gives
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const Interrupted&) {
+            PyErr_SetNone(PyExc_KeyboardInterrupt);
+        }
+    });
     bind_msa_add(m);
     bind_msa_progressive(m);
     bind_msa_refine(m);

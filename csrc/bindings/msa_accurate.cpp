@@ -9,7 +9,7 @@
 
 #include "bioaccel/msa_accurate.hpp"
 
-#include "msa_stop_scope.hpp"
+#include "stop_scope.hpp"
 
 namespace py = pybind11;
 using namespace bioaccel;

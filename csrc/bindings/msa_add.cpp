@@ -52,14 +52,6 @@ py::tuple add_to_alignment_py(U8Array codes, I64Array offsets, I32Array column_o
 }  // namespace
 
 void bind_msa_add(py::module_& m) {
-    // the engine stopped by Ctrl-C (StopScope): KeyboardInterrupt, as Python's own handler gives
-    py::register_exception_translator([](std::exception_ptr p) {
-        try {
-            if (p) std::rethrow_exception(p);
-        } catch (const msa::Interrupted&) {
-            PyErr_SetNone(PyExc_KeyboardInterrupt);
-        }
-    });
     m.def("msa_add_to_alignment", &add_to_alignment_py, py::arg("codes"), py::arg("offsets"),
           py::arg("column_of"), py::arg("n_columns"), py::arg("new_codes"), py::arg("new_offsets"),
           py::arg("letter_of"), py::arg("sub"), py::arg("gaps"), py::arg("weights"),

@@ -13,7 +13,7 @@
 #include "bioaccel/msa.hpp"
 
 #include "arrays.hpp"
-#include "msa_stop_scope.hpp"
+#include "stop_scope.hpp"
 
 namespace bioaccel::bindings {
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "arrays.hpp"
+#include "stop_scope.hpp"
 #include "bioaccel/neighbors.hpp"
 
 namespace py = pybind11;
@@ -40,6 +41,7 @@ py::tuple edit_neighbors_py(U8Array codes, I64Array offsets, int alphabet, std::
     o.segments = segments;
     NeighborEdges e;
     {
+        StopScope stop;  // Ctrl-C reaches the search
         py::gil_scoped_release release;
         e = edit_neighbors(v, alphabet, o, threads);
     }
@@ -56,6 +58,7 @@ py::array_t<std::int32_t> edit_verify_pairs_py(U8Array codes, I64Array offsets, 
     const std::int64_t *a = pi.data(), *b = pj.data();
     std::int32_t* dst = out.mutable_data();
     {
+        StopScope stop;  // Ctrl-C reaches the verification
         py::gil_scoped_release release;
         edit_verify_pairs(v, alphabet, a, b, k, max_distance, dst, threads);
     }

@@ -43,6 +43,7 @@
 #include "bioaccel/clusters.hpp"
 #include "bioaccel/common.hpp"
 #include "bioaccel/packed_edit.hpp"
+#include "bioaccel/stop.hpp"
 
 namespace bioaccel::clusters {
 namespace {
@@ -594,6 +595,7 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
         while (begin < end) {
             next.clear();
             for (std::size_t k = begin; k < end; ++k) {
+                if ((k & 255) == 0) throw_if_stopped();
                 const i64 u = out.order[k];
                 hits.clear();
                 cand.clear();
@@ -657,7 +659,7 @@ std::vector<std::int64_t> nearest_in_set(const SeqView& v, const std::uint8_t* i
 #pragma omp for schedule(dynamic, 64)
 #endif
         for (i64 r = 0; r < n; ++r) {
-            if (in_set[r]) continue;
+            if (in_set[r] || stop_requested()) continue;  // stopped: the rest skipped
             cand.clear();
             index.candidates<false>(r, 0, probe, never, [&](u32 x) { cand.push_back(x); });
             std::sort(cand.begin(), cand.end());
@@ -672,6 +674,7 @@ std::vector<std::int64_t> nearest_in_set(const SeqView& v, const std::uint8_t* i
             }
         }
     }
+    throw_if_stopped();  // outside the parallel region
     return best;
 }
 
@@ -782,6 +785,7 @@ GreedyCentroids greedy_search(const SeqView& v, std::int64_t num, std::int64_t d
     std::vector<std::size_t> slot;  // a centroid's place in `centroids`
     slot.assign(static_cast<std::size_t>(n), 0);
     for (i64 r = 0; r < n; ++r) {
+        if ((r & 255) == 0) throw_if_stopped();
         Best best;
         const i64 lr = v.length(r);
         gram_profile<kGram>(v.seq(r), lr, probe_profile.data());

@@ -13,7 +13,7 @@
 #include <unordered_map>
 
 #include "bioaccel/common.hpp"
-#include "bioaccel/msa_stop.hpp"
+#include "bioaccel/stop.hpp"
 #include "bioaccel/msa.hpp"
 #include "bioaccel/msa_add.hpp"
 

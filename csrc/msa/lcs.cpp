@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "bioaccel/msa_stop.hpp"
+#include "bioaccel/stop.hpp"
 #include "bioaccel/common.hpp"
 #include "bioaccel/cpu.hpp"
 #include "bioaccel/msa.hpp"

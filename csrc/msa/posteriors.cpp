@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "bioaccel/msa_stop.hpp"
+#include "bioaccel/stop.hpp"
 #include "bioaccel/common.hpp"
 #include "bioaccel/cpu.hpp"
 #include "bioaccel/msa_accurate.hpp"

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "bioaccel/msa_stop.hpp"
+#include "bioaccel/stop.hpp"
 #include "bioaccel/common.hpp"
 #include "bioaccel/msa.hpp"
 #include "bioaccel/msa_add.hpp"

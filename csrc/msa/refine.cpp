@@ -10,7 +10,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "bioaccel/msa_stop.hpp"
+#include "bioaccel/stop.hpp"
 #include "bioaccel/common.hpp"
 #include "bioaccel/msa.hpp"
 

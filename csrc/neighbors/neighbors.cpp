@@ -10,6 +10,7 @@
 #include "bioaccel/common.hpp"
 #include "bioaccel/matrix_text.hpp"
 #include "bioaccel/packed_edit.hpp"
+#include "bioaccel/stop.hpp"
 
 namespace bioaccel {
 namespace {
@@ -140,7 +141,7 @@ NeighborEdges microvariants(const SeqView& v, const Packed& S, const std::vector
 #pragma omp for schedule(dynamic, 256)
 #endif
         for (i64 r = 0; r < n; ++r) {
-            if (!wanted(r, o, last)) continue;
+            if (!wanted(r, o, last) || stop_requested()) continue;  // stopped: the rest skipped
             const std::uint8_t* s = v.seq(r);
             const i64 L = v.length(r);
             Hasher::prefix(s, L, P);
@@ -206,6 +207,7 @@ NeighborEdges microvariants(const SeqView& v, const Packed& S, const std::vector
             }
         }
     }
+    throw_if_stopped();  // outside the parallel region
     return collect(parts, candidates);
 }
 
@@ -289,7 +291,7 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
 #pragma omp for schedule(dynamic, 64)
 #endif
         for (i64 r = 0; r < n; ++r) {
-            if (!wanted(r, o, last)) continue;
+            if (!wanted(r, o, last) || stop_requested()) continue;  // stopped: the rest skipped
             const i64 lr = lens[r];
             Hasher::prefix(v.seq(r), lr, P);
             cands.clear();
@@ -359,6 +361,7 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
             }
         }
     }
+    throw_if_stopped();  // outside the parallel region
     return collect(parts, candidates);
 }
 
@@ -485,8 +488,10 @@ void edit_verify_pairs(const SeqView& seqs, int alphabet, const std::int64_t* pi
 #pragma omp for schedule(dynamic, 1024)
 #endif
         for (i64 t = 0; t < k; ++t)
-            out[t] = static_cast<std::int32_t>(lv_distance(S, pi[t], pj[t], max_distance, buf));
+            if (!stop_requested())
+                out[t] = static_cast<std::int32_t>(lv_distance(S, pi[t], pj[t], max_distance, buf));
     }
+    throw_if_stopped();
 }
 
 }  // namespace bioaccel

@@ -1,10 +1,11 @@
-// Ctrl-C reaching the MSA engine while it runs without the GIL: Python's own SIGINT handler
-// only sets a flag the interpreter reads between bytecodes, which it does not reach until the
-// C++ work returns. A StopScope, made (holding the GIL) before the GIL is released around a
-// long stage, installs a C handler that sets the engine's stop flag (bioaccel/msa_stop.hpp),
-// so the engine stops at its next check; msa::Interrupted becomes KeyboardInterrupt (the
-// translator registered in msa_add.cpp). When the scope ends the previous handler is back; a
-// SIGINT the engine did not see (it had just finished) is handed to Python's handler.
+// Ctrl-C reaching a long C++ stage (the MSA engine, the clustering, the neighbour search)
+// while it runs without the GIL: Python's own SIGINT handler only sets a flag the interpreter
+// reads between bytecodes, which it does not reach until the C++ work returns. A StopScope,
+// made (holding the GIL) before the GIL is released around a long stage, installs a C handler
+// that sets the stop flag (bioaccel/stop.hpp), so the stage stops at its next check;
+// Interrupted becomes KeyboardInterrupt (the translator registered in module.cpp). When the scope ends the
+// previous handler is back; a SIGINT the stage did not see (it had just finished) is handed to Python's
+// handler.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -12,7 +13,7 @@
 #include <csignal>
 #include <exception>
 
-#include "bioaccel/msa_stop.hpp"
+#include "bioaccel/stop.hpp"
 
 namespace bioaccel::bindings {
 
@@ -25,7 +26,7 @@ public:
                      .attr("current_thread")()
                      .is(py::module_::import("threading").attr("main_thread")());
         if (!owner_) return;
-        msa::stop_flag().store(false);
+        stop_flag().store(false);
         struct sigaction sa {};
         sa.sa_handler = &StopScope::on_sigint;
         sigemptyset(&sa.sa_mask);
@@ -35,8 +36,8 @@ public:
     ~StopScope() {
         if (!installed_) return;
         sigaction(SIGINT, &previous_, nullptr);
-        const bool seen = msa::stop_flag().exchange(false);
-        // the engine stopped (an exception in flight) or finished first: then Python's
+        const bool seen = stop_flag().exchange(false);
+        // the stage stopped (an exception in flight) or finished first: then Python's
         // handler takes the signal as if it had come now
         if (seen && std::uncaught_exceptions() == 0) PyErr_SetInterrupt();
     }
@@ -44,7 +45,7 @@ public:
     StopScope& operator=(const StopScope&) = delete;
 
 private:
-    static void on_sigint(int) { msa::stop_flag().store(true); }
+    static void on_sigint(int) { stop_flag().store(true); }
     bool owner_ = false, installed_ = false;
     struct sigaction previous_ {};
 };

@@ -1,13 +1,11 @@
-// The MSA engine's stop flag (bioaccel/msa_stop.hpp).
-#include "bioaccel/msa_stop.hpp"
+// The process-wide stop flag (bioaccel/stop.hpp).
+#include "bioaccel/stop.hpp"
 
 namespace bioaccel {
-namespace msa {
 
 std::atomic<bool>& stop_flag() {
     static std::atomic<bool> flag{false};
     return flag;
 }
 
-}  // namespace msa
 }  // namespace bioaccel
