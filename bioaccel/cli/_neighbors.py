@@ -105,6 +105,14 @@ def _parse_threshold(text: str | None, model: str):
 @click.option("-k", "--kmer", "k", type=int, default=None, help="mash/jaccard: k-mer length.")
 @click.option("-s", "--sketch-size", type=int, default=None, help="mash: sketch size.")
 @click.option("--seed", type=int, default=None, help="mash: hash seed.")
+@click.option(
+    "--abundance-annotation",
+    type=click.Choice(["size", "underscore"]),
+    default="size",
+    show_default=True,
+    help="What the ids of the table lose: ;size=N (vsearch, swarm -z) or swarm's default _N "
+    "suffix (every header must end in one).",
+)
 @ungap_option("Remove alignment gaps ('-', '.') from the input first.")
 @alphabet_option
 def neighbors_cmd(
@@ -120,6 +128,7 @@ def neighbors_cmd(
     k,
     sketch_size,
     seed,
+    abundance_annotation,
     ungap,
     alphabet,
 ):
@@ -148,6 +157,7 @@ def neighbors_cmd(
             )
             if value is not None
         ] + (["--ungap"] if ungap else [])
+        given += ["--abundance-annotation"] if abundance_annotation != "size" else []
         if given:
             raise ValueError(f"--merge joins shard files; {', '.join(given)} do not apply")
         if is_stdio(output):
@@ -187,6 +197,7 @@ def neighbors_cmd(
         k=k,
         sketch_size=sketch_size,
         seed=seed,
+        abundance_annotation=abundance_annotation,
     )
     if is_stdio(output):
         import sys

@@ -326,10 +326,13 @@ def _edge_pairs(amp: Amplicons, edges, d: int):
             "not a table of this file"
         )
     table_ids = np.asarray(nb.ids, dtype=object)[amp.record]
-    # `neighbors` names a record by its header less a ;size=N annotation: a _N suffix stays
-    own = amp.raw_headers if amp.annotation == "underscore" else amp.ids
-    own_ids = np.asarray(list(own), dtype=object)
+    # `neighbors` names a record by its header less a ;size=N annotation, and less a _N
+    # suffix only with --abundance-annotation underscore: on a _N file either table fits
+    own_ids = np.asarray(list(amp.ids), dtype=object)
     differ = np.flatnonzero(table_ids != own_ids)
+    if len(differ) and amp.annotation == "underscore":
+        own_ids = np.asarray(list(amp.raw_headers), dtype=object)
+        differ = np.flatnonzero(table_ids != own_ids)
     if len(differ):
         k = int(differ[0])
         raise ValueError(

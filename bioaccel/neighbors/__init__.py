@@ -111,6 +111,7 @@ def neighbors(
     k: int | None = None,
     sketch_size: int | None = None,
     seed: int | None = None,
+    abundance_annotation: str = "size",
 ) -> Neighbors:
     """Every pair (i < j) of ``seqs`` whose distance is at most ``max_distance``.
 
@@ -145,6 +146,10 @@ def neighbors(
         ``i`` lies in block ``index`` of ``count`` equal blocks of the input order. The
         shards together hold every pair once, and their tables in shard order are the
         one-process table (:func:`merge_neighbors`).
+    abundance_annotation : {"size", "underscore"}
+        What is removed from the ids of the table: a ``;size=N`` annotation (vsearch,
+        ``swarm -z``; ids without one stay as they are), or swarm's default ``_N`` suffix
+        (every id must end in one: ``amp_12`` is ``amp``).
 
     Returns
     -------
@@ -187,7 +192,7 @@ def neighbors(
     if isinstance(seqs, (str, os.PathLike)) and not len(batch):
         raise ValueError(f"{seqs}: no sequences")
     _refuse_gaps(batch)
-    ids = display_ids(batch.ids, batch.source)
+    ids = display_ids(batch.ids, batch.source, abundance_annotation)
     first, last = shard_block(len(batch), shard)
     if key != "edit":
         from ._kmers import kmer_neighbors

@@ -30,11 +30,40 @@ def strip_size(name: str) -> str:
     return _SIZE.sub(lambda m: ";" if m.end() < len(m.string) else "", name, count=1)
 
 
-def display_ids(ids, source: str | None = None) -> list[str]:
-    """The ids as the edge table names them (annotations removed); two records that become
-    one name are a :class:`DuplicateIdError` naming both."""
+#: swarm's default abundance annotation: a header ending in ``_N`` (N > 0), id before it
+_UNDERSCORE = re.compile(r"^(.+)_0*([1-9][0-9]*)$")
+ABUNDANCE_ANNOTATIONS = ("size", "underscore")
+
+
+def strip_underscore(ids, source: str | None = None) -> list[str]:
+    """The ids without swarm's default ``_N`` annotation (``amp_12`` -> ``amp``, ``x_1_7`` ->
+    ``x_1``); a name without one (or with ``_0``) is a ValueError naming the record: the
+    caller said the file carries them, so a missing one is a mistake, not a plain id."""
+    out = []
+    for k, name in enumerate(ids):
+        m = _UNDERSCORE.match(str(name))
+        if m is None:
+            where = f"{source}: " if source else ""
+            raise ValueError(
+                f"{where}record {k + 1} {str(name)!r} does not end in an abundance _N (N >= 1), "
+                "as abundance_annotation='underscore' (swarm's default headers) expects"
+            )
+        out.append(m.group(1))
+    return out
+
+
+def display_ids(ids, source: str | None = None, annotation: str = "size") -> list[str]:
+    """The ids as the edge table names them (annotations removed: ``;size=N``, or with
+    ``annotation="underscore"`` a trailing ``_N``); two records that become one name are a
+    :class:`DuplicateIdError` naming both."""
+    if annotation not in ABUNDANCE_ANNOTATIONS:
+        raise ValueError(
+            f"abundance_annotation={annotation!r}: expected one of {list(ABUNDANCE_ANNOTATIONS)}"
+        )
     out = None
-    if len(ids) > 1000:  # in bulk, in C++, when every name is plain ASCII without newlines
+    if annotation == "underscore":
+        out = strip_underscore(ids, source)
+    elif len(ids) > 1000:  # in bulk, in C++, when every name is plain ASCII without newlines
         blob = "\n".join(str(x) for x in ids)
         if blob.isascii() and blob.count("\n") == len(ids) - 1:
             from .._core import load_native
@@ -50,7 +79,7 @@ def display_ids(ids, source: str | None = None) -> list[str]:
             where = f"{source}: " if source else ""
             raise DuplicateIdError(
                 f"{where}records {ids[seen[name]]!r} (record {seen[name] + 1}) and {ids[k]!r} "
-                f"(record {k + 1}) are both {name!r} without their ';size=' annotation; "
+                f"(record {k + 1}) are both {name!r} without their abundance annotation; "
                 "dereplicate the sequences first (e.g. vsearch --derep_fulllength)"
             )
         seen[name] = k

@@ -129,6 +129,35 @@ def test_swarms_own_test_data_with_its_default_annotation_matches_swarm(
     )
 
 
+def test_swarms_own_test_data_clusters_the_same_on_either_edge_table(tmp_path):
+    """``neighbors`` on a _N file names the records with their suffix, or without it given
+    ``abundance_annotation="underscore"``: ``cluster(edges=...)`` takes either table of the
+    file and grows the search's OTUs; a table of another file is still refused."""
+    from bioaccel.neighbors import neighbors
+
+    if not SWARM_TEST_DATA.exists():
+        unavailable(f"{SWARM_TEST_DATA} is missing (apt-get install swarm ships it)")
+    plain = tmp_path / "input.fasta"
+    plain.write_bytes(gzip.decompress(SWARM_TEST_DATA.read_bytes()))
+    amp = read_amplicons(plain, abundance_annotation="underscore")
+    want = cluster(amp, max_distance=2)
+    for annotation in ("size", "underscore"):
+        nb = neighbors(plain, max_distance=2, abundance_annotation=annotation)
+        assert (nb.ids[0] == amp.ids[int(amp.record.tolist().index(0))]) == (
+            annotation == "underscore"
+        )
+        table = tmp_path / f"{annotation}.npz"
+        nb.write(table)
+        got = cluster(amp, max_distance=2, edges=table)
+        assert got.members.tolist() == want.members.tolist()
+        assert got.starts.tolist() == want.starts.tolist()
+    other = tmp_path / "other.fasta"
+    other.write_text(plain.read_text().replace(">", ">z", 1))
+    neighbors(other, max_distance=2).write(tmp_path / "other.npz")
+    with pytest.raises(ValueError, match="not a table of this file"):
+        cluster(amp, max_distance=2, edges=tmp_path / "other.npz")
+
+
 def test_amplicon_simulator_set_matches_swarm(swarm_bin, tmp_path):
     """The benchmark's 16S V4 simulator (benchmarks/amplicon_sim.py), 1,500 uniques."""
     import importlib.util

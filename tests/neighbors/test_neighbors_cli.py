@@ -33,6 +33,44 @@ def test_tsv_lines_are_the_python_pairs(reads, tmp_path):
     assert res.exit_code == 0 and res.stdout == want
 
 
+def test_underscore_annotation_strips_swarms_default_suffix(tmp_path):
+    """swarm's default headers carry the abundance as ``_N``: with --abundance-annotation
+    underscore the table's ids lose it (``x_1_7`` is ``x_1``); a header without one is
+    refused naming the record, and so are two that become one id."""
+    seqs = families(5, 3, 10, 40, 3)
+    path = tmp_path / "u.fa"
+    names = [f"x_{k}_{k + 7}" for k in range(len(seqs))]
+    path.write_text("".join(f">{n}\n{s}\n" for n, s in zip(names, seqs)))
+    res = invoke(
+        "neighbors",
+        path,
+        "-d",
+        "3",
+        "-o",
+        tmp_path / "u.tsv",
+        "--abundance-annotation",
+        "underscore",
+    )
+    assert res.exit_code == 0, res.output
+    nb = neighbors(seqs, max_distance=3)
+    want = "".join(f"x_{a}\tx_{b}\t{d}\n" for a, b, d in zip(nb.i, nb.j, nb.distance))
+    assert want and (tmp_path / "u.tsv").read_text() == want
+    # without the option the ids keep their suffix
+    res = invoke("neighbors", path, "-d", "3", "-o", "-")
+    assert res.stdout.split("\t", 1)[0] == names[int(nb.i[0])]
+    for text, culprit in (
+        (">a_3\nACGT\n>b\nACGA\n", "record 2 'b'"),
+        (">a_3\nACGT\n>b_0\nACGA\n", "record 2 'b_0'"),
+        (">a_3\nACGT\n>a_1\nACGA\n", "both 'a'"),
+    ):
+        bad = tmp_path / "bad.fa"
+        bad.write_text(text)
+        out = tmp_path / "bad.tsv"
+        res = invoke("neighbors", bad, "-o", out, "--abundance-annotation", "underscore")
+        assert res.exit_code == 2 and culprit in res.stderr, res.output
+        assert len(res.stderr.strip().splitlines()) == 1 and not out.exists()
+
+
 def test_npz_round_trip_and_shards_merge_to_the_same_bytes(reads, tmp_path):
     path, _ = reads
     assert invoke("neighbors", path, "-d", "2", "-o", tmp_path / "all.tsv").exit_code == 0
