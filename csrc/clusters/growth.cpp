@@ -763,7 +763,8 @@ GreedyCentroids greedy_search(const SeqView& v, std::int64_t num, std::int64_t d
     std::vector<i64> most_of(static_cast<std::size_t>(longest) + 1);
     for (i64 m = 0; m <= longest; ++m) most_of[m] = m * (den - num) / den;
     std::vector<i64> centroid_length;  // parallel to `centroids`
-    // centroids[c] tried against b for amplicon r (centroids tried in increasing order)
+    // centroids[c] tried against b for amplicon r: b becomes the centroid of the highest
+    // identity, on a tie the earlier, whatever order the centroids are tried in
     // (the tests without a division first: the division in greedy_allowed was a third of
     // the time when it came first)
     auto consider = [&](Best& b, i64 r, std::size_t c, i64 most, std::vector<i64>& work) {
@@ -793,8 +794,7 @@ GreedyCentroids greedy_search(const SeqView& v, std::int64_t num, std::int64_t d
         cand.clear();
         if (index) index->candidates<false>(r, 0, probe, never, [&](u32 x) { cand.push_back(x); });
         for (std::size_t c = indexed; c < centroids.size(); ++c) cand.push_back(centroids[c]);
-        std::sort(cand.begin(), cand.end());
-        for (u32 x : cand) consider(best, r, slot[x], near, buf);
+        for (u32 x : cand) consider(best, r, slot[x], near, buf);  // in any order: see consider
         // A centroid at e > near edits (m <= lr + e) may still pass and beat the best: both
         // conditions only tighten as e grows, so e = near + 1 decides.
         const i64 e1 = near + 1, m1 = lr + e1;
@@ -839,9 +839,10 @@ GreedyCentroids greedy_search(const SeqView& v, std::int64_t num, std::int64_t d
         centroid_length.push_back(lr);
         profiles.insert(profiles.end(), probe_profile.begin(), probe_profile.end());
         short_profiles.insert(short_profiles.end(), probe_short.begin(), probe_short.end());
-        // the index is rebuilt when the centroids outside it pass 64 + 1/16 of those in it
-        // (each rebuild reads every amplicon's flag: O(n) a rebuild, O(n log C) in all)
-        if (centroids.size() - indexed > 64 + indexed / 16) {
+        // the index is rebuilt when the centroids outside it (which every amplicon tries)
+        // pass 64 + 1/64 of those in it (each rebuild reads every amplicon's flag: O(n) a
+        // rebuild, O(n log C) in all)
+        if (centroids.size() - indexed > 64 + indexed / 64) {
             index = std::make_unique<SegmentIndex>(v, is_centroid.data(), near, segments_for(near), false);
             indexed = centroids.size();
         }
