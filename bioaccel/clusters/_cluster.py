@@ -46,6 +46,9 @@ METHODS = ("swarm", "linkage", "greedy")
 DIFFERENCES = ("edit", "swarm")
 #: swarm's range of -d (0 is its dereplication mode, which bioaccel does not need)
 MAX_DIFFERENCES = 255
+#: identities are compared exactly in 64-bit integers: (L - e) x denominator stays far below
+#: 2^63 for any length up to 10^9 letters
+MAX_IDENTITY_DENOMINATOR = 10**9
 #: fastidious grafting links light amplicons to heavy ones within this many edits (swarm -f)
 GRAFT_DISTANCE = 2
 
@@ -653,6 +656,12 @@ def cluster(
             raise ValueError(f"identity={identity!r}: expected a number in (0, 1]") from None
         if not 0 < ident <= 1:
             raise ValueError(f"identity={identity!r} is out of range: expected (0, 1]")
+        if ident.denominator > MAX_IDENTITY_DENOMINATOR:
+            # (L - e) / L is compared with it exactly, in 64-bit integers
+            raise ValueError(
+                f"identity={identity!r}: give at most 9 decimal places (it is compared "
+                "exactly with (L - edits) / L)"
+            )
         d = None
     else:
         d = _check_int("max_distance", max_distance, 1, MAX_DIFFERENCES)

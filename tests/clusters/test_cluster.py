@@ -335,6 +335,8 @@ def test_iupac_codes_count_as_letters_with_edit_differences():
         (dict(method="linkage", fastidious=True), "swarm"),
         (dict(method="greedy", identity=1.5), "out of range"),
         (dict(method="greedy", identity=0), "out of range"),
+        # 0.1 + 0.2 is 0.30000000000000004: past 64-bit exact comparison with (L - e) / L
+        (dict(method="greedy", identity=0.1 + 0.2), "at most 9 decimal places"),
         (dict(method="greedy", differences="swarm"), "does not apply"),
         (dict(differences="hamming"), "expected one of"),
         (dict(fastidious=True, boundary=0), "out of range"),

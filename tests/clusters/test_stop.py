@@ -15,8 +15,6 @@ import pytest
 
 from bioaccel._core import load_native
 
-pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGINT to this process")
-
 
 def family(n: int, length: int, seed: int, parents: int = 40, edits: int = 4):
     """n sequences (codes 0-3): substitution variants of a few random parents (not
