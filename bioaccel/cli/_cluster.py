@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from ._io import check_outputs, is_stdio, text_output
-from ._options import backend_option, fail, threads_option
+from ._options import abundance_annotation_option, backend_option, fail, threads_option
 
 #: extension -> format of each output (a name without an extension is accepted)
 OTU_LIST = {".txt": ("otus",), ".otus": ("otus",), ".swarm": ("otus",), ".list": ("otus",)}
@@ -102,13 +102,9 @@ ASSIGNMENTS = {".tsv": ("tsv",), ".txt": ("tsv",)}
     default=None,
     help="Abundance of records without ;size=N (swarm's -a); by default they are refused.",
 )
-@click.option(
-    "--abundance-annotation",
-    type=click.Choice(["size", "underscore"]),
-    default="size",
-    show_default=True,
-    help="How headers carry abundances: ;size=N (vsearch, swarm -z) or a _N suffix "
-    "(swarm's default: id_N, and seeds written id_MASS).",
+@abundance_annotation_option(
+    "How headers carry abundances: ;size=N (vsearch, swarm -z) or a _N suffix "
+    "(swarm's default: id_N, and seeds written id_MASS)."
 )
 @click.option(
     "--edges",

@@ -8,6 +8,7 @@ import click
 
 from ._io import check_outputs, is_stdio, read_sequences_arg, shown
 from ._options import (
+    abundance_annotation_option,
     alphabet_option,
     backend_option,
     devices_option,
@@ -105,13 +106,9 @@ def _parse_threshold(text: str | None, model: str):
 @click.option("-k", "--kmer", "k", type=int, default=None, help="mash/jaccard: k-mer length.")
 @click.option("-s", "--sketch-size", type=int, default=None, help="mash: sketch size.")
 @click.option("--seed", type=int, default=None, help="mash: hash seed.")
-@click.option(
-    "--abundance-annotation",
-    type=click.Choice(["size", "underscore"]),
-    default="size",
-    show_default=True,
-    help="What the ids of the table lose: ;size=N (vsearch, swarm -z) or swarm's default _N "
-    "suffix (every header must end in one).",
+@abundance_annotation_option(
+    "What the ids of the table lose: ;size=N (vsearch, swarm -z) or swarm's default _N "
+    "suffix (every header must end in one)."
 )
 @ungap_option("Remove alignment gaps ('-', '.') from the input first.")
 @alphabet_option

@@ -128,6 +128,18 @@ def alphabet_option(f):
 UNGAP_HELP = "Remove alignment gaps ('-', '.') first (identity, scoredist, edit, k-mer models)."
 
 
+def abundance_annotation_option(help: str):
+    """``--abundance-annotation size|underscore`` (``;size=N`` or swarm's default ``_N``), as
+    ``cluster`` and ``neighbors`` take it."""
+    return click.option(
+        "--abundance-annotation",
+        type=click.Choice(["size", "underscore"]),
+        default="size",
+        show_default=True,
+        help=help,
+    )
+
+
 def ungap_option(help: str = UNGAP_HELP):
     """``--ungap``: remove alignment gaps from the input first."""
     return click.option("--ungap", is_flag=True, help=help)
