@@ -2,6 +2,7 @@
 #include "bioaccel/align_kernel.hpp"
 #include "bioaccel/common.hpp"
 #include "bioaccel/cpu.hpp"
+#include "bioaccel/stop.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -203,6 +204,7 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
 #pragma omp for schedule(dynamic, 1)
 #endif
         for (std::int64_t qi = 0; qi < nq; ++qi) {
+            if (stop_requested()) continue;  // Ctrl-C: the rest skipped; thrown below
             const std::uint8_t* q = queries.seq(qi);
             const std::int64_t m = queries.length(qi);
             todo.clear();
@@ -316,6 +318,7 @@ WidthStats align_scores(const SeqView& queries, const SeqView& targets, const Sc
             }
         }
     }
+    throw_if_stopped();  // outside the parallel region
     if (overflowed) throw std::overflow_error(overflow_msg);
     if (symmetric)
         for (std::int64_t i = 0; i < nq; ++i)

@@ -2,6 +2,7 @@
 
 #include "bioaccel/common.hpp"
 #include "bioaccel/cpu.hpp"
+#include "bioaccel/stop.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -473,6 +474,7 @@ void edit_distances(const SeqView& queries, const SeqView& targets, EditMode mod
 #pragma omp for schedule(dynamic, 1)
 #endif
         for (std::int64_t qi = 0; qi < nq; ++qi) {
+            if (stop_requested()) continue;  // Ctrl-C: the rest skipped; thrown below
             const std::int64_t m = queries.length(qi);
             const std::uint8_t* a = queries.seq(qi);
             const std::int64_t first = symmetric ? qi : 0;
@@ -519,6 +521,7 @@ void edit_distances(const SeqView& queries, const SeqView& targets, EditMode mod
             }
         }
     }
+    throw_if_stopped();  // outside the parallel region
     if (symmetric)
         for (std::int64_t i = 0; i < nq; ++i)
             for (std::int64_t j = 0; j < i; ++j) out[i * nt + j] = out[j * nt + i];

@@ -23,6 +23,7 @@
 #include "bioaccel/trees.hpp"
 
 #include "arrays.hpp"
+#include "stop_scope.hpp"
 
 namespace py = pybind11;
 using namespace bioaccel;
@@ -233,6 +234,7 @@ py::tuple align_scores_py(U8Array q_codes, I64Array q_offsets, U8Array t_codes, 
     std::int32_t* dst = out.mutable_data();
     WidthStats st;
     {
+        StopScope stop;  // Ctrl-C reaches the alignments
         py::gil_scoped_release release;
         st = align_scores(q, t, s, symmetric, dst, threads);
     }
@@ -269,8 +271,11 @@ py::array_t<std::int32_t> edit_distances_py(U8Array q_codes, I64Array q_offsets,
             throw std::overflow_error("sequences longer than 2^31 letters");
     py::array_t<std::int32_t> out({static_cast<py::ssize_t>(q.count), static_cast<py::ssize_t>(t.count)});
     std::int32_t* dst = out.mutable_data();
-    py::gil_scoped_release release;
-    edit_distances(q, t, static_cast<EditMode>(mode), max_distance, alphabet, symmetric, dst, threads);
+    {
+        StopScope stop;  // Ctrl-C reaches the distances
+        py::gil_scoped_release release;
+        edit_distances(q, t, static_cast<EditMode>(mode), max_distance, alphabet, symmetric, dst, threads);
+    }
     return out;
 }
 
@@ -366,14 +371,17 @@ py::list align_pairs_py(U8Array q_codes, I64Array q_offsets, U8Array t_codes, I6
                                         ", " + std::to_string(pp[2 * r + 1]) + ") is out of range");
     std::vector<AlignmentResult> res(static_cast<std::size_t>(k));
     {
+        StopScope stop;  // Ctrl-C reaches the alignments
         py::gil_scoped_release release;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(resolve_threads(threads))
 #endif
         for (std::int64_t r = 0; r < k; ++r) {
+            if (stop_requested()) continue;  // the rest skipped; thrown below
             const std::int64_t qi = pp[2 * r], ti = pp[2 * r + 1];
             res[r] = align_traceback(q.seq(qi), q.length(qi), t.seq(ti), t.length(ti), s);
         }
+        throw_if_stopped();
     }
     py::list out;
     for (const auto& r : res)

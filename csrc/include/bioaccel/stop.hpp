@@ -3,7 +3,8 @@
 // the stage at its natural steps: the MSA engine between merges, between pairs of the
 // posterior and consistency loops, between refinement iterations and between added
 // sequences; the clustering between seeds and between amplicons; the neighbour search between
-// blocks of probes. A parallel loop that sees it skips its remaining items and throws
+// probes; the all-vs-all edit distances and alignment scores between queries, and the
+// tracebacks between pairs. A parallel loop that sees it skips its remaining items and throws
 // Interrupted once outside the parallel region (exceptions never cross OpenMP).
 #pragma once
 
