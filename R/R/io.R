@@ -160,9 +160,11 @@ read_bioaccel_tree <- function(path) {
   tr
 }
 
-# A square float matrix saved by NumPy (.npy, C or Fortran order) with its ids in the side
-# file PATH.ids.txt (what `bioaccel distance -o x.npy` writes), as a `dist`.
-.read_npy_dist <- function(path) {
+# One array of a NumPy .npy file, of the kinds bioaccel writes: little-endian floats
+# (<f4, <f8), integers (<i4, <i8: whole doubles where past R's integers) and fixed-width
+# unicode strings (<UW). Returns the values in file order with attributes `shape` and
+# `fortran` (column-major); a scalar has shape integer(0).
+.read_npy <- function(path) {
   con <- file(path, "rb")
   on.exit(close(con))
   magic <- readBin(con, "raw", 8)
@@ -173,18 +175,54 @@ read_bioaccel_tree <- function(path) {
   header_len <- sum(as.numeric(readBin(con, "raw", size)) * 256^(seq_len(size) - 1))
   header <- rawToChar(readBin(con, "raw", header_len))
   descr <- sub(".*'descr': *'([^']*)'.*", "\\1", header)
-  shape <- as.numeric(strsplit(sub(".*'shape': *\\(([^)]*)\\).*", "\\1", header), ", *")[[1]])
-  width <- c("<f8" = 8L, "<f4" = 4L)[descr]
-  if (is.na(width) || length(shape) != 2 || shape[1] != shape[2]) {
-    stop(sprintf("%s: expected a square little-endian float matrix, found %s of shape (%s)",
-                 path, descr, paste(shape, collapse = ", ")), call. = FALSE)
+  dims <- trimws(strsplit(sub(".*'shape': *\\(([^)]*)\\).*", "\\1", header), ",")[[1]])
+  shape <- as.numeric(dims[nzchar(dims)])
+  count <- prod(shape)
+  short <- function(got) {
+    stop(sprintf("%s: %.0f of %.0f values (truncated file?)", path, got, count), call. = FALSE)
+  }
+  if (descr %in% c("<f8", "<f4")) {
+    values <- readBin(con, "double", count, size = if (descr == "<f8") 8L else 4L, endian = "little")
+  } else if (descr == "<i4") {
+    values <- readBin(con, "integer", count, size = 4L, endian = "little")
+  } else if (descr == "<i8") {
+    halves <- readBin(con, "integer", 2 * count, size = 4L, endian = "little")
+    if (length(halves) != 2 * count) short(length(halves) / 2)
+    low <- halves[c(TRUE, FALSE)]
+    values <- (low + ifelse(low < 0, 2^32, 0)) + halves[c(FALSE, TRUE)] * 2^32
+    if (all(abs(values) <= .Machine$integer.max)) values <- as.integer(values)
+  } else if (grepl("^<U[0-9]+$", descr)) {
+    width <- as.integer(substring(descr, 3))
+    points <- readBin(con, "integer", count * width, size = 4L, endian = "little")
+    if (length(points) != count * width) short(length(points) / max(width, 1))
+    points <- matrix(points, nrow = width)
+    values <- vapply(seq_len(count), function(k) intToUtf8(points[points[, k] != 0L, k]), "")
+  } else {
+    stop(sprintf("%s: an array of NumPy type %s; expected floats, integers or strings", path, descr),
+         call. = FALSE)
+  }
+  if (length(values) != count) short(length(values))
+  structure(values, shape = shape, fortran = grepl("'fortran_order': *True", header))
+}
+
+# The arrays of a NumPy .npz file (a zip of .npy files), by name, unpacked into `dir`.
+.read_npz <- function(path, dir) {
+  files <- utils::unzip(path, exdir = dir)
+  if (!length(files)) stop(sprintf("%s: not a NumPy .npz file (no arrays)", path), call. = FALSE)
+  stats::setNames(lapply(files, .read_npy), sub("\\.npy$", "", basename(files)))
+}
+
+# A square float matrix saved by NumPy (.npy, C or Fortran order) with its ids in the side
+# file PATH.ids.txt (what `bioaccel distance -o x.npy` writes), as a `dist`.
+.read_npy_dist <- function(path) {
+  values <- .read_npy(path)
+  shape <- attr(values, "shape")
+  if (!is.double(values) || length(shape) != 2 || shape[1] != shape[2]) {
+    stop(sprintf("%s: expected a square float matrix, found %s values of shape (%s)", path,
+                 typeof(values), paste(shape, collapse = ", ")), call. = FALSE)
   }
   n <- shape[1]
-  values <- readBin(con, "double", n * n, size = width, endian = "little")
-  if (length(values) != n * n) {
-    stop(sprintf("%s: %d of %.0f values (truncated file?)", path, length(values), n * n), call. = FALSE)
-  }
-  m <- matrix(values, n, n, byrow = !grepl("'fortran_order': *True", header))
+  m <- matrix(as.vector(values), n, n, byrow = !attr(values, "fortran"))
   ids_path <- paste0(path, ".ids.txt")
   ids <- if (file.exists(ids_path)) readLines(ids_path, warn = FALSE, encoding = "UTF-8")
   if (length(ids) != n) {

@@ -80,3 +80,35 @@ test_that("an asymmetric matrix is refused, naming the pair; rounding is tolerat
   write_bioaccel_dist(m, path)
   expect_equal(as.matrix(read_bioaccel_dist(path))["b", "c"], 3)
 })
+
+test_that(".read_npy reads the arrays bioaccel's .npz tables hold", {
+  # .npy bytes as NumPy writes them (format 1.0: magic, header length, padded dict)
+  npy <- function(descr, shape, payload) {
+    dict <- sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape)
+    pad <- 64 - (10 + nchar(dict) + 1) %% 64
+    header <- paste0(dict, strrep(" ", pad), "\n")
+    path <- tempfile(fileext = ".npy")
+    writeBin(c(as.raw(c(0x93)), charToRaw("NUMPY"), as.raw(c(1, 0)),
+               writeBin(nchar(header), raw(), size = 2, endian = "little"), charToRaw(header),
+               payload), path)
+    path
+  }
+  int64 <- function(x) unlist(lapply(x, function(v) {
+    low <- v %% 2^32
+    c(writeBin(as.integer(if (low >= 2^31) low - 2^32 else low), raw(), size = 4, endian = "little"),
+      writeBin(as.integer(floor(v / 2^32)), raw(), size = 4, endian = "little"))
+  }))
+  big <- bioaccel:::.read_npy(npy("<i8", "(3,)", int64(c(1, 2^40 + 5, -3))))
+  expect_identical(as.vector(big), c(1, 2^40 + 5, -3))
+  small <- bioaccel:::.read_npy(npy("<i8", "(2,)", int64(c(7, -2))))
+  expect_identical(as.vector(small), c(7L, -2L))
+  expect_identical(attr(small, "shape"), 2)
+  codes <- c(utf8ToInt("ab"), 0L, utf8ToInt("\u00e9"), 0L, 0L, utf8ToInt("xyz"))
+  words <- bioaccel:::.read_npy(npy("<U3", "(3,)", writeBin(codes, raw(), size = 4, endian = "little")))
+  expect_identical(as.vector(words), c("ab", "\u00e9", "xyz"))
+  scalar <- bioaccel:::.read_npy(npy("<f8", "()", writeBin(2.5, raw(), size = 8, endian = "little")))
+  expect_identical(as.vector(scalar), 2.5)
+  expect_identical(attr(scalar, "shape"), numeric(0))
+  expect_error(bioaccel:::.read_npy(npy("<i8", "(3,)", int64(c(1, 2)))), "2 of 3 values")
+  expect_error(bioaccel:::.read_npy(npy("|b1", "(1,)", as.raw(1))), "NumPy type \\|b1")
+})
