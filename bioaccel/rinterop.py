@@ -10,6 +10,10 @@
   ``phylo`` (built from the edge list, not through Newick text, so labels with quotes or
   spaces survive);
 - :func:`scores_to_dataframe`, :func:`alignments_to_dataframe`: R ``data.frame``;
+- :func:`neighbors_to_r` (the pairs within a threshold: a ``data.frame`` of id1, id2,
+  distance, or a symmetric ``Matrix`` sparse matrix) and :func:`clusters_to_r` (amplicon
+  clusters: id, cluster, seed, abundance), as the R package's ``bioaccel_neighbors()`` and
+  ``bioaccel_cluster()`` return them;
 - :func:`hclust`, :func:`cutree`, :func:`pcoa`, :func:`plot_tree`: R's statistics and ape's
   plotting, called from Python.
 
@@ -305,6 +309,71 @@ def alignments_to_dataframe(alignments):
         else:
             conv[f] = ro.StrVector([str(v) for v in values])
     return ro.r["data.frame"](**conv, stringsAsFactors=False)
+
+
+def _int_vector(ro, values) -> object:
+    """Whole numbers as an R integer vector (R's integers stop at 2^31 - 1)."""
+    values = np.asarray(values, dtype=np.int64)
+    if len(values) and (values.max() > 2**31 - 1 or values.min() < -(2**31 - 1)):
+        raise ValueError(f"{values.max()}: past R's integers (2^31 - 1)")
+    return ro.IntVector(values.tolist())
+
+
+def neighbors_to_r(nb, sparse: bool = False):
+    """The pairs of a :class:`~bioaccel.neighbors.Neighbors` table in R, as the R package's
+    ``bioaccel_neighbors()`` returns them.
+
+    ``sparse=False``: a ``data.frame`` of ``id1``, ``id2`` (``id1`` first in input order)
+    and ``distance`` (integer for ``edit``, double otherwise), one row per pair, with
+    attributes ``ids`` (every sequence, those without a pair too), ``model`` and
+    ``max_distance``. ``sparse=True``: a symmetric ``Matrix::dsCMatrix`` (R's Matrix
+    package), every sequence a row and a column named by its id, a pair's distance its entry
+    (stored where it is 0: identical sequences).
+    """
+    ro = _ro()
+    if not isinstance(sparse, bool):
+        raise TypeError(f"sparse={sparse!r}: expected True or False")
+    ids = ro.StrVector([str(x) for x in nb.ids])
+    i = _int_vector(ro, np.asarray(nb.i) + 1)
+    j = _int_vector(ro, np.asarray(nb.j) + 1)
+    distance = np.asarray(nb.distance)
+    x = (
+        _int_vector(ro, distance)
+        if np.issubdtype(distance.dtype, np.integer)
+        else ro.FloatVector(distance.astype(np.float64))
+    )
+    if sparse:
+        if not ro.r('isTRUE(requireNamespace("Matrix", quietly = TRUE))')[0]:
+            raise ImportError(
+                "neighbors_to_r(sparse=True) needs the R package Matrix "
+                "(apt-get install r-cran-matrix or install.packages('Matrix'))"
+            )
+        make = ro.r(
+            "function(i, j, x, ids) Matrix::sparseMatrix(i = i, j = j, x = as.double(x), "
+            "dims = rep(length(ids), 2), dimnames = list(ids, ids), symmetric = TRUE)"
+        )
+        return make(i, j, x, ids)
+    make = ro.r(
+        "function(i, j, x, ids, model, d) structure(data.frame(id1 = ids[i], id2 = ids[j], "
+        "distance = x, stringsAsFactors = FALSE), ids = ids, model = model, max_distance = d)"
+    )
+    return make(i, j, x, ids, str(nb.model), float(nb.max_distance))
+
+
+def clusters_to_r(clusters):
+    """Amplicon clusters (:func:`bioaccel.cluster`'s result) as an R ``data.frame``, one row
+    per amplicon in input order: ``id``, ``cluster`` (1-based, in the OTU list's order),
+    ``seed`` (the id of its OTU's seed), ``abundance``: what the R package's
+    ``bioaccel_cluster()`` returns."""
+    ro = _ro()
+    rows = clusters._assignment_rows()
+    return ro.r["data.frame"](
+        id=ro.StrVector([r[0] for r in rows]),
+        cluster=_int_vector(ro, [r[1] for r in rows]),
+        seed=ro.StrVector([r[2] for r in rows]),
+        abundance=ro.FloatVector([float(r[3]) for r in rows]),
+        stringsAsFactors=False,
+    )
 
 
 def hclust(dm: DistanceMatrix, method: str = "average"):

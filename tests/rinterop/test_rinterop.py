@@ -134,3 +134,73 @@ def test_starting_r_leaves_children_a_working_python(ro):
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0 and res.stdout == "ok\n", res.stderr
+
+
+def _family(seed, n=50, length=30):
+    """Seeded DNA sequences of a few families (each a parent with up to 5 random edits)."""
+    rng = np.random.default_rng(seed)
+    parents = ["".join(rng.choice(list("ACGT"), length)) for _ in range(3)]
+    out = []
+    for k in range(n):
+        s = list(parents[k % 3])
+        for _ in range(int(rng.integers(0, 6))):
+            p = int(rng.integers(len(s)))
+            kind = int(rng.integers(3))
+            if kind == 0:
+                s[p] = str(rng.choice(list("ACGT")))
+            elif kind == 1:
+                s.insert(p, str(rng.choice(list("ACGT"))))
+            elif len(s) > 1:
+                del s[p]
+        out.append("".join(s))
+    return out
+
+
+def test_neighbors_to_r_holds_the_pairs_of_rs_own_levenshtein(ro, rinterop):
+    import bioaccel
+
+    seqs = _family(5)
+    ids = [f"read {k}" for k in range(len(seqs))]
+    nb = bioaccel.neighbors(bioaccel.SeqBatch.from_strings(seqs, ids=ids), max_distance=4)
+    df = rinterop.neighbors_to_r(nb)
+    # R's adist (generalized Levenshtein, unit costs) is the oracle, pairs in (i, j) order
+    check = ro.r(
+        "function(df, seqs, d) { m <- adist(seqs); hit <- which(upper.tri(m) & m <= d, "
+        "arr.ind = TRUE); hit <- hit[order(hit[, 1], hit[, 2]), , drop = FALSE]; "
+        "ids <- attr(df, 'ids'); c(nrow(hit), identical(df$id1, ids[hit[, 1]]), "
+        "identical(df$id2, ids[hit[, 2]]), identical(df$distance, as.integer(m[hit]))) }"
+    )
+    n_pairs, same1, same2, same_d = check(df, ro.StrVector(seqs), 4)
+    assert n_pairs == len(nb) > 50 and same1 and same2 and same_d
+    assert list(ro.r("function(df) attr(df, 'ids')")(df)) == ids
+    assert ro.r("function(df) attr(df, 'model')")(df)[0] == "edit"
+    if not ro.r('isTRUE(requireNamespace("Matrix", quietly = TRUE))')[0]:
+        return
+    m = rinterop.neighbors_to_r(nb, sparse=True)
+    dense = np.array(ro.r("function(m) as.vector(as.matrix(m))")(m)).reshape(len(seqs), -1)
+    want = np.zeros((len(seqs), len(seqs)))
+    want[nb.i, nb.j] = want[nb.j, nb.i] = nb.distance
+    assert (dense == want).all()
+    with pytest.raises(TypeError, match="True or False"):
+        rinterop.neighbors_to_r(nb, sparse="yes")
+
+
+def test_clusters_to_r_is_the_assignment_table(ro, rinterop):
+    import bioaccel
+
+    unique = list(dict.fromkeys(_family(9, n=40)))  # dereplicated
+    records = {f"a{k};size={100 - k}": s for k, s in enumerate(unique)}
+    c = bioaccel.cluster(records, max_distance=2)
+    df = rinterop.clusters_to_r(c)
+    assert list(ro.r["colnames"](df)) == ["id", "cluster", "seed", "abundance"]
+    ids = [h.split(";")[0] for h in records]
+    assert list(ro.r("function(d) d$id")(df)) == ids
+    assert list(ro.r("function(d) d$cluster")(df)) == (c.labels + 1).tolist()
+    assert list(ro.r("function(d) d$seed")(df)) == [c.seed_ids[k] for k in c.labels]
+    # R counts the OTUs' sizes and masses from the table as the OTU list has them
+    sizes = ro.r(
+        "function(d) as.vector(table(factor(d$cluster, levels = sort(unique(d$cluster)))))"
+    )(df)
+    assert list(sizes) == c.sizes.tolist()
+    mass = ro.r("function(d) as.vector(tapply(d$abundance, d$cluster, sum))")(df)
+    assert list(mass) == c.abundances.astype(float).tolist()
