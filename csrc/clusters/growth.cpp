@@ -6,12 +6,14 @@
 // masking, Pass-Join's generalised): an indexed sequence of length l is cut into q
 // segments; d edits touch at most d of them, so for some mask M of d segments the other
 // runs appear unchanged in the partner, each shifted by the net length change of the
-// masked groups before it. Every node is indexed under its C(q, d) keys (one per mask: a
-// hash of its unmasked runs); a probe of y computes, for every length within d of |y|,
-// every mask's key at every shift pattern d edits allow. Complete for the threshold; the
-// keys span q - d segments, so members of one amplicon family (which all share any one
-// segment) meet only when their differences fall in the same d segments. Nodes shorter
-// than q (an empty segment) are candidates of every probe within d of their length.
+// masked groups before it. Every node is indexed under its C(q, d) keys (one per mask: the
+// sum of its unmasked segments' terms); a probe of y computes, for every length within d of
+// |y|, every mask's key at every shift pattern d edits allow (edit::KeyPlan, enumerated
+// once per length difference; the probe sums its segments' terms at those shifts).
+// Complete for the threshold; the keys span q - d segments, so members of one amplicon
+// family (which all share any one segment) meet only when their differences fall in the
+// same d segments. Nodes shorter than q (an empty segment) are candidates of every probe
+// within d of their length.
 //
 // With OTU breaking a member grows only into lighter (or as heavy) amplicons: nodes are in
 // decreasing abundance and each key's run is in node order, so the scan starts at the
@@ -52,11 +54,12 @@ using edit::Hasher;
 using edit::layout_of;
 using edit::lv_distance;
 using edit::Mask;
-using edit::mask_seed;
 using edit::masks_of;
 using edit::mix;
 using edit::Packed;
-using edit::run_term;
+using edit::probe_keys;
+using edit::ProbeTerms;
+using edit::sequence_keys;
 using u64 = std::uint64_t;
 using u32 = std::uint32_t;
 using i64 = std::int64_t;
@@ -83,7 +86,7 @@ struct Probe {
     std::vector<i64> layout;
     std::vector<u32> at;    // and where their buckets start
     std::vector<u32> live;  // the keys whose bit is set in the key set
-    std::vector<i64> start;
+    ProbeTerms terms;       // the indexed length's layout and its segments' terms
     std::vector<u32> stamp;
     u32 tick = 0;
     explicit Probe(i64 n) : stamp(static_cast<std::size_t>(n), 0) {}
@@ -162,6 +165,7 @@ public:
           d_(d),
           q_(q),
           masks_(masks_of(q, static_cast<int>(d))),
+          plan_(edit::key_plan(q, static_cast<int>(d), masks_)),
           hs_(longest(v) + 1),
           tagged_(d == 1),
           parts_(part_filter ? parts_for(d) : 0),
@@ -202,7 +206,7 @@ public:
         key_set_.assign(static_cast<std::size_t>(1) << (key_bits_ - 6), 0);
         entry_.resize(static_cast<std::size_t>(entries * stride_));
         if (tagged_) tag_.resize(static_cast<std::size_t>(entries));
-        std::vector<u64> P;
+        std::vector<u64> P, keys(static_cast<std::size_t>(per)), terms;
         std::vector<i64> st, part;
         for (int pass = 0; pass < 2; ++pass) {
             std::vector<u64> fill;
@@ -215,12 +219,9 @@ public:
                 if ((include && !include[s]) || len < q_) continue;
                 Hasher::prefix(v.seq(s), len, P);
                 layout_of(len, q_, st);
+                sequence_keys(hs_, P, len, st, masks_, keys.data(), terms);
                 for (i64 mi = 0; mi < per; ++mi) {
-                    const Mask& m = masks_[mi];
-                    u64 key = mask_seed(len, static_cast<std::size_t>(mi));
-                    for (std::size_t t = 0; t < m.a.size(); ++t)
-                        key += run_term(hs_.sub(P, st[m.a[t]], st[m.b[t]] - st[m.a[t]]), m.a[t]);
-                    const u64 hk = key >> 32;
+                    const u64 hk = keys[mi] >> 32;
                     const u64 b = hk >> (32 - bits_);
                     if (pass == 0) {
                         ++dir_[b + 1];
@@ -275,46 +276,22 @@ public:
         for (i64 ls = std::max<i64>(0, lr - d); ls <= std::min(top, lr + d); ++ls) {
             if (!present_[ls] || ls < q_) continue;
             const i64 delta = lr - ls;
-            layout_of(ls, q_, pr.start);
-            for (std::size_t mi = 0; mi < masks_.size(); ++mi) {
-                const Mask& m = masks_[mi];
-                const std::size_t T = m.a.size();
-                // eta: the net length change of the masked group before run t; run t sits
-                // at their sum; the groups' costs (edit::group_cost: |eta|, or the segments
-                // that must hold an edit if more) summed <= d
-                auto rec = [&](auto&& self, std::size_t t, i64 sh, i64 budget, u64 acc) -> void {
-                    if (t == T) {
-                        const i64 rest = delta - sh;
-                        if (m.trailing ? edit::group_cost(m.late_trailing, rest) > budget : rest != 0) return;
-                        pr.keys.push_back(acc >> 32);
-                        if (parts_) {
-                            pr.key_len.push_back(ls);
-                            pr.key_mask.push_back(static_cast<u32>(mi));
-                        }
-                        if (tagged_) {  // the masked segment: unshifted before the edit, by delta after
-                            const int u = masked_[mi];
-                            const i64 a = pr.start[u], len = pr.start[u + 1] - a;
-                            unsigned va = 0, vb = 0;
-                            const u64 ta = quarter_tags(hs_, pr.prefix, lr, a, len, 0, pr.part, va);
-                            const u64 tb = quarter_tags(hs_, pr.prefix, lr, a, len, delta, pr.part, vb);
-                            pr.tags.push_back(ta | tb << 32);
-                            pr.tag_valid.push_back(static_cast<std::uint8_t>(va | vb << 4));
-                        }
-                        return;
-                    }
-                    const i64 lo = m.group_before[t] ? -budget : 0, hi = m.group_before[t] ? budget : 0;
-                    const i64 seg_start = pr.start[m.a[t]], seg_len = pr.start[m.b[t]] - seg_start;
-                    for (i64 eta = lo; eta <= hi; ++eta) {
-                        const i64 pos = seg_start + sh + eta;
-                        if (pos < 0 || pos + seg_len > lr) continue;
-                        const i64 cost = edit::group_cost(m.late_before[t], eta);
-                        if (cost > budget) continue;
-                        self(self, t + 1, sh + eta, budget - cost,
-                             acc + run_term(hs_.sub(pr.prefix, pos, seg_len), m.a[t]));
-                    }
-                };
-                rec(rec, 0, 0, d, mask_seed(ls, mi));
-            }
+            probe_keys(hs_, pr.prefix, lr, ls, masks_.size(), plan_, pr.terms, [&](u64 key, std::size_t mi) {
+                pr.keys.push_back(key >> 32);
+                if (parts_) {
+                    pr.key_len.push_back(ls);
+                    pr.key_mask.push_back(static_cast<u32>(mi));
+                }
+                if (tagged_) {  // the masked segment: unshifted before the edit, by delta after
+                    const int u = masked_[mi];
+                    const i64 a = pr.terms.st[u], len = pr.terms.st[u + 1] - a;
+                    unsigned va = 0, vb = 0;
+                    const u64 ta = quarter_tags(hs_, pr.prefix, lr, a, len, 0, pr.part, va);
+                    const u64 tb = quarter_tags(hs_, pr.prefix, lr, a, len, delta, pr.part, vb);
+                    pr.tags.push_back(ta | tb << 32);
+                    pr.tag_valid.push_back(static_cast<std::uint8_t>(va | vb << 4));
+                }
+            });
         }
         // the keys' buckets, then their runs, fetched ahead of the scans (random reads)
         pr.at.resize(pr.keys.size());
@@ -513,6 +490,7 @@ private:
     i64 d_;
     int q_;
     std::vector<Mask> masks_;
+    edit::KeyPlan plan_;  // the shift patterns a probe tries, per length difference
     Hasher hs_;
     bool tagged_;                                // d = 1: entries carry their masked segment's quarter tags
     std::vector<int> masked_;                    // at d = 1: the segment each mask leaves out
@@ -562,7 +540,12 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
     check_view(v);
     const i64 n = v.count;
     const Packed S(v, edit::packing_bits(v), 1);
-    SegmentIndex index(v, nullptr, d, segments_for(d), part_filter_on(v, d, part_filter));
+    // no two amplicons are more than the longest length apart: a larger d finds the same
+    // partners, with masks and shift patterns that grow as d^3
+    i64 longest = 0;
+    for (i64 s = 0; s < n; ++s) longest = std::max(longest, v.length(s));
+    const i64 reach = std::max<i64>(1, std::min(d, longest));
+    SegmentIndex index(v, nullptr, reach, segments_for(reach), part_filter_on(v, reach, part_filter));
     Probe probe(n);
     Growth out;
     out.order.reserve(static_cast<std::size_t>(n));

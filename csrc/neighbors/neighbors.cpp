@@ -18,16 +18,16 @@ namespace {
 using u64 = std::uint64_t;
 using u32 = std::uint32_t;
 using i64 = std::int64_t;
-using edit::group_cost;
 using edit::Hasher;
 using edit::layout_of;
 using edit::lv_distance;
 using edit::Mask;
-using edit::mask_seed;
 using edit::masks_of;
 using edit::mix;
 using edit::Packed;
-using edit::run_term;
+using edit::probe_keys;
+using edit::ProbeTerms;
+using edit::sequence_keys;
 
 struct Edge {
     u32 i, j;
@@ -215,10 +215,13 @@ NeighborEdges microvariants(const SeqView& v, const Packed& S, const std::vector
 
 NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOptions& o, i64 last,
                              int threads) {
-    const i64 n = v.count, d = o.max_distance;
+    const i64 n = v.count;
     i64 longest = 0;
     std::vector<i64> lens(static_cast<std::size_t>(n));
     for (i64 i = 0; i < n; ++i) longest = std::max(longest, lens[i] = v.length(i));
+    // no two sequences are more than `longest` edits apart: a larger threshold finds the
+    // same pairs, and would only grow the masks and shift patterns (as d^3)
+    const i64 d = std::min(o.max_distance, longest);
     int q = o.segments;
     if (q <= 0) {
         std::vector<i64> sorted = lens;
@@ -228,6 +231,7 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
     if (q < d + 1) throw std::invalid_argument("segments must be at least max_distance + 1");
     const Hasher hs(longest);
     const std::vector<Mask> masks = masks_of(q, static_cast<int>(d));
+    const edit::KeyPlan plan = edit::key_plan(q, static_cast<int>(d), masks);
     const i64 per = static_cast<i64>(masks.size());
     const i64 entries = n * per;
     // buckets by the key's top bits, ~4 entries a bucket; each entry keeps the key's low 32
@@ -239,16 +243,11 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
     std::vector<u32> dir(static_cast<std::size_t>(nb) + 1, 0);
     std::vector<u64> entry(static_cast<std::size_t>(entries));
     if (entries >= (i64(1) << 32)) throw std::invalid_argument("too many sequences for the segment index");
+    std::vector<u64> terms;
     auto keys_of = [&](i64 s, std::vector<u64>& P, std::vector<i64>& st, u64* out) {
         Hasher::prefix(v.seq(s), lens[s], P);
         layout_of(lens[s], q, st);
-        for (i64 mi = 0; mi < per; ++mi) {
-            const Mask& m = masks[mi];
-            u64 acc = mask_seed(lens[s], static_cast<std::size_t>(mi));
-            for (std::size_t t = 0; t < m.a.size(); ++t)
-                acc += run_term(hs.sub(P, st[m.a[t]], st[m.b[t]] - st[m.a[t]]), m.a[t]);
-            out[mi] = acc;
-        }
+        sequence_keys(hs, P, lens[s], st, masks, out, terms);
     };
     {
         std::vector<u64> P, kk(static_cast<std::size_t>(per));
@@ -284,7 +283,8 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
 #endif
         std::vector<Edge>& out = parts[static_cast<std::size_t>(me)];
         std::vector<u64> P;
-        std::vector<i64> st, buf, shift;
+        std::vector<i64> buf;
+        ProbeTerms terms_of_probe;
         std::vector<u32> cands;
         std::vector<u32> stamp(static_cast<std::size_t>(n), 0);  // r + 1: already a candidate of r
 #ifdef _OPENMP
@@ -297,52 +297,23 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
             cands.clear();
             const i64 ls_hi = o.symmetric ? lr + d : lr;
             for (i64 ls = std::max<i64>(0, lr - d); ls <= ls_hi; ++ls) {
-                const i64 delta = lr - ls;
-                layout_of(ls, q, st);
-                for (i64 mi = 0; mi < per; ++mi) {
-                    const Mask& m = masks[mi];
-                    const std::size_t T = m.a.size();
-                    const u64 seed = mask_seed(ls, static_cast<std::size_t>(mi));
-                    // the net length change eta_t of the masked group before run t; run t sits
-                    // at the sum of them; the groups' costs (group_cost: |eta|, or the
-                    // segments that must hold an edit if more) summed <= d
-                    auto rec = [&](auto&& self, std::size_t t, i64 sh, i64 budget, u64 acc) -> void {
-                        if (t == T) {
-                            const i64 rest = delta - sh;
-                            if (m.trailing ? group_cost(m.late_trailing, rest) > budget : rest != 0) return;
-                            const u64 key = acc;
-                            const u64 b = key >> (64 - bits);
-                            const u64 f = static_cast<u64>(static_cast<u32>(key)) << 32;
-                            // the key's run, from the first partner allowed (symmetric: s > r)
-                            const u64 from = o.symmetric ? f | static_cast<u64>(r + 1) : f;
-                            const u64* x =
-                                std::lower_bound(entry.data() + dir[b], entry.data() + dir[b + 1], from);
-                            const u64* end = entry.data() + dir[b + 1];
-                            // asymmetric, same length: only s < r (the run is in index order)
-                            const u64 stop =
-                                !o.symmetric && ls == lr ? f | static_cast<u64>(r) : f | 0xFFFFFFFFULL;
-                            const u32 mark = static_cast<u32>(r + 1);
-                            for (; x < end && *x < stop; ++x) {
-                                const u32 s = static_cast<u32>(*x);
-                                if (stamp[s] == mark) continue;
-                                stamp[s] = mark;
-                                cands.push_back(s);
-                            }
-                            return;
-                        }
-                        const i64 lo = m.group_before[t] ? -budget : 0, hi = m.group_before[t] ? budget : 0;
-                        const i64 seg_start = st[m.a[t]], seg_len = st[m.b[t]] - st[m.a[t]];
-                        for (i64 eta = lo; eta <= hi; ++eta) {
-                            const i64 pos = seg_start + sh + eta;
-                            if (pos < 0 || pos + seg_len > lr) continue;
-                            const i64 cost = group_cost(m.late_before[t], eta);
-                            if (cost > budget) continue;
-                            self(self, t + 1, sh + eta, budget - cost,
-                                 acc + run_term(hs.sub(P, pos, seg_len), m.a[t]));
-                        }
-                    };
-                    rec(rec, 0, 0, d, seed);
-                }
+                probe_keys(hs, P, lr, ls, masks.size(), plan, terms_of_probe, [&](u64 key, std::size_t) {
+                    const u64 b = key >> (64 - bits);
+                    const u64 f = static_cast<u64>(static_cast<u32>(key)) << 32;
+                    // the key's run, from the first partner allowed (symmetric: s > r)
+                    const u64 from = o.symmetric ? f | static_cast<u64>(r + 1) : f;
+                    const u64* x = std::lower_bound(entry.data() + dir[b], entry.data() + dir[b + 1], from);
+                    const u64* end = entry.data() + dir[b + 1];
+                    // asymmetric, same length: only s < r (the run is in index order)
+                    const u64 stop = !o.symmetric && ls == lr ? f | static_cast<u64>(r) : f | 0xFFFFFFFFULL;
+                    const u32 mark = static_cast<u32>(r + 1);
+                    for (; x < end && *x < stop; ++x) {
+                        const u32 s = static_cast<u32>(*x);
+                        if (stamp[s] == mark) continue;
+                        stamp[s] = mark;
+                        cands.push_back(s);
+                    }
+                });
             }
             candidates += static_cast<i64>(cands.size());
             for (u32 s : cands) {

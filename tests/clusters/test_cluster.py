@@ -410,6 +410,23 @@ def test_search_as_it_grows_equals_growth_on_all_pairs(kw, seed):
         np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
 
 
+@pytest.mark.parametrize("d", [4, 7, 30, 255])
+def test_large_thresholds_grow_as_on_all_pairs(d):
+    """d from 4 (past the parts filter and the d + 3 segments) up to 255, past the longest
+    amplicon (searched as that length: no two are further apart), against the growth on the
+    graph of every pair."""
+    records = simulate(150, seed=d, parents=3, length=24, max_edits=9)
+    # two amplicons as far apart as two can be (every letter differs): one OTU from d = 40 on
+    far = [("polyA;size=2", "A" * 40), ("polyC;size=1", "C" * 40)]
+    assert cluster(far, max_distance=d, backend="cpu").n_clusters == (1 if d >= 40 else 2)
+    for method in ("swarm", "linkage"):
+        fast = cluster(records, method=method, max_distance=d, backend="cpu", threads=1)
+        slow = cluster(records, method=method, max_distance=d, backend="reference", threads=1)
+        for name in ("members", "starts", "found", "generation", "radius"):
+            np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
+    assert fast.n_clusters < len(records)
+
+
 @pytest.mark.parametrize("length", [4, 7, 61, 253])
 def test_every_single_edit_of_a_seed_is_found_by_the_seed(length):
     """At d = 1 the growth's index admits a candidate only when its masked segment's

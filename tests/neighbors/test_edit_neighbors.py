@@ -118,6 +118,16 @@ def test_a_threshold_above_five_percent_of_the_length():
     assert as_dict(neighbors(seqs, max_distance=12)) == brute(seqs, 12)
 
 
+def test_a_threshold_past_the_longest_sequence_finds_every_pair():
+    # searched as the longest length (no pair is further apart): before, every length within
+    # d of each probe and C(d + 1, d) masks were walked, and the shift patterns grow as d^3
+    rng = np.random.default_rng(8)
+    seqs = ["".join(rng.choice(list("ACGT"), int(n))) for n in rng.integers(1, 30, 25)]
+    seqs += ["A" * 30, "C" * 30]  # 30 edits apart: every letter differs
+    for d in (29, 30, 500):
+        assert as_dict(neighbors(seqs, max_distance=d)) == brute(seqs, d)
+
+
 def test_lengths_that_vary_widely():
     rng = np.random.default_rng(5)
     base = "".join(rng.choice(list("ACGT"), 300))

@@ -177,8 +177,8 @@ struct Hasher {
 // A sequence of length l is cut into q segments (layout_of: as even as can be, the longer
 // ones last). d edits touch at most d segments, so for some set M of d segments (a mask)
 // the other q - d appear unchanged in the partner, each unmasked run shifted by the net
-// length change of the masked groups before it. A key hashes a sequence's unmasked runs
-// (mask_seed for the length and mask, run_term for each run and where it starts).
+// length change of the masked groups before it. A key hashes a sequence's unmasked
+// segments (mask_seed for the length and mask, segment_term for each segment).
 
 // One choice of masked segments: the unmasked runs [a, b) and whether a masked group
 // precedes each run and trails the last.
@@ -196,6 +196,12 @@ struct Mask {
     bool trailing = false;
     std::vector<int> late_before;  // masked segments before run t and after run 0
     int late_trailing = 0;         // segments of the trailing group (all after run 0)
+    // from run t on (t = runs: the trailing group alone): the late segments of the groups
+    // left, and whether any of them may change the length. A probe stops a shift pattern at
+    // run t when those groups cannot bring its shift to the length difference within the
+    // budget (they cost at least both), instead of finding it out at the end
+    std::vector<int> late_from;
+    std::vector<char> shifts_from;
 };
 
 // The least of the d edits the masked group of net length change eta with `late` segments
@@ -226,6 +232,13 @@ inline std::vector<Mask> masks_of(int q, int d) {
         }
         m.trailing = masked[q - 1] != 0;
         m.late_trailing = m.trailing ? q - m.b.back() : 0;
+        const std::size_t runs = m.a.size();
+        m.late_from.assign(runs + 1, m.late_trailing);
+        m.shifts_from.assign(runs + 1, m.trailing ? 1 : 0);
+        for (std::size_t t = runs; t-- > 0;) {
+            m.late_from[t] = m.late_from[t + 1] + m.late_before[t];
+            m.shifts_from[t] = m.shifts_from[t + 1] || m.group_before[t];
+        }
         out.push_back(m);
         int t = d - 1;
         while (t >= 0 && pick[t] == q - d + t) --t;
@@ -243,12 +256,140 @@ inline void layout_of(i64 len, int q, std::vector<i64>& start) {
     for (int u = 0; u < q; ++u) start[u + 1] = start[u] + base + (u >= q - rem ? 1 : 0);
 }
 
+// A key is mask_seed(length, mask) plus the segment_term of each unmasked segment (the
+// hash of its letters and its number): the terms of a segment at each shift are computed
+// once a probe and summed into every key that holds them, instead of hashing each run of
+// each key (at d = 3 a probe has ~380 keys; hashing them was half of the growth's time).
 inline u64 mask_seed(i64 len, std::size_t mask_id) {
     return mix(static_cast<u64>(len) * 0xA24BAED4963EE407ULL +
                static_cast<u64>(mask_id) * 0x9FB21C651E98DF25ULL + 0x2545F4914F6CDD1DULL);
 }
-inline u64 run_term(u64 h, int first_segment) {
-    return mix(h + static_cast<u64>(first_segment + 1) * 0x632BE59BD9B4E019ULL);
+inline u64 segment_term(u64 h, int segment) {
+    return mix(h + static_cast<u64>(segment + 1) * 0x632BE59BD9B4E019ULL);
+}
+
+// The key of every mask of one sequence (prefix hashes P, layout st), into out[mask].
+inline void sequence_keys(const Hasher& hs, const std::vector<u64>& P, i64 len, const std::vector<i64>& st,
+                          const std::vector<Mask>& masks, u64* out, std::vector<u64>& terms) {
+    const std::size_t q = st.size() - 1;
+    terms.resize(q);
+    for (std::size_t u = 0; u < q; ++u)
+        terms[u] = segment_term(hs.sub(P, st[u], st[u + 1] - st[u]), static_cast<int>(u));
+    for (std::size_t mi = 0; mi < masks.size(); ++mi) {
+        const Mask& m = masks[mi];
+        u64 key = mask_seed(len, mi);
+        for (std::size_t t = 0; t < m.a.size(); ++t)
+            for (int u = m.a[t]; u < m.b[t]; ++u) key += terms[static_cast<std::size_t>(u)];
+        out[mi] = key;
+    }
+}
+
+// The shift patterns a probe tries, per length difference: a pair within d is found under
+// one mask with its unmasked runs at one pattern of shifts (Mask's comment), and which
+// patterns d edits allow depends on the mask, the length difference delta = |probe| -
+// |indexed| and d only, not on the letters. So they are enumerated once (the depth-first
+// order of masks, then each run's net change increasing), each as its mask and, for every
+// unmasked segment, the index of its term at its shift (segment * (2d + 1) + shift + d).
+struct KeyPlan {
+    int q = 0, d = 0, kept = 0;                    // kept = q - d segments a key
+    std::vector<std::vector<std::uint32_t>> mask;  // [delta + d][pattern]
+    std::vector<std::vector<std::uint32_t>> term;  // [delta + d][pattern * kept + k]
+};
+
+inline KeyPlan key_plan(int q, int d, const std::vector<Mask>& masks) {
+    KeyPlan plan;
+    plan.q = q;
+    plan.d = d;
+    plan.kept = q - d;
+    const i64 width = 2 * i64(d) + 1;
+    if (q < d + 1) throw std::invalid_argument("segments must be at least max_distance + 1");
+    plan.mask.resize(static_cast<std::size_t>(width));
+    plan.term.resize(static_cast<std::size_t>(width));
+    std::vector<std::uint32_t> at;  // the pattern so far: term indices
+    for (i64 delta = -d; delta <= d; ++delta) {
+        auto& masks_out = plan.mask[static_cast<std::size_t>(delta + d)];
+        auto& terms_out = plan.term[static_cast<std::size_t>(delta + d)];
+        for (std::size_t mi = 0; mi < masks.size(); ++mi) {
+            const Mask& m = masks[mi];
+            const std::size_t T = m.a.size();
+            // eta: the net length change of the masked group before run t; run t sits at
+            // their sum; the groups' costs (group_cost: |eta|, or the segments that must hold
+            // an edit if more) summed <= d; a pattern is cut at run t as soon as the groups
+            // left cannot bring its shift to delta within the budget
+            auto rec = [&](auto&& self, std::size_t t, i64 sh, i64 budget) -> void {
+                const i64 rest = delta - sh;
+                if (m.shifts_from[t] ? std::max<i64>(m.late_from[t], rest < 0 ? -rest : rest) > budget
+                                     : rest != 0)
+                    return;
+                if (t == T) {
+                    masks_out.push_back(static_cast<std::uint32_t>(mi));
+                    terms_out.insert(terms_out.end(), at.begin(), at.end());
+                    return;
+                }
+                const i64 lo = m.group_before[t] ? -budget : 0, hi = m.group_before[t] ? budget : 0;
+                for (i64 eta = lo; eta <= hi; ++eta) {
+                    const i64 cost = group_cost(m.late_before[t], eta);
+                    if (cost > budget) continue;
+                    const i64 shift = sh + eta;
+                    for (int u = m.a[t]; u < m.b[t]; ++u)
+                        at.push_back(static_cast<std::uint32_t>(u * width + shift + d));
+                    self(self, t + 1, shift, budget - cost);
+                    at.resize(at.size() - static_cast<std::size_t>(m.b[t] - m.a[t]));
+                }
+            };
+            rec(rec, 0, 0, d);
+        }
+    }
+    return plan;
+}
+
+// A probe's scratch: the layout of the indexed length, each of its segments' term at each
+// shift in [-d, d] and whether the segment lies inside the probe there, and the masks' seeds.
+struct ProbeTerms {
+    std::vector<i64> st;
+    std::vector<u64> term;             // term[u * (2d + 1) + shift + d]
+    std::vector<std::uint8_t> inside;  // parallel to term
+    std::vector<u64> seed;             // mask_seed(ls, mask)
+};
+
+// Every key under which a sequence of length ls within d edits of the probe (length lr,
+// prefix hashes P) is indexed, for every mask and shift pattern d edits allow (KeyPlan),
+// whose segments all lie inside the probe: emit(key, mask index), in the plan's order.
+// sc.st holds ls's layout afterwards.
+template <class Emit>
+void probe_keys(const Hasher& hs, const std::vector<u64>& P, i64 lr, i64 ls, std::size_t masks,
+                const KeyPlan& plan, ProbeTerms& sc, Emit&& emit) {
+    const int q = plan.q;
+    const i64 d = plan.d, width = 2 * d + 1;
+    layout_of(ls, q, sc.st);
+    sc.term.resize(static_cast<std::size_t>(q * width));
+    sc.inside.resize(sc.term.size());
+    for (int u = 0; u < q; ++u) {
+        const i64 len = sc.st[u + 1] - sc.st[u];
+        for (i64 sh = -d; sh <= d; ++sh) {
+            const i64 pos = sc.st[u] + sh;
+            const std::size_t k = static_cast<std::size_t>(u * width + sh + d);
+            sc.inside[k] = pos >= 0 && pos + len <= lr;
+            sc.term[k] = sc.inside[k] ? segment_term(hs.sub(P, pos, len), u) : 0;
+        }
+    }
+    sc.seed.resize(masks);
+    for (std::size_t mi = 0; mi < masks; ++mi) sc.seed[mi] = mask_seed(ls, mi);
+    const std::size_t row = static_cast<std::size_t>(lr - ls + d);
+    const std::vector<std::uint32_t>& mask_of = plan.mask[row];
+    const std::uint32_t* at = plan.term[row].data();
+    const u64* term = sc.term.data();
+    const std::uint8_t* inside = sc.inside.data();
+    const int kept = plan.kept;
+    for (std::size_t p = 0; p < mask_of.size(); ++p, at += kept) {
+        u64 key = sc.seed[mask_of[p]];
+        unsigned ok = 1;
+        for (int k = 0; k < kept; ++k) {
+            key += term[at[k]];
+            ok &= inside[at[k]];
+        }
+        if (ok) emit(key, mask_of[p]);
+    }
 }
 
 // 2 bits a letter when every code is below 4 (A C G T), else 8.
