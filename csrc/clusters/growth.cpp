@@ -225,8 +225,7 @@ public:
                     const u64 b = hk >> (32 - bits_);
                     if (pass == 0) {
                         ++dir_[b + 1];
-                        const u64 bit = hk & ((u64(1) << key_bits_) - 1);
-                        key_set_[bit >> 6] |= u64(1) << (bit & 63);
+                        key_set_[(hk & ((u64(1) << key_bits_) - 1)) >> 6] |= key_bits(hk);
                         continue;
                     }
                     if (tagged_) {
@@ -314,7 +313,8 @@ public:
         for (std::size_t k = 0; k < std::min(K, kAhead); ++k) __builtin_prefetch(set_word(k));
         for (std::size_t k = 0; k < K; ++k) {
             if (k + kAhead < K) __builtin_prefetch(set_word(k + kAhead));
-            if (*set_word(k) >> (pr.keys[k] & 63) & 1u) pr.live.push_back(static_cast<u32>(k));
+            const u64 want = key_bits(pr.keys[k]);
+            if ((*set_word(k) & want) == want) pr.live.push_back(static_cast<u32>(k));
         }
         const std::size_t L = pr.live.size();
         auto bucket_of = [&](std::size_t t) { return pr.keys[pr.live[t]] >> (32 - bits_); };
@@ -500,8 +500,16 @@ private:
     int stride_;                                 // words an entry: 2 when its parts' tag follows it
     std::vector<std::vector<int>> masked_segs_;  // the segments each mask leaves out
     int bits_ = 1;
-    int key_bits_ = 6;          // the key set: a bit for each value of a key's low key_bits_ bits
-    std::vector<u64> key_set_;  // set where an indexed key has those bits (8 bits an entry or more)
+    // The key set, a blocked Bloom filter: for a key, the word of its low key_bits_ bits
+    // (8 bits an indexed entry or more), and in it the two bits of key_bits(key)
+    int key_bits_ = 6;
+    std::vector<u64> key_set_;
+    // A key's two bits in its word: its low 6 bits, and the top 6 of its product with an odd
+    // constant. Two bits in one word pass 1 in 20 of the keys no entry has (one bit: 1 in 9),
+    // for the same single fetch.
+    static u64 key_bits(u64 hk) {
+        return (u64(1) << (hk & 63)) | (u64(1) << ((hk * 0x9E3779B97F4A7C15ULL) >> 58));
+    }
     std::vector<i64> present_;  // indexed nodes of each length
     std::vector<u32> dir_;
     // (key's top 32 bits, node), sorted, each followed by its parts' tag when parts_ (stride_
@@ -512,13 +520,12 @@ private:
 
 // Whether the parts' filter (d = 2, 3) pays: it costs hashes a probe and 8 bytes an entry,
 // and saves fetching candidates' letters, which costs most once they are out of cache.
-// benchmarks/bench_growth_filters.py (the 16S V4 sets, one thread; off / on, with the key
-// set and the pipelined fetches): 3 x 10^4 amplicons (7 M letters) d = 2 0.95, d = 3 0.85;
-// 10^5 (24 M) d = 2 1.26, d = 3 1.06; before them, 3 x 10^5 (72 M) d = 3 1.07. So on from
-// 12 M letters at d = 2; at d = 3, where it pays little and its tags take 8 bytes an entry
-// (20 entries an amplicon: 16 MB at 10^5), from 50 M.
+// benchmarks/bench_growth_filters.py (the 16S V4 sets, one thread; off / on), measured again
+// once the probes' keys came from the key plan (cheaper probes leave the filter's hashes a
+// larger share): 10^5 amplicons (24 M letters) d = 2 0.89, d = 3 0.78; 2 x 10^5 (48 M) 1.06,
+// 0.91; 3 x 10^5 (72 M) 1.30, 1.07. So on from 40 M letters at d = 2 and 64 M at d = 3.
 i64 part_filter_from_letters(i64 d) {
-    return d == 2 ? 12'000'000 : 50'000'000;
+    return d == 2 ? 40'000'000 : 64'000'000;
 }
 bool part_filter_on(const SeqView& v, i64 d, int part_filter) {
     if (part_filter < -1 || part_filter > 1) throw std::invalid_argument("part_filter must be -1, 0 or 1");
