@@ -50,6 +50,7 @@
 namespace bioaccel::clusters {
 namespace {
 
+using edit::GramCounts;
 using edit::Hasher;
 using edit::layout_of;
 using edit::lv_distance;
@@ -553,6 +554,7 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
     for (i64 s = 0; s < n; ++s) longest = std::max(longest, v.length(s));
     const i64 reach = std::max<i64>(1, std::min(d, longest));
     SegmentIndex index(v, nullptr, reach, segments_for(reach), part_filter_on(v, reach, part_filter));
+    const std::unique_ptr<GramCounts> grams = reach >= 2 ? std::make_unique<GramCounts>(v) : nullptr;
     Probe probe(n);
     Growth out;
     out.order.reserve(static_cast<std::size_t>(n));
@@ -594,6 +596,15 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
                                        [&](u32 x) { cand.push_back(x); });
                 // verified with the partners' letters fetched a few candidates ahead
                 constexpr std::size_t ahead = 6;
+                if (grams) {  // the counts' test first: it turns most candidates away
+                    std::size_t w = 0;
+                    for (std::size_t c = 0; c < std::min(ahead, cand.size()); ++c) grams->prefetch(cand[c]);
+                    for (std::size_t c = 0; c < cand.size(); ++c) {
+                        if (c + ahead < cand.size()) grams->prefetch(cand[c + ahead]);
+                        if (grams->within(u, cand[c], d)) cand[w++] = cand[c];
+                    }
+                    cand.resize(w);
+                }
                 for (std::size_t c = 0; c < std::min(ahead, cand.size()); ++c) S.prefetch(cand[c]);
                 for (std::size_t c = 0; c < cand.size(); ++c) {
                     if (c + ahead < cand.size()) S.prefetch(cand[c + ahead]);
@@ -636,6 +647,7 @@ std::vector<std::int64_t> nearest_in_set(const SeqView& v, const std::uint8_t* i
     const int nt = resolve_threads(threads);
     const Packed S(v, edit::packing_bits(v), nt);
     SegmentIndex index(v, in_set, d, segments_for(d), part_filter_on(v, d, part_filter));
+    const std::unique_ptr<GramCounts> grams = d >= 2 ? std::make_unique<GramCounts>(v) : nullptr;
     std::vector<std::int64_t> best(static_cast<std::size_t>(n), -1);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt)
@@ -654,6 +666,15 @@ std::vector<std::int64_t> nearest_in_set(const SeqView& v, const std::uint8_t* i
             index.candidates<false>(r, 0, probe, never, [&](u32 x) { cand.push_back(x); });
             std::sort(cand.begin(), cand.end());
             constexpr std::size_t ahead = 6;  // partners' letters fetched ahead, as in the growth
+            if (grams) {                      // the q-gram lemma first, as in the growth
+                std::size_t w = 0;
+                for (std::size_t c = 0; c < std::min(ahead, cand.size()); ++c) grams->prefetch(cand[c]);
+                for (std::size_t c = 0; c < cand.size(); ++c) {
+                    if (c + ahead < cand.size()) grams->prefetch(cand[c + ahead]);
+                    if (grams->within(r, cand[c], d)) cand[w++] = cand[c];
+                }
+                cand.resize(w);
+            }
             for (std::size_t c = 0; c < std::min(ahead, cand.size()); ++c) S.prefetch(cand[c]);
             for (std::size_t c = 0; c < cand.size(); ++c) {
                 if (c + ahead < cand.size()) S.prefetch(cand[c + ahead]);
