@@ -128,6 +128,23 @@ def test_a_threshold_past_the_longest_sequence_finds_every_pair():
         assert as_dict(neighbors(seqs, max_distance=d)) == brute(seqs, d)
 
 
+@pytest.mark.parametrize(
+    "alphabet, length, d",
+    [
+        ("ACGT", 900, 5),  # past 640 letters: the 3-gram counts a byte each
+        ("AAAAAAAC", 400, 4),  # low complexity: 4-bit counts saturate at 15 (AAA: ~270)
+        ("ACGTN", 150, 3),  # N and IUPAC codes counted by their low two bits
+    ],
+)
+def test_the_gram_count_test_never_drops_a_pair(alphabet, length, d):
+    """The q-gram lemma before Landau-Vishkin (edit::GramCounts): pairs d edits apart, and
+    many just past d (the ones it turns away), in the regimes of its counts."""
+    seqs = families(21, 3, 25, length, d + 3, alphabet)
+    want = brute(seqs, d)
+    assert sum(1 for v in want.values() if v == d) >= 5  # pairs at the threshold itself
+    assert as_dict(neighbors(seqs, max_distance=d)) == want
+
+
 def test_lengths_that_vary_widely():
     rng = np.random.default_rng(5)
     base = "".join(rng.choice(list("ACGT"), 300))
