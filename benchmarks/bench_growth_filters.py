@@ -1,13 +1,12 @@
-"""The growth index's parts filter (csrc/clusters/growth.cpp, d = 2 and 3) forced on beside
-forced off, on the amplicon sets of ``bench_cluster.py``: where it pays, and so where
-``kPartFilterFromLetters`` puts the switch of its automatic choice.
+"""The growth's q-gram test before Landau-Vishkin (csrc/clusters/growth.cpp, edit::GramCounts,
+d >= 2) on beside off, on the amplicon sets of ``bench_cluster.py``: what it saves.
 
     python benchmarks/bench_growth_filters.py [--sizes 100000,300000] [--d 2,3] [--repeat 3]
                                               [--data /tmp/amp]
 
 The search and growth alone (``swarm_grow_search``, one thread, OTU breaking, edit
 differences), the amplicons read once; on and off interleaved run by run, best of
-``--repeat``. Ratio = off / on: above 1, the filter pays. The two results are compared
+``--repeat``. Ratio = off / on: above 1, the test pays. The two results are compared
 (they must be the same growth).
 """
 
@@ -47,12 +46,12 @@ def main(argv=None) -> None:
             best = {0: float("inf"), 1: float("inf")}
             out = {}
             for _ in range(args.repeat):
-                for pf in (0, 1):
+                for gram_test in (0, 1):
                     t = time.perf_counter()
-                    out[pf] = native.swarm_grow_search(
-                        amp.batch.codes, amp.batch.offsets, ab, d, True, False, pf
+                    out[gram_test] = native.swarm_grow_search(
+                        amp.batch.codes, amp.batch.offsets, ab, d, True, False, gram_test
                     )
-                    best[pf] = min(best[pf], time.perf_counter() - t)
+                    best[gram_test] = min(best[gram_test], time.perf_counter() - t)
             same = all(np.array_equal(a, b) for a, b in zip(out[0], out[1]))
             print(
                 f"| {n:,} | {letters / 1e6:.0f} M | {d} | {best[0]:.2f} | {best[1]:.2f} | "

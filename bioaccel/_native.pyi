@@ -404,7 +404,7 @@ def swarm_grow_search(
     d: int,
     breaking: bool,
     swarm_differences: bool,
-    part_filter: int = -1,
+    gram_test: int = -1,
 ) -> tuple[
     npt.NDArray[np.int64],
     npt.NDArray[np.int64],
@@ -419,7 +419,7 @@ def nearest_in_set(
     in_set: npt.NDArray[np.uint8],
     d: int,
     threads: int,
-    part_filter: int = -1,
+    gram_test: int = -1,
 ) -> npt.NDArray[np.int64]: ...
 def greedy_centroids(
     indptr: npt.NDArray[np.int64],

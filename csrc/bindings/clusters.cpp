@@ -72,7 +72,7 @@ py::tuple swarm_grow_py(I64Array indptr, I64Array nbr, I32Array dist, U64Array a
 }
 
 py::tuple swarm_grow_search_py(U8Array codes, I64Array offsets, U64Array abundance, std::int64_t d,
-                               bool breaking, bool swarm_differences, int part_filter) {
+                               bool breaking, bool swarm_differences, int gram_test) {
     const SeqView v = seq_view(codes, offsets, "amplicons");
     if (abundance.ndim() != 1 || abundance.shape(0) != v.count)
         throw std::invalid_argument("abundance must hold one value per amplicon");
@@ -83,14 +83,14 @@ py::tuple swarm_grow_search_py(U8Array codes, I64Array offsets, U64Array abundan
     {
         StopScope stop;  // Ctrl-C reaches the growth
         py::gil_scoped_release release;
-        out = clusters::swarm_grow_search(v, abundance.data(), d, breaking, swarm_differences, part_filter);
+        out = clusters::swarm_grow_search(v, abundance.data(), d, breaking, swarm_differences, gram_test);
     }
     return py::make_tuple(to_array(out.order), to_array(out.found), to_array(out.starts),
                           to_array(out.generation), to_array(out.radius), to_array(out.parent));
 }
 
 py::array_t<std::int64_t> nearest_in_set_py(U8Array codes, I64Array offsets, U8Array in_set, std::int64_t d,
-                                            int threads, int part_filter) {
+                                            int threads, int gram_test) {
     const SeqView v = seq_view(codes, offsets, "amplicons");
     if (in_set.ndim() != 1 || in_set.shape(0) != v.count)
         throw std::invalid_argument("in_set must hold one flag per sequence");
@@ -98,7 +98,7 @@ py::array_t<std::int64_t> nearest_in_set_py(U8Array codes, I64Array offsets, U8A
     {
         StopScope stop;  // Ctrl-C reaches the search
         py::gil_scoped_release release;
-        out = clusters::nearest_in_set(v, in_set.data(), d, threads, part_filter);
+        out = clusters::nearest_in_set(v, in_set.data(), d, threads, gram_test);
     }
     return to_array(out);
 }
@@ -228,11 +228,11 @@ void bind_clusters(py::module_& m) {
           "generation, radius, parent).");
     m.def("swarm_grow_search", &swarm_grow_search_py, py::arg("codes"), py::arg("offsets"),
           py::arg("abundance"), py::arg("d"), py::arg("breaking"), py::arg("swarm_differences"),
-          py::arg("part_filter") = -1,
+          py::arg("gram_test") = -1,
           "swarm's growth with each member's free neighbours within d searched as it grows: "
           "(order, found, starts, generation, radius, parent).");
     m.def("nearest_in_set", &nearest_in_set_py, py::arg("codes"), py::arg("offsets"), py::arg("in_set"),
-          py::arg("d"), py::arg("threads"), py::arg("part_filter") = -1,
+          py::arg("d"), py::arg("threads"), py::arg("gram_test") = -1,
           "For each sequence outside the set, the smallest set member within edit distance d (-1: none).");
     m.def("greedy_centroids", &greedy_centroids_py, py::arg("indptr"), py::arg("nbr"), py::arg("dist"),
           py::arg("lengths"), py::arg("num"), py::arg("den"),

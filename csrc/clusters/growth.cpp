@@ -25,11 +25,9 @@
 // place and those after it shifted by the length difference, so a partner within 1 edit matches at least
 // three quarters that way (a prefix unshifted, a suffix shifted); the scan checks this
 // before a candidate is visited (a hash collision only lets a candidate through; the
-// verification decides). At d = 2 and 3 (on sets large enough that fetching a candidate
-// costs a cache miss) each masked segment is cut in parts, hashed into one 8-byte tag: an
-// edit breaks at most one part and every other part lies in the partner shifted by at most
-// d, so a partner within d edits shows all but d of the parts at some shift in [-d, d]
-// (benchmarks/bench_growth_filters.py: the growth at 10^6 amplicons, d = 2, 67 s -> 28 s).
+// verification decides). At d >= 2 a candidate's 3-gram counts are compared with the
+// probe's first (the q-gram lemma, edit::GramCounts), which turns most family members
+// more than d edits away before Landau-Vishkin (benchmarks/bench_growth_filters.py).
 //
 // Taken amplicons are dropped from the index as the probes meet them (each key's run is
 // compacted in place), so a run is scanned past a taken amplicon at most once.
@@ -76,18 +74,9 @@ struct Probe {
     std::vector<std::uint8_t> tag_valid;  // which quarters lie inside the probe (bits 0-3,
                                           // 4-7 shifted)
     std::vector<i64> part;                // scratch: a masked segment's quarters
-    // d = 2, 3: per key its length and mask; per indexed length within d of the probe's and
-    // segment (computed when a key's run first shows a live entry there), per part of the
-    // segment the set of its byte-hashes at the shifts in [-d, d] that lie inside the probe
-    // (a bit set over the byte values): keys of one length share them
-    std::vector<i64> key_len;
-    std::vector<u32> key_mask;
-    std::vector<std::uint8_t> segment_ready;
-    std::vector<u64> segment_sets;
-    std::vector<i64> layout;
-    std::vector<u32> at;    // and where their buckets start
-    std::vector<u32> live;  // the keys whose bit is set in the key set
-    ProbeTerms terms;       // the indexed length's layout and its segments' terms
+    std::vector<u32> at;                  // and where their buckets start
+    std::vector<u32> live;                // the keys whose bit is set in the key set
+    ProbeTerms terms;                     // the indexed length's layout and its segments' terms
     std::vector<u32> stamp;
     u32 tick = 0;
     explicit Probe(i64 n) : stamp(static_cast<std::size_t>(n), 0) {}
@@ -136,21 +125,9 @@ inline bool tags_admit(u32 tag, u64 probe_tags, unsigned valid) {
 // Segments for threshold d: keys on q - d segments at C(q, d) keys a node. Measured on
 // simulated 16S V4 sets (10^5 uniques, benchmarks/amplicon_sim.py): q = d + 3 probes
 // least and verifies few enough up to d = 3 (d + 2: 2-5x the candidates; d + 4: 2-3x the
-// probes); past it the keys a node and the shift patterns a probe grow as d^3.
-// d = 2 and 3: each masked segment cut in parts_for(d) parts, every part byte-hashed into one
-// u64 tag (bits_for(d) bits a part). An edit breaks at most one part and every part it
-// does not break lies in the partner shifted by at most d, so a partner within d edits
-// finds all but at most d of the parts at a shift in [-d, d].
-int parts_for(i64 d) {
-    return d == 2 ? 4 : d == 3 ? 3 : 0;
-}
-int bits_for(i64 d) {
-    return static_cast<int>(64 / (d * parts_for(d)));
-}
-// The byte-hash of part `id` (segment x parts + part) whose letters hash to h.
-inline u64 part_byte(u64 h, int id, int bits) {
-    return mix(h + static_cast<u64>(id + 1) * 0xA0761D6478BD642FULL) >> (64 - bits);
-}
+// probes); past it the keys a node and the shift patterns a probe grow as d^3. (With the
+// key plan and the q-gram test since, q = d + 3 is still the fastest at d = 2 and 3: the
+// growth at 10^5, d = 3: d + 2 1.71 s, d + 3 0.95 s, d + 4 1.81 s.)
 
 int segments_for(i64 d) {
     if (d <= 3) return static_cast<int>(d + 3);
@@ -161,31 +138,20 @@ int segments_for(i64 d) {
 class SegmentIndex {
 public:
     // Index the nodes with include[node] != 0 (all when include is null).
-    SegmentIndex(const SeqView& v, const std::uint8_t* include, i64 d, int q, bool part_filter)
+    SegmentIndex(const SeqView& v, const std::uint8_t* include, i64 d, int q)
         : v_(v),
           d_(d),
           q_(q),
           masks_(masks_of(q, static_cast<int>(d))),
           plan_(edit::key_plan(q, static_cast<int>(d), masks_)),
           hs_(longest(v) + 1),
-          tagged_(d == 1),
-          parts_(part_filter ? parts_for(d) : 0),
-          part_bits_(parts_ ? bits_for(d) : 0),
-          set_words_(parts_ ? std::max(1, (1 << part_bits_) / 64) : 0),
-          stride_(parts_ ? 2 : 1) {
+          tagged_(d == 1) {
         if (q < d + 1) throw std::invalid_argument("segments must be at least max_distance + 1");
         for (const Mask& m : masks_) {  // at d = 1: the segment each mask leaves out
             int left_out = 0;
             for (std::size_t t = 0; t < m.a.size(); ++t)
                 if (m.a[t] == left_out) left_out = m.b[t];
             masked_.push_back(left_out);
-            std::vector<int> segs;  // the segments the mask leaves out
-            std::vector<char> kept(static_cast<std::size_t>(q), 0);
-            for (std::size_t t = 0; t < m.a.size(); ++t)
-                for (int u = m.a[t]; u < m.b[t]; ++u) kept[u] = 1;
-            for (int u = 0; u < q; ++u)
-                if (!kept[u]) segs.push_back(u);
-            masked_segs_.push_back(segs);
         }
         const i64 n = v.count, per = static_cast<i64>(masks_.size());
         present_.assign(static_cast<std::size_t>(longest(v) + 1), 0);
@@ -205,7 +171,7 @@ public:
         key_bits_ = 6;
         while ((i64(1) << key_bits_) < 8 * entries && key_bits_ < 32) ++key_bits_;
         key_set_.assign(static_cast<std::size_t>(1) << (key_bits_ - 6), 0);
-        entry_.resize(static_cast<std::size_t>(entries * stride_));
+        entry_.resize(static_cast<std::size_t>(entries));
         if (tagged_) tag_.resize(static_cast<std::size_t>(entries));
         std::vector<u64> P, keys(static_cast<std::size_t>(per)), terms;
         std::vector<i64> st, part;
@@ -234,24 +200,13 @@ public:
                         unsigned valid = 0;
                         tag_[fill[b]] = quarter_tags(hs_, P, len, st[u], st[u + 1] - st[u], 0, part, valid);
                     }
-                    if (parts_) entry_[fill[b] * 2 + 1] = part_tags(P, st, masked_segs_[mi], part);
-                    entry_[fill[b]++ * stride_] = (hk << 32) | static_cast<u64>(s);
+                    entry_[fill[b]++] = (hk << 32) | static_cast<u64>(s);
                 }
             }
         }
-        std::vector<std::pair<u64, u64>> scratch64;
         std::vector<std::pair<u64, u32>> scratch32;
         for (i64 b = 0; b < nb; ++b) {
-            if (parts_) {  // entries and their tags interleaved: sorted as pairs
-                scratch64.clear();
-                for (u32 x = dir_[b]; x < dir_[b + 1]; ++x)
-                    scratch64.emplace_back(entry_[2 * x], entry_[2 * x + 1]);
-                std::sort(scratch64.begin(), scratch64.end());
-                for (std::size_t k = 0; k < scratch64.size(); ++k) {
-                    entry_[2 * (dir_[b] + k)] = scratch64[k].first;
-                    entry_[2 * (dir_[b] + k) + 1] = scratch64[k].second;
-                }
-            } else if (tagged_)
+            if (tagged_)
                 sort_with_tags(tag_, dir_[b], dir_[b + 1], scratch32);
             else
                 std::sort(entry_.begin() + dir_[b], entry_.begin() + dir_[b + 1]);
@@ -268,8 +223,6 @@ public:
         pr.keys.clear();
         pr.tags.clear();
         pr.tag_valid.clear();
-        pr.key_len.clear();
-        pr.key_mask.clear();
         const i64 lr = v_.length(r), d = d_;
         Hasher::prefix(v_.seq(r), lr, pr.prefix);
         const i64 top = static_cast<i64>(present_.size()) - 1;
@@ -278,10 +231,6 @@ public:
             const i64 delta = lr - ls;
             probe_keys(hs_, pr.prefix, lr, ls, masks_.size(), plan_, pr.terms, [&](u64 key, std::size_t mi) {
                 pr.keys.push_back(key >> 32);
-                if (parts_) {
-                    pr.key_len.push_back(ls);
-                    pr.key_mask.push_back(static_cast<u32>(mi));
-                }
                 if (tagged_) {  // the masked segment: unshifted before the edit, by delta after
                     const int u = masked_[mi];
                     const i64 a = pr.terms.st[u], len = pr.terms.st[u + 1] - a;
@@ -295,11 +244,6 @@ public:
         }
         // the keys' buckets, then their runs, fetched ahead of the scans (random reads)
         pr.at.resize(pr.keys.size());
-        if (parts_) {
-            const std::size_t rows = static_cast<std::size_t>((2 * d + 1) * q_);
-            pr.segment_ready.assign(rows, 0);
-            pr.segment_sets.resize(rows * static_cast<std::size_t>(parts_ * set_words_));
-        }
         // Fetches in pipelines (as many in flight as a core keeps; at d = 3 a probe has
         // hundreds of keys): first each key's bit in the key set, kAhead keys ahead, which
         // keeps the keys that may be indexed (a quarter of them on the 16S V4 set of 10^5 at
@@ -321,7 +265,7 @@ public:
         auto bucket_of = [&](std::size_t t) { return pr.keys[pr.live[t]] >> (32 - bits_); };
         auto fetch_run = [&](std::size_t t) {
             pr.at[pr.live[t]] = dir_[bucket_of(t)];
-            __builtin_prefetch(&entry_[pr.at[pr.live[t]] * static_cast<std::size_t>(stride_)]);
+            __builtin_prefetch(&entry_[pr.at[pr.live[t]]]);
         };
         for (std::size_t t = 0; t < std::min(L, 2 * kAhead); ++t) __builtin_prefetch(&dir_[bucket_of(t)]);
         for (std::size_t t = 0; t < std::min(L, kAhead); ++t) fetch_run(t);
@@ -355,63 +299,6 @@ private:
         }
     }
 
-    // d = 2, 3: the parts' tag of an indexed sequence (prefix hashes P, layout st) under
-    // the mask leaving out `segs`
-    u64 part_tags(const std::vector<u64>& P, const std::vector<i64>& st, const std::vector<int>& segs,
-                  std::vector<i64>& part) const {
-        u64 tag = 0;
-        int slot = 0;
-        for (int u : segs) {
-            layout_of(st[u + 1] - st[u], parts_, part);
-            for (int p = 0; p < parts_; ++p, ++slot)
-                tag |=
-                    part_byte(hs_.sub(P, st[u] + part[p], part[p + 1] - part[p]), u * parts_ + p, part_bits_)
-                    << (part_bits_ * slot);
-        }
-        return tag;
-    }
-
-    // Whether an entry's parts' tag may lie within d edits of the probe under key k: all
-    // but at most d parts found at a shift in [-d, d] (the probe's side computed once for
-    // each length and segment: per part, the set of its byte-hashes at those shifts).
-    bool parts_admit(std::size_t k, u64 tag, Probe& pr) const {
-        const i64 ls = pr.key_len[k], lr = static_cast<i64>(pr.prefix.size()) - 1;
-        const std::size_t first_row = static_cast<std::size_t>((ls - lr + d_) * q_);
-        const u64 mask = (u64(1) << part_bits_) - 1;
-        int missing = 0, slot = 0;
-        for (int u : masked_segs_[pr.key_mask[k]]) {
-            const u64* sets = segment_sets(first_row + static_cast<std::size_t>(u), ls, u, pr);
-            for (int p = 0; p < parts_; ++p, ++slot) {
-                const u64 want = tag >> (part_bits_ * slot) & mask;
-                if (!(sets[p * set_words_ + static_cast<int>(want >> 6)] >> (want & 63) & 1u) &&
-                    ++missing > d_)
-                    return false;
-            }
-        }
-        return true;
-    }
-
-    // The probe's part sets of segment u of an indexed length ls (row `row` of its rows).
-    const u64* segment_sets(std::size_t row, i64 ls, int u, Probe& pr) const {
-        u64* sets = pr.segment_sets.data() + row * static_cast<std::size_t>(parts_ * set_words_);
-        if (pr.segment_ready[row]) return sets;
-        pr.segment_ready[row] = 1;
-        std::fill(sets, sets + parts_ * set_words_, u64(0));
-        const i64 lr = static_cast<i64>(pr.prefix.size()) - 1;
-        layout_of(ls, q_, pr.layout);
-        layout_of(pr.layout[u + 1] - pr.layout[u], parts_, pr.part);
-        for (int p = 0; p < parts_; ++p) {
-            const i64 plen = pr.part[p + 1] - pr.part[p];
-            for (i64 sh = -d_; sh <= d_; ++sh) {
-                const i64 pos = pr.layout[u] + pr.part[p] + sh;
-                if (pos < 0 || pos + plen > lr) continue;
-                const u64 byte = part_byte(hs_.sub(pr.prefix, pos, plen), u * parts_ + p, part_bits_);
-                sets[p * set_words_ + static_cast<int>(byte >> 6)] |= u64(1) << (byte & 63);
-            }
-        }
-        return sets;
-    }
-
     static i64 longest(const SeqView& v) {
         i64 m = 0;
         for (i64 s = 0; s < v.count; ++s) m = std::max(m, v.length(s));
@@ -424,46 +311,40 @@ private:
         const u64 hk = pr.keys[k];
         const u64 b = hk >> (32 - bits_);
         u64* const base = entry_.data();
-        const std::ptrdiff_t es = stride_;
-        u64* const end = base + static_cast<std::ptrdiff_t>(dir_[b + 1]) * es;
-        u64* x = lower_entry(base + static_cast<std::ptrdiff_t>(bucket_start) * es, end, (hk << 32) | from);
+        u64* const end = base + dir_[b + 1];
+        u64* x = lower_entry(base + bucket_start, end, (hk << 32) | from);
         u64* w = x;
         const u64 probe_tags = tagged_ ? pr.tags[k] : 0;
         const unsigned valid = tagged_ ? pr.tag_valid[k] : 0;
-        for (; x < end && (*x >> 32) == hk; x += es) {
+        for (; x < end && (*x >> 32) == hk; ++x) {
             const u32 node = static_cast<u32>(*x);
             if (node == kDead) break;
             const u32 tag = tagged_ ? tag_[x - base] : 0;
-            const u64 ptag = parts_ ? x[1] : 0;
             if (Compact) {
                 if (dead(node)) continue;
                 if (tagged_) tag_[w - base] = tag;
-                if (parts_) w[1] = ptag;
-                *w = *x;
-                w += es;
+                *w++ = *x;
             }
             if (tagged_ && !tags_admit(tag, probe_tags, valid)) continue;
-            if (parts_ && !parts_admit(k, ptag, pr)) continue;
             if (pr.first_visit(node)) visit(node);
         }
         if (Compact)
-            for (; w < x; w += es) *w = (hk << 32) | kDead;
+            for (; w < x; ++w) *w = (hk << 32) | kDead;
     }
 
-    // The first entry of [lo, hi) (stride_ words an entry, sorted) not below `value`. A
+    // The first entry of [lo, hi) (sorted) not below `value`. A
     // galloping search from lo: a probe's run starts near its bucket's start and its first
     // live entry near the run's start (on the 16S V4 sets, 10^5 amplicons at d = 2: buckets
     // of 39 entries and 0.4 entries before `from`, as met by the probes: counted once with a
     // temporary counter), so a binary search
     // over the whole bucket would fetch entries far from the answer.
     u64* lower_entry(u64* lo, u64* hi, u64 value) const {
-        const std::ptrdiff_t es = stride_;
         if (lo >= hi || *lo >= value) return lo;
         std::ptrdiff_t step = 1;  // *lo < value throughout
         u64* top = hi;
         for (;;) {
-            if (hi - lo <= step * es) break;
-            u64* probe = lo + step * es;
+            if (hi - lo <= step) break;
+            u64* probe = lo + step;
             if (*probe >= value) {
                 top = probe;
                 break;
@@ -472,13 +353,13 @@ private:
             step *= 2;
         }
         // the answer lies in (lo, top]
-        std::ptrdiff_t count = (top - lo) / es - 1;
-        lo += es;
+        std::ptrdiff_t count = top - lo - 1;
+        ++lo;
         while (count > 0) {
             const std::ptrdiff_t half = count / 2;
-            u64* mid = lo + half * es;
+            u64* mid = lo + half;
             if (*mid < value) {
-                lo = mid + es;
+                lo = mid + 1;
                 count -= half + 1;
             } else {
                 count = half;
@@ -493,13 +374,9 @@ private:
     std::vector<Mask> masks_;
     edit::KeyPlan plan_;  // the shift patterns a probe tries, per length difference
     Hasher hs_;
-    bool tagged_;                                // d = 1: entries carry their masked segment's quarter tags
-    std::vector<int> masked_;                    // at d = 1: the segment each mask leaves out
-    std::vector<u32> tag_;                       // parallel to entry_ when tagged_
-    int parts_, part_bits_;                      // d = 2, 3: parts a masked segment, bits a part
-    int set_words_;                              // words of a part's byte set
-    int stride_;                                 // words an entry: 2 when its parts' tag follows it
-    std::vector<std::vector<int>> masked_segs_;  // the segments each mask leaves out
+    bool tagged_;              // d = 1: entries carry their masked segment's quarter tags
+    std::vector<int> masked_;  // at d = 1: the segment each mask leaves out
+    std::vector<u32> tag_;     // parallel to entry_ when tagged_
     int bits_ = 1;
     // The key set, a blocked Bloom filter: for a key, the word of its low key_bits_ bits
     // (8 bits an indexed entry or more), and in it the two bits of key_bits(key)
@@ -513,25 +390,22 @@ private:
     }
     std::vector<i64> present_;  // indexed nodes of each length
     std::vector<u32> dir_;
-    // (key's top 32 bits, node), sorted, each followed by its parts' tag when parts_ (stride_
-    // words an entry); bucket b is entries dir_[b]..dir_[b+1]
+    // (key's top 32 bits, node), sorted; bucket b is entries dir_[b]..dir_[b+1]
     std::vector<u64> entry_;
     std::vector<u32> short_;  // indexed nodes shorter than q (an empty segment matches anything)
 };
 
-// Whether the parts' filter (d = 2, 3) pays: it costs hashes a probe and 8 bytes an entry,
-// and saves fetching candidates' letters, which costs most once they are out of cache.
-// benchmarks/bench_growth_filters.py (the 16S V4 sets, one thread; off / on), measured again
-// once the probes' keys came from the key plan (cheaper probes leave the filter's hashes a
-// larger share): 10^5 amplicons (24 M letters) d = 2 0.89, d = 3 0.78; 2 x 10^5 (48 M) 1.06,
-// 0.91; 3 x 10^5 (72 M) 1.30, 1.07. So on from 40 M letters at d = 2 and 64 M at d = 3.
-i64 part_filter_from_letters(i64 d) {
-    return d == 2 ? 40'000'000 : 64'000'000;
-}
-bool part_filter_on(const SeqView& v, i64 d, int part_filter) {
-    if (part_filter < -1 || part_filter > 1) throw std::invalid_argument("part_filter must be -1, 0 or 1");
-    return part_filter < 0 ? v.offsets[v.count] - v.offsets[0] >= part_filter_from_letters(d)
-                           : part_filter == 1;
+// Whether the q-gram test runs before Landau-Vishkin (d >= 2; edit::GramCounts): gram_test
+// -1 (the default: yes) or 1 yes, 0 no (for the tests and benchmarks/bench_growth_filters.py:
+// the growth is the same either way). It replaced the parts filter (each index entry's masked
+// segments cut in parts and byte-hashed into an 8-byte tag): once the probes' keys came from
+// the key plan, the gram test alone was faster at every size measured (the growth with the
+// gram test, parts filter off / on: 10^5 amplicons 0.52 / 0.93 s at d = 2, 1.04 / 2.20 s at
+// d = 3; 3 x 10^5 2.31 / 4.11 s and 4.82 / 9.14 s; 10^6 at d = 2 11.5 / 19.9 s), with half
+// the index's memory.
+bool gram_test_on(i64 d, int gram_test) {
+    if (gram_test < -1 || gram_test > 1) throw std::invalid_argument("gram_test must be -1, 0 or 1");
+    return d >= 2 && gram_test != 0;
 }
 
 void check_view(const SeqView& v) {
@@ -543,7 +417,7 @@ void check_view(const SeqView& v) {
 }  // namespace
 
 Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::int64_t d, bool breaking,
-                         bool swarm_differences, int part_filter) {
+                         bool swarm_differences, int gram_test) {
     if (d < 1 || d > 255) throw std::invalid_argument("max_distance must be 1 to 255");
     check_view(v);
     const i64 n = v.count;
@@ -553,8 +427,9 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
     i64 longest = 0;
     for (i64 s = 0; s < n; ++s) longest = std::max(longest, v.length(s));
     const i64 reach = std::max<i64>(1, std::min(d, longest));
-    SegmentIndex index(v, nullptr, reach, segments_for(reach), part_filter_on(v, reach, part_filter));
-    const std::unique_ptr<GramCounts> grams = reach >= 2 ? std::make_unique<GramCounts>(v) : nullptr;
+    SegmentIndex index(v, nullptr, reach, segments_for(reach));
+    const std::unique_ptr<GramCounts> grams =
+        gram_test_on(reach, gram_test) ? std::make_unique<GramCounts>(v) : nullptr;
     Probe probe(n);
     Growth out;
     out.order.reserve(static_cast<std::size_t>(n));
@@ -640,14 +515,15 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
 }
 
 std::vector<std::int64_t> nearest_in_set(const SeqView& v, const std::uint8_t* in_set, std::int64_t d,
-                                         int threads, int part_filter) {
+                                         int threads, int gram_test) {
     if (d < 0 || d > 255) throw std::invalid_argument("max_distance must be 0 to 255");
     check_view(v);
     const i64 n = v.count;
     const int nt = resolve_threads(threads);
     const Packed S(v, edit::packing_bits(v), nt);
-    SegmentIndex index(v, in_set, d, segments_for(d), part_filter_on(v, d, part_filter));
-    const std::unique_ptr<GramCounts> grams = d >= 2 ? std::make_unique<GramCounts>(v) : nullptr;
+    SegmentIndex index(v, in_set, d, segments_for(d));
+    const std::unique_ptr<GramCounts> grams =
+        gram_test_on(d, gram_test) ? std::make_unique<GramCounts>(v) : nullptr;
     std::vector<std::int64_t> best(static_cast<std::size_t>(n), -1);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt)
@@ -854,7 +730,7 @@ GreedyCentroids greedy_search(const SeqView& v, std::int64_t num, std::int64_t d
         // pass 64 + 1/64 of those in it (each rebuild reads every amplicon's flag: O(n) a
         // rebuild, O(n log C) in all)
         if (centroids.size() - indexed > 64 + indexed / 64) {
-            index = std::make_unique<SegmentIndex>(v, is_centroid.data(), near, segments_for(near), false);
+            index = std::make_unique<SegmentIndex>(v, is_centroid.data(), near, segments_for(near));
             indexed = centroids.size();
         }
     }

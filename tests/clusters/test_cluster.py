@@ -412,7 +412,7 @@ def test_search_as_it_grows_equals_growth_on_all_pairs(kw, seed):
 
 @pytest.mark.parametrize("d", [4, 7, 30, 255])
 def test_large_thresholds_grow_as_on_all_pairs(d):
-    """d from 4 (past the parts filter and the d + 3 segments) up to 255, past the longest
+    """d from 4 (past the d + 3 segments) up to 255, past the longest
     amplicon (searched as that length: no two are further apart), against the growth on the
     graph of every pair."""
     records = simulate(150, seed=d, parents=3, length=24, max_edits=9)
@@ -579,11 +579,10 @@ def test_damaged_gzip_and_not_fasta_are_named(tmp_path):
 @pytest.mark.parametrize("d", [2, 3])
 @pytest.mark.parametrize("breaking", [True, False])
 @pytest.mark.parametrize("differences", ["edit", "swarm"])
-def test_parts_filter_changes_no_growth(d, breaking, differences):
-    """At d = 2, 3 the growth's index can tag entries with its masked segments' parts
-    (csrc/clusters/growth.cpp; on by itself past 12 M letters at d = 2, 50 M at d = 3):
-    forced on and forced off, the growth equals the growth on the graph of all pairs within
-    d."""
+def test_gram_test_changes_no_growth(d, breaking, differences):
+    """At d >= 2 the growth and the fastidious search compare 3-gram counts before
+    Landau-Vishkin (csrc/clusters/growth.cpp, edit::GramCounts): on and off, the growth
+    equals the growth on the graph of all pairs within d."""
     from bioaccel._core import load_native
 
     native = load_native()
@@ -595,11 +594,11 @@ def test_parts_filter_changes_no_growth(d, breaking, differences):
     )
     assert (slow.sizes > 1).sum() >= 10
     ab = np.ascontiguousarray(amp.abundance, dtype=np.uint64)
-    for part_filter in (1, 0, -1):
+    for gram_test in (1, 0, -1):
         order, found, starts, gen, rad, _ = native.swarm_grow_search(
-            amp.batch.codes, amp.batch.offsets, ab, d, breaking, differences == "swarm", part_filter
+            amp.batch.codes, amp.batch.offsets, ab, d, breaking, differences == "swarm", gram_test
         )
-        np.testing.assert_array_equal(order, slow.members, err_msg=f"part_filter={part_filter}")
+        np.testing.assert_array_equal(order, slow.members, err_msg=f"gram_test={gram_test}")
         np.testing.assert_array_equal(starts, slow.starts)
         np.testing.assert_array_equal(found, slow.found)
         np.testing.assert_array_equal(gen, slow.generation)
@@ -610,16 +609,16 @@ def test_parts_filter_changes_no_growth(d, breaking, differences):
     )
     np.testing.assert_array_equal(on, off)
     assert (on >= 0).sum() > 50
-    with pytest.raises(ValueError, match="part_filter"):
+    with pytest.raises(ValueError, match="gram_test"):
         native.swarm_grow_search(amp.batch.codes, amp.batch.offsets, ab, d, breaking, False, 2)
 
 
 @pytest.mark.parametrize("length", [9, 23, 40])
-def test_every_double_edit_of_a_seed_is_found_by_the_seed_with_the_parts_filter(length):
+def test_every_double_edit_of_a_seed_is_found_by_the_seed_with_the_gram_test(length):
     """Every sequence within 2 edits of a seed (all pairs of substitutions, deletions and
-    insertions, so edits in one part, in two parts, at part and segment boundaries and at
-    the ends) is found by the seed itself at d = 2 with the parts filter forced on, with
-    its exact distance as radius."""
+    insertions, so edits in one segment, in two, at segment boundaries and at the ends) is
+    found by the seed itself at d = 2 with the q-gram test on, with its exact distance as
+    radius."""
     from bioaccel._core import load_native
 
     rng = np.random.default_rng(length)
@@ -660,7 +659,7 @@ def test_every_double_edit_of_a_seed_is_found_by_the_seed_with_the_parts_filter(
 def test_every_sampled_triple_edit_of_a_seed_is_found_by_the_seed(length):
     """Probes skip the shift patterns no canonical mask needs (packed_edit.hpp, Mask). Every
     one of 3,000 variants of a seed by 1-3 random edits (anywhere: ends, segment and part
-    boundaries) is found by the seed itself in generation 1 at d = 3, parts filter off and
+    boundaries) is found by the seed itself in generation 1 at d = 3, q-gram test off and
     on, with its exact distance as radius."""
     from bioaccel._core import load_native
     from tests.neighbor_cases import mutate
@@ -675,9 +674,9 @@ def test_every_sampled_triple_edit_of_a_seed_is_found_by_the_seed(length):
     ab = np.ascontiguousarray(amp.abundance, dtype=np.uint64)
     want = edit_distances([seed], variants).ravel()
     node_of = {amp.ids[k]: k for k in range(len(amp))}
-    for part_filter in (0, 1):
+    for gram_test in (0, 1):
         order, found, starts, gen, rad, _ = load_native().swarm_grow_search(
-            amp.batch.codes, amp.batch.offsets, ab, 3, True, False, part_filter
+            amp.batch.codes, amp.batch.offsets, ab, 3, True, False, gram_test
         )
         assert len(starts) == 2 and np.all(gen[1:] == 1)
         got = np.array([rad[node_of[f"v{k}"]] for k in range(len(variants))])

@@ -181,10 +181,10 @@ def test_amplicon_simulator_set_matches_swarm(swarm_bin, tmp_path):
 
 @pytest.mark.parametrize("d", [2, 3])
 @pytest.mark.parametrize("differences", ["edit", "swarm"])
-def test_real_reads_grow_the_same_with_the_parts_filter_on_and_off(real_amplicons, d, differences):
-    """The growth index's parts filter (on by itself past 12 M letters at d = 2, 50 M at
-    d = 3) on the real MiSeq reads, whose errors are not the simulator's: forced on, the
-    growth is the one forced off (which the parity tests hold to swarm)."""
+def test_real_reads_grow_the_same_with_the_gram_test_on_and_off(real_amplicons, d, differences):
+    """The growth's q-gram test before Landau-Vishkin (on by default at d >= 2) on the real
+    MiSeq reads, whose errors are not the simulator's: the growth with it is the one
+    without it (and the parity tests hold the default to swarm)."""
     import numpy as np
 
     from bioaccel._core import load_native

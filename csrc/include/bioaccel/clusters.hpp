@@ -42,15 +42,15 @@ Growth swarm_grow(const Graph& g, const std::uint64_t* abundance, bool breaking)
 // so no pair list is built: the links are the pairs within Levenshtein distance d or, with
 // swarm_differences, within d differences of swarm's alignment (the member as its query).
 // Equal to swarm_grow on the graph of those pairs. Codes: any (swarm_differences: 0..3).
-// part_filter (d = 2, 3: the index's parts tags, see growth.cpp): -1 where it pays (large
-// sets), 0 never, 1 always; the result is the same either way.
+// gram_test (d >= 2: the q-gram test before Landau-Vishkin, see growth.cpp): -1 (default)
+// or 1 on, 0 off; the result is the same either way.
 Growth swarm_grow_search(const SeqView& seqs, const std::uint64_t* abundance, std::int64_t d, bool breaking,
-                         bool swarm_differences, int part_filter = -1);
+                         bool swarm_differences, int gram_test = -1);
 
 // For every node outside the set (in_set[node] == 0), the smallest node of the set within
 // Levenshtein distance d, or -1 (swarm's fastidious candidates: light amplicons, heavy set).
 std::vector<std::int64_t> nearest_in_set(const SeqView& seqs, const std::uint8_t* in_set, std::int64_t d,
-                                         int threads, int part_filter = -1);
+                                         int threads, int gram_test = -1);
 
 // Centroid clustering: nodes in order; a node joins the centroid among its earlier
 // neighbours with the highest identity (max_len - dist) / max_len at or above num/den
