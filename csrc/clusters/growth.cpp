@@ -471,15 +471,7 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
                                        [&](u32 x) { cand.push_back(x); });
                 // verified with the partners' letters fetched a few candidates ahead
                 constexpr std::size_t ahead = 6;
-                if (grams) {  // the counts' test first: it turns most candidates away
-                    std::size_t w = 0;
-                    for (std::size_t c = 0; c < std::min(ahead, cand.size()); ++c) grams->prefetch(cand[c]);
-                    for (std::size_t c = 0; c < cand.size(); ++c) {
-                        if (c + ahead < cand.size()) grams->prefetch(cand[c + ahead]);
-                        if (grams->within(u, cand[c], d)) cand[w++] = cand[c];
-                    }
-                    cand.resize(w);
-                }
+                if (grams) grams->keep_within(u, cand, d);  // the q-gram test turns most away
                 for (std::size_t c = 0; c < std::min(ahead, cand.size()); ++c) S.prefetch(cand[c]);
                 for (std::size_t c = 0; c < cand.size(); ++c) {
                     if (c + ahead < cand.size()) S.prefetch(cand[c + ahead]);
@@ -541,16 +533,8 @@ std::vector<std::int64_t> nearest_in_set(const SeqView& v, const std::uint8_t* i
             cand.clear();
             index.candidates<false>(r, 0, probe, never, [&](u32 x) { cand.push_back(x); });
             std::sort(cand.begin(), cand.end());
-            constexpr std::size_t ahead = 6;  // partners' letters fetched ahead, as in the growth
-            if (grams) {                      // the q-gram lemma first, as in the growth
-                std::size_t w = 0;
-                for (std::size_t c = 0; c < std::min(ahead, cand.size()); ++c) grams->prefetch(cand[c]);
-                for (std::size_t c = 0; c < cand.size(); ++c) {
-                    if (c + ahead < cand.size()) grams->prefetch(cand[c + ahead]);
-                    if (grams->within(r, cand[c], d)) cand[w++] = cand[c];
-                }
-                cand.resize(w);
-            }
+            constexpr std::size_t ahead = 6;            // partners' letters fetched ahead, as in the growth
+            if (grams) grams->keep_within(r, cand, d);  // the q-gram test first, as in the growth
             for (std::size_t c = 0; c < std::min(ahead, cand.size()); ++c) S.prefetch(cand[c]);
             for (std::size_t c = 0; c < cand.size(); ++c) {
                 if (c + ahead < cand.size()) S.prefetch(cand[c + ahead]);

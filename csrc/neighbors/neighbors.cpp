@@ -317,16 +317,12 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
                 });
             }
             candidates += static_cast<i64>(cands.size());
-            constexpr std::size_t ahead = 6;  // the gram counts fetched a few candidates ahead
-            for (std::size_t c = 0; c < std::min(ahead, cands.size()); ++c) grams.prefetch(cands[c]);
-            for (std::size_t c = 0; c < cands.size(); ++c) {
-                if (c + ahead < cands.size()) grams.prefetch(cands[c + ahead]);
-                const u32 s = cands[c];
+            grams.keep_within(r, cands, d);  // the q-gram lemma (edit::GramCounts)
+            for (u32 s : cands) {
                 // a 32-bit fingerprint may match another length's key: the pairing rule on
                 // the true lengths keeps every pair to one probe
                 const i64 ls = lens[s];
                 if (std::llabs(ls - lr) > d || (!o.symmetric && (ls > lr || (ls == lr && s >= r)))) continue;
-                if (!grams.within(s, r, d)) continue;  // the q-gram lemma (edit::GramCounts)
                 std::int32_t dist = -1;
                 if (o.verify) {
                     const i64 dd = lv_distance(S, s, r, d, buf);

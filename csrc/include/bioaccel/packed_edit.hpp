@@ -178,6 +178,19 @@ public:
         }
     }
     void prefetch(i64 s) const { __builtin_prefetch(counts_.data() + (s << shift_)); }
+    // Keeps the candidates of probe r that may be within k edits of it (in order), their
+    // counts fetched a few candidates ahead.
+    template <class Node>
+    void keep_within(i64 r, std::vector<Node>& cand, i64 k) const {
+        constexpr std::size_t ahead = 6;
+        std::size_t w = 0;
+        for (std::size_t c = 0; c < std::min(ahead, cand.size()); ++c) prefetch(cand[c]);
+        for (std::size_t c = 0; c < cand.size(); ++c) {
+            if (c + ahead < cand.size()) prefetch(cand[c + ahead]);
+            if (within(r, cand[c], k)) cand[w++] = cand[c];
+        }
+        cand.resize(w);
+    }
     // Whether a and b may be within k edits (their counts differ by at most 6k in sum).
     bool within(i64 a, i64 b, i64 k) const {
         const std::uint8_t* x = counts_.data() + (a << shift_);
