@@ -225,6 +225,7 @@ public:
         pr.tag_valid.clear();
         const i64 lr = v_.length(r), d = d_;
         Hasher::prefix(v_.seq(r), lr, pr.prefix);
+        pr.terms.new_probe();
         const i64 top = static_cast<i64>(present_.size()) - 1;
         for (i64 ls = std::max<i64>(0, lr - d); ls <= std::min(top, lr + d); ++ls) {
             if (!present_[ls] || ls < q_) continue;

@@ -295,6 +295,7 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
             if (!wanted(r, o, last) || stop_requested()) continue;  // stopped: the rest skipped
             const i64 lr = lens[r];
             Hasher::prefix(v.seq(r), lr, P);
+            terms_of_probe.new_probe();
             cands.clear();
             const i64 ls_hi = o.symmetric ? lr + d : lr;
             for (i64 ls = std::max<i64>(0, lr - d); ls <= ls_hi; ++ls) {

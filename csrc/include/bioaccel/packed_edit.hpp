@@ -336,9 +336,16 @@ inline void layout_of(i64 len, int q, std::vector<i64>& start) {
 // hash of its letters and its number): the terms of a segment at each shift are computed
 // once a probe and summed into every key that holds them, instead of hashing each run of
 // each key (at d = 3 a probe has ~380 keys; hashing them was half of the growth's time).
+// The seed is a length's term plus a mask's: a probe mixes one per length, not one per
+// length and mask.
+inline u64 length_seed(i64 len) {
+    return mix(static_cast<u64>(len) * 0xA24BAED4963EE407ULL + 0x2545F4914F6CDD1DULL);
+}
+inline u64 mask_salt(std::size_t mask_id) {
+    return mix(static_cast<u64>(mask_id) * 0x9FB21C651E98DF25ULL + 0x3C6EF372FE94F82BULL);
+}
 inline u64 mask_seed(i64 len, std::size_t mask_id) {
-    return mix(static_cast<u64>(len) * 0xA24BAED4963EE407ULL +
-               static_cast<u64>(mask_id) * 0x9FB21C651E98DF25ULL + 0x2545F4914F6CDD1DULL);
+    return length_seed(len) + mask_salt(mask_id);
 }
 inline u64 segment_term(u64 h, int segment) {
     return mix(h + static_cast<u64>(segment + 1) * 0x632BE59BD9B4E019ULL);
@@ -420,12 +427,17 @@ inline KeyPlan key_plan(int q, int d, const std::vector<Mask>& masks) {
 }
 
 // A probe's scratch: the layout of the indexed length, each of its segments' term at each
-// shift in [-d, d] and whether the segment lies inside the probe there, and the masks' seeds.
+// shift in [-d, d] and whether the segment lies inside the probe there, and the masks'
+// salts. Segment u's row is kept from one indexed length to the next while its start and
+// length stay (the layouts of neighbouring lengths differ in one boundary): new_probe()
+// forgets them.
 struct ProbeTerms {
     std::vector<i64> st;
-    std::vector<u64> term;             // term[u * (2d + 1) + shift + d]
-    std::vector<std::uint8_t> inside;  // parallel to term
-    std::vector<u64> seed;             // mask_seed(ls, mask)
+    std::vector<u64> term;                // term[u * (2d + 1) + shift + d]
+    std::vector<std::uint8_t> inside;     // parallel to term
+    std::vector<i64> row_start, row_len;  // what segment u's row holds (row_len -1: nothing)
+    std::vector<u64> salt;                // mask_salt(mask)
+    void new_probe() { std::fill(row_len.begin(), row_len.end(), i64(-1)); }
 };
 
 // Every key under which a sequence of length ls within d edits of the probe (length lr,
@@ -438,10 +450,18 @@ void probe_keys(const Hasher& hs, const std::vector<u64>& P, i64 lr, i64 ls, std
     const int q = plan.q;
     const i64 d = plan.d, width = 2 * d + 1;
     layout_of(ls, q, sc.st);
-    sc.term.resize(static_cast<std::size_t>(q * width));
-    sc.inside.resize(sc.term.size());
+    if (sc.row_len.size() != static_cast<std::size_t>(q) ||
+        sc.term.size() != static_cast<std::size_t>(q * width)) {
+        sc.term.assign(static_cast<std::size_t>(q * width), 0);
+        sc.inside.assign(sc.term.size(), 0);
+        sc.row_start.assign(static_cast<std::size_t>(q), 0);
+        sc.row_len.assign(static_cast<std::size_t>(q), -1);
+    }
     for (int u = 0; u < q; ++u) {
         const i64 len = sc.st[u + 1] - sc.st[u];
+        if (sc.row_len[u] == len && sc.row_start[u] == sc.st[u]) continue;  // as for the last length
+        sc.row_start[u] = sc.st[u];
+        sc.row_len[u] = len;
         for (i64 sh = -d; sh <= d; ++sh) {
             const i64 pos = sc.st[u] + sh;
             const std::size_t k = static_cast<std::size_t>(u * width + sh + d);
@@ -449,8 +469,11 @@ void probe_keys(const Hasher& hs, const std::vector<u64>& P, i64 lr, i64 ls, std
             sc.term[k] = sc.inside[k] ? segment_term(hs.sub(P, pos, len), u) : 0;
         }
     }
-    sc.seed.resize(masks);
-    for (std::size_t mi = 0; mi < masks; ++mi) sc.seed[mi] = mask_seed(ls, mi);
+    if (sc.salt.size() != masks) {
+        sc.salt.resize(masks);
+        for (std::size_t mi = 0; mi < masks; ++mi) sc.salt[mi] = mask_salt(mi);
+    }
+    const u64 seed = length_seed(ls);
     const std::size_t row = static_cast<std::size_t>(lr - ls + d);
     const std::vector<std::uint32_t>& mask_of = plan.mask[row];
     const std::uint32_t* at = plan.term[row].data();
@@ -458,7 +481,7 @@ void probe_keys(const Hasher& hs, const std::vector<u64>& P, i64 lr, i64 ls, std
     const std::uint8_t* inside = sc.inside.data();
     const int kept = plan.kept;
     for (std::size_t p = 0; p < mask_of.size(); ++p, at += kept) {
-        u64 key = sc.seed[mask_of[p]];
+        u64 key = seed + sc.salt[mask_of[p]];
         unsigned ok = 1;
         for (int k = 0; k < kept; ++k) {
             key += term[at[k]];
