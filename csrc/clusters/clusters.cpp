@@ -109,7 +109,7 @@ std::int64_t substitutions_up_to(const std::uint8_t* a, const std::uint8_t* b, s
 
 SwarmAlignment swarm_align(const std::uint8_t* q, std::int64_t qlen, const std::uint8_t* d, std::int64_t dlen,
                            std::int64_t max_diffs, bool want_cigar, std::vector<std::int64_t>& H,
-                           std::vector<std::int64_t>& E, std::vector<std::uint8_t>& dir) {
+                           std::vector<std::int64_t>& E, std::vector<std::uint8_t>& dir, std::int64_t edits) {
     SwarmAlignment res;
     if (qlen <= 0 || dlen <= 0) throw std::invalid_argument("swarm_align: empty sequence");
     if (qlen == dlen) {
@@ -128,12 +128,17 @@ SwarmAlignment swarm_align(const std::uint8_t* q, std::int64_t qlen, const std::
     }
     // Band: an alignment of at most max_diffs differences costs at most
     // max_diffs * (gap open + gap extend); one that strays w cells off the diagonal costs
-    // at least gap open + w * gap extend.
+    // at least gap open + w * gap extend. With the edit distance known (edits >= 0), the
+    // optimum costs at most edits * (gap open + gap extend) (an edit script is an alignment
+    // whose edits cost at most that each), so every optimal alignment lies in that narrower
+    // band: the same optimum and the same traceback (at d = 3, a pair 2 edits apart: 9
+    // diagonals instead of 15).
     std::int64_t w = std::max(qlen, dlen);
     std::int64_t limit = kInf;
     if (max_diffs >= 0) {
         limit = max_diffs * (kGapOpen + kGapExtend);
-        w = std::min(w, (limit - kGapOpen) / kGapExtend + 1);
+        const std::int64_t reach = edits >= 0 ? std::min(limit, edits * (kGapOpen + kGapExtend)) : limit;
+        w = std::min(w, (reach - kGapOpen) / kGapExtend + 1);
         if (w < 0) w = 0;
         if (std::abs(qlen - dlen) > w || std::abs(qlen - dlen) > max_diffs) {
             res.diffs = max_diffs + 1;

@@ -481,7 +481,7 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
                     if (e > d) continue;
                     if (swarm_differences && e >= 2) {
                         // swarm's count (never below the edit distance), u as its query
-                        e = swarm_align(v.seq(u), v.length(u), v.seq(x), v.length(x), d, false, H, E, dirs)
+                        e = swarm_align(v.seq(u), v.length(u), v.seq(x), v.length(x), d, false, H, E, dirs, e)
                                 .diffs;
                         if (e > d) continue;
                     }

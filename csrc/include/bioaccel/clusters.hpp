@@ -82,11 +82,13 @@ struct SwarmAlignment {
 
 // max_diffs >= 0: the dynamic programme runs in the band that any alignment of at most
 // max_diffs differences stays in, and a pair whose score shows more differences gets
-// diffs = max_diffs + 1 (no backtrack). max_diffs < 0: the full matrix.
+// diffs = max_diffs + 1 (no backtrack). max_diffs < 0: the full matrix. edits >= 0 (with
+// max_diffs >= 0): the pair's Levenshtein distance, known, which narrows the band to the
+// one every optimal alignment stays in (the same result).
 SwarmAlignment swarm_align(const std::uint8_t* query, std::int64_t qlen, const std::uint8_t* target,
                            std::int64_t tlen, std::int64_t max_diffs, bool want_cigar,
                            std::vector<std::int64_t>& work_h, std::vector<std::int64_t>& work_e,
-                           std::vector<std::uint8_t>& work_dir);
+                           std::vector<std::uint8_t>& work_dir, std::int64_t edits = -1);
 
 }  // namespace bioaccel::clusters
 
