@@ -10,6 +10,15 @@
 - ``__main__``: ``python -m bioaccel.cli``.
 """
 
-from ._main import main, run
+import os
+
+# NumPy's OpenBLAS starts a thread a core when NumPy is imported, and they spin for a while:
+# with `-t 1` the command used a second core (0.48 -> 0.59 s of CPU for `cluster -d 1` on
+# 10^5 amplicons). The commands do no BLAS work (their kernels are C++ with their own
+# threads, -t), so one BLAS thread; a value the user set is kept. Set here, before the
+# command's modules import NumPy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from ._main import main, run  # noqa: E402
 
 __all__ = ["main", "run"]

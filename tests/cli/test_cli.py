@@ -272,3 +272,24 @@ def test_doctor_says_numba_cuda_is_broken_when_it_sees_a_gpu_but_cannot_compile(
     monkeypatch.setattr(cuda, "compile_ptx", lambda *a, **k: ("// ptx", None), raising=False)
     check = collect(check_r=False).get("numba-cuda")
     assert check.ok and "compiles; devices: NVIDIA H200" in check.detail, check
+
+
+@pytest.mark.parametrize("given, want", [(None, "1"), ("3", "3")])
+def test_the_command_asks_openblas_for_one_thread_unless_told(given, want):
+    """NumPy's OpenBLAS starts threads that spin on other cores at import; the command does
+    no BLAS work, so it asks for one (bioaccel/cli/__init__.py), and keeps a value the user
+    set. Counted as the process's threads once NumPy is imported (Linux: /proc)."""
+    env = child_env()
+    env.pop("OPENBLAS_NUM_THREADS", None)
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    code = (
+        "import bioaccel.cli, numpy, os; "
+        "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))"
+    )
+    value, threads = subprocess.run(
+        [COMMAND[0], "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert value == want
+    if given is None:
+        assert threads == "1"  # no BLAS thread beside the interpreter's
