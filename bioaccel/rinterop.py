@@ -366,7 +366,7 @@ def clusters_to_r(clusters):
     ``seed`` (the id of its OTU's seed), ``abundance``: what the R package's
     ``bioaccel_cluster()`` returns."""
     ro = _ro()
-    rows = clusters._assignment_rows()
+    rows = clusters.assignment_rows()
     return ro.r["data.frame"](
         id=ro.StrVector([r[0] for r in rows]),
         cluster=_int_vector(ro, [r[1] for r in rows]),

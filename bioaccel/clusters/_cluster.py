@@ -151,10 +151,12 @@ class Clustering:
         """A DataFrame of id, cluster (1-based, ``-o`` order), seed, abundance in input order."""
         import pandas as pd
 
-        rows = self._assignment_rows()
+        rows = self.assignment_rows()
         return pd.DataFrame(rows, columns=["id", "cluster", "seed", "abundance"])
 
-    def _assignment_rows(self):
+    def assignment_rows(self) -> list[tuple[str, int, str, int]]:
+        """(id, cluster (1-based, ``-o`` order), seed id, abundance) of each input record, in
+        input order: the rows of :meth:`to_pandas` and :meth:`write_assignments`."""
         amp = self.amplicons
         ids = list(amp.ids)
         cl = self.node_cluster.tolist()
@@ -251,7 +253,7 @@ class Clustering:
     def write_assignments(self, out) -> None:
         """TSV with a header: id (without ``;size=``), cluster (1-based, ``-o`` order),
         seed id; one row per input record, in input order."""
-        rows = self._assignment_rows()
+        rows = self.assignment_rows()
         _write(out, "id\tcluster\tseed\n" + "".join(f"{i}\t{c}\t{s}\n" for i, c, s, _ in rows))
 
 
