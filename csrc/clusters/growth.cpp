@@ -65,8 +65,8 @@ using i64 = std::int64_t;
 
 constexpr u32 kDead = 0xFFFFFFFFu;  // a dropped entry's node: runs end at the first one
 
-// One thread's scratch for probes: prefix hashes, a layout, and per node the probe that
-// last met it.
+// One thread's scratch for probes: prefix hashes, the keys and their terms (ProbeTerms),
+// and per node the probe that last met it.
 struct Probe {
     std::vector<u64> prefix, keys;        // keys: the probe's keys (top 32 bits)
     std::vector<u64> tags;                // at d = 1: per key, its masked segment's quarter tags

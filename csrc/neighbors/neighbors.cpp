@@ -23,7 +23,6 @@ using edit::layout_of;
 using edit::lv_distance;
 using edit::Mask;
 using edit::masks_of;
-using edit::mix;
 using edit::Packed;
 using edit::probe_keys;
 using edit::ProbeTerms;
