@@ -2,7 +2,7 @@
 --derep_fulllength``: real parents, amplicon-like errors, a power-law abundance.
 
     python benchmarks/amplicon_sim.py N --out uniques.fa [--seed 1] [--species S]
-                                        [--length 240] [--errors 0.6]
+                                        [--length 240] [--errors 0.6] [--join 1]
 
 writes N unique sequences as FASTA, headers ``>u<k>;size=<abundance>`` (the annotation
 swarm and vsearch read), sorted by decreasing abundance (ties by id), one sequence per line.
@@ -11,7 +11,9 @@ Model
 -----
 * Real parents: the forward reads of ``bioaccel/data/dada2`` (MiSeq 2x250 16S V4, mouse gut),
   cut to ``length`` letters (240: the reads' high-quality part) and dereplicated; the uniques
-  seen at least twice are real biological sequences (113 of them).
+  seen at least twice are real biological sequences (113 of them). With ``join`` > 1 each
+  parent is ``join`` of them end to end (the k-th and the next ``join - 1``): long amplicons
+  (``join`` 6: about 1.44 kb, as full-length 16S reads), still of real letters.
 * Species: ``S`` sequences (default ``max(113, N // 40)``): the real parents, then
   descendants of randomly chosen ones, each with a divergence drawn uniformly from
   0.5-8 % substitutions and, with probability 0.3, one indel of 1-3 letters (16S V4 species
@@ -78,9 +80,15 @@ def _mutate(rng: np.random.Generator, seq: bytearray, subs: int, indels: int, ma
     return seq
 
 
-def species(count: int, rng: np.random.Generator, length: int = 240) -> list[bytes]:
-    """``count`` distinct species sequences: the real parents first, then mutated copies."""
+def species(count: int, rng: np.random.Generator, length: int = 240, join: int = 1) -> list[bytes]:
+    """``count`` distinct species sequences: the real parents first (``join`` of them end to
+    end each), then mutated copies."""
     parents = real_parents(length)
+    if join > 1:
+        parents = [
+            b"".join(parents[(k + t) % len(parents)] for t in range(join))
+            for k in range(len(parents))
+        ]
     out = list(parents[:count])
     seen = set(out)
     while len(out) < count:
@@ -100,6 +108,7 @@ def simulate(
     n_species: int | None = None,
     length: int = 240,
     error_rate: float = 0.6,
+    join: int = 1,
 ) -> tuple[list[str], list[bytes], list[int]]:
     """(ids, sequences, abundances) of ``n`` unique amplicons, by decreasing abundance.
 
@@ -107,7 +116,7 @@ def simulate(
     rng = np.random.default_rng(seed)
     s_count = n_species if n_species is not None else max(113, n // 40)
     s_count = min(s_count, n)
-    sp = species(s_count, rng, length)
+    sp = species(s_count, rng, length, join)
     ranks = np.arange(1, len(sp) + 1, dtype=np.float64)
     weight = ranks**-1.2
     weight /= weight.sum()
@@ -160,8 +169,9 @@ def main(argv=None) -> None:
     ap.add_argument("--species", type=int, default=None)
     ap.add_argument("--length", type=int, default=240)
     ap.add_argument("--errors", type=float, default=0.6, help="mean extra errors per variant")
+    ap.add_argument("--join", type=int, default=1, help="real parents end to end (6: ~1.44 kb)")
     a = ap.parse_args(argv)
-    ids, seqs, abund = simulate(a.n, a.seed, a.species, a.length, a.errors)
+    ids, seqs, abund = simulate(a.n, a.seed, a.species, a.length, a.errors, a.join)
     write_fasta(a.out, ids, seqs, abund)
     print(f"wrote {len(ids)} unique amplicons to {a.out}", file=sys.stderr)
 

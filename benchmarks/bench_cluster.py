@@ -3,9 +3,11 @@ the same dereplicated sets, one thread each, as programs.
 
     python benchmarks/bench_cluster.py [--sizes 100000,1000000] [--repeat 3]
                                        [--cases d1,f,d2,d3,greedy] [--threads 1]
+                                       [--join 1] [--errors 0.6]
 
 Data: ``benchmarks/amplicon_sim.py`` (16S V4, real parents, amplicon-like errors, power-law
-abundance, ``;size=N``), seed 1, written once per size.
+abundance, ``;size=N``), seed 1, written once per size. ``--join 6 --errors 1.5``: long
+amplicons (six real parents end to end, about 1.44 kb; 1.5 extra errors a read).
 
 Compared, each a fresh process (GNU time: wall seconds and peak RSS), the tools interleaved
 run by run, best of ``--repeat``:
@@ -47,12 +49,14 @@ CASES = {
 EDIT_TOO = ("d2", "d3")
 
 
-def data(n: int, folder: Path) -> Path:
-    path = folder / f"amplicons_{n}.fa"
+def data(n: int, folder: Path, join: int = 1, errors: float = 0.6) -> Path:
+    """The simulator's set of n uniques, seed 1 (``join``, ``errors``: amplicon_sim's)."""
+    kind = "" if (join, errors) == (1, 0.6) else f"_join{join}_errors{errors:g}"
+    path = folder / f"amplicons_{n}{kind}.fa"
     if not path.exists():
         from benchmarks.amplicon_sim import simulate, write_fasta
 
-        ids, seqs, ab = simulate(n, seed=1)
+        ids, seqs, ab = simulate(n, seed=1, error_rate=errors, join=join)
         write_fasta(path, ids, seqs, ab)
     return path
 
@@ -105,6 +109,8 @@ def main(argv=None) -> None:
     ap.add_argument("--cases", default="d1,f,d2,d3,greedy")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--data", default=None, help="folder for the simulated sets (kept)")
+    ap.add_argument("--join", type=int, default=1, help="long amplicons: parents end to end (6)")
+    ap.add_argument("--errors", type=float, default=0.6, help="mean extra errors per variant")
     args = ap.parse_args(argv)
     swarm, vsearch = shutil.which("swarm"), shutil.which("vsearch")
     if swarm is None or vsearch is None:
@@ -131,7 +137,7 @@ def main(argv=None) -> None:
     with tempfile.TemporaryDirectory(prefix="bench_cluster_") as tmp:
         tmp = Path(tmp)
         for n in (int(s) for s in args.sizes.split(",")):
-            fasta = data(n, folder)
+            fasta = data(n, folder, args.join, args.errors)
             for case in cases:
                 if case == "greedy":
                     v_cmd = [
