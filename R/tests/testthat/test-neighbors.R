@@ -44,6 +44,9 @@ test_that("bioaccel_neighbors' sparse matrix holds the same pairs, both ways, ev
   want <- ifelse(oracle <= 3 & row(oracle) != col(oracle), oracle, 0)
   dimnames(want) <- dimnames(dense)
   expect_equal(dense, want)
+  # identical sequences' pairs are stored entries (distance 0), not absent ones
+  expect_true(any(oracle[upper.tri(oracle)] == 0))
+  expect_identical(length(m@x), sum(oracle[upper.tri(oracle)] <= 3))
 })
 
 test_that("bioaccel_neighbors reads a FASTA file and drops ;size=N from the ids", {
