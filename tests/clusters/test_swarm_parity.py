@@ -248,7 +248,9 @@ def test_past_d_6_the_count_is_swarms_alignment_not_its_16_bit_search(swarm_bin,
     fasta = tmp_path / "pair.fa"
     fasta.write_text(f">a;size=5\n{heavy}\n>b;size=3\n{light}\n")
     for d in (6, 7, 9, 11, 12):
-        ours = cluster(read_amplicons(fasta, differences="swarm"), max_distance=d, differences="swarm")
+        ours = cluster(
+            read_amplicons(fasta, differences="swarm"), max_distance=d, differences="swarm"
+        )
         assert ours.n_clusters == 1, d
     theirs = {
         d: subprocess.run(
@@ -260,7 +262,9 @@ def test_past_d_6_the_count_is_swarms_alignment_not_its_16_bit_search(swarm_bin,
         for d in (6, 7)
     }
     assert theirs[6] == 1  # swarm's 8-bit search agrees
-    assert theirs[7] == 2, "swarm -d 7 now joins the pair: drop the README's note on its 16-bit count"
+    assert theirs[7] == 2, (
+        "swarm -d 7 now joins the pair: drop the README's note on its 16-bit count"
+    )
 
 
 def optimal_alignment_differences(q: str, t: str) -> set[int]:
