@@ -161,14 +161,23 @@ public:
         const unsigned cap = wide_ ? 255 : 15;
         counts_.assign(static_cast<std::size_t>(v.count) << shift_, 0);
         std::uint8_t full[64];
+        // four tallies (by position mod 4), so a repeated gram's counts do not wait on each
+        // other; summed and capped at the end
+        std::uint32_t tally[4][64];
         for (i64 s = 0; s < v.count; ++s) {
-            std::fill(full, full + 64, std::uint8_t(0));
+            std::fill(&tally[0][0], &tally[0][0] + 4 * 64, 0u);
             const std::uint8_t* x = v.seq(s);
-            unsigned g = 0;
-            for (i64 p = 0; p < v.length(s); ++p) {
-                g = ((g << 2) | (x[p] & 3u)) & 63u;
-                if (p >= 2 && full[g] < cap) ++full[g];
+            const i64 len = v.length(s);
+            if (len >= 3) {
+                unsigned g = ((x[0] & 3u) << 2) | (x[1] & 3u);
+                for (i64 p = 2; p < len; ++p) {
+                    g = ((g << 2) | (x[p] & 3u)) & 63u;
+                    ++tally[p & 3][g];
+                }
             }
+            for (int k = 0; k < 64; ++k)
+                full[k] = static_cast<std::uint8_t>(
+                    std::min<std::uint32_t>(cap, tally[0][k] + tally[1][k] + tally[2][k] + tally[3][k]));
             std::uint8_t* out = counts_.data() + (s << shift_);
             if (wide_)
                 std::copy(full, full + 64, out);
@@ -493,9 +502,15 @@ void probe_keys(const Hasher& hs, const std::vector<u64>& P, i64 lr, i64 ls, std
 
 // 2 bits a letter when every code is below 4 (A C G T), else 8.
 inline int packing_bits(const SeqView& v) {
+    // a code >= 4 sets a bit above the low two: OR a block together (vectorised), then test
     const i64 total = v.offsets[v.count];
-    for (i64 t = 0; t < total; ++t)
-        if (v.codes[t] >= 4) return 8;
+    constexpr i64 kBlock = 4096;
+    for (i64 t = 0; t < total; t += kBlock) {
+        std::uint8_t any = 0;
+        const i64 end = std::min(total, t + kBlock);
+        for (i64 k = t; k < end; ++k) any = static_cast<std::uint8_t>(any | v.codes[k]);
+        if (any >= 4) return 8;
+    }
     return 2;
 }
 
