@@ -30,6 +30,7 @@ import gzip
 import io
 import os
 import re
+import stat
 import sys
 import zlib
 from collections.abc import Sequence
@@ -192,6 +193,12 @@ def _feed_stream(reader, stream, name: str) -> None:
         stream = io.BufferedReader(stream)
     gzipped = magic_of(stream.peek(2)[:2]) == "gzip"
     if not gzipped:
+        try:  # a plain file's size: the letters' buffer sized once (see AmpliconReader)
+            info = os.fstat(stream.fileno())
+        except (OSError, AttributeError, io.UnsupportedOperation):
+            info = None
+        if info is not None and stat.S_ISREG(info.st_mode):
+            reader.reserve(info.st_size)
         while piece := stream.read(_PIECE):
             reader.feed(piece)
         return

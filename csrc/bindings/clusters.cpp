@@ -250,6 +250,7 @@ void bind_clusters(py::module_& m) {
         "not `;size=N`.")
         .def(py::init(&make_reader), py::arg("table"), py::arg("default_abundance"),
              py::arg("underscore") = false)
+        .def("reserve", &clusters::AmpliconReader::reserve, py::arg("bytes"))
         .def("feed", &reader_feed, py::arg("piece"))
         .def("finish", &reader_finish);
     m.def("swarm_align", &swarm_align_py, py::arg("codes"), py::arg("offsets"), py::arg("queries"),

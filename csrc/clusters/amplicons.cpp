@@ -106,6 +106,10 @@ AmpliconReader::AmpliconReader(const std::uint8_t* table, std::uint64_t default_
     std::memcpy(table_, table, sizeof table_);
 }
 
+void AmpliconReader::reserve(std::int64_t bytes) {
+    if (bytes > 0) nibbles_.reserve(static_cast<std::size_t>(bytes / 2 + 1));
+}
+
 void AmpliconReader::feed(const char* data, std::int64_t size) {
     if (finished_) throw std::logic_error("AmpliconReader: feed after finish");
     std::int64_t p = 0;
@@ -160,8 +164,25 @@ void AmpliconReader::line(const char* s, std::int64_t len) {
     if (stop > 0 && s[stop - 1] == '\r') --stop;  // CRLF
     nibbles_.resize(static_cast<std::size_t>((letters_ + stop + 1) / 2), 0);
     std::uint8_t* nib = nibbles_.data();
-    std::int64_t w = letters_;
-    for (std::int64_t t = 0; t < stop; ++t) {
+    std::int64_t w = letters_, t = 0;
+    // two letters a step while both are letters (the loop below takes the rest, and any
+    // refused byte or CR from there on)
+    if ((w & 1) && t < stop) {
+        const std::uint8_t code = table_[static_cast<std::uint8_t>(s[t])];
+        if (code != 255) {
+            nib[w >> 1] |= static_cast<std::uint8_t>(code << 4);
+            ++w;
+            ++t;
+        }
+    }
+    if (!(w & 1))
+        for (; t + 1 < stop; t += 2, w += 2) {
+            const std::uint8_t a = table_[static_cast<std::uint8_t>(s[t])],
+                               b = table_[static_cast<std::uint8_t>(s[t + 1])];
+            if ((a | b) > 15) break;  // a refused byte or CR (255): the loop below
+            nib[w >> 1] = static_cast<std::uint8_t>(a | b << 4);
+        }
+    for (; t < stop; ++t) {
         std::uint8_t code = table_[static_cast<std::uint8_t>(s[t])];
         if (code == 255) {  // CRs inside the line are dropped, the first refused letter kept
             if (s[t] == '\r') continue;
@@ -319,8 +340,16 @@ ParsedAmplicons AmpliconReader::finish() {
         for (std::int64_t k = 0; k < n; ++k) {
             const std::int64_t r = out.order[k];
             std::uint8_t* dst = out.codes.data() + out.offsets[k];
-            for (std::int64_t t = sstart_[r]; t < sstart_[r + 1]; ++t)
-                *dst++ = static_cast<std::uint8_t>(nib[t >> 1] >> (4 * (t & 1)) & 0x0F);
+            std::int64_t t = sstart_[r];
+            const std::int64_t end = sstart_[r + 1];
+            if ((t & 1) && t < end) *dst++ = static_cast<std::uint8_t>(nib[t++ >> 1] >> 4);
+            for (; t + 1 < end; t += 2) {  // a byte's two letters
+                const std::uint8_t b = nib[t >> 1];
+                dst[0] = static_cast<std::uint8_t>(b & 0x0F);
+                dst[1] = static_cast<std::uint8_t>(b >> 4);
+                dst += 2;
+            }
+            if (t < end) *dst = static_cast<std::uint8_t>(nib[t >> 1] & 0x0F);
         }
         std::vector<std::uint8_t>().swap(nibbles_);
         std::vector<std::int64_t>().swap(sstart_);

@@ -477,6 +477,53 @@ def test_crlf_and_wrapped_lines_read_as_plain_fasta(tmp_path):
         cluster(bad, max_distance=2, threads=1)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_letters_equal_a_per_letter_translation_whatever_the_wrapping(tmp_path, seed):
+    """The reader takes two letters a step (and stores them two a byte) wherever a line and
+    a record start, odd or even; its codes equal a letter-by-letter translation for lines
+    of every length, mixed case, U, IUPAC codes and CRs inside lines, from a file (sized
+    once from its length) and from bytes; and the first refused byte is named at its
+    position however the lines fall."""
+    rng = np.random.default_rng(seed)
+    code = {c: k for k, c in enumerate("ACGTRYSWKMBDHVN")} | {"U": 3}
+    records, want = [], []
+    for k in range(40):
+        seq = "".join(rng.choice(list("ACGTUacgtuNnRy"), size=int(rng.integers(1, 60))))
+        cuts = sorted({0, len(seq), *rng.integers(0, len(seq) + 1, size=3).tolist()})
+        lines = [seq[a:b] for a, b in zip(cuts, cuts[1:])]
+        lines = [x[:1] + "\r" + x[1:] if len(x) > 2 and rng.random() < 0.2 else x for x in lines]
+        records.append(f">r{k};size={40 - k}\n" + "".join(x + "\n" for x in lines))
+        want.append([code[c.upper()] for c in seq])
+    text = "".join(records)
+    path = tmp_path / "wrapped.fa"
+    path.write_text(text)
+    for source in (path, text.encode()):
+        amp = read_amplicons(source)
+        b = amp.batch
+        for k in range(len(amp)):
+            got = b.codes[b.offsets[k] : b.offsets[k + 1]].tolist()
+            assert got == want[int(amp.record[k])], (k, int(amp.record[k]))
+    for k in (3, 4, 17, 30):  # a refused byte at odd and even places of the text
+        seq = [c for c in records[k].split("\n", 1)[1] if c not in "\r\n"]
+        at = int(rng.integers(len(seq)))
+        body = records[k].split("\n", 1)[1]
+        letters_seen, cut = 0, None
+        for i, c in enumerate(body):
+            if c in "\r\n":
+                continue
+            if letters_seen == at:
+                cut = i
+                break
+            letters_seen += 1
+        bad = text.replace(
+            records[k], records[k].split("\n", 1)[0] + "\n" + body[:cut] + "Z" + body[cut + 1 :]
+        )
+        with pytest.raises(
+            ValueError, match=rf"record {k + 1} .*position {at + 1}: invalid letter 'Z'"
+        ):
+            read_amplicons(bad.encode())
+
+
 def test_headers_and_ids_equal_a_per_record_derivation_from_the_header_bytes():
     """The parse hands over the headers and ids as two newline-separated texts in swarm's
     order; each must be what its header's own bytes give: invalid UTF-8 replaced, the

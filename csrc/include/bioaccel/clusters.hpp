@@ -140,6 +140,9 @@ struct ParsedAmplicons {
 class AmpliconReader {
 public:
     AmpliconReader(const std::uint8_t* table, std::uint64_t default_abundance, bool underscore = false);
+    // The text's size when known (a plain file): the letters' buffer is sized once for it
+    // (they are at most that many) instead of growing by copies
+    void reserve(std::int64_t bytes);
     void feed(const char* data, std::int64_t size);
     ParsedAmplicons finish();  // once
 
