@@ -126,38 +126,47 @@ SwarmAlignment swarm_align(const std::uint8_t* q, std::int64_t qlen, const std::
             return res;
         }
     }
-    // Band: an alignment of at most max_diffs differences costs at most
-    // max_diffs * (gap open + gap extend); one that strays w cells off the diagonal costs
-    // at least gap open + w * gap extend. With the edit distance known (edits >= 0), the
-    // optimum costs at most edits * (gap open + gap extend) (an edit script is an alignment
-    // whose edits cost at most that each), so every optimal alignment lies in that narrower
-    // band: the same optimum and the same traceback (at d = 3, a pair 2 edits apart: 9
-    // diagonals instead of 15).
-    std::int64_t w = std::max(qlen, dlen);
+    // Band, by diagonals k = i - j (query position minus target position) from lo_k to
+    // hi_k. An alignment of at most max_diffs differences costs at most max_diffs * (gap
+    // open + gap extend); with the edit distance known (edits >= 0), the optimum costs at
+    // most edits * (gap open + gap extend) (an edit script is an alignment whose edits cost
+    // at most that each): `reach`. Every alignment starts on diagonal 0 and ends on
+    // delta = qlen - dlen; one that touches a diagonal k beyond both holds gaps of both
+    // kinds (two opens) and at least |2k - delta| gap columns, so the alignments that cost
+    // at most `reach` (every optimal one when the pair is within reach, with its ties) stay
+    // in the diagonals where 2 x open + |2k - delta| x extend <= reach: the same optimum
+    // and the same traceback as the full matrix (at d = 3, a pair of one length 3 edits
+    // apart: 5 diagonals; 2 edits apart: 3).
+    std::int64_t lo_k = -(dlen - 1), hi_k = qlen - 1;  // the full matrix
     std::int64_t limit = kInf;
     if (max_diffs >= 0) {
         limit = max_diffs * (kGapOpen + kGapExtend);
         const std::int64_t reach = edits >= 0 ? std::min(limit, edits * (kGapOpen + kGapExtend)) : limit;
-        w = std::min(w, (reach - kGapOpen) / kGapExtend + 1);
-        if (w < 0) w = 0;
-        if (std::abs(qlen - dlen) > w || std::abs(qlen - dlen) > max_diffs) {
+        const std::int64_t delta = qlen - dlen, gaps = std::abs(delta);
+        if (gaps > max_diffs || (gaps > 0 && kGapOpen + gaps * kGapExtend > reach)) {
             res.diffs = max_diffs + 1;
             res.score = kInf;
             return res;
         }
+        const std::int64_t top = std::max<std::int64_t>(0, delta), bottom = std::min<std::int64_t>(0, delta);
+        const std::int64_t spare = reach - 2 * kGapOpen;  // for gap columns, past the two opens
+        hi_k = top;
+        while (hi_k < qlen - 1 && spare >= (2 * (hi_k + 1) - delta) * kGapExtend) ++hi_k;
+        lo_k = bottom;
+        while (lo_k > -(dlen - 1) && spare >= (delta - 2 * (lo_k - 1)) * kGapExtend) --lo_k;
     }
     H.assign(static_cast<std::size_t>(qlen), kInf);
     E.assign(static_cast<std::size_t>(qlen), kInf);
-    // the direction bits of the band only: cell (i, j) at j * (2w + 1) + (i - j + w)
-    const std::int64_t width = 2 * w + 1;
+    // the direction bits of the band only: cell (i, j) at j * width + (i - j - lo_k)
+    const std::int64_t width = hi_k - lo_k + 1;
     dir.assign(static_cast<std::size_t>(dlen * width), 0);
-    for (std::int64_t i = 0; i < qlen && i <= w; ++i) {
+    for (std::int64_t i = 0; i < qlen && i <= hi_k; ++i) {
         H[i] = kGapOpen + (i + 1) * kGapExtend;
         E[i] = 2 * kGapOpen + (i + 2) * kGapExtend;
     }
-    std::int64_t prev_hi = std::min(qlen - 1, w);
+    std::int64_t prev_hi = std::min(qlen - 1, hi_k);
     for (std::int64_t j = 0; j < dlen; ++j) {
-        const std::int64_t lo = std::max<std::int64_t>(0, j - w), hi = std::min(qlen - 1, j + w);
+        const std::int64_t lo = std::max<std::int64_t>(0, j + lo_k), hi = std::min(qlen - 1, j + hi_k);
         if (lo > hi) continue;
         for (std::int64_t i = prev_hi + 1; i <= hi; ++i) H[i] = E[i] = kInf;  // entering the band
         if (hi > prev_hi) prev_hi = hi;
@@ -171,7 +180,7 @@ SwarmAlignment swarm_align(const std::uint8_t* q, std::int64_t qlen, const std::
             H[lo - 1] = E[lo - 1] = kInf;  // leaving the band
         }
         const std::uint8_t dj = d[j];
-        const std::int64_t base = width * j + w - j;  // dir[base + i] is cell (i, j)
+        const std::int64_t base = width * j - j - lo_k;  // dir[base + i] is cell (i, j)
         // restrict: the direction bytes alias neither the scores nor the letters, so the
         // scores stay in registers across the column
         std::int64_t* __restrict hp = H.data();
@@ -209,7 +218,7 @@ SwarmAlignment swarm_align(const std::uint8_t* q, std::int64_t qlen, const std::
     std::vector<char> ops;
     if (want_cigar) ops.reserve(static_cast<std::size_t>(qlen + dlen));
     while (i > 0 && j > 0) {
-        const std::uint8_t b = dir[static_cast<std::size_t>(width * (j - 1) + w + (i - 1) - (j - 1))];
+        const std::uint8_t b = dir[static_cast<std::size_t>(width * (j - 1) + (i - 1) - (j - 1) - lo_k)];
         ++alength;
         if (op == 'I' && (b & kExtLeft)) {
             --j;
