@@ -179,11 +179,10 @@ public:
         // need each node's prefix hashes again): hashed once, 4 bytes an entry a while
         std::vector<u32> first(tagged_ ? 0 : static_cast<std::size_t>(entries));
         for (int pass = 0; pass < 2; ++pass) {
-            std::vector<u32> fill;
-            if (pass == 1) {
+            // pass 1 places each entry at dir_[bucket] and moves it on (each bucket's next
+            // slot), so after it dir_[b] is bucket b + 1's start: shifted back below
+            if (pass == 1)
                 for (i64 b = 0; b < nb; ++b) dir_[b + 1] += dir_[b];
-                fill.assign(dir_.begin(), dir_.end() - 1);
-            }
             std::size_t at = 0;
             for (i64 s = 0; s < n; ++s) {
                 const i64 len = v.length(s);
@@ -191,7 +190,7 @@ public:
                 if (pass == 1 && !tagged_) {
                     for (i64 mi = 0; mi < per; ++mi) {
                         const u64 hk = first[at++];
-                        entry_[fill[hk >> (32 - bits_)]++] = (hk << 32) | static_cast<u64>(s);
+                        entry_[dir_[hk >> (32 - bits_)]++] = (hk << 32) | static_cast<u64>(s);
                     }
                     continue;
                 }
@@ -209,11 +208,14 @@ public:
                     }
                     const int u = masked_[mi];
                     unsigned valid = 0;
-                    tag_[fill[b]] = quarter_tags(hs_, P, len, st[u], st[u + 1] - st[u], 0, part, valid);
-                    entry_[fill[b]++] = (hk << 32) | static_cast<u64>(s);
+                    tag_[dir_[b]] = quarter_tags(hs_, P, len, st[u], st[u + 1] - st[u], 0, part, valid);
+                    entry_[dir_[b]++] = (hk << 32) | static_cast<u64>(s);
                 }
             }
         }
+        std::vector<u32>().swap(first);
+        for (i64 b = nb; b > 0; --b) dir_[b] = dir_[b - 1];
+        dir_[0] = 0;
         std::vector<std::pair<u64, u32>> scratch32;
         for (i64 b = 0; b < nb; ++b) {
             if (tagged_)
