@@ -4,7 +4,6 @@ grafting on a hand-made case, the API's labels and tables."""
 
 from __future__ import annotations
 
-import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -14,65 +13,10 @@ from bioaccel import cluster
 from bioaccel.clusters import read_amplicons, swarm_alignments
 from bioaccel.pairwise import edit_distances
 from tests.clusters.sim import simulate, write_fasta
+from tests.clusters.swarm_oracles import nw_reference
 
 
 # --- swarm's alignment ---------------------------------------------------------------------
-def nw_reference(q: str, d: str):
-    """swarm 3.1's nw.cc, cell by cell: costs mismatch 18, gap open 24, gap extend 13
-    (swarm's conversion of +5/-4/12/4); backtrack from the end preferring a gap in the query
-    (consuming d), then the diagonal, then a gap in d; a gap continues only where extending
-    was strictly cheaper than opening. Returns (diffs, alignment length, CIGAR)."""
-    go, ge, mm = 24, 13, 18
-    ql, dl = len(q), len(d)
-    H = [go + (i + 1) * ge for i in range(ql)]
-    E = [2 * go + (i + 2) * ge for i in range(ql)]
-    dirs = {}
-    for j in range(dl):
-        f = 2 * go + (j + 2) * ge
-        h = 0 if j == 0 else go + j * ge
-        for i in range(ql):
-            n, e = H[i], E[i]
-            h += 0 if q[i] == d[j] else mm
-            b = 1 if f < h else 0
-            h = min(h, f, e)
-            b |= 2 if e == h else 0
-            H[i] = h
-            h += go + ge
-            e += ge
-            f += ge
-            b |= 4 if f < h else 0
-            b |= 8 if e < h else 0
-            f, e = min(h, f), min(h, e)
-            E[i] = e
-            dirs[i, j] = b
-            h = n
-    i, j, op, ops, matches = ql, dl, "", [], 0
-    while i > 0 and j > 0:
-        b = dirs[i - 1, j - 1]
-        if op == "I" and b & 8:
-            j -= 1
-        elif op == "D" and b & 4:
-            i -= 1
-        elif b & 2:
-            j, op = j - 1, "I"
-        elif b & 1:
-            i, op = i - 1, "D"
-        else:
-            matches += q[i - 1] == d[j - 1]
-            i, j, op = i - 1, j - 1, "M"
-        ops.append(op)
-    ops += ["D"] * i + ["I"] * j
-    ops.reverse()
-    return len(ops) - matches, len(ops), _cigar(ops)
-
-
-def _cigar(ops):
-    return "".join(
-        (str(len(g)) if len(g) > 1 else "") + g[0]
-        for g in ("".join(x) for _, x in itertools.groupby(ops))
-    )
-
-
 def test_swarm_alignment_equals_nw_reference():
     rng = np.random.default_rng(5)
     base = "".join(rng.choice(list("ACGT"), size=40))

@@ -13,6 +13,7 @@ import pytest
 
 from bioaccel.clusters import cluster, read_amplicons
 from tests.clusters.sim import simulate, write_fasta
+from tests.clusters.swarm_oracles import nw_reference, optimal_alignment_differences
 from tests.datasets import unavailable
 
 CASES = [
@@ -240,8 +241,6 @@ def test_past_d_6_the_count_is_swarms_alignment_not_its_16_bit_search(swarm_bin,
     leaves the pair apart there and joins it again from d = 12. bioaccel counts swarm's
     alignment at every d. If this test's last assertion fails, swarm's count now agrees:
     the README's note on it (Differences) must go."""
-    from tests.clusters.test_cluster import nw_reference
-
     heavy, light = "ATTCTGAATCC", "GTCGACC"
     assert nw_reference(heavy, light) == (6, 11, "2M2D3M2D2M")
     assert optimal_alignment_differences(heavy, light) == {6}
@@ -265,35 +264,3 @@ def test_past_d_6_the_count_is_swarms_alignment_not_its_16_bit_search(swarm_bin,
     assert theirs[7] == 2, (
         "swarm -d 7 now joins the pair: drop the README's note on its 16-bit count"
     )
-
-
-def optimal_alignment_differences(q: str, t: str) -> set[int]:
-    """The differences (columns minus matches) of every optimal global alignment of q and t
-    under swarm's costs (mismatch 18, a gap 24 + 13 a column), by exhaustive dynamic
-    programming over (position, position, state) with the set of counts each optimum
-    reaches: an oracle independent of any traceback order."""
-    mm, go, ge = 18, 24, 13
-    inf = float("inf")
-    # best[i][j][s]: (cost, counts) of aligning q[i:], t[j:] after state s (0 match, 1 gap
-    # in q, 2 gap in t)
-    best = [[[(inf, set())] * 3 for _ in range(len(t) + 1)] for _ in range(len(q) + 1)]
-    for i in range(len(q), -1, -1):
-        for j in range(len(t), -1, -1):
-            for s in range(3):
-                if i == len(q) and j == len(t):
-                    best[i][j][s] = (0, {0})
-                    continue
-                options = []
-                if i < len(q) and j < len(t):
-                    c, ds = best[i + 1][j + 1][0]
-                    same = q[i] == t[j]
-                    options.append((c + (0 if same else mm), {x + (not same) for x in ds}))
-                if j < len(t):
-                    c, ds = best[i][j + 1][1]
-                    options.append((c + ge + (0 if s == 1 else go), {x + 1 for x in ds}))
-                if i < len(q):
-                    c, ds = best[i + 1][j][2]
-                    options.append((c + ge + (0 if s == 2 else go), {x + 1 for x in ds}))
-                low = min(c for c, _ in options)
-                best[i][j][s] = (low, set().union(*(ds for c, ds in options if c == low)))
-    return best[0][0][0][1]
