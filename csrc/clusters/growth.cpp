@@ -269,14 +269,17 @@ public:
         constexpr std::size_t kAhead = 16;
         const u64 key_mask = (u64(1) << key_bits_) - 1;
         auto set_word = [&](std::size_t k) { return &key_set_[(pr.keys[k] & key_mask) >> 6]; };
-        pr.live.clear();
+        // without a branch a key (which keys pass is not predictable): each is written,
+        // and the count moves on only for those that pass
+        pr.live.resize(K + 1);
+        std::size_t L = 0;
         for (std::size_t k = 0; k < std::min(K, kAhead); ++k) __builtin_prefetch(set_word(k));
         for (std::size_t k = 0; k < K; ++k) {
             if (k + kAhead < K) __builtin_prefetch(set_word(k + kAhead));
             const u64 want = key_bits(pr.keys[k]);
-            if ((*set_word(k) & want) == want) pr.live.push_back(static_cast<u32>(k));
+            pr.live[L] = static_cast<u32>(k);
+            L += (*set_word(k) & want) == want;
         }
-        const std::size_t L = pr.live.size();
         auto bucket_of = [&](std::size_t t) { return pr.keys[pr.live[t]] >> (32 - bits_); };
         auto fetch_run = [&](std::size_t t) {
             pr.at[pr.live[t]] = dir_[bucket_of(t)];
