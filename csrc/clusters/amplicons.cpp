@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bioaccel/clusters.hpp"
+#include "bioaccel/huge_pages.hpp"
 
 namespace bioaccel::clusters {
 
@@ -107,7 +108,9 @@ AmpliconReader::AmpliconReader(const std::uint8_t* table, std::uint64_t default_
 }
 
 void AmpliconReader::reserve(std::int64_t bytes) {
-    if (bytes > 0) nibbles_.reserve(static_cast<std::size_t>(bytes / 2 + 1));
+    if (bytes <= 0) return;
+    nibbles_.reserve(static_cast<std::size_t>(bytes / 2 + 1));
+    advise_huge_pages(nibbles_.data(), nibbles_.capacity());
 }
 
 void AmpliconReader::feed(const char* data, std::int64_t size) {
@@ -334,7 +337,7 @@ ParsedAmplicons AmpliconReader::finish() {
         const std::int64_t r = out.order[k];
         out.offsets[k + 1] = out.offsets[k] + (sstart_[r + 1] - sstart_[r]);
     }
-    out.codes.resize(static_cast<std::size_t>(out.offsets[n]));
+    assign_huge(out.codes, static_cast<std::size_t>(out.offsets[n]), std::uint8_t(0));
     {
         const std::uint8_t* nib = nibbles_.data();
         for (std::int64_t k = 0; k < n; ++k) {

@@ -42,6 +42,7 @@
 
 #include "bioaccel/clusters.hpp"
 #include "bioaccel/common.hpp"
+#include "bioaccel/huge_pages.hpp"
 #include "bioaccel/packed_edit.hpp"
 #include "bioaccel/stop.hpp"
 
@@ -79,7 +80,7 @@ struct Probe {
     ProbeTerms terms;                     // the indexed length's layout and its segments' terms
     std::vector<u32> stamp;
     u32 tick = 0;
-    explicit Probe(i64 n) : stamp(static_cast<std::size_t>(n), 0) {}
+    explicit Probe(i64 n) { assign_huge(stamp, static_cast<std::size_t>(n), u32(0)); }
     void next() {
         if (++tick == 0) {
             std::fill(stamp.begin(), stamp.end(), 0);
@@ -167,12 +168,12 @@ public:
         bits_ = 1;
         while ((i64(1) << bits_) < std::max<i64>(entries / 4, 2) && bits_ < 31) ++bits_;
         const i64 nb = i64(1) << bits_;
-        dir_.assign(static_cast<std::size_t>(nb) + 1, 0);
+        assign_huge(dir_, static_cast<std::size_t>(nb) + 1, u32(0));
         key_bits_ = 6;
         while ((i64(1) << key_bits_) < 8 * entries && key_bits_ < 32) ++key_bits_;
-        key_set_.assign(static_cast<std::size_t>(1) << (key_bits_ - 6), 0);
-        entry_.resize(static_cast<std::size_t>(entries));
-        if (tagged_) tag_.resize(static_cast<std::size_t>(entries));
+        assign_huge(key_set_, static_cast<std::size_t>(1) << (key_bits_ - 6), u64(0));
+        assign_huge(entry_, static_cast<std::size_t>(entries), u64(0));
+        if (tagged_) assign_huge(tag_, static_cast<std::size_t>(entries), u32(0));
         std::vector<u64> P, keys(static_cast<std::size_t>(per)), terms;
         std::vector<i64> st, part;
         // the keys of the first pass, in node order, for the second (without tags, which
@@ -460,7 +461,8 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
     out.generation.assign(static_cast<std::size_t>(n), 0);
     out.radius.assign(static_cast<std::size_t>(n), 0);
     out.parent.assign(static_cast<std::size_t>(n), -1);
-    std::vector<std::uint8_t> taken(static_cast<std::size_t>(n), 0);
+    std::vector<std::uint8_t> taken;
+    assign_huge(taken, static_cast<std::size_t>(n), std::uint8_t(0));
     std::vector<std::int64_t> next;
     std::vector<std::pair<i64, i64>> hits;  // (node, differences) found by one member
     std::vector<u32> cand;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bioaccel/align.hpp"  // SeqView
+#include "bioaccel/huge_pages.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -48,7 +49,7 @@ public:
             len_[i] = v.length(i);
             woff_[i + 1] = woff_[i] + (len_[i] + per_ - 1) / per_;
         }
-        w_.assign(static_cast<std::size_t>(woff_[n]) + 2, 0);
+        assign_huge(w_, static_cast<std::size_t>(woff_[n]) + 2, decltype(w_)::value_type(0));
         const u64 mask = bits == 8 ? 0xFF : 3;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(threads)
@@ -159,7 +160,7 @@ public:
         wide_ = longest > 640;
         shift_ = wide_ ? 6 : 5;
         const unsigned cap = wide_ ? 255 : 15;
-        counts_.assign(static_cast<std::size_t>(v.count) << shift_, 0);
+        assign_huge(counts_, static_cast<std::size_t>(v.count) << shift_, std::uint8_t(0));
         std::uint8_t full[64];
         // four tallies (by position mod 4), so a repeated gram's counts do not wait on each
         // other; summed and capped at the end
