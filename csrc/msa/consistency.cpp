@@ -21,6 +21,9 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 namespace bioaccel {
 namespace msa {
@@ -256,6 +259,79 @@ void pair_sum(const std::vector<SparsePost>& post, std::int64_t n, std::int64_t 
         pair_sum_body<V, false, true>(post, n, x, y, band, tr, acc);
 }
 
+// Row a's sums read out into (column, min(sum / n, 1)) for every column of tiles t0 .. t1 - 1
+// below ly whose sum / n is >= the cut-off, in increasing column. Most of a row's sums fall
+// below it: the vector kernels test a tile at once (the same products lane by lane as the
+// scalar loop, IEEE single multiplications, so the same entries), and only its passing lanes
+// are written.
+[[maybe_unused]] void read_out_row_scalar(const Tile* row, std::int64_t t0, std::int64_t t1, std::int64_t ly,
+                                          float inv_n, float cutoff, std::vector<std::int32_t>& cols,
+                                          std::vector<float>& ps) {
+    for (std::int64_t b = t0 * TILE; b < std::min(ly, t1 * TILE); ++b) {
+        const float v = row[b / TILE].v[b % TILE] * inv_n;
+        if (v >= cutoff) {
+            cols.push_back(static_cast<std::int32_t>(b));
+            ps.push_back(std::min(v, 1.0f));
+        }
+    }
+}
+
+#ifdef BIOACCEL_CONSISTENCY_X86
+// the lanes of a tile (already divided by n, in v) whose bits are set in mask, below ly
+BIOACCEL_ALWAYS_INLINE void keep_lanes(unsigned mask, const float* v, std::int64_t t, std::int64_t ly,
+                                       std::vector<std::int32_t>& cols, std::vector<float>& ps) {
+    while (mask) {
+        const int l = __builtin_ctz(mask);
+        mask &= mask - 1;
+        const std::int64_t b = t * TILE + l;
+        if (b >= ly) break;
+        cols.push_back(static_cast<std::int32_t>(b));
+        ps.push_back(std::min(v[l], 1.0f));
+    }
+}
+
+__attribute__((target("avx2"))) void read_out_row_avx2(const Tile* row, std::int64_t t0, std::int64_t t1,
+                                                       std::int64_t ly, float inv_n, float cutoff,
+                                                       std::vector<std::int32_t>& cols,
+                                                       std::vector<float>& ps) {
+    const __m256 inv = _mm256_set1_ps(inv_n), cut = _mm256_set1_ps(cutoff);
+    alignas(32) float v[TILE];
+    for (std::int64_t t = t0; t < t1; ++t) {
+        const __m256 s = _mm256_mul_ps(_mm256_load_ps(row[t].v), inv);
+        const unsigned mask = static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(s, cut, _CMP_GE_OQ)));
+        if (!mask) continue;
+        _mm256_store_ps(v, s);
+        keep_lanes(mask, v, t, ly, cols, ps);
+    }
+}
+
+void read_out_row_sse2(const Tile* row, std::int64_t t0, std::int64_t t1, std::int64_t ly, float inv_n,
+                       float cutoff, std::vector<std::int32_t>& cols, std::vector<float>& ps) {
+    const __m128 inv = _mm_set1_ps(inv_n), cut = _mm_set1_ps(cutoff);
+    alignas(16) float v[TILE];
+    for (std::int64_t t = t0; t < t1; ++t) {
+        const __m128 lo = _mm_mul_ps(_mm_load_ps(row[t].v), inv),
+                     hi = _mm_mul_ps(_mm_load_ps(row[t].v + 4), inv);
+        const unsigned mask = static_cast<unsigned>(_mm_movemask_ps(_mm_cmpge_ps(lo, cut))) |
+                              static_cast<unsigned>(_mm_movemask_ps(_mm_cmpge_ps(hi, cut))) << 4;
+        if (!mask) continue;
+        _mm_store_ps(v, lo);
+        _mm_store_ps(v + 4, hi);
+        keep_lanes(mask, v, t, ly, cols, ps);
+    }
+}
+#endif
+
+void read_out_row(const Tile* row, std::int64_t t0, std::int64_t t1, std::int64_t ly, float inv_n,
+                  float cutoff, std::vector<std::int32_t>& cols, std::vector<float>& ps) {
+#ifdef BIOACCEL_CONSISTENCY_X86
+    if (active_isa() >= Isa::Avx2) return read_out_row_avx2(row, t0, t1, ly, inv_n, cutoff, cols, ps);
+    return read_out_row_sse2(row, t0, t1, ly, inv_n, cutoff, cols, ps);
+#else
+    read_out_row_scalar(row, t0, t1, ly, inv_n, cutoff, cols, ps);
+#endif
+}
+
 // About the bytes of the bands of every z for one y, the unit of the y blocks below: half a
 // tile per entry (rows of posteriors hold two to four entries per tile) and a row header
 // per residue.
@@ -355,13 +431,7 @@ std::vector<SparsePost> consistency_round(const std::vector<SparsePost>& post, s
                         Tile* row = acc.data() + a * w;
                         const std::int64_t t0 = touch_lo[a / ROWS],
                                            t1 = touch_hi[a / ROWS];  // t0 >= t1: none
-                        for (std::int64_t b = t0 * TILE; b < std::min(ly, t1 * TILE); ++b) {
-                            const float v = row[b / TILE].v[b % TILE] * inv_n;
-                            if (v >= cutoff) {
-                                keep_col.push_back(static_cast<std::int32_t>(b));
-                                keep_p.push_back(std::min(v, 1.0f));
-                            }
-                        }
+                        read_out_row(row, t0, t1, ly, inv_n, cutoff, keep_col, keep_p);
                         if (t0 < t1) std::fill(row + t0, row + t1, Tile{});
                         res.row_start[a + 1] = static_cast<std::uint32_t>(keep_col.size());
                     }
