@@ -103,10 +103,10 @@ BIOACCEL_ALWAYS_INLINE double dense_body(const std::int16_t* x, std::int64_t lx,
     const double tmm = 1 - 2 * (o0 + o1), tim0 = 1 - e0, tim1 = 1 - e1;
     const double* st = hmm.start;
     const std::int64_t W = ly + 1;
-    // work: fM (lx + 1) x W, then rolling rows: 4 insert states x 2 rows, 5 backward x 2,
-    // scales (lx + 1), per-row odds gather (W)
+    // work: fM (lx + 1) x W, then rolling rows: 4 insert states x 2 rows, 3 backward
+    // states x 3 rows (in 10 W), scales (lx + 1), per-row odds gathers (2 W)
     // every entry read below is written first, so no clearing (only growth)
-    const std::size_t need = std::size_t(lx + 1) * W + 8 * W + 10 * W + (lx + 1) + W;
+    const std::size_t need = std::size_t(lx + 1) * W + 8 * W + 10 * W + (lx + 1) + 2 * W;
     if (work.size() < need) work.resize(need);
     double* fM = work.data();
     double* rows = fM + std::size_t(lx + 1) * W;
@@ -114,10 +114,7 @@ BIOACCEL_ALWAYS_INLINE double dense_body(const std::int16_t* x, std::int64_t lx,
     double* fx1[2] = {rows + 2 * W, rows + 3 * W};
     double* fy0[2] = {rows + 4 * W, rows + 5 * W};
     double* fy1[2] = {rows + 6 * W, rows + 7 * W};
-    double* bb = rows + 8 * W;
-    double* bM[2] = {bb, bb + W};
-    double* bx0[2] = {bb + 2 * W, bb + 3 * W};
-    double* bx1[2] = {bb + 4 * W, bb + 5 * W};
+    double* bb = rows + 8 * W;  // the backward's rolling rows (9 W, below)
     double* scale = bb + 10 * W;
     double* em = scale + (lx + 1);
     auto letter = [&](std::int16_t c) { return (c < 0 || c >= hmm.letters) ? hmm.letters : c; };
@@ -192,53 +189,126 @@ BIOACCEL_ALWAYS_INLINE double dense_body(const std::int16_t* x, std::int64_t lx,
     // ---- backward, row by row from lx, posteriors of row i as soon as it is known. One
     // right-to-left pass per row: mnext(j) = odds(x_{i+1}, y_{j+1}) bM(i+1, j+1) / s_{i+1},
     // xnext_k(j) = bIxk(i+1, j) / s_{i+1}, and the y inserts bIyk(i, j + 1) carried along.
+    // The y inserts chain each row's columns one after another (a multiplication and an
+    // addition apart); row i - 1 needs only columns j and j + 1 of row i, so two rows go
+    // side by side, row i - 1 one column behind: two chains at once, each cell the same
+    // expressions as alone (the same posteriors, bit for bit).
     const double inv_z = 1.0 / zend;
-    for (std::int64_t i = lx; i >= 1; --i) {
-        const int c = i & 1, n = c ^ 1;
-        const bool last = (i == lx);
-        double* cM = bM[c];
-        double* cx0 = bx0[c];
-        double* cx1 = bx1[c];
-        if (last) {  // the end: every state ends with its start probability
-            double ya = st[2], yb = st[4];
-            cM[ly] = st[0];
-            cx0[ly] = st[1];
-            cx1[ly] = st[3];
-            for (std::int64_t j = ly - 1; j >= 0; --j) {
-                cM[j] = o0 * ya + o1 * yb;
-                cx0[j] = 0;
-                cx1[j] = 0;
-                ya = e0 * ya;
-                yb = e1 * yb;
-            }
-        } else {
-            const double inv_next = 1.0 / scale[i + 1];
-            const double* orow = odds.data() + std::size_t(letter(x[i])) * K1;
-            for (std::int64_t j = 0; j < ly; ++j) em[j] = orow[letter(y[j])];
-            const double* nM = bM[n];
-            const double* nx0 = bx0[n];
-            const double* nx1 = bx1[n];
-            double ya = 0, yb = 0;  // bIy(i, j + 1)
-            {
-                const double xa = nx0[ly] * inv_next, xb = nx1[ly] * inv_next;
-                cM[ly] = o0 * xa + o1 * xb;
-                cx0[ly] = e0 * xa;
-                cx1[ly] = e1 * xb;
-            }
-            for (std::int64_t j = ly - 1; j >= 0; --j) {
-                const double m = em[j] * nM[j + 1] * inv_next;
-                const double xa = nx0[j] * inv_next, xb = nx1[j] * inv_next;
-                cM[j] = tmm * m + o0 * (xa + ya) + o1 * (xb + yb);
-                cx0[j] = tim0 * m + e0 * xa;
-                cx1[j] = tim1 * m + e1 * xb;
-                ya = tim0 * m + e0 * ya;
-                yb = tim1 * m + e1 * yb;
-            }
-        }
+    double* bMr[3] = {bb, bb + W, bb + 2 * W};  // row r in slot r % 3
+    double* bx0r[3] = {bb + 3 * W, bb + 4 * W, bb + 5 * W};
+    double* bx1r[3] = {bb + 6 * W, bb + 7 * W, bb + 8 * W};
+    double* em2 = em + W;
+    auto posterior_row = [&](std::int64_t i) {
         const double* fm = fM + i * W;
+        const double* cM = bMr[i % 3];
         double* out = post + (i - 1) * ly;
         const double norm = inv_z / scale[i];  // the stored row is f_i s_i
         for (std::int64_t j = 1; j <= ly; ++j) out[j - 1] = fm[j] * cM[j] * norm;
+    };
+    auto gather = [&](std::int64_t i, double* e) {  // odds(x_{i+1}, y_{j+1}) for row i's step
+        const double* orow = odds.data() + std::size_t(letter(x[i])) * K1;
+        for (std::int64_t j = 0; j < ly; ++j) e[j] = orow[letter(y[j])];
+    };
+    {  // row lx, the end: every state ends with its start probability
+        double* cM = bMr[lx % 3];
+        double* cx0 = bx0r[lx % 3];
+        double* cx1 = bx1r[lx % 3];
+        double ya = st[2], yb = st[4];
+        cM[ly] = st[0];
+        cx0[ly] = st[1];
+        cx1[ly] = st[3];
+        for (std::int64_t j = ly - 1; j >= 0; --j) {
+            cM[j] = o0 * ya + o1 * yb;
+            cx0[j] = 0;
+            cx1[j] = 0;
+            ya = e0 * ya;
+            yb = e1 * yb;
+        }
+        posterior_row(lx);
+    }
+    std::int64_t i = lx - 1;
+    for (; i >= 2; i -= 2) {  // rows i and i - 1 side by side
+        const double inv_a = 1.0 / scale[i + 1], inv_b = 1.0 / scale[i];
+        gather(i, em);
+        gather(i - 1, em2);
+        const double* nMa = bMr[(i + 1) % 3];
+        const double* nx0a = bx0r[(i + 1) % 3];
+        const double* nx1a = bx1r[(i + 1) % 3];
+        double* cMa = bMr[i % 3];
+        double* cx0a = bx0r[i % 3];
+        double* cx1a = bx1r[i % 3];
+        double* cMb = bMr[(i - 1) % 3];
+        double* cx0b = bx0r[(i - 1) % 3];
+        double* cx1b = bx1r[(i - 1) % 3];
+        double yaa = 0, yba = 0, yab = 0, ybb = 0;  // bIy(., j + 1) of rows i and i - 1
+        {
+            const double xa = nx0a[ly] * inv_a, xb = nx1a[ly] * inv_a;
+            cMa[ly] = o0 * xa + o1 * xb;
+            cx0a[ly] = e0 * xa;
+            cx1a[ly] = e1 * xb;
+        }
+        for (std::int64_t j = ly - 1; j >= 0; --j) {
+            {  // row i, column j
+                const double m = em[j] * nMa[j + 1] * inv_a;
+                const double xa = nx0a[j] * inv_a, xb = nx1a[j] * inv_a;
+                cMa[j] = tmm * m + o0 * (xa + yaa) + o1 * (xb + yba);
+                cx0a[j] = tim0 * m + e0 * xa;
+                cx1a[j] = tim1 * m + e1 * xb;
+                yaa = tim0 * m + e0 * yaa;
+                yba = tim1 * m + e1 * yba;
+            }
+            const std::int64_t k = j + 1;  // row i - 1, one column behind
+            if (k == ly) {
+                const double xa = cx0a[ly] * inv_b, xb = cx1a[ly] * inv_b;
+                cMb[ly] = o0 * xa + o1 * xb;
+                cx0b[ly] = e0 * xa;
+                cx1b[ly] = e1 * xb;
+            } else {
+                const double m = em2[k] * cMa[k + 1] * inv_b;
+                const double xa = cx0a[k] * inv_b, xb = cx1a[k] * inv_b;
+                cMb[k] = tmm * m + o0 * (xa + yab) + o1 * (xb + ybb);
+                cx0b[k] = tim0 * m + e0 * xa;
+                cx1b[k] = tim1 * m + e1 * xb;
+                yab = tim0 * m + e0 * yab;
+                ybb = tim1 * m + e1 * ybb;
+            }
+        }
+        {  // row i - 1, column 0
+            const double m = em2[0] * cMa[1] * inv_b;
+            const double xa = cx0a[0] * inv_b, xb = cx1a[0] * inv_b;
+            cMb[0] = tmm * m + o0 * (xa + yab) + o1 * (xb + ybb);
+            cx0b[0] = tim0 * m + e0 * xa;
+            cx1b[0] = tim1 * m + e1 * xb;
+        }
+        posterior_row(i);
+        posterior_row(i - 1);
+    }
+    for (; i >= 1; --i) {  // a row left alone
+        const double inv_next = 1.0 / scale[i + 1];
+        gather(i, em);
+        const double* nM = bMr[(i + 1) % 3];
+        const double* nx0 = bx0r[(i + 1) % 3];
+        const double* nx1 = bx1r[(i + 1) % 3];
+        double* cM = bMr[i % 3];
+        double* cx0 = bx0r[i % 3];
+        double* cx1 = bx1r[i % 3];
+        double ya = 0, yb = 0;  // bIy(i, j + 1)
+        {
+            const double xa = nx0[ly] * inv_next, xb = nx1[ly] * inv_next;
+            cM[ly] = o0 * xa + o1 * xb;
+            cx0[ly] = e0 * xa;
+            cx1[ly] = e1 * xb;
+        }
+        for (std::int64_t j = ly - 1; j >= 0; --j) {
+            const double m = em[j] * nM[j + 1] * inv_next;
+            const double xa = nx0[j] * inv_next, xb = nx1[j] * inv_next;
+            cM[j] = tmm * m + o0 * (xa + ya) + o1 * (xb + yb);
+            cx0[j] = tim0 * m + e0 * xa;
+            cx1[j] = tim1 * m + e1 * xb;
+            ya = tim0 * m + e0 * ya;
+            yb = tim1 * m + e1 * yb;
+        }
+        posterior_row(i);
     }
     return std::log(zend) + log_scale;
 }
