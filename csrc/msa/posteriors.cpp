@@ -92,6 +92,35 @@ namespace {
 #define BIOACCEL_ALWAYS_INLINE inline
 #endif
 
+// The backward's transition probabilities (see dense_body).
+struct BackTrans {
+    double tmm, o0, o1, e0, e1, tim0, tim1;
+};
+
+// A backward row's last column (ly) from its next row's insert states there (nx0, nx1).
+BIOACCEL_ALWAYS_INLINE void backward_start(const BackTrans& t, double nx0, double nx1, double inv, double* cM,
+                                           double* cx0, double* cx1, std::int64_t ly) {
+    const double xa = nx0 * inv, xb = nx1 * inv;
+    cM[ly] = t.o0 * xa + t.o1 * xb;
+    cx0[ly] = t.e0 * xa;
+    cx1[ly] = t.e1 * xb;
+}
+
+// A backward row's column j from its next row (nm: match state at j + 1; nx0, nx1: insert
+// states at j; all times inv = 1 / that row's scale), with the y inserts (ya, yb: bIy at
+// column j + 1) carried along.
+BIOACCEL_ALWAYS_INLINE void backward_cell(const BackTrans& t, double em, double nm, double nx0, double nx1,
+                                          double inv, double* cM, double* cx0, double* cx1, std::int64_t j,
+                                          double& ya, double& yb) {
+    const double m = em * nm * inv;
+    const double xa = nx0 * inv, xb = nx1 * inv;
+    cM[j] = t.tmm * m + t.o0 * (xa + ya) + t.o1 * (xb + yb);
+    cx0[j] = t.tim0 * m + t.e0 * xa;
+    cx1[j] = t.tim1 * m + t.e1 * xb;
+    ya = t.tim0 * m + t.e0 * ya;
+    yb = t.tim1 * m + t.e1 * yb;
+}
+
 BIOACCEL_ALWAYS_INLINE double dense_body(const std::int16_t* x, std::int64_t lx, const std::int16_t* y,
                                          std::int64_t ly, const PairHmm& hmm, double* post,
                                          std::vector<double>& work) {
@@ -226,6 +255,7 @@ BIOACCEL_ALWAYS_INLINE double dense_body(const std::int16_t* x, std::int64_t lx,
         }
         posterior_row(lx);
     }
+    const BackTrans tr{tmm, o0, o1, e0, e1, tim0, tim1};
     std::int64_t i = lx - 1;
     for (; i >= 2; i -= 2) {  // rows i and i - 1 side by side
         const double inv_a = 1.0 / scale[i + 1], inv_b = 1.0 / scale[i];
@@ -241,45 +271,16 @@ BIOACCEL_ALWAYS_INLINE double dense_body(const std::int16_t* x, std::int64_t lx,
         double* cx0b = bx0r[(i - 1) % 3];
         double* cx1b = bx1r[(i - 1) % 3];
         double yaa = 0, yba = 0, yab = 0, ybb = 0;  // bIy(., j + 1) of rows i and i - 1
-        {
-            const double xa = nx0a[ly] * inv_a, xb = nx1a[ly] * inv_a;
-            cMa[ly] = o0 * xa + o1 * xb;
-            cx0a[ly] = e0 * xa;
-            cx1a[ly] = e1 * xb;
-        }
+        backward_start(tr, nx0a[ly], nx1a[ly], inv_a, cMa, cx0a, cx1a, ly);
         for (std::int64_t j = ly - 1; j >= 0; --j) {
-            {  // row i, column j
-                const double m = em[j] * nMa[j + 1] * inv_a;
-                const double xa = nx0a[j] * inv_a, xb = nx1a[j] * inv_a;
-                cMa[j] = tmm * m + o0 * (xa + yaa) + o1 * (xb + yba);
-                cx0a[j] = tim0 * m + e0 * xa;
-                cx1a[j] = tim1 * m + e1 * xb;
-                yaa = tim0 * m + e0 * yaa;
-                yba = tim1 * m + e1 * yba;
-            }
+            backward_cell(tr, em[j], nMa[j + 1], nx0a[j], nx1a[j], inv_a, cMa, cx0a, cx1a, j, yaa, yba);
             const std::int64_t k = j + 1;  // row i - 1, one column behind
-            if (k == ly) {
-                const double xa = cx0a[ly] * inv_b, xb = cx1a[ly] * inv_b;
-                cMb[ly] = o0 * xa + o1 * xb;
-                cx0b[ly] = e0 * xa;
-                cx1b[ly] = e1 * xb;
-            } else {
-                const double m = em2[k] * cMa[k + 1] * inv_b;
-                const double xa = cx0a[k] * inv_b, xb = cx1a[k] * inv_b;
-                cMb[k] = tmm * m + o0 * (xa + yab) + o1 * (xb + ybb);
-                cx0b[k] = tim0 * m + e0 * xa;
-                cx1b[k] = tim1 * m + e1 * xb;
-                yab = tim0 * m + e0 * yab;
-                ybb = tim1 * m + e1 * ybb;
-            }
+            if (k == ly)
+                backward_start(tr, cx0a[ly], cx1a[ly], inv_b, cMb, cx0b, cx1b, ly);
+            else
+                backward_cell(tr, em2[k], cMa[k + 1], cx0a[k], cx1a[k], inv_b, cMb, cx0b, cx1b, k, yab, ybb);
         }
-        {  // row i - 1, column 0
-            const double m = em2[0] * cMa[1] * inv_b;
-            const double xa = cx0a[0] * inv_b, xb = cx1a[0] * inv_b;
-            cMb[0] = tmm * m + o0 * (xa + yab) + o1 * (xb + ybb);
-            cx0b[0] = tim0 * m + e0 * xa;
-            cx1b[0] = tim1 * m + e1 * xb;
-        }
+        backward_cell(tr, em2[0], cMa[1], cx0a[0], cx1a[0], inv_b, cMb, cx0b, cx1b, 0, yab, ybb);
         posterior_row(i);
         posterior_row(i - 1);
     }
@@ -293,21 +294,9 @@ BIOACCEL_ALWAYS_INLINE double dense_body(const std::int16_t* x, std::int64_t lx,
         double* cx0 = bx0r[i % 3];
         double* cx1 = bx1r[i % 3];
         double ya = 0, yb = 0;  // bIy(i, j + 1)
-        {
-            const double xa = nx0[ly] * inv_next, xb = nx1[ly] * inv_next;
-            cM[ly] = o0 * xa + o1 * xb;
-            cx0[ly] = e0 * xa;
-            cx1[ly] = e1 * xb;
-        }
-        for (std::int64_t j = ly - 1; j >= 0; --j) {
-            const double m = em[j] * nM[j + 1] * inv_next;
-            const double xa = nx0[j] * inv_next, xb = nx1[j] * inv_next;
-            cM[j] = tmm * m + o0 * (xa + ya) + o1 * (xb + yb);
-            cx0[j] = tim0 * m + e0 * xa;
-            cx1[j] = tim1 * m + e1 * xb;
-            ya = tim0 * m + e0 * ya;
-            yb = tim1 * m + e1 * yb;
-        }
+        backward_start(tr, nx0[ly], nx1[ly], inv_next, cM, cx0, cx1, ly);
+        for (std::int64_t j = ly - 1; j >= 0; --j)
+            backward_cell(tr, em[j], nM[j + 1], nx0[j], nx1[j], inv_next, cM, cx0, cx1, j, ya, yb);
         posterior_row(i);
     }
     return std::log(zend) + log_scale;
