@@ -256,47 +256,38 @@ BIOACCEL_ALWAYS_INLINE double dense_body(const std::int16_t* x, std::int64_t lx,
         posterior_row(lx);
     }
     const BackTrans tr{tmm, o0, o1, e0, e1, tim0, tim1};
+    struct BackRow {
+        double *M, *x0, *x1;
+    };
+    auto row_of = [&](std::int64_t r) { return BackRow{bMr[r % 3], bx0r[r % 3], bx1r[r % 3]}; };
     std::int64_t i = lx - 1;
     for (; i >= 2; i -= 2) {  // rows i and i - 1 side by side
         const double inv_a = 1.0 / scale[i + 1], inv_b = 1.0 / scale[i];
         gather(i, em);
         gather(i - 1, em2);
-        const double* nMa = bMr[(i + 1) % 3];
-        const double* nx0a = bx0r[(i + 1) % 3];
-        const double* nx1a = bx1r[(i + 1) % 3];
-        double* cMa = bMr[i % 3];
-        double* cx0a = bx0r[i % 3];
-        double* cx1a = bx1r[i % 3];
-        double* cMb = bMr[(i - 1) % 3];
-        double* cx0b = bx0r[(i - 1) % 3];
-        double* cx1b = bx1r[(i - 1) % 3];
+        const BackRow n = row_of(i + 1), a = row_of(i), b = row_of(i - 1);
         double yaa = 0, yba = 0, yab = 0, ybb = 0;  // bIy(., j + 1) of rows i and i - 1
-        backward_start(tr, nx0a[ly], nx1a[ly], inv_a, cMa, cx0a, cx1a, ly);
+        backward_start(tr, n.x0[ly], n.x1[ly], inv_a, a.M, a.x0, a.x1, ly);
         for (std::int64_t j = ly - 1; j >= 0; --j) {
-            backward_cell(tr, em[j], nMa[j + 1], nx0a[j], nx1a[j], inv_a, cMa, cx0a, cx1a, j, yaa, yba);
+            backward_cell(tr, em[j], n.M[j + 1], n.x0[j], n.x1[j], inv_a, a.M, a.x0, a.x1, j, yaa, yba);
             const std::int64_t k = j + 1;  // row i - 1, one column behind
             if (k == ly)
-                backward_start(tr, cx0a[ly], cx1a[ly], inv_b, cMb, cx0b, cx1b, ly);
+                backward_start(tr, a.x0[ly], a.x1[ly], inv_b, b.M, b.x0, b.x1, ly);
             else
-                backward_cell(tr, em2[k], cMa[k + 1], cx0a[k], cx1a[k], inv_b, cMb, cx0b, cx1b, k, yab, ybb);
+                backward_cell(tr, em2[k], a.M[k + 1], a.x0[k], a.x1[k], inv_b, b.M, b.x0, b.x1, k, yab, ybb);
         }
-        backward_cell(tr, em2[0], cMa[1], cx0a[0], cx1a[0], inv_b, cMb, cx0b, cx1b, 0, yab, ybb);
+        backward_cell(tr, em2[0], a.M[1], a.x0[0], a.x1[0], inv_b, b.M, b.x0, b.x1, 0, yab, ybb);
         posterior_row(i);
         posterior_row(i - 1);
     }
     for (; i >= 1; --i) {  // a row left alone
         const double inv_next = 1.0 / scale[i + 1];
         gather(i, em);
-        const double* nM = bMr[(i + 1) % 3];
-        const double* nx0 = bx0r[(i + 1) % 3];
-        const double* nx1 = bx1r[(i + 1) % 3];
-        double* cM = bMr[i % 3];
-        double* cx0 = bx0r[i % 3];
-        double* cx1 = bx1r[i % 3];
+        const BackRow n = row_of(i + 1), c = row_of(i);
         double ya = 0, yb = 0;  // bIy(i, j + 1)
-        backward_start(tr, nx0[ly], nx1[ly], inv_next, cM, cx0, cx1, ly);
+        backward_start(tr, n.x0[ly], n.x1[ly], inv_next, c.M, c.x0, c.x1, ly);
         for (std::int64_t j = ly - 1; j >= 0; --j)
-            backward_cell(tr, em[j], nM[j + 1], nx0[j], nx1[j], inv_next, cM, cx0, cx1, j, ya, yb);
+            backward_cell(tr, em[j], n.M[j + 1], n.x0[j], n.x1[j], inv_next, c.M, c.x0, c.x1, j, ya, yb);
         posterior_row(i);
     }
     return std::log(zend) + log_scale;
