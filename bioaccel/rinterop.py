@@ -314,8 +314,9 @@ def alignments_to_dataframe(alignments):
 def _int_vector(ro, values) -> object:
     """Whole numbers as an R integer vector (R's integers stop at 2^31 - 1)."""
     values = np.asarray(values, dtype=np.int64)
-    if len(values) and (values.max() > 2**31 - 1 or values.min() < -(2**31 - 1)):
-        raise ValueError(f"{values.max()}: past R's integers (2^31 - 1)")
+    outside = np.flatnonzero(np.abs(values) > 2**31 - 1)
+    if len(outside):
+        raise ValueError(f"{values[outside[0]]}: past R's integers (|x| <= 2^31 - 1)")
     return ro.IntVector(values.tolist())
 
 
