@@ -444,6 +444,7 @@ def swarm_align(
     max_diffs: int,
     want_cigar: bool,
     threads: int,
+    edits: npt.NDArray[np.int64],
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], list[str]]: ...
 
 class AmpliconReader:

@@ -355,16 +355,32 @@ def _edge_pairs(amp: Amplicons, edges, d: int):
 
 
 def swarm_alignments(
-    amp: Amplicons, queries, targets, *, max_diffs: int = -1, cigars: bool = False, threads: int = 0
+    amp: Amplicons,
+    queries,
+    targets,
+    *,
+    max_diffs: int = -1,
+    cigars: bool = False,
+    threads: int = 0,
+    edits=None,
 ):
     """swarm's alignment of amplicon ``queries[k]`` (swarm's query) with ``targets[k]``:
     (diffs, alignment lengths, CIGARs). ``max_diffs >= 0`` aligns in the band that holds
-    every alignment of at most that many differences and reports ``max_diffs + 1`` past it."""
+    every alignment of at most that many differences and reports ``max_diffs + 1`` past it.
+    ``edits``: each pair's Levenshtein distance where known exactly (-1 where not), as the
+    growth passes it: the band narrows, and a pair whose edit distance one gap run reaches
+    is counted without the dynamic programme (the same diffs and lengths; not with
+    ``cigars``, whose ties the programme breaks)."""
     native = load_native()
     q = np.ascontiguousarray(queries, dtype=np.int64)
     t = np.ascontiguousarray(targets, dtype=np.int64)
+    e = (
+        np.empty(0, dtype=np.int64)
+        if edits is None
+        else np.ascontiguousarray(edits, dtype=np.int64)
+    )
     diffs, lengths, cg = native.swarm_align(
-        amp.batch.codes, amp.batch.offsets, q, t, int(max_diffs), bool(cigars), threads
+        amp.batch.codes, amp.batch.offsets, q, t, int(max_diffs), bool(cigars), threads, e
     )
     return diffs, lengths, cg
 

@@ -128,14 +128,20 @@ py::tuple greedy_search_py(U8Array codes, I64Array offsets, std::int64_t num, st
 }
 
 // Swarm's alignment of the pairs (queries[k], targets[k]) of one code buffer.
+// edits (one per pair, or empty): each pair's Levenshtein distance, when the caller knows it
+// exactly (as the growth does), else -1: it narrows the band and lets single-run pairs skip
+// the dynamic programme, with the same result.
 py::tuple swarm_align_py(U8Array codes, I64Array offsets, I64Array queries, I64Array targets,
-                         std::int64_t max_diffs, bool want_cigar, int threads) {
+                         std::int64_t max_diffs, bool want_cigar, int threads, I64Array edits) {
     const SeqView v = seq_view(codes, offsets);
     if (queries.ndim() != 1 || targets.ndim() != 1 || queries.shape(0) != targets.shape(0))
         throw std::invalid_argument("queries and targets must be 1-d of one length");
     const std::int64_t m = queries.shape(0);
+    if (edits.ndim() != 1 || (edits.shape(0) != 0 && edits.shape(0) != m))
+        throw std::invalid_argument("edits must be empty or one per pair");
     const std::int64_t* qi = queries.data();
     const std::int64_t* ti = targets.data();
+    const std::int64_t* ei = edits.shape(0) ? edits.data() : nullptr;
     for (std::int64_t k = 0; k < m; ++k)
         if (qi[k] < 0 || qi[k] >= v.count || ti[k] < 0 || ti[k] >= v.count)
             throw std::invalid_argument("pair " + std::to_string(k) + " names a sequence out of range");
@@ -161,9 +167,9 @@ py::tuple swarm_align_py(U8Array codes, I64Array offsets, I64Array queries, I64A
                 if (stop_requested()) continue;  // the rest skipped; thrown below
                 const std::uint8_t* q = v.codes + v.offsets[qi[k]];
                 const std::uint8_t* t = v.codes + v.offsets[ti[k]];
-                clusters::SwarmAlignment a = clusters::swarm_align(q, v.offsets[qi[k] + 1] - v.offsets[qi[k]],
-                                                                   t, v.offsets[ti[k] + 1] - v.offsets[ti[k]],
-                                                                   max_diffs, want_cigar, H, E, dir);
+                clusters::SwarmAlignment a = clusters::swarm_align(
+                    q, v.offsets[qi[k] + 1] - v.offsets[qi[k]], t, v.offsets[ti[k] + 1] - v.offsets[ti[k]],
+                    max_diffs, want_cigar, H, E, dir, ei ? ei[k] : -1);
                 dp[k] = static_cast<std::int32_t>(std::min<std::int64_t>(a.diffs, 1 << 30));
                 lp[k] = static_cast<std::int32_t>(a.length);
                 if (want_cigar) cigars[static_cast<std::size_t>(k)] = std::move(a.cigar);
@@ -255,5 +261,6 @@ void bind_clusters(py::module_& m) {
         .def("finish", &reader_finish);
     m.def("swarm_align", &swarm_align_py, py::arg("codes"), py::arg("offsets"), py::arg("queries"),
           py::arg("targets"), py::arg("max_diffs"), py::arg("want_cigar"), py::arg("threads"),
+          py::arg("edits"),
           "swarm's global alignment of each (query, target) pair: (diffs, lengths, cigars).");
 }

@@ -77,6 +77,56 @@ def test_swarm_alignment_of_equal_lengths_by_substitutions():
         assert np.array_equal(np.minimum(diffs, d + 1), banded)
 
 
+def test_swarm_alignment_of_one_gap_run_with_known_edits():
+    # lengths apart, with the edit distance known (as the growth knows it): a pair whose edit
+    # distance one gap run and m <= 5 substitutions reach is counted without the programme.
+    # Against the transcription of nw.cc, diffs and lengths, both as query and as target,
+    # banded and not; m from 0 to 8 (6 to 8 go to the programme). The first pair is the
+    # border: edits 7, one run with 6 substitutions, but swarm's optimum has gaps on both
+    # sides (length 12, not 9), so a shortcut at m = 6 would say the wrong length.
+    edlib = pytest.importorskip("edlib")
+    rng = np.random.default_rng(17)
+    pairs = [("GCCAGCGT", "TTAGGCCAG"), ("ATGGCAACCCA", "ACAACCCCCGGT")]
+    runs = {m: 0 for m in range(9)}
+    while min(runs.values()) < 12:
+        short = "".join(rng.choice(list("ACGT"), size=int(rng.integers(6, 40))))
+        long_ = list(short)
+        for _ in range(int(rng.integers(1, 4))):  # one to three letters in one place or apart
+            long_.insert(int(rng.integers(len(long_) + 1)), str(rng.choice(list("ACGT"))))
+        for p in rng.choice(
+            len(long_), size=min(len(long_), int(rng.integers(0, 9))), replace=False
+        ):
+            long_[p] = str(rng.choice(list("ACGT")))
+        long_ = "".join(long_)
+        delta = len(long_) - len(short)
+        e = edlib.align(short, long_)["editDistance"]
+        m = min(
+            sum(a != b for a, b in zip(short[:p], long_[:p]))
+            + sum(a != b for a, b in zip(short[p:], long_[p + delta :]))
+            for p in range(len(short) + 1)
+        )
+        if m + delta == e and runs.get(m, 99) < 12 and short not in long_:
+            runs[m] += 1
+            pairs.append((short, long_))
+    seqs = sorted({x for pair in pairs for x in pair})
+    amp = read_amplicons("".join(f">s{k};size=1\n{s}\n" for k, s in enumerate(seqs)).encode())
+    where = {amp.sequence(k): k for k in range(len(amp))}
+    qi = np.array([where[a] for a, b in pairs] + [where[b] for a, b in pairs])
+    ti = np.array([where[b] for a, b in pairs] + [where[a] for a, b in pairs])
+    edits = np.array([edlib.align(a, b)["editDistance"] for a, b in pairs] * 2)
+    want = [
+        nw_reference(amp.sequence(a), amp.sequence(b))[:2] for a, b in zip(qi.tolist(), ti.tolist())
+    ]
+    diffs, lengths, _ = swarm_alignments(amp, qi, ti, edits=edits)
+    assert [(int(x), int(y)) for x, y in zip(diffs, lengths)] == want
+    assert want[0] == (7, 12) and want[1][1] != len(pairs[1][1])  # the borders above
+    for d in (2, 5, 8):
+        banded = swarm_alignments(amp, qi, ti, max_diffs=d, edits=np.where(edits <= d, edits, -1))
+        assert np.array_equal(banded[0], np.minimum(diffs, d + 1))
+        within = diffs <= d
+        assert np.array_equal(banded[1][within], lengths[within])
+
+
 def test_swarm_differences_exceed_edit_and_change_clusters():
     # GGGGAGATTTTT vs GGGGGATTTTTT: one deletion and one insertion (Levenshtein 2), but two
     # gaps cost 2 x 37 in swarm's scores and three mismatches 54: swarm aligns them with

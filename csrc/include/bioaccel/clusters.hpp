@@ -82,9 +82,10 @@ struct SwarmAlignment {
 
 // max_diffs >= 0: the dynamic programme runs in the band that any alignment of at most
 // max_diffs differences stays in, and a pair whose score shows more differences gets
-// diffs = max_diffs + 1 (no backtrack). max_diffs < 0: the full matrix. edits >= 0 (with
-// max_diffs >= 0): the pair's Levenshtein distance, known, which narrows the band to the
-// one every optimal alignment stays in (the same result).
+// diffs = max_diffs + 1 (no backtrack). max_diffs < 0: the full matrix. edits >= 0: the
+// pair's Levenshtein distance, known exactly, which (with max_diffs >= 0) narrows the band to
+// the one every optimal alignment stays in, and (without want_cigar) counts a pair of
+// unequal lengths that one gap run reaches it with without the programme: the same result.
 SwarmAlignment swarm_align(const std::uint8_t* query, std::int64_t qlen, const std::uint8_t* target,
                            std::int64_t tlen, std::int64_t max_diffs, bool want_cigar,
                            std::vector<std::int64_t>& work_h, std::vector<std::int64_t>& work_e,
