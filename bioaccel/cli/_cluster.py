@@ -1,7 +1,9 @@
 """``bioaccel cluster``: amplicon clustering (swarm, linkage, greedy) with swarm's outputs.
 
-Option letters: ``-b`` is the backend, as in every bioaccel command; swarm's boundary
-(its ``-b``) is ``--boundary`` only.
+Option letters: swarm's where they mean the same (``-d``, ``-f``, ``-o``, ``-s``, ``-u``,
+``-w``, ``-a``, ``-t``), so a swarm command line runs with ``bioaccel cluster`` in front of
+its input. ``-b`` is the backend, as in every bioaccel command; swarm's boundary (its
+``-b``) is ``--boundary`` only. swarm's ``-z`` (``;size=N`` annotations) is the default here.
 """
 
 from __future__ import annotations
@@ -42,7 +44,10 @@ ASSIGNMENTS = {".tsv": ("tsv",), ".txt": ("tsv",)}
     help="d, 1 to 255: pairs within d differences link (swarm, linkage; default 1).",
 )
 @click.option(
-    "--fastidious", is_flag=True, help="swarm's -f (d = 1): graft light swarms onto heavy ones."
+    "-f",
+    "--fastidious",
+    is_flag=True,
+    help="swarm's -f (d = 1): graft light swarms onto heavy ones.",
 )
 @click.option(
     "--boundary",
@@ -73,18 +78,21 @@ ASSIGNMENTS = {".tsv": ("tsv",), ".txt": ("tsv",)}
     help="OTU list as swarm's -o: one line per OTU, members' headers (- for stdout).",
 )
 @click.option(
+    "-w",
     "--seeds",
     type=click.Path(path_type=Path, allow_dash=True),
     default=None,
     help="FASTA of the seeds with the OTU's summed abundance (swarm's -w).",
 )
 @click.option(
+    "-s",
     "--statistics-file",
     type=click.Path(path_type=Path, allow_dash=True),
     default=None,
     help="swarm's -s table: size, mass, seed, seed abundance, singletons, generations, radius.",
 )
 @click.option(
+    "-u",
     "--uclust-file",
     type=click.Path(path_type=Path, allow_dash=True),
     default=None,
@@ -97,6 +105,7 @@ ASSIGNMENTS = {".tsv": ("tsv",), ".txt": ("tsv",)}
     help="TSV with a header: id (without ;size=), cluster (1-based, -o order), seed.",
 )
 @click.option(
+    "-a",
     "--default-abundance",
     type=int,
     default=None,

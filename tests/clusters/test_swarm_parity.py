@@ -105,6 +105,36 @@ def test_real_reads_match_swarm(swarm_bin, real_amplicons, tmp_path, args, kw):
     )
 
 
+@pytest.mark.parametrize(
+    "args,ours",
+    [
+        (["-d", "1", "-f"], []),
+        (["-d", "3"], ["--differences", "swarm"]),
+        (["-d", "2", "-n"], ["--method", "linkage", "--differences", "swarm"]),
+    ],
+    ids=["-d 1 -f", "-d 3", "-d 2 -n"],
+)
+def test_swarms_command_line_letters_give_swarms_files(
+    swarm_bin, real_amplicons, tmp_path, args, ours
+):
+    # a swarm command line with `bioaccel cluster` in front of its input (-n and d >= 2's
+    # count have long names here): the same four files, written by the command
+    from tests.cli_runner import invoke
+
+    theirs = swarm_outputs(swarm_bin, real_amplicons, args, tmp_path)
+    names = dict(o="otus.txt", w="seeds.fa", s="stats.tsv", u="table.uc")
+    mine = {k: tmp_path / names[k] for k in "owsu"}
+    letters = [a for a in args if a != "-n"]
+    cmd = ["cluster", str(real_amplicons), *letters, *ours, "-t", "1"]
+    for k in "owsu":
+        cmd += [f"-{k}", str(mine[k])]
+    res = invoke(*cmd)
+    assert res.exit_code == 0, res.stderr
+    assert_same(
+        {k: p.read_text() for k, p in mine.items()}, theirs, "bioaccel cluster " + " ".join(args)
+    )
+
+
 #: swarm's own test data as Debian ships it: 8,096 real 16S amplicons of 250-450 nt, with
 #: swarm's default abundance annotation (``>sha1_413``)
 SWARM_TEST_DATA = Path("/usr/share/doc/swarm/test-data/input.fasta.gz")
