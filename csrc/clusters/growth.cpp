@@ -64,7 +64,7 @@ using u64 = std::uint64_t;
 using u32 = std::uint32_t;
 using i64 = std::int64_t;
 
-constexpr u32 kDead = 0xFFFFFFFFu;  // a dropped entry's node: runs end at the first one
+constexpr u32 kNoNode = 0xFFFFFFFFu;  // amplicons are fewer (node indices are u32)
 
 // One thread's scratch for probes: prefix hashes, the keys and their terms (ProbeTerms),
 // and per node the probe that last met it.
@@ -165,14 +165,24 @@ public:
             else
                 entries += per;
         }
+        if (entries >= (i64(1) << 32))
+            throw std::invalid_argument("too many amplicons for the segment index");
+        // an entry is 4 bytes: the key's low 32 - bits_ bits (its top bits_ are the bucket's)
+        // and node_bits_ for the node, node_bits_ <= bits_ (all ones: a dropped entry)
+        node_bits_ = 1;
+        while ((i64(1) << node_bits_) <= n) ++node_bits_;
         bits_ = 1;
-        while ((i64(1) << bits_) < std::max<i64>(entries / 4, 2) && bits_ < 31) ++bits_;
+        while (((i64(1) << bits_) < std::max<i64>(entries / 4, 2) || bits_ < node_bits_) && bits_ < 31)
+            ++bits_;
+        if (node_bits_ > bits_) throw std::invalid_argument("too many amplicons for the segment index");
+        dead_ = (u32(1) << node_bits_) - 1;
+        rest_mask_ = (u32(1) << (32 - bits_)) - 1;
         const i64 nb = i64(1) << bits_;
         assign_huge(dir_, static_cast<std::size_t>(nb) + 1, u32(0));
         key_bits_ = 6;
         while ((i64(1) << key_bits_) < 8 * entries && key_bits_ < 32) ++key_bits_;
         assign_huge(key_set_, static_cast<std::size_t>(1) << (key_bits_ - 6), u64(0));
-        assign_huge(entry_, static_cast<std::size_t>(entries), u64(0));
+        assign_huge(entry_, static_cast<std::size_t>(entries), u32(0));
         if (tagged_) assign_huge(tag_, static_cast<std::size_t>(entries), u32(0));
         std::vector<u64> P, keys(static_cast<std::size_t>(per)), terms;
         std::vector<i64> st, part;
@@ -191,7 +201,7 @@ public:
                 if (pass == 1 && !tagged_) {
                     for (i64 mi = 0; mi < per; ++mi) {
                         const u64 hk = first[at++];
-                        entry_[dir_[hk >> (32 - bits_)]++] = (hk << 32) | static_cast<u64>(s);
+                        entry_[dir_[hk >> (32 - bits_)]++] = entry_of(hk, static_cast<u32>(s));
                     }
                     continue;
                 }
@@ -210,14 +220,14 @@ public:
                     const int u = masked_[mi];
                     unsigned valid = 0;
                     tag_[dir_[b]] = quarter_tags(hs_, P, len, st[u], st[u + 1] - st[u], 0, part, valid);
-                    entry_[dir_[b]++] = (hk << 32) | static_cast<u64>(s);
+                    entry_[dir_[b]++] = entry_of(hk, static_cast<u32>(s));
                 }
             }
         }
         std::vector<u32>().swap(first);
         for (i64 b = nb; b > 0; --b) dir_[b] = dir_[b - 1];
         dir_[0] = 0;
-        std::vector<std::pair<u64, u32>> scratch32;
+        std::vector<std::pair<u32, u32>> scratch32;
         for (i64 b = 0; b < nb; ++b) {
             if (tagged_)
                 sort_with_tags(tag_, dir_[b], dir_[b + 1], scratch32);
@@ -313,7 +323,7 @@ public:
 private:
     // Sort the entries lo..hi, their tags (parallel to them) moved along (`both`: scratch).
     template <class Tag>
-    void sort_with_tags(std::vector<Tag>& tags, u32 lo, u32 hi, std::vector<std::pair<u64, Tag>>& both) {
+    void sort_with_tags(std::vector<Tag>& tags, u32 lo, u32 hi, std::vector<std::pair<u32, Tag>>& both) {
         both.clear();
         for (u32 x = lo; x < hi; ++x) both.emplace_back(entry_[x], tags[x]);
         std::sort(both.begin(), both.end());
@@ -334,15 +344,16 @@ private:
     void scan(std::size_t k, u32 bucket_start, u32 from, Probe& pr, Dead& dead, Visit& visit) {
         const u64 hk = pr.keys[k];
         const u64 b = hk >> (32 - bits_);
-        u64* const base = entry_.data();
-        u64* const end = base + dir_[b + 1];
-        u64* x = lower_entry(base + bucket_start, end, (hk << 32) | from);
-        u64* w = x;
+        const u32 rest = static_cast<u32>(hk) & rest_mask_;
+        u32* const base = entry_.data();
+        u32* const end = base + dir_[b + 1];
+        u32* x = lower_entry(base + bucket_start, end, entry_of(hk, std::min(from, dead_)));
+        u32* w = x;
         const u64 probe_tags = tagged_ ? pr.tags[k] : 0;
         const unsigned valid = tagged_ ? pr.tag_valid[k] : 0;
-        for (; x < end && (*x >> 32) == hk; ++x) {
-            const u32 node = static_cast<u32>(*x);
-            if (node == kDead) break;
+        for (; x < end && (*x >> node_bits_) == rest; ++x) {
+            const u32 node = *x & dead_;
+            if (node == dead_) break;
             const u32 tag = tagged_ ? tag_[x - base] : 0;
             if (Compact) {
                 if (dead(node)) continue;
@@ -353,7 +364,7 @@ private:
             if (pr.first_visit(node)) visit(node);
         }
         if (Compact)
-            for (; w < x; ++w) *w = (hk << 32) | kDead;
+            for (; w < x; ++w) *w = entry_of(hk, dead_);
     }
 
     // The first entry of [lo, hi) (sorted) not below `value`. A
@@ -362,13 +373,13 @@ private:
     // of 39 entries and 0.4 entries before `from`, as met by the probes: counted once with a
     // temporary counter), so a binary search
     // over the whole bucket would fetch entries far from the answer.
-    u64* lower_entry(u64* lo, u64* hi, u64 value) const {
+    u32* lower_entry(u32* lo, u32* hi, u32 value) const {
         if (lo >= hi || *lo >= value) return lo;
         std::ptrdiff_t step = 1;  // *lo < value throughout
-        u64* top = hi;
+        u32* top = hi;
         for (;;) {
             if (hi - lo <= step) break;
-            u64* probe = lo + step;
+            u32* probe = lo + step;
             if (*probe >= value) {
                 top = probe;
                 break;
@@ -381,7 +392,7 @@ private:
         ++lo;
         while (count > 0) {
             const std::ptrdiff_t half = count / 2;
-            u64* mid = lo + half;
+            u32* mid = lo + half;
             if (*mid < value) {
                 lo = mid + 1;
                 count -= half + 1;
@@ -414,8 +425,12 @@ private:
     }
     std::vector<i64> present_;  // indexed nodes of each length (not yet dropped: see drop)
     std::vector<u32> dir_;
-    // (key's top 32 bits, node), sorted; bucket b is entries dir_[b]..dir_[b+1]
-    std::vector<u64> entry_;
+    // (the key's bits below its bucket's, node), sorted; bucket b is entries dir_[b]..dir_[b+1]
+    std::vector<u32> entry_;
+    int node_bits_ = 1;
+    u32 dead_ = 1;       // a dropped entry's node (all node_bits_ ones): runs end at the first one
+    u32 rest_mask_ = 0;  // the key's bits an entry keeps
+    u32 entry_of(u64 hk, u32 node) const { return (static_cast<u32>(hk) & rest_mask_) << node_bits_ | node; }
     std::vector<u32> short_;  // indexed nodes shorter than q (an empty segment matches anything)
 };
 
@@ -433,7 +448,7 @@ bool gram_test_on(i64 d, int gram_test) {
 }
 
 void check_view(const SeqView& v) {
-    if (v.count >= static_cast<i64>(kDead)) throw std::invalid_argument("at most 2^32 - 2 amplicons");
+    if (v.count >= static_cast<i64>(kNoNode)) throw std::invalid_argument("at most 2^32 - 2 amplicons");
     for (i64 s = 0; s < v.count; ++s)
         if (v.offsets[s + 1] < v.offsets[s]) throw std::invalid_argument("offsets decrease");
 }

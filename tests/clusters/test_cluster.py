@@ -404,6 +404,22 @@ def test_search_as_it_grows_equals_growth_on_all_pairs(kw, seed):
         np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
 
 
+@pytest.mark.parametrize("n", [511, 512, 1024, 1025])
+def test_index_entries_hold_every_node_at_powers_of_two(n):
+    """An index entry is 4 bytes: the key's bits below its bucket's and the node's
+    (csrc/clusters/growth.cpp, SegmentIndex); at d = 1 a power of two of amplicons needs one
+    bucket bit more than the entries alone ask for, so that every node and the dropped
+    marker fit. The same OTUs as on the graph of every pair."""
+    records = simulate(n, seed=n, parents=6, length=40, max_edits=2)
+    assert len(records) == n
+    for method in ("swarm", "linkage"):
+        fast = cluster(records, method=method, max_distance=1, backend="cpu", threads=1)
+        slow = cluster(records, method=method, max_distance=1, backend="reference", threads=1)
+        for name in ("members", "starts", "found", "generation", "radius"):
+            np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
+        assert fast.n_clusters < n
+
+
 @pytest.mark.parametrize("d", [4, 7, 30, 255])
 def test_large_thresholds_grow_as_on_all_pairs(d):
     """d from 4 (past the d + 3 segments) up to 255, past the longest
