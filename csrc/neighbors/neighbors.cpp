@@ -234,15 +234,24 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
     const edit::GramCounts grams(v);
     const i64 per = static_cast<i64>(masks.size());
     const i64 entries = n * per;
-    // buckets by the key's top bits, ~4 entries a bucket; each entry keeps the key's low 32
-    // bits (a false match only costs a verification) above the sequence, sorted within the
-    // bucket: one key's sequences are a run, in index order
+    // buckets by the key's top bits, ~4 entries a bucket; each entry, 4 bytes, keeps the
+    // key's low 32 - node_bits bits (a fingerprint: a false match only costs a verification;
+    // with the bucket's bits, 32 + log2 of the masks / 4 bits of the key in all) above the
+    // sequence's node_bits, sorted within the bucket: one key's sequences are a run, in
+    // index order
+    if (entries >= (i64(1) << 32)) throw std::invalid_argument("too many sequences for the segment index");
+    int node_bits = 1;  // all ones is no sequence
+    while ((i64(1) << node_bits) <= n) ++node_bits;
+    if (node_bits > 31) throw std::invalid_argument("too many sequences for the segment index");
+    const u32 node_mask = (u32(1) << node_bits) - 1;
+    auto entry_of = [&](u64 key, u32 node) {
+        return (static_cast<u32>(key) & (~u32(0) >> node_bits)) << node_bits | node;
+    };
     int bits = 1;
     while ((i64(1) << bits) < std::max<i64>(entries / 4, 2)) ++bits;
     const i64 nb = i64(1) << bits;
     std::vector<u32> dir(static_cast<std::size_t>(nb) + 1, 0);
-    std::vector<u64> entry(static_cast<std::size_t>(entries));
-    if (entries >= (i64(1) << 32)) throw std::invalid_argument("too many sequences for the segment index");
+    std::vector<u32> entry(static_cast<std::size_t>(entries));
     std::vector<u64> terms;
     auto keys_of = [&](i64 s, std::vector<u64>& P, std::vector<i64>& st, u64* out) {
         Hasher::prefix(v.seq(s), lens[s], P);
@@ -262,7 +271,7 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
             keys_of(s, P, st, kk.data());
             for (u64 key : kk) {
                 const u32 at = fill[key >> (64 - bits)]++;
-                entry[at] = (static_cast<u64>(static_cast<u32>(key)) << 32) | static_cast<u64>(s);
+                entry[at] = entry_of(key, static_cast<u32>(s));
             }
         }
     }
@@ -300,16 +309,16 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
             for (i64 ls = std::max<i64>(0, lr - d); ls <= ls_hi; ++ls) {
                 probe_keys(hs, P, lr, ls, masks.size(), plan, terms_of_probe, [&](u64 key, std::size_t) {
                     const u64 b = key >> (64 - bits);
-                    const u64 f = static_cast<u64>(static_cast<u32>(key)) << 32;
                     // the key's run, from the first partner allowed (symmetric: s > r)
-                    const u64 from = o.symmetric ? f | static_cast<u64>(r + 1) : f;
-                    const u64* x = std::lower_bound(entry.data() + dir[b], entry.data() + dir[b + 1], from);
-                    const u64* end = entry.data() + dir[b + 1];
+                    const u32 from = entry_of(key, o.symmetric ? static_cast<u32>(r + 1) : 0);
+                    const u32* x = std::lower_bound(entry.data() + dir[b], entry.data() + dir[b + 1], from);
+                    const u32* end = entry.data() + dir[b + 1];
                     // asymmetric, same length: only s < r (the run is in index order)
-                    const u64 stop = !o.symmetric && ls == lr ? f | static_cast<u64>(r) : f | 0xFFFFFFFFULL;
+                    const u32 stop =
+                        entry_of(key, !o.symmetric && ls == lr ? static_cast<u32>(r) : node_mask);
                     const u32 mark = static_cast<u32>(r + 1);
                     for (; x < end && *x < stop; ++x) {
-                        const u32 s = static_cast<u32>(*x);
+                        const u32 s = *x & node_mask;
                         if (stamp[s] == mark) continue;
                         stamp[s] = mark;
                         cands.push_back(s);
@@ -319,7 +328,7 @@ NeighborEdges segment_filter(const SeqView& v, const Packed& S, const NeighborOp
             candidates += static_cast<i64>(cands.size());
             grams.keep_within(r, cands, d);  // the q-gram lemma (edit::GramCounts)
             for (u32 s : cands) {
-                // a 32-bit fingerprint may match another length's key: the pairing rule on
+                // a key's fingerprint may match another length's key: the pairing rule on
                 // the true lengths keeps every pair to one probe
                 const i64 ls = lens[s];
                 if (std::llabs(ls - lr) > d || (!o.symmetric && (ls > lr || (ls == lr && s >= r)))) continue;
