@@ -14,6 +14,7 @@ from bioaccel.clusters import read_amplicons, swarm_alignments
 from bioaccel.pairwise import edit_distances
 from tests.clusters.sim import simulate, write_fasta
 from tests.clusters.swarm_oracles import nw_reference
+from tests.datasets import require
 
 
 # --- swarm's alignment ---------------------------------------------------------------------
@@ -84,7 +85,7 @@ def test_swarm_alignment_of_one_gap_run_with_known_edits():
     # banded and not; m from 0 to 8 (6 to 8 go to the programme). The first pair is the
     # border: edits 7, one run with 6 substitutions, but swarm's optimum has gaps on both
     # sides (length 12, not 9), so a shortcut at m = 6 would say the wrong length.
-    edlib = pytest.importorskip("edlib")
+    edlib = require("edlib", "edlib is the oracle of the edit distance (pip install edlib)")
     rng = np.random.default_rng(17)
     pairs = [("GCCAGCGT", "TTAGGCCAG"), ("ATGGCAACCCA", "ACAACCCCCGGT")]
     runs = {m: 0 for m in range(9)}
