@@ -94,6 +94,14 @@ bioaccel_command <- function() {
   if (is.null(keys) || any(!nzchar(keys))) {
     stop("options for bioaccel must be named, e.g. backend = \"cpu\"", call. = FALSE)
   }
+  # an option in ... that the function already sets from its own arguments (max_distance
+  # beside bioaccel_cluster's d): the command would take one of the two, silently
+  twice <- keys[duplicated(keys)]
+  if (length(twice)) {
+    stop(sprintf(paste("%s is given twice: the function sets it from its own arguments and",
+                       "... gives it again; give it once, through the function's argument",
+                       "(see its help)"), twice[1]), call. = FALSE)
+  }
   args <- lapply(keys, function(key) {
     v <- opts[[key]]
     flag <- if (key == "k") "-k" else paste0("--", gsub("_", "-", key, fixed = TRUE))

@@ -35,6 +35,8 @@ test_that("R arguments become command-line flags and plain numbers", {
   expect_error(bioaccel:::.cli_args(list(float64 = NA)), "float64 = NA: expected TRUE or FALSE")
   expect_error(bioaccel:::.cli_args(list(k = Inf)), "k = Inf: expected finite numbers")
   expect_error(bioaccel:::.cli_args(list("cpu")), "must be named")
+  expect_error(bioaccel:::.cli_args(list(max_distance = 1, threads = 2, max_distance = 0)),
+               "max_distance is given twice")
 })
 
 test_that("pairwise deletion, large numbers and tracebacks reach the command line", {
