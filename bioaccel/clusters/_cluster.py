@@ -432,10 +432,17 @@ def _graph(amp, i, j, dist, d, differences, threads, breaking):
         bwd = need & (ab[i] <= ab[j]) if breaking else need
         dij = dist.copy()
         dji = dist.copy()
+        # the pairs' distances are their exact Levenshtein distances (the neighbour
+        # search verifies every pair): the recount narrows its band and skips the programme
+        # where one gap run reaches them
         if fwd.any():
-            dij[fwd] = swarm_alignments(amp, i[fwd], j[fwd], max_diffs=d, threads=threads)[0]
+            dij[fwd] = swarm_alignments(
+                amp, i[fwd], j[fwd], max_diffs=d, threads=threads, edits=dist[fwd]
+            )[0]
         if bwd.any():
-            dji[bwd] = swarm_alignments(amp, j[bwd], i[bwd], max_diffs=d, threads=threads)[0]
+            dji[bwd] = swarm_alignments(
+                amp, j[bwd], i[bwd], max_diffs=d, threads=threads, edits=dist[bwd]
+            )[0]
         use_ij = ~need | fwd
         use_ji = ~need | bwd
         if breaking:  # edges the growth cannot use are left out
