@@ -383,6 +383,15 @@ class MsaPosteriorSet:
     def entries(self) -> int: ...
 
 # --- amplicon clustering (csrc/clusters, csrc/bindings/clusters.cpp) ---------------------
+def directed_graph(
+    n: int,
+    i: npt.NDArray[np.int64],
+    j: npt.NDArray[np.int64],
+    dij: npt.NDArray[np.int32],
+    dji: npt.NDArray[np.int32],
+    keep_ij: npt.NDArray[np.uint8],
+    keep_ji: npt.NDArray[np.uint8],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int32]]: ...
 def swarm_grow(
     indptr: npt.NDArray[np.int64],
     nbr: npt.NDArray[np.int64],

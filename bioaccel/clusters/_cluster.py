@@ -347,10 +347,18 @@ def _edge_pairs(amp: Amplicons, edges, d: int):
         )
     node = np.empty(n, dtype=np.int64)
     node[amp.record] = np.arange(n, dtype=np.int64)
-    a, b = node[nb.i], node[nb.j]
-    i, j = np.minimum(a, b), np.maximum(a, b)
+    # in swarm's order, sorted by (i, j); the temporaries freed as they go (tens of
+    # millions of pairs at sequencing scale)
     dist = np.asarray(nb.distance, dtype=np.int32)
-    o = np.argsort(i * n + j, kind="stable")
+    a, b = node[nb.i], node[nb.j]
+    del nb
+    i = np.minimum(a, b)
+    j = np.maximum(a, b, out=b)
+    del a, b
+    key = i * n
+    key += j
+    o = np.argsort(key, kind="stable")
+    del key
     return i[o], j[o], dist[o]
 
 
@@ -388,25 +396,22 @@ def swarm_alignments(
 def _csr_pairs(n: int, i, j, dij, dji, keep_ij, keep_ji):
     """The CSR graph of the directed edges i -> j (count dij, where keep_ij) and j -> i
     (dji, where keep_ji) of pairs sorted by (i, j), i < j: each row's neighbours ascending
-    (the edges into lower nodes, from the second half, come first), in O(edges)."""
-    i1, j1, d1 = i[keep_ij], j[keep_ij], dij[keep_ij]  # row i1, col j1 > i1; by (i1, j1)
-    o = np.argsort(j[keep_ji], kind="stable")  # row j2, col i2 < j2; stable keeps i2 ascending
-    i2, j2, d2 = i[keep_ji][o], j[keep_ji][o], dji[keep_ji][o]
-    c1 = np.bincount(i1, minlength=n)
-    c2 = np.bincount(j2, minlength=n)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(c1 + c2, out=indptr[1:])
-    nbr = np.empty(int(indptr[-1]), dtype=np.int64)
-    dist = np.empty(int(indptr[-1]), dtype=np.int32)
-    start2 = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(c2, out=start2[1:])
-    pos2 = indptr[j2] + (np.arange(len(j2)) - start2[j2])
-    start1 = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(c1, out=start1[1:])
-    pos1 = indptr[i1] + c2[i1] + (np.arange(len(i1)) - start1[i1])
-    nbr[pos2], dist[pos2] = i2, d2
-    nbr[pos1], dist[pos1] = j1, d1
-    return indptr, nbr, dist
+    (the edges into lower nodes, from the second half, come first), in O(edges), built in
+    C++ with no buffer past the graph's own (csrc/clusters/clusters.cpp, directed_rows)."""
+
+    def u8(mask):
+        mask = np.ascontiguousarray(mask, dtype=bool)
+        return mask.view(np.uint8)
+
+    return load_native().directed_graph(
+        n,
+        np.ascontiguousarray(i, dtype=np.int64),
+        np.ascontiguousarray(j, dtype=np.int64),
+        np.ascontiguousarray(dij, dtype=np.int32),
+        np.ascontiguousarray(dji, dtype=np.int32),
+        u8(keep_ij),
+        u8(keep_ji),
+    )
 
 
 def _csr(n: int, i, j, dist):
@@ -424,7 +429,9 @@ def _graph(amp, i, j, dist, d, differences, threads, breaking):
     query's)."""
     n = len(amp)
     keep = dist <= d
-    i, j, dist = i[keep], j[keep], dist[keep]
+    if not keep.all():  # a table of a larger threshold: its pairs within d
+        i, j, dist = i[keep], j[keep], dist[keep]
+    del keep
     if differences == "swarm" and d >= 2 and len(i):
         ab = amp.abundance
         need = dist >= 2

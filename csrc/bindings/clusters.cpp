@@ -71,6 +71,41 @@ py::tuple swarm_grow_py(I64Array indptr, I64Array nbr, I32Array dist, U64Array a
                           to_array(out.generation), to_array(out.radius), to_array(out.parent));
 }
 
+// The directed CSR graph of pairs sorted by (i, j), i < j (clusters::directed_rows/fill).
+py::tuple directed_graph_py(std::int64_t n, I64Array i, I64Array j, I32Array dij, I32Array dji,
+                            U8Array keep_ij, U8Array keep_ji) {
+    const std::int64_t m = i.shape(0);
+    for (const py::array* a :
+         {static_cast<const py::array*>(&i), static_cast<const py::array*>(&j),
+          static_cast<const py::array*>(&dij), static_cast<const py::array*>(&dji),
+          static_cast<const py::array*>(&keep_ij), static_cast<const py::array*>(&keep_ji)})
+        if (a->ndim() != 1 || a->shape(0) != m)
+            throw std::invalid_argument("graph: the pair arrays must be 1-d of one length");
+    if (n < 0) throw std::invalid_argument("graph: n must be >= 0");
+    const std::int64_t* pi = i.data();
+    const std::int64_t* pj = j.data();
+    for (std::int64_t k = 0; k < m; ++k) {
+        if (pi[k] < 0 || pi[k] >= pj[k] || pj[k] >= n)
+            throw std::invalid_argument("graph: pair " + std::to_string(k) + " is not 0 <= i < j < n");
+        if (k && (pi[k] < pi[k - 1] || (pi[k] == pi[k - 1] && pj[k] <= pj[k - 1])))
+            throw std::invalid_argument("graph: pairs must be sorted by (i, j), each once");
+    }
+    py::array_t<std::int64_t> indptr(n + 1);
+    {
+        py::gil_scoped_release release;
+        clusters::directed_rows(n, m, pi, pj, keep_ij.data(), keep_ji.data(), indptr.mutable_data());
+    }
+    const std::int64_t edges = indptr.data()[n];
+    py::array_t<std::int64_t> nbr(edges);
+    py::array_t<std::int32_t> dist(edges);
+    {
+        py::gil_scoped_release release;
+        clusters::directed_fill(n, m, pi, pj, dij.data(), dji.data(), keep_ij.data(), keep_ji.data(),
+                                indptr.data(), nbr.mutable_data(), dist.mutable_data());
+    }
+    return py::make_tuple(indptr, nbr, dist);
+}
+
 py::tuple swarm_grow_search_py(U8Array codes, I64Array offsets, U64Array abundance, std::int64_t d,
                                bool breaking, bool swarm_differences, int gram_test) {
     const SeqView v = seq_view(codes, offsets, "amplicons");
@@ -232,6 +267,10 @@ void bind_clusters(py::module_& m) {
           py::arg("abundance"), py::arg("breaking"),
           "swarm's growth on a CSR graph of nodes in swarm's order: (order, found, starts, "
           "generation, radius, parent).");
+    m.def("directed_graph", &directed_graph_py, py::arg("n"), py::arg("i"), py::arg("j"), py::arg("dij"),
+          py::arg("dji"), py::arg("keep_ij"), py::arg("keep_ji"),
+          "The directed CSR graph (indptr, nbr, dist) of pairs sorted by (i, j), i < j: i -> j "
+          "(dij) where keep_ij, j -> i (dji) where keep_ji; rows' neighbours ascending.");
     m.def("swarm_grow_search", &swarm_grow_search_py, py::arg("codes"), py::arg("offsets"),
           py::arg("abundance"), py::arg("d"), py::arg("breaking"), py::arg("swarm_differences"),
           py::arg("gram_test") = -1,

@@ -54,6 +54,40 @@ Growth swarm_grow(const Graph& g, const std::uint64_t* abundance, bool breaking)
     return out;
 }
 
+void directed_rows(std::int64_t n, std::int64_t m, const std::int64_t* i, const std::int64_t* j,
+                   const std::uint8_t* keep_ij, const std::uint8_t* keep_ji, std::int64_t* indptr) {
+    std::fill(indptr, indptr + n + 1, std::int64_t(0));
+    for (std::int64_t k = 0; k < m; ++k) {
+        if (keep_ij[k]) ++indptr[i[k] + 1];
+        if (keep_ji[k]) ++indptr[j[k] + 1];
+    }
+    for (std::int64_t u = 0; u < n; ++u) indptr[u + 1] += indptr[u];
+}
+
+void directed_fill(std::int64_t n, std::int64_t m, const std::int64_t* i, const std::int64_t* j,
+                   const std::int32_t* dij, const std::int32_t* dji, const std::uint8_t* keep_ij,
+                   const std::uint8_t* keep_ji, const std::int64_t* indptr, std::int64_t* nbr,
+                   std::int32_t* dist) {
+    // row u: its lower neighbours (the edges j -> i with j = u) from indptr[u], its higher
+    // ones after them; the pairs come by (i, j), so each part fills in ascending order
+    std::vector<std::int64_t> low(indptr, indptr + n), high(static_cast<std::size_t>(n), 0);
+    for (std::int64_t k = 0; k < m; ++k)
+        if (keep_ji[k]) ++high[j[k]];
+    for (std::int64_t u = 0; u < n; ++u) high[u] += indptr[u];
+    for (std::int64_t k = 0; k < m; ++k) {
+        if (keep_ji[k]) {
+            const std::int64_t at = low[j[k]]++;
+            nbr[at] = i[k];
+            dist[at] = dji[k];
+        }
+        if (keep_ij[k]) {
+            const std::int64_t at = high[i[k]]++;
+            nbr[at] = j[k];
+            dist[at] = dij[k];
+        }
+    }
+}
+
 std::vector<std::int64_t> greedy_centroids(const Graph& g, const std::int64_t* lengths, std::int64_t num,
                                            std::int64_t den) {
     if (den <= 0 || num < 0 || num > den) throw std::invalid_argument("identity must be in [0, 1]");

@@ -405,6 +405,51 @@ def test_search_as_it_grows_equals_growth_on_all_pairs(kw, seed):
         np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
 
 
+def test_directed_graph_equals_rows_built_one_edge_at_a_time():
+    """The graph the --edges, GPU and reference paths grow on (csrc/clusters/clusters.cpp,
+    directed_rows / directed_fill): row u lists its lower neighbours, then its higher ones,
+    each ascending, with the count of u as query; against lists built edge by edge."""
+    from bioaccel._core import load_native
+
+    native = load_native()
+    rng = np.random.default_rng(23)
+    for n, m in [(1, 0), (2, 1), (40, 300), (300, 5000)]:
+        cells = rng.choice(n * n, size=min(m * 3, n * n), replace=False)
+        a, b = np.divmod(cells, n)
+        keep = a < b
+        i, j = np.unique(np.stack([a[keep], b[keep]], axis=1), axis=0).T[:, :m].astype(np.int64)
+        dij = rng.integers(0, 9, size=len(i), dtype=np.int32)
+        dji = rng.integers(0, 9, size=len(i), dtype=np.int32)
+        kij = rng.random(len(i)) < 0.7
+        kji = rng.random(len(i)) < 0.7
+        rows = [[] for _ in range(n)]
+        for k in range(len(i)):  # lower neighbours first: pairs by (i, j) give them ascending
+            if kji[k]:
+                rows[j[k]].append((int(i[k]), int(dji[k])))
+        for k in range(len(i)):
+            if kij[k]:
+                rows[i[k]].append((int(j[k]), int(dij[k])))
+        indptr, nbr, dist = native.directed_graph(
+            n, i, j, dij, dji, kij.view(np.uint8), kji.view(np.uint8)
+        )
+        assert indptr.tolist() == np.cumsum([0] + [len(r) for r in rows]).tolist()
+        for u in range(n):
+            got = list(
+                zip(
+                    nbr[indptr[u] : indptr[u + 1]].tolist(),
+                    dist[indptr[u] : indptr[u + 1]].tolist(),
+                )
+            )
+            assert got == rows[u]
+            assert got == sorted(got, key=lambda e: e[0])
+    ones = np.ones(2, dtype=np.uint8)
+    two = np.zeros(2, dtype=np.int32)
+    with pytest.raises(ValueError, match="sorted"):
+        native.directed_graph(3, np.array([1, 0]), np.array([2, 1]), two, two, ones, ones)
+    with pytest.raises(ValueError, match="0 <= i < j < n"):
+        native.directed_graph(3, np.array([0, 1]), np.array([1, 1]), two, two, ones, ones)
+
+
 @pytest.mark.parametrize("n", [511, 512, 1024, 1025])
 def test_index_entries_hold_every_node_at_powers_of_two(n):
     """An index entry is 4 bytes: the key's bits below its bucket's and the node's

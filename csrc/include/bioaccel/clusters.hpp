@@ -37,6 +37,18 @@ struct Growth {
 // sorted by node index. Exactly algod1.cc / algo.cc of swarm 3 on the same graph.
 Growth swarm_grow(const Graph& g, const std::uint64_t* abundance, bool breaking);
 
+// The directed CSR graph of m pairs (i[k], j[k]) sorted by (i, j) with i < j: the edge
+// i -> j, count dij[k], where keep_ij[k] != 0, and j -> i, count dji[k], where keep_ji[k] !=
+// 0. Row u lists its lower neighbours, then its higher ones, each ascending. directed_rows
+// fills indptr (n + 1 slots; indptr[n] edges), directed_fill then nbr and dist (indptr[n]
+// each): no other buffer than two of n (the rows' cursors), at millions of pairs.
+void directed_rows(std::int64_t n, std::int64_t m, const std::int64_t* i, const std::int64_t* j,
+                   const std::uint8_t* keep_ij, const std::uint8_t* keep_ji, std::int64_t* indptr);
+void directed_fill(std::int64_t n, std::int64_t m, const std::int64_t* i, const std::int64_t* j,
+                   const std::int32_t* dij, const std::int32_t* dji, const std::uint8_t* keep_ij,
+                   const std::uint8_t* keep_ji, const std::int64_t* indptr, std::int64_t* nbr,
+                   std::int32_t* dist);
+
 // The same growth with each member's neighbours searched when the growth reaches it, among
 // the free nodes only (csrc/clusters/growth.cpp: a Pass-Join index that drops taken nodes),
 // so no pair list is built: the links are the pairs within Levenshtein distance d or, with
