@@ -420,6 +420,10 @@ def _csr(n: int, i, j, dist):
     return _csr_pairs(n, i, j, dist, dist, every, every)
 
 
+#: pairs recounted at a time on the graph paths (the temporaries are a block's)
+_RECOUNT_BLOCK = 1 << 20
+
+
 def _graph(amp, i, j, dist, d, differences, threads, breaking):
     """The directed CSR graph of the pairs within d: u -> v with the count of u as query.
 
@@ -434,28 +438,36 @@ def _graph(amp, i, j, dist, d, differences, threads, breaking):
     del keep
     if differences == "swarm" and d >= 2 and len(i):
         ab = amp.abundance
-        need = dist >= 2
-        fwd = need & (ab[j] <= ab[i]) if breaking else need
-        bwd = need & (ab[i] <= ab[j]) if breaking else need
-        dij = dist.copy()
-        dji = dist.copy()
-        # the pairs' distances are their exact Levenshtein distances (the neighbour
-        # search verifies every pair): the recount narrows its band and skips the programme
-        # where one gap run reaches them
-        if fwd.any():
-            dij[fwd] = swarm_alignments(
-                amp, i[fwd], j[fwd], max_diffs=d, threads=threads, edits=dist[fwd]
-            )[0]
-        if bwd.any():
-            dji[bwd] = swarm_alignments(
-                amp, j[bwd], i[bwd], max_diffs=d, threads=threads, edits=dist[bwd]
-            )[0]
-        use_ij = ~need | fwd
-        use_ji = ~need | bwd
-        if breaking:  # edges the growth cannot use are left out
-            use_ij &= ab[j] <= ab[i]
-            use_ji &= ab[i] <= ab[j]
-        return _csr_pairs(n, i, j, dij, dji, use_ij & (dij <= d), use_ji & (dji <= d))
+        m = len(i)
+        dij, dji = dist.copy(), dist.copy()
+        use_ij, use_ji = np.empty(m, dtype=bool), np.empty(m, dtype=bool)
+        # a block of pairs at a time: the temporaries stay a block's (tens of millions of
+        # pairs at sequencing scale); the pairs' distances are their exact Levenshtein
+        # distances (the neighbour search verifies every pair): the recount narrows its
+        # band and skips the programme where one gap run reaches them
+        for start in range(0, m, _RECOUNT_BLOCK):
+            at = slice(start, min(m, start + _RECOUNT_BLOCK))
+            bi, bj, bd = i[at], j[at], dist[at]
+            need = bd >= 2
+            down = ab[bj] <= ab[bi]  # i may grow into j (OTU breaking)
+            up = ab[bi] <= ab[bj]
+            fwd = need & down if breaking else need
+            bwd = need & up if breaking else need
+            if fwd.any():
+                dij[at][fwd] = swarm_alignments(
+                    amp, bi[fwd], bj[fwd], max_diffs=d, threads=threads, edits=bd[fwd]
+                )[0]
+            if bwd.any():
+                dji[at][bwd] = swarm_alignments(
+                    amp, bj[bwd], bi[bwd], max_diffs=d, threads=threads, edits=bd[bwd]
+                )[0]
+            u_ij, u_ji = ~need | fwd, ~need | bwd
+            if breaking:  # edges the growth cannot use are left out
+                u_ij &= down
+                u_ji &= up
+            use_ij[at] = u_ij & (dij[at] <= d)
+            use_ji[at] = u_ji & (dji[at] <= d)
+        return _csr_pairs(n, i, j, dij, dji, use_ij, use_ji)
     return _csr(n, i, j, dist)
 
 

@@ -360,16 +360,23 @@ def merge_neighbors(paths, output: str | os.PathLike | None = None):
         missing = sorted(set(range(count)) - set(seen))
         raise ValueError(f"shards {[m + 1 for m in missing]} of {count} are missing")
     order = sorted(range(len(tables)), key=lambda x: (tables[x].shard or (0, 1))[0])
-    merged = Neighbors(
-        np.concatenate([tables[x].i for x in order]),
-        np.concatenate([tables[x].j for x in order]),
-        np.concatenate([tables[x].distance for x in order]),
-        first.ids,
-        first.model,
-        first.max_distance,
-        None,
-        sum(t.candidates for t in tables),
-    )
+    # one output buffer filled shard by shard, each shard let go once copied: the merge
+    # holds the pairs about once, not twice (tens of millions of pairs at scale)
+    ids, model, max_distance = first.ids, first.model, first.max_distance
+    candidates = sum(t.candidates for t in tables)
+    total = sum(len(t.i) for t in tables)
+    i = np.empty(total, dtype=first.i.dtype)
+    j = np.empty(total, dtype=first.j.dtype)
+    dist = np.empty(total, dtype=first.distance.dtype)
+    del first, t
+    at = 0
+    for x in order:
+        part, tables[x] = tables[x], None
+        k = len(part.i)
+        i[at : at + k], j[at : at + k], dist[at : at + k] = part.i, part.j, part.distance
+        at += k
+        del part
+    merged = Neighbors(i, j, dist, ids, model, max_distance, None, candidates)
     if output is not None:
         merged.write(output)
     return merged

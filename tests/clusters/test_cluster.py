@@ -466,6 +466,25 @@ def test_index_entries_hold_every_node_at_powers_of_two(n):
         assert fast.n_clusters < n
 
 
+@pytest.mark.parametrize("method", ["swarm", "linkage"])
+def test_graph_recount_in_blocks_equals_one_block(method, monkeypatch):
+    """The graph paths (--edges, GPU and reference backends) recount swarm's differences a
+    block of pairs at a time: blocks of 7 pairs (every boundary inside a row) grow the same
+    OTUs as one block, and as the growth that searches."""
+    import bioaccel.clusters._cluster as impl
+
+    records = simulate(300, seed=9, parents=4, length=60, max_edits=4)
+    kw = dict(method=method, max_distance=3, differences="swarm", threads=1)
+    whole = cluster(records, backend="reference", **kw)
+    monkeypatch.setattr(impl, "_RECOUNT_BLOCK", 7)
+    blocks = cluster(records, backend="reference", **kw)
+    search = cluster(records, backend="cpu", **kw)
+    for name in ("members", "starts", "found", "generation", "radius"):
+        np.testing.assert_array_equal(getattr(blocks, name), getattr(whole, name), err_msg=name)
+        np.testing.assert_array_equal(getattr(blocks, name), getattr(search, name), err_msg=name)
+    assert whole.n_clusters < len(records)
+
+
 @pytest.mark.parametrize("d", [4, 7, 30, 255])
 def test_large_thresholds_grow_as_on_all_pairs(d):
     """d from 4 (past the d + 3 segments) up to 255, past the longest
