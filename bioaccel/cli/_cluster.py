@@ -1,9 +1,10 @@
 """``bioaccel cluster``: amplicon clustering (swarm, linkage, greedy) with swarm's outputs.
 
 Option letters: swarm's where they mean the same (``-d``, ``-f``, ``-o``, ``-s``, ``-u``,
-``-w``, ``-a``, ``-t``), so a swarm command line runs with ``bioaccel cluster`` in front of
-its input. ``-b`` is the backend, as in every bioaccel command; swarm's boundary (its
-``-b``) is ``--boundary`` only. swarm's ``-z`` (``;size=N`` annotations) is the default here.
+``-w``, ``-a``, ``-t``, ``-z``), so a swarm command line runs with ``bioaccel cluster`` in
+front of its input. ``-b`` is the backend, as in every bioaccel command; swarm's boundary
+(its ``-b``) is ``--boundary`` only. swarm's ``-z`` (``;size=N`` annotations) is the default
+here and accepted as a no-op.
 """
 
 from __future__ import annotations
@@ -116,6 +117,13 @@ ASSIGNMENTS = {".tsv": ("tsv",), ".txt": ("tsv",)}
     "(swarm's default: id_N, and seeds written id_MASS)."
 )
 @click.option(
+    "-z",
+    "--usearch-abundance",
+    "usearch_abundance",
+    is_flag=True,
+    help="swarm's -z: abundances as ;size=N (the default here; for swarm command lines).",
+)
+@click.option(
     "--edges",
     "edges",
     type=click.Path(path_type=Path),
@@ -141,6 +149,7 @@ def cluster_cmd(
     assignments,
     default_abundance,
     abundance_annotation,
+    usearch_abundance,
     edges,
     threads,
     backend,
@@ -173,6 +182,8 @@ def cluster_cmd(
         fail("--boundary applies with --fastidious only (as swarm's -b)")
     if boundary is not None and boundary < 1:
         fail("--boundary: " + f"{boundary}: expected a positive integer")
+    if usearch_abundance and abundance_annotation != "size":
+        fail("-z (;size=N abundances) and --abundance-annotation underscore contradict each other")
     if default_abundance is not None and default_abundance < 1:
         fail("--default-abundance: " + f"{default_abundance}: expected a positive integer")
     if method == "greedy" and differences != "edit":

@@ -125,7 +125,7 @@ def test_swarms_command_line_letters_give_swarms_files(
     names = dict(o="otus.txt", w="seeds.fa", s="stats.tsv", u="table.uc")
     mine = {k: tmp_path / names[k] for k in "owsu"}
     letters = [a for a in args if a != "-n"]
-    cmd = ["cluster", str(real_amplicons), *letters, *ours, "-t", "1"]
+    cmd = ["cluster", str(real_amplicons), "-z", *letters, *ours, "-t", "1"]
     for k in "owsu":
         cmd += [f"-{k}", str(mine[k])]
     res = invoke(*cmd)
