@@ -177,6 +177,8 @@ def test_underscore_annotation_as_swarm_writes_it(work):
         (["--method", "linkage", "--fastidious"], "swarm only"),
         (["--method", "greedy", "--differences", "swarm"], "does not apply"),
         (["--fastidious", "--boundary", "0"], "positive"),
+        (["-z", "--abundance-annotation", "underscore"], "contradict each other"),
+        (["-f", "-d", "3"], "needs -d 1"),
     ],
 )
 def test_usage_errors(work, args, message):
