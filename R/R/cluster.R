@@ -142,7 +142,7 @@ bioaccel_cluster <- function(amplicons, abundance = NULL, method = c("swarm", "l
   # sequences passed from R are written with ;size=N whatever their names held
   if (underscore && is.null(input$ids)) opts$abundance_annotation <- "underscore"
   opts$boundary <- boundary
-  args <- c("cluster", shQuote(input$path), .cli_args(c(opts, list(...))),
+  args <- c("cluster", shQuote(input$path), .cli_args(c(opts, list(...)), own = c(max_distance = "d")),
             if (!is.null(edges)) as.vector(rbind("--edges", shQuote(path.expand(edges)))),
             "-o", shQuote(file.path(dir, "otus.txt")), "--assignments", shQuote(out))
   .run(args, list(input))

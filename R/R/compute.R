@@ -81,9 +81,11 @@ bioaccel_command <- function() {
 #' left out, `k` becomes `-k`, numbers are written without scientific notation.
 #'
 #' @param opts a named list of option values.
+#' @param own for options the calling function sets under another argument name, that name
+#'   (`c(max_distance = "d")`): an option given twice is refused naming it.
 #' @return a character vector of (shell-quoted) arguments.
 #' @noRd
-.cli_args <- function(opts) {
+.cli_args <- function(opts, own = NULL) {
   opts <- opts[!vapply(opts, is.null, TRUE)]
   # the options of the command line that are flags (no value): TRUE gives the flag alone;
   # any other option given TRUE/FALSE would take the next argument as its value
@@ -95,12 +97,15 @@ bioaccel_command <- function() {
     stop("options for bioaccel must be named, e.g. backend = \"cpu\"", call. = FALSE)
   }
   # an option in ... that the function already sets from its own arguments (max_distance
-  # beside bioaccel_cluster's d): the command would take one of the two, silently
+  # beside bioaccel_cluster's d): the command would take one of the two, silently. `own`
+  # names the function's argument for an option where the two names differ.
   twice <- keys[duplicated(keys)]
   if (length(twice)) {
-    stop(sprintf(paste("%s is given twice: the function sets it from its own arguments and",
-                       "... gives it again; give it once, through the function's argument",
-                       "(see its help)"), twice[1]), call. = FALSE)
+    key <- twice[1]
+    arg <- if (!is.null(own) && key %in% names(own)) own[[key]] else key
+    stop(sprintf(paste("%s is given twice: the function sets it from its own argument %s",
+                       "and ... gives it again; give it once, as %s = ..."), key, arg, arg),
+         call. = FALSE)
   }
   args <- lapply(keys, function(key) {
     v <- opts[[key]]
