@@ -450,6 +450,24 @@ struct ProbeTerms {
     void new_probe() { std::fill(row_len.begin(), row_len.end(), i64(-1)); }
 };
 
+// The keys of `count` shift patterns: pattern p's mask mask_of[p] and its segments' terms
+// at[p * kept ..] (Kept: kept known when compiled, 0: `kept` at run time).
+template <int Kept, class Emit>
+inline void pattern_keys(std::size_t count, const std::uint32_t* mask_of, const std::uint32_t* at,
+                         const u64* term, const std::uint8_t* inside, const u64* salt, u64 seed, Emit& emit,
+                         int kept = Kept) {
+    const int K = Kept ? Kept : kept;
+    for (std::size_t p = 0; p < count; ++p, at += K) {
+        u64 key = seed + salt[mask_of[p]];
+        unsigned ok = 1;
+        for (int k = 0; k < K; ++k) {
+            key += term[at[k]];
+            ok &= inside[at[k]];
+        }
+        if (ok) emit(key, mask_of[p]);
+    }
+}
+
 // Every key under which a sequence of length ls within d edits of the probe (length lr,
 // prefix hashes P) is indexed, for every mask and shift pattern d edits allow (KeyPlan),
 // whose segments all lie inside the probe: emit(key, mask index), in the plan's order.
@@ -489,15 +507,19 @@ void probe_keys(const Hasher& hs, const std::vector<u64>& P, i64 lr, i64 ls, std
     const std::uint32_t* at = plan.term[row].data();
     const u64* term = sc.term.data();
     const std::uint8_t* inside = sc.inside.data();
-    const int kept = plan.kept;
-    for (std::size_t p = 0; p < mask_of.size(); ++p, at += kept) {
-        u64 key = seed + sc.salt[mask_of[p]];
-        unsigned ok = 1;
-        for (int k = 0; k < kept; ++k) {
-            key += term[at[k]];
-            ok &= inside[at[k]];
-        }
-        if (ok) emit(key, mask_of[p]);
+    const u64* salt = sc.salt.data();
+    // the usual segment counts a key (q - d = 3 up to d = 3, 2 past it) with the loop
+    // unrolled: the same sums
+    switch (plan.kept) {
+        case 2:
+            pattern_keys<2>(mask_of.size(), mask_of.data(), at, term, inside, salt, seed, emit);
+            break;
+        case 3:
+            pattern_keys<3>(mask_of.size(), mask_of.data(), at, term, inside, salt, seed, emit);
+            break;
+        default:
+            pattern_keys<0>(mask_of.size(), mask_of.data(), at, term, inside, salt, seed, emit, plan.kept);
+            break;
     }
 }
 
