@@ -362,6 +362,20 @@ def _edge_pairs(amp: Amplicons, edges, d: int):
     return i[o], j[o], dist[o]
 
 
+def _whole_numbers(name: str, values, lowest: int) -> np.ndarray:
+    """``values`` as contiguous int64, refused (naming the first bad one) unless they are
+    whole numbers of at least ``lowest``: a float index or distance is not rounded."""
+    a = np.asarray(values)
+    if a.size and a.dtype.kind not in "iu":
+        raise ValueError(
+            f"{name}: expected whole numbers, got {a.dtype} values (the first: {a.flat[0]!r})"
+        )
+    if a.size and int(a.min()) < lowest:
+        k = int(np.argmin(a))
+        raise ValueError(f"{name}: {int(a.flat[k])} at pair {k}; expected {lowest} or more")
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
 def swarm_alignments(
     amp: Amplicons,
     queries,
@@ -380,13 +394,9 @@ def swarm_alignments(
     is counted without the dynamic programme (the same diffs and lengths; not with
     ``cigars``, whose ties the programme breaks)."""
     native = load_native()
-    q = np.ascontiguousarray(queries, dtype=np.int64)
-    t = np.ascontiguousarray(targets, dtype=np.int64)
-    e = (
-        np.empty(0, dtype=np.int64)
-        if edits is None
-        else np.ascontiguousarray(edits, dtype=np.int64)
-    )
+    q = _whole_numbers("queries", queries, 0)
+    t = _whole_numbers("targets", targets, 0)
+    e = np.empty(0, dtype=np.int64) if edits is None else _whole_numbers("edits", edits, -1)
     diffs, lengths, cg = native.swarm_align(
         amp.batch.codes, amp.batch.offsets, q, t, int(max_diffs), bool(cigars), threads, e
     )

@@ -121,6 +121,13 @@ def test_swarm_alignment_of_one_gap_run_with_known_edits():
     diffs, lengths, _ = swarm_alignments(amp, qi, ti, edits=edits)
     assert [(int(x), int(y)) for x, y in zip(diffs, lengths)] == want
     assert want[0] == (7, 12) and want[1][1] != len(pairs[1][1])  # the borders above
+    # indices and distances are whole numbers: a float or a negative is named, not rounded
+    with pytest.raises(ValueError, match=r"edits: expected whole numbers, got float64"):
+        swarm_alignments(amp, qi[:1], ti[:1], edits=[2.5])
+    with pytest.raises(ValueError, match=r"edits: -2 at pair 0; expected -1 or more"):
+        swarm_alignments(amp, qi[:1], ti[:1], edits=[-2])
+    with pytest.raises(ValueError, match=r"queries: expected whole numbers"):
+        swarm_alignments(amp, [0.5], ti[:1])
     for d in (2, 5, 8):
         banded = swarm_alignments(amp, qi, ti, max_diffs=d, edits=np.where(edits <= d, edits, -1))
         assert np.array_equal(banded[0], np.minimum(diffs, d + 1))
