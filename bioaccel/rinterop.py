@@ -314,7 +314,8 @@ def alignments_to_dataframe(alignments):
 def _int_vector(ro, values) -> object:
     """Whole numbers as an R integer vector (R's integers stop at 2^31 - 1)."""
     values = np.asarray(values, dtype=np.int64)
-    outside = np.flatnonzero(np.abs(values) > 2**31 - 1)
+    # compared both ways: np.abs of the most negative int64 is itself, negative
+    outside = np.flatnonzero((values > 2**31 - 1) | (values < -(2**31 - 1)))
     if len(outside):
         raise ValueError(f"{values[outside[0]]}: past R's integers (|x| <= 2^31 - 1)")
     return ro.IntVector(values.tolist())
