@@ -15,6 +15,9 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace bioaccel::edit {
 
@@ -209,18 +212,42 @@ public:
     }
 
 private:
+    // The sums of absolute differences: SSE2's psadbw on the nibbles (narrow) or bytes
+    // (wide), 16 a step (x86-64 always has SSE2); the scalar loops elsewhere. The growth
+    // at 10^5, d = 3 spent 6 % of its time in the scalar narrow loop.
     static int l1_narrow(const std::uint8_t* x, const std::uint8_t* y) {
+#if defined(__SSE2__)
+        const __m128i low = _mm_set1_epi8(0x0F);
+        __m128i acc = _mm_setzero_si128();
+        for (int h = 0; h < 32; h += 16) {
+            const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + h));
+            const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(y + h));
+            acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_and_si128(a, low), _mm_and_si128(b, low)));
+            acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_and_si128(_mm_srli_epi16(a, 4), low),
+                                                  _mm_and_si128(_mm_srli_epi16(b, 4), low)));
+        }
+        return _mm_cvtsi128_si32(acc) + _mm_cvtsi128_si32(_mm_srli_si128(acc, 8));
+#else
         int sum = 0;
         for (int t = 0; t < 32; ++t) {
             const int lo = int(x[t] & 15u) - int(y[t] & 15u), hi = int(x[t] >> 4) - int(y[t] >> 4);
             sum += (lo < 0 ? -lo : lo) + (hi < 0 ? -hi : hi);
         }
         return sum;
+#endif
     }
     static int l1_wide(const std::uint8_t* x, const std::uint8_t* y) {
+#if defined(__SSE2__)
+        __m128i acc = _mm_setzero_si128();
+        for (int h = 0; h < 64; h += 16)
+            acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + h)),
+                                                  _mm_loadu_si128(reinterpret_cast<const __m128i*>(y + h))));
+        return _mm_cvtsi128_si32(acc) + _mm_cvtsi128_si32(_mm_srli_si128(acc, 8));
+#else
         int sum = 0;
         for (int t = 0; t < 64; ++t) sum += std::abs(int(x[t]) - int(y[t]));
         return sum;
+#endif
     }
 
     bool wide_ = false;
