@@ -220,6 +220,16 @@ def dada2_16s() -> Path:
     )
 
 
+def dada2_pacbio_16s() -> Path:
+    """dada2's samPB.fastq.gz: 500 PacBio CCS reads of full-length 16S, 1,456-1,511 nt
+    (Debian r-bioc-dada2)."""
+    return _debian_file(
+        "r-bioc-dada2",
+        "usr/lib/R/site-library/dada2/extdata/samPB.fastq.gz",
+        "samPB.fastq.gz",
+    )
+
+
 def dm3_upstream() -> Path:
     """Biostrings' dm3_upstream2000.fa.gz: 26,454 Drosophila upstream sequences of 2 kb
     (Debian r-bioc-biostrings)."""
