@@ -444,7 +444,9 @@ def greedy_search(
     num: int,
     den: int,
     threads: int,
+    overhangs_free: bool = False,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+def infix_distance(p: npt.NDArray[np.uint8], t: npt.NDArray[np.uint8], k: int) -> int: ...
 def swarm_align(
     codes: npt.NDArray[np.uint8],
     offsets: npt.NDArray[np.int64],

@@ -38,7 +38,9 @@
 #' `method = "swarm"` grows OTUs from abundance peaks as swarm 3 does (with OTU breaking;
 #' `fastidious = TRUE` is swarm's `-f`); `"linkage"` gives the connected components of the
 #' pairs within `d`; `"greedy"` clusters around centroids in decreasing abundance at
-#' `identity` (Levenshtein distance over the longer length).
+#' `identity` (Levenshtein distance over the longer length; with
+#' `identity_definition = "shorter"`, edits aligning the shorter sequence within the longer
+#' over the shorter length: overhangs free, as cd-hit-est and vsearch's terminal gaps).
 #'
 #' @param amplicons a named character vector of dereplicated sequences (names are the ids),
 #'   or the path of a FASTA file whose headers carry `;size=N` abundances.
@@ -50,6 +52,9 @@
 #' @param differences `edit` (Levenshtein) or `swarm` (the differences of swarm's optimal
 #'   alignment, for parity with swarm at `d >= 2`).
 #' @param identity the greedy method's threshold (default 0.97).
+#' @param identity_definition greedy: `longer` (the Levenshtein distance over the longer
+#'   length: overhangs count) or `shorter` (the edits aligning the shorter sequence within the
+#'   longer, over the shorter length: overhangs free).
 #' @param abundance_annotation how the headers (or names) carry abundances: `"size"`
 #'   (`id;size=N`, as vsearch and `swarm -z` write them) or `"underscore"` (`id_N`, swarm's
 #'   default).
@@ -70,9 +75,11 @@
 bioaccel_cluster <- function(amplicons, abundance = NULL, method = c("swarm", "linkage", "greedy"),
                              d = NULL, fastidious = FALSE, boundary = NULL,
                              differences = c("edit", "swarm"), identity = NULL, edges = NULL,
-                             abundance_annotation = c("size", "underscore"), ...) {
+                             abundance_annotation = c("size", "underscore"),
+                             identity_definition = c("longer", "shorter"), ...) {
   method <- match.arg(method)
   differences <- match.arg(differences)
+  identity_definition <- match.arg(identity_definition)
   abundance_annotation <- match.arg(abundance_annotation)
   underscore <- abundance_annotation == "underscore"
   if (!is.null(edges) && (!is.character(edges) || !length(edges) || anyNA(edges))) {
@@ -137,6 +144,7 @@ bioaccel_cluster <- function(amplicons, abundance = NULL, method = c("swarm", "l
   }
   out <- file.path(dir, "assignments.tsv")
   opts <- list(method = method, differences = differences, identity = identity)
+  if (identity_definition != "longer") opts$identity_definition <- identity_definition
   if (method != "greedy") opts$max_distance <- if (is.null(d)) 1 else d
   if (isTRUE(fastidious)) opts$fastidious <- TRUE
   # sequences passed from R are written with ;size=N whatever their names held

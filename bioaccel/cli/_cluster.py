@@ -72,6 +72,14 @@ ASSIGNMENTS = {".tsv": ("tsv",), ".txt": ("tsv",)}
     "length (default 0.97).",
 )
 @click.option(
+    "--identity-definition",
+    type=click.Choice(["longer", "shorter"]),
+    default=None,
+    help="greedy: longer: L the longer length, edits the Levenshtein distance (overhangs "
+    "count); shorter: L the shorter length, edits those aligning the shorter within the "
+    "longer (overhangs free, as cd-hit-est and vsearch's terminal gaps). [default: longer]",
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(path_type=Path, allow_dash=True),
@@ -142,6 +150,7 @@ def cluster_cmd(
     boundary,
     differences,
     identity,
+    identity_definition,
     output,
     seeds,
     statistics_file,
@@ -171,6 +180,8 @@ def cluster_cmd(
     else:
         if identity is not None:
             fail("--identity applies to --method greedy only")
+        if identity_definition is not None:
+            fail("--identity-definition applies to --method greedy only")
         d = 1 if d is None else d
         if not 1 <= d <= MAX_DIFFERENCES:
             fail("-d: " + f"{d} is out of range: expected 1 to {MAX_DIFFERENCES}")
@@ -229,6 +240,7 @@ def cluster_cmd(
         boundary=3 if boundary is None else boundary,
         differences=differences,
         identity=identity if identity is not None else 0.97,
+        identity_definition=identity_definition or "longer",
         threads=threads,
         backend=backend.lower(),
         default_abundance=default_abundance,

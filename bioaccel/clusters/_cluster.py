@@ -13,7 +13,10 @@ Methods (nodes are the amplicons in swarm's order, see :mod:`._amplicons`):
   within d (``swarm -d D --no-otu-breaking``), members in swarm's order.
 - ``greedy``: centroids in decreasing abundance: an amplicon joins the centroid of highest
   identity ``(L - e) / L`` >= ``identity`` (e the Levenshtein distance, L the longer
-  length; ties: the more abundant centroid), else it becomes a centroid.
+  length; ties: the more abundant centroid), else it becomes a centroid. With
+  ``identity_definition="shorter"``, L is the shorter length and e the fewest edits that
+  align the whole shorter sequence to a stretch of the longer: overhangs are free, as
+  cd-hit-est's and vsearch's terminal gaps (on equal lengths, the fewer of the two ways).
 
 The search: with backend ``auto``/``cpu`` the growth searches each member's free
 neighbours as it reaches the member (``swarm_grow_search``, csrc/clusters/growth.cpp: no
@@ -44,6 +47,9 @@ log = logging.getLogger("bioaccel.clusters")
 
 METHODS = ("swarm", "linkage", "greedy")
 DIFFERENCES = ("edit", "swarm")
+#: greedy's identity: over the longer length (Levenshtein), or over the shorter with the
+#: longer's overhangs free
+IDENTITY_DEFINITIONS = ("longer", "shorter")
 #: swarm's range of -d (0 is its dereplication mode, which bioaccel does not need)
 MAX_DIFFERENCES = 255
 #: identities are compared exactly in 64-bit integers: (L - e) x denominator stays far below
@@ -490,7 +496,7 @@ def _grow(amp, indptr, nbr, dist, breaking):
     return order, found, starts, gen.astype(np.int64), rad
 
 
-def _greedy(amp: Amplicons, ident: Fraction, threads: int, backend: str):
+def _greedy(amp: Amplicons, ident: Fraction, threads: int, backend: str, overhangs_free=False):
     """Each node's centroid and its distance to it. ``auto``/``cpu``: searched as it goes
     (csrc/clusters/growth.cpp ``greedy_search``: the centroids within 2 edits from an index,
     the others tried only where one of them could still win; no pair list); a GPU backend or
@@ -499,7 +505,18 @@ def _greedy(amp: Amplicons, ident: Fraction, threads: int, backend: str):
     native = load_native()
     if _searches_as_it_grows(backend):
         return native.greedy_search(
-            amp.batch.codes, amp.batch.offsets, ident.numerator, ident.denominator, threads
+            amp.batch.codes,
+            amp.batch.offsets,
+            ident.numerator,
+            ident.denominator,
+            threads,
+            overhangs_free,
+        )
+    if overhangs_free:
+        raise ValueError(
+            f"identity_definition='shorter' is searched on the CPU (backend 'auto' or 'cpu'), "
+            f"not with backend={backend!r}: the pair search lists pairs by their Levenshtein "
+            "distance, which does not bound an overhang"
         )
     n = len(amp)
     lmax = int(amp.lengths.max())
@@ -629,6 +646,7 @@ def cluster(
     boundary: int = 3,
     differences: str = "edit",
     identity: float = 0.97,
+    identity_definition: str = "longer",
     threads: int = 0,
     backend: str = "auto",
     default_abundance: int | None = None,
@@ -649,6 +667,11 @@ def cluster(
         Levenshtein distance, or swarm's count of differences of its optimal alignment.
     identity : float
         The greedy method's threshold, in (0, 1].
+    identity_definition : {"longer", "shorter"}
+        greedy: ``(L - e) / L`` with L the longer length and e the Levenshtein distance
+        (overhangs are edits), or with L the shorter length and e the fewest edits aligning
+        the whole shorter sequence to a stretch of the longer (overhangs free, as cd-hit-est
+        and vsearch's terminal gaps; CPU only, every centroid tried).
     threads, backend : ``auto``/``cpu``: the growth searches as it grows, on one thread (its
         order is sequential); ``threads`` serve the fastidious search and the greedy method.
         A GPU backend or ``reference``: the pair list comes from :func:`bioaccel.neighbors`
@@ -696,6 +719,15 @@ def cluster(
                 f"backend={backend!r} serves the pair search, and with edges there is none: "
                 "leave backend='auto'"
             )
+    if identity_definition not in IDENTITY_DEFINITIONS:
+        raise ValueError(
+            f"identity_definition={identity_definition!r}: expected one of "
+            f"{', '.join(IDENTITY_DEFINITIONS)}"
+        )
+    if identity_definition != "longer" and method != "greedy":
+        raise ValueError(
+            f"identity_definition={identity_definition!r} applies to method='greedy' only"
+        )
     if method == "greedy":
         if differences != "edit":
             raise ValueError(
@@ -758,7 +790,7 @@ def cluster(
         )
     n = len(amp)
     if method == "greedy":
-        cent, rad = _greedy(amp, ident, threads, backend)
+        cent, rad = _greedy(amp, ident, threads, backend, identity_definition == "shorter")
         # OTUs in order of their centroids; members: the centroid, then the others in order
         is_c = cent == np.arange(n)
         key = np.where(is_c, -1, np.arange(n))

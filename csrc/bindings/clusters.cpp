@@ -151,13 +151,14 @@ py::array_t<std::int64_t> greedy_centroids_py(I64Array indptr, I64Array nbr, I32
     return to_array(out);
 }
 
-py::tuple greedy_search_py(U8Array codes, I64Array offsets, std::int64_t num, std::int64_t den, int threads) {
+py::tuple greedy_search_py(U8Array codes, I64Array offsets, std::int64_t num, std::int64_t den, int threads,
+                           bool overhangs_free) {
     const SeqView v = seq_view(codes, offsets, "amplicons");
     clusters::GreedyCentroids out;
     {
         StopScope stop;  // Ctrl-C reaches the search
         py::gil_scoped_release release;
-        out = clusters::greedy_search(v, num, den, threads);
+        out = clusters::greedy_search(v, num, den, threads, overhangs_free);
     }
     return py::make_tuple(to_array(out.centroid), to_array(out.distance));
 }
@@ -283,8 +284,18 @@ void bind_clusters(py::module_& m) {
           py::arg("lengths"), py::arg("num"), py::arg("den"),
           "Centroid clustering in node order at identity >= num/den: each node's centroid.");
     m.def("greedy_search", &greedy_search_py, py::arg("codes"), py::arg("offsets"), py::arg("num"),
-          py::arg("den"), py::arg("threads"),
-          "greedy_centroids searched as it goes, with no pair list: (centroid, distance to it) per node.");
+          py::arg("den"), py::arg("threads"), py::arg("overhangs_free") = false,
+          "greedy_centroids searched as it goes, with no pair list: (centroid, distance to it) per node. "
+          "overhangs_free: identity over the shorter length, the shorter aligned within the longer.");
+    m.def(
+        "infix_distance",
+        [](U8Array p, U8Array t, std::int64_t k) {
+            if (p.ndim() != 1 || t.ndim() != 1) throw std::invalid_argument("p and t must be 1-D");
+            if (k < 0) throw std::invalid_argument("k must be >= 0");
+            return clusters::infix_distance(p.data(), p.shape(0), t.data(), t.shape(0), k);
+        },
+        py::arg("p"), py::arg("t"), py::arg("k"),
+        "The fewest edits aligning all of p to a stretch of t (k + 1 when more than k).");
     py::class_<clusters::AmpliconReader>(
         m, "AmpliconReader",
         "FASTA amplicons as swarm reads them, fed in pieces cut anywhere (feed), then "

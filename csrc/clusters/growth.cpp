@@ -46,6 +46,10 @@
 #include "bioaccel/packed_edit.hpp"
 #include "bioaccel/stop.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace bioaccel::clusters {
 namespace {
 
@@ -633,9 +637,71 @@ inline int profile_l1(const std::uint8_t* a, const std::uint8_t* b) {
 }
 constexpr int kGram = 4, kProfile = 1 << (2 * kGram), kShortGram = 3, kShortProfile = 1 << (2 * kShortGram);
 
+// The grams of profile a that profile b lacks: sum over grams of max(0, a - b). An alignment
+// of all of a within a stretch of b with e edits leaves at most Gram e of a's grams without a
+// partner (each edit breaks at most Gram of them, and the stretch's grams are among b's), so
+// e >= missing / Gram; folding letters and saturating counts only lower the sum.
+template <int Gram>
+inline int profile_missing(const std::uint8_t* a, const std::uint8_t* b) {
+#if defined(__SSE2__)
+    __m128i acc = _mm_setzero_si128();
+    for (int t = 0; t < (1 << (2 * Gram)); t += 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + t));
+        const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + t));
+        acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_subs_epu8(x, y), _mm_setzero_si128()));
+    }
+    return _mm_cvtsi128_si32(acc) + _mm_cvtsi128_si32(_mm_srli_si128(acc, 8));
+#else
+    int sum = 0;
+    for (int t = 0; t < (1 << (2 * Gram)); ++t) sum += std::max(0, int(a[t]) - int(b[t]));
+    return sum;
+#endif
+}
+
 }  // namespace
 
-GreedyCentroids greedy_search(const SeqView& v, std::int64_t num, std::int64_t den, int threads) {
+std::int64_t infix_distance(const std::uint8_t* p, std::int64_t m, const std::uint8_t* t, std::int64_t n,
+                            std::int64_t k) {
+    if (k < 0) return k + 1;
+    if (m == 0) return 0;
+    if (n < m - k) return k + 1;  // the stretch holds at most n letters of p
+    // rows: p's letters; columns: t's; row 0 is 0 everywhere (a free start), the answer the
+    // least of row m (a free end). A cell (i, j) within k lies on a diagonal j - i in
+    // [-k, n - m + k]; each row is computed over that band and the rest reads as too far.
+    const std::int32_t far = static_cast<std::int32_t>(k + 1);
+    std::vector<std::int32_t> prev(static_cast<std::size_t>(n + 2), 0),
+        cur(static_cast<std::size_t>(n + 2), far);
+    std::int64_t prev_lo = 0, prev_hi = n;  // row 0: every column, 0
+    for (std::int64_t i = 1; i <= m; ++i) {
+        const std::int64_t lo = std::max<std::int64_t>(0, i - k), hi = std::min(n, i + (n - m) + k);
+        if (lo > hi) return k + 1;
+        auto up = [&](std::int64_t j) { return (j >= prev_lo && j <= prev_hi) ? prev[j] : far; };
+        std::int32_t left = far, best = far;
+        for (std::int64_t j = lo; j <= hi; ++j) {
+            std::int32_t v;
+            if (j == 0) {
+                v = static_cast<std::int32_t>(std::min<std::int64_t>(i, k + 1));  // p[0, i) deleted
+            } else {
+                const std::int32_t diag = up(j - 1) + (p[i - 1] != t[j - 1] ? 1 : 0);
+                v = std::min({diag, up(j) + 1, left + 1});
+            }
+            v = std::min(v, far);
+            cur[j] = v;
+            left = v;
+            best = std::min(best, v);
+        }
+        if (best > k) return k + 1;
+        std::swap(prev, cur);
+        prev_lo = lo;
+        prev_hi = hi;
+    }
+    std::int32_t best = far;
+    for (std::int64_t j = prev_lo; j <= prev_hi; ++j) best = std::min(best, prev[j]);
+    return best;
+}
+
+GreedyCentroids greedy_search(const SeqView& v, std::int64_t num, std::int64_t den, int threads,
+                              bool overhangs_free) {
     if (den <= 0 || num <= 0 || num > den) throw std::invalid_argument("identity must be in (0, 1]");
     check_view(v);
     const i64 n = v.count;
@@ -680,7 +746,35 @@ GreedyCentroids greedy_search(const SeqView& v, std::int64_t num, std::int64_t d
     // identity, on a tie the earlier, whatever order the centroids are tried in
     // (the tests without a division first: the division in greedy_allowed was a third of
     // the time when it came first)
+    // overhangs free: identity over the shorter length, the shorter aligned within the longer
+    auto consider_infix = [&](Best& b, i64 r, std::size_t c) {
+        const i64 lr = v.length(r), lu = centroid_length[c], m = std::min(lr, lu);
+        const i64 cap = std::min(most_of[m], b.cap);
+        const std::uint8_t *cs = short_profiles.data() + c * kShortProfile,
+                           *cl = profiles.data() + c * kProfile;
+        const bool r_shorter = lr <= lu, u_shorter = lu <= lr;  // both on equal lengths
+        auto missing = [&](bool r_in_u) {  // the bound for the shorter r (or u) within the other
+            const int s3 = r_in_u ? profile_missing<kShortGram>(probe_short.data(), cs)
+                                  : profile_missing<kShortGram>(cs, probe_short.data());
+            if (s3 > kShortGram * cap) return false;
+            const int s4 = r_in_u ? profile_missing<kGram>(probe_profile.data(), cl)
+                                  : profile_missing<kGram>(cl, probe_profile.data());
+            return s4 <= kGram * cap;
+        };
+        const bool try_r = r_shorter && missing(true), try_u = u_shorter && missing(false);
+        if (!try_r && !try_u) return;
+        const i64 u = centroids[c];
+        const i64 k = b.node < 0 ? cap : std::min(cap, greedy_allowed(m, num, den, b.e, b.m, u < b.node));
+        if (k < 0) return;
+        i64 e = k + 1;
+        if (try_r) e = infix_distance(v.seq(r), lr, v.seq(u), lu, k);
+        if (try_u && e > 0) e = std::min(e, infix_distance(v.seq(u), lu, v.seq(r), lr, std::min(k, e - 1)));
+        if (e > k) return;
+        // a better centroid's shorter length is at most lr, where greedy_allowed is largest
+        b = Best{u, e, m, greedy_allowed(lr, num, den, e, m, true)};
+    };
     auto consider = [&](Best& b, i64 r, std::size_t c, i64 most, std::vector<i64>& work) {
+        if (overhangs_free) return consider_infix(b, r, c);
         const i64 lr = v.length(r), lu = centroid_length[c], m = std::max(lr, lu);
         const i64 cap = std::min({most, most_of[m], b.cap});
         if (std::llabs(lr - lu) > cap) return;
@@ -709,10 +803,11 @@ GreedyCentroids greedy_search(const SeqView& v, std::int64_t num, std::int64_t d
         for (std::size_t c = indexed; c < centroids.size(); ++c) cand.push_back(centroids[c]);
         for (u32 x : cand) consider(best, r, slot[x], near, buf);  // in any order: see consider
         // A centroid at e > near edits (m <= lr + e) may still pass and beat the best: both
-        // conditions only tighten as e grows, so e = near + 1 decides.
+        // conditions only tighten as e grows, so e = near + 1 decides. With overhangs free
+        // the edits bound neither length: every centroid is tried.
         const i64 e1 = near + 1, m1 = lr + e1;
-        const bool may_pass = (m1 - e1) * den >= num * m1;
-        const bool may_beat = best.node < 0 || e1 * best.m <= m1 * best.e;
+        const bool may_pass = overhangs_free || (m1 - e1) * den >= num * m1;
+        const bool may_beat = overhangs_free || best.node < 0 || e1 * best.m <= m1 * best.e;
         if (may_pass && may_beat) {
             const std::size_t C = centroids.size();
             if (nt > 1 && C >= 4096) {

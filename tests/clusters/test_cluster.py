@@ -207,6 +207,122 @@ def test_greedy_equals_brute_force(tmp_path, identity, sim):
     assert np.array_equal(result.radius, D[np.arange(len(amp)), want])
 
 
+def infix_edits(p: str, t: str) -> int:
+    """The fewest edits aligning all of p to a stretch of t (edlib's HW mode: an
+    independent implementation of the infix alignment)."""
+    import edlib
+
+    return 0 if not p else int(edlib.align(p, t, mode="HW", task="distance")["editDistance"])
+
+
+def greedy_brute_shorter(amp, identity):
+    """greedy with identity over the shorter length, overhangs free: every centroid tried,
+    the shorter aligned within the longer (on equal lengths the fewer of both ways)."""
+    seqs = [amp.sequence(k) for k in range(len(amp))]
+    ident = Fraction(str(identity))
+    cent, out, dist = [], [], []
+    for v in range(len(seqs)):
+        best, best_id, best_e = None, None, 0
+        for u in cent:
+            a, b = sorted((seqs[u], seqs[v]), key=len)
+            e = infix_edits(a, b)
+            if len(a) == len(b):
+                e = min(e, infix_edits(b, a))
+            f = Fraction(len(a) - e, len(a))
+            if f >= ident and (best is None or f > best_id):
+                best, best_id, best_e = u, f, e
+        if best is None:
+            cent.append(v)
+            best = v
+        out.append(best)
+        dist.append(best_e)
+    return np.array(out), np.array(dist)
+
+
+def ragged(n: int, seed: int, length: int, edits: int, overhang: int):
+    """n amplicons of a few parents, each cut at random ends (up to `overhang` letters off
+    either end or added from the parent's flanks) with up to `edits` substitutions and
+    indels: the ragged ends of reads not trimmed to one region; abundances decreasing."""
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("ACGT"))
+    parents = ["".join(rng.choice(letters, size=length + 2 * overhang)) for _ in range(4)]
+    seqs: set[str] = set()
+    while len(seqs) < n:
+        p = parents[rng.integers(4)]
+        s = list(p[rng.integers(0, 2 * overhang + 1) : len(p) - rng.integers(0, 2 * overhang + 1)])
+        for _ in range(rng.integers(0, edits + 1)):
+            k, op = rng.integers(len(s)), rng.integers(3)
+            if op == 0:
+                s[k] = str(rng.choice(letters))
+            elif op == 1 and len(s) > 1:
+                del s[k]
+            else:
+                s.insert(k, str(rng.choice(letters)))
+        seqs.add("".join(s))
+    return [(f"r{k};size={n - k}", s) for k, s in enumerate(sorted(seqs))]
+
+
+@pytest.mark.parametrize(
+    "identity, shape",
+    [
+        (0.97, dict(length=90, edits=2, overhang=6)),
+        (0.9, dict(length=60, edits=5, overhang=10)),
+        (0.8, dict(length=30, edits=4, overhang=8)),
+        # short sequences: equal lengths in both directions, ties with earlier centroids
+        (0.6, dict(length=6, edits=2, overhang=2)),
+    ],
+)
+def test_greedy_with_overhangs_free_equals_brute_force(identity, shape):
+    recs = ragged(160, 3, **shape)
+    result = cluster(recs, method="greedy", identity=identity, identity_definition="shorter")
+    amp = result.amplicons
+    want, dist = greedy_brute_shorter(amp, identity)
+    assert np.array_equal(result.seeds[result.node_cluster], want)
+    assert np.array_equal(result.radius, dist)
+    assert 1 < result.n_clusters < len(amp)
+    # the ends count with the default definition: more centroids there
+    assert cluster(amp, method="greedy", identity=identity).n_clusters > result.n_clusters
+
+
+def test_infix_distance_against_edlib():
+    """csrc's infix_distance (banded, with a threshold) against edlib's HW mode on seeded
+    random pairs, the pattern a mutated stretch of the text or unrelated."""
+    from bioaccel._core import load_native
+
+    native = load_native()
+    rng = np.random.default_rng(8)
+    code = {c: k for k, c in enumerate("ACGT")}
+    for _ in range(400):
+        t = "".join(rng.choice(list("ACGT"), size=int(rng.integers(1, 60))))
+        if rng.random() < 0.5:
+            a = int(rng.integers(0, len(t)))
+            p = list(t[a : a + int(rng.integers(0, 40))])
+            for _ in range(int(rng.integers(0, 5))):
+                if p:
+                    p[int(rng.integers(len(p)))] = str(rng.choice(list("ACGT")))
+            p = "".join(p)
+        else:
+            p = "".join(rng.choice(list("ACGT"), size=int(rng.integers(0, 30))))
+        k = int(rng.integers(0, 12))
+        want = min(infix_edits(p, t), k + 1)
+        got = native.infix_distance(
+            np.array([code[c] for c in p], dtype=np.uint8),
+            np.array([code[c] for c in t], dtype=np.uint8),
+            k,
+        )
+        assert got == want, (p, t, k)
+
+
+def test_identity_definition_is_checked_and_cpu_only():
+    recs = [("a;size=3", "ACGTACGTAA"), ("b;size=1", "ACGTACGTAAC")]
+    with pytest.raises(ValueError, match="identity_definition='both'"):
+        cluster(recs, method="greedy", identity_definition="both")
+    with pytest.raises(ValueError, match="applies to method='greedy' only"):
+        cluster(recs, method="swarm", identity_definition="shorter")
+    with pytest.raises(ValueError, match="searched on the CPU"):
+        cluster(recs, method="greedy", identity_definition="shorter", backend="reference")
+
+
 def test_greedy_tie_with_a_farther_longer_earlier_centroid():
     """Q = ACGT is 2 edits from centroid B (length 4: identity 1/2) and 3 from the earlier
     centroid A (length 6: identity 1/2). The search finds B in its index of centroids

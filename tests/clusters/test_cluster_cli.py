@@ -65,6 +65,18 @@ def test_every_output_as_swarm_writes_it(work):
     )
 
 
+def test_greedy_identity_over_the_shorter_length(tmp_path):
+    """--identity-definition shorter: y is x with 3 more letters at its start, an overhang
+    (free) rather than 3 edits over 31 letters (0.90 < 0.95)."""
+    x = "ACGTTGCAAGGCTTACCGATTGACCATG"
+    (tmp_path / "r.fa").write_text(f">x;size=5\n{x}\n>y;size=1\nGGG{x}\n")
+    base = ["r.fa", "--method", "greedy", "--identity", "0.95", "-o", "-"]
+    res = invoke(*base, cwd=tmp_path)
+    assert res.exit_code == 0 and res.stdout == "x;size=5\ny;size=1\n"
+    res = invoke(*base, "--identity-definition", "shorter", cwd=tmp_path)
+    assert res.exit_code == 0 and res.stdout == "x;size=5 y;size=1\n"
+
+
 def test_stdout_and_methods(work):
     res = invoke("amp.fa", "-o", "-", cwd=work)
     assert res.exit_code == 0 and res.stdout.count("\n") == 3
@@ -174,6 +186,11 @@ def test_underscore_annotation_as_swarm_writes_it(work):
         (["--boundary", "3"], "--fastidious only"),
         (["--method", "greedy", "-d", "2"], "does not apply"),
         (["--identity", "0.9"], "greedy only"),
+        (["--identity-definition", "shorter"], "greedy only"),
+        (
+            ["--method", "greedy", "--identity-definition", "shorter", "-b", "reference"],
+            "on the CPU",
+        ),
         (["--method", "linkage", "--fastidious"], "swarm only"),
         (["--method", "greedy", "--differences", "swarm"], "does not apply"),
         (["--fastidious", "--boundary", "0"], "positive"),

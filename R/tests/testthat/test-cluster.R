@@ -49,6 +49,15 @@ test_that("bioaccel_cluster gives swarm's OTUs from a vector and from a FASTA fi
   expect_error(bioaccel_cluster(under), "give --abundance-annotation underscore")
   g <- bioaccel_cluster(seqs, abundance = ab, method = "greedy", identity = 0.9)
   expect_identical(g$seed[1:2], c("a", "a"))
+  # ragged ends: x is y with 3 letters more at its start; free as an overhang, 3 edits else
+  ragged <- c(y = "ACGTTGCAAGGCTTACCGATTGACCATG", x = "GGGACGTTGCAAGGCTTACCGATTGACCATG")
+  lon <- bioaccel_cluster(ragged, abundance = c(5, 1), method = "greedy", identity = 0.95)
+  sho <- bioaccel_cluster(ragged, abundance = c(5, 1), method = "greedy", identity = 0.95,
+                          identity_definition = "shorter")
+  expect_identical(lon$seed, c("y", "x"))
+  expect_identical(sho$seed, c("y", "y"))
+  expect_error(bioaccel_cluster(ragged, abundance = c(5, 1), identity_definition = "shorter"),
+               "applies to --method greedy only")
 })
 
 test_that("bioaccel_cluster refuses bad input in the user's terms", {

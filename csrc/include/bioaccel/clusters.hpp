@@ -79,7 +79,17 @@ struct GreedyCentroids {
     std::vector<std::int64_t> centroid;
     std::vector<std::int64_t> distance;
 };
-GreedyCentroids greedy_search(const SeqView& seqs, std::int64_t num, std::int64_t den, int threads);
+// overhangs_free: identity over the shorter length L_s, (L_s - e) / L_s, e the fewest edits
+// that align the whole shorter sequence to a stretch of the longer (its overhangs free, as
+// cd-hit-est's and vsearch's terminal gaps; on equal lengths the fewer of the two ways);
+// every centroid is then tried (overhangs bound nothing), through one-sided q-gram bounds.
+GreedyCentroids greedy_search(const SeqView& seqs, std::int64_t num, std::int64_t den, int threads,
+                              bool overhangs_free = false);
+
+// The fewest edits that align all of p (length m) to a stretch of t (length n): the start
+// and end in t are free (an infix alignment, edlib's HW mode); k + 1 when more than k.
+std::int64_t infix_distance(const std::uint8_t* p, std::int64_t m, const std::uint8_t* t, std::int64_t n,
+                            std::int64_t k);
 
 // swarm's global alignment (nw.cc: mismatch 18, gap open 24, gap extend 13 after its
 // conversion of match 5, mismatch -4, gap open 12, gap extend 4; backtrack from the end
