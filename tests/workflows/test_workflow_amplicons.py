@@ -316,6 +316,31 @@ def test_ten_samples_reusing_files(snakemake_exe, tmp_path):
         assert sum(r[sample] for r in table.values()) == int(tracking[sample]["nonchimeric"])
 
 
+@pytest.mark.parametrize(
+    "cluster, want",
+    [
+        (
+            "{method: greedy, identity: 0.95, identity_definition: shorter, fastidious: false}",
+            "--method greedy --identity 0.95 --identity-definition shorter",
+        ),
+        (
+            "{method: swarm, d: 1, identity_definition: shorter}",
+            "cluster.identity_definition applies to greedy only (method is swarm)",
+        ),
+    ],
+)
+def test_greedy_identity_definition_reaches_the_cluster_command(
+    snakemake_exe, tmp_path, cluster, want
+):
+    """cluster.identity_definition: passed to `bioaccel cluster` with greedy, an error
+    naming the setting with another method (a dry run: no job runs)."""
+    wd = copy_workflow(tmp_path)
+    cfg = write_config(wd, write_sheet(wd, TEST_SAMPLES), QUICK + f"cluster: {cluster}\n")
+    proc = snakemake(snakemake_exe, wd, "--configfile", cfg, "-n", "-p")
+    assert want in proc.stdout + proc.stderr, (proc.stdout + proc.stderr)[-3000:]
+    assert not (wd / "results").exists()
+
+
 def test_bad_sample_sheets_stop_before_any_job(snakemake_exe, tmp_path):
     """A misspelled path, a paired sample with its second file missing, a sample without
     a file: each named on its line, all in one message, before any job runs."""

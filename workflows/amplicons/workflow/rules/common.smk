@@ -138,6 +138,8 @@ def cluster_options():
     opts = [f"--method {method}"]
     if method == "greedy":
         opts.append(f"--identity {c['identity'] if c['identity'] is not None else 0.97}")
+        if c["identity_definition"] is not None:
+            opts.append(f"--identity-definition {c['identity_definition']}")
         if c["differences"] == "swarm":
             problems.append("cluster.differences: swarm does not apply to greedy")
     else:
@@ -145,6 +147,10 @@ def cluster_options():
         opts.append(f"--differences {c['differences'] or 'swarm'}")
         if c["identity"] is not None:
             problems.append(f"cluster.identity applies to greedy only (method is {method})")
+        if c["identity_definition"] is not None:
+            problems.append(
+                f"cluster.identity_definition applies to greedy only (method is {method})"
+            )
     if c["shards"] > 1 and method == "greedy":
         problems.append("cluster.shards applies to swarm and linkage (method is greedy)")
     if c["fastidious"]:
