@@ -270,6 +270,7 @@ def cluster_cmd(
     click.echo(
         f"{len(result.amplicons)} amplicons, {result.n_clusters} OTUs ({method}"
         + (f", d = {d}" if method != "greedy" else f", identity {identity}")
+        + (", over the shorter length" if identity_definition == "shorter" else "")
         + (", fastidious" if fastidious else "")
         + ")",
         err=True,

@@ -78,6 +78,8 @@ class Clustering:
         columns 6 and 7); a grafted amplicon keeps those of its light swarm.
     own_size : numpy.ndarray of int64, per OTU
         Members grown from the seed (before any grafted light swarm).
+    identity_definition : str or None
+        greedy: ``"longer"`` or ``"shorter"`` (see :func:`cluster`); None for the others.
     """
 
     amplicons: Amplicons
@@ -94,6 +96,7 @@ class Clustering:
     radius: np.ndarray
     own_size: np.ndarray
     threads: int = 0
+    identity_definition: str | None = None
     _cache: dict = field(default_factory=dict, repr=False)
 
     # --- the numbers -------------------------------------------------------------------
@@ -813,6 +816,7 @@ def cluster(
             rad,
             np.diff(starts),
             threads,
+            identity_definition,
         )
     breaking = method == "swarm"
     if edges is not None:

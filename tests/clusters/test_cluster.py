@@ -281,7 +281,9 @@ def test_greedy_with_overhangs_free_equals_brute_force(identity, shape):
     assert np.array_equal(result.radius, dist)
     assert 1 < result.n_clusters < len(amp)
     # the ends count with the default definition: more centroids there
-    assert cluster(amp, method="greedy", identity=identity).n_clusters > result.n_clusters
+    default = cluster(amp, method="greedy", identity=identity)
+    assert default.n_clusters > result.n_clusters
+    assert (result.identity_definition, default.identity_definition) == ("shorter", "longer")
 
 
 def test_infix_distance_against_edlib():
