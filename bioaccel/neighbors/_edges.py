@@ -368,7 +368,7 @@ def merge_neighbors(paths, output: str | os.PathLike | None = None):
     i = np.empty(total, dtype=first.i.dtype)
     j = np.empty(total, dtype=first.j.dtype)
     dist = np.empty(total, dtype=first.distance.dtype)
-    del first, t
+    del first, t  # the checks' references to the first and last tables
     at = 0
     for x in order:
         part, tables[x] = tables[x], None

@@ -180,7 +180,9 @@ py::tuple swarm_align_py(U8Array codes, I64Array offsets, I64Array queries, I64A
     const std::int64_t* ei = edits.shape(0) ? edits.data() : nullptr;
     for (std::int64_t k = 0; k < m; ++k)
         if (qi[k] < 0 || qi[k] >= v.count || ti[k] < 0 || ti[k] >= v.count)
-            throw std::invalid_argument("pair " + std::to_string(k) + " names a sequence out of range");
+            throw std::invalid_argument(
+                "pair " + std::to_string(k) + " (" + std::to_string(qi[k]) + ", " + std::to_string(ti[k]) +
+                ") names a sequence out of range: expected 0 to " + std::to_string(v.count - 1));
     for (std::int64_t s = 0; s < v.count; ++s) {
         if (v.offsets[s + 1] == v.offsets[s]) throw std::invalid_argument("swarm_align: empty sequence");
         for (std::int64_t p = v.offsets[s]; p < v.offsets[s + 1]; ++p)
