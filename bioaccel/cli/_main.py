@@ -75,11 +75,18 @@ def _os_error_message(exc: OSError) -> str:
     return f"{shown[0]}: {reason}"
 
 
+def one_line(text: str) -> str:
+    """``text`` on one line: each line break, with the whitespace around it, becomes one space;
+    other whitespace stays as it is (a value quoted in the message, such as a header line
+    ``'Homo  sapiens'``, keeps its spaces)."""
+    return re.sub(r"\s*[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]\s*", " ", text).strip()
+
+
 def error_message(exc: BaseException) -> str:
-    """One line for an expected error: the message, whitespace runs (newlines) folded."""
+    """One line for an expected error: the message, its line breaks folded (:func:`one_line`)."""
     text = _os_error_message(exc) if isinstance(exc, OSError) else str(exc)
     text = re.sub(r"^\[Errno \d+\]\s*", "", text)
-    return " ".join(text.split()) or type(exc).__name__
+    return one_line(text) or type(exc).__name__
 
 
 #: Errors that mean bad input or a bad environment (files, devices): one line, exit 2.
@@ -121,7 +128,7 @@ class _OneLineError(CommandLineError):
     click's own :meth:`~click.ClickException.format_message` (which names the option)."""
 
     def __init__(self, error: click.ClickException):
-        super().__init__(" ".join(error.format_message().split()))
+        super().__init__(one_line(error.format_message()))
 
 
 @contextlib.contextmanager
@@ -187,7 +194,7 @@ class _Group(click.Group):
             else:
                 hint = "a bug in bioaccel: rerun as `bioaccel -v ...` for the traceback"
             what = "out of memory" if isinstance(exc, MemoryError) else type(exc).__name__
-            detail = " ".join(str(exc).split())
+            detail = one_line(str(exc))
             click.echo(
                 f"bioaccel: internal error: {what}{': ' + detail if detail else ''} ({hint})",
                 err=True,

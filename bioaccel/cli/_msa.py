@@ -20,6 +20,19 @@ def _refine_arg(refine, iterations):
     return "auto" if refine is None else refine
 
 
+def _two_alignments(value):
+    """``--profile A B``: two paths; an option name in their place means one was left out
+    (``--profile a.fa -o out.fa`` would read ``-o`` as B and then miss ``-o``)."""
+    for v in value or ():
+        if str(v).startswith("-") and str(v) != "-" and not v.exists():
+            raise click.BadParameter(
+                f"expected two alignments, A and B, got {str(value[0])!r} and {str(value[1])!r}: "
+                f"{str(v)!r} is an option, not a file",
+                param_hint="'--profile'",
+            )
+    return value
+
+
 @click.command("msa")
 @click.argument("input", type=click.Path(path_type=Path, allow_dash=True), required=False)
 @click.option(
@@ -63,7 +76,7 @@ def _refine_arg(refine, iterations):
     default="auto",
     show_default=True,
     help="Substitution matrix (auto: PFASUM43 for proteins, NUC.4.4 rescaled to +5/-1 "
-    "for nucleotides).",
+    "for nucleotides), or MATCH,MISMATCH scores such as 2,-3.",
 )
 @click.option("--gap-open", type=float, default=None, help="Internal gap open penalty (14.85).")
 @click.option("--gap-extend", type=float, default=None, help="Internal gap extension (1.25).")
@@ -155,6 +168,7 @@ def _refine_arg(refine, iterations):
     type=click.Path(path_type=Path),
     nargs=2,
     default=None,
+    callback=lambda ctx, param, value: _two_alignments(value),
     help="Align two alignments A B to each other (each keeps its columns).",
 )
 def msa_cmd(

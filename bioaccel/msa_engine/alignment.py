@@ -61,6 +61,9 @@ class MultipleAlignment:
         The rest of each row's header line after its id ("" when none): FASTA and A2M write
         ``>id description``, so a header such as ``>Candida albicans 1`` stays whole. Rows
         are told apart by their whole header line (:attr:`headers`).
+    header_lines : list of str, optional
+        Each row's header line exactly as read (every space and tab kept; without the
+        ``>``); by default ``id description``.
     """
 
     def __init__(
@@ -72,6 +75,7 @@ class MultipleAlignment:
         mode: str | None = None,
         descriptions=None,
         mode_reason: str = "",
+        header_lines=None,
     ):
         self.mode = mode
         self.mode_reason = mode_reason
@@ -79,6 +83,9 @@ class MultipleAlignment:
         self.descriptions = [""] * len(self.ids) if descriptions is None else list(descriptions)
         if len(self.descriptions) != len(self.ids):
             raise ValueError(f"{len(self.descriptions)} descriptions for {len(self.ids)} rows")
+        self._header_lines = None if header_lines is None else [str(h) for h in header_lines]
+        if self._header_lines is not None and len(self._header_lines) != len(self.ids):
+            raise ValueError(f"{len(self._header_lines)} header lines for {len(self.ids)} rows")
         self.sequences = list(sequences)
         self.alphabet = alphabet
         self.guide_tree = guide_tree
@@ -99,7 +106,10 @@ class MultipleAlignment:
 
     @property
     def headers(self) -> list[str]:
-        """Each row's whole header line: ``id description`` (the id alone without one)."""
+        """Each row's whole header line, as read (``id description``, the id alone without
+        one, where the rows were not read from header lines)."""
+        if self._header_lines is not None:
+            return list(self._header_lines)
         return [f"{i} {d}" if d else i for i, d in zip(self.ids, self.descriptions)]
 
     def __repr__(self) -> str:
@@ -164,7 +174,8 @@ class MultipleAlignment:
         """The alignment as text in ``format``; every id is written whole.
 
         ``fasta`` (60 columns a line is not used: one line per row), ``a2m`` (columns with
-        residues in at least half of the rows are match states), ``stockholm``, ``clustal``
+        residues in at least half of the rows are match states), ``stockholm`` (descriptions
+        as ``#=GS id DE description`` lines), ``clustal``
         (ids padded to the longest, 60 columns a block, each block followed by the Clustal
         conservation line: ``*`` identical column, ``:`` / ``.`` strong / weak group of
         Clustal W for proteins, blank otherwise, as ``ape::read.dna(format = "clustal")``
@@ -183,7 +194,7 @@ class MultipleAlignment:
             raise ValueError(
                 f"unknown alignment format {format!r}; expected one of {list(ALIGNMENT_FORMATS)}"
             )
-        _check_ids(self.ids, fmt, self.descriptions)
+        _check_ids(self.ids, fmt, self.headers)
         _check_rows(self.ids, self.sequences)
         if fmt == "fasta":
             return "".join(f">{h}\n{s}\n" for h, s in zip(self.headers, self.sequences))
@@ -195,8 +206,14 @@ class MultipleAlignment:
             return clustal_text(self.ids, self.sequences, protein=self.alphabet is PROTEIN)
         if fmt == "stockholm":
             pad = max(len(i) for i in self.ids) + 4 if self.ids else 0
+            described = "".join(
+                f"#=GS {i.ljust(pad)}DE {' '.join(d.split())}\n"
+                for i, d in zip(self.ids, self.descriptions)
+                if d
+            )
             return (
                 f"# STOCKHOLM 1.0\n#=GF SQ {len(self)}\n"
+                + described
                 + "".join(f"{i.ljust(pad)}{s}\n" for i, s in zip(self.ids, self.sequences))
                 + "//\n"
             )
@@ -336,10 +353,10 @@ def clustal_text(ids: list[str], rows: list[str], protein: bool, block: int = 60
     return "\n".join(out) + "\n"
 
 
-def _check_ids(ids: list[str], fmt: str, descriptions=None) -> None:
+def _check_ids(ids: list[str], fmt: str, headers=None) -> None:
     """Refuse ids that ``fmt`` cannot hold whole (a reader would cut or misread them), and
-    rows it could not tell apart: FASTA and A2M hold whole header lines, the other formats
-    only ids."""
+    rows it could not tell apart: FASTA and A2M hold whole header lines (``headers``), the
+    other formats only ids."""
     for k, i in enumerate(ids):
         if i == "":
             raise ValueError(f"row {k + 1} has an empty id; {fmt} needs one per row")
@@ -354,16 +371,16 @@ def _check_ids(ids: list[str], fmt: str, descriptions=None) -> None:
                 f"Stockholm ids cannot start with '#' or '//': {i!r} (row {k + 1}) "
                 "would be read as a comment or the end of the alignment"
             )
-    descriptions = [""] * len(ids) if descriptions is None else descriptions
-    for k, d in enumerate(descriptions):
-        if any(not ch.isprintable() for ch in d):
-            raise ValueError(f"row {k + 1} ({ids[k]!r}) has a description with control characters")
+    headers = list(ids) if headers is None else headers
+    for k, h in enumerate(headers):
+        if any(not (ch.isprintable() or ch == "\t") for ch in h):
+            raise ValueError(f"row {k + 1} ({ids[k]!r}) has a header with control characters")
     whole = fmt in ("fasta", "a2m")
     seen: set[str] = set()
-    for i, d in zip(ids, descriptions):
-        h = f"{i} {d}" if (d and whole) else i
+    for i, line in zip(ids, headers):
+        h = line if whole else i
         if h in seen:
-            if not whole and any(descriptions):
+            if not whole and any(line != i for line, i in zip(headers, ids)):
                 raise ValueError(
                     f"id {i!r} names two rows (their descriptions differ); {fmt} keeps only "
                     "ids: write FASTA (which keeps whole header lines) or rename them"

@@ -25,7 +25,7 @@ from ..trees import Tree
 from .alignment import MultipleAlignment
 from .guide import GUIDE_TREES, guide_merges, merges_for_labels
 from .options import MsaOptions, MsaScoring, operation_of
-from .read import SequenceText, check_unique_headers, header, parse_records, split_header
+from .read import SequenceText, check_unique_headers, parse_records, split_header
 from .scoring import gap_scale, msa_scoring
 
 #: "auto" refinement runs for at most this many sequences (FAMSA's rule)
@@ -55,35 +55,40 @@ log = logging.getLogger("bioaccel")
 
 
 def _records(sequences, format: str | None = None):
-    """(ids, raw residue strings, source, descriptions) of a path (read as ``format``, else
-    sniffed), a SeqBatch, or records. A record's header line is its id (the first word) and
-    its description (the rest, "" when none): see :func:`.read.split_header`."""
+    """(ids, raw residue strings, source, descriptions, header lines) of a path (read as
+    ``format``, else sniffed), a SeqBatch, or records. A record's header line (kept as
+    given) is its id (the first word) and its description (the rest, "" when none): see
+    :func:`.read.split_header`."""
     if format is not None and not isinstance(sequences, (str, os.PathLike, SequenceText)):
         raise ValueError("format= applies to a file path; the sequences are given already")
     if isinstance(sequences, (str, os.PathLike, SequenceText)):
-        ids, raw, descriptions, _ = parse_records(sequences, format)
+        ids, raw, descriptions, _, headers = parse_records(sequences, format)
         source = sequences.source if isinstance(sequences, SequenceText) else str(sequences)
         if not ids:
             raise SequenceFormatError(f"{source}: no sequences found")
-        return ids, raw, source, descriptions
+        return ids, raw, source, descriptions, headers
     if isinstance(sequences, SeqBatch):
         return (
             list(sequences.ids),
             [sequences.given_sequence(i) for i in range(len(sequences))],  # the user's letters
             sequences.source,
             [""] * len(sequences),
+            list(sequences.ids),
         )
-    ids, raw, descriptions = [], [], []
+    ids, raw, descriptions, headers = [], [], [], []
     for k, rec in enumerate(sequences):
         if isinstance(rec, tuple) and len(rec) == 2:
-            i, s = rec
-            i, d = split_header(str(i))
+            line, s = str(rec[0]), rec[1]
+            i, d = split_header(line)
+            h = line
         elif hasattr(rec, "seq") and hasattr(rec, "id"):
             i, s = str(rec.id), rec.seq
             text = str(getattr(rec, "description", "") or "")
             d = text[len(i) :].strip() if text.startswith(i) else ""
+            h = text if d else i
         elif isinstance(rec, (str, bytes)):
             i, s, d = f"seq{k}", rec, ""
+            h = i
         else:
             raise TypeError(
                 f"record {k + 1}: expected (id, sequence), a SeqRecord or a string, "
@@ -91,8 +96,9 @@ def _records(sequences, format: str | None = None):
             )
         ids.append(str(i))
         descriptions.append(d)
+        headers.append(h)
         raw.append(s.decode("ascii", "replace") if isinstance(s, bytes) else str(s))
-    return ids, raw, None, descriptions
+    return ids, raw, None, descriptions, headers
 
 
 def msa(
@@ -138,10 +144,11 @@ def msa(
         about 20,000 proteins of 250 residues, or 3,000 16S genes), then ``medoid``. Single
         linkage keeps O(n) memory (SLINK, fed a block of rows at a time). A Tree or Newick
         file must name every sequence once.
-    matrix : str or matrix
+    matrix : str, (match, mismatch) or matrix
         ``auto``: PFASUM43 for proteins, NUC.4.4 rescaled to +5/-1 for nucleotides (see
         :mod:`bioaccel.msa_engine.scoring`); any name of the ``scoring-matrices`` package or
-        of Biopython's ``substitution_matrices``.
+        of Biopython's ``substitution_matrices``; or a match and a mismatch score,
+        ``(2, -3)`` or ``"2,-3"`` (the command line's ``--matrix 2,-3``).
     gap_open, gap_extend, term_gap : float
         Penalties (positive, subtracted): opening and extending an internal gap, and each
         column of a leading/trailing gap. Defaults 14.85, 1.25, 0.66 (FAMSA), scaled up by
@@ -284,9 +291,8 @@ def _align(options: MsaOptions, sequences) -> MultipleAlignment:
 
         chosen = select_devices(devices)
         backend_for_devices(chosen, distance_backend, "lcs_lengths")  # refuse a bad mix now
-    ids, raw, source, descriptions = _records(sequences, options.format)
-    check_unique_headers(ids, descriptions, source)
-    labels = [header(i, d) for i, d in zip(ids, descriptions)]
+    ids, raw, source, descriptions, labels = _records(sequences, options.format)
+    check_unique_headers(ids, labels, source)
     ungapped = [s.replace("-", "").replace(".", "") for s in raw]
     batch = SeqBatch.from_strings(
         ungapped,
@@ -358,7 +364,9 @@ def _align(options: MsaOptions, sequences) -> MultipleAlignment:
         rows = _rows(raw, order, work, cols, int(width), len(batch))
         empty_ids = [labels[i] for i in range(len(batch)) if batch.lengths[i] == 0]
         tree = _guide_tree(merges, [labels[i] for i in order], empty_ids)
-        return MultipleAlignment(ids, rows, batch.alphabet, tree, chosen_mode, descriptions, reason)
+        return MultipleAlignment(
+            ids, rows, batch.alphabet, tree, chosen_mode, descriptions, reason, labels
+        )
     weights = np.ones(n)
     total_steps = max(n - 1, 0)
     from .._core import progress_bar
@@ -408,7 +416,9 @@ def _align(options: MsaOptions, sequences) -> MultipleAlignment:
     rows = _rows(raw, order, work, cols, int(width), len(batch))
     empty_ids = [labels[i] for i in range(len(batch)) if batch.lengths[i] == 0]
     tree = _guide_tree(merges, [labels[i] for i in order], empty_ids)
-    return MultipleAlignment(ids, rows, batch.alphabet, tree, chosen_mode, descriptions, reason)
+    return MultipleAlignment(
+        ids, rows, batch.alphabet, tree, chosen_mode, descriptions, reason, labels
+    )
 
 
 def _identical_groups(work: SeqBatch) -> list[list[int]] | None:

@@ -95,8 +95,8 @@ class MsaOptions:
         out = []
         for name, default in DEFAULTS.items():
             v = self.value(name)
-            if isinstance(v, str) and isinstance(default, str):
-                if v.lower() != default:
+            if isinstance(default, str):  # a matrix object or (match, mismatch) is given
+                if not isinstance(v, str) or v.lower() != default:
                     out.append(name)
             elif v is not default and v != default:
                 out.append(name)

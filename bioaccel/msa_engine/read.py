@@ -2,8 +2,9 @@
 :class:`MultipleAlignment`, and the records of a file with their whole header lines.
 
 Header lines: a FASTA header ``>Candida albicans 1`` is the id ``Candida`` (its first word)
-and the description ``albicans 1``; the engine keeps both and writes the header whole, as
-MAFFT, MUSCLE and Clustal Omega do. Rows are told apart by their whole header line: two
+and the description ``albicans 1``; the engine keeps the header line as written (every space
+and tab, ``>Homo  sapiens`` too) and writes it back byte for byte, as MAFFT, MUSCLE and Clustal
+Omega do. Rows are told apart by their whole header line: two
 records ``>Homo sapiens`` and ``>Homo neanderthalensis`` are two rows (their ids are both
 ``Homo``), and only a header line that repeats is refused as a duplicate. Formats that hold
 only an id (Clustal, PHYLIP, Stockholm) need the ids to be distinct when written.
@@ -28,11 +29,6 @@ def split_header(header: str) -> tuple[str, str]:
     return parts[0], (parts[1].strip() if len(parts) > 1 else "")
 
 
-def header(i: str, description: str) -> str:
-    """The whole header line of a row (what tells rows apart)."""
-    return f"{i} {description}" if description else i
-
-
 class SequenceText(NamedTuple):
     """Sequence text already read (what stdin held), and the name messages give it
     (``<stdin>``): read as a file is, header lines whole."""
@@ -42,9 +38,11 @@ class SequenceText(NamedTuple):
 
 
 def parse_records(path: str | os.PathLike | SequenceText, format: str | None = None):
-    """(ids, raw residue strings, descriptions, format) of a sequence or alignment file (or
-    of :class:`SequenceText`), read by the readers' one parser
-    (:func:`bioaccel.read_sequences`'s); FASTA descriptions from the header lines."""
+    """(ids, raw residue strings, descriptions, format, header lines) of a sequence or
+    alignment file (or of :class:`SequenceText`), read by the readers' one parser
+    (:func:`bioaccel.read_sequences`'s); FASTA descriptions and header lines (as written,
+    without the ``>``) from the file's header lines; the ids stand for the header lines of
+    the formats that hold only ids."""
     from ..sequences import SEQUENCE_FORMATS, read_text_file, sniff_format
     from ..sequences import parse_records as parse_text
 
@@ -63,25 +61,25 @@ def parse_records(path: str | os.PathLike | SequenceText, format: str | None = N
     records = parse_text(text, fmt, path)
     ids = [r[0] for r in records]
     descriptions = [""] * len(records)
+    headers = list(ids)
     if fmt == "fasta":
         titles = [line[1:] for line in text.splitlines() if line.startswith(">")]
         if len(titles) == len(records):
-            descriptions = [
-                split_header(t)[1] if split_header(t)[0] == i else "" for t, i in zip(titles, ids)
-            ]
-    return ids, [r[1] for r in records], descriptions, fmt
+            own = [split_header(t)[0] == i for t, i in zip(titles, ids)]
+            descriptions = [split_header(t)[1] if o else "" for t, o in zip(titles, own)]
+            headers = [t if o else i for t, i, o in zip(titles, ids, own)]
+    return ids, [r[1] for r in records], descriptions, fmt, headers
 
 
-def check_unique_headers(ids, descriptions, source: str | None) -> None:
+def check_unique_headers(ids, headers, source: str | None) -> None:
     """Refuse a header line that repeats (naming both records); ids alone may repeat."""
     from ..errors import DuplicateIdError
 
     where = f"{source}: " if source else ""
     seen: dict[str, int] = {}
-    for k, (i, d) in enumerate(zip(ids, descriptions)):
+    for k, (i, h) in enumerate(zip(ids, headers)):
         if i == "":
             raise SequenceFormatError(f"{where}record {k + 1} has an empty id")
-        h = header(i, d)
         if h in seen:
             raise DuplicateIdError(
                 f"{where}duplicate header {h!r}: record {seen[h] + 1} and record {k + 1}; "
@@ -103,13 +101,12 @@ def read_alignment(path: str | os.PathLike, alphabet: str = "auto") -> MultipleA
         both widths).
     """
     path = Path(path)
-    ids, raw, descriptions, _ = parse_records(path)
+    ids, raw, descriptions, _, headers = parse_records(path)
     if not ids:
         raise SequenceFormatError(f"{path}: no aligned sequences found")
     rows = [r.replace(".", "-") for r in raw]
     seen: dict[str, int] = {}
-    for k, (i, d) in enumerate(zip(ids, descriptions)):
-        h = header(i, d)
+    for k, h in enumerate(headers):
         if h in seen:
             raise DuplicateIdError(f"{path}: row {k + 1}: id {h!r} repeats row {seen[h] + 1}")
         seen[h] = k
@@ -124,4 +121,4 @@ def read_alignment(path: str | os.PathLike, alphabet: str = "auto") -> MultipleA
         alpha = guess_alphabet("".join(rows).upper().replace("-", "").encode("ascii", "replace"))
     else:
         alpha = get_alphabet(alphabet)
-    return MultipleAlignment(ids, rows, alpha, descriptions=descriptions)
+    return MultipleAlignment(ids, rows, alpha, descriptions=descriptions, header_lines=headers)

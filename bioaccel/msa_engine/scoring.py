@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,15 +99,44 @@ def _load_matrix(name: str) -> tuple[str, np.ndarray, str]:
     return letters, values, canonical
 
 
-def _matrix_from(matrix) -> tuple[str, np.ndarray, str]:
+_MATCH_MISMATCH = re.compile(r"^\s*([-+]?[0-9]+(?:\.[0-9]*)?)\s*,\s*([-+]?[0-9]+(?:\.[0-9]*)?)\s*$")
+
+
+def _match_mismatch(matrix):
+    """(match, mismatch) of ``(2, -3)`` or ``"2,-3"``, or None for anything else."""
+    if isinstance(matrix, str):
+        m = _MATCH_MISMATCH.match(matrix)
+        return (float(m.group(1)), float(m.group(2))) if m else None
+    if isinstance(matrix, (tuple, list)) and len(matrix) == 2:
+        if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in matrix):
+            raise ScoringError(
+                f"matrix {matrix!r}: expected (match, mismatch) numbers such as (2, -3)"
+            )
+        return float(matrix[0]), float(matrix[1])
+    return None
+
+
+def _matrix_from(matrix, protein: bool) -> tuple[str, np.ndarray, str]:
+    pair = _match_mismatch(matrix)
+    if pair is not None:
+        match, mismatch = pair
+        if not (math.isfinite(match) and math.isfinite(mismatch)) or match <= mismatch:
+            raise ScoringError(
+                f"matrix {matrix!r}: expected MATCH,MISMATCH with the match score above the "
+                "mismatch score, such as 2,-3"
+            )
+        letters = AMINO_ACIDS if protein else "ACGT"
+        values = np.full((len(letters), len(letters)), mismatch)
+        np.fill_diagonal(values, match)
+        return letters, values, f"match={match:g}/mismatch={mismatch:g}"
     if isinstance(matrix, str):
         return _load_matrix(matrix)
     letters = getattr(matrix, "alphabet", None)
     values = np.asarray(matrix, dtype=np.float64)
     if letters is None or values.ndim != 2 or values.shape[0] != values.shape[1]:
         raise ScoringError(
-            "matrix must be a name, a Biopython or scoring-matrices matrix, got "
-            f"{type(matrix).__name__}"
+            "matrix must be a name, MATCH,MISMATCH (such as 2,-3 or (2, -3)), or a Biopython "
+            f"or scoring-matrices matrix, got {type(matrix).__name__}"
         )
     return "".join(letters), values, "the given matrix"
 
@@ -189,10 +219,13 @@ def msa_scoring(
     """
     protein = alphabet is PROTEIN
     if matrix is None or (isinstance(matrix, str) and matrix.lower() == "auto"):
-        letters, values, name = _matrix_from(PROTEIN_DEFAULT) if protein else _dna_default()
+        letters, values, name = (
+            _matrix_from(PROTEIN_DEFAULT, protein) if protein else _dna_default()
+        )
     else:
-        letters, values, name = _matrix_from(matrix)
-        check_matrix_kind(name, letters, alphabet)
+        letters, values, name = _matrix_from(matrix, protein)
+        if _match_mismatch(matrix) is None:
+            check_matrix_kind(name, letters, alphabet)
     letters = letters.upper()
     letters, values = with_expected_ambiguity(letters, values, protein)
     index = {ch: k for k, ch in enumerate(letters)}

@@ -128,6 +128,35 @@ def test_fragments_cut_from_their_own_rows_land_in_their_columns():
         assert _own_row_fragments(ref, range(len(ref)), 10, 40) >= 0.99, case.name
 
 
+def test_a_fragment_goes_to_the_row_holding_it_not_one_a_residue_short():
+    """Before: the nearest row was the one sharing the most distinct 8-mers, the first on a
+    tie, and a row one A short in a run of A's shares as many (bali-phy's microbotryum: a
+    60-nt read of m.dianthorum2 went through m.dianthorum3, opening a column; with
+    --keep-length a residue was dropped). Now the rows near the most k-mers are told apart
+    by their edit distance to the read, so it lands in its own columns."""
+    rng = np.random.default_rng(11)
+
+    def dna(n):
+        return "".join(rng.choice(list("ACGT"), n))
+
+    left, right = dna(120), dna(120)
+    short = left + "A" * 10 + "-" + right  # first row: one A short, the same distinct 8-mers
+    holder = left + "A" * 11 + right
+    others = [
+        "".join(c if rng.random() > 0.2 else "ACGT"[int(rng.integers(4))] for c in short)
+        for _ in range(3)
+    ]
+    aln = bioaccel.MultipleAlignment(
+        ["short", "holder", "o1", "o2", "o3"], [short, holder, *others], bioaccel.DNA
+    )
+    start = 90
+    read = holder[start : start + 60]
+    for keep_length in (False, True):
+        out = bioaccel.msa(add=[("read", read)], to=aln, fragments=True, keep_length=keep_length)
+        assert out.width == aln.width and out.dropped == []
+        assert _columns(out["read"]).tolist() == list(range(start, start + 60))
+
+
 def test_fragments_of_real_mrnas_land_where_clustal_put_them():
     """The bundled MSX2 mRNA alignment (Clustal W, eight species): the rat and human rows
     held out, cut into 200-nt fragments and added to the other six rows. In the coding

@@ -36,7 +36,7 @@ def _ungap(row: str) -> str:
 
 def _inputs(path: Path) -> dict[str, str]:
     """Each record's letters as the file gives them, gaps removed, by id."""
-    ids, raw, _, _ = parse_records(path)
+    ids, raw, _, _, _ = parse_records(path)
     return {i: _ungap(s) for i, s in zip(ids, raw)}
 
 

@@ -11,6 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import bioaccel
@@ -203,6 +204,42 @@ def test_side_outputs_follow_the_output_name_rule(tmp_path):
         added.write_dropped(tmp_path / "d.csv")
 
 
+def test_match_mismatch_scores_which_the_message_suggests_are_accepted(tmp_path):
+    """Before: BLOSUM62 on DNA was refused with 'give ... MATCH,MISMATCH such as 2,-3', and
+    `--matrix 2,-3` was then refused as an unknown matrix (Python's (2, -3) too). Now msa
+    takes a match and a mismatch score, as `align` does: the same alignment as the
+    equivalent matrix given whole."""
+    from Bio.Align import substitution_matrices
+
+    rng = np.random.default_rng(5)
+    base = "".join(rng.choice(list("ACGT"), 120))
+    recs = [(f"s{k}", "".join(c for c in base if rng.random() > 0.08)) for k in range(6)]
+    fa = _fasta(tmp_path / "d.fa", recs)
+    r = _cli("msa", fa, "-o", "b.fa", "--matrix", "BLOSUM62", cwd=tmp_path)
+    assert r.returncode == 2 and "MATCH,MISMATCH such as 2,-3" in r.stderr
+    r = _cli("msa", fa, "-o", "m.fa", "--matrix", "2,-3", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    whole = substitution_matrices.Array(
+        "ACGT", dims=2, data=np.where(np.eye(4, dtype=bool), 2.0, -3.0)
+    )
+    want = bioaccel.msa(fa, matrix=whole).sequences
+    assert read_alignment(tmp_path / "m.fa").sequences == want
+    assert bioaccel.msa(fa, matrix=(2, -3)).sequences == want
+    assert bioaccel.msa(fa, matrix=(2, -1)).sequences != want  # the scores are used
+    for bad in ("3,5", (1, 1)):
+        with pytest.raises(ValueError, match="match score above the mismatch"):
+            bioaccel.msa(fa, matrix=bad)
+
+
+def test_profile_with_one_alignment_names_the_missing_one(tmp_path):
+    """Before: `--profile a.fa -o out.fa` read -o as the second alignment and then said
+    "Missing option '-o'". Now it says --profile needs two alignments."""
+    fa = _fasta(tmp_path / "a.fa", GLOBINS[:2])
+    r = _cli("msa", "--profile", fa, "-o", "out.fa", cwd=tmp_path)
+    assert r.returncode == 2 and "expected two alignments, A and B" in r.stderr
+    assert "'-o' is an option" in r.stderr and not (tmp_path / "out.fa").exists()
+
+
 # -- whole header lines ------------------------------------------------------------------------
 def test_whole_fasta_headers_are_kept_and_told_apart(tmp_path):
     """Before: '>Candida albicans 1' came out as '>Candida', and '>Homo sapiens' with
@@ -230,6 +267,66 @@ def test_whole_fasta_headers_are_kept_and_told_apart(tmp_path):
     _fasta(tmp_path / "dup.fa", [GLOBINS[0], GLOBINS[0]])
     with pytest.raises(DuplicateIdError, match="duplicate header 'Homo sapiens'"):
         bioaccel.msa(tmp_path / "dup.fa")
+
+
+def test_header_lines_are_kept_byte_for_byte(tmp_path):
+    """Before: runs of spaces and tabs in a header line were folded to one space and trailing
+    spaces dropped (bali-phy's Globins/few.fasta has '>myo-polychaete  AAC47259'), so
+    '>Homo  sapiens' and '>Homo sapiens' were refused as one duplicate header. Now header
+    lines are kept as written, in every mode, in --add/--to, --profile and read_alignment."""
+    seqs = [s for _, s in GLOBINS]
+    heads = ["Homo  sapiens", "Homo sapiens", "Pan\tt  x", "Gor "]
+    fa = _fasta(tmp_path / "ws.fa", list(zip(heads, seqs)))
+    for mode in ("fast", "accurate"):
+        r = _cli("msa", fa, "-o", f"{mode}.fa", "--mode", mode, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        text = (tmp_path / f"{mode}.fa").read_text()
+        assert [ln[1:] for ln in text.split("\n") if ln.startswith(">")] == heads
+        back = read_alignment(tmp_path / f"{mode}.fa")
+        assert back.headers == heads and back.ids == ["Homo", "Homo", "Pan", "Gor"]
+        assert back.descriptions == ["sapiens", "sapiens", "t  x", ""]
+    # Python records keep the header as given
+    out = bioaccel.msa(list(zip(heads, seqs)), mode="fast")
+    assert out.headers == heads
+    # adding to the alignment keeps both sides' header lines
+    added = bioaccel.msa(add=[("Mus\t musculus ", seqs[3])], to=tmp_path / "fast.fa")
+    assert added.headers == [*heads, "Mus\t musculus "]
+    assert added.to_text("fasta").split("\n")[8] == ">Mus\t musculus "
+    # a header line in both is named with its spaces, on one line
+    r = _cli("msa", "--add", fa, "--to", "fast.fa", "-o", "a.fa", cwd=tmp_path)
+    assert r.returncode == 2 and "'Homo  sapiens' is in both the alignment" in r.stderr
+    assert r.stderr.count("\n") == 1 and not (tmp_path / "a.fa").exists()
+    # two alignments as profiles keep both sides' header lines
+    _fasta(tmp_path / "b.fa", [("Homo   erectus x", seqs[0]), ("Mus musculus", seqs[3])])
+    r = _cli("msa", "b.fa", "-o", "b_aln.fa", "--mode", "fast", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    both = bioaccel.msa(profile=(tmp_path / "fast.fa", tmp_path / "b_aln.fa"))
+    assert both.headers == [*heads, "Homo   erectus x", "Mus musculus"]
+    # a header line that repeats exactly is still refused
+    _fasta(tmp_path / "dup.fa", [(heads[0], seqs[0]), (heads[0], seqs[1])])
+    with pytest.raises(DuplicateIdError, match="duplicate header 'Homo  sapiens'"):
+        bioaccel.msa(tmp_path / "dup.fa")
+
+
+def test_stockholm_keeps_descriptions_as_gs_de_lines():
+    """Before: Stockholm output dropped the descriptions. Now each is a '#=GS id DE' line,
+    which Biopython reads back as the record's description."""
+    import io
+
+    from Bio import AlignIO
+
+    recs = [
+        ("Candida albicans 1", GLOBINS[2][1]),
+        ("Mus musculus", GLOBINS[3][1]),
+        ("Pan", GLOBINS[0][1]),
+    ]
+    aln = bioaccel.msa(recs, mode="fast")
+    back = AlignIO.read(io.StringIO(aln.to_text("stockholm")), "stockholm")
+    assert [(r.id, r.description) for r in back] == [
+        ("Candida", "albicans 1"),
+        ("Mus", "musculus"),
+        ("Pan", "Pan"),  # Biopython's description without a DE line is the id
+    ]
 
 
 def test_whole_fasta_headers_are_kept_from_stdin(tmp_path):
