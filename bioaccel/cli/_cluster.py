@@ -14,15 +14,14 @@ from pathlib import Path
 
 import click
 
+from ..clusters import OUTPUT_KINDS
 from ._io import check_outputs, is_stdio, text_output
 from ._options import abundance_annotation_option, backend_option, fail, threads_option
 
-#: extension -> format of each output (a name without an extension is accepted)
-OTU_LIST = {".txt": ("otus",), ".otus": ("otus",), ".swarm": ("otus",), ".list": ("otus",)}
-SEEDS = {ext: ("fasta",) for ext in (".fa", ".fasta", ".fas", ".fna")}
-STATISTICS = {".tsv": ("tsv",), ".txt": ("tsv",), ".stats": ("tsv",)}
-UCLUST = {".uc": ("uc",), ".tsv": ("uc",), ".txt": ("uc",)}
-ASSIGNMENTS = {".tsv": ("tsv",), ".txt": ("tsv",)}
+
+def _names(kind: str) -> str:
+    """The extensions an output may have (:data:`bioaccel.clusters.OUTPUT_KINDS`), for --help."""
+    return " Named " + ", ".join(OUTPUT_KINDS[kind][0]) + " or without an extension."
 
 
 @click.command("cluster")
@@ -84,34 +83,38 @@ ASSIGNMENTS = {".tsv": ("tsv",), ".txt": ("tsv",)}
     "--output",
     type=click.Path(path_type=Path, allow_dash=True),
     required=True,
-    help="OTU list as swarm's -o: one line per OTU, members' headers (- for stdout).",
+    help="OTU list as swarm's -o: one line per OTU, members' headers (- for stdout)."
+    + _names("otus"),
 )
 @click.option(
     "-w",
     "--seeds",
     type=click.Path(path_type=Path, allow_dash=True),
     default=None,
-    help="FASTA of the seeds with the OTU's summed abundance (swarm's -w).",
+    help="FASTA of the seeds with the OTU's summed abundance (swarm's -w)." + _names("seeds"),
 )
 @click.option(
     "-s",
     "--statistics-file",
     type=click.Path(path_type=Path, allow_dash=True),
     default=None,
-    help="swarm's -s table: size, mass, seed, seed abundance, singletons, generations, radius.",
+    help="swarm's -s table: size, mass, seed, seed abundance, singletons, generations, radius."
+    + _names("statistics"),
 )
 @click.option(
     "-u",
     "--uclust-file",
     type=click.Path(path_type=Path, allow_dash=True),
     default=None,
-    help="swarm's -u uclust-like table (C, S and H lines; identity and CIGAR to the seed).",
+    help="swarm's -u uclust-like table (C, S and H lines; identity and CIGAR to the seed)."
+    + _names("uclust"),
 )
 @click.option(
     "--assignments",
     type=click.Path(path_type=Path, allow_dash=True),
     default=None,
-    help="TSV with a header: id (without ;size=), cluster (1-based, -o order), seed.",
+    help="TSV with a header: id (without ;size=), cluster (1-based, -o order), seed."
+    + _names("assignments"),
 )
 @click.option(
     "-a",
@@ -216,31 +219,24 @@ def cluster_cmd(
         "uclust_file": uclust_file,
         "assignments": assignments,
     }
-    kinds = {
-        "output": (OTU_LIST, "OTU list"),
-        "seeds": (SEEDS, "seed FASTA"),
-        "statistics_file": (STATISTICS, "statistics table"),
-        "uclust_file": (UCLUST, "uclust table"),
-        "assignments": (ASSIGNMENTS, "assignment table"),
-    }
-    from .._core import output_format
+    from ..clusters import check_output_name
 
+    kinds = {"output": "otus", "statistics_file": "statistics", "uclust_file": "uclust"}
     for key, path in outputs.items():
         if path is not None and not is_stdio(path):
-            allowed, what = kinds[key]
-            output_format(path, allowed, what, default=allowed[next(iter(allowed))][0])
+            check_output_name(kinds.get(key, key), path)
     check_outputs([input, *edges], **outputs)
     from ..clusters import cluster
 
     result = cluster(
         "-" if is_stdio(input) else input,
         method=method,
-        max_distance=d if d is not None else 1,
+        max_distance=None if method == "greedy" else d,
         fastidious=fastidious,
-        boundary=3 if boundary is None else boundary,
+        boundary=boundary,
         differences=differences,
-        identity=identity if identity is not None else 0.97,
-        identity_definition=identity_definition or "longer",
+        identity=identity if method == "greedy" else None,
+        identity_definition=identity_definition,
         threads=threads,
         backend=backend.lower(),
         default_abundance=default_abundance,

@@ -11,14 +11,25 @@ The pairs come from :func:`bioaccel.neighbors.neighbors`.
 """
 
 from ._amplicons import Amplicons, read_amplicons
-from ._cluster import DIFFERENCES, MAX_DIFFERENCES, METHODS, Clustering, cluster, swarm_alignments
+from ._cluster import (
+    DIFFERENCES,
+    MAX_DIFFERENCES,
+    METHODS,
+    OUTPUT_KINDS,
+    Clustering,
+    check_output_name,
+    cluster,
+    swarm_alignments,
+)
 
 __all__ = [
     "MAX_DIFFERENCES",
     "DIFFERENCES",
     "METHODS",
+    "OUTPUT_KINDS",
     "Amplicons",
     "Clustering",
+    "check_output_name",
     "cluster",
     "read_amplicons",
     "swarm_alignments",

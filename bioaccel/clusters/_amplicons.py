@@ -33,7 +33,7 @@ import re
 import stat
 import sys
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,7 +50,9 @@ _TABLE = np.full(256, 255, dtype=np.uint8)
 for _code, _letter in enumerate("ACGTRYSWKMBDHVN"):
     _TABLE[ord(_letter)] = _TABLE[ord(_letter.lower())] = _code
 _TABLE[ord("U")] = _TABLE[ord("u")] = 3
-_LETTERS = np.frombuffer(b"ACGTRYSWKMBDHVN", dtype=np.uint8)
+#: the letter of each code (what Amplicons.batch.codes stand for)
+CODE_LETTERS = "ACGTRYSWKMBDHVN"
+_LETTERS = np.frombuffer(CODE_LETTERS.encode(), dtype=np.uint8)
 _TABLE_SWARM = np.where(_TABLE <= 3, _TABLE, 255).astype(np.uint8)
 
 _SIZE = re.compile(rb"(?:^|;)size=([0-9]+)(?:;|$)")
@@ -389,7 +391,14 @@ def _raise(err, a, b, c, name, bad_line, where, header, ident, lines, difference
 
 def amplicons_from_records(records, **kw) -> Amplicons:
     """:func:`read_amplicons` of ``(header, sequence)`` pairs (or a dict header -> sequence)."""
-    items = records.items() if isinstance(records, dict) else records
+    items = list(records.items() if isinstance(records, Mapping) else records)
+    for k, item in enumerate(items):
+        if not (isinstance(item, (tuple, list)) and len(item) == 2):
+            raise TypeError(
+                f"record {k + 1}: expected a (header, sequence) pair, got {type(item).__name__} "
+                f"{item!r:.60}; give amplicons as (header, sequence) pairs, a dict header -> "
+                "sequence or a FASTA path"
+            )
     text = "".join(f">{h}\n{s}\n" for h, s in items)
     return read_amplicons(text.encode(), **kw)
 

@@ -41,7 +41,13 @@ from pathlib import Path
 import numpy as np
 
 from .._core import check_threads, load_native
-from ._amplicons import Amplicons, amplicons_from_records, read_amplicons, with_abundance
+from ._amplicons import (
+    CODE_LETTERS,
+    Amplicons,
+    amplicons_from_records,
+    read_amplicons,
+    with_abundance,
+)
 
 log = logging.getLogger("bioaccel.clusters")
 
@@ -177,6 +183,7 @@ class Clustering:
     # --- writers (swarm's formats) --------------------------------------------------------
     def write_otus(self, out) -> None:
         """swarm's ``-o``: one line per OTU, its members' headers, space separated."""
+        check_output_name("otus", out, [self.amplicons.source])
         h = list(self.amplicons.headers)
         n = len(self.members)
         # the members' headers, each followed by a space, or a newline where its OTU ends
@@ -191,6 +198,7 @@ class Clustering:
     def write_seeds(self, out) -> None:
         """swarm's ``-w``: each OTU's seed with the OTU's mass (``>a;size=SUM;``), the OTUs
         by decreasing mass, then seed header."""
+        check_output_name("seeds", out, [self.amplicons.source])
         amp = self.amplicons
         raw = list(amp.raw_headers)
         mass = self.abundances.tolist()
@@ -205,6 +213,7 @@ class Clustering:
     def write_statistics(self, out) -> None:
         """swarm's ``-s``: OTU size, mass, seed id, seed abundance, singletons, generations,
         radius (tab separated, one line per OTU in ``-o`` order)."""
+        check_output_name("statistics", out, [self.amplicons.source])
         amp = self.amplicons
         ids = list(amp.ids)
         ab = amp.abundance[self.members]
@@ -229,6 +238,7 @@ class Clustering:
     def write_uclust(self, out) -> None:
         """swarm's ``-u``: per OTU a C and an S line, then an H line per member with the
         identity and CIGAR of swarm's alignment of the member to the seed."""
+        check_output_name("uclust", out, [self.amplicons.source])
         amp = self.amplicons
         h = list(amp.headers)
         lengths = amp.lengths
@@ -262,6 +272,7 @@ class Clustering:
     def write_assignments(self, out) -> None:
         """TSV with a header: id (without ``;size=``), cluster (1-based, ``-o`` order),
         seed id; one row per input record, in input order."""
+        check_output_name("assignments", out, [self.amplicons.source])
         rows = self.assignment_rows()
         _write(out, "id\tcluster\tseed\n" + "".join(f"{i}\t{c}\t{s}\n" for i, c, s, _ in rows))
 
@@ -274,6 +285,37 @@ def _write(out, text: str) -> None:
 
     with atomic_output(out) as f:
         f.write(text)
+
+
+#: the names each output may have: extension -> format (a name without an extension is taken
+#: too), and what it is called in messages; the one rule of the writers below and of the CLI
+OUTPUT_KINDS = {
+    "otus": (
+        {e: ("otus",) for e in (".txt", ".otus", ".otu", ".swarm", ".swarms", ".list", ".out")},
+        "OTU list",
+    ),
+    "seeds": ({e: ("fasta",) for e in (".fa", ".fasta", ".fas", ".fna", ".fsa")}, "seed FASTA"),
+    "statistics": (
+        {e: ("tsv",) for e in (".tsv", ".txt", ".stats", ".statistics", ".out")},
+        "statistics table",
+    ),
+    "uclust": ({e: ("uc",) for e in (".uc", ".uclust", ".tsv", ".txt", ".out")}, "uclust table"),
+    "assignments": ({e: ("tsv",) for e in (".tsv", ".txt")}, "assignment table"),
+}
+
+
+def check_output_name(kind: str, path, inputs=()) -> None:
+    """Refuse ``path`` for output ``kind`` (:data:`OUTPUT_KINDS`) before anything is written:
+    an extension of another kind of file (``otus.fa`` for the OTU list), or one of
+    ``inputs`` (the same file by any name: the amplicons would be replaced). ``-``, None and
+    open streams pass."""
+    if path is None or hasattr(path, "write") or str(path) == "-":
+        return
+    from .._core import output_format, refuse_overwriting_inputs
+
+    allowed, what = OUTPUT_KINDS[kind]
+    refuse_overwriting_inputs({f"the {what}": path}, list(inputs))
+    output_format(path, allowed, what, default=next(iter(allowed.values()))[0])
 
 
 # --- the graph ----------------------------------------------------------------------------
@@ -293,6 +335,26 @@ def _neighbour_pairs(amp: Amplicons, d: int, threads: int, backend: str):
         o = np.argsort(key, kind="stable")
         i, j, dist = i[o], j[o], dist[o]
     return i, j, dist
+
+
+def _check_digest(amp: Amplicons, digest, node, name: str) -> None:
+    """Refuse a neighbour table computed on other sequences (ids match on any two files that
+    `vsearch --relabel` numbered alike): its digest of the letters, in input order, must be
+    these amplicons'. ``node``: each input record's amplicon."""
+    from ..neighbors import sequences_digest
+
+    again = f"compute it again: bioaccel neighbors {amp.source} -d D -o pairs.npz"
+    if digest is None:
+        raise ValueError(
+            f"{name} records no digest of the sequences it was computed on (a table made by "
+            f"hand or by an older bioaccel), so it cannot be checked against {amp.source}; " + again
+        )
+    b = amp.batch
+    if sequences_digest(b.codes, b.offsets, CODE_LETTERS, node) != digest:
+        raise ValueError(
+            f"{name} was computed on other sequences than those of {amp.source} (the ids "
+            "agree, the letters do not): not a table of this file; " + again
+        )
 
 
 def _edge_pairs(amp: Amplicons, edges, d: int):
@@ -356,6 +418,7 @@ def _edge_pairs(amp: Amplicons, edges, d: int):
         )
     node = np.empty(n, dtype=np.int64)
     node[amp.record] = np.arange(n, dtype=np.int64)
+    _check_digest(amp, nb.digest, node, name)
     # in swarm's order, sorted by (i, j); the temporaries freed as they go (tens of
     # millions of pairs at sequencing scale)
     dist = np.asarray(nb.distance, dtype=np.int32)
@@ -644,12 +707,12 @@ def _check_int(name, value, lo, hi):
 def cluster(
     seqs,
     method: str = "swarm",
-    max_distance: int = 1,
+    max_distance: int | None = None,
     fastidious: bool = False,
-    boundary: int = 3,
+    boundary: int | None = None,
     differences: str = "edit",
-    identity: float = 0.97,
-    identity_definition: str = "longer",
+    identity: float | None = None,
+    identity_definition: str | None = None,
     threads: int = 0,
     backend: str = "auto",
     default_abundance: int | None = None,
@@ -664,13 +727,14 @@ def cluster(
         Headers carry the abundance as ``;size=N`` (see :mod:`bioaccel.clusters._amplicons`).
     method : {"swarm", "linkage", "greedy"}
     max_distance : int
-        d, 1 to 255 (swarm and linkage).
-    fastidious, boundary : swarm's ``-f`` and ``-b`` (d = 1 only).
+        d, 1 to 255 (swarm and linkage; default 1).
+    fastidious, boundary : swarm's ``-f`` and ``-b`` (d = 1 only; boundary default 3).
     differences : {"edit", "swarm"}
         Levenshtein distance, or swarm's count of differences of its optimal alignment.
     identity : float
-        The greedy method's threshold, in (0, 1].
+        The greedy method's threshold, in (0, 1] (default 0.97).
     identity_definition : {"longer", "shorter"}
+        (default ``"longer"``)
         greedy: ``(L - e) / L`` with L the longer length and e the Levenshtein distance
         (overhangs are edits), or with L the shorter length and e the fewest edits aligning
         the whole shorter sequence to a stretch of the longer (overhangs free, as cd-hit-est
@@ -722,6 +786,22 @@ def cluster(
                 f"backend={backend!r} serves the pair search, and with edges there is none: "
                 "leave backend='auto'"
             )
+    # a setting that does not apply to the method is refused, never dropped (as the CLI does)
+    if method == "greedy":
+        if max_distance is not None:
+            raise ValueError("max_distance does not apply to method='greedy' (it takes identity=)")
+        identity = 0.97 if identity is None else identity
+        identity_definition = identity_definition or "longer"
+    else:
+        for name, value in (("identity", identity), ("identity_definition", identity_definition)):
+            if value is not None:
+                raise ValueError(f"{name}= applies to method='greedy' only, not {method!r}")
+        max_distance, identity_definition = (1 if max_distance is None else max_distance), "longer"
+    if boundary is not None and not fastidious:
+        raise ValueError("boundary= applies with fastidious=True only (as swarm's -b)")
+    boundary = 3 if boundary is None else boundary
+    if isinstance(identity, (str, bytes, bool)):
+        raise ValueError(f"identity={identity!r}: expected a number in (0, 1]")
     if identity_definition not in IDENTITY_DEFINITIONS:
         raise ValueError(
             f"identity_definition={identity_definition!r}: expected one of "

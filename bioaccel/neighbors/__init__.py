@@ -22,11 +22,14 @@ import os
 import sys
 import types
 
+import numpy as np
+
 from ._edges import (
     Neighbors,
     display_ids,
     merge_neighbors,
     read_neighbors,
+    sequences_digest,
     strip_size,
     write_tsv,
 )
@@ -211,10 +214,14 @@ def neighbors(
             seed=seed,
         )
         return Neighbors(i, j, dist, ids, key, d, shard, cand)
+    # no two sequences are further apart than the longer one's length: a larger threshold
+    # is searched as the longest length (the same pairs; d itself is what the table records)
+    longest = int(np.diff(batch.offsets).max()) if len(batch) else 0
     i, j, dist, cand = _edit_pairs(
-        batch, d, first, last, shard is not None, backend, devices, threads
+        batch, min(d, longest), first, last, shard is not None, backend, devices, threads
     )
-    return Neighbors(i, j, dist, ids, "edit", d, shard, cand)
+    digest = sequences_digest(batch.codes, batch.offsets, batch.alphabet.symbols)
+    return Neighbors(i, j, dist, ids, "edit", d, shard, cand, digest)
 
 
 def _edit_pairs(batch, d, first, last, symmetric, backend, devices, threads):
@@ -246,6 +253,7 @@ __all__ = [
     "neighbors",
     "read_fasta",
     "read_neighbors",
+    "sequences_digest",
     "shard_block",
     "strip_size",
     "write_tsv",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -121,6 +122,10 @@ class Neighbors:
     shard: tuple[int, int] | None = None
     #: pairs the filter proposed before verification (0 when not counted)
     candidates: int = field(default=0, repr=False)
+    #: :func:`sequences_digest` of the sequences the pairs were found in (edit model; None
+    #: for a table made by hand, read from a .tsv, or written by an older bioaccel): what
+    #: ties the table to its file when clustering reuses it
+    digest: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.i = np.ascontiguousarray(self.i, dtype=np.int64)
@@ -189,10 +194,43 @@ class Neighbors:
                     model=np.str_(self.model),
                     max_distance=np.float64(self.max_distance),
                     shard=np.asarray(self.shard or (0, 1), dtype=np.int64),
+                    **({"sequences_digest": np.str_(self.digest)} if self.digest else {}),
                 )
             return
         with atomic_output(path, "wb") as f:
             write_tsv(self, f, threads)
+
+
+def sequences_digest(codes, offsets, symbols: str, order=None) -> str:
+    """A 128-bit BLAKE2b digest (hex) of sequences as letters: their number and lengths, then
+    their letters (``symbols[code]``, upper case), in input order. ``order``: the stored
+    index of each input record, when the sequences are stored in another order (amplicons
+    in swarm's). Two readers that agree on the letters agree on the digest, whatever codes
+    they store."""
+    lut = np.frombuffer(str(symbols).upper().encode("ascii"), dtype=np.uint8)
+    codes = np.asarray(codes)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    lengths = np.diff(offsets)
+    n = len(lengths)
+    if order is not None:
+        order = np.asarray(order, dtype=np.int64)
+        lengths = lengths[order]
+    h = hashlib.blake2b(digest_size=16)
+    h.update(np.int64(n).astype("<i8").tobytes())
+    h.update(lengths.astype("<i8").tobytes())
+    step = 1 << 22  # letters a piece: the lookups' temporaries stay small
+    if order is None:
+        for a in range(0, int(offsets[-1]) if n else 0, step):
+            h.update(lut[codes[a : a + step]].tobytes())
+        return h.hexdigest()
+    per = max(1, step // max(1, int(lengths.mean()) if n else 1))  # records a piece
+    for a in range(0, n, per):
+        lens = lengths[a : a + per]
+        starts = offsets[order[a : a + per]]
+        shift = starts - np.concatenate(([0], np.cumsum(lens)[:-1]))
+        index = np.repeat(shift, lens) + np.arange(int(lens.sum()), dtype=np.int64)
+        h.update(lut[codes[index]].tobytes())
+    return h.hexdigest()
 
 
 def write_tsv(nb: Neighbors, f, threads: int = 0, chunk: int = 1 << 20) -> None:
@@ -250,6 +288,7 @@ def read_neighbors(path: str | os.PathLike) -> Neighbors:
             shard = tuple(int(x) for x in z["shard"]) if "shard" in z.files else (0, 1)
             model = str(z["model"])
             maxd = float(z["max_distance"])
+            digest = str(z["sequences_digest"]) if "sequences_digest" in z.files else None
             return Neighbors(
                 z["i"],
                 z["j"],
@@ -258,6 +297,7 @@ def read_neighbors(path: str | os.PathLike) -> Neighbors:
                 model,
                 int(maxd) if model == "edit" else maxd,
                 shard if shard != (0, 1) else None,
+                digest=digest,
             )
     a_list, b_list, d_list = [], [], []
     with open(path, encoding="utf-8") as f:
@@ -309,18 +349,38 @@ def merge_neighbors(paths, output: str | os.PathLike | None = None):
     this is the one-process order and the bytes are the same); ``.npz`` shards are checked
     (same ids, threshold and shard count, every shard once) and joined in shard order.
 
-    Returns the merged :class:`Neighbors` (``.npz`` input) or None (``.tsv`` input, streamed
-    to ``output``). ``output``: where to write (``.tsv`` or ``.npz``); a ``.tsv`` output of
+    ``paths`` may instead be the shards' :class:`Neighbors` tables themselves (computed in
+    this process, ``neighbors(..., shard=(k, N))``), checked as ``.npz`` shards are. The
+    same file given twice is refused (a ``.tsv`` shard holds nothing else to check).
+
+    Returns the merged :class:`Neighbors` (``.npz`` input or tables) or None (``.tsv``
+    input, streamed to ``output``). ``output``: where to write (``.tsv`` or ``.npz``); a ``.tsv`` output of
     ``.npz`` shards is written from the merged table.
     """
     from .._core import atomic_output, output_format
 
-    paths = [Path(p) for p in paths]
-    if not paths:
-        raise ValueError("merge_neighbors needs at least one shard file")
+    items = list(paths)
+    if not items:
+        raise ValueError("merge_neighbors needs at least one shard")
+    if all(isinstance(x, Neighbors) for x in items):  # shards computed in this process
+        return _merge_tables(items, [f"shard table {k + 1}" for k in range(len(items))], output)
+    if any(isinstance(x, Neighbors) for x in items):
+        raise TypeError(
+            "merge_neighbors: give every shard as a Neighbors table or every one as a file"
+        )
+    for x in items:
+        if not isinstance(x, (str, os.PathLike)):
+            raise TypeError(f"merge_neighbors: expected shard files or Neighbors tables, got {x!r}")
+    paths = [Path(p) for p in items]
     for p in paths:
         if not p.is_file():
-            raise FileNotFoundError(2, f"{p}: no such file", str(p))
+            raise FileNotFoundError(2, "no such file", str(p))
+    for a in range(len(paths)):
+        for b in range(a):
+            if os.path.samefile(paths[a], paths[b]):
+                raise ValueError(
+                    f"{paths[b]} and {paths[a]} are the same file: give each shard once"
+                )
     kinds = {p.suffix.lower() for p in paths}
     if not kinds <= set(NEIGHBOR_TABLE) or len(kinds) != 1:
         raise ValueError(
@@ -341,14 +401,25 @@ def merge_neighbors(paths, output: str | os.PathLike | None = None):
                             break
                         out.write(block)
         return None
-    tables = [read_neighbors(p) for p in paths]
+    return _merge_tables([read_neighbors(p) for p in paths], paths, output)
+
+
+def _merge_tables(tables: list, paths: list, output) -> Neighbors:
+    """The shards' tables (``paths``: how messages name them) checked and joined in shard
+    order (see :func:`merge_neighbors`)."""
     first = tables[0]
     count = first.shard[1] if first.shard else 1
     seen = {}
     for p, t in zip(paths, tables):
-        if t.ids != first.ids or t.model != first.model or t.max_distance != first.max_distance:
+        if (
+            t.ids != first.ids
+            or t.model != first.model
+            or t.max_distance != first.max_distance
+            or t.digest != first.digest
+        ):
             raise ValueError(
-                f"{p} is not a shard of the same run as {paths[0]} (ids, model or threshold differ)"
+                f"{p} is not a shard of the same run as {paths[0]} (ids, sequences, model or "
+                "threshold differ)"
             )
         k, c = t.shard or (0, 1)
         if c != count:
@@ -362,7 +433,7 @@ def merge_neighbors(paths, output: str | os.PathLike | None = None):
     order = sorted(range(len(tables)), key=lambda x: (tables[x].shard or (0, 1))[0])
     # one output buffer filled shard by shard, each shard let go once copied: the merge
     # holds the pairs about once, not twice (tens of millions of pairs at scale)
-    ids, model, max_distance = first.ids, first.model, first.max_distance
+    ids, model, max_distance, digest = first.ids, first.model, first.max_distance, first.digest
     candidates = sum(t.candidates for t in tables)
     total = sum(len(t.i) for t in tables)
     i = np.empty(total, dtype=first.i.dtype)
@@ -376,7 +447,7 @@ def merge_neighbors(paths, output: str | os.PathLike | None = None):
         i[at : at + k], j[at : at + k], dist[at : at + k] = part.i, part.j, part.distance
         at += k
         del part
-    merged = Neighbors(i, j, dist, ids, model, max_distance, None, candidates)
+    merged = Neighbors(i, j, dist, ids, model, max_distance, None, candidates, digest)
     if output is not None:
         merged.write(output)
     return merged

@@ -8,6 +8,7 @@ import io
 import logging
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -457,7 +458,25 @@ def as_batch(seqs, alphabet: str | Alphabet = "auto") -> SeqBatch:
         return seqs
     if isinstance(seqs, (str, os.PathLike)):
         return read_sequences(seqs, alphabet=alphabet)
-    return SeqBatch.from_strings(list(seqs), alphabet=alphabet)
+    if isinstance(seqs, Mapping):  # id -> sequence (a dict's keys are not sequences)
+        return SeqBatch.from_strings(
+            [str(v) for v in seqs.values()], ids=[str(k) for k in seqs], alphabet=alphabet
+        )
+    items = list(seqs)
+    if items and all(isinstance(x, tuple) and len(x) == 2 for x in items):  # (id, sequence)
+        return SeqBatch.from_strings(
+            [str(x[1]) for x in items], ids=[str(x[0]) for x in items], alphabet=alphabet
+        )
+    for k, x in enumerate(items):
+        if isinstance(x, (bytes, bytearray)):
+            items[k] = x.decode("ascii", "replace")
+        elif not isinstance(x, str):
+            raise TypeError(
+                f"sequence {k + 1}: expected a string, got {type(x).__name__} {x!r:.60}; give "
+                "sequences as strings, (id, sequence) pairs, a dict id -> sequence, a "
+                "SeqBatch or a file path"
+            )
+    return SeqBatch.from_strings(items, alphabet=alphabet)
 
 
 def as_batch_pair(queries, targets, alphabet: str | Alphabet = "auto") -> tuple[SeqBatch, SeqBatch]:

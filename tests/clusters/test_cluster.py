@@ -996,3 +996,66 @@ def test_cluster_edges_refused(tmp_path):
         cluster(str(other), edges=tmp_path / "d2.npz")
     with pytest.raises(FileNotFoundError, match=r"missing\.npz"):
         cluster(str(path), edges=tmp_path / "missing.npz")
+
+
+def test_cluster_edges_of_other_sequences_with_the_same_ids_refused(tmp_path):
+    """Before: only the record count and the ids tied a table to its file, so the table of
+    another file whose ids `vsearch --relabel` numbered alike (U1, U2, ...) was taken and
+    gave that file's OTUs. Now the table holds a digest of the letters it was computed on,
+    which must be the amplicons'; a table without one is refused. The digest is of the
+    letters, so lower case and U read as their amplicons (and shards carry it)."""
+    from bioaccel import Neighbors, neighbors
+
+    records = simulate(300, seed=8, parents=4, length=70, max_edits=4)
+    path = tmp_path / "amp.fa"
+    write_fasta(records, path)
+    neighbors(str(path), max_distance=2, threads=1).write(tmp_path / "d2.npz")
+    # the same ids, one letter changed in one sequence
+    (h, s), rest = records[150], list(records)
+    rest[150] = (h, s[:30] + ("A" if s[30] != "A" else "C") + s[31:])
+    edited = tmp_path / "edited.fa"
+    write_fasta(rest, edited)
+    with pytest.raises(ValueError, match=r"computed on other sequences than those of .*edited\.fa"):
+        cluster(str(edited), max_distance=2, edges=tmp_path / "d2.npz")
+    nb = neighbors(str(path), max_distance=2, threads=1)
+    bare = Neighbors(nb.i, nb.j, nb.distance, nb.ids, "edit", 2)
+    with pytest.raises(ValueError, match="records no digest of the sequences"):
+        cluster(str(path), max_distance=2, edges=bare)
+    # lower case and U: the same letters to both readers
+    odd = tmp_path / "odd.fa"
+    write_fasta([(h, s.lower().replace("t", "u")) for h, s in records], odd)
+    shards = [tmp_path / "o1.npz", tmp_path / "o2.npz"]
+    for k, p in enumerate(shards):
+        neighbors(str(odd), max_distance=2, shard=(k, 2), threads=1).write(p)
+    assert _texts(cluster(str(odd), max_distance=2, edges=shards)) == _texts(
+        cluster(str(path), max_distance=2)
+    )
+
+
+def test_python_refuses_settings_that_do_not_apply_and_misread_records():
+    """Before: cluster(identity=0.9) with swarm, max_distance= with greedy and boundary=
+    without fastidious ran with the setting dropped (the CLI refuses each), identity="0.9"
+    was taken, and a list of plain strings was read as (header, sequence) pairs ('AC' as
+    header 'A', sequence 'C'). Now each is refused naming it."""
+    recs = [("a;size=5", "ACGTACGT"), ("b;size=2", "ACGTACGA"), ("c;size=1", "TTTTTTTT")]
+    cases = [
+        (dict(identity=0.9), r"identity= applies to method='greedy' only"),
+        (dict(method="linkage", identity_definition="shorter"), r"identity_definition= applies"),
+        (dict(method="greedy", max_distance=2), r"max_distance does not apply to method='greedy'"),
+        (dict(boundary=5), r"boundary= applies with fastidious=True only"),
+        (dict(method="greedy", identity="0.9"), r"identity='0.9': expected a number"),
+    ]
+    for kw, message in cases:
+        with pytest.raises(ValueError, match=message):
+            cluster(recs, **kw)
+    with pytest.raises(
+        TypeError, match=r"record 1: expected a \(header, sequence\) pair, got str 'AC'"
+    ):
+        cluster(["AC", "GT"], default_abundance=1)
+    # the defaults still apply when nothing is given
+    assert cluster(recs).max_distance == 1
+    assert cluster(recs, method="greedy").identity_definition == "longer"
+    assert (
+        cluster(recs, fastidious=True).n_clusters
+        == cluster(recs, fastidious=True, boundary=3).n_clusters
+    )

@@ -270,3 +270,54 @@ def test_edges_of_every_shard_give_the_searched_otus(tmp_path):
         assert res.exit_code == 2, res.output
         assert message in res.output and len(res.output.strip().splitlines()) == 1
         assert not (tmp_path / "otus3.txt").exists() and not (tmp_path / "s3.tsv").exists()
+
+
+def test_swarm_manual_output_names_and_python_writers_follow_one_rule(work):
+    """Before: `-o myfile.swarms` (swarm's manual), `-s x.statistics` and `-u x.uclust` were
+    refused, and the Python writers checked nothing: `write_seeds("amp.fa")` replaced the
+    input amplicons. Now the CLI and the writers share one rule (OUTPUT_KINDS): swarm's names
+    pass, another kind's extension and the input file are refused before anything is
+    written."""
+    import bioaccel
+    from bioaccel.clusters import OUTPUT_KINDS
+
+    res = invoke(
+        *("amp.fa", "-o", "my.swarms", "-w", "my.representatives.fasta"),
+        *("-s", "my.statistics", "-u", "my.uclust"),
+        cwd=work,
+    )
+    assert res.exit_code == 0, res.output
+    for name in ("my.swarms", "my.representatives.fasta", "my.statistics", "my.uclust"):
+        assert (work / name).stat().st_size > 0
+    c = bioaccel.cluster(str(work / "amp.fa"))
+    before = (work / "amp.fa").read_bytes()
+    for kind, write in (
+        ("otus", c.write_otus),
+        ("seeds", c.write_seeds),
+        ("statistics", c.write_statistics),
+        ("uclust", c.write_uclust),
+        ("assignments", c.write_assignments),
+    ):
+        with pytest.raises(OSError, match="is the input"):
+            write(work / "amp.fa")
+        with pytest.raises(ValueError, match=f"{OUTPUT_KINDS[kind][1]} is not written as .weird"):
+            write(work / "x.weird")
+        for ext in OUTPUT_KINDS[kind][0]:
+            write(work / f"out{ext}")
+            res = invoke(
+                "amp.fa",
+                "--"
+                + (
+                    "output"
+                    if kind == "otus"
+                    else kind.replace("statistics", "statistics-file").replace(
+                        "uclust", "uclust-file"
+                    )
+                ),
+                f"cli{ext}",
+                *(("-o", "o.txt") if kind != "otus" else ()),
+                cwd=work,
+            )
+            assert res.exit_code == 0, (kind, ext, res.output)
+    assert (work / "amp.fa").read_bytes() == before
+    assert not (work / "x.weird").exists()

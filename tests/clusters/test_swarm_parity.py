@@ -47,8 +47,9 @@ def our_outputs(result, tmp):
         o=result.write_otus, w=result.write_seeds, s=result.write_statistics, u=result.write_uclust
     )
     out = {}
+    names = dict(o="ours.otus", w="ours.fa", s="ours.stats", u="ours.uc")
     for k, write in writers.items():
-        p = tmp / f"ours.{k}"
+        p = tmp / names[k]
         write(p)
         out[k] = p.read_text()
     return out

@@ -227,8 +227,33 @@ def test_merge_refuses_a_missing_or_repeated_shard(tmp_path):
         neighbors(MIXED, max_distance=1, shard=(k, 3)).write(tmp_path / f"s{k}.npz")
     with pytest.raises(ValueError, match="missing"):
         merge_neighbors([tmp_path / "s0.npz", tmp_path / "s2.npz"])
+    import shutil
+
+    shutil.copy(tmp_path / "s0.npz", tmp_path / "s0_copy.npz")
     with pytest.raises(ValueError, match="both shard 1/3"):
-        merge_neighbors([tmp_path / "s0.npz", tmp_path / "s0.npz", tmp_path / "s2.npz"])
+        merge_neighbors([tmp_path / "s0.npz", tmp_path / "s0_copy.npz", tmp_path / "s2.npz"])
+    # Before: a .tsv shard given twice was merged into duplicated pairs (a .tsv holds no
+    # shard number); now the same file twice is refused, .npz and .tsv alike
+    for k in range(3):
+        neighbors(MIXED, max_distance=1, shard=(k, 3)).write(tmp_path / f"s{k}.tsv")
+    for ext in ("npz", "tsv"):
+        with pytest.raises(ValueError, match="are the same file"):
+            merge_neighbors([tmp_path / f"s{k}.{ext}" for k in (0, 0, 1, 2)], tmp_path / "m.tsv")
+    assert not (tmp_path / "m.tsv").exists()
+
+
+def test_merge_takes_the_shard_tables_computed_in_process():
+    """Before: merge_neighbors(parts) of the README's in-process shards raised pathlib's
+    TypeError. Now Neighbors tables merge as their .npz files do, with the same checks."""
+    whole = neighbors(MIXED, max_distance=2)
+    parts = [neighbors(MIXED, max_distance=2, shard=(k, 4)) for k in range(4)]
+    merged = merge_neighbors(parts[::-1])
+    assert as_dict(merged) == as_dict(whole) and merged.digest == whole.digest
+    assert merged.i.tolist() == whole.i.tolist() and merged.j.tolist() == whole.j.tolist()
+    with pytest.raises(ValueError, match=r"shards \[4\] of 4 are missing"):
+        merge_neighbors(parts[:3])
+    with pytest.raises(TypeError, match="every shard as a Neighbors table or every one as a file"):
+        merge_neighbors([parts[0], "s1.npz"])
 
 
 def test_edge_table_views_and_files(tmp_path):
@@ -382,3 +407,27 @@ def test_real_gpu_verification_equals_the_cpu(name):
     for d in (1, 2, 4):
         gpu = neighbors(seqs, max_distance=d, backend=name)
         assert as_dict(gpu) == as_dict(neighbors(seqs, max_distance=d, backend="cpu"))
+
+
+def test_a_dict_is_read_as_ids_and_sequences():
+    """Before: neighbors({'sampleA': 'ACGT...', ...}) compared the keys ('sampleA' against
+    'sampleB', as protein) under ids seq0, seq1. Now a mapping is id -> sequence, (id,
+    sequence) pairs are read too, and anything else that is not a string is refused."""
+    seqs = {"sampleA": "ACGTACGTAAAA", "sampleB": "TTTTGGGGCCCC", "sampleC": "ACGTACGTAAAT"}
+    nb = neighbors(seqs, max_distance=1)
+    assert nb.ids == list(seqs) and as_dict(nb) == {(0, 2): 1}
+    assert as_dict(neighbors(list(seqs.items()), max_distance=1)) == {(0, 2): 1}
+    with pytest.raises(TypeError, match="sequence 2: expected a string, got int"):
+        neighbors(["ACGT", 7], max_distance=1)
+
+
+def test_a_threshold_past_every_length_is_searched_as_the_longest():
+    """Before: -d 2147483647 was refused ("max_distance is too large", naming neither) and
+    2^63 or more ended in an internal TypeError. No two sequences are further apart than
+    the longer's length, so any larger threshold gives the pairs of the longest length."""
+    want = as_dict(neighbors(MIXED, max_distance=max(len(s) for s in MIXED)))
+    n = len(MIXED)
+    assert len(want) == n * (n - 1) // 2
+    for d in (2**31 - 1, 2**63, 10**30):
+        nb = neighbors(MIXED, max_distance=d)
+        assert as_dict(nb) == want and nb.max_distance == d
