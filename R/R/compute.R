@@ -82,15 +82,16 @@ bioaccel_command <- function() {
 #'
 #' @param opts a named list of option values.
 #' @param own for options the calling function sets under another argument name, that name
-#'   (`c(max_distance = "d")`): an option given twice is refused naming it.
+#'   (`c(max_distance = "d")`): an option given twice is refused naming it, and a bad value
+#'   is refused naming the function's argument.
 #' @return a character vector of (shell-quoted) arguments.
 #' @noRd
 .cli_args <- function(opts, own = NULL) {
-  opts <- opts[!vapply(opts, is.null, TRUE)]
   # the options of the command line that are flags (no value): TRUE gives the flag alone;
   # any other option given TRUE/FALSE would take the next argument as its value
   flags <- c("pairwise_deletion", "float64", "restart", "ungap", "traceback", "clamp_negative",
-             "refine", "no_refine", "fastidious")
+             "refine", "no_refine", "fastidious", "usearch_abundance", "low_memory",
+             "keep_length", "fragments", "merge")
   if (!length(opts)) return(character())
   keys <- names(opts)
   if (is.null(keys) || any(!nzchar(keys))) {
@@ -98,31 +99,39 @@ bioaccel_command <- function() {
   }
   # an option in ... that the function already sets from its own arguments (max_distance
   # beside bioaccel_cluster's d): the command would take one of the two, silently. `own`
-  # names the function's argument for an option where the two names differ.
+  # names the function's argument for an option where the two names differ. Checked before
+  # the NULLs are dropped: the function's argument left at NULL still owns the option.
   twice <- keys[duplicated(keys)]
   if (length(twice)) {
     key <- twice[1]
-    arg <- if (!is.null(own) && key %in% names(own)) own[[key]] else key
+    arg <- if (key %in% names(own)) own[[key]] else key
     stop(sprintf(paste("%s is given twice: the function sets it from its own argument %s",
                        "and ... gives it again; give it once, as %s = ..."), key, arg, arg),
          call. = FALSE)
   }
+  opts <- opts[!vapply(opts, is.null, TRUE)]
+  if (!length(opts)) return(character())
+  keys <- names(opts)
   args <- lapply(keys, function(key) {
     v <- opts[[key]]
+    name <- if (key %in% names(own)) own[[key]] else key  # the user's name for it
+    shown <- paste(deparse(v), collapse = "")
     flag <- if (key == "k") "-k" else paste0("--", gsub("_", "-", key, fixed = TRUE))
-    if (is.logical(v) && !key %in% flags) {
-      stop(sprintf(paste("%s = %s: expected a value, not TRUE/FALSE (e.g. devices = \"all\" or",
-                         "devices = c(0, 2))"), key, paste(deparse(v), collapse = "")),
-           call. = FALSE)
-    }
-    if (is.logical(v)) {
-      if (length(v) != 1 || is.na(v)) {
-        stop(sprintf("%s = %s: expected TRUE or FALSE", key, paste(deparse(v), collapse = "")),
-             call. = FALSE)
+    if (key %in% flags) {
+      if (!is.logical(v) || length(v) != 1 || is.na(v)) {
+        stop(sprintf("%s = %s: expected TRUE or FALSE", name, shown), call. = FALSE)
       }
       return(if (v) flag else character())
     }
-    c(flag, shQuote(.cli_value(key, v)))
+    if (is.logical(v) && anyNA(v)) {
+      stop(sprintf("%s = %s: expected a value, not NA", name, shown), call. = FALSE)
+    }
+    if (is.logical(v)) {
+      stop(sprintf("%s = %s: expected a value, not TRUE/FALSE%s", name, shown,
+                   if (key == "devices") " (e.g. devices = \"all\" or devices = c(0, 2))" else ""),
+           call. = FALSE)
+    }
+    c(flag, shQuote(.cli_value(name, v)))
   })
   unlist(args)
 }
@@ -172,37 +181,113 @@ bioaccel_command <- function() {
   seqs
 }
 
-# The sequences as a FASTA file for the command line. Returns list(path, label, ids, keys):
-# a sequence file given by path is used as it is (ids from the file); sequences given in R
-# are written under placeholder ids (so that names with spaces or any other character
-# survive the FASTA header) that are put back on the results.
-.seq_input <- function(seqs, dir, what = "seqs") {
-  if (is.character(seqs) && length(seqs) == 1 && is.null(names(seqs))) {
-    path <- path.expand(seqs)
-    if (!file.exists(path)) {
-      stop(sprintf(paste("%s: no such file %s (a single unnamed string is taken as a file path;",
-                         "give sequences as a named character vector)"), what, seqs), call. = FALSE)
-    }
-    return(list(path = path, label = seqs, ids = NULL, keys = NULL))
+# The path of a sequence file given as one unnamed string, checked: it exists and is a file
+# (R reading a directory leaks a connection and says only "cannot open").
+.input_file <- function(x, what, expected = "a sequence file") {
+  if (is.na(x)) {
+    stop(sprintf("%s: NA; expected the path of %s or a named character vector of sequences",
+                 what, expected), call. = FALSE)
   }
-  strings <- .seq_strings(seqs, what)
+  path <- path.expand(x)
+  if (!file.exists(path)) {
+    stop(sprintf(paste("%s: no such file %s (a single unnamed string is taken as a file path;",
+                       "give sequences as a named character vector)"), what, x), call. = FALSE)
+  }
+  if (dir.exists(path)) stop(sprintf("%s: %s is a directory; expected %s", what, x, expected), call. = FALSE)
+  path
+}
+
+# Sequences given in R as named strings: none, unnamed, unnamed or NA ones are refused
+# naming the first. Several unnamed strings that are all files are file paths, not sequences.
+# plain: the strings are what the user gave (not made from an ape or Biostrings object).
+.check_named <- function(strings, what, plain = TRUE) {
+  if (!length(strings)) {
+    stop(sprintf("%s: the input is empty (no sequences and no file path)", what), call. = FALSE)
+  }
   ids <- names(strings)
   if (is.null(ids)) {
+    if (all(!is.na(strings) & file.exists(path.expand(strings)))) {
+      stop(sprintf("%s: %d file paths; give one file (a single string)", what, length(strings)),
+           call. = FALSE)
+    }
+    if (plain) {
+      stop(sprintf(paste("%s: %d unnamed strings; expected one file path (a single string) or",
+                         "sequences named by their ids, e.g. c(a = \"ACGT\", b = \"ACCT\")"),
+                   what, length(strings)), call. = FALSE)
+    }
     stop(sprintf("%s: the sequences have no names; name them with their ids, e.g. c(a = \"ACGT\", b = \"ACCT\")",
                  what), call. = FALSE)
   }
   bad <- which(is.na(ids) | !nzchar(ids))
   if (length(bad)) stop(sprintf("%s: sequence %d has no name", what, bad[1]), call. = FALSE)
+  if (anyNA(strings)) stop(sprintf("%s: sequence '%s' is NA", what, ids[which(is.na(strings))[1]]), call. = FALSE)
+  invisible(ids)
+}
+
+# The ids of `bioaccel neighbors`' table for the names of sequences given in R, as the
+# command line makes them from a file's headers (bioaccel.neighbors.display_ids): the first
+# `;size=N` followed by `;` or the end removed (`a;size=3;x=1` -> `a;x=1`), or with
+# annotation "underscore" a trailing `_N` (N >= 1; a name without one is left whole: the
+# command line refuses it). suffix: the annotation, written after the placeholder id so
+# that the command line checks and removes it as it does in a file.
+.strip_annotation <- function(names, annotation) {
+  suffix <- rep("", length(names))
+  ids <- names
+  if (annotation == "underscore") {
+    hit <- grepl("^(.+)_0*[1-9][0-9]*$", names, perl = TRUE)
+    ids[hit] <- sub("^(.+)(_0*[1-9][0-9]*)$", "\\1", names[hit], perl = TRUE)
+    suffix[hit] <- sub("^(.+)(_0*[1-9][0-9]*)$", "\\2", names[hit], perl = TRUE)
+    return(list(ids = ids, suffix = suffix))
+  }
+  m <- regexpr(";size=[0-9]+(;|$)", names, perl = TRUE)
+  hit <- m > 0
+  if (any(hit)) {
+    start <- m[hit]
+    end <- start + attr(m, "match.length")[hit] - 1L
+    h <- names[hit]
+    token <- substr(h, start, end)
+    tail <- substr(h, end + 1L, nchar(h))
+    ids[hit] <- paste0(substr(h, 1L, start - 1L), ifelse(nzchar(tail), ";", ""), tail)
+    suffix[hit] <- sub(";$", "", token)
+  }
+  list(ids = ids, suffix = suffix)
+}
+
+# The sequences as a FASTA file for the command line. Returns list(path, label, ids, keys):
+# a sequence file given by path is used as it is (ids from the file); sequences given in R
+# are written under placeholder ids (so that names with spaces or any other character
+# survive the FASTA header) that are put back on the results. annotation ("size" or
+# "underscore", for `bioaccel neighbors`, whose ids lose their abundance annotation): the
+# ids put back are the names without it, and its annotation follows each placeholder in
+# the file, so that the sequences given in R give what the same records in a file give.
+.seq_input <- function(seqs, dir, what = "seqs", annotation = NULL) {
+  if (is.character(seqs) && length(seqs) == 1 && is.null(names(seqs))) {
+    return(list(path = .input_file(seqs, what), label = seqs, ids = NULL, keys = NULL))
+  }
+  strings <- .seq_strings(seqs, what)
+  ids <- unname(.check_named(strings, what, plain = is.character(seqs)))
   dup <- anyDuplicated(ids)
   if (dup) {
     stop(sprintf("%s: sequence name '%s' is used twice (sequences %d and %d); names must be unique",
                  what, ids[dup], match(ids[dup], ids), dup), call. = FALSE)
   }
-  if (anyNA(strings)) stop(sprintf("%s: sequence '%s' is NA", what, ids[which(is.na(strings))[1]]), call. = FALSE)
+  suffix <- ""
+  if (!is.null(annotation)) {
+    split <- .strip_annotation(ids, annotation)
+    dup <- anyDuplicated(split$ids)
+    if (dup) {
+      first <- match(split$ids[dup], split$ids)
+      stop(sprintf(paste("%s: records '%s' (record %d) and '%s' (record %d) are both '%s' without",
+                         "their abundance annotation; dereplicate the sequences first"),
+                   what, ids[first], first, ids[dup], dup, split$ids[dup]), call. = FALSE)
+    }
+    ids <- split$ids
+    suffix <- split$suffix
+  }
   keys <- sprintf("bioaccel.%s%d.", what, seq_along(ids))
   path <- file.path(dir, paste0(what, ".fasta"))
-  writeLines(paste0(">", keys, "\n", unname(strings)), path, useBytes = TRUE)
-  list(path = path, label = what, ids = unname(ids), keys = keys)
+  writeLines(paste0(">", keys, suffix, "\n", unname(strings)), path, useBytes = TRUE)
+  list(path = path, label = what, ids = ids, keys = keys)
 }
 
 # Real ids for the ids of a result.

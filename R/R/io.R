@@ -188,8 +188,9 @@ read_bioaccel_tree <- function(path) {
   } else if (descr == "<i8") {
     halves <- readBin(con, "integer", 2 * count, size = 4L, endian = "little")
     if (length(halves) != 2 * count) short(length(halves) / 2)
-    low <- halves[c(TRUE, FALSE)]
-    values <- (low + ifelse(low < 0, 2^32, 0)) + halves[c(FALSE, TRUE)] * 2^32
+    # by position, not c(TRUE, FALSE): that gives NA for an empty array (no pairs)
+    low <- halves[seq.int(1, by = 2, length.out = count)]
+    values <- (low + ifelse(low < 0, 2^32, 0)) + halves[seq.int(2, by = 2, length.out = count)] * 2^32
     if (all(abs(values) <= .Machine$integer.max)) values <- as.integer(values)
   } else if (grepl("^<U[0-9]+$", descr)) {
     width <- as.integer(substring(descr, 3))

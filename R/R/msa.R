@@ -78,7 +78,8 @@ read_bioaccel_alignment <- function(path, type = c("auto", "AA", "DNA")) {
 #'   (`DNAMultipleAlignment`, ...; gaps are removed first), or the path of a FASTA file.
 #' @param alphabet `"auto"`, `"protein"`, `"dna"` or `"rna"`.
 #' @param guide_tree `"auto"`, a guide-tree method of `bioaccel msa`, or a Newick file.
-#' @param refine `NULL` (the default of `bioaccel msa`), `TRUE` or `FALSE`.
+#' @param refine `NULL` (the default of `bioaccel msa`), `TRUE` (`--refine`) or `FALSE`
+#'   (`--no-refine`).
 #' @param threads CPU threads (0 = all cores); the alignment does not depend on it.
 #' @param ... further options of `bioaccel msa`, named as there with `_` for `-`:
 #'   `matrix`, `gap_open`, `gap_extend`, `term_gap` (the fast mode's scoring: with the
@@ -108,10 +109,16 @@ bioaccel_msa <- function(seqs, alphabet = c("auto", "protein", "dna", "rna"), gu
     strings <- .seq_strings(seqs, "seqs")
     seqs <- gsub("-", "", strings, fixed = TRUE)
   }
+  # FALSE is --no-refine: the flag left out would be the command's default, which refines
+  if (!is.null(refine) && !isTRUE(refine) && !isFALSE(refine)) {
+    stop(sprintf("refine = %s: expected NULL, TRUE or FALSE", paste(deparse(refine), collapse = "")),
+         call. = FALSE)
+  }
   input <- .seq_input(seqs, dir)
   out <- file.path(dir, "aln.fa")
   .run(c("msa", shQuote(input$path), "--alphabet", alphabet, "--guide-tree", shQuote(guide_tree),
-         .cli_args(c(list(refine = refine, threads = threads), list(...))), "-o", shQuote(out)),
+         .cli_args(c(list(refine = refine, no_refine = if (isFALSE(refine)) TRUE, threads = threads),
+                     list(...)), own = c(no_refine = "refine")), "-o", shQuote(out)),
        list(input))
   if (as == "character") {
     rows <- .fasta_rows(out)

@@ -9,7 +9,9 @@
 #'
 #' @param seqs sequences as for [bioaccel_distance()]: a named character vector, an ape
 #'   `DNAbin`/`AAbin`, a Biostrings `XStringSet` or `MultipleAlignment`, or the path of a
-#'   sequence file (FASTA, plain or gzip, FASTQ, ...).
+#'   sequence file (FASTA, plain or gzip, FASTQ, ...). Names given in R lose their abundance
+#'   annotation (`;size=N`, or `_N` with `abundance_annotation = "underscore"`) as a file's
+#'   headers do: the same records give the same table either way.
 #' @param max_distance the threshold: a whole number of edits for `model = "edit"` (default
 #'   1; 0 finds identical sequences), a distance in \[0, 1\] for `"mash"` and `"jaccard"`
 #'   (required there).
@@ -25,8 +27,8 @@
 #' @return `sparse = FALSE`: a data.frame with one row per pair, `id1`, `id2` (`id1` before
 #'   `id2` in input order, ids without a `;size=N` annotation) and `distance` (integer for
 #'   `edit`, double otherwise), with attributes `ids` (every sequence id, in input order,
-#'   those without a pair too), `model` and `max_distance`. `sparse = TRUE`: a
-#'   `Matrix::dsCMatrix` of `length(ids)` rows and columns.
+#'   those without a pair too), `model` and `max_distance`; no pair within the threshold
+#'   gives 0 rows. `sparse = TRUE`: a `Matrix::dsCMatrix` of `length(ids)` rows and columns.
 #' @export
 #' @examples
 #' \dontrun{
@@ -53,8 +55,11 @@ bioaccel_neighbors <- function(seqs, max_distance = NULL, model = c("edit", "mas
     stop(sprintf("max_distance: required for model = \"%s\" (a distance in [0, 1])", model),
          call. = FALSE)
   }
+  # the annotation the ids lose: sequences given in R lose it as a file's records do
+  annotation <- list(...)[["abundance_annotation", exact = TRUE]]
+  annotation <- if (identical(annotation, "underscore")) "underscore" else "size"
   dir <- .scratch()
-  input <- .seq_input(seqs, dir)
+  input <- .seq_input(seqs, dir, annotation = annotation)
   out <- file.path(dir, "pairs.npz")
   .run(c("neighbors", shQuote(input$path), "-m", model,
          .cli_args(c(list(max_distance = max_distance), list(...))), "-o", shQuote(out)),

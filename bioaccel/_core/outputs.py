@@ -104,7 +104,8 @@ def output_spec(
     ext = Path(name).suffix.lower()
     fmt = format.lower() if format else None
     names = _or_list(sorted(allowed)) + (" (+ .gz for gzip)" if compressible else "")
-    article = "an" if what[:1].lower() in "aeiou" else "a"
+    # "a uclust table": a u read as "you" takes "a"
+    article = "an" if what[:1].lower() in "aeio" or what[:2].lower() in ("un", "up") else "a"
     if ext in allowed:
         if fmt is None:
             return allowed[ext][0], compressed

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from ..clusters import OUTPUT_KINDS
-from ._io import check_outputs, is_stdio, text_output
+from ._io import bytes_output, check_outputs, is_stdio
 from ._options import abundance_annotation_option, backend_option, fail, threads_option
 
 
@@ -208,7 +208,12 @@ def cluster_cmd(
         if path.suffix.lower() != ".npz":
             fail(
                 f"--edges {path}: expected an .npz neighbour table (bioaccel neighbors -o "
-                "pairs.npz); a .tsv records neither its threshold nor the amplicons without a pair"
+                "pairs.npz)"
+                + (
+                    "; a .tsv records neither its threshold nor the amplicons without a pair"
+                    if path.suffix.lower() == ".tsv"
+                    else ""
+                )
             )
         if not path.is_file():
             fail(f"--edges {path}: no such file")
@@ -260,11 +265,13 @@ def cluster_cmd(
             writers[key](buf)
             texts[key] = buf.getvalue()
     with contextlib.ExitStack() as stack:
-        handles = {key: stack.enter_context(text_output(outputs[key])) for key in texts}
-        for key, text in texts.items():
-            handles[key].write(text)
+        handles = {key: stack.enter_context(bytes_output(outputs[key])) for key in texts}
+        for key, text in texts.items():  # header bytes that are not UTF-8 as read
+            handles[key].write(text.encode("utf-8", "surrogateescape"))
     click.echo(
-        f"{len(result.amplicons)} amplicons, {result.n_clusters} OTUs ({method}"
+        f"{len(result.amplicons)} amplicons, {result.n_clusters} "
+        + ("OTU" if result.n_clusters == 1 else "OTUs")
+        + f" ({method}"
         + (f", d = {d}" if method != "greedy" else f", identity {identity}")
         + (", over the shorter length" if identity_definition == "shorter" else "")
         + (", fastidious" if fastidious else "")

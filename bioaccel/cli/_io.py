@@ -87,6 +87,20 @@ def refuse_stdio(path, option: str, why: str) -> None:
 
 
 @contextlib.contextmanager
+def bytes_output(path) -> Iterator:
+    """A binary stream: stdout's for ``-``, else an atomically written file."""
+    if is_stdio(path):
+        sys.stdout.flush()
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    from .._core import atomic_output
+
+    with atomic_output(path, "wb") as f:
+        yield f
+
+
+@contextlib.contextmanager
 def text_output(path) -> Iterator:
     """A text stream: stdout for ``-``, else an atomically written file."""
     if is_stdio(path):

@@ -62,6 +62,11 @@ ABUNDANCE_ANNOTATIONS = ("size", "underscore")
 _MAX_ABUNDANCE = 2**63 - 1
 
 
+#: how header bytes that are not UTF-8 are held (as lone surrogates) and written back: byte
+#: for byte, as swarm writes its headers (a Latin-1 '\xe9' stays one byte '\xe9')
+SURROGATES = "surrogateescape"
+
+
 class TextLines(Sequence[str]):
     """Lines of one UTF-8 text, decoded when asked for: a million headers held as one bytes
     object (about 16 MB) instead of a million Python strings (about 80 MB). ``list(lines)``
@@ -89,10 +94,10 @@ class TextLines(Sequence[str]):
             raise IndexError(f"line {k} of {n}")
         k %= n
         a, b = int(self._starts[k]), int(self._starts[k + 1])
-        return self._text[a : b - 1].decode("utf-8", "replace")
+        return self._text[a : b - 1].decode("utf-8", SURROGATES)
 
     def __iter__(self):
-        return iter(self._text.decode("utf-8", "replace").split("\n")[:-1])
+        return iter(self._text.decode("utf-8", SURROGATES).split("\n")[:-1])
 
     def __eq__(self, other) -> bool:
         if isinstance(other, TextLines):
@@ -155,10 +160,10 @@ def with_abundance(raw_header: str, abundance: int, annotation: str = "size") ->
     """The header with its annotation set to ``abundance``, as swarm writes seeds
     (``a;size=3`` -> ``a;size=N;``; a header without one gets ``;size=N;`` appended; with
     the underscore annotation ``a_3`` -> ``a_N``, and ``_N`` appended)."""
-    h = raw_header.encode()
+    h = raw_header.encode("utf-8", SURROGATES)
     if annotation == "underscore":
         u = _UNDERSCORE.search(h)
-        return (h[: u.start()] if u else h).decode() + f"_{abundance}"
+        return (h[: u.start()] if u else h).decode("utf-8", SURROGATES) + f"_{abundance}"
     m = _SIZE.search(h)
     if m is None:
         start = end = len(h)
@@ -166,7 +171,7 @@ def with_abundance(raw_header: str, abundance: int, annotation: str = "size") ->
         start = m.start() if h[m.start() : m.start() + 1] == b";" else 0
         end = m.end()
     sep = b";" if start > 0 else b""
-    return (h[:start] + sep + b"size=%d;" % abundance + h[end:]).decode()
+    return (h[:start] + sep + b"size=%d;" % abundance + h[end:]).decode("utf-8", SURROGATES)
 
 
 #: bytes read (or decompressed) at a time: the parse never holds the whole text
@@ -284,7 +289,7 @@ def read_amplicons(
                 if underscore
                 else f"{h};size={int(default_abundance)};\n"
                 for h, s in zip(raw_headers, ast[order].tolist())
-            ).encode()
+            ).encode("utf-8", SURROGATES)
         )
     else:
         shown = raw_headers

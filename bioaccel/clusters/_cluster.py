@@ -43,6 +43,7 @@ import numpy as np
 from .._core import check_threads, load_native
 from ._amplicons import (
     CODE_LETTERS,
+    SURROGATES,
     Amplicons,
     amplicons_from_records,
     read_amplicons,
@@ -203,7 +204,10 @@ class Clustering:
         raw = list(amp.raw_headers)
         mass = self.abundances.tolist()
         seeds = self.seeds.tolist()
-        order = sorted(range(self.n_clusters), key=lambda c: (-mass[c], raw[seeds[c]].encode()))
+        order = sorted(
+            range(self.n_clusters),
+            key=lambda c: (-mass[c], raw[seeds[c]].encode("utf-8", SURROGATES)),
+        )
         lines = []
         for c in order:
             k = seeds[c]
@@ -278,13 +282,15 @@ class Clustering:
 
 
 def _write(out, text: str) -> None:
+    """``text`` into a stream, or atomically into the file ``out`` as UTF-8 with the header
+    bytes that were not UTF-8 given back as read (:data:`SURROGATES`)."""
     if hasattr(out, "write"):
         out.write(text)
         return
     from .._core import atomic_output
 
-    with atomic_output(out) as f:
-        f.write(text)
+    with atomic_output(out, "wb") as f:
+        f.write(text.encode("utf-8", SURROGATES))
 
 
 #: the names each output may have: extension -> format (a name without an extension is taken
@@ -376,10 +382,15 @@ def _edge_pairs(amp: Amplicons, edges, d: int):
             if not isinstance(p, (str, os.PathLike)):
                 raise TypeError(f"edges: expected a Neighbors table or .npz paths, got {p!r}")
             if Path(p).suffix.lower() != ".npz":
+                tsv = Path(p).suffix.lower() == ".tsv"
                 raise ValueError(
                     f"{p}: edges need an .npz neighbour table (bioaccel neighbors -o "
-                    "pairs.npz); a .tsv records neither its threshold nor the amplicons "
-                    "without a pair"
+                    "pairs.npz)"
+                    + (
+                        "; a .tsv records neither its threshold nor the amplicons without a pair"
+                        if tsv
+                        else ""
+                    )
                 )
         nb = read_neighbors(paths[0]) if len(paths) == 1 else merge_neighbors(paths)
         name = str(paths[0]) if len(paths) == 1 else f"the {len(paths)} shards of {paths[0]}"

@@ -250,6 +250,7 @@ py::tuple reader_finish(clusters::AmpliconReader& reader) {
     {
         clusters::ParsedAmplicons out;
         {
+            StopScope stop;  // Ctrl-C reaches the sort and the repeat checks (a second at 10^6)
             py::gil_scoped_release release;
             out = reader.finish();
         }

@@ -10,6 +10,7 @@
 
 #include "bioaccel/clusters.hpp"
 #include "bioaccel/huge_pages.hpp"
+#include "bioaccel/stop.hpp"
 
 namespace bioaccel::clusters {
 
@@ -262,6 +263,7 @@ ParsedAmplicons AmpliconReader::finish() {
         out.b = missing;
         return out;
     }
+    throw_if_stopped();
     // ids: the header without its annotation, all in one buffer
     std::string ids;
     std::vector<std::int64_t> at(static_cast<std::size_t>(n) + 1, 0);
@@ -318,6 +320,7 @@ ParsedAmplicons AmpliconReader::finish() {
             prefix = prefix << 8 | (t < len ? static_cast<std::uint8_t>(text[out.hstart[k] + t]) : 0u);
         keys[k] = {out.abundance[k], prefix, k};
     }
+    throw_if_stopped();
     std::sort(keys.begin(), keys.end(), [&](const SortKey& x, const SortKey& y) {
         if (x.abundance != y.abundance) return x.abundance > y.abundance;
         if (x.prefix != y.prefix) return x.prefix < y.prefix;
@@ -331,6 +334,7 @@ ParsedAmplicons AmpliconReader::finish() {
     out.order.resize(static_cast<std::size_t>(n));
     for (std::int64_t k = 0; k < n; ++k) out.order[k] = keys[k].record;
     std::vector<SortKey>().swap(keys);
+    throw_if_stopped();
     // the letters a byte each in that order (then the 4-bit copy is let go)
     out.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
     for (std::int64_t k = 0; k < n; ++k) {
@@ -357,6 +361,7 @@ ParsedAmplicons AmpliconReader::finish() {
         std::vector<std::uint8_t>().swap(nibbles_);
         std::vector<std::int64_t>().swap(sstart_);
     }
+    throw_if_stopped();
     {  // a repeated sequence: the first repeat in input order
         std::vector<std::int64_t> place(static_cast<std::size_t>(n));
         for (std::int64_t k = 0; k < n; ++k) place[out.order[k]] = k;
@@ -375,6 +380,7 @@ ParsedAmplicons AmpliconReader::finish() {
             return out;
         }
     }
+    throw_if_stopped();
     std::size_t header_bytes = 0;
     for (std::int64_t k = 0; k < n; ++k)
         header_bytes += static_cast<std::size_t>(out.hend[k] - out.hstart[k]);

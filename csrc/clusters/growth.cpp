@@ -200,6 +200,7 @@ public:
                 for (i64 b = 0; b < nb; ++b) dir_[b + 1] += dir_[b];
             std::size_t at = 0;
             for (i64 s = 0; s < n; ++s) {
+                if ((s & 4095) == 0) throw_if_stopped();  // built before any thread starts
                 const i64 len = v.length(s);
                 if ((include && !include[s]) || len < q_) continue;
                 if (pass == 1 && !tagged_) {
@@ -233,6 +234,7 @@ public:
         dir_[0] = 0;
         std::vector<std::pair<u32, u32>> scratch32;
         for (i64 b = 0; b < nb; ++b) {
+            if ((b & 65535) == 0) throw_if_stopped();
             if (tagged_)
                 sort_with_tags(tag_, dir_[b], dir_[b + 1], scratch32);
             else

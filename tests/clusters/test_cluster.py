@@ -729,7 +729,8 @@ def test_letters_equal_a_per_letter_translation_whatever_the_wrapping(tmp_path, 
 
 def test_headers_and_ids_equal_a_per_record_derivation_from_the_header_bytes():
     """The parse hands over the headers and ids as two newline-separated texts in swarm's
-    order; each must be what its header's own bytes give: invalid UTF-8 replaced, the
+    order; each must be what its header's own bytes give: invalid UTF-8 held as lone
+    surrogates (surrogateescape: written back as the bytes read), the
     annotation cut as swarm prints ids (a ';' kept between text on both sides), CRLF
     headers without the CR, ties of abundance in header byte order."""
     heads = [
@@ -751,7 +752,7 @@ def test_headers_and_ids_equal_a_per_record_derivation_from_the_header_bytes():
     )
     amp = read_amplicons(raw)
     order = amp.record.tolist()
-    want_headers = [heads[r].decode("utf-8", "replace") for r in order]
+    want_headers = [heads[r].decode("utf-8", "surrogateescape") for r in order]
     assert amp.raw_headers == want_headers
 
     def ident(h: bytes) -> str:
@@ -762,7 +763,7 @@ def test_headers_and_ids_equal_a_per_record_derivation_from_the_header_bytes():
             e += 1
         e += 1 if e < len(h) and h[e : e + 1] == b";" else 0
         cut = h[:s] + b";" + h[e:] if 0 < s and e < len(h) else h[:s] + h[e:]
-        return cut.decode("utf-8", "replace")
+        return cut.decode("utf-8", "surrogateescape")
 
     assert amp.ids == [ident(heads[r]) for r in order]
     assert amp.ids[:2] == ["crlf", "mid;sample=x"]  # abundance 9, then 7

@@ -321,3 +321,18 @@ def test_swarm_manual_output_names_and_python_writers_follow_one_rule(work):
             assert res.exit_code == 0, (kind, ext, res.output)
     assert (work / "amp.fa").read_bytes() == before
     assert not (work / "x.weird").exists()
+
+
+def test_header_bytes_that_are_not_utf8_are_written_back_as_read(work):
+    """Before: a Latin-1 header ('caf\\xe9') came out as 'caf\\xef\\xbf\\xbd' (U+FFFD) in every
+    output, where swarm writes its headers byte for byte. Now they are written back as read,
+    to files and to stdout."""
+    (work / "latin.fa").write_bytes(b">caf\xe9;size=3\nACGTACGT\n>b;size=1\nACGTACGA\n")
+    res = invoke("latin.fa", "-o", "o.txt", "-w", "s.fa", "--assignments", "a.tsv", cwd=work)
+    assert res.exit_code == 0, res.output
+    assert (work / "o.txt").read_bytes() == b"caf\xe9;size=3 b;size=1\n"
+    assert (work / "s.fa").read_bytes() == b">caf\xe9;size=4;\nACGTACGT\n"
+    assert (
+        work / "a.tsv"
+    ).read_bytes() == b"id\tcluster\tseed\ncaf\xe9\t1\tcaf\xe9\nb\t1\tcaf\xe9\n"
+    assert "1 OTU (swarm" in res.output

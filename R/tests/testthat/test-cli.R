@@ -37,6 +37,43 @@ test_that("R arguments become command-line flags and plain numbers", {
   expect_error(bioaccel:::.cli_args(list("cpu")), "must be named")
   expect_error(bioaccel:::.cli_args(list(max_distance = 1, threads = 2, max_distance = 0)),
                "max_distance is given twice")
+  # NA names the user's argument and says NA (before: "expected a value, not TRUE/FALSE (e.g.
+  # devices = ...)" under the command line's name)
+  expect_error(bioaccel:::.cli_args(list(max_distance = NA), own = c(max_distance = "d")),
+               "^d = NA: expected a value, not NA$")
+  expect_error(bioaccel:::.cli_args(list(backend = NA)), "^backend = NA: expected a value, not NA$")
+  expect_error(bioaccel:::.cli_args(list(max_distance = Inf), own = c(max_distance = "d")),
+               "^d = Inf: expected finite numbers")
+  # the function's own argument left at NULL still owns its option
+  expect_error(bioaccel:::.cli_args(list(max_distance = NULL, max_distance = 0),
+                                    own = c(max_distance = "d")),
+               "max_distance is given twice: .* give it once, as d = ")
+  # a flag takes TRUE or FALSE only (before: "yes" or 1 went on as the flag's value), and
+  # every flag of the command lines is one (before: usearch_abundance = TRUE was refused)
+  expect_error(bioaccel:::.cli_args(list(fastidious = "yes")), "^fastidious = \"yes\": expected TRUE or FALSE$")
+  expect_error(bioaccel:::.cli_args(list(ungap = 1)), "^ungap = 1: expected TRUE or FALSE$")
+  expect_identical(bioaccel:::.cli_args(list(usearch_abundance = TRUE, keep_length = TRUE)),
+                   c("--usearch-abundance", "--keep-length"))
+  expect_identical(bioaccel:::.cli_args(list(threads = NULL)), character())
+})
+
+test_that("msa(refine = FALSE) passes --no-refine, not nothing (the command's default refines)", {
+  seen <- NULL
+  spy <- function(original) function(args, inputs = list()) {
+    seen <<- args
+    stop("spied")
+  }
+  seqs <- c(a = "MKVLAAGIV", b = "MKVLGIV")
+  with_spy(".run", "bioaccel", spy, expect_error(bioaccel_msa(seqs, refine = FALSE), "spied"))
+  expect_true("--no-refine" %in% seen)
+  expect_false("--refine" %in% seen)
+  with_spy(".run", "bioaccel", spy, expect_error(bioaccel_msa(seqs, refine = TRUE), "spied"))
+  expect_true("--refine" %in% seen)
+  expect_false("--no-refine" %in% seen)
+  with_spy(".run", "bioaccel", spy, expect_error(bioaccel_msa(seqs), "spied"))
+  expect_false(any(c("--refine", "--no-refine") %in% seen))
+  expect_error(bioaccel_msa(seqs, refine = NA), "^refine = NA: expected NULL, TRUE or FALSE$")
+  expect_error(bioaccel_msa(seqs, no_refine = TRUE), "give it once, as refine = ")
 })
 
 test_that("pairwise deletion, large numbers and tracebacks reach the command line", {
@@ -92,7 +129,7 @@ test_that("names keep their spaces, and problems are told in the caller's terms"
   expect_error(bioaccel_distance(missing), "seqs: no such file .*no-such.fasta")
   expect_error(bioaccel_align_scores(c(q = "ACGT"), "HEAGAWGHEE"), "targets: no such file HEAGAWGHEE")
   expect_error(bioaccel_distance(c(a = "ACGT", a = "ACGA")), "sequence name 'a' is used twice")
-  expect_error(bioaccel_distance(c("ACGT", "ACGA")), "seqs: the sequences have no names")
+  expect_error(bioaccel_distance(c("ACGT", "ACGA")), "seqs: 2 unnamed strings; expected one file path")
   # the command line's complaint names the sequence and the argument, not a temporary file
   err <- tryCatch(bioaccel_distance(c("first one" = "ACGT", "second one" = "ACG"), "k80"),
                   error = conditionMessage)

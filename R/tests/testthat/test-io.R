@@ -109,6 +109,13 @@ test_that(".read_npy reads the arrays bioaccel's .npz tables hold", {
   scalar <- bioaccel:::.read_npy(npy("<f8", "()", writeBin(2.5, raw(), size = 8, endian = "little")))
   expect_identical(as.vector(scalar), 2.5)
   expect_identical(attr(scalar, "shape"), numeric(0))
+  # an empty table (no pairs): empty arrays, not NA (before: c(TRUE, FALSE) indexing gave NA
+  # and "missing value where TRUE/FALSE needed")
+  none <- bioaccel:::.read_npy(npy("<i8", "(0,)", raw()))
+  expect_identical(as.vector(none), integer(0))
+  expect_identical(attr(none, "shape"), 0)
+  expect_identical(as.vector(bioaccel:::.read_npy(npy("<i4", "(0,)", raw()))), integer(0))
+  expect_identical(as.vector(bioaccel:::.read_npy(npy("<f8", "(0,)", raw()))), numeric(0))
   expect_error(bioaccel:::.read_npy(npy("<i8", "(3,)", int64(c(1, 2)))), "2 of 3 values")
   expect_error(bioaccel:::.read_npy(npy("|b1", "(1,)", as.raw(1))), "NumPy type \\|b1")
 })

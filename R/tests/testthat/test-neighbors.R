@@ -85,3 +85,65 @@ test_that("bioaccel_neighbors refuses bad input in the user's terms", {
   expect_error(bioaccel_neighbors(c(a = "ACGT", b = "ACGA"), sparse = NA), "TRUE or FALSE")
   expect_error(bioaccel_neighbors("no/such/file.fa"), "no such file no/such/file.fa")
 })
+
+test_that("bioaccel_neighbors without a single pair gives an empty table, ids and all", {
+  skip_if_not(has_cli(), "the bioaccel command is not installed")
+  # before: the empty <i8 arrays read as NA: "missing value where TRUE/FALSE needed"
+  seqs <- c(a = "ACGT", b = "TTTTTT")
+  got <- bioaccel_neighbors(seqs, max_distance = 0)
+  expect_s3_class(got, "data.frame")
+  expect_identical(nrow(got), 0L)
+  expect_identical(names(got), c("id1", "id2", "distance"))
+  expect_identical(got$distance, integer(0))
+  expect_identical(attr(got, "ids"), c("a", "b"))
+  expect_identical(attr(got, "model"), "edit")
+  expect_identical(attr(got, "max_distance"), 0)
+  path <- tempfile(fileext = ".fa")
+  on.exit(unlink(path))
+  writeLines(paste0(">", names(seqs), ";size=2\n", seqs), path)
+  expect_identical(bioaccel_neighbors(path, max_distance = 0), got)
+  one <- bioaccel_neighbors(c(solo = "ACGTACGT"), max_distance = 2)
+  expect_identical(nrow(one), 0L)
+  expect_identical(attr(one, "ids"), "solo")
+  skip_if_not_installed("Matrix")
+  m <- bioaccel_neighbors(seqs, max_distance = 0, sparse = TRUE)
+  expect_identical(dim(m), c(2L, 2L))
+  expect_identical(dimnames(m), list(c("a", "b"), c("a", "b")))
+  expect_identical(length(m@x), 0L)
+})
+
+test_that("sequences given in R lose their abundance annotation as a file's records do", {
+  skip_if_not(has_cli(), "the bioaccel command is not installed")
+  seqs <- c("a;size=3" = "ACGTACGTACGT", "b;size=2;sample=x" = "ACGTACGTACGA",
+            "c" = "ACGTTCGTACGA", "d;size=1;" = "GGGGCCCCAAAA")
+  path <- tempfile(fileext = ".fa")
+  under <- tempfile(fileext = ".fa")
+  on.exit(unlink(c(path, under)))
+  writeLines(paste0(">", names(seqs), "\n", seqs), path)
+  from_file <- bioaccel_neighbors(path, max_distance = 2)
+  expect_identical(attr(from_file, "ids"), c("a", "b;sample=x", "c", "d"))
+  # before: the placeholder ids carried no annotation, so the names came back whole
+  expect_identical(bioaccel_neighbors(seqs, max_distance = 2), from_file)
+  skip_if_not_installed("Biostrings")
+  expect_identical(bioaccel_neighbors(Biostrings::DNAStringSet(seqs), max_distance = 2), from_file)
+  # swarm's _N: before, every name given in R was refused as lacking one
+  useqs <- c(a_3 = "ACGTACGTACGT", b_02 = "ACGTACGTACGA", x_1_7 = "ACGTTCGTACGA")
+  writeLines(paste0(">", names(useqs), "\n", useqs), under)
+  u_file <- bioaccel_neighbors(under, max_distance = 2, abundance_annotation = "underscore")
+  expect_identical(attr(u_file, "ids"), c("a", "b", "x_1"))
+  expect_identical(bioaccel_neighbors(useqs, max_distance = 2, abundance_annotation = "underscore"),
+                   u_file)
+  # a name without _N is refused by name, as the file's record is
+  expect_error(bioaccel_neighbors(c(a_3 = "ACGT", b = "ACGA"), abundance_annotation = "underscore"),
+               "record 2 'b' does not end in an abundance _N")
+  expect_error(bioaccel_neighbors(c("a;size=3" = "ACGT", "a;size=2" = "ACGA")),
+               "records 'a;size=3' \\(record 1\\) and 'a;size=2' \\(record 2\\) are both 'a'")
+})
+
+test_that("bioaccel_neighbors refuses empty, NA and directory input in one clear line", {
+  # before: "the sequences have no names" for an empty vector
+  expect_error(bioaccel_neighbors(character(0), 1), "^seqs: the input is empty")
+  expect_error(bioaccel_neighbors(c(a = "ACGT", b = NA), 1), "^seqs: sequence 'b' is NA$")
+  expect_error(bioaccel_neighbors(tempdir(), 1), "is a directory; expected a sequence file$")
+  expect_error(bioaccel_neighbors(c("ACGT", "ACGA"), 1), "2 unnamed strings; expected one file path")
+})
