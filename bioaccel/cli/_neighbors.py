@@ -156,7 +156,8 @@ def neighbors_cmd(
         ] + (["--ungap"] if ungap else [])
         given += ["--abundance-annotation"] if abundance_annotation != "size" else []
         if given:
-            raise ValueError(f"--merge joins shard files; {', '.join(given)} do not apply")
+            verb = "does" if len(given) == 1 else "do"
+            raise ValueError(f"--merge joins shard files; {', '.join(given)} {verb} not apply")
         if is_stdio(output):
             raise ValueError("--merge writes a file; give -o a .tsv or .npz name")
         check_outputs(list(inputs), output=output)

@@ -242,6 +242,8 @@ def _edit_pairs(batch, d, first, last, symmetric, backend, devices, threads):
     if engine.name == "reference":
         return _edit.reference_pairs(batch, d, first, last, threads)
     if engine.name == "cpu":
+        if _edit.all_pairs_cheaper(batch, d, first, last):  # every pair, on the cpu kernels
+            return _edit.reference_pairs(batch, d, first, last, threads)
         return _edit.cpu_pairs(batch, d, first, last, symmetric, threads)
     return _edit.verified_pairs(batch, d, first, last, symmetric, engine, None, threads)
 

@@ -262,8 +262,9 @@ def read_neighbors(path: str | os.PathLike) -> Neighbors:
     """Read a table :meth:`Neighbors.write` wrote.
 
     ``.npz`` gives back everything (the ids of sequences without a pair too). A ``.tsv``
-    names only sequences in some pair: its ids are those, in order of first appearance,
-    and ``model`` is ``"edit"`` when every distance is an integer.
+    names only sequences in some pair: its ids are those, in order of first appearance
+    (each pair then put as ``i < j``, sorted by ``(i, j)``), and ``model`` is ``"edit"``
+    when every distance is an integer.
 
     Raises
     ------
@@ -323,8 +324,13 @@ def read_neighbors(path: str | os.PathLike) -> Neighbors:
             f"{path}: line {bad + 1}: distance {d_list[bad]!r} is not a number"
         ) from None
     edit = all(x.lstrip("-").isdigit() for x in d_list)
-    i = np.array([index[a] for a in a_list], dtype=np.int64)
-    j = np.array([index[b] for b in b_list], dtype=np.int64)
+    a = np.array([index[x] for x in a_list], dtype=np.int64)
+    b = np.array([index[x] for x in b_list], dtype=np.int64)
+    # ids are numbered in order of first appearance, so a line's second id may come first:
+    # each pair as (i < j), sorted by (i, j), as every table is
+    i, j = np.minimum(a, b), np.maximum(a, b)
+    order = np.lexsort((j, i))
+    i, j, values = i[order], j[order], values[order]
     return Neighbors(
         i,
         j,

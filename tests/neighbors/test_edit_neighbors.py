@@ -431,3 +431,41 @@ def test_a_threshold_past_every_length_is_searched_as_the_longest():
     for d in (2**31 - 1, 2**63, 10**30):
         nb = neighbors(MIXED, max_distance=d)
         assert as_dict(nb) == want and nb.max_distance == d
+
+
+def test_a_tsv_table_reads_back_with_i_before_j_in_order(tmp_path):
+    """Before: ids read from a .tsv are numbered by first appearance, so a line's second id
+    could have the smaller number: pairs with i > j, out of order, a to_scipy() that was not
+    upper-triangular. Now every pair is (i < j), sorted by (i, j), naming the same pairs."""
+    nb = neighbors(MIXED, max_distance=3)
+    nb.write(tmp_path / "p.tsv")
+    back = read_neighbors(tmp_path / "p.tsv")
+    assert (back.i < back.j).all() and (np.diff(back.i * back.n + back.j) > 0).all()
+    names, again = np.array(nb.ids), np.array(back.ids)
+    want = {(frozenset(p), d) for p, d in zip(zip(names[nb.i], names[nb.j]), nb.distance.tolist())}
+    got = {
+        (frozenset(p), d) for p, d in zip(zip(again[back.i], again[back.j]), back.distance.tolist())
+    }
+    assert got == want and any(
+        back.ids.index(a) > back.ids.index(b) for a, b in zip(names[nb.i], names[nb.j])
+    )
+
+
+def test_a_threshold_large_against_the_lengths_verifies_every_pair(monkeypatch):
+    """Before: 41 phiX genomes at d = 400 took 30 s in the segment filter (its probes grow
+    as d^3) where every pair takes about a second. Now the cpu backend verifies every pair
+    when that costs less (the same pairs: the filter forced gives them too); on amplicons at
+    small d it keeps filtering."""
+    from bioaccel.neighbors import _edit
+
+    rng = np.random.default_rng(9)
+    base = "".join(rng.choice(list("ACGT"), 600))
+    genomes = [mutate(rng, base, int(rng.integers(0, 90)), "ACGT") for _ in range(12)]
+    batch = SeqBatch.from_strings(genomes)
+    assert _edit.all_pairs_cheaper(batch, 60, 0, len(batch))
+    amplicons = SeqBatch.from_strings(MIXED)
+    assert not _edit.all_pairs_cheaper(amplicons, 2, 0, len(amplicons))
+    every = neighbors(genomes, max_distance=60)
+    monkeypatch.setattr(_edit, "ALL_PAIRS_AT_MOST", 0)  # the filter, forced
+    assert as_dict(neighbors(genomes, max_distance=60)) == as_dict(every)
+    assert 0 < len(every) < len(genomes) * (len(genomes) - 1) // 2
