@@ -144,6 +144,17 @@ def _one_line_click_errors():
         raise _OneLineError(exc) from None
 
 
+def _verbose_first(args: list[str]) -> list[str]:
+    """``bioaccel msa in.fa -o out.fa -v`` as ``bioaccel -v msa in.fa -o out.fa``: -v and
+    --verbose are the group's (no command has an option of that name), wherever they are
+    given, up to a ``--`` that ends the options."""
+    end = args.index("--") if "--" in args else len(args)
+    flags = [a for a in args[:end] if a in ("-v", "--verbose")]
+    if not flags:
+        return args
+    return flags[:1] + [a for a in args[:end] if a not in ("-v", "--verbose")] + args[end:]
+
+
 class _Group(click.Group):
     """Turns expected errors into one clean line and unexpected ones into an 'internal
     error' line (traceback with -v); click's usage errors are one line too
@@ -151,6 +162,8 @@ class _Group(click.Group):
     command's (:meth:`invoke`, which parses them); help and version exits pass."""
 
     def make_context(self, info_name, args, parent=None, **extra):
+        if parent is None:
+            args = _verbose_first(list(args))
         with _one_line_click_errors():
             return super().make_context(info_name, args, parent=parent, **extra)
 

@@ -270,10 +270,12 @@ def test_internal_errors_exit_1_and_say_so(tmp_path, monkeypatch, exc, shown):
         "`bioaccel -v ...` for the traceback)\n"
     )
     assert res.stdout == "" and not out.exists()
-    res = invoke("-v", "distance", str(src), "-o", str(out))
-    assert res.exit_code == 1
-    assert "Traceback (most recent call last)" in res.stderr and "in broken" in res.stderr
-    assert res.stderr.splitlines()[-1].startswith(f"bioaccel: internal error: {shown}")
+    # -v before the command, or (as users type it) after it: the same
+    for args in (("-v", "distance", str(src)), ("distance", str(src), "--verbose")):
+        res = invoke(*args, "-o", str(out))
+        assert res.exit_code == 1
+        assert "Traceback (most recent call last)" in res.stderr and "in broken" in res.stderr
+        assert res.stderr.splitlines()[-1].startswith(f"bioaccel: internal error: {shown}")
 
 
 def test_expected_errors_of_the_runtime_family_stay_bad_input(tmp_path, monkeypatch):
