@@ -46,10 +46,12 @@ def _parse_threshold(text: str | None, model: str):
         try:
             as_int = int(text)
         except ValueError:
-            raise ValueError(
-                f"-d/--max-distance {text!r}: edit distances are whole numbers of edits "
-                "(0, 1, 2, ...)"
-            ) from None
+            if not (value == value and abs(value) != float("inf") and value == int(value)):
+                raise ValueError(
+                    f"-d/--max-distance {text!r}: edit distances are whole numbers of edits "
+                    "(0, 1, 2, ...)"
+                ) from None
+            as_int = int(value)  # "2.0", as Python's max_distance=2.0
         if as_int < 0:
             raise ValueError(f"-d/--max-distance {text!r}: expected a number of edits >= 0")
         return as_int

@@ -178,20 +178,46 @@ def with_abundance(raw_header: str, abundance: int, annotation: str = "size") ->
 _PIECE = 1 << 23
 
 
+def _refuse_cr_only(piece: bytes, name: str) -> None:
+    """Refuse a text whose lines end in CR alone (classic Mac OS): read as one line it would
+    be refused as an empty sequence, naming nothing useful."""
+    if b"\r" in piece and b"\n" not in piece:
+        raise SequenceFormatError(
+            f"{name}: lines end in CR only (classic Mac OS line endings); expected LF or CRLF, "
+            "e.g. convert with `tr '\\r' '\\n' < in.fa > out.fa`"
+        )
+
+
+class _FirstPiece:
+    """Passes pieces to the reader, checking the first one's line endings."""
+
+    def __init__(self, reader, name: str):
+        self.reader, self.name, self.first = reader, name, True
+
+    def feed(self, piece) -> None:
+        if self.first and len(piece):
+            _refuse_cr_only(bytes(piece[: 1 << 16]), self.name)
+            self.first = False
+        self.reader.feed(piece)
+
+    def reserve(self, size) -> None:
+        self.reader.reserve(size)
+
+
 def _feed(reader, source) -> str:
     """Feed ``source`` to the parse piece by piece (a gzip file decompressed as it is read);
     returns its name for messages."""
     if isinstance(source, (bytes, bytearray, memoryview)):
-        reader.feed(source)
+        _FirstPiece(reader, "<bytes>").feed(source)
         return "<bytes>"
     if str(source) == "-":
-        _feed_stream(reader, sys.stdin.buffer, "<stdin>")
+        _feed_stream(_FirstPiece(reader, "<stdin>"), sys.stdin.buffer, "<stdin>")
         return "<stdin>"
     path = Path(source)
     if path.is_dir():
         raise SequenceFormatError(f"{path}: is a directory; expected a FASTA file of amplicons")
     with open(path, "rb") as f:  # OSError names the path (missing file, permission)
-        _feed_stream(reader, f, str(path))
+        _feed_stream(_FirstPiece(reader, str(path)), f, str(path))
     return str(path)
 
 

@@ -336,3 +336,19 @@ def test_header_bytes_that_are_not_utf8_are_written_back_as_read(work):
         work / "a.tsv"
     ).read_bytes() == b"id\tcluster\tseed\ncaf\xe9\t1\tcaf\xe9\nb\t1\tcaf\xe9\n"
     assert "1 OTU (swarm" in res.output
+
+
+def test_cr_only_line_endings_are_named(work):
+    """Before: a file with classic Mac OS line endings (CR alone) read as one line and was
+    refused as 'empty sequence'. Now the line endings are named, plain and gzip alike; CRLF
+    still reads."""
+    import gzip
+
+    (work / "cr.fa").write_bytes(b">a;size=3\rACGTACGT\r>b;size=1\rACGTACGA\r")
+    (work / "cr.fa.gz").write_bytes(gzip.compress((work / "cr.fa").read_bytes()))
+    for name in ("cr.fa", "cr.fa.gz"):
+        res = invoke(name, "-o", "o.txt", cwd=work)
+        assert res.exit_code == 2 and "lines end in CR only" in res.output
+        assert not (work / "o.txt").exists()
+    (work / "crlf.fa").write_bytes(b">a;size=3\r\nACGTACGT\r\n>b;size=1\r\nACGTACGA\r\n")
+    assert invoke("crlf.fa", "-o", "o.txt", cwd=work).exit_code == 0

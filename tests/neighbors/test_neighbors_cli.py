@@ -180,3 +180,15 @@ def test_ctrl_c_while_writing_exits_130_and_leaves_nothing(reads, tmp_path, monk
     assert res.exit_code == 130, res.output
     assert "interrupted" in res.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_a_whole_number_written_as_a_decimal_is_edits(reads, tmp_path):
+    """Before: -d 2.0 was refused as not whole while Python's max_distance=2.0 ran. Now the
+    CLI takes it as 2 edits, as Python does; 2.5, nan and inf stay refused."""
+    path, _ = reads
+    for d in ("2", "2.0"):
+        assert invoke("neighbors", path, "-d", d, "-o", tmp_path / f"p{d}.tsv").exit_code == 0
+    assert (tmp_path / "p2.0.tsv").read_bytes() == (tmp_path / "p2.tsv").read_bytes()
+    for d in ("2.5", "nan", "inf"):
+        res = invoke("neighbors", path, "-d", d, "-o", tmp_path / "x.tsv")
+        assert res.exit_code == 2 and "whole numbers of edits" in res.stderr
