@@ -213,6 +213,45 @@ void write_all(int fd, const std::string& text, const std::string& name) {
     }
 }
 
+// Ctrl-C (SIGINT), SIGTERM and SIGHUP end the program as they end the bioaccel command:
+// "interrupted; nothing written", exit 130, the temporary output and the scratch folder
+// removed. The handler only calls unlink, rmdir, write and _exit (async-signal-safe), on
+// paths listed before the handler was installed.
+struct CleanUp {
+    std::vector<std::string> files;  // the temporary output, then the scratch folder's files
+    std::string folder;              // the scratch folder ("" for none)
+    std::vector<const char*> file_ptrs;
+};
+CleanUp* clean_up = nullptr;
+
+extern "C" void on_stop_signal(int sig) {
+    if (clean_up != nullptr) {
+        for (const char* f : clean_up->file_ptrs) ::unlink(f);
+        if (!clean_up->folder.empty()) ::rmdir(clean_up->folder.c_str());
+    }
+    static const char line[] = "bioaccel: interrupted; nothing written\n";
+    const ssize_t ignored = ::write(2, line, sizeof line - 1);
+    (void)ignored;
+    ::_exit(sig == SIGINT ? 130 : 128 + sig);
+}
+
+void stop_cleanly_on_signals(const char* tmp, const char* scratch) {
+    static CleanUp c;
+    if (std::strcmp(tmp, "-") != 0) c.files.emplace_back(tmp);
+    if (std::strcmp(scratch, "-") != 0) {
+        c.folder = scratch;
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator(scratch, ec))
+            c.files.push_back(entry.path().string());
+    }
+    for (const auto& f : c.files) c.file_ptrs.push_back(f.c_str());
+    clean_up = &c;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+}
+
 void remove_scratch(const char* scratch) {
     if (std::strcmp(scratch, "-") != 0) {
         std::error_code ec;
@@ -238,6 +277,7 @@ int main(int argc, char** argv) {
     const char* scratch = argv[12];
     const std::string shown = argv[13];
     const bool renames = std::strcmp(tmp, "-") != 0;
+    stop_cleanly_on_signals(tmp, scratch);
     int status = 0;
     try {
         const std::string matrix = argv[1];
@@ -258,6 +298,12 @@ int main(int argc, char** argv) {
         }  // the triangle is freed before the text is made
         const std::string text = newick(edges, labels, clamp);
         write_all(out_fd, text, shown);
+        {  // from here the output is (being) written: a stop signal waits for the end
+            sigset_t block;
+            sigemptyset(&block);
+            for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
+            ::sigprocmask(SIG_BLOCK, &block, nullptr);
+        }
         if (renames) {
             if (::fsync(out_fd) != 0) throw SystemError("cannot write '" + shown + "': " + reason(errno));
             if (::close(out_fd) != 0) throw SystemError("cannot write '" + shown + "': " + reason(errno));

@@ -285,3 +285,40 @@ def test_a_full_disk_is_refused_before_reading(tmp_path, monkeypatch):
         _matrix.write_triangle_file(phy, scratch / "triangle.f32")
     assert str(tmp_path) in str(err.value) and err.value.errno == 28
     assert not list(scratch.iterdir())
+
+
+@pytest.mark.parametrize("sig, status", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_stop_signal_while_joining_leaves_nothing(tmp_path, sig, status):
+    """Before: Ctrl-C while bioaccel-nj joined (the bioaccel process had handed itself over)
+    killed it silently: exit 130, but the scratch folder (the whole float32 triangle from
+    PHYLIP input) and the output's temporary file stayed. Now the program says
+    'interrupted; nothing written' and removes both, as the bioaccel command does."""
+    import signal
+    import time
+
+    n = 4000
+    x = np.random.default_rng(3).random((n, 4))
+    rows = [np.sqrt(((x[i + 1 :] - x[i]) ** 2).sum(-1)) for i in range(n - 1)]
+    path = tmp_path / "big.cdist"
+    path.write_bytes(
+        cdist_header([f"t{i}" for i in range(n)], 4) + np.concatenate(rows).astype("<f4").tobytes()
+    )
+    proc = subprocess.Popen(
+        [*BIOACCEL, "tree", str(path), "--low-memory", "-o", str(tmp_path / "t.nwk")],
+        stderr=subprocess.PIPE,
+        env=_env(False),
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline:  # the hand-over: the process is the program now
+        try:
+            if Path(f"/proc/{proc.pid}/exe").resolve().name == "bioaccel-nj":
+                break
+        except OSError:
+            pass
+        time.sleep(0.02)
+    time.sleep(0.05)
+    assert proc.poll() is None  # 4,000 taxa: reading and joining take seconds
+    proc.send_signal(getattr(signal, sig))
+    assert proc.wait(30) == status
+    assert proc.stderr.read().decode() == "bioaccel: interrupted; nothing written\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.cdist"]
