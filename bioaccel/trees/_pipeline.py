@@ -95,6 +95,8 @@ def low_memory_tree(
 
     scratch = None if matrix_output is not None else scratch_folder(output)
     cdist = Path(matrix_output) if scratch is None else scratch / "distances.cdist"
+    # what made the distances: a distance the tree cannot join is explained with its model
+    made_by = (str(model).lower(), bool(distance_options.get("pairwise_deletion", False)))
     try:
         with progress_bar(f"distances ({model}) -> {cdist.name}", enabled=progress) as update:
             stream_distances(
@@ -106,14 +108,24 @@ def low_memory_tree(
                 progress=update,
                 **distance_options,
             )
-        if program is not None:  # returns only for fewer than 3 taxa
-            dm = _join_in_program(program, cdist, scratch, output, threads, clamp_negative)
-        else:
-            dm = DistanceMatrix.read_condensed(cdist)
+        try:
+            if program is not None:  # returns only for fewer than 3 taxa
+                dm = _join_in_program(
+                    program, cdist, scratch, output, threads, clamp_negative, made_by
+                )
+            else:
+                dm = DistanceMatrix.read_condensed(cdist)
+                dm.made_by = made_by
+            return _join_and_write(dm, output, clamp_negative, threads, "cpu")
+        except ValueError:
+            # the tree refused the distances (a NaN or Inf): a failed run leaves no output,
+            # the kept matrix included (an interrupted stream keeps it: it resumes)
+            if matrix_output is not None:
+                Path(matrix_output).unlink(missing_ok=True)
+            raise
     finally:  # the program removes the scratch folder itself once it has taken over
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
-    return _join_and_write(dm, output, clamp_negative, threads, "cpu")
 
 
 def _join_and_write(dm, output, clamp_negative, threads, backend) -> Tree:
@@ -133,7 +145,7 @@ def _join_and_write(dm, output, clamp_negative, threads, backend) -> Tree:
     return tree
 
 
-def _join_in_program(program, matrix_file, scratch, output, threads, clamp_negative):
+def _join_in_program(program, matrix_file, scratch, output, threads, clamp_negative, made_by=None):
     """Check ``matrix_file`` and hand it to the ``bioaccel-nj`` program, which replaces this
     process, writes the tree and removes ``scratch`` (made here when None). Returns the
     matrix, read in memory, only when it has fewer than 3 taxa (no join to run)."""
@@ -142,9 +154,11 @@ def _join_in_program(program, matrix_file, scratch, output, threads, clamp_negat
 
     scratch = scratch or scratch_folder(output)
     try:
-        source, offset, width, layout, labels = prepare_input(matrix_file, scratch)
+        source, offset, width, layout, labels = prepare_input(matrix_file, scratch, made_by)
         if len(labels) < 3:
-            return DistanceMatrix.read_condensed(matrix_file)
+            dm = DistanceMatrix.read_condensed(matrix_file)
+            dm.made_by = made_by
+            return dm
         run_joiner(
             program, source, offset, width, layout, labels, output, threads, clamp_negative, scratch
         )

@@ -33,12 +33,15 @@ def joiner_program() -> Path | None:
     return path if path.is_file() and os.access(path, os.X_OK) else None
 
 
-def prepare_input(matrix: Path | None, scratch: Path) -> tuple[Path, int, int, str, list[str]]:
+def prepare_input(
+    matrix: Path | None, scratch: Path, made_by=None
+) -> tuple[Path, int, int, str, list[str]]:
     """The program's matrix arguments for the matrix file ``matrix`` (``.cdist``, PHYLIP or
     ``.npy``), checked as the in-process path checks it: (file, offset, bytes per value,
     layout, labels). A ``.cdist`` file is read in place; the others are written to
     ``scratch`` as a float32 triangle. A NaN or Inf distance is refused here, with the words
-    of :func:`bioaccel.nj`."""
+    of :func:`bioaccel.nj` (``made_by``: the model and pairwise deletion that made the
+    distances, for its hint; None for a matrix given as a file)."""
     from ..distances import matrix_format_of, scan_cdist, write_triangle_file
     from ._tree import _not_finite_error
 
@@ -51,7 +54,7 @@ def prepare_input(matrix: Path | None, scratch: Path) -> tuple[Path, int, int, s
         width, offset, layout, not_finite = 4, 0, triangle.layout, triangle.first_not_finite
     if not_finite is not None:
         i, j, value = not_finite
-        raise _not_finite_error(labels[i], labels[j], value)
+        raise _not_finite_error(labels[i], labels[j], value, made_by)
     return source, offset, width, layout, labels
 
 

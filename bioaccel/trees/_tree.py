@@ -209,22 +209,29 @@ def _not_finite_error(a: str, b: str, value, made_by=None) -> ValueError:
             f"{said} distances (the matrix holds it: no model made it here to change)"
         )
     model, pairwise_deletion = made_by
-    if np.isnan(value) and pairwise_deletion:
-        hint = (
-            "NaN: the pair has no site where both have a letter (pairwise deletion is on "
-            "already); leave one of them out"
-        )
-    elif np.isnan(value):
-        hint = (
-            f"NaN: {model} has no site left to compare for the pair (try pairwise deletion: "
-            "only the sites missing in the pair are left out)"
+    if model in ("kimura", "poisson", "p", "scoredist"):
+        later = (
+            "use a model that saturates later: 'poisson' (finite below p = 1) or 'p' instead "
+            "of 'kimura' (Inf from p = 0.854)"
         )
     else:
-        hint = (
-            f"Inf: the pair is past {model}'s saturation (use a model that saturates later: "
-            "for proteins 'poisson' (finite below p = 1) or 'p' instead of 'kimura' (Inf from "
-            "p = 0.854); for DNA 'raw' or 'jc69')"
+        later = "use a model that saturates later: 'raw'" + (
+            "" if model in ("jc69", "raw") else " or 'jc69' (finite below p = 3/4)"
         )
+    if np.isnan(value):
+        # a NaN has two causes the matrix does not tell apart: no site to compare, or a
+        # model's logarithm of a negative number (jc69 past p = 3/4, tn93 or logdet on a
+        # divergent pair at any p)
+        no_sites = (
+            "the pair has no site where both have a letter (pairwise deletion is on already: "
+            "leave one of them out)"
+            if pairwise_deletion
+            else f"{model} has no site left to compare for the pair (try pairwise deletion: "
+            "only the sites missing in the pair are left out)"
+        )
+        hint = f"NaN: either {no_sites}, or the pair is past {model}'s saturation ({later})"
+    else:
+        hint = f"Inf: the pair is past {model}'s saturation ({later})"
     return ValueError(f"{said} distances: {hint}")
 
 

@@ -322,3 +322,30 @@ def test_a_stop_signal_while_joining_leaves_nothing(tmp_path, sig, status):
     assert proc.wait(30) == status
     assert proc.stderr.read().decode() == "bioaccel: interrupted; nothing written\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.cdist"]
+
+
+@pytest.mark.parametrize("in_process", [False, True])
+def test_a_refused_distance_keeps_its_model_hint_and_leaves_no_matrix(tmp_path, in_process):
+    """Before: `tree aln.fa -m jc69 --low-memory --matrix-output m.cdist` on a saturated
+    pair left m.cdist behind and said "no model made it here to change" (the streamed file
+    had lost its model). Now the message is the exact path's and nothing is left."""
+    aln = tmp_path / "sat.fa"
+    aln.write_text(
+        ">a\n"
+        + "ACGT" * 6
+        + "\n>b\n"
+        + "CATG" * 6
+        + "\n>c\n"
+        + "ACGT" * 5
+        + "ACGA\n>d\n"
+        + "ACGT" * 6
+        + "\n"
+    )
+    exact = _bioaccel("tree", aln, "-m", "jc69", "-o", tmp_path / "e.nwk")
+    status, _, said = _bioaccel(
+        *("tree", aln, "-m", "jc69", "--low-memory"),
+        *("--matrix-output", tmp_path / "m.cdist", "-o", tmp_path / "t.nwk"),
+        in_process=in_process,
+    )
+    assert status == 2 and said == exact[2] and "past jc69's saturation" in said
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sat.fa"]

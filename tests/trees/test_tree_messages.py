@@ -24,18 +24,31 @@ def _dm(**kw) -> DistanceMatrix:
     return bioaccel.distance_matrix(batch, "k80", backend="reference", **kw)
 
 
-def test_nan_without_pairwise_deletion_hints_at_it():
+def test_nan_without_pairwise_deletion_hints_at_it_and_at_saturation():
+    # once: a NaN was always "no site left"; jc69 past p = 3/4 (and tn93 or logdet on a
+    # divergent pair) gives NaN with every site compared: both causes are named
     said = _message(_dm())
     assert said.startswith("distance between 'a' and 'b' is nan; tree building needs finite")
-    assert "try pairwise deletion" in said and "saturation" not in said
+    assert "try pairwise deletion" in said and "past k80's saturation" in said
 
 
 def test_nan_with_pairwise_deletion_on_does_not_hint_at_it():
     # once: "(try pairwise deletion)" when it was on already
     said = _message(_dm(pairwise_deletion=True))
     assert said.startswith("distance between 'a' and 'b' is nan; tree building needs finite")
-    assert "try pairwise deletion" not in said and "saturation" not in said
+    assert "try pairwise deletion" not in said and "saturation" in said
     assert "no site where both have a letter" in said and "pairwise deletion is on" in said
+
+
+def test_a_saturated_pair_with_every_site_compared_is_named_as_such():
+    """24 sites, none missing, p = 1: jc69's log argument is negative (NaN); the message
+    names saturation and a model that stays finite, not only missing sites."""
+    from bioaccel.distances import distance_matrix
+
+    aln = [("a", "ACGT" * 6), ("b", "CATG" * 6), ("c", "ACGT" * 5 + "ACGA")]
+    dm = distance_matrix(aln, "jc69")
+    said = _message(dm)
+    assert "past jc69's saturation" in said and "'raw'" in said
 
 
 @pytest.mark.parametrize("value", [np.nan, np.inf])
