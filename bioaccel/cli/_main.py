@@ -765,13 +765,21 @@ def _distance_options(pairwise_deletion, matrix, gap_open, gap_extend, k, sketch
 
 @main.command()
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path, allow_dash=True))
-@click.option("-k", "--kmer", "k", type=click.IntRange(min=1), default=21, show_default=True)
+@click.option(
+    "-k",
+    "--kmer",
+    "k",
+    type=click.IntRange(min=1),
+    default=None,
+    help="k-mer length [default: 21 for DNA, 9 for proteins (as mash sketch -a)].",
+)
 @click.option("-s", "--sketch-size", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--seed", type=int, default=42, show_default=True)
 @threads_option()
 @output_option("Sketch file (.npz).", allow_dash=False)
 @alphabet_option
-def sketch(inputs, k, sketch_size, seed, threads, output, alphabet):
+@ungap_option("Remove alignment gaps first (aligned input is refused without it).")
+def sketch(inputs, k, sketch_size, seed, threads, output, alphabet, ungap):
     """MinHash sketches of every sequence in INPUTS (files, directories standing for their
     sequence files, or - for stdin), saved for `bioaccel distance -m mash SKETCHES.npz` and
     `bioaccel tree SKETCHES.npz`."""
@@ -788,9 +796,11 @@ def sketch(inputs, k, sketch_size, seed, threads, output, alphabet):
         seqs = read_sequences_arg(inputs[0], alphabet=alphabet)
     else:
         seqs = read_many(inputs, alphabet=alphabet)
+    if ungap:
+        seqs = seqs.ungapped()
     s = make_sketch(seqs, k=k, size=sketch_size, seed=seed, threads=threads)
     s.save(output)
-    click.echo(f"wrote {len(s.ids)} sketches (k={k}, size={sketch_size}) to {output}", err=True)
+    click.echo(f"wrote {len(s.ids)} sketches (k={s.k}, size={sketch_size}) to {output}", err=True)
 
 
 @main.command()

@@ -159,21 +159,28 @@ class Sketches:
         return None
 
 
+#: mash's k for proteins when none is given: Mash's own (``mash sketch -a`` implies -k 9)
+PROTEIN_MASH_K = 9
+
+
 def sketch(
-    seqs, k: int = 21, size: int = 1000, seed: int = 42, threads: int = 0, alphabet="auto"
+    seqs, k: int | None = None, size: int = 1000, seed: int = 42, threads: int = 0, alphabet="auto"
 ) -> Sketches:
     """MinHash sketches (canonical k-mers for DNA); ``alphabet`` reads paths and strings
-    (see :func:`bioaccel.read_sequences`).
+    (see :func:`bioaccel.read_sequences`). ``k``: 21 for DNA, 9 for proteins by default
+    (Mash's own for amino acids).
 
     >>> s = sketch(["ACGTACGTTGCA" * 5, "ACGTACGTTGCA" * 5], k=5, size=8)
     >>> s.values[s.offsets[0]:s.offsets[1]].size <= 8
     True
     """
     from .._core import load_native
-    from ..sequences import as_batch
+    from ..sequences import as_batch, refuse_aligned
 
     threads = check_threads(threads)
     batch = as_batch(seqs, alphabet)
+    refuse_aligned(batch, "would be a letter of the sketch's k-mers")  # as distance -m mash
+    k = (21 if batch.alphabet is DNA else PROTEIN_MASH_K) if k is None else k
     _check_params(k, size)
     digit, radix = _digits(batch, compressed=False)
     _check_k_fits(k, radix, batch.alphabet.name)
@@ -309,7 +316,8 @@ def kmer_params(
     batch, or :class:`Sketches`), checked, defaults filled in: ``k`` for every model, and
     ``sketch_size`` and ``seed`` for ``mash``.
 
-    Defaults: ``k`` 6 for ``kmer``, 21 for DNA and mash, 5 for protein ``jaccard``;
+    Defaults: ``k`` 6 for ``kmer``, 21 for DNA, 9 for protein ``mash`` (Mash's own for amino
+    acids, ``mash sketch -a``), 5 for protein ``jaccard``;
     :data:`DEFAULT_SKETCH_SIZE` and :data:`DEFAULT_SEED`. :class:`Sketches` carry their own:
     a different value given here is refused (:class:`ModelError`), never silently ignored.
     """
@@ -329,7 +337,7 @@ def kmer_params(
         return {"k": int(seqs.k), "sketch_size": int(seqs.size), "seed": int(seqs.seed)}
     if model == "mash":
         out = {
-            "k": 21 if k is None else k,
+            "k": (21 if seqs.alphabet is DNA else PROTEIN_MASH_K) if k is None else k,
             "sketch_size": DEFAULT_SKETCH_SIZE if sketch_size is None else sketch_size,
             "seed": DEFAULT_SEED if seed is None else seed,
         }

@@ -325,3 +325,23 @@ def test_k_beyond_64_bit_codes_is_refused_clearly():
         bioaccel.ModelError, match="k = 25 is too large for Dayhoff-6 protein k-mers: at most 24"
     ):
         bioaccel.distance_matrix(["MKVLEFWHHK" * 5, "MKVIEFWQHK" * 5], "kmer", k=25)
+
+
+def test_sketch_refuses_aligned_input_and_proteins_get_mash_s_k():
+    """Before: `bioaccel sketch` took aligned input (k-mers across gaps silently dropped:
+    distances far from the ungapped ones), which `distance -m mash` refuses; and mash on
+    proteins failed with its default k = 21 (too large for 20 letters). Now sketch refuses
+    gaps by the one rule (--ungap / SeqBatch.ungapped() as the way out), and proteins take
+    k = 9 unless told (Mash's own for amino acids, mash sketch -a)."""
+    import bioaccel
+    from bioaccel.errors import AlphabetError
+
+    aligned = bioaccel.SeqBatch.from_strings(["ACGT-ACGTACGTTTGACA", "ACGTAACGTACGTTTG-CA"])
+    with pytest.raises(AlphabetError, match="look aligned"):
+        sketch(aligned, k=5)
+    ungapped = sketch(aligned.ungapped(), k=5)
+    assert len(ungapped.ids) == 2
+    prot = ["MKVLAAGIVGLLLAWQESKTRPLMNVEEF", "MKVLAAGIVGALLAWQESKTRPLMNVEEY"]
+    assert sketch(prot).k == 9
+    dm = bioaccel.distance_matrix(prot, "mash")
+    assert dm[0, 1] == bioaccel.distance_matrix(prot, "mash", k=9)[0, 1] < 1
