@@ -189,16 +189,27 @@ def _refuse_cr_only(piece: bytes, name: str) -> None:
 
 
 class _FirstPiece:
-    """Passes pieces to the reader, checking the first one's line endings."""
+    """Passes pieces to the reader, checking the line endings of the text's start (up to its
+    first LF, at most 64 KiB, however the pieces are cut); :meth:`done` at the end."""
+
+    HEAD = 1 << 16
 
     def __init__(self, reader, name: str):
-        self.reader, self.name, self.first = reader, name, True
+        self.reader, self.name, self.head, self.decided = reader, name, b"", False
 
     def feed(self, piece) -> None:
-        if self.first and len(piece):
-            _refuse_cr_only(bytes(piece[: 1 << 16]), self.name)
-            self.first = False
+        if not self.decided and len(piece):
+            self.head += bytes(piece[: self.HEAD - len(self.head)])
+            if b"\n" in self.head:
+                self.decided = True
+            elif len(self.head) >= self.HEAD:
+                self.done()
         self.reader.feed(piece)
+
+    def done(self) -> None:
+        if not self.decided:
+            self.decided = True
+            _refuse_cr_only(self.head, self.name)
 
     def reserve(self, size) -> None:
         self.reader.reserve(size)
@@ -208,17 +219,23 @@ def _feed(reader, source) -> str:
     """Feed ``source`` to the parse piece by piece (a gzip file decompressed as it is read);
     returns its name for messages."""
     if isinstance(source, (bytes, bytearray, memoryview)):
-        _FirstPiece(reader, "<bytes>").feed(source)
-        return "<bytes>"
-    if str(source) == "-":
-        _feed_stream(_FirstPiece(reader, "<stdin>"), sys.stdin.buffer, "<stdin>")
-        return "<stdin>"
-    path = Path(source)
-    if path.is_dir():
-        raise SequenceFormatError(f"{path}: is a directory; expected a FASTA file of amplicons")
-    with open(path, "rb") as f:  # OSError names the path (missing file, permission)
-        _feed_stream(_FirstPiece(reader, str(path)), f, str(path))
-    return str(path)
+        name = "<bytes>"
+        checked = _FirstPiece(reader, name)
+        checked.feed(source)
+    elif str(source) == "-":
+        name = "<stdin>"
+        checked = _FirstPiece(reader, name)
+        _feed_stream(checked, sys.stdin.buffer, name)
+    else:
+        path = Path(source)
+        if path.is_dir():
+            raise SequenceFormatError(f"{path}: is a directory; expected a FASTA file of amplicons")
+        name = str(path)
+        checked = _FirstPiece(reader, name)
+        with open(path, "rb") as f:  # OSError names the path (missing file, permission)
+            _feed_stream(checked, f, name)
+    checked.done()
+    return name
 
 
 def _feed_stream(reader, stream, name: str) -> None:

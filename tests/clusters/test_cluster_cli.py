@@ -350,5 +350,14 @@ def test_cr_only_line_endings_are_named(work):
         res = invoke(name, "-o", "o.txt", cwd=work)
         assert res.exit_code == 2 and "lines end in CR only" in res.output
         assert not (work / "o.txt").exists()
-    (work / "crlf.fa").write_bytes(b">a;size=3\r\nACGTACGT\r\n>b;size=1\r\nACGTACGA\r\n")
+    (work / "crlf.fa").write_bytes(b"\r\n>a;size=3\r\nACGTACGT\r\n>b;size=1\r\nACGTACGA\r\n")
     assert invoke("crlf.fa", "-o", "o.txt", cwd=work).exit_code == 0
+    # however the text is cut into pieces (a first piece of one CR included)
+    import bioaccel.clusters._amplicons as amplicons_module
+    from bioaccel.clusters import read_amplicons
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(amplicons_module, "_PIECE", 1)
+        assert len(read_amplicons(work / "crlf.fa")) == 2
+        with pytest.raises(ValueError, match="lines end in CR only"):
+            read_amplicons(work / "cr.fa")

@@ -458,3 +458,39 @@ def test_slurm_profile_dry_run(snakemake_exe, tmp_path):
         assert f"rule {rule}:" in out or f"localrule {rule}:" in out, out[-3000:]
     assert "Using profile profiles/slurm" in out
     assert not (wd / "results").exists()
+
+
+def test_every_result_is_readable_as_a_new_file_is(test_run):
+    """Before: the tables the Python scripts wrote (otu_table.tsv, otus.fasta, the BIOM
+    file, read tracking, validate/*.tsv) kept mkstemp's 0600, unreadable to collaborators on
+    a shared server while every other output was 0644. Now each gets the umask's mode."""
+    import os
+
+    wd, _ = test_run
+    umask = os.umask(0)
+    os.umask(umask)
+    want = 0o444 & ~umask
+    files = [p for p in (wd / "results").rglob("*") if p.is_file()]
+    assert files
+    bad = [str(p.relative_to(wd)) for p in files if p.stat().st_mode & 0o444 != want]
+    assert not bad, f"not readable as a new file is (umask {umask:03o}): {bad}"
+
+
+def test_an_own_config_must_set_the_bundled_runs_primers_and_reference(snakemake_exe, tmp_path):
+    """Before: `--configfile my.yaml` without primers ran with config/config.yaml's empty
+    primers (the bundled reads hold none): exit 0, the primers kept in every OTU, taxonomy
+    from DADA2's example set. Now such a file must set them; the run stops naming them."""
+    wd = copy_workflow(tmp_path)
+    sheet = write_sheet(wd, TEST_SAMPLES)
+    (wd / "mine.yaml").write_text(f"samples: {sheet}\n")
+    proc = snakemake(snakemake_exe, wd, "--configfile", "mine.yaml", "-n")
+    said = proc.stdout + proc.stderr
+    assert (
+        proc.returncode != 0 and "mine.yaml: set primers" in said and "taxonomy.reference" in said
+    )
+    (wd / "mine.yaml").write_text(
+        f'samples: {sheet}\nprimers: {{forward: "", reverse: ""}}\n' + QUICK
+    )
+    proc = snakemake(snakemake_exe, wd, "--configfile", "mine.yaml", "-n")
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
+    assert not (wd / "results").exists()

@@ -13,6 +13,44 @@ validate(config, schema="../schemas/config.schema.yaml")
 HOME = Path(workflow.basedir).parent
 
 
+def check_own_run_settings():
+    """A run with its own config file (--configfile my.yaml, laid over config/config.yaml)
+    must set what config/config.yaml sets for the bundled data only: the primers (empty
+    there: the bundled reads hold none) and, with a taxonomy method, the reference (DADA2's
+    small example set there). Left out, the bundled values would apply to the user's reads
+    silently: primers kept in every OTU, taxonomy from a toy set."""
+    import yaml
+
+    bundled = (HOME / "config" / "config.yaml").resolve()
+    own = [Path(p) for p in (workflow.overwrite_configfiles or []) if Path(p).resolve() != bundled]
+    if not own:
+        return
+    given = {}
+    for p in own:
+        with open(p) as f:
+            for key, value in (yaml.safe_load(f) or {}).items():
+                if isinstance(value, dict) and isinstance(given.get(key), dict):
+                    given[key] = {**given[key], **value}
+                else:
+                    given[key] = value
+    given.update(getattr(workflow.config_settings, "config", None) or {})  # --config k=v
+    missing = []
+    if "primers" not in given:
+        missing.append(
+            'primers (forward and reverse, e.g. the 515F/806R defaults; "" for reads without them)'
+        )
+    if config["taxonomy"]["method"] != "none" and "reference" not in (given.get("taxonomy") or {}):
+        missing.append("taxonomy.reference (a full training set such as SILVA's, or method: none)")
+    if missing:
+        raise ValueError(
+            f"{', '.join(map(str, own))}: set {' and '.join(missing)}; config/config.yaml's "
+            "values are the bundled data's (no primer removal, DADA2's example training set)"
+        )
+
+
+check_own_run_settings()
+
+
 def resolve(path):
     """``path`` as Snakemake should use it: absolute when given so, else relative to the
     workflow folder (kept relative when that is the working directory)."""

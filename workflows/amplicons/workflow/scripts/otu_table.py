@@ -27,6 +27,14 @@ def fail(message):
     sys.exit(1)
 
 
+def _readable(tmp):
+    """mkstemp makes 0600: give the result the permissions a new file gets (umask), so that
+    collaborators can read it as they read the other outputs."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+
+
 @contextlib.contextmanager
 def atomic(path):
     """Write ``path`` through a temporary file beside it, renamed when complete."""
@@ -34,6 +42,7 @@ def atomic(path):
     try:
         with os.fdopen(fd, "w") as f:
             yield f
+        _readable(tmp)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)

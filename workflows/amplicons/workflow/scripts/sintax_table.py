@@ -37,6 +37,9 @@ with os.fdopen(fd, "w") as out:
     for otu in otus:
         ranks = calls.get(otu, {})
         out.write(otu + "\t" + "\t".join(ranks.get(k, "") for k in order) + "\n")
+umask = os.umask(0)  # mkstemp makes 0600: the permissions a new file gets, as the others
+os.umask(umask)
+os.chmod(tmp, 0o666 & ~umask)
 os.replace(tmp, sm.output[0])
 with open(sm.log[0], "w") as log:
     print(f"{len(otus)} OTUs, {sum(1 for o in otus if calls.get(o))} classified", file=log)

@@ -97,6 +97,9 @@ with os.fdopen(fd, "w") as f:
         f"{sample}\t{files[0]}\t{files[1] if len(files) > 1 else ''}\t"
         f"{'paired' if len(files) > 1 else 'single'}\t{reads}\n"
     )
+umask = os.umask(0)  # mkstemp makes 0600: the permissions a new file gets, as the others
+os.umask(umask)
+os.chmod(tmp, 0o666 & ~umask)
 os.replace(tmp, out)
 print(
     f"sample {sample}: {reads} reads ({'paired' if len(files) > 1 else 'single'}-end) OK", file=log
