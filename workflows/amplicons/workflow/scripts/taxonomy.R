@@ -2,6 +2,15 @@
 log <- file(snakemake@log[[1]], open = "wt")
 sink(log)
 sink(log, type = "message")
+# an error goes to the log with the rest, and its one line to the terminal too (fd 2 itself:
+# the message stream is sunk into the log), so Snakemake's failure says what went wrong
+options(error = function() {
+  said <- trimws(gsub("\\s+", " ", geterrmessage()))
+  err <- file("/dev/stderr", open = "w")
+  cat(sprintf("%s: %s\n", sprintf("taxonomy against %s", snakemake@input[["reference"]]), said), file = err)
+  close(err)
+  quit(save = "no", status = 1)
+})
 suppressPackageStartupMessages(library(dada2))
 seqs <- Biostrings::readDNAStringSet(snakemake@input[["fasta"]])
 set.seed(100) # the bootstrap draws: the same taxonomy on every run
