@@ -83,10 +83,11 @@ def _nearest_rows(native, old: SeqBatch, new: SeqBatch) -> np.ndarray:
             continue
         near = (counts[ranked] >= NEAR_SHARE * most) | (np.arange(len(old)) < NEAR_TOP)
         best, bound = None, len(read) // 4  # only a row within `bound` edits can win
+        m = len(read)
+        # five of the read's k-mers, spread along it, anchor windows in a long row
+        probes = [(o, seq[o : o + k]) for o in sorted({0, m // 4, m // 2, 3 * m // 4, m - k})]
         for r in ranked[near & (counts[ranked] > 0)][:NEAR_MOST].tolist():
-            row = old[r]
-            short, long = (read, row) if len(read) <= len(row) else (row, read)
-            e = int(native.infix_distance(short, long, bound))
+            e = _edits_to_row(native, read, seq, old[r], probes, bound)
             if e <= bound:
                 best, bound = r, e - 1  # a later row must do strictly better
                 if e == 0:
@@ -94,6 +95,34 @@ def _nearest_rows(native, old: SeqBatch, new: SeqBatch) -> np.ndarray:
         if best is not None:
             nearest[s] = best
     return nearest
+
+
+def _edits_to_row(native, read, seq: bytes, row, probes, bound: int) -> int:
+    """The fewest edits placing the read within the row (infix), or ``bound + 1``. A row as
+    long as the read or longer is searched in windows around the read's probe k-mers found
+    in it (the read's length plus ``bound`` on either side): a genome's row costs a few
+    windows, not the whole row per read. A row shorter than the read is placed within it."""
+    if bound < 0:
+        return bound + 1
+    if len(row) < len(read):
+        return int(native.infix_distance(row, read, bound))
+    text = row.tobytes()
+    m = len(read)
+    best = bound + 1
+    seen = set()
+    for o, kmer in probes:
+        at = text.find(kmer) if len(kmer) else -1
+        if at < 0:
+            continue
+        lo = max(0, at - o - bound)
+        if lo in seen:
+            continue
+        seen.add(lo)
+        hi = min(len(text), at - o + m + bound)
+        best = min(best, int(native.infix_distance(read, row[lo:hi], min(bound, best - 1))))
+        if best == 0:
+            break
+    return best
 
 
 def _fragment_paths(native, old: SeqBatch, cols, new: SeqBatch, align, threads: int):
