@@ -267,7 +267,12 @@ class AlignmentModel(PairModel):
 
         super().__init__(model, batch, threads)
         if model == "scoredist" and batch.alphabet is DNA:
-            raise ModelError("scoredist is calibrated for proteins; the input reads as nucleotides")
+            where = f"{batch.source}: " if batch.source else ""
+            raise ModelError(
+                f"{where}scoredist is calibrated for proteins; the input reads as nucleotides "
+                "(use 'edit' or a nucleotide model such as 'k80', or --alphabet protein if "
+                "these are proteins)"
+            )
         self.scoring = default_scoring(batch.alphabet, matrix, gap_open, gap_extend)
         self.scoring.check_batch(batch)
 

@@ -72,24 +72,11 @@ def _check_shard(shard) -> tuple[int, int] | None:
 
 
 def _refuse_gaps(batch) -> None:
-    """Aligned input (gaps) is refused: the distance is between unaligned sequences."""
-    import numpy as np
+    """Aligned input (gaps) is refused by the one rule of the models that take unaligned
+    sequences (:func:`bioaccel.sequences.refuse_aligned`)."""
+    from ..sequences import refuse_aligned
 
-    from ..errors import AlphabetError
-
-    if "-" not in batch.alphabet.symbols or not batch.codes.size:
-        return
-    gap = batch.alphabet.symbols.index("-")
-    hit = np.flatnonzero(batch.codes == gap)
-    if hit.size:
-        pos = int(hit[0])
-        rec = int(np.searchsorted(batch.offsets, pos, side="right")) - 1
-        raise AlphabetError(
-            f"{batch.source + ': ' if batch.source else ''}sequence {batch.ids[rec]!r} has a gap "
-            f"('-') at position {pos - int(batch.offsets[rec]) + 1}; neighbours compare "
-            "unaligned sequences: remove the gaps with SeqBatch.ungapped() (command line: "
-            "--ungap)"
-        )
+    refuse_aligned(batch, "would count as a letter of the neighbours' edit distances")
 
 
 def shard_block(n: int, shard: tuple[int, int] | None) -> tuple[int, int]:

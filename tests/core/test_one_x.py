@@ -467,3 +467,26 @@ def test_the_posteriors_follow_the_probe_and_agree():
         for env in ({}, {"BIOACCEL_NO_AVX2": "1"})
     ]
     assert runs[0] and runs[0] == runs[1]
+
+
+def test_aligned_input_is_refused_by_one_rule_everywhere():
+    """The models that take unaligned sequences refuse a gap through the one rule
+    (sequences.refuse_aligned: its message and its way out); neighbors kept a copy of its
+    own, and sketch had none (k-mers across gaps were dropped silently)."""
+    import bioaccel
+    from bioaccel.distances import sketch
+    from bioaccel.errors import AlphabetError
+    from bioaccel.neighbors import neighbors
+
+    aligned = bioaccel.SeqBatch.from_strings(["ACGT-ACGTACGTTTGACA", "ACGTAACGTACGTTTG-CA"])
+    calls = [
+        lambda: neighbors(aligned, max_distance=1),
+        lambda: sketch(aligned, k=5),
+        lambda: bioaccel.distance_matrix(aligned, "edit"),
+        lambda: bioaccel.distance_matrix(aligned, "mash", k=5),
+    ]
+    for call in calls:
+        with pytest.raises(
+            AlphabetError, match=r"look aligned: remove the gaps with SeqBatch\.ungapped\(\)"
+        ):
+            call()

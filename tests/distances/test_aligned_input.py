@@ -59,3 +59,15 @@ def test_the_command_line_refuses_aligned_input_for_edit_and_kmer(tmp_path, mode
 def test_an_aligned_model_still_takes_gaps():
     batch = SeqBatch.from_strings(list(ALIGNED_DNA.values()), ids=list(ALIGNED_DNA))
     assert np.isfinite(bioaccel.distance_matrix(batch, "k80").data).all()
+
+
+def test_scoredist_on_nucleotides_names_the_file_and_the_way_out(tmp_path):
+    """Before: 'scoredist is calibrated for proteins; the input reads as nucleotides' named
+    neither the file nor what to use instead."""
+    import bioaccel
+    from bioaccel.errors import ModelError
+
+    fa = tmp_path / "dna.fa"
+    fa.write_text(">a\nACGTACGTAC\n>b\nACGTACGAAC\n")
+    with pytest.raises(ModelError, match=r"dna\.fa: scoredist is calibrated for proteins.*'k80'"):
+        bioaccel.distance_matrix(bioaccel.read_sequences(fa), "scoredist")

@@ -494,3 +494,28 @@ def test_an_own_config_must_set_the_bundled_runs_primers_and_reference(snakemake
     proc = snakemake(snakemake_exe, wd, "--configfile", "mine.yaml", "-n")
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
     assert not (wd / "results").exists()
+
+
+def test_a_reference_in_another_methods_format_stops_the_run(snakemake_exe, tmp_path):
+    """Before: a SINTAX reference given to dada2 gave ranks named 'ref47', DADA2's training
+    set given to SINTAX an empty taxonomy, a FASTQ an R error only in the log; each exit 0 or
+    with the cause hidden. Now the reference's first record is checked against the method
+    before any job, in one line naming it."""
+    wd = copy_workflow(tmp_path)
+    sintax = sintax_reference(wd / "sintax.fa")
+    dada2 = "/usr/lib/R/site-library/dada2/extdata/example_train_set.fa.gz"
+    fastq = wd / "reads.fq"
+    fastq.write_text("@r1\nACGT\n+\nIIII\n")
+    sheet = write_sheet(wd, TEST_SAMPLES)
+    cases = [
+        ("dada2", sintax, "is a SINTAX reference"),
+        ("sintax", dada2, "has no ';tax=' annotation"),
+        ("dada2", fastq, "expected FASTA ('>') training sequences"),
+    ]
+    for method, ref, said in cases:
+        extra = f"taxonomy: {{method: {method}, reference: {ref}}}\nreport: {{enabled: false}}\n"
+        cfg = write_config(wd, sheet, extra)
+        proc = snakemake(snakemake_exe, wd, "--configfile", cfg, "-n")
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0 and said in out, out[-2000:]
+    assert not (wd / "results").exists()

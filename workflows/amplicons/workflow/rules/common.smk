@@ -51,6 +51,38 @@ def check_own_run_settings():
 check_own_run_settings()
 
 
+def check_reference_format(method, ref):
+    """The taxonomy reference must be in the format its method reads, judged on its first
+    record: FASTA whose headers are the ranks themselves (``>Bacteria;Firmicutes;...``) for
+    dada2's assignTaxonomy, FASTA with ``;tax=k:...`` annotations for SINTAX. Another format
+    gives garbage ranks or none, exit 0 (a SINTAX file to dada2: ranks named 'ref47')."""
+    import gzip
+
+    path = resolve(ref)
+    with open(path, "rb") as raw:
+        gz = raw.read(2) == b"\x1f\x8b"
+    with (gzip.open(path, "rt", errors="replace") if gz else open(path, errors="replace")) as f:
+        first = next((line.strip() for line in f if line.strip()), "")
+    sintax = ";tax=" in first
+    if not first.startswith(">"):
+        raise ValueError(
+            f"taxonomy.reference {ref!r}: starts with {first[:40]!r}; expected FASTA ('>') "
+            f"training sequences for taxonomy.method {method!r}"
+        )
+    if method == "dada2" and sintax:
+        raise ValueError(
+            f"taxonomy.reference {ref!r} is a SINTAX reference (';tax=' headers); dada2 reads "
+            "headers that are the ranks themselves ('>Bacteria;Firmicutes;...'): use "
+            "taxonomy.method sintax, or a DADA2 training set"
+        )
+    if method == "sintax" and not sintax:
+        raise ValueError(
+            f"taxonomy.reference {ref!r} has no ';tax=' annotation in its first header "
+            f"({first[:60]!r}); SINTAX reads '>id;tax=k:Bacteria,p:...': use taxonomy.method "
+            "dada2, or a SINTAX reference"
+        )
+
+
 def resolve(path):
     """``path`` as Snakemake should use it: absolute when given so, else relative to the
     workflow folder (kept relative when that is the working directory)."""
@@ -135,6 +167,7 @@ if TAXONOMY["method"] != "none":
         raise ValueError(f"taxonomy.method {TAXONOMY['method']!r} needs taxonomy.reference")
     if not Path(resolve(ref)).is_file():
         raise ValueError(f"taxonomy.reference {ref!r} does not exist")
+    check_reference_format(TAXONOMY["method"], ref)
 
 
 def one_of(names):
