@@ -78,7 +78,7 @@ test_that("bioaccel_neighbors' MinHash pairs are the all-vs-all matrix's pairs w
 test_that("bioaccel_neighbors refuses bad input in the user's terms", {
   skip_if_not(has_cli(), "the bioaccel command is not installed")
   seqs <- c(alpha = "ACGTACGT", beta = "ACG-ACGT")
-  expect_error(bioaccel_neighbors(seqs), "sequence 'beta' has a gap")
+  expect_error(bioaccel_neighbors(seqs), "letter '-' of sequence 'beta' at position 4")
   expect_error(bioaccel_neighbors(c(a = "ACGT", b = "ACGA"), model = "mash"), "max_distance: required")
   expect_error(bioaccel_neighbors(c(a = "ACGT", b = "ACGA"), d = 1), "max_distance = ")
   expect_error(bioaccel_neighbors(c(a = "ACGT", b = "ACGA"), max_distance = 1.5), "whole numbers")
