@@ -206,7 +206,8 @@ bioaccel_command <- function() {
   }
   ids <- names(strings)
   if (is.null(ids)) {
-    if (all(!is.na(strings) & file.exists(path.expand(strings)))) {
+    # file.exists expands ~ itself (path.expand warns on a long sequence, holding it whole)
+    if (all(!is.na(strings) & file.exists(strings))) {
       stop(sprintf("%s: %d file paths; give one file (a single string)", what, length(strings)),
            call. = FALSE)
     }

@@ -818,10 +818,6 @@ def cluster(
             f"identity_definition={identity_definition!r}: expected one of "
             f"{', '.join(IDENTITY_DEFINITIONS)}"
         )
-    if identity_definition != "longer" and method != "greedy":
-        raise ValueError(
-            f"identity_definition={identity_definition!r} applies to method='greedy' only"
-        )
     if method == "greedy":
         if differences != "edit":
             raise ValueError(

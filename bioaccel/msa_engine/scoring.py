@@ -224,8 +224,7 @@ def msa_scoring(
         )
     else:
         letters, values, name = _matrix_from(matrix, protein)
-        if _match_mismatch(matrix) is None:
-            check_matrix_kind(name, letters, alphabet)
+        check_matrix_kind(name, letters, alphabet)  # match/mismatch: the alphabet's own letters
     letters = letters.upper()
     letters, values = with_expected_ambiguity(letters, values, protein)
     index = {ch: k for k, ch in enumerate(letters)}

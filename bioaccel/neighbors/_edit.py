@@ -62,7 +62,7 @@ def all_pairs_cheaper(batch, d: int, first: int, last: int) -> bool:
         return False
     lengths = np.diff(batch.offsets)
     mean = float(lengths.mean()) if n else 0.0
-    pairs = (last - first) * (n - 1) - ((last - first) * (last - first - 1)) // 2
+    pairs = (last - first) * (n - 1) - (last - first) * (first + last - 1) // 2  # i < j
     verify = pairs * mean * min(mean, 2.0 * d + 1.0) / 64.0
     return verify < (last - first) * float(d) ** 3
 

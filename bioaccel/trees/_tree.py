@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from .._core import NEWICK, atomic_output, check_threads, output_format
-from ..distances import DistanceMatrix, check_distances, check_symmetric
+from ..distances import AA_MODELS, DistanceMatrix, check_distances, check_symmetric
 from ..errors import BackendUnavailableError
 
 _NEEDS_QUOTES = re.compile(r"[\s;,:()'\[\]]")
@@ -209,7 +209,7 @@ def _not_finite_error(a: str, b: str, value, made_by=None) -> ValueError:
             f"{said} distances (the matrix holds it: no model made it here to change)"
         )
     model, pairwise_deletion = made_by
-    if model in ("kimura", "poisson", "p", "scoredist"):
+    if model in (*AA_MODELS, "scoredist"):
         later = (
             "use a model that saturates later: 'poisson' (finite below p = 1) or 'p' instead "
             "of 'kimura' (Inf from p = 0.854)"

@@ -49,6 +49,15 @@ MODELS = [("mash", {}), ("mash", {"k": 11, "sketch_size": 60}), ("jaccard", {"k"
 def test_every_path_gives_the_dense_pairs(batch, monkeypatch, path, model, kw):
     for name, value in PATHS[path].items():
         monkeypatch.setattr(_kmers, name, value)
+    ran = {"rows": 0, "dense": 0}  # which verification each path took
+    for name, key in (("_verify_rows", "rows"), ("_dense_block", "dense")):
+        real = getattr(_kmers, name)
+
+        def counted(*a, _real=real, _key=key, **kw):
+            ran[_key] += 1
+            return _real(*a, **kw)
+
+        monkeypatch.setattr(_kmers, name, counted)
     n = len(batch)
     m = distance_matrix(batch, model, **kw).data
     iu, ju = np.triu_indices(n, 1)
@@ -65,5 +74,9 @@ def test_every_path_gives_the_dense_pairs(batch, monkeypatch, path, model, kw):
             assert np.array_equal(i, iu[keep]) and np.array_equal(j, ju[keep]), (d, shards)
             assert dist.dtype == np.float64
             assert np.array_equal(dist.view(np.int64), m[iu[keep], ju[keep]].view(np.int64))
-            if path == "index, rows verified" and d < 1:
-                assert sum(p.candidates for p in parts) >= len(i)
+            if path == "index, rows verified" and d <= 0.1:  # the filter left pairs out
+                assert sum(p.candidates for p in parts) < n * (n - 1) // 2
+    if path == "index, rows verified":
+        assert ran["rows"] > 0  # (D = 1 admits every pair: those blocks go whole)
+    if path == "dense":
+        assert ran["dense"] > 0 and ran["rows"] == 0
