@@ -1,4 +1,4 @@
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -399,8 +399,8 @@ def swarm_grow(
     abundance: npt.NDArray[np.uint64],
     breaking: bool,
 ) -> tuple[
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
+    npt.NDArray[np.uint32],
+    npt.NDArray[np.uint32],
     npt.NDArray[np.int64],
     npt.NDArray[np.int32],
     npt.NDArray[np.int64],
@@ -415,13 +415,47 @@ def swarm_grow_search(
     swarm_differences: bool,
     gram_test: int = -1,
 ) -> tuple[
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
+    npt.NDArray[np.uint32],
+    npt.NDArray[np.uint32],
     npt.NDArray[np.int64],
     npt.NDArray[np.int32],
     npt.NDArray[np.int64],
     npt.NDArray[np.int64],
 ]: ...
+def amplicon_ids(header_lines: bytes, underscore: bool = False) -> bytes: ...
+
+class PackedLetters:
+    def __len__(self) -> int: ...
+    def lengths(self) -> npt.NDArray[np.int64]: ...
+    @overload
+    def codes(self, k: int) -> npt.NDArray[np.uint8]: ...
+    @overload
+    def codes(self, k: None = None) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]: ...
+    @property
+    def nbytes(self) -> int: ...
+
+def swarm_grow_search_packed(
+    letters: PackedLetters,
+    abundance: npt.NDArray[np.uint64],
+    d: int,
+    breaking: bool,
+    swarm_differences: bool,
+    gram_test: int = -1,
+) -> tuple[
+    npt.NDArray[np.uint32],
+    npt.NDArray[np.uint32],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int32],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+]: ...
+def nearest_in_set_packed(
+    letters: PackedLetters,
+    in_set: npt.NDArray[np.uint8],
+    d: int,
+    threads: int,
+    gram_test: int = -1,
+) -> npt.NDArray[np.int64]: ...
 def nearest_in_set(
     codes: npt.NDArray[np.uint8],
     offsets: npt.NDArray[np.int64],
@@ -477,6 +511,7 @@ class AmpliconReader:
         npt.NDArray[np.int64],
         npt.NDArray[np.uint8],
         npt.NDArray[np.int64],
+        PackedLetters | None,
         bytes,
         bytes,
         bytes,

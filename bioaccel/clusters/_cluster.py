@@ -45,6 +45,7 @@ from ._amplicons import (
     CODE_LETTERS,
     SURROGATES,
     Amplicons,
+    TextLines,
     amplicons_from_records,
     read_amplicons,
     with_abundance,
@@ -185,7 +186,11 @@ class Clustering:
     def write_otus(self, out) -> None:
         """swarm's ``-o``: one line per OTU, its members' headers, space separated."""
         check_output_name("otus", out, [self.amplicons.source])
-        h = list(self.amplicons.headers)
+        h = self.amplicons.headers
+        if isinstance(h, TextLines):  # streamed a block of members at a time
+            _write_pieces(out, self._otu_blocks(h))
+            return
+        h = list(h)
         n = len(self.members)
         # the members' headers, each followed by a space, or a newline where its OTU ends
         pieces: list[str] = [""] * (2 * n)
@@ -196,22 +201,33 @@ class Clustering:
         pieces[1::2] = seps
         _write(out, "".join(pieces))
 
+    def _otu_blocks(self, headers: TextLines, block: int = 1 << 14):
+        """The ``-o`` text in pieces of ``block`` members: their header lines gathered, each
+        newline a space but where an OTU ends."""
+        ends = np.zeros(len(self.members), dtype=bool)
+        ends[self.starts[1:] - 1] = True
+        for a in range(0, len(self.members), block):
+            text, newlines = headers.gather(self.members[a : a + block])
+            text[newlines[~ends[a : a + block]]] = ord(" ")
+            yield text.tobytes()
+
     def write_seeds(self, out) -> None:
         """swarm's ``-w``: each OTU's seed with the OTU's mass (``>a;size=SUM;``), the OTUs
         by decreasing mass, then seed header."""
         check_output_name("seeds", out, [self.amplicons.source])
         amp = self.amplicons
-        raw = list(amp.raw_headers)
-        mass = self.abundances.tolist()
         seeds = self.seeds.tolist()
+        raw = [amp.raw_headers[k] for k in seeds]  # the seeds' only, not every amplicon's
+        mass = self.abundances.tolist()
         order = sorted(
             range(self.n_clusters),
-            key=lambda c: (-mass[c], raw[seeds[c]].encode("utf-8", SURROGATES)),
+            key=lambda c: (-mass[c], raw[c].encode("utf-8", SURROGATES)),
         )
         lines = []
         for c in order:
-            k = seeds[c]
-            lines.append(f">{with_abundance(raw[k], mass[c], amp.annotation)}\n{amp.sequence(k)}\n")
+            lines.append(
+                f">{with_abundance(raw[c], mass[c], amp.annotation)}\n{amp.sequence(seeds[c])}\n"
+            )
         _write(out, "".join(lines))
 
     def write_statistics(self, out) -> None:
@@ -219,19 +235,20 @@ class Clustering:
         radius (tab separated, one line per OTU in ``-o`` order)."""
         check_output_name("statistics", out, [self.amplicons.source])
         amp = self.amplicons
-        ids = list(amp.ids)
         ab = amp.abundance[self.members]
         single = np.add.reduceat((ab == 1).astype(np.int64), self.starts[:-1]) if len(ab) else ab
         gens = self._own_stat(self.generation)
         rad = self._own_stat(self.radius)
         mass = self.abundances
         seeds = self.seeds
+        ids = amp.ids
         lines = [
-            f"{sz}\t{ms}\t{ids[sd]}\t{amp.abundance[sd]}\t{sg}\t{g}\t{r}\n"
-            for sz, ms, sd, sg, g, r in zip(
+            f"{sz}\t{ms}\t{ids[sd]}\t{sa}\t{sg}\t{g}\t{r}\n"
+            for sz, ms, sd, sa, sg, g, r in zip(
                 self.sizes.tolist(),
                 mass.tolist(),
                 seeds.tolist(),
+                amp.abundance[seeds].tolist(),
                 single.tolist(),
                 gens.tolist(),
                 rad.tolist(),
@@ -279,6 +296,20 @@ class Clustering:
         check_output_name("assignments", out, [self.amplicons.source])
         rows = self.assignment_rows()
         _write(out, "id\tcluster\tseed\n" + "".join(f"{i}\t{c}\t{s}\n" for i, c, s, _ in rows))
+
+
+def _write_pieces(out, pieces) -> None:
+    """:func:`_write` of a text given as pieces of bytes (UTF-8, non-UTF-8 header bytes as
+    read), written as they come."""
+    if hasattr(out, "write"):
+        for piece in pieces:
+            out.write(piece.decode("utf-8", SURROGATES))
+        return
+    from .._core import atomic_output
+
+    with atomic_output(out, "wb") as f:
+        for piece in pieces:
+            f.write(piece)
 
 
 def _write(out, text: str) -> None:
@@ -570,7 +601,7 @@ def _grow(amp, indptr, nbr, dist, breaking):
     order, found, starts, gen, rad, _parent = native.swarm_grow(
         indptr, nbr, dist, np.ascontiguousarray(amp.abundance, dtype=np.uint64), breaking
     )
-    return order, found, starts, gen.astype(np.int64), rad
+    return order.astype(np.int64), found.astype(np.int64), starts, gen, rad
 
 
 def _greedy(amp: Amplicons, ident: Fraction, threads: int, backend: str, overhangs_free=False):
@@ -634,15 +665,23 @@ def _grow_searching(amp, d, differences, breaking):
     """swarm's growth with each member's free neighbours searched as the growth reaches it
     (csrc/clusters/growth.cpp); the same result as :func:`_grow` on the graph of all pairs."""
     native = load_native()
-    order, found, starts, gen, rad, _parent = native.swarm_grow_search(
-        amp.batch.codes,
-        amp.batch.offsets,
-        np.ascontiguousarray(amp.abundance, dtype=np.uint64),
-        int(d),
-        bool(breaking),
-        differences == "swarm",
-    )
-    return order, found, starts, gen.astype(np.int64), rad
+    abundance = np.ascontiguousarray(amp.abundance, dtype=np.uint64)
+    if amp.letters is not None:  # the reader's 2-bit letters, read in place
+        grown = native.swarm_grow_search_packed(
+            amp.letters, abundance, int(d), bool(breaking), differences == "swarm"
+        )
+    else:
+        grown = native.swarm_grow_search(
+            amp.batch.codes,
+            amp.batch.offsets,
+            abundance,
+            int(d),
+            bool(breaking),
+            differences == "swarm",
+        )
+    order, found, starts, gen, rad, _parent = grown
+    # the nodes come 4 bytes each (the growth's peak); widened once its index is let go
+    return order.astype(np.int64), found.astype(np.int64), starts, gen, rad
 
 
 def _heavy_nodes(amp, order, starts, boundary):
@@ -659,7 +698,12 @@ def _graft_pairs(amp, order, starts, boundary, threads):
     GRAFT_DISTANCE edits, from a search of the light amplicons in an index of the heavy."""
     native = load_native()
     heavy = _heavy_nodes(amp, order, starts, boundary)
-    best = native.nearest_in_set(amp.batch.codes, amp.batch.offsets, heavy, GRAFT_DISTANCE, threads)
+    if amp.letters is not None:
+        best = native.nearest_in_set_packed(amp.letters, heavy, GRAFT_DISTANCE, threads)
+    else:
+        best = native.nearest_in_set(
+            amp.batch.codes, amp.batch.offsets, heavy, GRAFT_DISTANCE, threads
+        )
     light = np.flatnonzero(best >= 0)
     return best[light], light, np.full(len(light), -1, dtype=np.int32)
 
@@ -874,7 +918,12 @@ def cluster(
             differences=differences,
             abundance_annotation=abundance_annotation or "size",
         )
-    if differences == "swarm" and amp.batch.codes.size and int(amp.batch.codes.max()) > 3:
+    if (
+        differences == "swarm"
+        and amp.letters is None  # 2-bit letters are A C G T
+        and amp.batch.codes.size
+        and int(amp.batch.codes.max()) > 3
+    ):
         raise ValueError(
             f"{amp.source}: IUPAC codes are not swarm's alphabet; use differences='edit'"
         )

@@ -7,6 +7,7 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -124,6 +125,68 @@ py::tuple swarm_grow_search_py(U8Array codes, I64Array offsets, U64Array abundan
                           to_array(out.generation), to_array(out.radius), to_array(out.parent));
 }
 
+// The same growth on the amplicon reader's 2-bit letters (no byte copy of the sequences).
+py::tuple swarm_grow_search_packed_py(const std::shared_ptr<edit::Packed>& letters, U64Array abundance,
+                                      std::int64_t d, bool breaking, bool swarm_differences, int gram_test) {
+    if (!letters) throw std::invalid_argument("letters must be PackedLetters");
+    if (abundance.ndim() != 1 || abundance.shape(0) != letters->count())
+        throw std::invalid_argument("abundance must hold one value per amplicon");
+    clusters::Growth out;
+    {
+        StopScope stop;  // Ctrl-C reaches the growth
+        py::gil_scoped_release release;
+        out = clusters::swarm_grow_search(edit::Letters(*letters), abundance.data(), d, breaking,
+                                          swarm_differences, gram_test);
+    }
+#ifdef __GLIBC__
+    malloc_trim(0);  // the index's blocks back to the system before Python widens the nodes
+#endif
+    return py::make_tuple(moved_to_array(std::move(out.order)), moved_to_array(std::move(out.found)),
+                          moved_to_array(std::move(out.starts)), moved_to_array(std::move(out.generation)),
+                          moved_to_array(std::move(out.radius)), moved_to_array(std::move(out.parent)));
+}
+
+py::array_t<std::int64_t> nearest_in_set_packed_py(const std::shared_ptr<edit::Packed>& letters,
+                                                   U8Array in_set, std::int64_t d, int threads,
+                                                   int gram_test) {
+    if (!letters) throw std::invalid_argument("letters must be PackedLetters");
+    if (in_set.ndim() != 1 || in_set.shape(0) != letters->count())
+        throw std::invalid_argument("in_set must hold one flag per sequence");
+    std::vector<std::int64_t> out;
+    {
+        StopScope stop;  // Ctrl-C reaches the search
+        py::gil_scoped_release release;
+        out = clusters::nearest_in_set(edit::Letters(*letters), in_set.data(), d, threads, gram_test);
+    }
+    return moved_to_array(std::move(out));
+}
+
+// Sequences k of the packed letters, a code a byte each (all when k is None: (codes, offsets)).
+py::object packed_codes(const edit::Packed& p, const py::object& which) {
+    if (!which.is_none()) {
+        std::int64_t k = which.cast<std::int64_t>();
+        const std::int64_t n = p.count();
+        if (k < -n || k >= n)
+            throw py::index_error("sequence " + std::to_string(k) + " of " + std::to_string(n));
+        if (k < 0) k += n;
+        py::array_t<std::uint8_t> a(p.length(k));
+        p.decode(k, a.mutable_data());
+        return std::move(a);
+    }
+    const std::int64_t n = p.count();
+    py::array_t<std::int64_t> offsets(n + 1);
+    std::int64_t* o = offsets.mutable_data();
+    o[0] = 0;
+    for (std::int64_t k = 0; k < n; ++k) o[k + 1] = o[k] + p.length(k);
+    py::array_t<std::uint8_t> codes(o[n]);
+    {
+        py::gil_scoped_release release;
+        std::uint8_t* c = codes.mutable_data();
+        for (std::int64_t k = 0; k < n; ++k) p.decode(k, c + o[k]);
+    }
+    return py::make_tuple(codes, offsets);
+}
+
 py::array_t<std::int64_t> nearest_in_set_py(U8Array codes, I64Array offsets, U8Array in_set, std::int64_t d,
                                             int threads, int gram_test) {
     const SeqView v = seq_view(codes, offsets, "amplicons");
@@ -219,14 +282,25 @@ py::tuple swarm_align_py(U8Array codes, I64Array offsets, I64Array queries, I64A
     return py::make_tuple(diffs, lengths, py::cast(cigars));
 }
 
+// A string's bytes as a Python bytes object, the string let go (one copy alive at a time).
+py::bytes moved_to_bytes(std::string& s) {
+    py::bytes b(s);
+    std::string().swap(s);
+    return b;
+}
+
 py::tuple parsed_tuple(clusters::ParsedAmplicons&& out) {
     py::tuple err = py::make_tuple(static_cast<int>(out.error), out.a, out.b, out.c);
+    py::bytes header_lines = moved_to_bytes(out.header_lines);
+    py::bytes id_lines = moved_to_bytes(out.id_lines);
+    py::bytes header_text = moved_to_bytes(out.header_text);
     return py::make_tuple(err, moved_to_array(std::move(out.hstart)), moved_to_array(std::move(out.hend)),
                           moved_to_array(std::move(out.line)), moved_to_array(std::move(out.astart)),
                           moved_to_array(std::move(out.aend)), moved_to_array(std::move(out.abundance)),
                           moved_to_array(std::move(out.order)), moved_to_array(std::move(out.codes)),
-                          moved_to_array(std::move(out.offsets)), py::bytes(out.header_lines),
-                          py::bytes(out.id_lines), py::bytes(out.header_text), py::bytes(out.bad_line));
+                          moved_to_array(std::move(out.offsets)),
+                          out.packed ? py::cast(out.packed) : py::object(py::none()), header_lines, id_lines,
+                          header_text, py::bytes(out.bad_line));
 }
 
 clusters::AmpliconReader make_reader(U8Array table, std::uint64_t default_abundance, bool underscore) {
@@ -279,7 +353,26 @@ void bind_clusters(py::module_& m) {
           py::arg("abundance"), py::arg("d"), py::arg("breaking"), py::arg("swarm_differences"),
           py::arg("gram_test") = -1,
           "swarm's growth with each member's free neighbours within d searched as it grows: "
-          "(order, found, starts, generation, radius, parent).");
+          "(order, found (uint32), starts, generation, radius, parent (empty)).");
+    py::class_<edit::Packed, std::shared_ptr<edit::Packed>>(
+        m, "PackedLetters",
+        "Sequences 2 bits a letter (codes 0-3: A C G T), as the amplicon reader keeps them: "
+        "len(), lengths(), codes(k) (one sequence's codes, a byte each), codes() ((codes, "
+        "offsets) of all), nbytes.")
+        .def("__len__", &edit::Packed::count)
+        .def("lengths",
+             [](const edit::Packed& p) {
+                 py::array_t<std::int64_t> a(p.count());
+                 for (std::int64_t k = 0; k < p.count(); ++k) a.mutable_data()[k] = p.length(k);
+                 return a;
+             })
+        .def("codes", &packed_codes, py::arg("k") = py::none())
+        .def_property_readonly("nbytes", &edit::Packed::bytes);
+    m.def("swarm_grow_search_packed", &swarm_grow_search_packed_py, py::arg("letters"), py::arg("abundance"),
+          py::arg("d"), py::arg("breaking"), py::arg("swarm_differences"), py::arg("gram_test") = -1,
+          "swarm_grow_search on PackedLetters.");
+    m.def("nearest_in_set_packed", &nearest_in_set_packed_py, py::arg("letters"), py::arg("in_set"),
+          py::arg("d"), py::arg("threads"), py::arg("gram_test") = -1, "nearest_in_set on PackedLetters.");
     m.def("nearest_in_set", &nearest_in_set_py, py::arg("codes"), py::arg("offsets"), py::arg("in_set"),
           py::arg("d"), py::arg("threads"), py::arg("gram_test") = -1,
           "For each sequence outside the set, the smallest set member within edit distance d (-1: none).");
@@ -303,8 +396,11 @@ void bind_clusters(py::module_& m) {
         m, "AmpliconReader",
         "FASTA amplicons as swarm reads them, fed in pieces cut anywhere (feed), then "
         "finish(): (error, hstart, hend, line, astart, aend, abundance, order, codes, offsets, "
-        "header_lines, id_lines, header_text, bad_line); hstart/hend index header_text (the "
-        "headers in input order); header_lines and id_lines in swarm's order, each record "
+        "packed, header_lines, id_lines, header_text, bad_line); the sequences in swarm's order "
+        "are packed (PackedLetters) when all are A C G T U (codes empty, offsets [0]), else "
+        "codes and offsets (packed None); hstart/hend index header_text (the "
+        "headers in input order); header_lines (and id_lines: empty, see amplicon_ids) in swarm's order, "
+        "each record "
         "followed by a newline. underscore: abundances as swarm's default `_N` header suffix, "
         "not `;size=N`.")
         .def(py::init(&make_reader), py::arg("table"), py::arg("default_abundance"),
@@ -312,6 +408,20 @@ void bind_clusters(py::module_& m) {
         .def("reserve", &clusters::AmpliconReader::reserve, py::arg("bytes"))
         .def("feed", &reader_feed, py::arg("piece"))
         .def("finish", &reader_finish);
+    m.def(
+        "amplicon_ids",
+        [](const py::bytes& header_lines, bool underscore) {
+            const std::string_view h(header_lines);
+            std::string ids;
+            {
+                py::gil_scoped_release release;
+                ids = clusters::amplicon_ids(h, underscore);
+            }
+            return moved_to_bytes(ids);
+        },
+        py::arg("header_lines"), py::arg("underscore") = false,
+        "The ids of header lines (each followed by a newline): each header without its abundance "
+        "annotation (`;size=N`, or `_N` with underscore), a line each.");
     m.def("swarm_align", &swarm_align_py, py::arg("codes"), py::arg("offsets"), py::arg("queries"),
           py::arg("targets"), py::arg("max_diffs"), py::arg("want_cigar"), py::arg("threads"),
           py::arg("edits"),

@@ -77,25 +77,41 @@ bool find_underscore(std::string_view h, std::int64_t& start, std::int64_t& end,
     return true;
 }
 
-// The first repeat among views (in order): (earlier, later) record, or (-1, -1). An open-
-// addressing table of record numbers (no allocation a record, as std::unordered_map makes).
-std::pair<std::int64_t, std::int64_t> first_repeat(const std::vector<std::string_view>& views) {
-    const std::size_t n = views.size();
+// A header's id: the header without its annotation h[astart, aend) (astart < 0: none), a
+// ';' kept between what was before and after it.
+void append_id(std::string& ids, std::string_view h, std::int64_t astart, std::int64_t aend) {
+    const std::int64_t len = static_cast<std::int64_t>(h.size());
+    if (astart < 0) {
+        ids.append(h);
+        return;
+    }
+    ids.append(h.substr(0, static_cast<std::size_t>(astart)));
+    if (astart > 0 && aend < len) ids += ';';
+    ids.append(h.substr(static_cast<std::size_t>(aend)));
+}
+
+// The first repeat among records 0..n-1 (in order) by equal(a, b): (earlier, later)
+// record, or (-1, -1). An open-addressing table, 8 bytes a slot (a record number and its
+// hash's top 32 bits, so most mismatches cost no equal()), no allocation a record;
+// hash(r) must agree with equal.
+template <class Hash, class Equal>
+std::pair<std::int64_t, std::int64_t> first_repeat_of(std::int64_t n, Hash&& hash, Equal&& equal) {
+    if (n >= (std::int64_t(1) << 32) - 1) throw std::length_error("amplicons: 2^32 - 1 records or more");
     std::size_t cap = 16;
-    while (cap < 2 * n + 16) cap <<= 1;
-    std::vector<std::int64_t> slot(cap, -1);
-    std::vector<std::size_t> hashes(n);
-    const std::hash<std::string_view> hash;
-    for (std::size_t k = 0; k < n; ++k) {
-        const std::size_t h = hash(views[k]);
-        hashes[k] = h;
-        for (std::size_t at = (h * 0x9E3779B97F4A7C15ULL) >> 20 & (cap - 1);; at = (at + 1) & (cap - 1)) {
-            const std::int64_t o = slot[at];
-            if (o < 0) {
-                slot[at] = static_cast<std::int64_t>(k);
+    while (cap < 2 * static_cast<std::size_t>(n) + 16) cap <<= 1;
+    constexpr std::uint64_t kEmpty = ~std::uint64_t(0);
+    std::vector<std::uint64_t> slot(cap, kEmpty);
+    for (std::int64_t k = 0; k < n; ++k) {
+        const std::uint64_t h = static_cast<std::uint64_t>(hash(k)) * 0x9E3779B97F4A7C15ULL;
+        const std::uint64_t top = h >> 32;
+        for (std::size_t at = (h >> 20) & (cap - 1);; at = (at + 1) & (cap - 1)) {
+            const std::uint64_t o = slot[at];
+            if (o == kEmpty) {
+                slot[at] = top << 32 | static_cast<std::uint64_t>(k);
                 break;
             }
-            if (hashes[o] == h && views[o] == views[k]) return {o, static_cast<std::int64_t>(k)};
+            const std::int64_t other = static_cast<std::int64_t>(o & 0xFFFFFFFFULL);
+            if ((o >> 32) == top && equal(other, k)) return {other, k};
         }
     }
     return {-1, -1};
@@ -110,8 +126,31 @@ AmpliconReader::AmpliconReader(const std::uint8_t* table, std::uint64_t default_
 
 void AmpliconReader::reserve(std::int64_t bytes) {
     if (bytes <= 0) return;
-    nibbles_.reserve(static_cast<std::size_t>(bytes / 2 + 1));
-    advise_huge_pages(nibbles_.data(), nibbles_.capacity());
+    expected_bytes_ = bytes;
+    if (two_bit_) {
+        words_.reserve(static_cast<std::size_t>(bytes / 32 + bytes / 256 + 2));
+        advise_huge_pages(words_.data(), words_.capacity() * 8);
+    } else {
+        nibbles_.reserve(static_cast<std::size_t>(bytes / 2 + 1));
+        advise_huge_pages(nibbles_.data(), nibbles_.capacity());
+    }
+}
+
+// The text's size known, the buffers sized once from the first records (what they hold a
+// byte of text, a tenth more): growing by doubling would hold the old and the new copy at
+// once and leave up to half of the last unused (reserved pages never touched cost no memory).
+void AmpliconReader::size_from_start() {
+    sized_ = true;
+    if (expected_bytes_ <= 0 || consumed_ <= 0) return;
+    const double scale = 1.1 * static_cast<double>(expected_bytes_) / static_cast<double>(consumed_);
+    auto grow = [&](auto& v, std::size_t now) {
+        const std::size_t want = static_cast<std::size_t>(static_cast<double>(now) * scale) + 1024;
+        if (want > v.capacity()) v.reserve(want);
+    };
+    const std::size_t records = sstart_.size();
+    for (auto* v : {&out_.hstart, &out_.hend, &out_.line, &sstart_, &send_}) grow(*v, records);
+    grow(out_.header_text, out_.header_text.size());
+    if (two_bit_) grow(words_, words_.size());
 }
 
 void AmpliconReader::feed(const char* data, std::int64_t size) {
@@ -143,6 +182,7 @@ void AmpliconReader::feed(const char* data, std::int64_t size) {
 
 void AmpliconReader::line(const char* s, std::int64_t len) {
     ++line_no_;
+    consumed_ += len + 1;
     if (out_.error != ParseError::none) return;
     if (len > 0 && s[0] == '>') {  // a header: its first word, as swarm reads it
         std::int64_t he = 1;
@@ -151,6 +191,9 @@ void AmpliconReader::line(const char* s, std::int64_t len) {
         out_.header_text.append(s + 1, static_cast<std::size_t>(he - 1));
         out_.hend.push_back(static_cast<std::int64_t>(out_.header_text.size()));
         out_.line.push_back(line_no_);
+        if (!sized_ && sstart_.size() == kSizingRecords) size_from_start();
+        if (!sstart_.empty()) send_.push_back(letters_);
+        if (two_bit_) letters_ = (letters_ + 31) / 32 * 32;  // each record from a word boundary
         sstart_.push_back(letters_);
         return;
     }
@@ -166,9 +209,15 @@ void AmpliconReader::line(const char* s, std::int64_t len) {
     }
     std::int64_t stop = len;
     if (stop > 0 && s[stop - 1] == '\r') --stop;  // CRLF
-    nibbles_.resize(static_cast<std::size_t>((letters_ + stop + 1) / 2), 0);
+    std::int64_t t = 0;
+    if (two_bit_) {
+        t = two_bit_line(s, stop);
+        if (t == stop) return;
+        to_nibbles();  // an IUPAC code at s[t]: 4 bits a letter from here on
+    }
+    nibbles_.resize(static_cast<std::size_t>((letters_ + stop - t + 1) / 2), 0);
     std::uint8_t* nib = nibbles_.data();
-    std::int64_t w = letters_, t = 0;
+    std::int64_t w = letters_;
     // two letters a step while both are letters (the loop below takes the rest, and any
     // refused byte or CR from there on)
     if ((w & 1) && t < stop) {
@@ -190,11 +239,7 @@ void AmpliconReader::line(const char* s, std::int64_t len) {
         std::uint8_t code = table_[static_cast<std::uint8_t>(s[t])];
         if (code == 255) {  // CRs inside the line are dropped, the first refused letter kept
             if (s[t] == '\r') continue;
-            if (bad_record_ < 0) {
-                bad_record_ = static_cast<std::int64_t>(sstart_.size()) - 1;
-                bad_pos_ = w - sstart_.back();
-                bad_byte_ = static_cast<std::uint8_t>(s[t]);
-            }
+            refused(w, s[t]);
             code = 15;
         }
         if (w & 1)
@@ -205,6 +250,133 @@ void AmpliconReader::line(const char* s, std::int64_t len) {
     }
     letters_ = w;
     nibbles_.resize(static_cast<std::size_t>((letters_ + 1) / 2));
+}
+
+void AmpliconReader::refused(std::int64_t w, char byte) {
+    if (bad_record_ >= 0) return;
+    bad_record_ = static_cast<std::int64_t>(sstart_.size()) - 1;
+    bad_pos_ = w - sstart_.back();
+    bad_byte_ = static_cast<std::uint8_t>(byte);
+}
+
+std::int64_t AmpliconReader::two_bit_line(const char* s, std::int64_t stop) {
+    words_.resize(static_cast<std::size_t>((letters_ + stop + 31) / 32 + 1), 0);  // a spare word
+    std::uint64_t* q = words_.data();
+    std::int64_t w = letters_, t = 0;
+    for (; t < stop; ++t) {
+        const std::uint8_t code = table_[static_cast<std::uint8_t>(s[t])];
+        if (code > 3) {
+            if (code != 255) break;  // an IUPAC code: the caller goes on 4 bits a letter
+            if (s[t] == '\r') continue;
+            refused(w, s[t]);  // the parse fails: the letter is never read
+            ++w;
+            continue;
+        }
+        q[w >> 5] |= static_cast<std::uint64_t>(code) << (2 * (w & 31));
+        ++w;
+    }
+    letters_ = w;
+    words_.resize(static_cast<std::size_t>((letters_ + 31) / 32 + 1));
+    return t;
+}
+
+void AmpliconReader::to_nibbles() {
+    nibbles_.assign(static_cast<std::size_t>((letters_ + 1) / 2), 0);
+    for (std::int64_t w = 0; w < letters_; ++w) {
+        const std::uint8_t code = static_cast<std::uint8_t>(words_[w >> 5] >> (2 * (w & 31)) & 3);
+        nibbles_[w >> 1] = static_cast<std::uint8_t>(nibbles_[w >> 1] | code << (4 * (w & 1)));
+    }
+    std::vector<std::uint64_t>().swap(words_);
+    two_bit_ = false;
+}
+
+// The letters 2 bits each in swarm's order: the parse's words as they are (each record
+// from a word boundary), each amplicon's first word and length in that order.
+void AmpliconReader::packed_letters(ParsedAmplicons& out) {
+    const std::int64_t n = static_cast<std::int64_t>(out.order.size());
+    if (letters_ / 32 + 1 > edit::Packed::kMaxLength)
+        throw std::length_error("amplicons: more than 2^32 words of letters (128 GiB)");
+    std::vector<std::uint32_t> start(static_cast<std::size_t>(n)), len(static_cast<std::size_t>(n));
+    for (std::int64_t k = 0; k < n; ++k) {
+        const std::int64_t r = out.order[k];
+        if (send_[r] - sstart_[r] > edit::Packed::kMaxLength)
+            throw std::length_error("amplicons: a sequence of more than 2^32 - 1 letters");
+        start[k] = static_cast<std::uint32_t>(sstart_[r] / 32);
+        len[k] = static_cast<std::uint32_t>(send_[r] - sstart_[r]);
+    }
+    std::vector<std::int64_t>().swap(sstart_);
+    std::vector<std::int64_t>().swap(send_);
+    if (words_.empty()) words_.assign(1, 0);  // the spare word
+    out.offsets.assign(1, 0);
+    out.packed = std::make_shared<edit::Packed>(std::move(words_), std::move(start), std::move(len));
+}
+
+// The letters a byte each in swarm's order (then the 4-bit copy is let go).
+void AmpliconReader::byte_letters(ParsedAmplicons& out) {
+    const std::int64_t n = static_cast<std::int64_t>(out.order.size());
+    out.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
+    for (std::int64_t k = 0; k < n; ++k) {
+        const std::int64_t r = out.order[k];
+        out.offsets[k + 1] = out.offsets[k] + (send_[r] - sstart_[r]);
+    }
+    assign_huge(out.codes, static_cast<std::size_t>(out.offsets[n]), std::uint8_t(0));
+    const std::uint8_t* nib = nibbles_.data();
+    for (std::int64_t k = 0; k < n; ++k) {
+        const std::int64_t r = out.order[k];
+        std::uint8_t* dst = out.codes.data() + out.offsets[k];
+        std::int64_t t = sstart_[r];
+        const std::int64_t end = send_[r];
+        if ((t & 1) && t < end) *dst++ = static_cast<std::uint8_t>(nib[t++ >> 1] >> 4);
+        for (; t + 1 < end; t += 2) {  // a byte's two letters
+            const std::uint8_t b = nib[t >> 1];
+            dst[0] = static_cast<std::uint8_t>(b & 0x0F);
+            dst[1] = static_cast<std::uint8_t>(b >> 4);
+            dst += 2;
+        }
+        if (t < end) *dst = static_cast<std::uint8_t>(nib[t >> 1] & 0x0F);
+    }
+    std::vector<std::uint8_t>().swap(nibbles_);
+    std::vector<std::int64_t>().swap(sstart_);
+    std::vector<std::int64_t>().swap(send_);
+}
+
+// A repeated sequence (the first repeat in input order) set as the parse's error: true then.
+bool AmpliconReader::repeated_sequence(ParsedAmplicons& out) const {
+    const std::int64_t n = static_cast<std::int64_t>(out.order.size());
+    std::vector<std::int64_t> place(static_cast<std::size_t>(n));
+    for (std::int64_t k = 0; k < n; ++k) place[out.order[k]] = k;
+    std::pair<std::int64_t, std::int64_t> rep;
+    if (out.packed) {  // equal words and equal lengths (letters past the end are zero)
+        const edit::Packed& p = *out.packed;
+        auto bytes_of = [&](std::int64_t r) {
+            const std::int64_t k = place[r];
+            return std::string_view(reinterpret_cast<const char*>(p.words(k)),
+                                    static_cast<std::size_t>(p.word_count(k)) * 8);
+        };
+        const std::hash<std::string_view> hash;
+        rep = first_repeat_of(
+            n,
+            [&](std::int64_t r) { return hash(bytes_of(r)) ^ static_cast<std::size_t>(p.length(place[r])); },
+            [&](std::int64_t a, std::int64_t b) {
+                return p.length(place[a]) == p.length(place[b]) && bytes_of(a) == bytes_of(b);
+            });
+    } else {
+        const char* base = reinterpret_cast<const char*>(out.codes.data());
+        auto view = [&](std::int64_t r) {
+            const std::int64_t k = place[r];
+            return std::string_view(base + out.offsets[k],
+                                    static_cast<std::size_t>(out.offsets[k + 1] - out.offsets[k]));
+        };
+        const std::hash<std::string_view> hash;
+        rep = first_repeat_of(
+            n, [&](std::int64_t r) { return hash(view(r)); },
+            [&](std::int64_t a, std::int64_t b) { return view(a) == view(b); });
+    }
+    if (rep.first < 0) return false;
+    out.error = ParseError::duplicate_seq;
+    out.a = rep.first;
+    out.b = rep.second;
+    return true;
 }
 
 ParsedAmplicons AmpliconReader::finish() {
@@ -218,7 +390,7 @@ ParsedAmplicons AmpliconReader::finish() {
     if (out.error != ParseError::none) return out;
     const char* text = out.header_text.data();
     const std::int64_t n = static_cast<std::int64_t>(out.hstart.size());
-    sstart_.push_back(letters_);
+    send_.push_back(letters_);
     out.astart.assign(static_cast<std::size_t>(n), -1);
     out.aend.assign(static_cast<std::size_t>(n), -1);
     out.abundance.assign(static_cast<std::size_t>(n), 0);
@@ -264,26 +436,20 @@ ParsedAmplicons AmpliconReader::finish() {
         return out;
     }
     throw_if_stopped();
-    // ids: the header without its annotation, all in one buffer
-    std::string ids;
-    std::vector<std::int64_t> at(static_cast<std::size_t>(n) + 1, 0);
-    {
-        for (std::int64_t k = 0; k < n; ++k) {
-            const char* h = text + out.hstart[k];
-            const std::int64_t len = out.hend[k] - out.hstart[k];
-            if (out.astart[k] < 0) {
-                ids.append(h, static_cast<std::size_t>(len));
-            } else {
-                ids.append(h, static_cast<std::size_t>(out.astart[k]));
-                if (out.astart[k] > 0 && out.aend[k] < len) ids += ';';
-                ids.append(h + out.aend[k], static_cast<std::size_t>(len - out.aend[k]));
-            }
-            at[k + 1] = static_cast<std::int64_t>(ids.size());
-        }
-        std::vector<std::string_view> views(static_cast<std::size_t>(n));
-        for (std::int64_t k = 0; k < n; ++k)
-            views[k] = std::string_view(ids.data() + at[k], static_cast<std::size_t>(at[k + 1] - at[k]));
-        const auto [a, b] = first_repeat(views);
+    {  // ids (the header without its annotation) repeated: each made in a buffer when needed
+        std::string ia, ib;
+        auto id_of = [&](std::int64_t k, std::string& buf) {
+            buf.clear();
+            append_id(
+                buf,
+                std::string_view(text + out.hstart[k], static_cast<std::size_t>(out.hend[k] - out.hstart[k])),
+                out.astart[k], out.aend[k]);
+            return std::string_view(buf);
+        };
+        const std::hash<std::string_view> hash;
+        const auto [a, b] = first_repeat_of(
+            n, [&](std::int64_t k) { return hash(id_of(k, ia)); },
+            [&](std::int64_t x, std::int64_t y) { return id_of(x, ia) == id_of(y, ib); });
         if (a >= 0) {
             out.error = ParseError::duplicate_id;
             out.a = a;
@@ -292,7 +458,7 @@ ParsedAmplicons AmpliconReader::finish() {
         }
     }
     for (std::int64_t k = 0; k < n; ++k) {
-        if (sstart_[k + 1] == sstart_[k]) {
+        if (send_[k] == sstart_[k]) {
             out.error = ParseError::empty_sequence;
             out.a = k;
             return out;
@@ -335,66 +501,55 @@ ParsedAmplicons AmpliconReader::finish() {
     for (std::int64_t k = 0; k < n; ++k) out.order[k] = keys[k].record;
     std::vector<SortKey>().swap(keys);
     throw_if_stopped();
-    // the letters a byte each in that order (then the 4-bit copy is let go)
-    out.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
-    for (std::int64_t k = 0; k < n; ++k) {
-        const std::int64_t r = out.order[k];
-        out.offsets[k + 1] = out.offsets[k] + (sstart_[r + 1] - sstart_[r]);
-    }
-    assign_huge(out.codes, static_cast<std::size_t>(out.offsets[n]), std::uint8_t(0));
-    {
-        const std::uint8_t* nib = nibbles_.data();
-        for (std::int64_t k = 0; k < n; ++k) {
-            const std::int64_t r = out.order[k];
-            std::uint8_t* dst = out.codes.data() + out.offsets[k];
-            std::int64_t t = sstart_[r];
-            const std::int64_t end = sstart_[r + 1];
-            if ((t & 1) && t < end) *dst++ = static_cast<std::uint8_t>(nib[t++ >> 1] >> 4);
-            for (; t + 1 < end; t += 2) {  // a byte's two letters
-                const std::uint8_t b = nib[t >> 1];
-                dst[0] = static_cast<std::uint8_t>(b & 0x0F);
-                dst[1] = static_cast<std::uint8_t>(b >> 4);
-                dst += 2;
-            }
-            if (t < end) *dst = static_cast<std::uint8_t>(nib[t >> 1] & 0x0F);
-        }
-        std::vector<std::uint8_t>().swap(nibbles_);
-        std::vector<std::int64_t>().swap(sstart_);
-    }
+    if (two_bit_)
+        packed_letters(out);
+    else
+        byte_letters(out);
     throw_if_stopped();
-    {  // a repeated sequence: the first repeat in input order
-        std::vector<std::int64_t> place(static_cast<std::size_t>(n));
-        for (std::int64_t k = 0; k < n; ++k) place[out.order[k]] = k;
-        const char* base = reinterpret_cast<const char*>(out.codes.data());
-        std::vector<std::string_view> views(static_cast<std::size_t>(n));
-        for (std::int64_t r = 0; r < n; ++r) {
-            const std::int64_t k = place[r];
-            views[r] = std::string_view(base + out.offsets[k],
-                                        static_cast<std::size_t>(out.offsets[k + 1] - out.offsets[k]));
-        }
-        const auto [a, b] = first_repeat(views);
-        if (a >= 0) {
-            out.error = ParseError::duplicate_seq;
-            out.a = a;
-            out.b = b;
-            return out;
-        }
-    }
+    if (repeated_sequence(out)) return out;
     throw_if_stopped();
-    std::size_t header_bytes = 0;
-    for (std::int64_t k = 0; k < n; ++k)
-        header_bytes += static_cast<std::size_t>(out.hend[k] - out.hstart[k]);
-    out.header_lines.reserve(header_bytes + static_cast<std::size_t>(n));
-    out.id_lines.reserve(ids.size() + static_cast<std::size_t>(n));
+    // no error: what only the messages read is let go before the lines are built (at 10^6
+    // amplicons the per-record arrays are 40 MB), astart kept in swarm's order (where a
+    // default abundance was given: which headers had none)
+    std::vector<std::int64_t>().swap(out.line);
+    std::vector<std::int64_t>().swap(out.aend);
+    if (default_abundance_ > 0) {
+        std::vector<std::int64_t> annotated(static_cast<std::size_t>(n));
+        for (std::int64_t k = 0; k < n; ++k) annotated[k] = out.astart[out.order[k]];
+        out.astart.swap(annotated);
+    } else {
+        std::vector<std::int64_t>().swap(out.astart);
+    }
+    out.header_lines.reserve(out.header_text.size() + static_cast<std::size_t>(n));
     for (std::int64_t k = 0; k < n; ++k) {
         const std::int64_t r = out.order[k];
         out.header_lines.append(text + out.hstart[r], static_cast<std::size_t>(out.hend[r] - out.hstart[r]));
         out.header_lines += '\n';
-        out.id_lines.append(ids, static_cast<std::size_t>(at[r]),
-                            static_cast<std::size_t>(at[r + 1] - at[r]));
-        out.id_lines += '\n';
     }
+    std::vector<std::int64_t>().swap(out.hstart);
+    std::vector<std::int64_t>().swap(out.hend);
+    std::string().swap(out.header_text);
     return out;
+}
+
+std::string amplicon_ids(std::string_view header_lines, bool underscore) {
+    std::string ids;
+    ids.reserve(header_lines.size());
+    std::size_t p = 0;
+    while (p < header_lines.size()) {
+        std::size_t e = header_lines.find('\n', p);
+        if (e == std::string_view::npos) e = header_lines.size();
+        const std::string_view h = header_lines.substr(p, e - p);
+        std::int64_t a = -1, b = -1;
+        std::uint64_t v = 0;
+        bool overflow = false;
+        if (!(underscore ? find_underscore(h, a, b, v, overflow) : find_size(h, a, b, v, overflow)))
+            a = b = -1;
+        append_id(ids, h, a, b);
+        ids += '\n';
+        p = e + 1;
+    }
+    return ids;
 }
 
 }  // namespace bioaccel::clusters

@@ -13,6 +13,7 @@ namespace bioaccel::clusters {
 
 Growth swarm_grow(const Graph& g, const std::uint64_t* abundance, bool breaking) {
     const std::int64_t n = g.n;
+    if (n >= (std::int64_t(1) << 32)) throw std::invalid_argument("swarm_grow: at most 2^32 - 1 nodes");
     Growth out;
     out.order.reserve(static_cast<std::size_t>(n));
     out.found.reserve(static_cast<std::size_t>(n));
@@ -20,13 +21,13 @@ Growth swarm_grow(const Graph& g, const std::uint64_t* abundance, bool breaking)
     out.radius.assign(static_cast<std::size_t>(n), 0);
     out.parent.assign(static_cast<std::size_t>(n), -1);
     std::vector<std::uint8_t> taken(static_cast<std::size_t>(n), 0);
-    std::vector<std::int64_t> next;
+    std::vector<std::uint32_t> next;
     for (std::int64_t seed = 0; seed < n; ++seed) {
         if (taken[seed]) continue;
         taken[seed] = 1;
         out.starts.push_back(static_cast<std::int64_t>(out.order.size()));
-        out.order.push_back(seed);
-        out.found.push_back(seed);
+        out.order.push_back(static_cast<std::uint32_t>(seed));
+        out.found.push_back(static_cast<std::uint32_t>(seed));
         std::size_t begin = out.order.size() - 1, end = out.order.size();
         while (begin < end) {
             next.clear();
@@ -40,8 +41,8 @@ Growth swarm_grow(const Graph& g, const std::uint64_t* abundance, bool breaking)
                     out.generation[v] = out.generation[u] + 1;
                     out.radius[v] = out.radius[u] + g.dist[e];
                     out.parent[v] = u;
-                    next.push_back(v);
-                    out.found.push_back(v);
+                    next.push_back(static_cast<std::uint32_t>(v));
+                    out.found.push_back(static_cast<std::uint32_t>(v));
                 }
             }
             std::sort(next.begin(), next.end());

@@ -56,6 +56,7 @@ namespace {
 using edit::GramCounts;
 using edit::Hasher;
 using edit::layout_of;
+using edit::Letters;
 using edit::lv_distance;
 using edit::Mask;
 using edit::masks_of;
@@ -82,6 +83,7 @@ struct Probe {
     std::vector<u32> at;                  // and where their buckets start
     std::vector<u32> live;                // the keys whose bit is set in the key set
     ProbeTerms terms;                     // the indexed length's layout and its segments' terms
+    std::vector<std::uint8_t> letters;    // the probe's codes, when the letters are packed
     std::vector<u32> stamp;
     u32 tick = 0;
     explicit Probe(i64 n) { assign_huge(stamp, static_cast<std::size_t>(n), u32(0)); }
@@ -143,13 +145,13 @@ int segments_for(i64 d) {
 class SegmentIndex {
 public:
     // Index the nodes with include[node] != 0 (all when include is null).
-    SegmentIndex(const SeqView& v, const std::uint8_t* include, i64 d, int q)
+    SegmentIndex(const Letters& v, const std::uint8_t* include, i64 d, int q)
         : v_(v),
           d_(d),
           q_(q),
           masks_(masks_of(q, static_cast<int>(d))),
           plan_(edit::key_plan(q, static_cast<int>(d), masks_)),
-          hs_(longest(v) + 1),
+          hs_(v.longest() + 1),
           tagged_(d == 1) {
         if (q < d + 1) throw std::invalid_argument("segments must be at least max_distance + 1");
         for (const Mask& m : masks_) {  // at d = 1: the segment each mask leaves out
@@ -158,8 +160,8 @@ public:
                 if (m.a[t] == left_out) left_out = m.b[t];
             masked_.push_back(left_out);
         }
-        const i64 n = v.count, per = static_cast<i64>(masks_.size());
-        present_.assign(static_cast<std::size_t>(longest(v) + 1), 0);
+        const i64 n = v.count(), per = static_cast<i64>(masks_.size());
+        present_.assign(static_cast<std::size_t>(v.longest() + 1), 0);
         i64 entries = 0;
         for (i64 s = 0; s < n; ++s) {
             if (include && !include[s]) continue;
@@ -189,6 +191,7 @@ public:
         assign_huge(entry_, static_cast<std::size_t>(entries), u32(0));
         if (tagged_) assign_huge(tag_, static_cast<std::size_t>(entries), u32(0));
         std::vector<u64> P, keys(static_cast<std::size_t>(per)), terms;
+        std::vector<std::uint8_t> scratch;  // a packed sequence's codes
         std::vector<i64> st, part;
         // the keys of the first pass, in node order, for the second (without tags, which
         // need each node's prefix hashes again): hashed once, 4 bytes an entry a while
@@ -210,7 +213,7 @@ public:
                     }
                     continue;
                 }
-                Hasher::prefix(v.seq(s), len, P);
+                Hasher::prefix(v.seq(s, scratch), len, P);
                 layout_of(len, q_, st);
                 sequence_keys(hs_, P, len, st, masks_, keys.data(), terms);
                 for (i64 mi = 0; mi < per; ++mi) {
@@ -253,7 +256,7 @@ public:
         pr.tags.clear();
         pr.tag_valid.clear();
         const i64 lr = v_.length(r), d = d_;
-        Hasher::prefix(v_.seq(r), lr, pr.prefix);
+        Hasher::prefix(v_.seq(r, pr.letters), lr, pr.prefix);
         pr.terms.new_probe();
         const i64 top = static_cast<i64>(present_.size()) - 1;
         for (i64 ls = std::max<i64>(0, lr - d); ls <= std::min(top, lr + d); ++ls) {
@@ -339,12 +342,6 @@ private:
         }
     }
 
-    static i64 longest(const SeqView& v) {
-        i64 m = 0;
-        for (i64 s = 0; s < v.count; ++s) m = std::max(m, v.length(s));
-        return m;
-    }
-
     // The run of probe key k: visit its live nodes >= from (that its tag admits, at d = 1).
     template <bool Compact, class Dead, class Visit>
     void scan(std::size_t k, u32 bucket_start, u32 from, Probe& pr, Dead& dead, Visit& visit) {
@@ -409,7 +406,7 @@ private:
         return lo;
     }
 
-    const SeqView& v_;
+    const Letters v_;
     i64 d_;
     int q_;
     std::vector<Mask> masks_;
@@ -453,20 +450,23 @@ bool gram_test_on(i64 d, int gram_test) {
     return d >= 2 && gram_test != 0;
 }
 
-void check_view(const SeqView& v) {
-    if (v.count >= static_cast<i64>(kNoNode)) throw std::invalid_argument("at most 2^32 - 2 amplicons");
-    for (i64 s = 0; s < v.count; ++s)
-        if (v.offsets[s + 1] < v.offsets[s]) throw std::invalid_argument("offsets decrease");
+void check_view(const Letters& v) {
+    if (v.count() >= static_cast<i64>(kNoNode)) throw std::invalid_argument("at most 2^32 - 2 amplicons");
+    if (v.packed()) return;
+    const SeqView& b = v.view();
+    for (i64 s = 0; s < b.count; ++s)
+        if (b.offsets[s + 1] < b.offsets[s]) throw std::invalid_argument("offsets decrease");
 }
 
 }  // namespace
 
-Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::int64_t d, bool breaking,
+Growth swarm_grow_search(const Letters& v, const std::uint64_t* abundance, std::int64_t d, bool breaking,
                          bool swarm_differences, int gram_test) {
     if (d < 1 || d > 255) throw std::invalid_argument("max_distance must be 1 to 255");
     check_view(v);
-    const i64 n = v.count;
-    const Packed S(v, edit::packing_bits(v), 1);
+    const i64 n = v.count();
+    std::unique_ptr<Packed> own;
+    const Packed& S = edit::packed_of(v, own, 1);
     // no two amplicons are more than the longest length apart: a larger d finds the same
     // partners, with masks and shift patterns that grow as d^3
     i64 longest = 0;
@@ -480,31 +480,32 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
     out.order.reserve(static_cast<std::size_t>(n));
     out.found.reserve(static_cast<std::size_t>(n));
     out.generation.assign(static_cast<std::size_t>(n), 0);
-    out.radius.assign(static_cast<std::size_t>(n), 0);
-    out.parent.assign(static_cast<std::size_t>(n), -1);
+    out.radius.assign(static_cast<std::size_t>(n), 0);  // (no parent: 8 bytes a node nobody reads)
     std::vector<std::uint8_t> taken;
     assign_huge(taken, static_cast<std::size_t>(n), std::uint8_t(0));
-    std::vector<std::int64_t> next;
+    std::vector<std::uint32_t> next;
     std::vector<std::pair<i64, i64>> hits;  // (node, differences) found by one member
     std::vector<u32> cand;
     std::vector<i64> buf, H, E;
-    std::vector<std::uint8_t> dirs;
+    std::vector<std::uint8_t> dirs, letters_u, letters_x;  // packed letters decoded for swarm_align
     auto dead = [&](u32 x) { return taken[x] != 0; };
     // nodes are in decreasing abundance: those of abundance <= node u's start at the first
-    // node of u's abundance
-    std::vector<u32> lightest_from(static_cast<std::size_t>(n), 0);
-    for (i64 u = 1; u < n; ++u) {
+    // node of u's abundance (a binary search a member, not 4 bytes a node)
+    for (i64 u = 1; u < n; ++u)
         if (abundance[u] > abundance[u - 1])
             throw std::invalid_argument("amplicons must be in decreasing abundance (swarm's order)");
-        lightest_from[u] = abundance[u] == abundance[u - 1] ? lightest_from[u - 1] : static_cast<u32>(u);
-    }
+    auto lightest_from = [&](i64 u) {
+        return static_cast<u32>(std::partition_point(abundance, abundance + u,
+                                                     [&](std::uint64_t a) { return a > abundance[u]; }) -
+                                abundance);
+    };
     for (i64 seed = 0; seed < n; ++seed) {
         if (taken[seed]) continue;
         taken[seed] = 1;
         index.drop(static_cast<u32>(seed));
         out.starts.push_back(static_cast<i64>(out.order.size()));
-        out.order.push_back(seed);
-        out.found.push_back(seed);
+        out.order.push_back(static_cast<u32>(seed));
+        out.found.push_back(static_cast<u32>(seed));
         std::size_t begin = out.order.size() - 1, end = out.order.size();
         while (begin < end) {
             next.clear();
@@ -514,7 +515,7 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
                 hits.clear();
                 cand.clear();
                 // nodes from lightest_from[u] on are as light as u or lighter (breaking)
-                index.candidates<true>(u, breaking ? lightest_from[u] : 0, probe, dead,
+                index.candidates<true>(u, breaking ? lightest_from(u) : 0, probe, dead,
                                        [&](u32 x) { cand.push_back(x); });
                 // verified with the partners' letters fetched a few candidates ahead
                 constexpr std::size_t ahead = 6;
@@ -527,7 +528,8 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
                     if (e > d) continue;
                     if (swarm_differences && e >= 2) {
                         // swarm's count (never below the edit distance), u as its query
-                        e = swarm_align(v.seq(u), v.length(u), v.seq(x), v.length(x), d, false, H, E, dirs, e)
+                        e = swarm_align(v.seq(u, letters_u), v.length(u), v.seq(x, letters_x), v.length(x), d,
+                                        false, H, E, dirs, e)
                                 .diffs;
                         if (e > d) continue;
                     }
@@ -539,9 +541,8 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
                     index.drop(static_cast<u32>(x));
                     out.generation[x] = out.generation[u] + 1;
                     out.radius[x] = out.radius[u] + e;
-                    out.parent[x] = u;
-                    next.push_back(x);
-                    out.found.push_back(x);
+                    next.push_back(static_cast<u32>(x));
+                    out.found.push_back(static_cast<u32>(x));
                 }
             }
             std::sort(next.begin(), next.end());
@@ -554,13 +555,14 @@ Growth swarm_grow_search(const SeqView& v, const std::uint64_t* abundance, std::
     return out;
 }
 
-std::vector<std::int64_t> nearest_in_set(const SeqView& v, const std::uint8_t* in_set, std::int64_t d,
+std::vector<std::int64_t> nearest_in_set(const Letters& v, const std::uint8_t* in_set, std::int64_t d,
                                          int threads, int gram_test) {
     if (d < 0 || d > 255) throw std::invalid_argument("max_distance must be 0 to 255");
     check_view(v);
-    const i64 n = v.count;
+    const i64 n = v.count();
     const int nt = resolve_threads(threads);
-    const Packed S(v, edit::packing_bits(v), nt);
+    std::unique_ptr<Packed> own;
+    const Packed& S = edit::packed_of(v, own, nt);
     SegmentIndex index(v, in_set, d, segments_for(d));
     const std::unique_ptr<GramCounts> grams =
         gram_test_on(d, gram_test) ? std::make_unique<GramCounts>(v) : nullptr;

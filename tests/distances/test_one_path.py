@@ -188,7 +188,7 @@ def test_an_unknown_mode_is_a_scoring_error_everywhere(call):
 def _cpp_functions() -> set[str]:
     text = "".join(p.read_text() for p in sorted((ROOT / "csrc" / "bindings").glob("*.cpp")))
     return set(re.findall(r'\bm\.def\(\s*"(\w+)"', text)) | set(
-        re.findall(r'py::class_<[\w:]+>\(\s*m,\s*"(\w+)"', text)
+        re.findall(r'py::class_<[\w:<>, ]+>\(\s*m,\s*"(\w+)"', text)
     )
 
 

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "bioaccel/align.hpp"  // SeqView
+#include "bioaccel/align.hpp"        // SeqView
+#include "bioaccel/packed_edit.hpp"  // edit::Letters, edit::Packed
 
 namespace bioaccel::clusters {
 
@@ -23,12 +26,13 @@ struct Graph {
 };
 
 struct Growth {
-    std::vector<std::int64_t> order;       // members, swarm by swarm, generation by generation
-    std::vector<std::int64_t> found;       // the same members in the order they were found
+    // nodes are below 2^32 (4 bytes each: at 10^6 amplicons 8 MB less at the growth's peak)
+    std::vector<std::uint32_t> order;      // members, swarm by swarm, generation by generation
+    std::vector<std::uint32_t> found;      // the same members in the order they were found
     std::vector<std::int64_t> starts;      // swarm s is order[starts[s]:starts[s+1]]
     std::vector<std::int32_t> generation;  // per node
     std::vector<std::int64_t> radius;      // per node: summed differences along the parents
-    std::vector<std::int64_t> parent;      // per node, -1 for a seed
+    std::vector<std::int64_t> parent;      // per node, -1 for a seed (swarm_grow only)
 };
 
 // swarm's clustering: every node not yet in a swarm, in order, seeds a new one, which grows
@@ -53,16 +57,18 @@ void directed_fill(std::int64_t n, std::int64_t m, const std::int64_t* i, const 
 // the free nodes only (csrc/clusters/growth.cpp: a Pass-Join index that drops taken nodes),
 // so no pair list is built: the links are the pairs within Levenshtein distance d or, with
 // swarm_differences, within d differences of swarm's alignment (the member as its query).
-// Equal to swarm_grow on the graph of those pairs. Codes: any (swarm_differences: 0..3).
+// Equal to swarm_grow on the graph of those pairs (parent left empty). Codes: any
+// (swarm_differences: 0..3).
 // gram_test (d >= 2: the q-gram test before Landau-Vishkin, see growth.cpp): -1 (default)
 // or 1 on, 0 off; the result is the same either way.
-Growth swarm_grow_search(const SeqView& seqs, const std::uint64_t* abundance, std::int64_t d, bool breaking,
-                         bool swarm_differences, int gram_test = -1);
+// Letters: codes a byte each, or the amplicon reader's 2 bits a letter (edit::Packed).
+Growth swarm_grow_search(const edit::Letters& seqs, const std::uint64_t* abundance, std::int64_t d,
+                         bool breaking, bool swarm_differences, int gram_test = -1);
 
 // For every node outside the set (in_set[node] == 0), the smallest node of the set within
 // Levenshtein distance d, or -1 (swarm's fastidious candidates: light amplicons, heavy set).
-std::vector<std::int64_t> nearest_in_set(const SeqView& seqs, const std::uint8_t* in_set, std::int64_t d,
-                                         int threads, int gram_test = -1);
+std::vector<std::int64_t> nearest_in_set(const edit::Letters& seqs, const std::uint8_t* in_set,
+                                         std::int64_t d, int threads, int gram_test = -1);
 
 // Centroid clustering: nodes in order; a node joins the centroid among its earlier
 // neighbours with the highest identity (max_len - dist) / max_len at or above num/den
@@ -136,6 +142,9 @@ enum class ParseError : int {
     duplicate_seq = 9,   // a, b = records
 };
 
+// On success the per-record arrays only error messages read (hstart, hend, line, aend,
+// header_text) are empty, and astart is in swarm's order where a default abundance was given
+// (else empty).
 struct ParsedAmplicons {
     // the headers as read, one after another in input order, and per record its span in
     // that text and its line in the input
@@ -144,19 +153,27 @@ struct ParsedAmplicons {
     std::vector<std::int64_t> astart, aend;  // annotation span in the header (-1: none)
     std::vector<std::uint64_t> abundance;    // per record (default where none)
     std::vector<std::int64_t> order;         // swarm's order of the records
-    std::vector<std::uint8_t> codes;         // sequences in swarm's order
+    // the sequences in swarm's order: 2 bits a letter (`packed`) when every letter is A, C, G,
+    // T or U, else codes a byte each (`codes` and `offsets`; offsets is {0} when packed)
+    std::shared_ptr<edit::Packed> packed;
+    std::vector<std::uint8_t> codes;
     std::vector<std::int64_t> offsets;
     // in swarm's order, each record's text and a '\n' after it: the headers as written, and
     // the ids (the headers without their annotation); Python splits them in one call
-    std::string header_lines, id_lines;
-    std::string bad_line;  // not_fasta: the start of the refused line (at most 40 bytes)
+    std::string header_lines, id_lines;  // id_lines: empty (amplicon_ids() makes them)
+    std::string bad_line;                // not_fasta: the start of the refused line (at most 40 bytes)
     ParseError error = ParseError::none;
     std::int64_t a = -1, b = -1, c = -1;
 };
 
+// The ids of header lines (each followed by '\n', as ParsedAmplicons::header_lines): each
+// header without its abundance annotation (`;size=N` or, with underscore, `_N`), a line each.
+std::string amplicon_ids(std::string_view header_lines, bool underscore);
+
 // Reads FASTA amplicons from text fed in pieces cut anywhere (a file read in chunks, a
-// gzip stream), so the whole text is never held: headers are kept, the letters 4 bits each
-// in input order until finish() puts them in swarm's order a byte each.
+// gzip stream), so the whole text is never held: headers are kept, the letters 2 bits each
+// in input order (4 bits each from the first IUPAC code on) until finish() puts them in
+// swarm's order, packed (edit::Packed) or a byte each.
 // default_abundance 0: a record without annotation is an error (swarm without -a).
 // underscore: the abundance is a header's `_N` suffix (swarm's default annotation), not its
 // `;size=N` (swarm -z, vsearch).
@@ -171,15 +188,30 @@ public:
 
 private:
     void line(const char* s, std::int64_t len);  // one line without its '\n'
+    // A sequence line's letters 2 bits each from s[0] on: where it stopped (an IUPAC code,
+    // which needs 4 bits, or stop).
+    std::int64_t two_bit_line(const char* s, std::int64_t stop);
+    void to_nibbles();                        // the letters so far, 4 bits each from now on
+    void refused(std::int64_t w, char byte);  // letter w is a refused byte (the first is kept)
+    void size_from_start();
+    static constexpr std::size_t kSizingRecords = 4096;  // records read before size_from_start
+    void packed_letters(ParsedAmplicons& out);
+    void byte_letters(ParsedAmplicons& out);
+    bool repeated_sequence(ParsedAmplicons& out) const;
     std::uint8_t table_[256];
     std::uint64_t default_abundance_;
     bool underscore_;
     ParsedAmplicons out_;
-    std::string carry_;                  // a line cut by the end of a piece
+    std::string carry_;    // a line cut by the end of a piece
+    bool two_bit_ = true;  // letters in words_ (else nibbles_)
+    // letter codes, 32 a word, each record from a word boundary, a spare word at the end
+    std::vector<std::uint64_t> words_;
     std::vector<std::uint8_t> nibbles_;  // letter codes, two a byte (15: refused)
     std::int64_t letters_ = 0;
-    std::vector<std::int64_t> sstart_;  // per record: its first letter
+    std::vector<std::int64_t> sstart_, send_;  // per record: its first letter, and past its last
     std::int64_t line_no_ = 0, bad_record_ = -1, bad_pos_ = -1;
+    std::int64_t expected_bytes_ = 0, consumed_ = 0;  // the text's size (reserve), bytes parsed
+    bool sized_ = false;
     int bad_byte_ = 0;
     bool finished_ = false;
 };

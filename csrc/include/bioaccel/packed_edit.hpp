@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -45,14 +46,17 @@ public:
         : bits_(bits), shift_(bits == 8 ? 3 : 1), per_(64 / bits) {
         if (bits != 2 && bits != 8) throw std::invalid_argument("Packed: bits must be 2 or 8");
         const i64 n = v.count;
-        woff_.resize(static_cast<std::size_t>(n) + 1);
+        i64 total = 0;
+        woff_.resize(static_cast<std::size_t>(n));
         len_.resize(static_cast<std::size_t>(n));
-        woff_[0] = 0;
         for (i64 i = 0; i < n; ++i) {
-            len_[i] = v.length(i);
-            woff_[i + 1] = woff_[i] + (len_[i] + per_ - 1) / per_;
+            if (v.length(i) > kMaxLength || total > kMaxLength)
+                throw std::invalid_argument("Packed: sequences past 2^32 - 1 letters or words");
+            len_[i] = static_cast<std::uint32_t>(v.length(i));
+            woff_[i] = static_cast<std::uint32_t>(total);
+            total += (v.length(i) + per_ - 1) / per_;
         }
-        assign_huge(w_, static_cast<std::size_t>(woff_[n]) + 2, decltype(w_)::value_type(0));
+        assign_huge(w_, static_cast<std::size_t>(total) + 2, decltype(w_)::value_type(0));
         const u64 mask = bits == 8 ? 0xFF : 3;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(threads)
@@ -62,8 +66,8 @@ public:
         for (i64 i = 0; i < n; ++i) {
             const std::uint8_t* s = v.seq(i);
             u64* out = w_.data() + woff_[i];
-            for (i64 p0 = 0; p0 < len_[i]; p0 += per_, ++out) {  // a word at a time
-                const i64 m = std::min<i64>(per_, len_[i] - p0);
+            for (i64 p0 = 0; p0 < length(i); p0 += per_, ++out) {  // a word at a time
+                const i64 m = std::min<i64>(per_, length(i) - p0);
                 u64 x = 0;
                 for (i64 t = 0; t < m; ++t) x |= (u64(s[p0 + t]) & mask) << (bits_ * t);
                 *out = x;
@@ -71,8 +75,50 @@ public:
         }
     }
 
+    // Sequences already packed 2 bits a letter (the amplicon reader's letters, in any order
+    // in the words): sequence i is len[i] letters from words[start[i]] on, its letter t at
+    // bits 2t of them, zero past its end up to its last word; a spare word after the last.
+    Packed(std::vector<u64>&& words, std::vector<std::uint32_t>&& start, std::vector<std::uint32_t>&& len)
+        : bits_(2), shift_(1), per_(32), woff_(std::move(start)), len_(std::move(len)), w_(std::move(words)) {
+        if (woff_.size() != len_.size())
+            throw std::invalid_argument("Packed: starts and lengths differ in number");
+        for (std::size_t i = 0; i < len_.size(); ++i)
+            if (static_cast<std::size_t>(woff_[i]) + (len_[i] + std::size_t(31)) / 32 + 1 > w_.size())
+                throw std::invalid_argument("Packed: a sequence's words lie past the buffer");
+    }
+    // the most letters a sequence and words in all (4 bytes each a sequence)
+    static constexpr i64 kMaxLength = 0xFFFFFFFFLL;
+
+    i64 count() const {
+        return static_cast<i64>(len_.size());
+    }
     i64 length(i64 i) const {
         return len_[i];
+    }
+    int bits() const {
+        return bits_;
+    }
+    // Sequence i's words (words(i)[0 .. word_count(i)), letters past its end zero).
+    const u64* words(i64 i) const {
+        return w_.data() + woff_[i];
+    }
+    i64 word_count(i64 i) const {
+        return (length(i) + per_ - 1) / per_;
+    }
+    // Bytes held (the words, the offsets and the lengths).
+    std::size_t bytes() const {
+        return w_.capacity() * 8 + (woff_.capacity() + len_.capacity()) * 4;
+    }
+
+    // Sequence i's codes, a byte each, into out (length(i) bytes).
+    void decode(i64 i, std::uint8_t* out) const {
+        const u64* w = w_.data() + woff_[i];
+        const u64 mask = bits_ == 8 ? 0xFF : 3;
+        for (i64 p0 = 0; p0 < length(i); p0 += per_, ++w) {
+            const i64 m = std::min<i64>(per_, length(i) - p0);
+            u64 x = *w;
+            for (i64 t = 0; t < m; ++t, x >>= bits_) out[p0 + t] = static_cast<std::uint8_t>(x & mask);
+        }
     }
 
     // Asks for the first words of sequence i ahead of a comparison.
@@ -94,7 +140,7 @@ public:
 
     // The number of equal letters from a[pa] and b[pb] on.
     i64 lce(i64 a, i64 pa, i64 b, i64 pb) const {
-        const i64 lim = std::min(len_[a] - pa, len_[b] - pb);
+        const i64 lim = std::min(length(a) - pa, length(b) - pb);
         i64 k = 0;
         while (k < lim) {
             const u64 x = chunk(a, pa + k) ^ chunk(b, pb + k);
@@ -107,9 +153,38 @@ public:
     }
 
 private:
-    int bits_, shift_, per_;  // shift_: log2(bits_)
-    std::vector<i64> woff_, len_;
+    int bits_, shift_, per_;                 // shift_: log2(bits_)
+    std::vector<std::uint32_t> woff_, len_;  // each sequence's first word and its length
     std::vector<u64> w_;
+};
+
+// Sequences as the growth and the neighbour search read them: codes a byte each (a
+// SeqView) or a Packed set (the amplicon reader's 2 bits a letter, a quarter of the memory).
+// seq(i, scratch) gives sequence i's codes in place, or decoded into the caller's scratch.
+class Letters {
+public:
+    Letters(const SeqView& v) : v_(v) {}  // NOLINT: a SeqView is Letters
+    explicit Letters(const Packed& p) : p_(&p) { v_.count = p.count(); }
+    i64 count() const { return v_.count; }
+    i64 length(i64 i) const { return p_ ? p_->length(i) : v_.length(i); }
+    const std::uint8_t* seq(i64 i, std::vector<std::uint8_t>& scratch) const {
+        if (!p_) return v_.seq(i);
+        scratch.resize(static_cast<std::size_t>(p_->length(i)) + 1);
+        p_->decode(i, scratch.data());
+        return scratch.data();
+    }
+    // The packed set, or null for codes a byte each (then view() holds them).
+    const Packed* packed() const { return p_; }
+    const SeqView& view() const { return v_; }
+    i64 longest() const {
+        i64 m = 0;
+        for (i64 s = 0; s < count(); ++s) m = std::max(m, length(s));
+        return m;
+    }
+
+private:
+    SeqView v_{};
+    const Packed* p_ = nullptr;
 };
 
 // Global edit distance of a and b when it is <= k, else k + 1: Landau-Vishkin, furthest
@@ -157,20 +232,20 @@ inline i64 lv_distance(const Packed& S, i64 a, i64 b, i64 k, std::vector<i64>& b
 // growth 1.55 -> 0.98 s at d = 3, 0.77 -> 0.47 s at d = 2).
 class GramCounts {
 public:
-    explicit GramCounts(const SeqView& v) {
-        i64 longest = 0;
-        for (i64 s = 0; s < v.count; ++s) longest = std::max(longest, v.length(s));
+    explicit GramCounts(const Letters& v) {
+        const i64 longest = v.longest();
         wide_ = longest > 640;
         shift_ = wide_ ? 6 : 5;
         const unsigned cap = wide_ ? 255 : 15;
-        assign_huge(counts_, static_cast<std::size_t>(v.count) << shift_, std::uint8_t(0));
+        assign_huge(counts_, static_cast<std::size_t>(v.count()) << shift_, std::uint8_t(0));
+        std::vector<std::uint8_t> scratch;
         std::uint8_t full[64];
         // four tallies (by position mod 4), so a repeated gram's counts do not wait on each
         // other; summed and capped at the end
         std::uint32_t tally[4][64];
-        for (i64 s = 0; s < v.count; ++s) {
+        for (i64 s = 0; s < v.count(); ++s) {
             std::fill(&tally[0][0], &tally[0][0] + 4 * 64, 0u);
-            const std::uint8_t* x = v.seq(s);
+            const std::uint8_t* x = v.seq(s, scratch);
             const i64 len = v.length(s);
             if (len >= 3) {
                 unsigned g = ((x[0] & 3u) << 2) | (x[1] & 3u);
@@ -562,6 +637,14 @@ inline int packing_bits(const SeqView& v) {
         if (any >= 4) return 8;
     }
     return 2;
+}
+
+// The Packed set the verification reads: the letters' own when packed, else `own` built
+// from the codes (2 bits a letter when every code is below 4, else 8).
+inline const Packed& packed_of(const Letters& v, std::unique_ptr<Packed>& own, int threads) {
+    if (v.packed()) return *v.packed();
+    own = std::make_unique<Packed>(v.view(), packing_bits(v.view()), threads);
+    return *own;
 }
 
 }  // namespace bioaccel::edit
