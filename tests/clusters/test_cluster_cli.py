@@ -361,3 +361,20 @@ def test_cr_only_line_endings_are_named(work):
         assert len(read_amplicons(work / "crlf.fa")) == 2
         with pytest.raises(ValueError, match="lines end in CR only"):
             read_amplicons(work / "cr.fa")
+
+
+def test_a_failing_output_leaves_no_output_behind(work, monkeypatch):
+    # the outputs are written into their temporary files as they are rendered (never held
+    # whole in memory) and renamed only when every one is done
+    from bioaccel.clusters import Clustering
+
+    def half_then_fail(self, out):
+        out.write("1\t2\t")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Clustering, "write_statistics", half_then_fail)
+    res = invoke(
+        "amp.fa", "-o", "otus.txt", "--seeds", "s.fa", "--statistics-file", "s.tsv", cwd=work
+    )
+    assert res.exit_code != 0
+    assert sorted(p.name for p in work.iterdir()) == ["amp.fa"]
