@@ -32,6 +32,7 @@
 // Taken amplicons are dropped from the index as the probes meet them (each key's run is
 // compacted in place), so a run is scanned past a taken amplicon at most once.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
@@ -136,6 +137,14 @@ inline bool tags_admit(u32 tag, u64 probe_tags, unsigned valid) {
 // key plan and the q-gram test since, q = d + 3 is still the fastest at d = 2 and 3: the
 // growth at 10^5, d = 3: d + 2 1.71 s, d + 3 0.95 s, d + 4 1.81 s.)
 
+// k with 2^k nearest x (x >= 1) in ratio: log2(x) rounded.
+int nearest_log2(i64 x) {
+    return static_cast<int>(std::lround(std::log2(static_cast<double>(x))));
+}
+
+// The most first-pass keys the segment index keeps for its second pass (4 bytes each).
+constexpr i64 kFirstKeysMost = i64(1) << 24;
+
 int segments_for(i64 d) {
     if (d <= 3) return static_cast<int>(d + 3);
     if (d <= 6) return static_cast<int>(d + 2);
@@ -177,16 +186,18 @@ public:
         // and node_bits_ for the node, node_bits_ <= bits_ (all ones: a dropped entry)
         node_bits_ = 1;
         while ((i64(1) << node_bits_) <= n) ++node_bits_;
-        bits_ = 1;
-        while (((i64(1) << bits_) < std::max<i64>(entries / 4, 2) || bits_ < node_bits_) && bits_ < 31)
-            ++bits_;
+        // buckets: the power of two nearest (in ratio) a quarter of the entries, 2.8-5.7
+        // entries a bucket (the next power up held 1.4-2.8: at 10^6 amplicons and d = 3 it
+        // took 32 MB where this takes 16)
+        bits_ = std::max(1, nearest_log2(std::max<i64>(entries / 4, 2)));
+        while (bits_ < node_bits_ && bits_ < 31) ++bits_;
         if (node_bits_ > bits_) throw std::invalid_argument("too many amplicons for the segment index");
         dead_ = (u32(1) << node_bits_) - 1;
         rest_mask_ = (u32(1) << (32 - bits_)) - 1;
         const i64 nb = i64(1) << bits_;
         assign_huge(dir_, static_cast<std::size_t>(nb) + 1, u32(0));
-        key_bits_ = 6;
-        while ((i64(1) << key_bits_) < 8 * entries && key_bits_ < 32) ++key_bits_;
+        // the key set: the power of two nearest 8 bits an entry (5.7-11.3)
+        key_bits_ = std::min(32, std::max(6, nearest_log2(8 * std::max<i64>(entries, 1))));
         assign_huge(key_set_, static_cast<std::size_t>(1) << (key_bits_ - 6), u64(0));
         assign_huge(entry_, static_cast<std::size_t>(entries), u32(0));
         if (tagged_) assign_huge(tag_, static_cast<std::size_t>(entries), u32(0));
@@ -194,8 +205,11 @@ public:
         std::vector<std::uint8_t> scratch;  // a packed sequence's codes
         std::vector<i64> st, part;
         // the keys of the first pass, in node order, for the second (without tags, which
-        // need each node's prefix hashes again): hashed once, 4 bytes an entry a while
-        std::vector<u32> first(tagged_ ? 0 : static_cast<std::size_t>(entries));
+        // need each node's prefix hashes again): hashed once, 4 bytes an entry a while, as
+        // long as that is at most kFirstKeysMost entries; past it (10^6 amplicons at d = 3:
+        // 80 MB beside the entries, the index's peak) the second pass hashes them again
+        const bool keep_first = !tagged_ && entries <= kFirstKeysMost;
+        std::vector<u32> first(keep_first ? static_cast<std::size_t>(entries) : 0);
         for (int pass = 0; pass < 2; ++pass) {
             // pass 1 places each entry at dir_[bucket] and moves it on (each bucket's next
             // slot), so after it dir_[b] is bucket b + 1's start: shifted back below
@@ -206,7 +220,7 @@ public:
                 if ((s & 4095) == 0) throw_if_stopped();  // built before any thread starts
                 const i64 len = v.length(s);
                 if ((include && !include[s]) || len < q_) continue;
-                if (pass == 1 && !tagged_) {
+                if (pass == 1 && keep_first) {
                     for (i64 mi = 0; mi < per; ++mi) {
                         const u64 hk = first[at++];
                         entry_[dir_[hk >> (32 - bits_)]++] = entry_of(hk, static_cast<u32>(s));
@@ -222,7 +236,11 @@ public:
                     if (pass == 0) {
                         ++dir_[b + 1];
                         key_set_[(hk & ((u64(1) << key_bits_) - 1)) >> 6] |= key_bits(hk);
-                        if (!tagged_) first[at++] = static_cast<u32>(hk);
+                        if (keep_first) first[at++] = static_cast<u32>(hk);
+                        continue;
+                    }
+                    if (!tagged_) {
+                        entry_[dir_[b]++] = entry_of(hk, static_cast<u32>(s));
                         continue;
                     }
                     const int u = masked_[mi];
