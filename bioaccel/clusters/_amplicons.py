@@ -110,6 +110,9 @@ class TextLines(Sequence[str]):
     def __len__(self) -> int:
         return len(self._starts) - 1
 
+    def __reduce__(self):
+        return (TextLines, (self._text,))  # made, if not yet, to be pickled
+
     def __getitem__(self, k):
         if isinstance(k, slice):
             return [self[i] for i in range(*k.indices(len(self)))]

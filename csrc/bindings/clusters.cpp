@@ -367,7 +367,19 @@ void bind_clusters(py::module_& m) {
                  return a;
              })
         .def("codes", &packed_codes, py::arg("k") = py::none())
-        .def_property_readonly("nbytes", &edit::Packed::bytes);
+        .def_property_readonly("nbytes", &edit::Packed::bytes)
+        .def(py::pickle([](const edit::Packed& p) { return packed_codes(p, py::none()); },
+                        [](const py::tuple& state) {  // (codes, offsets), packed again
+                            if (state.size() != 2)
+                                throw std::invalid_argument("PackedLetters: bad pickle state");
+                            const auto codes = state[0].cast<U8Array>();
+                            const auto offsets = state[1].cast<I64Array>();
+                            const SeqView v = seq_view(codes, offsets, "PackedLetters");
+                            for (std::int64_t k = 0; k < codes.shape(0); ++k)
+                                if (v.codes[k] > 3)
+                                    throw std::invalid_argument("PackedLetters: codes past 3");
+                            return std::make_shared<edit::Packed>(v, 2, 1);
+                        }));
     m.def("swarm_grow_search_packed", &swarm_grow_search_packed_py, py::arg("letters"), py::arg("abundance"),
           py::arg("d"), py::arg("breaking"), py::arg("swarm_differences"), py::arg("gram_test") = -1,
           "swarm_grow_search on PackedLetters.");

@@ -180,3 +180,17 @@ def test_the_otu_list_streamed_in_blocks_equals_the_list_written_at_once():
         for a, b in zip(result.starts[:-1].tolist(), result.starts[1:].tolist())
     )
     assert whole.decode() == want
+
+
+def test_a_clustering_pickles_with_its_packed_letters_and_lazy_ids():
+    # for multiprocessing and caches: the letters pickle as their codes and pack again
+    import pickle
+
+    records = simulate(200, seed=4, parents=4, length=70, max_edits=3)
+    amp = read_amplicons("".join(f">{h}\n{s}\n" for h, s in records).encode())
+    result = cluster(amp, max_distance=2)
+    back = pickle.loads(pickle.dumps(result))
+    assert back.amplicons.letters is not None
+    assert np.array_equal(back.amplicons.batch.codes, amp.batch.codes)
+    assert list(back.amplicons.ids) == list(amp.ids)
+    assert np.array_equal(back.labels, result.labels)
