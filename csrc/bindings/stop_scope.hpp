@@ -5,7 +5,7 @@
 // that sets the stop flag (bioaccel/stop.hpp), so the stage stops at its next check;
 // Interrupted becomes KeyboardInterrupt (the translator registered in module.cpp). When the scope ends the
 // previous handler is back; a SIGINT the stage did not see (it had just finished) is handed to Python's
-// handler.
+// handler. A SIGINT ignored when the scope begins stays ignored.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -26,6 +26,10 @@ public:
                      .attr("current_thread")()
                      .is(py::module_::import("threading").attr("main_thread")());
         if (!owner_) return;
+        // a process started with SIGINT ignored (a script's `cmd &`, which a terminal's
+        // Ctrl-C must not stop; Python then installs no handler either) keeps ignoring it
+        struct sigaction now {};
+        if (sigaction(SIGINT, nullptr, &now) != 0 || now.sa_handler == SIG_IGN) return;
         stop_flag().store(false);
         struct sigaction sa {};
         sa.sa_handler = &StopScope::on_sigint;

@@ -249,7 +249,13 @@ void stop_cleanly_on_signals(const char* tmp, const char* scratch) {
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        // a signal ignored when the program starts stays ignored (nohup's SIGHUP, a
+        // script's `cmd &` SIGINT): the run goes on, as the bioaccel command's would
+        struct sigaction now {};
+        if (::sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) continue;
+        ::sigaction(sig, &sa, nullptr);
+    }
 }
 
 void remove_scratch(const char* scratch) {

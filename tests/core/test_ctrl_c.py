@@ -50,6 +50,25 @@ def interrupted_within(call, after: float = 0.5) -> float:
     return time.monotonic() - sent[0]
 
 
+def test_a_sigint_ignored_when_a_stage_starts_stays_ignored(amplicons):
+    # a process started with SIGINT ignored (a script's `bioaccel cluster ... &`, where the
+    # terminal's Ctrl-C is for the script): the stage must not install its own handler over it
+    codes, offsets = amplicons
+    abundance = np.ones(len(offsets) - 1, dtype=np.uint64)
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    timer = threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT))
+    try:
+        timer.start()
+        started = time.monotonic()
+        order = load_native().swarm_grow_search(codes, offsets, abundance, 2, True, False, -1)[0]
+        took = time.monotonic() - started
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, old)
+    assert took > 0.2, "the growth ended before SIGINT was sent: give it more work"
+    assert len(order) == len(abundance)
+
+
 @pytest.fixture(scope="module")
 def amplicons():
     return family(100_000, 250, seed=1)

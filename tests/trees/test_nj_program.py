@@ -324,6 +324,44 @@ def test_a_stop_signal_while_joining_leaves_nothing(tmp_path, sig, status):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.cdist"]
 
 
+@pytest.mark.parametrize("sig", ["SIGHUP", "SIGINT"])
+def test_a_signal_ignored_at_start_stays_ignored(tmp_path, sig):
+    """Before: the program installed its stop handlers over an inherited SIG_IGN, so
+    `nohup bioaccel tree --low-memory ...` died when the terminal closed (SIGHUP), and a
+    script's `bioaccel tree ... &` on the terminal's Ctrl-C (SIGINT). Now an ignored signal
+    stays ignored and the run finishes."""
+    import signal
+    import time
+
+    n = 3000
+    x = np.random.default_rng(5).random((n, 4))
+    rows = [np.sqrt(((x[i + 1 :] - x[i]) ** 2).sum(-1)) for i in range(n - 1)]
+    path = tmp_path / "big.cdist"
+    path.write_bytes(
+        cdist_header([f"t{i}" for i in range(n)], 4) + np.concatenate(rows).astype("<f4").tobytes()
+    )
+    signum = getattr(signal, sig)
+    proc = subprocess.Popen(
+        [*BIOACCEL, "tree", str(path), "--low-memory", "-o", str(tmp_path / "t.nwk")],
+        stderr=subprocess.PIPE,
+        env=_env(False),
+        preexec_fn=lambda: signal.signal(signum, signal.SIG_IGN),
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline:  # the hand-over: the process is the program now
+        try:
+            if Path(f"/proc/{proc.pid}/exe").resolve().name == "bioaccel-nj":
+                break
+        except OSError:
+            pass
+        time.sleep(0.02)
+    time.sleep(0.05)
+    assert proc.poll() is None
+    proc.send_signal(signum)
+    assert proc.wait(60) == 0, proc.stderr.read().decode()
+    assert (tmp_path / "t.nwk").read_text().count("t") == n
+
+
 @pytest.mark.parametrize("in_process", [False, True])
 def test_a_refused_distance_keeps_its_model_hint_and_leaves_no_matrix(tmp_path, in_process):
     """Before: `tree aln.fa -m jc69 --low-memory --matrix-output m.cdist` on a saturated
