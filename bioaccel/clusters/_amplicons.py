@@ -396,7 +396,7 @@ def read_amplicons(
         ids=ids,
         abundance=abundance[order],
         batch=batch,
-        record=order.astype(np.int64),
+        record=order,  # int64 from the parse: no copy
         source=name,
         annotation=abundance_annotation,
         letters=packed,
