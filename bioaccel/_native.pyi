@@ -449,6 +449,9 @@ def swarm_grow_search_packed(
     npt.NDArray[np.int64],
     npt.NDArray[np.int64],
 ]: ...
+def greedy_search_packed(
+    letters: PackedLetters, num: int, den: int, threads: int, overhangs_free: bool = False
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 def nearest_in_set_packed(
     letters: PackedLetters,
     in_set: npt.NDArray[np.uint8],

@@ -612,6 +612,10 @@ def _greedy(amp: Amplicons, ident: Fraction, threads: int, backend: str, overhan
     :func:`bioaccel.neighbors` with that backend, then the same rule on their graph."""
     native = load_native()
     if _searches_as_it_grows(backend):
+        if amp.letters is not None:  # the reader's 2-bit letters, read in place
+            return native.greedy_search_packed(
+                amp.letters, ident.numerator, ident.denominator, threads, overhangs_free
+            )
         return native.greedy_search(
             amp.batch.codes,
             amp.batch.offsets,

@@ -226,6 +226,19 @@ py::tuple greedy_search_py(U8Array codes, I64Array offsets, std::int64_t num, st
     return py::make_tuple(to_array(out.centroid), to_array(out.distance));
 }
 
+// The same search on the amplicon reader's 2-bit letters.
+py::tuple greedy_search_packed_py(const std::shared_ptr<edit::Packed>& letters, std::int64_t num,
+                                  std::int64_t den, int threads, bool overhangs_free) {
+    if (!letters) throw std::invalid_argument("letters must be PackedLetters");
+    clusters::GreedyCentroids out;
+    {
+        StopScope stop;  // Ctrl-C reaches the search
+        py::gil_scoped_release release;
+        out = clusters::greedy_search(edit::Letters(*letters), num, den, threads, overhangs_free);
+    }
+    return py::make_tuple(moved_to_array(std::move(out.centroid)), moved_to_array(std::move(out.distance)));
+}
+
 // Swarm's alignment of the pairs (queries[k], targets[k]) of one code buffer.
 // edits (one per pair, or empty): each pair's Levenshtein distance, when the caller knows it
 // exactly (as the growth does), else -1: it narrows the band and lets single-run pairs skip
@@ -391,6 +404,9 @@ void bind_clusters(py::module_& m) {
     m.def("greedy_centroids", &greedy_centroids_py, py::arg("indptr"), py::arg("nbr"), py::arg("dist"),
           py::arg("lengths"), py::arg("num"), py::arg("den"),
           "Centroid clustering in node order at identity >= num/den: each node's centroid.");
+    m.def("greedy_search_packed", &greedy_search_packed_py, py::arg("letters"), py::arg("num"),
+          py::arg("den"), py::arg("threads"), py::arg("overhangs_free") = false,
+          "greedy_search on PackedLetters.");
     m.def("greedy_search", &greedy_search_py, py::arg("codes"), py::arg("offsets"), py::arg("num"),
           py::arg("den"), py::arg("threads"), py::arg("overhangs_free") = false,
           "greedy_centroids searched as it goes, with no pair list: (centroid, distance to it) per node. "

@@ -722,13 +722,14 @@ std::int64_t infix_distance(const std::uint8_t* p, std::int64_t m, const std::ui
     return best;
 }
 
-GreedyCentroids greedy_search(const SeqView& v, std::int64_t num, std::int64_t den, int threads,
+GreedyCentroids greedy_search(const Letters& v, std::int64_t num, std::int64_t den, int threads,
                               bool overhangs_free) {
     if (den <= 0 || num <= 0 || num > den) throw std::invalid_argument("identity must be in (0, 1]");
     check_view(v);
-    const i64 n = v.count;
+    const i64 n = v.count();
     const int nt = resolve_threads(threads);
-    const Packed S(v, edit::packing_bits(v), nt);
+    std::unique_ptr<Packed> own;
+    const Packed& S = edit::packed_of(v, own, nt);
     GreedyCentroids out;
     out.centroid.assign(static_cast<std::size_t>(n), -1);
     out.distance.assign(static_cast<std::size_t>(n), 0);
@@ -764,6 +765,11 @@ GreedyCentroids greedy_search(const SeqView& v, std::int64_t num, std::int64_t d
     std::vector<i64> most_of(static_cast<std::size_t>(longest) + 1);
     for (i64 m = 0; m <= longest; ++m) most_of[m] = m * (den - num) / den;
     std::vector<i64> centroid_length;  // parallel to `centroids`
+    // the probe's codes, and (infix identity only: the edit distances read bytes) the
+    // centroids' own, a byte each: only theirs, not every amplicon's
+    std::vector<std::uint8_t> probe_scratch, centroid_codes;
+    std::vector<i64> centroid_at;  // parallel to `centroids`: where its codes start
+    const std::uint8_t* probe_codes = nullptr;
     // centroids[c] tried against b for amplicon r: b becomes the centroid of the highest
     // identity, on a tie the earlier, whatever order the centroids are tried in
     // (the tests without a division first: the division in greedy_allowed was a third of
@@ -789,8 +795,9 @@ GreedyCentroids greedy_search(const SeqView& v, std::int64_t num, std::int64_t d
         const i64 k = b.node < 0 ? cap : std::min(cap, greedy_allowed(m, num, den, b.e, b.m, u < b.node));
         if (k < 0) return;
         i64 e = k + 1;
-        if (try_r) e = infix_distance(v.seq(r), lr, v.seq(u), lu, k);
-        if (try_u && e > 0) e = std::min(e, infix_distance(v.seq(u), lu, v.seq(r), lr, std::min(k, e - 1)));
+        const std::uint8_t* cu = centroid_codes.data() + centroid_at[c];
+        if (try_r) e = infix_distance(probe_codes, lr, cu, lu, k);
+        if (try_u && e > 0) e = std::min(e, infix_distance(cu, lu, probe_codes, lr, std::min(k, e - 1)));
         if (e > k) return;
         // a better centroid's shorter length is at most lr, where greedy_allowed is largest
         b = Best{u, e, m, greedy_allowed(lr, num, den, e, m, true)};
@@ -818,8 +825,9 @@ GreedyCentroids greedy_search(const SeqView& v, std::int64_t num, std::int64_t d
         if ((r & 255) == 0) throw_if_stopped();
         Best best;
         const i64 lr = v.length(r);
-        gram_profile<kGram>(v.seq(r), lr, probe_profile.data());
-        gram_profile<kShortGram>(v.seq(r), lr, probe_short.data());
+        probe_codes = v.seq(r, probe_scratch);
+        gram_profile<kGram>(probe_codes, lr, probe_profile.data());
+        gram_profile<kShortGram>(probe_codes, lr, probe_short.data());
         cand.clear();
         if (index) index->candidates<false>(r, 0, probe, never, [&](u32 x) { cand.push_back(x); });
         for (std::size_t c = indexed; c < centroids.size(); ++c) cand.push_back(centroids[c]);
@@ -867,6 +875,10 @@ GreedyCentroids greedy_search(const SeqView& v, std::int64_t num, std::int64_t d
         slot[r] = centroids.size();
         centroids.push_back(static_cast<u32>(r));
         centroid_length.push_back(lr);
+        if (overhangs_free) {
+            centroid_at.push_back(static_cast<i64>(centroid_codes.size()));
+            centroid_codes.insert(centroid_codes.end(), probe_codes, probe_codes + lr);
+        }
         profiles.insert(profiles.end(), probe_profile.begin(), probe_profile.end());
         short_profiles.insert(short_profiles.end(), probe_short.begin(), probe_short.end());
         // the index is rebuilt when the centroids outside it (which every amplicon tries)

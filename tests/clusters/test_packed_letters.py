@@ -194,3 +194,21 @@ def test_a_clustering_pickles_with_its_packed_letters_and_lazy_ids():
     assert np.array_equal(back.amplicons.batch.codes, amp.batch.codes)
     assert list(back.amplicons.ids) == list(amp.ids)
     assert np.array_equal(back.labels, result.labels)
+
+
+@pytest.mark.parametrize("definition", ["longer", "shorter"])
+def test_greedy_on_packed_letters_equals_greedy_on_codes_and_never_decodes(definition):
+    # centroids a byte each only (the infix identity's edit distances), never every amplicon
+    records = simulate(500, seed=12, parents=6, length=90, max_edits=4)
+    text = "".join(f">{h}\n{s}\n" for h, s in records).encode()
+    amp = read_amplicons(text)
+    native = load_native()
+    shorter = definition == "shorter"
+    for num, den in ((97, 100), (9, 10), (1, 2)):
+        packed = native.greedy_search_packed(amp.letters, num, den, 2, shorter)
+        codes = native.greedy_search(amp.batch.codes, amp.batch.offsets, num, den, 2, shorter)
+        assert np.array_equal(packed[0], codes[0]) and np.array_equal(packed[1], codes[1])
+    fresh = read_amplicons(text)
+    result = cluster(fresh, method="greedy", identity=0.97, identity_definition=definition)
+    result.write_otus(io.StringIO())
+    assert "_codes" not in fresh.batch.__dict__, "greedy decoded the letters a byte each"

@@ -89,7 +89,7 @@ struct GreedyCentroids {
 // that align the whole shorter sequence to a stretch of the longer (its overhangs free, as
 // cd-hit-est's and vsearch's terminal gaps; on equal lengths the fewer of the two ways);
 // every centroid is then tried (overhangs bound nothing), through one-sided q-gram bounds.
-GreedyCentroids greedy_search(const SeqView& seqs, std::int64_t num, std::int64_t den, int threads,
+GreedyCentroids greedy_search(const edit::Letters& seqs, std::int64_t num, std::int64_t den, int threads,
                               bool overhangs_free = false);
 
 // The fewest edits that align all of p (length m) to a stretch of t (length n): the start
