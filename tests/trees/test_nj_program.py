@@ -287,17 +287,12 @@ def test_a_full_disk_is_refused_before_reading(tmp_path, monkeypatch):
     assert not list(scratch.iterdir())
 
 
-@pytest.mark.parametrize("sig, status", [("SIGINT", 130), ("SIGTERM", 143)])
-def test_a_stop_signal_while_joining_leaves_nothing(tmp_path, sig, status):
-    """Before: Ctrl-C while bioaccel-nj joined (the bioaccel process had handed itself over)
-    killed it silently: exit 130, but the scratch folder (the whole float32 triangle from
-    PHYLIP input) and the output's temporary file stayed. Now the program says
-    'interrupted; nothing written' and removes both, as the bioaccel command does."""
-    import signal
+def _joining_program(tmp_path, n: int, seed: int, preexec_fn=None):
+    """`bioaccel tree big.cdist --low-memory` on n random taxa, returned once the process
+    has handed itself over to bioaccel-nj (reading and joining then take seconds)."""
     import time
 
-    n = 4000
-    x = np.random.default_rng(3).random((n, 4))
+    x = np.random.default_rng(seed).random((n, 4))
     rows = [np.sqrt(((x[i + 1 :] - x[i]) ** 2).sum(-1)) for i in range(n - 1)]
     path = tmp_path / "big.cdist"
     path.write_bytes(
@@ -307,6 +302,7 @@ def test_a_stop_signal_while_joining_leaves_nothing(tmp_path, sig, status):
         [*BIOACCEL, "tree", str(path), "--low-memory", "-o", str(tmp_path / "t.nwk")],
         stderr=subprocess.PIPE,
         env=_env(False),
+        preexec_fn=preexec_fn,
     )
     deadline = time.time() + 60
     while time.time() < deadline:  # the hand-over: the process is the program now
@@ -317,7 +313,19 @@ def test_a_stop_signal_while_joining_leaves_nothing(tmp_path, sig, status):
             pass
         time.sleep(0.02)
     time.sleep(0.05)
-    assert proc.poll() is None  # 4,000 taxa: reading and joining take seconds
+    assert proc.poll() is None
+    return proc
+
+
+@pytest.mark.parametrize("sig, status", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_stop_signal_while_joining_leaves_nothing(tmp_path, sig, status):
+    """Before: Ctrl-C while bioaccel-nj joined (the bioaccel process had handed itself over)
+    killed it silently: exit 130, but the scratch folder (the whole float32 triangle from
+    PHYLIP input) and the output's temporary file stayed. Now the program says
+    'interrupted; nothing written' and removes both, as the bioaccel command does."""
+    import signal
+
+    proc = _joining_program(tmp_path, 4000, seed=3)
     proc.send_signal(getattr(signal, sig))
     assert proc.wait(30) == status
     assert proc.stderr.read().decode() == "bioaccel: interrupted; nothing written\n"
@@ -331,35 +339,14 @@ def test_a_signal_ignored_at_start_stays_ignored(tmp_path, sig):
     script's `bioaccel tree ... &` on the terminal's Ctrl-C (SIGINT). Now an ignored signal
     stays ignored and the run finishes."""
     import signal
-    import time
 
-    n = 3000
-    x = np.random.default_rng(5).random((n, 4))
-    rows = [np.sqrt(((x[i + 1 :] - x[i]) ** 2).sum(-1)) for i in range(n - 1)]
-    path = tmp_path / "big.cdist"
-    path.write_bytes(
-        cdist_header([f"t{i}" for i in range(n)], 4) + np.concatenate(rows).astype("<f4").tobytes()
-    )
     signum = getattr(signal, sig)
-    proc = subprocess.Popen(
-        [*BIOACCEL, "tree", str(path), "--low-memory", "-o", str(tmp_path / "t.nwk")],
-        stderr=subprocess.PIPE,
-        env=_env(False),
-        preexec_fn=lambda: signal.signal(signum, signal.SIG_IGN),
+    proc = _joining_program(
+        tmp_path, 3000, seed=5, preexec_fn=lambda: signal.signal(signum, signal.SIG_IGN)
     )
-    deadline = time.time() + 60
-    while time.time() < deadline:  # the hand-over: the process is the program now
-        try:
-            if Path(f"/proc/{proc.pid}/exe").resolve().name == "bioaccel-nj":
-                break
-        except OSError:
-            pass
-        time.sleep(0.02)
-    time.sleep(0.05)
-    assert proc.poll() is None
     proc.send_signal(signum)
     assert proc.wait(60) == 0, proc.stderr.read().decode()
-    assert (tmp_path / "t.nwk").read_text().count("t") == n
+    assert (tmp_path / "t.nwk").read_text().count("t") == 3000
 
 
 @pytest.mark.parametrize("in_process", [False, True])
